@@ -1,0 +1,102 @@
+"""The standard task interface every agent implements, and the data a round passes around.
+
+Everything here is plain data so that a round's durable steps can record it (DBOS pickles
+step results) and the planner, scheduler and agents stay testable without I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from app.model import Model, Usage
+
+
+@dataclass
+class DocumentText:
+    """A document as agents see it: its extracted text items and a static summary."""
+
+    name: str  # file name with extension, unique within a round
+    ext: str
+    mime: str
+    size: int  # bytes of the original file
+    items: list[tuple[str, str]]  # (item name, text) for text items, in document order
+    summary: str = ""
+    file_id: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(text for _, text in self.items)
+
+
+@dataclass
+class OutputSpec:
+    """A document the plan expects a task (or the round) to deliver."""
+
+    name: str  # file name with extension, e.g. "summary.md"
+    type: str = ""  # extension or MIME type
+    purpose: str = ""
+
+
+@dataclass
+class TaskSpec:
+    """One task of a work plan."""
+
+    id: str
+    agent: str
+    instructions: str
+    inputs: list[str] = field(default_factory=list)  # document names (uploads or earlier outputs)
+    outputs: list[OutputSpec] = field(default_factory=list)
+    depends_on: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """The project manager's validated output."""
+
+    language: str  # ISO 639-1, e.g. "en", "de", "fr"
+    answer: str  # the answer to the user, in their language
+    final_documents: list[OutputSpec] = field(default_factory=list)
+    tasks: list[TaskSpec] = field(default_factory=list)
+
+
+@dataclass
+class OutputFile:
+    """A document an agent produced."""
+
+    name: str
+    mime: str
+    data: bytes
+
+
+@dataclass
+class TaskResult:
+    """What a task delivered."""
+
+    text: str
+    files: list[OutputFile] = field(default_factory=list)
+    usage: Usage = Usage()
+    model: str = ""
+    offline: bool = False
+
+
+@dataclass
+class TaskContext:
+    """What an agent gets besides its task: the request, the documents, earlier results."""
+
+    prompt: str
+    language: str
+    documents: dict[str, DocumentText]  # by name: uploads and outputs of finished tasks
+    predecessors: dict[str, TaskResult]  # by task id: the results of the tasks it depends on
+    model: Model
+    history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), earlier rounds
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A registered agent: a stable name, a description the project manager reads, a run."""
+
+    name: str
+    description: str
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult: ...

@@ -1,0 +1,1 @@
+"""Foreman: the HTTP service, configuration, persistence and the durable round engine."""

@@ -1,0 +1,97 @@
+"""The model interface every agent talks to: one request in, one response out.
+
+Two implementations sit behind it: the OpenAI-compatible client (`app.llm`, the only module
+that imports `openai`) and the built-in offline model (`agents.offline`). Tests add scripted ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one or more model calls cost: tokens from the provider, bytes on the wire."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.bytes_sent + other.bytes_sent,
+            self.bytes_received + other.bytes_received,
+            self.calls + other.calls,
+            self.seconds + other.seconds,
+        )
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One completion request.
+
+    `purpose` names the call ("plan", "repair", "task", "final", "map", "reduce").
+    `schema` asks for JSON output validated against it. `hints` carries structured facts
+    (intent, documents, language) that the offline model works from; remote models ignore it.
+    """
+
+    purpose: str
+    messages: list[dict[str, str]]
+    schema: Mapping[str, Any] | None = None
+    schema_name: str = "output"
+    agent: str | None = None
+    hints: Mapping[str, Any] = field(default_factory=dict)
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """The model's answer: its text, the parsed JSON when a schema was asked for, and the cost."""
+
+    text: str
+    data: Any = None
+    usage: Usage = Usage()
+    model: str = ""
+    offline: bool = False
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that answers a `ModelRequest`."""
+
+    name: str
+    offline: bool
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+class ModelError(Exception):
+    """A model call failed for good (after retries, or on a non-retryable answer)."""
+
+    code = "model_error"
+
+    def __init__(self, message: str, *, usage: Usage = Usage()) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+class ModelOutputError(ModelError):
+    """The model answered, but not with output that parses and validates."""
+
+    code = "model_output_invalid"
+
+
+class ModelBudgetError(ModelError):
+    """The round's retry or token budget is spent."""
+
+    code = "model_budget_exhausted"

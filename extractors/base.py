@@ -1,0 +1,32 @@
+"""What extraction produces: content items with their summary and how they were made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ContentItem:
+    """One piece of a document: a page, a sheet, a slide, a table, an image, a notice."""
+
+    sequence_nr: int
+    name: str  # e.g. "page 3", "sheet Revenue", "slide 2", "encrypted"
+    ext: str  # "txt", "csv", "md", "png", ...
+    content_type: str  # MIME type of `data`
+    data: str  # text, or base64 when base64_encoded
+    is_text: bool = True
+    base64_encoded: bool = False
+    summary: str = ""  # static summary, made without a model
+    metadata: dict[str, Any] = field(default_factory=dict)  # how it was extracted, page, sheet...
+
+
+@dataclass
+class Extraction:
+    """The result of extracting one file. `status` is "ok", "partial", "encrypted", "corrupt",
+    "unsupported" or "timeout"; `warnings` are sentences meant for the workflow log."""
+
+    mime: str
+    status: str
+    items: list[ContentItem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
