@@ -1,0 +1,17 @@
+"""Time, always timezone-aware UTC."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def now() -> datetime:
+    """The current time in UTC, with its time zone."""
+    return datetime.now(timezone.utc)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """`value` with UTC attached when the database handed it back without a zone (SQLite)."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)

@@ -1,0 +1,158 @@
+"""Settings, read once from an environment mapping by `from_env`."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """One `key:mandateId:userId` triple from API_KEYS."""
+
+    key: str
+    mandate_id: int
+    user_id: int
+
+    def __repr__(self) -> str:  # never print a secret
+        return f"ApiKey(mandate_id={self.mandate_id}, user_id={self.user_id})"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable; see the README for each variable."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("data")
+    database_url: str = ""
+    openai_api_key: str = field(default="", repr=False)
+    openai_base_url: str = ""
+    llm_model: str = "gpt-4o-mini"
+    agent_models: Mapping[str, str] = field(default_factory=dict)
+    api_keys: tuple[ApiKey, ...] = field(default=(), repr=False)
+    max_upload_bytes: int = 50 * 1024 * 1024
+    max_concurrent_rounds: int = 8
+    llm_timeout_seconds: float = 60.0
+    llm_max_retries: int = 3
+    round_retry_budget: int = 12
+    max_tasks_per_plan: int = 8
+    max_round_tokens: int = 200_000
+    max_round_seconds: float = 900.0
+    task_concurrency: int = 4
+    extract_timeout_seconds: float = 120.0
+    max_recovery_attempts: int = 3
+    app_version: str = "foreman-1"
+
+    @property
+    def offline(self) -> bool:
+        """True when no model endpoint is configured: the built-in offline model answers."""
+        return not (self.openai_api_key or self.openai_base_url)
+
+    @property
+    def local_mode(self) -> bool:
+        """Single-user mode: no API keys configured."""
+        return not self.api_keys
+
+    @property
+    def app_database_url(self) -> str:
+        return self.database_url or f"sqlite+aiosqlite:///{self.data_dir.resolve() / 'foreman.db'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.app_database_url.startswith("sqlite")
+
+    @property
+    def system_database_url(self) -> str:
+        """DBOS's own database: a SQLite file beside ours, or the same PostgreSQL database."""
+        url = self.app_database_url
+        if self.is_sqlite:
+            return f"sqlite:///{self.data_dir.resolve() / 'dbos.sqlite'}"
+        return url.replace("+asyncpg", "+psycopg", 1)
+
+    def check(self) -> None:
+        """Refuse settings that would be unsafe to run with."""
+        if self.local_mode and not _is_loopback(self.host):
+            raise SettingsError(
+                f"API_KEYS is empty (single-user local mode), so HOST must be a loopback address, "
+                f"not {self.host!r}. Set API_KEYS or HOST=127.0.0.1."
+            )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _parse_keys(raw: str) -> tuple[ApiKey, ...]:
+    keys = []
+    for part in filter(None, (p.strip() for p in raw.split(","))):
+        fields = part.split(":")
+        if len(fields) != 3 or not fields[0] or not fields[1].isdigit() or not fields[2].isdigit():
+            raise SettingsError("API_KEYS must hold key:mandateId:userId triples separated by commas.")
+        keys.append(ApiKey(fields[0], int(fields[1]), int(fields[2])))
+    if len({k.key for k in keys}) != len(keys):
+        raise SettingsError("API_KEYS lists the same key twice.")
+    return tuple(keys)
+
+
+def _number(env: Mapping[str, str], name: str, default: float, kind: type = int) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {raw!r}.") from None
+    if value < 0:
+        raise SettingsError(f"{name} must not be negative.")
+    return value
+
+
+def from_env(env: Mapping[str, str]) -> Settings:
+    """Build settings from an environment mapping (os.environ in production, a dict in tests)."""
+    base = Settings()
+    agent_models = {
+        name[len("LLM_MODEL_"):].lower(): value
+        for name, value in env.items()
+        if name.startswith("LLM_MODEL_") and value
+    }
+    ints = {
+        "port": "PORT",
+        "max_upload_bytes": "MAX_UPLOAD_BYTES",
+        "max_concurrent_rounds": "MAX_CONCURRENT_ROUNDS",
+        "llm_max_retries": "LLM_MAX_RETRIES",
+        "round_retry_budget": "ROUND_RETRY_BUDGET",
+        "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
+        "max_round_tokens": "MAX_ROUND_TOKENS",
+        "task_concurrency": "TASK_CONCURRENCY",
+        "max_recovery_attempts": "MAX_RECOVERY_ATTEMPTS",
+    }
+    floats = {
+        "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
+        "max_round_seconds": "MAX_ROUND_SECONDS",
+        "extract_timeout_seconds": "EXTRACT_TIMEOUT_SECONDS",
+    }
+    numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
+    numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
+    return Settings(
+        host=env.get("HOST", base.host) or base.host,
+        data_dir=Path(env.get("DATA_DIR") or base.data_dir),
+        database_url=env.get("DATABASE_URL", ""),
+        openai_api_key=env.get("OPENAI_API_KEY", ""),
+        openai_base_url=env.get("OPENAI_BASE_URL", ""),
+        llm_model=env.get("LLM_MODEL") or base.llm_model,
+        agent_models=agent_models,
+        api_keys=_parse_keys(env.get("API_KEYS", "")),
+        **numbers,
+    )

@@ -1,0 +1,61 @@
+"""The service's exception tree; `app.http` maps it to status codes in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApplicationError(Exception):
+    """Base of every error the API answers with a JSON body."""
+
+    status_code = 500
+    code = "internal_error"
+
+    def __init__(self, detail: str, *, code: str | None = None, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        if code:
+            self.code = code
+        self.extra = extra or {}
+
+
+class BadRequestError(ApplicationError):
+    """The request is malformed or names something that does not fit."""
+
+    status_code = 400
+    code = "bad_request"
+
+
+class UnauthorizedError(ApplicationError):
+    """No key, or a key the server does not know."""
+
+    status_code = 401
+    code = "unauthorized"
+
+
+class NotFoundError(ApplicationError):
+    """The object does not exist, or belongs to someone else (indistinguishable on purpose)."""
+
+    status_code = 404
+    code = "not_found"
+
+
+class ConflictError(ApplicationError):
+    """The object is in a state that does not allow this request."""
+
+    status_code = 409
+    code = "conflict"
+
+
+class PayloadTooLargeError(ApplicationError):
+    """An upload over the configured limit."""
+
+    status_code = 413
+    code = "payload_too_large"
+
+
+class NotReadyError(ApplicationError):
+    """The service is starting or stopping."""
+
+    status_code = 503
+    code = "not_ready"

@@ -1,0 +1,419 @@
+"""Every SQL statement of the service. Nothing else builds queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Sequence
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.clock import now
+from app.db import Database
+from app.fsm import Event, WorkflowStatus, next_status, sources
+from app.tables import (
+    DocumentRow,
+    ExtractionRow,
+    FileRow,
+    IdempotencyRow,
+    LogRow,
+    MessageRow,
+    RoundFileRow,
+    WorkflowRow,
+)
+
+W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who is asking: objects of other owners do not exist for them."""
+
+    mandate_id: int
+    user_id: int
+
+
+@dataclass
+class NewDocument:
+    """A file to attach to a new message, with its content items."""
+
+    file_id: int
+    contents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class NewMessage:
+    """A message to append; `key` is derived from the round and the step that writes it."""
+
+    key: str
+    role: str
+    status: str
+    content: str
+    agent_name: str = ""
+    started_at: datetime | None = None
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+    documents: list[NewDocument] = field(default_factory=list)
+
+
+@dataclass
+class NewLog:
+    """A log entry to append; `key` as for messages."""
+
+    key: str
+    message: str
+    type: str = "info"
+    agent_name: str = ""
+    progress: int | None = None
+    status: str = ""  # defaults to the workflow's status after the append
+
+
+@dataclass
+class Appended:
+    """What an append wrote: ids of new rows (a replayed key yields none) and the status after."""
+
+    message_ids: list[int]
+    log_ids: list[int]
+    status: WorkflowStatus
+    last_message_id: int
+    last_log_id: int
+
+
+class Repository:
+    """Queries over one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._insert = sqlite.insert if db.is_sqlite else postgresql.insert
+
+    # ---- files -------------------------------------------------------------------------
+
+    async def add_files(self, rows: Sequence[FileRow]) -> list[FileRow]:
+        async with self.db.writer.begin() as conn:
+            out = []
+            for row in rows:
+                values = row.model_dump(exclude={"id"})
+                new_id = (await conn.execute(F.__table__.insert().values(**values).returning(F.id))).scalar_one()
+                out.append(row.model_copy(update={"id": new_id}))
+            return out
+
+    async def files(self, owner: Owner, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(
+                select(F).where(F.id.in_(list(ids)), F.mandate_id == owner.mandate_id, F.user_id == owner.user_id)
+            )
+            return {row.id: FileRow.model_validate(row._mapping) for row in result}
+
+    async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(select(F).where(F.id.in_(list(ids))))
+            return {row.id: FileRow.model_validate(row._mapping) for row in result}
+
+    async def sha_in_use(self, sha256: str) -> bool:
+        async with self.db.reader.connect() as conn:
+            return (await conn.execute(select(func.count()).where(F.sha256 == sha256))).scalar_one() > 0
+
+    # ---- workflows ---------------------------------------------------------------------
+
+    async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
+        query = select(W).where(W.id == workflow_id)
+        if owner is not None:
+            query = query.where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(query)).first()
+            return WorkflowRow.model_validate(row._mapping) if row else None
+
+    async def workflows(self, owner: Owner) -> list[WorkflowRow]:
+        query = (
+            select(W)
+            .where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+            .order_by(W.last_activity.desc(), W.id)
+        )
+        async with self.db.reader.connect() as conn:
+            return [WorkflowRow.model_validate(r._mapping) for r in await conn.execute(query)]
+
+    async def running_workflows(self) -> list[WorkflowRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(select(W).where(W.status == WorkflowStatus.RUNNING))
+            return [WorkflowRow.model_validate(r._mapping) for r in result]
+
+    async def start_round(
+        self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
+        passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
+        """Create the workflow (round 1) or move it to its next round, as one compare-and-set."""
+        stamp = now()
+        async with self.db.writer.begin() as conn:
+            if new:
+                next_status(None, Event.START)
+                row = WorkflowRow(
+                    id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
+                    status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
+                )
+                await conn.execute(W.__table__.insert().values(**row.model_dump()))
+            else:
+                current = await self._lock(conn, workflow_id)
+                if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
+                    raise LookupError(workflow_id)
+                next_status(WorkflowStatus(current.status), Event.START)
+                changed = await conn.execute(
+                    update(W)
+                    .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
+                    .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
+                            progress=0)
+                )
+                if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
+                    next_status(WorkflowStatus.RUNNING, Event.START)
+            row = await self._lock(conn, workflow_id)
+            await conn.execute(
+                RoundFileRow.__table__.insert().values(
+                    workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
+                    passwords=passwords,
+                )
+            )
+            await self._append_rows(conn, row, [], [log], stamp)
+            return await self._lock(conn, workflow_id)
+
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
+        async with self.db.reader.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+                )
+            ).first()
+            return RoundFileRow.model_validate(row._mapping) if row else None
+
+    async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
+        async with self.db.writer.begin() as conn:
+            await conn.execute(
+                update(RoundFileRow)
+                .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+                .values(passwords={})
+            )
+
+    async def append(
+        self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
+        event: Event | None = None, progress: int | None = None, require_running: bool = True,
+    ) -> Appended | None:
+        """Write a step's messages and logs, and apply `event`, in one transaction.
+
+        Nothing is written (None) unless the workflow is still in round `round_no` and, with
+        `require_running`, still running: a stopped or deleted round gets no further output.
+        """
+        stamp = now()
+        async with self.db.writer.begin() as conn:
+            row = await self._lock(conn, workflow_id)
+            if row is None or row.current_round != round_no:
+                return None
+            status = WorkflowStatus(row.status)
+            if require_running and status is not WorkflowStatus.RUNNING:
+                return None
+            if event is not None:
+                if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
+                    return None
+                status = next_status(status, event)
+                await conn.execute(
+                    update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
+                )
+                row.status = status
+            if progress is not None:
+                row.progress = progress
+            return await self._append_rows(conn, row, messages, logs, stamp)
+
+    async def _lock(self, conn: AsyncConnection, workflow_id: str) -> WorkflowRow | None:
+        query = select(W).where(W.id == workflow_id)
+        if not self.db.is_sqlite:
+            query = query.with_for_update()  # serialises appends per workflow: ids commit in order
+        row = (await conn.execute(query)).first()
+        return WorkflowRow.model_validate(row._mapping) if row else None
+
+    async def _append_rows(
+        self, conn: AsyncConnection, row: WorkflowRow, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        stamp: datetime,
+    ) -> Appended:
+        message_ids, log_ids = [], []
+        seq = row.next_sequence_no
+        sent = received = tokens = 0
+        seconds = 0.0
+        progress = row.progress
+        for msg in messages:
+            values = dict(
+                workflow_id=row.id, key=msg.key, round=row.current_round, started_at=msg.started_at or stamp,
+                finished_at=stamp, sequence_no=seq, status=msg.status, role=msg.role, content=msg.content,
+                agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
+                tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
+            )
+            new_id = (
+                await conn.execute(
+                    self._insert(M.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
+                    .returning(M.__table__.c.id)
+                )
+            ).scalar_one_or_none()
+            if new_id is None:
+                continue  # written before a crash; the replay must not write it twice
+            seq += 1
+            message_ids.append(new_id)
+            sent, received = sent + msg.bytes_sent, received + msg.bytes_received
+            tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
+            for position, doc in enumerate(msg.documents):
+                await conn.execute(
+                    D.__table__.insert().values(
+                        id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
+                        contents=doc.contents,
+                    )
+                )
+        for entry in logs:
+            values = dict(
+                workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message, type=entry.type,
+                timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
+                progress=entry.progress,
+            )
+            new_id = (
+                await conn.execute(
+                    self._insert(L.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
+                    .returning(L.__table__.c.id)
+                )
+            ).scalar_one_or_none()
+            if new_id is not None:
+                log_ids.append(new_id)
+                if entry.progress is not None:
+                    progress = entry.progress
+        last_message_id = max(message_ids, default=row.last_message_id)
+        last_log_id = max(log_ids, default=row.last_log_id)
+        await conn.execute(
+            update(W).where(W.id == row.id).values(
+                last_activity=stamp, last_message_id=last_message_id, last_log_id=last_log_id,
+                next_sequence_no=seq, progress=progress, bytes_sent=W.bytes_sent + sent,
+                bytes_received=W.bytes_received + received, tokens_used=W.tokens_used + tokens,
+                processing_time=W.processing_time + seconds,
+            )
+        )
+        return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id)
+
+    async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        """Delete the workflow with its messages and logs, and the files only it referenced."""
+        async with self.db.writer.begin() as conn:
+            row = await self._lock(conn, workflow_id)
+            if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+                return None
+            next_status(WorkflowStatus(row.status), Event.DELETE)
+            mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
+            others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
+            input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
+            file_ids = {fid for (fid,) in await conn.execute(mine)}
+            for (ids,) in await conn.execute(input_ids):
+                file_ids.update(ids)
+            shared = {fid for (fid,) in await conn.execute(others.where(D.file_id.in_(file_ids)))}
+            orphans = sorted(file_ids - shared)
+            files = [FileRow.model_validate(r._mapping) for r in await conn.execute(select(F).where(F.id.in_(orphans)))]
+            await conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
+            await conn.execute(delete(M).where(M.workflow_id == workflow_id))
+            await conn.execute(delete(L).where(L.workflow_id == workflow_id))
+            await conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+            await conn.execute(delete(W).where(W.id == workflow_id))
+            if orphans:
+                await conn.execute(delete(F).where(F.id.in_(orphans)))
+            return files
+
+    # ---- messages and logs -------------------------------------------------------------
+
+    async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        async with self.db.reader.connect() as conn:
+            rows = [
+                MessageRow.model_validate(r._mapping)
+                for r in await conn.execute(
+                    select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
+                    .order_by(M.id).limit(limit)
+                )
+            ]
+            docs = await self._documents(conn, [r.id for r in rows])
+            return [(r, docs.get(r.id, [])) for r in rows]
+
+    async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        return await self.message_page(workflow_id, 0, 1_000_000)
+
+    async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
+        if not message_ids:
+            return {}
+        out: dict[int, list[DocumentRow]] = {}
+        query = select(D).where(D.message_id.in_(message_ids)).order_by(D.message_id, D.position)
+        for r in await conn.execute(query):
+            doc = DocumentRow.model_validate(r._mapping)
+            out.setdefault(doc.message_id, []).append(doc)
+        return out
+
+    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[LogRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(
+                select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit)
+            )
+            return [LogRow.model_validate(r._mapping) for r in result]
+
+    async def logs_of(self, workflow_id: str) -> list[LogRow]:
+        return await self.log_page(workflow_id, 0, 1_000_000)
+
+    async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:
+        table = M if kind == "messages" else L
+        async with self.db.reader.connect() as conn:
+            found = await conn.execute(select(table.id).where(table.id == item_id, table.workflow_id == workflow_id))
+            return found.first() is not None
+
+    async def delete_message(self, workflow_id: str, message_id: int) -> bool:
+        """Hide a message; its id stays valid as a cursor."""
+        async with self.db.writer.begin() as conn:
+            changed = await conn.execute(
+                update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+                .values(deleted=True)
+            )
+            if changed.rowcount:
+                await conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+            return bool(changed.rowcount)
+
+    async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
+        async with self.db.writer.begin() as conn:
+            owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+            changed = await conn.execute(
+                delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
+            )
+            if changed.rowcount:
+                await conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+            return bool(changed.rowcount)
+
+    # ---- caches ------------------------------------------------------------------------
+
+    async def extraction(self, key: str) -> ExtractionRow | None:
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(select(ExtractionRow).where(ExtractionRow.key == key))).first()
+            return ExtractionRow.model_validate(row._mapping) if row else None
+
+    async def save_extraction(self, row: ExtractionRow) -> None:
+        async with self.db.writer.begin() as conn:
+            await conn.execute(
+                self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
+                    index_elements=["key"]
+                )
+            )
+
+    async def idempotent_response(self, key: str) -> dict[str, Any] | None:
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
+            return row[0] if row else None
+
+    async def save_idempotent_response(self, key: str, response: dict[str, Any]) -> dict[str, Any]:
+        """Store the first answer for `key`; a concurrent duplicate gets the stored one back."""
+        async with self.db.writer.begin() as conn:
+            await conn.execute(
+                self._insert(IdempotencyRow.__table__)
+                .values(key=key, response=response, created_at=now())
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+            stored = (await conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
+            return stored[0]
+

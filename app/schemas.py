@@ -1,0 +1,181 @@
+"""Request and response shapes on the wire (msgspec Structs, camelCase as in the contract)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+
+class Camel(msgspec.Struct, rename="camel", omit_defaults=False):
+    """A wire object with camelCase field names."""
+
+
+class DataStats(Camel):
+    """What the model provider was sent and returned, and how long the work took."""
+
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+
+
+class ContentItem(Camel):
+    """One extracted piece of a document."""
+
+    sequence_nr: int
+    name: str
+    ext: str
+    content_type: str
+    data: str
+    data_extracted: str | None
+    metadata: dict[str, Any]
+    summary: str
+
+
+class Document(Camel):
+    """A file attached to a message, with its extracted contents."""
+
+    id: str
+    file_id: int
+    name: str
+    ext: str
+    mime_type: str
+    size: int
+    contents: list[ContentItem]
+    data: str | None = None
+
+
+class Message(Camel):
+    """A chat message."""
+
+    id: int
+    workflow_id: str
+    parent_message_id: int | None
+    started_at: datetime
+    finished_at: datetime | None
+    sequence_no: int
+    round: int
+    status: str
+    role: str
+    data_stats: DataStats
+    documents: list[Document]
+    content: str
+    agent_name: str
+    metadata: dict[str, Any]
+
+
+class LogEntry(Camel):
+    """A log line of a workflow."""
+
+    id: int
+    workflow_id: str
+    message: str
+    type: str
+    timestamp: datetime
+    agent_name: str
+    status: str
+    progress: int | None
+    round: int
+    mandate_id: int
+    user_id: int
+
+
+class WorkflowSummary(Camel):
+    """A workflow without its messages and logs (the list view)."""
+
+    id: str
+    mandate_id: int
+    user_id: int
+    name: str
+    started_at: datetime
+    status: str
+    last_activity: datetime
+    data_stats: DataStats
+    current_round: int
+    progress: int
+
+
+class Workflow(WorkflowSummary):
+    """The whole workflow object of the contract."""
+
+    message_ids: list[int]
+    messages: list[Message]
+    logs: list[LogEntry]
+
+
+class WorkflowList(Camel):
+    """The caller's workflows, newest activity first."""
+
+    items: list[WorkflowSummary]
+
+
+class WorkflowStatusView(Camel):
+    """The cheap status poll."""
+
+    id: str
+    status: str
+    last_activity: datetime
+    current_round: int
+    progress: int
+    last_message_id: int
+    last_log_id: int
+
+
+class StartAnswer(Camel):
+    """The answer to a start: the round runs in the background."""
+
+    id: str
+    status: str
+    current_round: int
+
+
+class MessagePage(Camel):
+    """Messages after a cursor."""
+
+    items: list[Message]
+    last_id: int
+    has_more: bool
+
+
+class LogPage(Camel):
+    """Log entries after a cursor."""
+
+    items: list[LogEntry]
+    last_id: int
+    has_more: bool
+
+
+class FileInfo(Camel):
+    """A stored file."""
+
+    id: int
+    name: str
+    ext: str
+    mime_type: str
+    size: int
+    created_at: datetime
+
+
+class StartRequest(Camel, forbid_unknown_fields=False):
+    """Start a workflow, or its next round when `?id=` names one."""
+
+    prompt: str = ""
+    list_file_id: list[int] = []
+    passwords: dict[str, str] = {}
+
+
+class ErrorBody(msgspec.Struct):
+    """Every error answer."""
+
+    status_code: int
+    detail: str
+    code: str
+
+
+class ConflictBody(ErrorBody):
+    """A start while the round is still running."""
+
+    status: str | None = None
+    currentRound: int | None = None  # noqa: N815 (wire name)

@@ -1,0 +1,144 @@
+"""The database tables (SQLModel). Only `app.repository` queries them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, String
+from sqlmodel import Field, SQLModel
+
+
+def _fk(target: str, nullable: bool = False, kind: Any = String) -> Any:
+    return Field(sa_column=Column(kind, ForeignKey(target, ondelete="CASCADE"), nullable=nullable, index=True))
+
+
+class FileRow(SQLModel, table=True):
+    """An uploaded file or an agent's output document; the bytes live in storage under `sha256`."""
+
+    __tablename__ = "files"
+
+    id: int | None = Field(default=None, primary_key=True)
+    mandate_id: int = Field(index=True)
+    user_id: int = Field(index=True)
+    name: str
+    ext: str
+    mime: str
+    size: int = Field(sa_column=Column(BigInteger, nullable=False))
+    sha256: str = Field(index=True)
+    origin: str = "upload"  # "upload" or "agent"
+    created_at: datetime
+
+
+class WorkflowRow(SQLModel, table=True):
+    """A conversation: its status, its current round and what it has cost so far."""
+
+    __tablename__ = "workflows"
+    __table_args__ = (Index("ix_workflows_owner_activity", "mandate_id", "user_id", "last_activity"),)
+
+    id: str = Field(primary_key=True)
+    mandate_id: int
+    user_id: int
+    name: str
+    status: str
+    started_at: datetime
+    last_activity: datetime
+    current_round: int = 0
+    progress: int = 0
+    bytes_sent: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    bytes_received: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    tokens_used: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    processing_time: float = 0.0
+    last_message_id: int = 0
+    last_log_id: int = 0
+    next_sequence_no: int = 1
+
+
+class MessageRow(SQLModel, table=True):
+    """One chat message; `key` makes a replayed step's write a no-op."""
+
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_workflow_id", "workflow_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
+    key: str = Field(unique=True)
+    round: int
+    parent_message_id: int | None = None
+    started_at: datetime
+    finished_at: datetime | None = None
+    sequence_no: int
+    status: str
+    role: str
+    content: str
+    agent_name: str = ""
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    deleted: bool = False
+
+
+class DocumentRow(SQLModel, table=True):
+    """A file attached to a message, with its extracted content items (JSON)."""
+
+    __tablename__ = "documents"
+
+    id: str = Field(primary_key=True)
+    message_id: int = Field(sa_column=Column(ForeignKey("messages.id", ondelete="CASCADE"), nullable=False, index=True))
+    file_id: int = Field(sa_column=Column(ForeignKey("files.id", ondelete="CASCADE"), nullable=False, index=True))
+    position: int
+    contents: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class LogRow(SQLModel, table=True):
+    """One log entry of a workflow; `key` makes a replayed step's write a no-op."""
+
+    __tablename__ = "logs"
+    __table_args__ = (Index("ix_logs_workflow_id", "workflow_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
+    key: str = Field(unique=True)
+    round: int
+    message: str
+    type: str
+    timestamp: datetime
+    agent_name: str = ""
+    status: str
+    progress: int | None = None
+
+
+class RoundFileRow(SQLModel, table=True):
+    """The files and passwords a round was started with, until its user message is written."""
+
+    __tablename__ = "round_files"
+
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), primary_key=True))
+    round: int = Field(primary_key=True)
+    prompt: str
+    file_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    passwords: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class ExtractionRow(SQLModel, table=True):
+    """Extraction results cached by content hash, so the same bytes are extracted once."""
+
+    __tablename__ = "extractions"
+
+    key: str = Field(primary_key=True)  # sha256 of the bytes (+ password marker)
+    mime: str
+    status: str
+    items: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class IdempotencyRow(SQLModel, table=True):
+    """The first answer to a start request carrying an Idempotency-Key."""
+
+    __tablename__ = "idempotency"
+
+    key: str = Field(primary_key=True)  # mandate:user:header value
+    response: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
