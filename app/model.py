@@ -6,6 +6,9 @@ that imports `openai`) and the built-in offline model (`agents.offline`). Tests 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, runtime_checkable
 
@@ -95,3 +98,53 @@ class ModelBudgetError(ModelError):
     """The round's retry or token budget is spent."""
 
     code = "model_budget_exhausted"
+
+
+class RetryBudget:
+    """What one round may still spend across all its model calls: retries, and tokens if capped.
+
+    The object is shared by reference, so agent tasks started inside `use_budget` draw on
+    the same budget.
+    """
+
+    def __init__(self, retries: int, *, tokens: int | None = None) -> None:
+        self.retries = retries
+        self.tokens = tokens
+        self.retries_spent = 0
+        self.tokens_spent = 0
+
+    @property
+    def retries_left(self) -> int:
+        return max(0, self.retries - self.retries_spent)
+
+    @property
+    def tokens_exhausted(self) -> bool:
+        return self.tokens is not None and self.tokens_spent >= self.tokens
+
+    def spend_retry(self) -> bool:
+        """Take one retry; False (and nothing taken) when none are left."""
+        if self.retries_spent >= self.retries:
+            return False
+        self.retries_spent += 1
+        return True
+
+    def charge(self, usage: Usage) -> None:
+        """Count the tokens a finished call used."""
+        self.tokens_spent += usage.total_tokens
+
+    def __repr__(self) -> str:
+        return (f"RetryBudget(retries={self.retries_spent}/{self.retries}, "
+                f"tokens={self.tokens_spent}/{self.tokens})")
+
+
+current_budget: ContextVar[RetryBudget | None] = ContextVar("current_budget", default=None)
+
+
+@contextmanager
+def use_budget(budget: RetryBudget) -> Iterator[RetryBudget]:
+    """Make `budget` the one model calls in this context (and tasks started in it) draw on."""
+    token = current_budget.set(budget)
+    try:
+        yield budget
+    finally:
+        current_budget.reset(token)

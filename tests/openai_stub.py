@@ -52,7 +52,12 @@ class Status:
 
 @dataclass(frozen=True)
 class RejectJsonSchema:
-    """A 400 as a server that does not know `response_format: json_schema` answers it."""
+    """An error as a server that does not know `response_format: json_schema` answers it.
+
+    llama-cpp-python's server answers 500 here; most others 400.
+    """
+
+    status: int = 400
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,9 @@ class OpenAIStub:
 
     def __init__(self, default: Callable[[dict[str, Any]], Any] = default_reply) -> None:
         self.default = default
+        # Response-format types ("json_schema", "json_object") refused by every Reply, and how.
         self.reject_formats: set[str] = set()
+        self.reject_status = 400
         self.records: list[Record] = []
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
@@ -293,7 +300,11 @@ class OpenAIStub:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         record = Record(body=body, headers=headers, bytes_received=len(raw))
         with self._arrived:
-            behaviour = self._queue.popleft() if self._queue else Reply(None)
+            if response_format_type(body) in self.reject_formats:
+                # A server without the feature refuses before the script gets a say.
+                behaviour: Behaviour = RejectJsonSchema(self.reject_status)
+            else:
+                behaviour = self._queue.popleft() if self._queue else Reply(None)
             record.behaviour = type(behaviour).__name__
             self.records.append(record)
             self._arrived.notify_all()
@@ -312,9 +323,9 @@ class OpenAIStub:
                 then = behaviour.then
                 behaviour = then if isinstance(then, Behaviour) else Reply(then)
         fmt = response_format_type(body)
-        if isinstance(behaviour, RejectJsonSchema) or (fmt in self.reject_formats and isinstance(behaviour, Reply)):
-            message = f"response_format type '{fmt if fmt != 'text' else 'json_schema'}' is not supported"
-            behaviour = Status(400, message=message)
+        if isinstance(behaviour, RejectJsonSchema):
+            message = f"response_format: input should be 'text' or 'json_object', got {fmt!r}"
+            behaviour = Status(behaviour.status, message=message)
         if isinstance(behaviour, Status):
             extra = [] if behaviour.retry_after is None else [(b"retry-after", str(behaviour.retry_after).encode())]
             kind = "rate_limit_error" if behaviour.code == 429 else "invalid_request_error"

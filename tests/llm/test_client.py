@@ -1,0 +1,159 @@
+"""OpenAIModel against the stub over real HTTP: retries, budgets, timeouts, cancellation, cost."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from app.llm import OpenAIModel
+from app.model import (
+    Model,
+    ModelBudgetError,
+    ModelError,
+    ModelRequest,
+    RetryBudget,
+    current_budget,
+    use_budget,
+)
+from tests.openai_stub import BrokenBody, Drop, Hang, Hold, OpenAIStub, Reply, Status
+
+ASK = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}])
+Make = Callable[..., OpenAIModel]
+
+
+async def test_plain_reply_with_cost(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Reply("hello there", usage=(11, 4))])
+    model = make_model()
+    assert isinstance(model, Model) and model.offline is False
+    response = await model.complete(ASK)
+    assert (response.text, response.data, response.model) == ("hello there", None, "stub-model")
+    usage = response.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.calls) == (11, 4, 1)
+    assert usage.seconds > 0
+    assert (usage.bytes_sent, usage.bytes_received) == openai_stub.bytes_total
+    assert usage.bytes_sent > 0 and usage.bytes_received > 0
+
+
+async def test_429_then_success_counts_both_calls(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Status(429, retry_after=0), Reply("ok", usage=(5, 2))])
+    response = await make_model().complete(ASK)
+    assert response.text == "ok"
+    assert len(openai_stub.requests) == 2
+    assert response.usage.calls == 2
+    assert (response.usage.prompt_tokens, response.usage.completion_tokens) == openai_stub.usage_total
+    assert (response.usage.bytes_sent, response.usage.bytes_received) == openai_stub.bytes_total
+
+
+async def test_dropped_connection_and_garbage_body_are_retried(openai_stub: OpenAIStub,
+                                                               make_model: Make) -> None:
+    openai_stub.script([Drop(), BrokenBody(), Status(502), Reply("fine")])
+    response = await make_model().complete(ASK)
+    assert response.text == "fine"
+    assert response.usage.calls == 4 == len(openai_stub.requests)
+
+
+async def test_500s_stop_when_the_round_budget_is_spent(openai_stub: OpenAIStub,
+                                                        make_model: Make) -> None:
+    openai_stub.script([Status(500)] * 20)
+    model = make_model(max_retries=10)
+    with use_budget(RetryBudget(2)) as budget:
+        with pytest.raises(ModelBudgetError) as caught:
+            await model.complete(ASK)
+    assert budget.retries_left == 0
+    assert len(openai_stub.requests) == 3  # the first try and two retries
+    assert caught.value.usage.calls == 3
+    assert current_budget.get() is None
+
+
+async def test_budget_is_shared_by_tasks_of_one_round(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Status(503)] * 20)
+    model = make_model(max_retries=10)
+    with use_budget(RetryBudget(3)):
+        results = await asyncio.gather(*(model.complete(ASK) for _ in range(3)), return_exceptions=True)
+    assert all(isinstance(r, ModelError) for r in results)
+    assert len(openai_stub.requests) == 3 + 3  # three first tries, three retries between them
+
+
+async def test_retries_per_call_are_bounded_without_a_budget(openai_stub: OpenAIStub,
+                                                            make_model: Make) -> None:
+    openai_stub.script([Status(500)] * 10)
+    with pytest.raises(ModelError, match="after 3 attempts") as caught:
+        await make_model(max_retries=2).complete(ASK)
+    assert not isinstance(caught.value, ModelBudgetError)
+    assert len(openai_stub.requests) == 3
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+async def test_client_errors_are_not_retried(openai_stub: OpenAIStub, make_model: Make, status: int) -> None:
+    openai_stub.script([Status(status, message="nope"), Reply("never")])
+    with pytest.raises(ModelError, match=f"HTTP {status}: nope") as caught:
+        await make_model().complete(ASK)
+    assert len(openai_stub.requests) == 1
+    assert caught.value.usage.calls == 1 and caught.value.usage.bytes_received > 0
+
+
+async def test_a_hang_past_the_timeout_fails_clearly(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Hang(), Hang()])
+    with pytest.raises(ModelError, match="no answer within 0.2s") as caught:
+        await make_model(timeout=0.2, max_retries=1).complete(ASK)
+    assert len(openai_stub.requests) == 2 and caught.value.usage.calls == 2
+    assert openai_stub.wait_disconnected(5)
+
+
+async def test_a_hang_then_an_answer_succeeds(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Hang(), Reply("late but fine")])
+    response = await make_model(timeout=0.2).complete(ASK)
+    assert response.text == "late but fine" and response.usage.calls == 2
+
+
+async def test_cancelling_the_caller_closes_the_connection(openai_stub: OpenAIStub,
+                                                           make_model: Make) -> None:
+    openai_stub.script([Hold()])
+    task = asyncio.create_task(make_model().complete(ASK))
+    assert await openai_stub.until_requests(1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await openai_stub.until_disconnected(5)
+    assert openai_stub.records[0].disconnected
+
+
+async def test_a_held_request_answers_when_released(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Hold(then="released")])
+    task = asyncio.create_task(make_model().complete(ASK))
+    assert await openai_stub.until_requests(1)
+    openai_stub.release()
+    assert (await task).text == "released"
+
+
+async def test_agent_models_pick_the_served_model(openai_stub: OpenAIStub, make_model: Make) -> None:
+    model = make_model(agent_models={"writer": "big-model"})
+    await model.complete(ModelRequest(purpose="task", messages=ASK.messages, agent="writer"))
+    await model.complete(ModelRequest(purpose="task", messages=ASK.messages, agent="other"))
+    assert [r["model"] for r in openai_stub.requests] == ["big-model", "stub-model"]
+
+
+async def test_every_request_has_a_bounded_token_count(openai_stub: OpenAIStub, make_model: Make) -> None:
+    await make_model(max_tokens=64).complete(ASK)
+    await make_model().complete(ModelRequest(purpose="task", messages=ASK.messages, max_tokens=9))
+    assert [r.get("max_tokens") for r in openai_stub.requests] == [64, 9]
+    assert openai_stub.records[0].headers["authorization"] == "Bearer test-key"
+
+
+async def test_a_spent_token_budget_stops_further_calls(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Reply("one", usage=(30, 10))])
+    model = make_model()
+    with use_budget(RetryBudget(5, tokens=40)) as budget:
+        await model.complete(ASK)
+        assert budget.tokens_spent == 40
+        with pytest.raises(ModelBudgetError, match="token budget"):
+            await model.complete(ASK)
+    assert len(openai_stub.requests) == 1
+
+
+async def test_the_guard_refuses_remote_providers(make_model: Make) -> None:
+    model = make_model(base_url="https://api.openai.com/v1", max_retries=0)
+    with pytest.raises(ModelError, match="test guard"):
+        await model.complete(ASK)
