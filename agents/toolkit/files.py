@@ -1,0 +1,178 @@
+"""Build downloadable files from text and tables: CSV, XLSX, DOCX and Markdown."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from agents.toolkit.tables import Table, _MD_SEPARATOR, _pipe_cells
+
+CSV_MIME = "text/csv; charset=utf-8"
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+MARKDOWN_MIME = "text/markdown; charset=utf-8"
+
+_NUMERIC = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
+_SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
+
+
+def csv_bytes(rows: list[list[str]]) -> bytes:
+    """CSV as UTF-8 with a byte-order mark, so Excel opens accented text correctly."""
+    # Excel reads BOM-less CSV in the local ANSI code page and garbles é/ü/漢; Python's
+    # csv module and pandas read the BOM fine with encoding="utf-8-sig".
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerows(rows)
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def number(cell: str) -> int | float | None:
+    """The cell as a number when it plainly is one ("1", "-2.5", "1,234.50"), else None."""
+    text = cell.strip()
+    if not _NUMERIC.match(text):
+        return None
+    # Leading zeros are identifiers (postcodes, article numbers): keep them as text.
+    digits = text.lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits[1] != ".":
+        return None
+    plain = text.replace(",", "")
+    if re.fullmatch(r"[-+]?\d+", plain):
+        value = int(plain)
+        return value if abs(value) < 10**15 else None  # Excel keeps 15 significant digits
+    return float(plain)
+
+
+def _sheet_names(tables: list[Table]) -> list[str]:
+    names: list[str] = []
+    seen: set[str] = set()
+    for n, table in enumerate(tables, 1):
+        base = _SHEET_BAD.sub(" ", table.name).strip().strip("'") or f"Table {n}"
+        name = base[:31]
+        counter = 2
+        while name.casefold() in seen:
+            suffix = f" ({counter})"
+            name = base[: 31 - len(suffix)] + suffix
+            counter += 1
+        seen.add(name.casefold())
+        names.append(name)
+    return names
+
+
+def xlsx_bytes(tables: list[Table]) -> bytes:
+    """An XLSX workbook with one sheet per table; numeric-looking cells stored as numbers."""
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    if not tables:
+        workbook.create_sheet("Sheet1")
+    for table, name in zip(tables, _sheet_names(tables)):
+        sheet = workbook.create_sheet(name)
+        for row in table.rows:
+            values = []
+            for cell in row:
+                value = number(cell)
+                values.append(value if value is not None else _safe_text(cell))
+            sheet.append(values)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _safe_text(cell: str) -> str:
+    # openpyxl refuses control characters and would treat "=..." as a formula.
+    cleaned = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", cell)
+    return "'" + cleaned if cleaned.startswith("=") else cleaned
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET = re.compile(r"^\s*[-*+•]\s+(.*)$")
+_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(.*)$")
+_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+
+
+def _runs(paragraph, text: str) -> None:
+    """Add text to a python-docx paragraph, turning **bold** into bold runs."""
+    pos = 0
+    for match in _BOLD.finditer(text):
+        if match.start() > pos:
+            paragraph.add_run(text[pos : match.start()])
+        paragraph.add_run(match.group(1) or match.group(2)).bold = True
+        pos = match.end()
+    if pos < len(text):
+        paragraph.add_run(text[pos:])
+
+
+def docx_bytes(markdown: str, title: str | None = None) -> bytes:
+    """A Word document from simple Markdown: headings, paragraphs, lists, pipe tables, bold."""
+    from docx import Document
+
+    document = Document()
+    if title:
+        document.add_heading(title, level=0)
+    lines = markdown.splitlines()
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            _runs(document.add_paragraph(), " ".join(part.strip() for part in paragraph))
+            paragraph.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            flush()
+        elif line.lstrip().startswith("```"):
+            flush()
+            i += 1
+            code = []
+            while i < len(lines) and not lines[i].lstrip().startswith("```"):
+                code.append(lines[i])
+                i += 1
+            if code:
+                document.add_paragraph("\n".join(code))
+        elif match := _HEADING.match(line):
+            flush()
+            level = min(len(match.group(1)), 3)
+            _runs(document.add_heading("", level=level), match.group(2))
+        elif i + 1 < len(lines) and "|" in line and _MD_SEPARATOR.match(lines[i + 1]):
+            flush()
+            rows = [_pipe_cells(line)]
+            i += 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                rows.append(_pipe_cells(lines[i]))
+                i += 1
+            _table(document, rows)
+            continue
+        elif match := _BULLET.match(line):
+            flush()
+            _runs(document.add_paragraph(style="List Bullet"), match.group(1))
+        elif match := _NUMBERED.match(line):
+            flush()
+            _runs(document.add_paragraph(style="List Number"), match.group(1))
+        else:
+            paragraph.append(line)
+        i += 1
+    flush()
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def _table(document, rows: list[list[str]]) -> None:
+    width = max(map(len, rows))
+    table = document.add_table(rows=len(rows), cols=width)
+    table.style = "Table Grid"
+    for r, row in enumerate(rows):
+        for c in range(width):
+            cell = table.cell(r, c)
+            _runs(cell.paragraphs[0], row[c] if c < len(row) else "")
+            if r == 0:
+                for run in cell.paragraphs[0].runs:
+                    run.bold = True
+
+
+def markdown_bytes(text: str) -> bytes:
+    """Markdown as UTF-8 bytes ending in a newline."""
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8")

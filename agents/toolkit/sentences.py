@@ -1,0 +1,305 @@
+"""Sentence splitting, extractive summaries and question-matching passages."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+
+from agents.toolkit.language import _WORDS
+
+# Sentence ends that a following capitalised word does not confirm: titles, initials,
+# common abbreviations in English, German and French (compared case-folded, without the dot).
+_ABBREVIATIONS = frozenset(
+    """mr mrs ms dr prof sr jr st mt vs etc e.g i.e cf al approx ca no nos nr fig figs vol
+    pp p ed eds inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec
+    z.b u.a d.h bzw usw ggf vgl evtl inkl sog hr fr s m mme mlle mm cie env art abs ziff
+    resp min max sec""".split()
+)
+_MONTHS = frozenset(
+    """januar februar märz april mai juni juli august september oktober november dezember
+    jänner""".split()
+)
+_CONTENT = frozenset(
+    """document documents report file files table tables text page pages dokument dokumente
+    dokuments bericht berichte datei dateien tabelle tabellen seite seiten fichier fichiers
+    tableau tableaux rapport documento documenti informe archivo tabla rapporto tabella
+    verslag bestand bestanden tabel relatório arquivo tabela""".split()
+)
+# Function and prompt words of every supported language; they carry no topic.
+STOPWORDS = frozenset().union(*_WORDS.values()) - _CONTENT
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_END = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)|[。！？]+[」』”’)]*")
+_BULLET = re.compile(r"^\s*(?:[-*•·▪●◦–]|\(?\d{1,3}[.)]|[a-zA-Z][.)])\s+")
+_TERMINAL = re.compile(r"[.!?:;。！？…][\"'»”’)\]]*$")
+_SPACE = re.compile(r"\s+")
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+", re.UNICODE)
+_BOILERPLATE = re.compile(
+    r"https?://|www\.|©|\(c\)|copyright|all rights reserved|alle rechte|tous droits|"
+    r"^\s*(?:page|seite)\s+\d+|@\w+\.\w+",
+    re.IGNORECASE,
+)
+
+
+def normalize_space(text: str) -> str:
+    """Collapse whitespace runs to one space (none between CJK characters) and strip."""
+    return _CJK_GAP.sub("", _SPACE.sub(" ", text)).strip()
+
+
+def _lines(block: str, offset: int) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    for line in block.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if body.strip():
+            start = offset + pos + (len(body) - len(body.lstrip()))
+            out.append((start, offset + pos + len(body.rstrip())))
+        pos += len(line)
+    return out
+
+
+def _line_break(prev: str, nxt: str, width: int) -> bool:
+    """Whether a newline between two lines ends a sentence (True) or is a soft wrap."""
+    if _BULLET.match(nxt) or _TERMINAL.search(prev):
+        return True
+    letters = [ch for ch in prev if ch.isalpha()]
+    if len(letters) > 3 and all(ch.isupper() for ch in letters):
+        return True  # an ALL-CAPS line is a heading
+    if nxt[:1].islower():
+        return False  # a lowercase start continues the sentence
+    if _CJK_CHAR.match(prev[-1:]) and _CJK_CHAR.match(nxt[:1]):
+        return False
+    # A line much shorter than its block's longest line ended before the wrap width: it is a
+    # heading or the end of a paragraph, not a wrapped line.
+    return len(prev) < 0.6 * width or width < 40
+
+
+def _abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether the period at text[end-1] belongs to an abbreviation or a list number."""
+    word = re.search(r"[\w.]+$", text[start:end - 1] if text[end - 1] == "." else "")
+    if not word:
+        return False
+    token = word.group(0).casefold().strip(".")
+    if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+        return True
+    if token.isdigit():
+        before = text[start:end - 1 - len(token)]
+        if not before.strip():
+            return True  # "1. " opening a line is a list number
+        following = re.match(r"\s*(\w+)", text[end:end + 20])
+        if following and following.group(1).casefold() in _MONTHS:
+            return True  # German dates: "am 3. Oktober"
+    return False
+
+
+def _split_segment(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out, begin = [], start
+    for match in _END.finditer(text, start, end):
+        stop = match.end()
+        if match.group(0).startswith(".") and len(match.group(0)) == 1 or match.group(0) == ".":
+            if _abbreviation(text, begin, stop):
+                continue
+        nxt = re.match(r"\s*(\S)", text[stop:end])
+        if nxt and nxt.group(1).islower() and not _CJK_CHAR.match(match.group(0)):
+            continue  # "approx. three", "etc. and": no capital, no new sentence
+        if text[begin:stop].strip():
+            out.append((begin, stop))
+        begin = stop
+        while begin < end and text[begin].isspace():
+            begin += 1
+    if begin < end and text[begin:end].strip():
+        out.append((begin, end))
+    return out
+
+
+def _spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, block) of every sentence: offsets into text, block = paragraph number."""
+    out = []
+    for block_no, block in enumerate(re.finditer(r"(?:[^\n]|\n(?![ \t\r]*\n))+", text)):
+        lines = _lines(block.group(0), block.start())
+        if not lines:
+            continue
+        width = max(b - a for a, b in lines)
+        seg_start = lines[0][0]
+        for (a, b), (c, d) in zip(lines, lines[1:]):
+            if _line_break(text[a:b], text[c:d], width):
+                out.extend((s, e, block_no) for s, e in _split_segment(text, seg_start, b))
+                seg_start = c
+        out.extend((s, e, block_no) for s, e in _split_segment(text, seg_start, lines[-1][1]))
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of the text, whitespace-normalised (see normalize_space), in order."""
+    return [normalize_space(text[s:e]) for s, e, _ in _spans(text)]
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_SUFFIXES = (
+    "ations", "ation", "ements", "ement", "ments", "ment", "ungen", "ung", "ness", "ings",
+    "ing", "ies", "ied", "ed", "es", "en", "er", "s", "e",
+)
+
+
+def _stem(word: str) -> str:
+    """A light, language-agnostic stem: common suffix off, then cut to 7 characters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return word[:7]
+
+
+def terms(text: str, keep_stopwords: bool = False) -> list[str]:
+    """Index terms of a text: stemmed words without stopwords, character bigrams for CJK."""
+    out = []
+    for token in _TOKEN.findall(text):
+        if _CJK_CHAR.match(token):
+            out.extend(token[i : i + 2] for i in range(max(1, len(token) - 1)))
+            continue
+        folded = token.casefold()
+        if not keep_stopwords and (folded in STOPWORDS or len(folded) < 2):
+            continue
+        out.append(_stem(_fold(folded)))
+    return out
+
+
+def _words(sentence: str) -> float:
+    cjk = len(_CJK_CHAR.findall(sentence))
+    return len(re.findall(r"[^\W\d_]{2,}", sentence)) + cjk / 2
+
+
+def _quality(sentence: str) -> float:
+    """How much a sentence looks like informative prose (1.0) rather than a fragment or boilerplate."""
+    words = _words(sentence)
+    score = 1.0
+    if words < 4:
+        score *= 0.1
+    elif words < 7:
+        score *= 0.5
+    elif words > 60:
+        score *= 0.7
+    if _BOILERPLATE.search(sentence):
+        score *= 0.2
+    letters = [ch for ch in sentence if ch.isalpha()]
+    if letters and not _CJK_CHAR.search(sentence):
+        if all(ch.isupper() for ch in letters):
+            score *= 0.3  # headings in capitals
+        if not _TERMINAL.search(sentence):
+            score *= 0.7  # headings, table rows, captions
+    digits = sum(ch.isdigit() for ch in sentence)
+    if digits > 0.3 * max(1, len(letters)):
+        score *= 0.3
+    return score
+
+
+def _vector(tokens: list[str], idf: dict[str, float]) -> dict[str, float]:
+    return {t: (1 + math.log(n)) * idf[t] for t, n in Counter(tokens).items()}
+
+
+def _dot(a: dict[str, float], b: dict[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(v * b.get(t, 0.0) for t, v in a.items())
+
+
+def summarize(text: str, max_sentences: int = 5) -> list[str]:
+    """The text's most informative sentences (TF-IDF centroid centrality), in original order."""
+    sentences = split_sentences(text)
+    if max_sentences < 1 or not sentences:
+        return []
+    bags = [terms(s) for s in sentences]
+    df = Counter(t for bag in bags for t in set(bag))
+    n = len(sentences)
+    idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
+    vectors = [_vector(bag, idf) for bag in bags]
+    centroid: Counter[str] = Counter()
+    for vector in vectors:
+        norm = math.sqrt(_dot(vector, vector)) or 1.0
+        centroid.update({t: v / norm for t, v in vector.items()})
+    c_norm2 = _dot(centroid, centroid)
+    scores = []
+    for i, (sentence, vector) in enumerate(zip(sentences, vectors)):
+        norm = math.sqrt(_dot(vector, vector))
+        if not norm:
+            scores.append(0.0)
+            continue
+        # Similarity to the centroid of all other sentences, so a sentence does not vote for
+        # itself (which would favour long outliers in short texts).
+        own = _dot(vector, centroid) / norm - 1.0
+        rest = math.sqrt(max(c_norm2 - 2 * (own + 1.0) + 1.0, 1e-9))
+        centrality = own / rest if n > 1 else 1.0
+        lead = 1.1 if i < 3 else 1.0  # openings tend to state the topic
+        scores.append(max(centrality, 0.0) * _quality(sentence) * lead + 1e-6 * _quality(sentence))
+    chosen: list[int] = []
+    for i in sorted(range(n), key=lambda j: (-scores[j], j)):
+        if len(chosen) >= max_sentences:
+            break
+        if any(_redundant(vectors[i], vectors[j]) or sentences[i] == sentences[j] for j in chosen):
+            continue
+        chosen.append(i)
+    return [sentences[i] for i in sorted(chosen)]
+
+
+def _redundant(a: dict[str, float], b: dict[str, float]) -> bool:
+    den = math.sqrt(_dot(a, a) * _dot(b, b))
+    return bool(den) and _dot(a, b) / den > 0.7
+
+
+def best_passages(question: str, text: str, k: int = 3) -> list[str]:
+    """Up to k passages (one or two adjacent sentences) that best match the question, best first."""
+    spans = _spans(text)
+    if not spans or k < 1:
+        return []
+    query = set(terms(question)) or set(terms(question, keep_stopwords=True))
+    if not query:
+        return []
+    bags = [terms(text[s:e]) for s, e, _ in spans]
+    n = len(bags)
+    df = Counter(t for bag in bags for t in set(bag))
+    # Words the text never uses exactly may still share a stem prefix ("Cups" ~ "cup",
+    # "Umsatzes" ~ "Umsatz"); they count at reduced weight.
+    weights: dict[str, float] = {}
+    for q in query:
+        if q in df:
+            weights[q] = 1.0
+        elif len(q) >= 4 and not _CJK_CHAR.match(q):
+            for t in df:
+                if len(t) >= 4 and (t.startswith(q[:5]) or q.startswith(t[:5])):
+                    weights[t] = max(weights.get(t, 0.0), 0.6)
+    if not weights:
+        return []
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in weights}
+    windows = [(i, i) for i in range(n)]
+    windows += [(i, i + 1) for i in range(n - 1) if spans[i][2] == spans[i + 1][2]]
+    lengths = [sum(len(bags[j]) for j in range(a, b + 1)) for a, b in windows]
+    avg = sum(lengths) / len(lengths) or 1.0
+    scored = []
+    for (a, b), length in zip(windows, lengths):
+        tf = Counter(t for j in range(a, b + 1) for t in bags[j] if t in weights)
+        if not tf:
+            continue
+        score = sum(
+            weights[t] * idf[t] * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / avg))
+            for t, f in tf.items()
+        )
+        coverage = sum(weights[t] for t in tf) / len(query)
+        scored.append((score * (0.5 + coverage), a, b))
+    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    taken: set[int] = set()
+    out = []
+    for _, a, b in scored:
+        if taken.intersection(range(a, b + 1)):
+            continue
+        taken.update(range(a, b + 1))
+        out.append(normalize_space(text[spans[a][0] : spans[b][1]]))
+        if len(out) == k:
+            break
+    return out

@@ -1,0 +1,198 @@
+"""Recognise tables in extracted text: CSV, TSV, Markdown pipe tables and aligned columns."""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+
+
+@dataclass
+class Table:
+    """A named table whose cells are the document's own strings."""
+
+    name: str
+    rows: list[list[str]]
+
+
+_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_PIPE_SPLIT = re.compile(r"(?<!\\)\|")
+_GUTTER = 2  # spaces that separate aligned columns; one space is just a word gap
+_NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\d[\d,.' \u00a0]*%?\)?$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _PIPE_SPLIT.split(body)]
+
+
+def _markdown(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+    """A pipe table starting at line i: header, separator, rows."""
+    if i + 1 >= len(lines) or "|" not in lines[i] or not _MD_SEPARATOR.match(lines[i + 1]):
+        return None
+    if "|" not in lines[i + 1]:
+        return None
+    rows = [_pipe_cells(lines[i])]
+    j = i + 2
+    while j < len(lines) and "|" in lines[j] and lines[j].strip():
+        rows.append(_pipe_cells(lines[j]))
+        j += 1
+    return _rectangular(rows), j
+
+
+def _tsv(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+    """Consecutive tab-separated lines (at least two)."""
+    j = i
+    while j < len(lines) and "\t" in lines[j]:
+        j += 1
+    if j - i < 2:
+        return None
+    rows = [[cell.strip() for cell in line.rstrip("\r\n").split("\t")] for line in lines[i:j]]
+    return _rectangular(rows), j
+
+
+def _csv_fields(line: str) -> list[str] | None:
+    try:
+        rows = list(csv.reader([line]))
+    except csv.Error:
+        return None
+    return rows[0] if len(rows) == 1 else None
+
+
+def _csv(lines: list[str], i: int, whole: bool) -> tuple[list[list[str]], int] | None:
+    """Consecutive comma-separated lines with the same field count; short cells unless whole."""
+    first = _csv_fields(lines[i])
+    if not first or len(first) < 2:
+        return None
+    rows, j = [first], i + 1
+    while j < len(lines) and lines[j].strip():
+        fields = _csv_fields(lines[j])
+        if fields is None or len(fields) != len(first):
+            break
+        rows.append(fields)
+        j += 1
+    if len(rows) < 2:
+        return None
+    cells = [cell for row in rows for cell in row if cell.strip()]
+    # Prose wrapped at a comma on every line also has a constant field count; real CSV cells
+    # are short. A whole item that parses as CSV is trusted more.
+    if not cells:
+        return None
+    spaced = sum(1 for row in rows for cell in row[1:] if cell[:1].isspace())
+    wordy = sum(len(cell.split()) for cell in cells) / len(cells)
+    if spaced * 2 > len(rows) * (len(first) - 1) and (not whole or wordy > 3 or len(rows) < 3):
+        return None  # ", " followed by words is prose, not data
+    if not whole and (sum(map(len, cells)) / len(cells) > 30 or max(map(len, cells)) > 120):
+        return None
+    return [[cell.strip() for cell in row] for row in rows], j
+
+
+def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+    """At least three lines whose text lines up in columns separated by wide gutters."""
+    j = i
+    while j < len(lines) and lines[j].strip() and re.search(r"\S {2,}\S", lines[j]):
+        j += 1
+    if j - i < 3:
+        return None
+    block = [line.rstrip() for line in lines[i:j]]
+    width = max(map(len, block))
+    blank = [all(pos >= len(line) or line[pos] == " " for line in block) for pos in range(width)]
+    start = min(len(line) - len(line.lstrip()) for line in block)
+    cuts, pos = [], start
+    while pos < width:
+        if blank[pos]:
+            end = pos
+            while end < width and blank[end]:
+                end += 1
+            if end - pos >= _GUTTER and end < width:
+                cuts.append((pos, end))
+            pos = end
+        else:
+            pos += 1
+    if not cuts:
+        return None
+    bounds = [start] + [end for _, end in cuts]
+    rows = [
+        [line[a:b].strip() for a, b in zip(bounds, [s for s, _ in cuts] + [width])]
+        for line in block
+    ]
+    filled = sum(1 for row in rows for cell in row if cell)
+    numeric = sum(1 for row in rows for cell in row if _NUMBER.match(cell))
+    # Conservative: mostly filled cells, and either numbers or at least three columns.
+    if filled < 0.75 * len(rows) * len(rows[0]) or (len(rows[0]) < 3 and numeric < len(rows)):
+        return None
+    return rows, j
+
+
+def _rectangular(rows: list[list[str]]) -> list[list[str]]:
+    """Pad short rows and drop trailing columns that are empty everywhere."""
+    width = max(map(len, rows))
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    while width > 1 and all(not row[width - 1] for row in rows):
+        width -= 1
+    return [row[:width] for row in rows]
+
+
+def _whole_csv(text: str) -> list[list[str]] | None:
+    """The whole text as one CSV table, quoted multi-line cells included, if it parses as one."""
+    if "," not in text or "\t" in text or re.match(r"\s*\|", text):
+        return None
+    try:
+        rows = [row for row in csv.reader(text.splitlines(keepends=True)) if row]
+    except csv.Error:
+        return None
+    if len(rows) < 2 or len({len(row) for row in rows}) != 1 or len(rows[0]) < 2:
+        return None
+    if _csv([",".join(_quote(c) for c in row) for row in rows], 0, whole=True) is None:
+        return None  # same prose guard as for embedded CSV
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def _quote(cell: str) -> str:
+    return '"' + cell.replace('"', '""').replace("\n", " ") + '"' if re.search(r'[,"\n]', cell) else cell
+
+
+def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
+    """(rows, first line, end line) of each table in the text."""
+    lines = text.splitlines()
+    whole = _whole_csv(text)
+    if whole:
+        return [(whole, 0, len(lines))]
+    content = [n for n, line in enumerate(lines) if line.strip()]
+    found = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        whole = bool(content) and i == content[0]
+        hit = _markdown(lines, i) or _tsv(lines, i) or _csv(lines, i, whole) or _aligned(lines, i)
+        if hit:
+            rows, end = hit
+            found.append((rows, i, end))
+            i = end
+        else:
+            i += 1
+    return found
+
+
+def tables_from_text(name: str, text: str) -> list[Table]:
+    """Tables found in one text, named `name` when the text is one table, else "name table N"."""
+    found = _parse(text)
+    lines = text.splitlines()
+    content = [n for n, line in enumerate(lines) if line.strip()]
+    if len(found) == 1 and found[0][1] <= content[0] and found[0][2] > content[-1]:
+        return [Table(name, found[0][0])]
+    return [Table(f"{name} table {n}", rows) for n, (rows, _, _) in enumerate(found, 1)]
+
+
+def find_tables(items: list[tuple[str, str]]) -> list[Table]:
+    """All tables in a document's (item name, text) items, in document order."""
+    tables: list[Table] = []
+    for name, text in items:
+        tables.extend(tables_from_text(name, text))
+    return tables
