@@ -1,0 +1,49 @@
+"""Document extraction: bytes in, content items out, one module per format."""
+
+from __future__ import annotations
+
+from extractors.archive import ArchiveLimits, ZipExtractor
+from extractors.base import ContentItem, Extraction
+from extractors.registry import DuplicateExtractorError, ExtractorRegistry, Source
+
+
+def build_registry(archive_limits: ArchiveLimits | None = None) -> ExtractorRegistry:
+    """A registry with every built-in extractor, added the way a plug-in would add its own."""
+    # Imported here so that importing the package loads no format library.
+    from extractors import archive, csv, docx, fallback, html, image, ooxml, pdf, pptx, text, xlsx
+
+    registry = ExtractorRegistry(fallback=fallback.extract_unsupported)
+    registry.add(pdf.MIMES, pdf.extract_pdf)
+    registry.add(docx.MIMES, docx.extract_docx)
+    registry.add(pptx.MIMES, pptx.extract_pptx)
+    registry.add(xlsx.MIMES, xlsx.extract_xlsx)
+    registry.add(ooxml.MIMES, ooxml.extract_encrypted_ooxml)
+    registry.add(text.MIMES, text.extract_text)
+    registry.add(csv.MIMES, csv.extract_csv)
+    registry.add(html.MIMES, html.extract_html)
+    registry.add(image.MIMES, image.extract_image)
+    registry.add(archive.MIMES, ZipExtractor(archive_limits))
+    return registry
+
+
+_default: ExtractorRegistry | None = None
+
+
+def extract(data: bytes, name: str, mime: str | None = None, password: str | None = None) -> Extraction:
+    """Extract one file with the built-in registry; never raises."""
+    global _default
+    if _default is None:
+        _default = build_registry()
+    return _default.extract(data, name, mime=mime, password=password)
+
+
+__all__ = [
+    "ArchiveLimits",
+    "ContentItem",
+    "DuplicateExtractorError",
+    "Extraction",
+    "ExtractorRegistry",
+    "Source",
+    "build_registry",
+    "extract",
+]

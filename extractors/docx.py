@@ -1,0 +1,158 @@
+"""Word documents: body in document order, then headers, footers, notes and comments."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import docx
+from docx.opc.exceptions import PackageNotFoundError
+from lxml import etree
+
+from extractors.base import ContentItem, Extraction
+from extractors.csv import render_rows
+from extractors.registry import ExtractorRegistry, Source, failure
+
+MIMES = ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"]
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+# Content controls and custom XML wrap blocks, rows or cells at any level; their content counts.
+_WRAPPERS = {_W + "sdt", _W + "customXml", _W + "smartTag"}
+_SKIPPED = {_W + "pPr", _W + "rPr", _W + "sdtPr", _W + "tblPr", _W + "trPr", _W + "tcPr", _W + "delText", _W + "instrText", _MC_FALLBACK}
+_NOTE_SEPARATORS = {"separator", "continuationSeparator", "continuationNotice"}
+_PARTS = (  # (relationship type suffix, item name, element holding one note or comment)
+    ("/footnotes", "footnotes", _W + "footnote"),
+    ("/endnotes", "endnotes", _W + "endnote"),
+    ("/comments", "comments", _W + "comment"),
+)
+
+
+def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
+    """The body text with its tables, then one item each for headers/footers, notes and comments."""
+    try:
+        document = docx.Document(io.BytesIO(source.data))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as error:
+        return failure(source.mime, "corrupt", source.name, f"not a readable Word document ({error})")
+    body = document.element.body
+    items = [_item("body", "\n".join(blocks(body)), "body")]
+    headers, footers = [], []
+    notes: dict[str, list[str]] = {name: [] for _, name, _ in _PARTS}
+    for rel in document.part.rels.values():
+        if rel.is_external:
+            continue
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        if kind in ("header", "footer"):
+            root = _parse(rel.target_part)
+            (headers if kind == "header" else footers).append("\n".join(blocks(root)))
+        for suffix, name, tag in _PARTS:
+            if rel.reltype.endswith(suffix):
+                notes[name].extend(_notes(_parse(rel.target_part), tag))
+    if any(text.strip() for text in headers + footers):
+        text = "\n".join(filter(str.strip, headers + footers))
+        items.append(_item("headers and footers", text, "header/footer"))
+    for name, texts in notes.items():
+        if texts:
+            items.append(_item(name, "\n".join(texts), name))
+    images = sum(1 for rel in document.part.rels.values() if rel.reltype.endswith("/image"))
+    items[0].metadata["images"] = images
+    return Extraction(mime=source.mime, status="ok", items=items)
+
+
+def blocks(container: etree._Element) -> list[str]:
+    """Lines of the paragraphs and tables inside `container`, in document order."""
+    lines: list[str] = []
+    for child in container:
+        tag = child.tag
+        if tag == _W + "p":
+            lines.extend(_paragraph(child))
+        elif tag == _W + "tbl":
+            lines.append(_table(child))
+        elif tag in _WRAPPERS:
+            content = child.find(_W + "sdtContent") if tag == _W + "sdt" else child
+            if content is not None:
+                lines.extend(blocks(content))
+    return lines
+
+
+def _paragraph(paragraph: etree._Element) -> list[str]:
+    """The paragraph's line followed by the lines of any text boxes anchored in it."""
+    parts: list[str] = []
+    boxes: list[str] = []
+    _runs(paragraph, parts, boxes)
+    return ["".join(parts), *boxes]
+
+
+def _runs(element: etree._Element, parts: list[str], boxes: list[str]) -> None:
+    for child in element:
+        tag = child.tag
+        if tag in _SKIPPED or not isinstance(tag, str):
+            # mc:Fallback repeats the text box of mc:Choice for old readers; reading both doubles it.
+            continue
+        if tag == _W + "t":
+            parts.append(child.text or "")
+        elif tag == _W + "tab":
+            parts.append("\t")
+        elif tag in (_W + "br", _W + "cr"):
+            parts.append("\n")
+        elif tag == _W + "noBreakHyphen":
+            parts.append("-")
+        elif tag == _W + "txbxContent":
+            boxes.extend(blocks(child))
+        else:
+            _runs(child, parts, boxes)
+
+
+def _table(table: etree._Element) -> str:
+    """Tab-separated rows; a vertically merged cell is read once, where the merge starts."""
+    rows = []
+    for row in _children(table, _W + "tr"):
+        cells = []
+        for cell in _children(row, _W + "tc"):
+            merge = cell.find(f"{_W}tcPr/{_W}vMerge")
+            if merge is not None and merge.get(_W + "val", "continue") == "continue":
+                cells.append("")
+                continue
+            cells.append(" ".join(" ".join(blocks(cell)).split()))
+        rows.append(cells)
+    return render_rows(rows)
+
+
+def _children(element: etree._Element, tag: str):
+    """Direct children with `tag`, looking through content controls wrapped around them."""
+    for child in element:
+        if child.tag == tag:
+            yield child
+        elif child.tag in _WRAPPERS:
+            content = child.find(_W + "sdtContent") if child.tag == _W + "sdt" else child
+            if content is not None:
+                yield from _children(content, tag)
+
+
+def _notes(root: etree._Element, tag: str) -> list[str]:
+    texts = []
+    for note in root.iter(tag):
+        if note.get(_W + "type") in _NOTE_SEPARATORS:
+            continue
+        text = "\n".join(line for line in blocks(note) if line.strip())
+        author = note.get(_W + "author")
+        if text:
+            texts.append(f"{author}: {text}" if author else text)
+    return texts
+
+
+def _parse(part) -> etree._Element:
+    element = getattr(part, "element", None)
+    return element if element is not None else etree.fromstring(part.blob)
+
+
+def _item(name: str, text: str, section: str) -> ContentItem:
+    return ContentItem(
+        sequence_nr=1,
+        name=name,
+        ext="txt",
+        content_type="text/plain",
+        data=re.sub(r"\n{3,}", "\n\n", text).strip("\n"),
+        metadata={"extractor": "python-docx", "section": section, "ocr": False},
+    )

@@ -1,0 +1,67 @@
+"""Excel workbooks: one table item per sheet, values shown as their number formats show them."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import openpyxl
+from openpyxl.utils.exceptions import InvalidFileException
+
+from extractors.base import ContentItem, Extraction
+from extractors.csv import render_rows
+from extractors.numfmt import format_value
+from extractors.registry import ExtractorRegistry, Source, failure
+
+MIMES = [
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/vnd.ms-excel.sheet.macroEnabled.12",
+]
+
+
+def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
+    """Each sheet as tab-separated rows; formulas give their cached values."""
+    try:
+        # read_only streams rows without building the cell graph; data_only gives cached results.
+        workbook = openpyxl.load_workbook(io.BytesIO(source.data), read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        return failure(source.mime, "corrupt", source.name, f"not a readable workbook ({error})")
+    items = []
+    try:
+        for number, sheet in enumerate(workbook.worksheets, start=1):
+            rows = [
+                [format_value(cell.value, getattr(cell, "number_format", None)) for cell in row]
+                for row in sheet.iter_rows()
+            ]
+            table = render_rows(_trim(rows))
+            items.append(
+                ContentItem(
+                    sequence_nr=number,
+                    name=f"sheet {sheet.title}",
+                    ext="tsv",
+                    content_type="text/tab-separated-values",
+                    data=table,
+                    metadata={
+                        "extractor": "openpyxl",
+                        "sheet": sheet.title,
+                        "rows": table.count("\n") + 1 if table else 0,
+                        "hidden": sheet.sheet_state != "visible",
+                        "ocr": False,
+                    },
+                )
+            )
+    finally:
+        workbook.close()
+    if not items:
+        return failure(source.mime, "corrupt", source.name, "the workbook has no worksheets")
+    return Extraction(mime=source.mime, status="ok", items=items)
+
+
+def _trim(rows: list[list[str]]) -> list[list[str]]:
+    """Drop the empty rows above the first filled one and the empty columns left of the first."""
+    filled = [row for row in rows if any(row)]
+    if not filled:
+        return []
+    first_row = next(i for i, row in enumerate(rows) if any(row))
+    first_column = min(next(i for i, cell in enumerate(row) if cell) for row in filled)
+    return [row[first_column:] for row in rows[first_row:]]
