@@ -1,0 +1,114 @@
+"""Model calls for agents: a ledger that adds up usage, token budgets and map-reduce."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
+from agents.toolkit.tokens import chunk_text, context_size, count_tokens
+
+# Share of the context window kept free for the model's answer and the prompt's own wording.
+OUTPUT_SHARE = 0.25
+PROMPT_OVERHEAD = 600
+MIN_INPUT = 256
+
+
+@dataclass
+class Ledger:
+    """Makes model calls and keeps the sum of what they cost."""
+
+    model: Model
+    usage: Usage = Usage()
+    model_name: str = ""
+    offline: bool = False
+
+    async def ask(self, request: ModelRequest) -> ModelResponse:
+        """One model call; its usage is added even when it fails."""
+        try:
+            response = await self.model.complete(request)
+        except ModelError as exc:
+            self.usage = self.usage + exc.usage
+            exc.usage = self.usage  # the engine books what the whole task cost up to the failure
+            raise
+        self.usage = self.usage + response.usage
+        self.model_name = response.model or getattr(self.model, "name", "")
+        self.offline = self.offline or response.offline
+        return response
+
+
+def context_tokens(model: Model) -> int:
+    """The model's context window: its own `context_tokens` if it declares one, else by name."""
+    declared = getattr(model, "context_tokens", None)
+    return int(declared) if declared else context_size(getattr(model, "name", ""))
+
+
+def input_budget(model: Model, *, share: float = 1.0) -> int:
+    """Tokens of document text one request may carry (`share` of what is left for inputs)."""
+    window = context_tokens(model)
+    room = window - int(window * OUTPUT_SHARE) - PROMPT_OVERHEAD
+    return max(MIN_INPUT, int(room * share))
+
+
+def output_budget(model: Model) -> int:
+    """Tokens an answer may use."""
+    return max(MIN_INPUT, int(context_tokens(model) * OUTPUT_SHARE))
+
+
+def messages(system: str, user: str) -> list[dict[str, str]]:
+    """A system and a user message."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget: int,
+                     map_system: str, reduce_system: str, hints: Mapping[str, Any],
+                     doc: Mapping[str, Any]) -> str:
+    """Condense a text too long for one request: one "map" call per chunk, then "reduce" calls
+    until the partial results fit one request. Returns the final reduced text."""
+    chunks = chunk_text(text, budget)
+    parts = len(chunks)
+
+    async def one(index: int, chunk: str) -> str:
+        facts = dict(doc, text=chunk, part=index, parts=parts)
+        request = ModelRequest(
+            purpose="map",
+            messages=messages(map_system, f"Part {index} of {parts} of {doc.get('name', 'the document')}:\n\n{chunk}"),
+            agent=agent,
+            hints=dict(hints, kind=kind, documents=[facts]),
+            max_tokens=output_budget(ledger.model),
+        )
+        return (await ledger.ask(request)).text
+
+    # Map calls are independent; gather keeps their results in document order.
+    partials = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(chunks, 1))))
+    while True:
+        groups = _groups(partials, budget)
+        reduced = []
+        for group in groups:
+            request = ModelRequest(
+                purpose="reduce",
+                messages=messages(reduce_system, "\n\n---\n\n".join(group)),
+                agent=agent,
+                hints=dict(hints, kind=kind, partials=group, documents=[dict(doc)]),
+                max_tokens=output_budget(ledger.model),
+            )
+            reduced.append((await ledger.ask(request)).text)
+        if len(reduced) == 1:
+            return reduced[0]
+        if len(reduced) >= len(partials):  # a reduce that does not shrink would never end
+            return "\n\n".join(reduced)
+        partials = reduced
+
+
+def _groups(partials: list[str], budget: int) -> list[list[str]]:
+    groups: list[list[str]] = [[]]
+    used = 0
+    for partial in partials:
+        size = count_tokens(partial)
+        if groups[-1] and used + size > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append(partial)
+        used += size
+    return groups

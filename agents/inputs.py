@@ -1,0 +1,32 @@
+"""What a task works on: its input documents and the hints every agent request starts from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import DocumentText, TaskContext, TaskSpec
+from agents.toolkit.language import LANGUAGE_NAMES
+
+
+def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:
+    """The task's input documents; every document of the round when the plan names none."""
+    if task.inputs:
+        return [context.documents[n] for n in task.inputs if n in context.documents]
+    return list(context.documents.values())
+
+
+def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> dict[str, Any]:
+    """The hints (see `agents.hints`) shared by every request an agent makes for a task."""
+    return {
+        "kind": kind,
+        "prompt": context.prompt,
+        "language": context.language,
+        "agent": agent,
+        "task": task.id,
+        "instructions": task.instructions,
+    }
+
+
+def language_name(code: str) -> str:
+    """The English name of a language code, for prompts ("German" for "de")."""
+    return LANGUAGE_NAMES.get(code, code)

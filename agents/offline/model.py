@@ -1,0 +1,50 @@
+"""`OfflineModel`: the `Model` used when no provider is configured."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.offline import work
+from agents.offline.planner import plan_offline
+from agents.phrases import say
+from agents.toolkit.tokens import count_tokens
+from app.model import ModelRequest, ModelResponse, Usage
+
+
+class OfflineModel:
+    """Deterministic, no network: plans by keywords, quotes and extracts from the documents."""
+
+    name = "offline"
+    offline = True
+
+    def __init__(self, context_tokens: int = 8192) -> None:
+        self.context_tokens = context_tokens  # the budget agents chunk long documents against
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        data = self._answer(request)
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        prompt = "\n".join(m.get("content", "") for m in request.messages)
+        usage = Usage(prompt_tokens=count_tokens(prompt), completion_tokens=count_tokens(text), calls=1)
+        return ModelResponse(text=text, data=None if isinstance(data, str) else data,
+                             usage=usage, model=self.name, offline=True)
+
+    def _answer(self, request: ModelRequest) -> str | dict[str, Any]:
+        hints = request.hints
+        kind = hints.get("kind") or request.purpose
+        if request.purpose in ("plan", "repair") or kind == "plan":
+            return plan_offline(hints)
+        if kind == "summary":
+            return work.summary(request.purpose, hints)
+        if kind == "answer":
+            return work.answer(request.purpose, hints)
+        if kind == "translate":
+            return work.translate(hints)
+        if kind == "extract":
+            return work.extract(hints)
+        if kind == "write":
+            return work.write(hints)
+        if kind == "final":
+            return work.final(hints)
+        # A request this model was not written for (a plug-in's own purpose): say so plainly.
+        return say("offline_plan", str(hints.get("language") or "en"))

@@ -1,0 +1,116 @@
+"""Offline planning: the request's intent from keywords (en/de/fr) mapped onto the registry."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from agents.outputs import stem_of
+from agents.phrases import say, target_language
+from agents.toolkit.language import LANGUAGE_NAMES
+
+# (intent, agent, patterns) in the order the tasks run; patterns match the lowercased prompt.
+INTENTS: list[tuple[str, str, list[str]]] = [
+    ("extract", "data_extractor", [
+        r"\btab(?:le|elle|leau)", r"\bcsv\b", r"\bexcel\b", r"\bxlsx?\b", r"spreadsheet",
+        r"\bfigures\b", r"\bzahlen\b", r"\bchiffres\b", r"\bdonnées\b", r"\bdaten\b", r"\bdata\b",
+        r"kalkulationstabelle", r"\bfeuille de calcul",
+    ]),
+    ("summary", "summarizer", [
+        r"summar", r"zusammenfass", r"\bfass\w*\b.*\bzusammen\b", r"résum", r"\bresum",
+        r"synthès", r"overview", r"überblick", r"\bgist\b", r"\btl;?dr\b", r"\bkey points\b",
+        r"kernpunkte", r"points clés",
+    ]),
+    ("translate", "translator", [r"translat", r"übersetz", r"tradui", r"traduction"]),
+    ("answer", "analyst", [
+        r"\?", r"^\s*(?:what|who|when|where|which|why|how|is|are|does|do|can|explain|compare)\b",
+        r"^\s*(?:was|wer|wann|wo|welche\w*|warum|wieso|wie|erkläre?|vergleiche?|gibt es)\b",
+        r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|est-ce|explique\w*|compare\w*)\b",
+        r"analy[sz]", r"\bfind\b", r"\bfinde\b", r"\btrouve\w*\b",
+    ]),
+    ("write", "writer", [
+        r"\bwrite\b", r"\breport\b", r"\bdraft\b", r"\bmemo\b", r"\bletter\b", r"\bdocx\b",
+        r"word document", r"schreib", r"bericht", r"entwurf", r"verfass", r"\bbrief\b",
+        r"word-dokument", r"rédig", r"\brapport\b", r"écri[sr]", r"\blettre\b",
+    ]),
+]
+_DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
+_REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
+_REPORT_TITLES = {"en": "Report", "de": "Bericht", "fr": "Rapport"}
+
+
+def detect_intents(prompt: str, has_tables: bool) -> list[str]:
+    """The intents a request expresses, in task order."""
+    text = prompt.lower()
+    found = [intent for intent, _, patterns in INTENTS if any(re.search(p, text) for p in patterns)]
+    # "extract the tables" is table work; "extract" alone only when the documents hold tables.
+    if "extract" not in found and has_tables and re.search(r"\bextra(?:ct|hier|i)", text):
+        found.insert(0, "extract")
+    return found
+
+
+def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan in the plan schema's shape, built from the request's hints alone."""
+    prompt = str(hints.get("prompt") or "")
+    language = str(hints.get("language") or "en")
+    agents = [a["name"] for a in hints.get("agents", [])]
+    docs = list(hints.get("documents", []))
+    max_tasks = int(hints.get("max_tasks") or 8)
+    doc_names = [d["name"] for d in docs]
+    intents = detect_intents(prompt, any(d.get("tables") for d in docs))
+    if docs and not intents:
+        intents = ["summary"]  # documents without a recognisable request: say what is in them
+    if not docs:
+        intents = [i for i in intents if i not in _DOC_INTENTS]
+    tasks: list[dict[str, Any]] = []
+    steps: list[str] = []
+
+    def add(agent: str, instructions: str, inputs: list[str], outputs: list[dict[str, str]],
+            step: str, depends: list[str] | None = None) -> None:
+        if agent in agents and len(tasks) < max_tasks:
+            tasks.append({"id": f"t{len(tasks) + 1}", "agent": agent, "instructions": instructions,
+                          "inputs": inputs, "outputs": outputs, "dependsOn": depends or []})
+            steps.append(step)
+
+    names = ", ".join(doc_names)
+    for intent in intents:
+        if intent == "extract":
+            stem = stem_of(doc_names[0]) if len(docs) == 1 else "tables"
+            add("data_extractor", f"Extract the tables and figures as CSV and XLSX. Request: {prompt}",
+                doc_names, [_out(f"{stem}.xlsx", "tables as a workbook"), _out(f"{stem}.csv", "first table")],
+                say("step_extract", language, docs=names))
+        elif intent == "summary":
+            add("summarizer", f"Summarise the documents. Request: {prompt}", doc_names, [],
+                say("step_summarize", language, docs=names))
+        elif intent == "translate":
+            target = target_language(prompt) or language
+            for doc in doc_names:
+                add("translator", f"Translate into {LANGUAGE_NAMES.get(target, target)}. Request: {prompt}",
+                    [doc], [_out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
+                    say("step_translate", language, docs=doc))
+        elif intent == "answer":
+            add("analyst", prompt, doc_names, [], say("step_answer", language, docs=names))
+        elif intent == "write":
+            stem = _REPORT_NAMES.get(language, "report")
+            title = _REPORT_TITLES.get(language, "Report")
+            earlier = [t["id"] for t in tasks]
+            add("writer", f"Write the requested document. Request: {prompt}",
+                [] if earlier else doc_names, [_out(f"{stem}.md", title), _out(f"{stem}.docx", title)],
+                say("step_write", language, name=f"{stem}.docx"), earlier)
+    # A plug-in the user names ("use the echo agent") gets a task of its own.
+    lowered = prompt.lower()
+    planned = {t["agent"] for t in tasks}
+    for agent in agents:
+        if agent not in planned and re.search(rf"\b{re.escape(agent.replace('_', ' '))}\b|\b{re.escape(agent)}\b", lowered):
+            add(agent, prompt, doc_names, [], say("step_agent", language, agent=agent))
+    finals = [out for t in tasks for out in t["outputs"]]
+    if tasks:
+        answer = f"{say('offline_plan', language)} {say('plan_steps', language, n=len(tasks), steps='; '.join(steps))}"
+    else:
+        answer = f"{say('offline_plan', language)} {say('plan_nothing', language)}"
+    return {"userLanguage": language, "objUserResponse": answer, "objFinalDocuments": finals,
+            "objWorkplan": tasks}
+
+
+def _out(name: str, purpose: str) -> dict[str, str]:
+    return {"name": name, "type": name.rsplit(".", 1)[-1], "purpose": purpose}

@@ -1,0 +1,136 @@
+"""What the offline model writes for each kind of request, from the request's hints alone."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from agents.phrases import say
+from agents.toolkit.sentences import best_passages, summarize
+from agents.toolkit.tables import tables_from_text
+from agents.toolkit.tokens import count_tokens
+
+SUMMARY_SENTENCES = 5
+PASSAGES = 3
+SOURCE_TOKENS = 500  # longer writer material is condensed to its most informative sentences
+NONE = "NONE"
+_BULLET = re.compile(r"^\s*(?:[-*]|>)\s+")
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed and a leading list marker dropped, so a quote stays one Markdown line."""
+    return _BULLET.sub("", " ".join(text.split()))
+
+
+def _docs(hints: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [d for d in hints.get("documents", []) if isinstance(d, Mapping)]
+
+
+def _partial_lines(hints: Mapping[str, Any]) -> str:
+    """The map results of a reduce request as paragraphs, markup and NONE answers removed."""
+    lines = []
+    for partial in hints.get("partials", []):
+        for line in str(partial).split("\n"):
+            line = _BULLET.sub("", line).strip()
+            if line and line != NONE and not line.startswith("_"):
+                lines.append(line)
+    return "\n\n".join(lines)
+
+
+def summary(purpose: str, hints: Mapping[str, Any]) -> str:
+    """The document's most informative sentences, verbatim and in their original order."""
+    language = str(hints.get("language") or "en")
+    if purpose == "reduce":
+        text = _partial_lines(hints)
+    else:
+        text = "\n\n".join(str(d.get("text", "")) for d in _docs(hints))
+    sentences = [one_line(s) for s in summarize(text, max_sentences=SUMMARY_SENTENCES) if s.strip()]
+    if purpose == "map":
+        return "\n".join(sentences) or NONE
+    if not sentences:
+        return say("no_documents", language)
+    return f"_{say('extractive_note', language)}_\n\n" + "\n".join(f"- {s}" for s in sentences)
+
+
+def answer(purpose: str, hints: Mapping[str, Any]) -> str:
+    """The passages that best match the question, quoted."""
+    language = str(hints.get("language") or "en")
+    question = str(hints.get("question") or hints.get("prompt") or "")
+    if purpose == "map":
+        text = "\n\n".join(str(d.get("text", "")) for d in _docs(hints))
+        return "\n\n".join(one_line(p) for p in best_passages(question, text, k=PASSAGES)) or NONE
+    if purpose == "reduce":
+        passages = best_passages(question, _partial_lines(hints), k=PASSAGES)
+        return "\n\n".join(one_line(p) for p in passages) or NONE
+    parts = [f"_{say('answer_note', language)}_"]
+    for doc in _docs(hints):
+        text = str(doc.get("text", ""))
+        passages = [one_line(p) for p in best_passages(question, text, k=PASSAGES)
+                    if p.strip() and p.strip() != NONE] if text.strip() != NONE else []
+        if passages:
+            parts.append(f"**{say('passages_from', language, doc=doc.get('name', ''))}**")
+            parts.extend(f"> {p}" for p in passages)
+        else:
+            parts.append(say("no_passage", language, doc=doc.get("name", "")))
+    if len(parts) == 1:
+        parts.append(say("no_documents", language))
+    return "\n\n".join(parts)
+
+
+def translate(hints: Mapping[str, Any]) -> str:
+    """No translation without a model: the original paragraphs, each marked untranslated."""
+    language = str(hints.get("language") or "en")
+    out = []
+    for doc in _docs(hints):
+        if doc.get("part") in (None, 1):  # say it once per document, not once per chunk
+            out.append(f"_{say('cannot_translate', language, doc=doc.get('name', ''))}_")
+        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", str(doc.get("text", ""))) if p.strip()]
+        out.extend(f"{say('untranslated', language)} {p}" for p in paragraphs)
+    return "\n\n".join(out)
+
+
+def extract(hints: Mapping[str, Any]) -> dict[str, Any]:
+    """Tables found in the text by the toolkit's layout rules."""
+    tables = []
+    for doc in _docs(hints):
+        for table in tables_from_text(str(doc.get("name", "table")), str(doc.get("text", ""))):
+            tables.append({"name": table.name, "rows": [[str(c) for c in row] for row in table.rows]})
+    return {"tables": tables}
+
+
+def write(hints: Mapping[str, Any]) -> str:
+    """A document compiled from the request and the material, marked as an offline draft."""
+    language = str(hints.get("language") or "en")
+    title = str(hints.get("title") or "Document")
+    parts = [f"# {title}", f"_{say('writer_note', language)}_",
+             f"## {say('request', language)}", str(hints.get("prompt") or hints.get("instructions") or "")]
+    sources = [s for s in hints.get("sources", []) if isinstance(s, Mapping)]
+    if sources:
+        parts.append(f"## {say('sources', language)}")
+    for source in sources:
+        text = str(source.get("text", ""))
+        if count_tokens(text) > SOURCE_TOKENS:
+            text = "\n".join(f"- {one_line(s)}" for s in summarize(text, max_sentences=8))
+        parts.append(f"### {source.get('name', '')}")
+        parts.append(_demote(text))
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def _demote(markdown: str) -> str:
+    # Headings of the material must not outrank the document's own sections.
+    return re.sub(r"^(#{1,3}) ", lambda m: "#" * min(6, len(m.group(1)) + 3) + " ", markdown, flags=re.M)
+
+
+def final(hints: Mapping[str, Any]) -> str:
+    """The opening of the final message; the delivered/missing checklist is added by the caller."""
+    language = str(hints.get("language") or "en")
+    review = hints.get("review") or {}
+    total = len(review.get("done", [])) + len(review.get("failed", [])) + len(review.get("skipped", []))
+    done = len(review.get("done", []))
+    if not total:
+        status = say("final_no_steps", language)
+    elif done == total and not review.get("missing"):
+        status = say("final_all_done", language, n=total)
+    else:
+        status = say("final_some_missing", language, done=done, n=total)
+    return f"{say('final_offline', language)} {status}"

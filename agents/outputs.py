@@ -1,0 +1,42 @@
+"""Output documents: which files a task should deliver and how text becomes those files."""
+
+from __future__ import annotations
+
+import re
+
+from agents.base import OutputFile, TaskSpec
+from agents.toolkit.files import DOCX_MIME, MARKDOWN_MIME, docx_bytes, markdown_bytes
+
+TEXT_EXTS = {"md", "markdown", "txt", "docx"}
+_UNSAFE = re.compile(r"[^\w.-]+", re.UNICODE)
+
+
+def ext_of(name: str) -> str:
+    """The lowercase extension of a file name, without the dot."""
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def stem_of(name: str) -> str:
+    """A file name without its extension, safe to build other names from."""
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return _UNSAFE.sub("-", stem).strip("-") or "document"
+
+
+def planned(task: TaskSpec, exts: set[str]) -> list[str]:
+    """The names of the task's planned outputs with one of these extensions, in plan order."""
+    return [o.name for o in task.outputs if ext_of(o.name) in exts]
+
+
+def text_file(name: str, markdown: str, title: str | None = None) -> OutputFile:
+    """A Markdown text as the file `name` (.docx renders it, .md/.txt keep it)."""
+    if ext_of(name) == "docx":
+        return OutputFile(name=name, mime=DOCX_MIME, data=docx_bytes(markdown, title=title))
+    mime = "text/plain" if ext_of(name) == "txt" else MARKDOWN_MIME
+    return OutputFile(name=name, mime=mime, data=markdown_bytes(markdown))
+
+
+def text_files(task: TaskSpec, markdown: str, *, title: str | None = None,
+               defaults: list[str] | None = None) -> list[OutputFile]:
+    """The task's planned text documents (or `defaults` when none are planned) holding `markdown`."""
+    names = planned(task, TEXT_EXTS) or list(defaults or [])
+    return [text_file(name, markdown, title) for name in names]

@@ -1,0 +1,270 @@
+"""Fixed sentences in English, German and French, for messages written without a model."""
+
+from __future__ import annotations
+
+import re
+
+# Every key has all three languages; `say` falls back to English for any other language.
+PHRASES: dict[str, dict[str, str]] = {
+    "offline_plan": {
+        "en": "I am working offline, without a language model: I can quote, extract and "
+        "compile from your documents, but I cannot write new prose or translate.",
+        "de": "Ich arbeite offline, ohne Sprachmodell: Ich kann aus Ihren Dokumenten zitieren, "
+        "extrahieren und zusammenstellen, aber keinen neuen Text verfassen oder übersetzen.",
+        "fr": "Je travaille hors ligne, sans modèle de langage : je peux citer, extraire et "
+        "compiler à partir de vos documents, mais pas rédiger ni traduire.",
+    },
+    "plan_steps": {
+        "en": "I have planned {n} step(s): {steps}.",
+        "de": "Ich habe {n} Schritt(e) geplant: {steps}.",
+        "fr": "J'ai prévu {n} étape(s) : {steps}.",
+    },
+    "plan_nothing": {
+        "en": "There is nothing the agents can do for this request without documents or a "
+        "language model. Please upload documents or configure a model.",
+        "de": "Ohne Dokumente oder Sprachmodell können die Agenten für diese Anfrage nichts tun. "
+        "Bitte laden Sie Dokumente hoch oder konfigurieren Sie ein Modell.",
+        "fr": "Sans documents ni modèle de langage, les agents ne peuvent rien faire pour cette "
+        "demande. Veuillez joindre des documents ou configurer un modèle.",
+    },
+    "work_plan": {"en": "Work plan", "de": "Arbeitsplan", "fr": "Plan de travail"},
+    "documents_to_deliver": {
+        "en": "Documents to deliver",
+        "de": "Zu liefernde Dokumente",
+        "fr": "Documents à livrer",
+    },
+    "inputs": {"en": "inputs", "de": "Eingaben", "fr": "entrées"},
+    "outputs": {"en": "outputs", "de": "Ergebnisse", "fr": "sorties"},
+    "after": {"en": "after", "de": "nach", "fr": "après"},
+    "step_summarize": {
+        "en": "summarise {docs}",
+        "de": "{docs} zusammenfassen",
+        "fr": "résumer {docs}",
+    },
+    "step_answer": {
+        "en": "answer your question from {docs}",
+        "de": "Ihre Frage anhand von {docs} beantworten",
+        "fr": "répondre à votre question à partir de {docs}",
+    },
+    "step_extract": {
+        "en": "extract the tables of {docs} as CSV and XLSX",
+        "de": "die Tabellen aus {docs} als CSV und XLSX extrahieren",
+        "fr": "extraire les tableaux de {docs} en CSV et XLSX",
+    },
+    "step_translate": {
+        "en": "translate {docs}",
+        "de": "{docs} übersetzen",
+        "fr": "traduire {docs}",
+    },
+    "step_write": {
+        "en": "write the document {name}",
+        "de": "das Dokument {name} verfassen",
+        "fr": "rédiger le document {name}",
+    },
+    "step_agent": {
+        "en": "run the agent {agent}",
+        "de": "den Agenten {agent} ausführen",
+        "fr": "exécuter l'agent {agent}",
+    },
+    "summary_of": {
+        "en": "Summary of {doc}",
+        "de": "Zusammenfassung von {doc}",
+        "fr": "Résumé de {doc}",
+    },
+    "extractive_note": {
+        "en": "Offline extractive summary: the document's most informative sentences, quoted "
+        "verbatim (no language model was used).",
+        "de": "Offline-Auszug: die aussagekräftigsten Sätze des Dokuments, wörtlich zitiert "
+        "(ohne Sprachmodell).",
+        "fr": "Résumé extractif hors ligne : les phrases les plus informatives du document, "
+        "citées telles quelles (sans modèle de langage).",
+    },
+    "answer_note": {
+        "en": "Offline answer: without a language model I quote the passages of your documents "
+        "that best match the question.",
+        "de": "Offline-Antwort: Ohne Sprachmodell zitiere ich die Passagen Ihrer Dokumente, "
+        "die am besten zur Frage passen.",
+        "fr": "Réponse hors ligne : sans modèle de langage, je cite les passages de vos "
+        "documents qui correspondent le mieux à la question.",
+    },
+    "passages_from": {
+        "en": "From {doc}:",
+        "de": "Aus {doc}:",
+        "fr": "Extrait de {doc} :",
+    },
+    "no_passage": {
+        "en": "No passage of {doc} matches the question.",
+        "de": "Keine Passage in {doc} passt zur Frage.",
+        "fr": "Aucun passage de {doc} ne correspond à la question.",
+    },
+    "no_documents": {
+        "en": "No documents were given to work on.",
+        "de": "Es wurden keine Dokumente zur Bearbeitung übergeben.",
+        "fr": "Aucun document n'a été fourni.",
+    },
+    "cannot_translate": {
+        "en": "I cannot translate without a language model. Below is the original text of "
+        "{doc}, paragraph by paragraph, marked as untranslated.",
+        "de": "Ohne Sprachmodell kann ich nicht übersetzen. Unten steht der Originaltext von "
+        "{doc}, Absatz für Absatz, als nicht übersetzt markiert.",
+        "fr": "Je ne peux pas traduire sans modèle de langage. Voici le texte original de "
+        "{doc}, paragraphe par paragraphe, marqué comme non traduit.",
+    },
+    "untranslated": {"en": "[untranslated]", "de": "[nicht übersetzt]", "fr": "[non traduit]"},
+    "translation_of": {
+        "en": "Translation of {doc} into {language}",
+        "de": "Übersetzung von {doc} ins {language}",
+        "fr": "Traduction de {doc} en {language}",
+    },
+    "tables_found": {
+        "en": "{n} table(s) extracted from {docs}.",
+        "de": "{n} Tabelle(n) aus {docs} extrahiert.",
+        "fr": "{n} tableau(x) extrait(s) de {docs}.",
+    },
+    "table_line": {
+        "en": "{name}: {rows} rows × {cols} columns",
+        "de": "{name}: {rows} Zeilen × {cols} Spalten",
+        "fr": "{name} : {rows} lignes × {cols} colonnes",
+    },
+    "no_tables": {
+        "en": "No tables or figures were found in {docs}.",
+        "de": "In {docs} wurden keine Tabellen oder Zahlen gefunden.",
+        "fr": "Aucun tableau ni chiffre n'a été trouvé dans {docs}.",
+    },
+    "files_delivered": {
+        "en": "Files: {files}",
+        "de": "Dateien: {files}",
+        "fr": "Fichiers : {files}",
+    },
+    "writer_note": {
+        "en": "Draft compiled offline, without a language model, from the material below.",
+        "de": "Entwurf, offline ohne Sprachmodell aus dem folgenden Material zusammengestellt.",
+        "fr": "Brouillon compilé hors ligne, sans modèle de langage, à partir des éléments "
+        "ci-dessous.",
+    },
+    "request": {"en": "Request", "de": "Auftrag", "fr": "Demande"},
+    "sources": {"en": "Sources", "de": "Quellen", "fr": "Sources"},
+    "results": {"en": "Results of earlier steps", "de": "Ergebnisse früherer Schritte",
+                "fr": "Résultats des étapes précédentes"},
+    "document_written": {
+        "en": "I wrote {files}.",
+        "de": "Ich habe {files} verfasst.",
+        "fr": "J'ai rédigé {files}.",
+    },
+    "final_offline": {
+        "en": "This round ran offline, without a language model: the results are extracts "
+        "from your documents, not generated text.",
+        "de": "Diese Runde lief offline, ohne Sprachmodell: Die Ergebnisse sind Auszüge aus "
+        "Ihren Dokumenten, kein generierter Text.",
+        "fr": "Ce tour s'est déroulé hors ligne, sans modèle de langage : les résultats sont "
+        "des extraits de vos documents, pas du texte généré.",
+    },
+    "final_all_done": {
+        "en": "All {n} planned step(s) are done.",
+        "de": "Alle {n} geplanten Schritte sind erledigt.",
+        "fr": "Les {n} étape(s) prévue(s) sont terminées.",
+    },
+    "final_some_missing": {
+        "en": "{done} of {n} planned step(s) are done; see what is missing below.",
+        "de": "{done} von {n} geplanten Schritten sind erledigt; was fehlt, steht unten.",
+        "fr": "{done} étape(s) sur {n} terminée(s) ; ce qui manque est indiqué ci-dessous.",
+    },
+    "final_no_steps": {
+        "en": "No steps were planned in this round.",
+        "de": "In dieser Runde waren keine Schritte geplant.",
+        "fr": "Aucune étape n'était prévue dans ce tour.",
+    },
+    "delivered": {"en": "Delivered", "de": "Geliefert", "fr": "Livré"},
+    "missing": {"en": "Missing", "de": "Fehlt", "fr": "Manquant"},
+    "done_steps": {"en": "Completed steps", "de": "Erledigte Schritte", "fr": "Étapes terminées"},
+    "task_failed": {
+        "en": "step {id} ({agent}) failed",
+        "de": "Schritt {id} ({agent}) ist fehlgeschlagen",
+        "fr": "l'étape {id} ({agent}) a échoué",
+    },
+    "task_skipped": {
+        "en": "step {id} ({agent}) was skipped: {reason}",
+        "de": "Schritt {id} ({agent}) wurde übersprungen: {reason}",
+        "fr": "l'étape {id} ({agent}) a été ignorée : {reason}",
+    },
+    "depends_on_broken": {
+        "en": "it needs step {id} ({agent}), which did not complete",
+        "de": "er braucht Schritt {id} ({agent}), der nicht abgeschlossen wurde",
+        "fr": "elle dépend de l'étape {id} ({agent}), qui n'a pas abouti",
+    },
+    "doc_never_produced": {
+        "en": "planned document {name} was not produced",
+        "de": "das geplante Dokument {name} wurde nicht erstellt",
+        "fr": "le document prévu {name} n'a pas été produit",
+    },
+    "nothing_delivered": {
+        "en": "no documents",
+        "de": "keine Dokumente",
+        "fr": "aucun document",
+    },
+}
+
+# Names of languages as people write them in a request, in English, German and French.
+LANGUAGE_WORDS: dict[str, str] = {
+    "english": "en", "englisch": "en", "anglais": "en",
+    "german": "de", "deutsch": "de", "allemand": "de",
+    "french": "fr", "französisch": "fr", "franzosisch": "fr", "français": "fr", "francais": "fr",
+    "spanish": "es", "spanisch": "es", "espagnol": "es",
+    "italian": "it", "italienisch": "it", "italien": "it",
+    "portuguese": "pt", "portugiesisch": "pt", "portugais": "pt",
+    "dutch": "nl", "niederländisch": "nl", "néerlandais": "nl",
+    "chinese": "zh", "chinesisch": "zh", "chinois": "zh",
+    "japanese": "ja", "japanisch": "ja", "japonais": "ja",
+    "russian": "ru", "russisch": "ru", "russe": "ru",
+}
+
+# The name of a language in the reply language, for sentences such as "translation into ...".
+LANGUAGE_LABELS: dict[str, dict[str, str]] = {
+    "en": {"en": "English", "de": "Englische", "fr": "anglais"},
+    "de": {"en": "German", "de": "Deutsche", "fr": "allemand"},
+    "fr": {"en": "French", "de": "Französische", "fr": "français"},
+    "es": {"en": "Spanish", "de": "Spanische", "fr": "espagnol"},
+    "it": {"en": "Italian", "de": "Italienische", "fr": "italien"},
+}
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def say(key: str, language: str, **values: object) -> str:
+    """The phrase `key` in `language` (English when that language is missing), filled in."""
+    table = PHRASES[key]
+    return table.get(language, table["en"]).format(**values)
+
+
+def target_language(text: str) -> str | None:
+    """The language a request asks to translate into ("into German", "auf Französisch"), if named."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    found: list[tuple[int, str]] = []
+    for index, word in enumerate(words):
+        code = _language_of(word)
+        if code:
+            found.append((index, code))
+    # "translate this German text into English": the language after "into" is the target.
+    for index, code in found:
+        if index > 0 and words[index - 1] in _INTO:
+            return code
+    return found[-1][1] if found else None
+
+
+_INTO = {"into", "to", "in", "ins", "auf", "nach", "en", "vers"}
+
+
+def _language_of(word: str) -> str | None:
+    for name, code in LANGUAGE_WORDS.items():
+        # German adjectives inflect ("ins Deutsche", "auf Französisch"): match on the stem.
+        if word == name or (len(name) > 5 and word.startswith(name[:-1])):
+            return code
+    return None
+
+
+def language_label(code: str, language: str) -> str:
+    """How `language` speakers name the language `code`."""
+    labels = LANGUAGE_LABELS.get(code)
+    if not labels:
+        return code
+    return labels.get(language, labels["en"])

@@ -1,0 +1,283 @@
+"""The work plan: its JSON schema, parsing, validation and scheduling. Pure, no I/O."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agents.base import OutputSpec, Plan, TaskSpec
+from agents.errors import PlanFormatError
+
+# Key names follow the seed's project-manager outputs (objWorkplan, objFinalDocuments, ...).
+_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "type", "purpose"],
+    "properties": {
+        "name": {"type": "string", "description": "file name with extension, e.g. report.docx"},
+        "type": {"type": "string", "description": "extension or MIME type"},
+        "purpose": {"type": "string"},
+    },
+}
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["userLanguage", "objUserResponse", "objFinalDocuments", "objWorkplan"],
+    "properties": {
+        "userLanguage": {"type": "string", "description": "ISO 639-1 code of the user's language"},
+        "objUserResponse": {"type": "string", "description": "answer to the user, in their language"},
+        "objFinalDocuments": {"type": "array", "items": _OUTPUT_SCHEMA},
+        "objWorkplan": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "agent", "instructions", "inputs", "outputs", "dependsOn"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "agent": {"type": "string"},
+                    "instructions": {"type": "string"},
+                    "inputs": {"type": "array", "items": {"type": "string"}},
+                    "outputs": {"type": "array", "items": _OUTPUT_SCHEMA},
+                    "dependsOn": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    },
+}
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def parse_plan(data: Any) -> Plan:
+    """Turn the model's JSON (parsed or as text) into a `Plan`, or raise `PlanFormatError`."""
+    if isinstance(data, (str, bytes)):
+        text = data.decode() if isinstance(data, bytes) else data
+        match = _FENCE.match(text)  # models like to wrap JSON in a Markdown fence
+        try:
+            data = json.loads(match.group(1) if match else text)
+        except ValueError as exc:
+            raise PlanFormatError([f"the answer is not valid JSON ({exc})"]) from None
+    if not isinstance(data, dict):
+        raise PlanFormatError(["the plan must be a JSON object"])
+    errors: list[str] = []
+    language = data.get("userLanguage", "")
+    answer = data.get("objUserResponse", "")
+    if not isinstance(language, str):
+        errors.append("userLanguage must be a string")
+    if not isinstance(answer, str):
+        errors.append("objUserResponse must be a string")
+    finals = _outputs(data.get("objFinalDocuments", []), "objFinalDocuments", errors)
+    raw_tasks = data.get("objWorkplan", [])
+    tasks: list[TaskSpec] = []
+    if not isinstance(raw_tasks, list):
+        errors.append("objWorkplan must be a list of tasks")
+        raw_tasks = []
+    for index, raw in enumerate(raw_tasks, 1):
+        where = f"objWorkplan[{index}]"
+        if not isinstance(raw, dict):
+            errors.append(f"{where} must be an object")
+            continue
+        task_id = raw.get("id")
+        agent = raw.get("agent")
+        if not isinstance(task_id, str) or not task_id.strip():
+            errors.append(f"{where} has no id")
+            task_id = ""
+        if not isinstance(agent, str):
+            errors.append(f"{where} has no agent")
+            agent = ""
+        instructions = raw.get("instructions", "")
+        if not isinstance(instructions, str):
+            errors.append(f"{where}.instructions must be a string")
+            instructions = ""
+        tasks.append(TaskSpec(
+            id=task_id.strip(),
+            agent=agent.strip(),
+            instructions=instructions,
+            inputs=_strings(raw.get("inputs", []), f"{where}.inputs", errors),
+            outputs=_outputs(raw.get("outputs", []), f"{where}.outputs", errors),
+            depends_on=_strings(raw.get("dependsOn", []), f"{where}.dependsOn", errors),
+        ))
+    if errors:
+        raise PlanFormatError(errors)
+    return Plan(language=(language or "en").strip().lower()[:2] or "en", answer=answer,
+                final_documents=finals, tasks=tasks)
+
+
+def plan_to_json(plan: Plan) -> dict[str, Any]:
+    """The plan in the schema's shape, e.g. to show the model its rejected plan."""
+    def out(o: OutputSpec) -> dict[str, str]:
+        return {"name": o.name, "type": o.type, "purpose": o.purpose}
+
+    return {
+        "userLanguage": plan.language,
+        "objUserResponse": plan.answer,
+        "objFinalDocuments": [out(o) for o in plan.final_documents],
+        "objWorkplan": [
+            {"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": t.inputs,
+             "outputs": [out(o) for o in t.outputs], "dependsOn": t.depends_on}
+            for t in plan.tasks
+        ],
+    }
+
+
+def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_names: list[str] | set[str],
+                  max_tasks: int) -> list[str]:
+    """Every reason the plan cannot run, each precise enough for the model to repair it."""
+    errors: list[str] = []
+    agents = set(registry_names)
+    uploads = set(document_names)
+    if len(plan.tasks) > max_tasks:
+        errors.append(f"the plan has {len(plan.tasks)} tasks; at most {max_tasks} are allowed")
+    ids = [t.id for t in plan.tasks]
+    for task_id in sorted({i for i in ids if ids.count(i) > 1}):
+        errors.append(f"task id '{task_id}' is used by {ids.count(task_id)} tasks; ids must be unique")
+    known = set(ids)
+    producers: dict[str, str] = {}
+    for task in plan.tasks:
+        if task.agent not in agents:
+            errors.append(f"task '{task.id}': unknown agent '{task.agent}'; "
+                          f"available agents: {', '.join(sorted(agents))}")
+        if not task.instructions.strip():
+            errors.append(f"task '{task.id}': instructions are empty")
+        for dep in task.depends_on:
+            if dep not in known:
+                errors.append(f"task '{task.id}' depends on '{dep}', which is not in the plan")
+        for out in task.outputs:
+            if out.name in uploads:
+                errors.append(f"task '{task.id}': output '{out.name}' has the name of an uploaded document")
+            elif out.name in producers:
+                errors.append(f"task '{task.id}': output '{out.name}' is also produced by task "
+                              f"'{producers[out.name]}'")
+            else:
+                producers[out.name] = task.id
+    cycle = find_cycle(plan)
+    if cycle:
+        errors.append("tasks form a cycle: " + " -> ".join(cycle))
+    else:
+        errors.extend(_input_errors(plan, uploads, producers))
+    for final in plan.final_documents:
+        if final.name not in producers and final.name not in uploads:
+            errors.append(f"final document '{final.name}' is not an output of any task")
+    return errors
+
+
+def _input_errors(plan: Plan, uploads: set[str], producers: dict[str, str]) -> list[str]:
+    errors: list[str] = []
+    for task in plan.tasks:
+        ancestors = _ancestors(plan, task.id)
+        for name in task.inputs:
+            if name in uploads:
+                continue
+            producer = producers.get(name)
+            if producer is None:
+                available = ", ".join(sorted(uploads)) or "none"
+                errors.append(f"task '{task.id}': input '{name}' is neither an uploaded document "
+                              f"(uploaded: {available}) nor an output of a task")
+            elif producer not in ancestors:
+                errors.append(f"task '{task.id}': input '{name}' is an output of task '{producer}', "
+                              f"but '{task.id}' does not depend on '{producer}'")
+    return errors
+
+
+def _ancestors(plan: Plan, task_id: str) -> set[str]:
+    deps = {t.id: t.depends_on for t in plan.tasks}
+    seen: set[str] = set()
+    stack = list(deps.get(task_id, []))
+    while stack:
+        dep = stack.pop()
+        if dep not in seen and dep in deps:
+            seen.add(dep)
+            stack.extend(deps[dep])
+    return seen
+
+
+def find_cycle(plan: Plan) -> list[str]:
+    """The task ids of one dependency cycle, closed (["a", "b", "a"]), or [] when there is none."""
+    deps = {t.id: [d for d in t.depends_on] for t in plan.tasks}
+    state: dict[str, int] = {}  # 1 on the current path, 2 finished
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for dep in deps.get(node, []):
+            if dep not in deps:
+                continue
+            if state.get(dep) == 1:
+                return path[path.index(dep):] + [dep]
+            if dep not in state:
+                found = visit(dep, path)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for task in plan.tasks:
+        if task.id not in state:
+            found = visit(task.id, [])
+            if found:
+                # Report in execution order: a task comes after what it depends on.
+                return list(reversed(found))
+    return []
+
+
+def schedule(plan: Plan, done: set[str], failed: set[str],
+             skipped: set[str]) -> tuple[list[TaskSpec], list[tuple[TaskSpec, str]]]:
+    """Tasks ready to run (every dependency done) and tasks to skip (a dependency failed or was
+    skipped) with the reason, in plan order. Finished tasks appear in neither list; the caller
+    leaves out the tasks it is already running."""
+    finished = done | failed | skipped
+    by_id = {t.id: t for t in plan.tasks}
+    ready: list[TaskSpec] = []
+    to_skip: list[tuple[TaskSpec, str]] = []
+    for task in plan.tasks:
+        if task.id in finished:
+            continue
+        broken = [d for d in task.depends_on if d in failed or d in skipped]
+        if broken:
+            dep = broken[0]
+            agent = by_id[dep].agent if dep in by_id else "?"
+            how = "failed" if dep in failed else "was skipped"
+            to_skip.append((task, f"it depends on task '{dep}' ({agent}), which {how}"))
+        elif all(d in done for d in task.depends_on):
+            ready.append(task)
+    return ready, to_skip
+
+
+def waves(plan: Plan) -> list[list[TaskSpec]]:
+    """The tasks in topological waves: each wave can run in parallel once the earlier ones are done."""
+    done: set[str] = set()
+    result: list[list[TaskSpec]] = []
+    while True:
+        ready, _ = schedule(plan, done, set(), set())
+        if not ready:
+            return result
+        result.append(ready)
+        done |= {t.id for t in ready}
+
+
+def _strings(value: Any, where: str, errors: list[str]) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        errors.append(f"{where} must be a list of strings")
+        return []
+    return [v.strip() for v in value if v.strip()]
+
+
+def _outputs(value: Any, where: str, errors: list[str]) -> list[OutputSpec]:
+    if not isinstance(value, list):
+        errors.append(f"{where} must be a list of documents")
+        return []
+    outputs: list[OutputSpec] = []
+    for raw in value:
+        if isinstance(raw, str):  # tolerate a bare file name
+            raw = {"name": raw}
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"].strip():
+            errors.append(f"{where}: every document needs a name")
+            continue
+        name = raw["name"].strip()
+        kind = raw.get("type") or (name.rsplit(".", 1)[-1] if "." in name else "")
+        outputs.append(OutputSpec(name=name, type=str(kind), purpose=str(raw.get("purpose") or "")))
+    return outputs

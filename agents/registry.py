@@ -1,0 +1,109 @@
+"""The agent registry: built-ins and entry-point plug-ins, registered through the same `add()`."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from agents.base import Agent
+from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
+
+ENTRY_POINT_GROUP = "foreman.agents"
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+
+class Registry:
+    """The agents a round may plan with, by stable name."""
+
+    def __init__(self) -> None:
+        self._agents: dict[str, Agent] = {}
+        self._sources: dict[str, str] = {}
+
+    def add(self, agent: Agent, *, source: str = "built-in") -> None:
+        """Register `agent`; a second agent with the same name is an error."""
+        name = getattr(agent, "name", None)
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise RegistryError(f"agent from {source} has an invalid name {name!r}: "
+                                "use lowercase letters, digits, '_' or '-'")
+        if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
+            raise RegistryError(f"agent '{name}' from {source} does not implement the Agent "
+                                "protocol (name, description, async run(task, context))")
+        if not isinstance(agent.description, str) or not agent.description.strip():
+            raise RegistryError(f"agent '{name}' from {source} has no description")
+        if name in self._agents:
+            raise DuplicateAgentError(f"agent name '{name}' from {source} is already registered "
+                                      f"by {self._sources[name]}")
+        self._agents[name] = agent
+        self._sources[name] = source
+
+    def get(self, name: str) -> Agent:
+        """The agent called `name`, or `UnknownAgentError`."""
+        try:
+            return self._agents[name]
+        except KeyError:
+            raise UnknownAgentError(f"no agent named '{name}' is registered; "
+                                    f"known agents: {', '.join(self.names())}") from None
+
+    def names(self) -> list[str]:
+        """The registered names, in registration order."""
+        return list(self._agents)
+
+    def descriptions(self) -> list[dict[str, str]]:
+        """Name and description of every agent, for the project manager's prompt."""
+        return [{"name": a.name, "description": a.description} for a in self._agents.values()]
+
+    def source(self, name: str) -> str:
+        """Where the agent came from: "built-in" or the entry point."""
+        return self._sources[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._agents
+
+    def __len__(self) -> int:
+        return len(self._agents)
+
+
+def builtin_agents() -> list[Agent]:
+    """A fresh instance of every built-in agent."""
+    from agents.analyst import Analyst
+    from agents.data_extractor import DataExtractor
+    from agents.summarizer import Summarizer
+    from agents.translator import Translator
+    from agents.writer import Writer
+
+    return [Analyst(), Summarizer(), Writer(), Translator(), DataExtractor()]
+
+
+def load_entry_point(ep: EntryPoint) -> Agent:
+    """The agent an entry point names: an Agent instance, or a class or zero-argument factory."""
+    where = f"entry point '{ep.name} = {ep.value}'"
+    try:
+        obj: Any = ep.load()
+        if inspect.isclass(obj) or not isinstance(obj, Agent):
+            if not callable(obj):
+                raise RegistryError(f"{where} is neither an agent nor a factory")
+            obj = obj()
+    except RegistryError:
+        raise
+    except Exception as exc:  # a broken plug-in must say which one it is
+        raise RegistryError(f"{where} failed to load: {exc!r}") from exc
+    return obj
+
+
+def build_registry(entry_points: bool = True) -> Registry:
+    """The built-in agents, then the plug-ins of the `foreman.agents` entry-point group."""
+    registry = Registry()
+    for agent in builtin_agents():
+        registry.add(agent, source="built-in")
+    if entry_points:
+        for ep in _group_entry_points():
+            registry.add(load_entry_point(ep), source=f"entry point '{ep.name} = {ep.value}'")
+    return registry
+
+
+def _group_entry_points() -> list[EntryPoint]:
+    # Sorted so that which plug-in wins a name clash never depends on sys.path order.
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    return sorted(found, key=lambda ep: (ep.name, ep.value))

@@ -1,0 +1,66 @@
+"""The summarizer agent: a summary of each input document, however long."""
+
+from __future__ import annotations
+
+from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
+from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.hints import doc_facts
+from agents.inputs import base_hints, language_name, task_documents
+from agents.outputs import text_files
+from agents.phrases import say
+from agents.toolkit.tokens import count_tokens
+from app.model import ModelRequest
+
+
+class Summarizer:
+    """Summarises documents; long ones chunk by chunk (map-reduce)."""
+
+    name = "summarizer"
+    description = (
+        "Summarises the given documents (any length) in the user's language, as a message and, "
+        "when the task lists outputs, as .md/.docx files."
+    )
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        ledger = Ledger(context.model)
+        docs = task_documents(task, context)
+        if not docs:
+            return TaskResult(text=say("no_documents", context.language))
+        sections = []
+        for doc in docs:
+            summary = await summarize_document(ledger, task, context, doc, agent=self.name)
+            sections.append(f"## {say('summary_of', context.language, doc=doc.name)}\n\n{summary}")
+        text = "\n\n".join(sections)
+        files = text_files(task, text, title=say("summary_of", context.language,
+                                                   doc=", ".join(d.name for d in docs)))
+        return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
+                          offline=ledger.offline)
+
+
+async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContext,
+                             doc: DocumentText, *, agent: str) -> str:
+    """A summary of one document; a map-reduce over its chunks when it is too long for one call."""
+    language = language_name(context.language)
+    system = (f"You are the {agent} agent. Summarise the document faithfully in {language}, "
+              f"as Markdown bullet points. Task: {task.instructions}")
+    hints = base_hints(task, context, agent, "summary")
+    budget = input_budget(context.model)
+    text = doc.text
+    if count_tokens(text) > budget:
+        text = await map_reduce(
+            ledger, agent=agent, kind="summary", text=text, budget=budget,
+            map_system=f"Summarise this part of a longer document in {language}: keep every key "
+                       "fact, figure and name.",
+            reduce_system=f"These are summaries of consecutive parts of one document. Merge them "
+                          f"into one summary in {language}.",
+            hints=hints, doc=doc_facts(doc),
+        )
+        return text
+    request = ModelRequest(
+        purpose="task",
+        messages=messages(system, f"Document {doc.name}:\n\n{text}"),
+        agent=agent,
+        hints=dict(hints, documents=[doc_facts(doc, text=text)]),
+        max_tokens=output_budget(context.model),
+    )
+    return (await ledger.ask(request)).text

@@ -1,0 +1,56 @@
+"""The translator agent: translates documents chunk by chunk into the requested language."""
+
+from __future__ import annotations
+
+from agents.base import TaskContext, TaskResult, TaskSpec
+from agents.calls import Ledger, input_budget, messages, output_budget
+from agents.hints import doc_facts
+from agents.inputs import base_hints, language_name, task_documents
+from agents.outputs import stem_of, text_files
+from agents.phrases import language_label, say, target_language
+from agents.toolkit.tokens import chunk_text
+from app.model import ModelRequest
+
+
+class Translator:
+    """Translates documents into the language the instructions name (else the user's)."""
+
+    name = "translator"
+    description = (
+        "Translates the given documents into the language named in the instructions "
+        "(default: the user's language), keeping their structure; delivers .md/.docx files."
+    )
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        ledger = Ledger(context.model)
+        target = target_language(task.instructions) or target_language(context.prompt) or context.language
+        hints = dict(base_hints(task, context, self.name, "translate"), target_language=target)
+        # A translation is as long as its source: a chunk may use only what the answer may use.
+        budget = min(input_budget(context.model), output_budget(context.model))
+        system = (f"You are the {self.name} agent. Translate the text into {language_name(target)}. "
+                  "Keep its paragraphs and Markdown; output only the translation.")
+        docs = task_documents(task, context)
+        if not docs:
+            return TaskResult(text=say("no_documents", context.language))
+        sections = []
+        for doc in docs:
+            chunks = chunk_text(doc.text, budget) or [""]
+            parts = []
+            for index, chunk in enumerate(chunks, 1):
+                request = ModelRequest(
+                    purpose="task",
+                    messages=messages(system, chunk),
+                    agent=self.name,
+                    hints=dict(hints, documents=[doc_facts(doc, text=chunk, part=index,
+                                                           parts=len(chunks))]),
+                    max_tokens=output_budget(context.model),
+                )
+                parts.append((await ledger.ask(request)).text)
+            heading = say("translation_of", context.language, doc=doc.name,
+                          language=language_label(target, context.language))
+            sections.append(f"## {heading}\n\n" + "\n\n".join(parts))
+        text = "\n\n".join(sections)
+        default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]
+        files = text_files(task, text, defaults=default)
+        return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
+                          offline=ledger.offline)
