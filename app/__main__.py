@@ -1,0 +1,28 @@
+"""`python -m app`: serve the API (HOST, PORT and the rest from the environment)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import uvicorn
+
+from app.config import SettingsError, from_env
+from app.main import create_app
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = from_env(os.environ)
+        app = create_app(settings)
+    except SettingsError as exc:
+        print(f"foreman: {exc}", file=sys.stderr)
+        return 2
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

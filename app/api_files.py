@@ -1,0 +1,81 @@
+"""File routes: upload (type from the bytes), metadata, content."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote
+
+from litestar import Request, Response, get, post
+from litestar.datastructures import UploadFile
+from litestar.params import Parameter
+from litestar.status_codes import HTTP_201_CREATED
+
+from app.clock import now
+from app.documents import split_name
+from app.errors import BadRequestError, NotFoundError, PayloadTooLargeError
+from app.http import errors
+from app.schemas import FileInfo
+from app.tables import FileRow
+from app.views import file_info
+from extractors.detect import detect_mime
+
+FileId = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
+
+
+@post("/api/files", status_code=HTTP_201_CREATED, responses=errors(413, 415),
+      summary="Upload one or more files (multipart, parts named 'files')")
+async def upload(request: Request) -> list[FileInfo]:
+    state = request.app.state
+    owner = state.auth.owner(request)
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise BadRequestError("Send the files as multipart/form-data, one part named 'files' per file.",
+                              code="not_multipart")
+    form = await request.form()
+    parts = [p for p in form.getall("files") if isinstance(p, UploadFile)] if "files" in form else []
+    if not parts:
+        raise BadRequestError("No file found: send each file as a multipart part named 'files'.", code="no_files")
+    limit = state.max_upload_bytes
+    rows = []
+    for part in parts:
+        data = await part.read()
+        if len(data) > limit:
+            raise PayloadTooLargeError(f"{part.filename!r} is {len(data)} bytes; the limit is {limit} bytes "
+                                       "(MAX_UPLOAD_BYTES). Nothing was stored.", code="file_too_large")
+        name, ext = split_name(part.filename or "upload")
+        rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name[:200],
+                                   ext=ext[:20], mime=detect_mime(data, part.filename or ""), size=len(data),
+                                   sha256="", origin="upload", created_at=now())))
+    storage = state.runtime.storage
+    for data, row in rows:  # stored only once every part passed the checks
+        row.sha256 = storage.put(data)
+    stored = await state.runtime.repo.add_files([row for _, row in rows])
+    return [file_info(row) for row in stored]
+
+
+async def _owned_file(request: Request, file_id: int) -> FileRow:
+    state = request.app.state
+    owner = state.auth.owner(request)
+    row = (await state.runtime.repo.files(owner, [file_id])).get(file_id)
+    if row is None:
+        raise NotFoundError(f"There is no file {file_id}.", code="file_not_found")
+    return row
+
+
+@get("/api/files/{file_id:int}", responses=errors(404), summary="A file's metadata")
+async def get_file(request: Request, file_id: FileId) -> FileInfo:
+    return file_info(await _owned_file(request, file_id))
+
+
+@get("/api/files/{file_id:int}/content", responses=errors(404), summary="A file's bytes",
+     media_type="application/octet-stream")
+async def get_content(request: Request, file_id: FileId) -> Response[bytes]:
+    row = await _owned_file(request, file_id)
+    data = request.app.state.runtime.storage.get(row.sha256)
+    filename = f"{row.name}.{row.ext}" if row.ext else row.name
+    quoted = filename.replace("\\", "_").replace('"', "_")
+    ascii_name = quoted.encode("ascii", "replace").decode()
+    disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
+    return Response(content=data, media_type=row.mime, headers={"Content-Disposition": disposition})
+
+
+ROUTES = [upload, get_file, get_content]

@@ -1,0 +1,134 @@
+"""Workflow routes: start, stop, delete, read, status and polling by id cursor."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated
+
+import msgspec
+from litestar import Request, Response, delete, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
+
+from app.errors import NotFoundError
+from app.http import errors
+from app.schemas import (
+    LogPage,
+    MessagePage,
+    StartAnswer,
+    StartRequest,
+    Workflow,
+    WorkflowList,
+    WorkflowStatusView,
+)
+from app.views import log_view, message_view, status_view, summary_view, workflow_view
+
+MAX_ID = 2**63 - 1
+Id = Annotated[int, Parameter(ge=1, le=MAX_ID)]
+Cursor = Annotated[int | None, Parameter(ge=0, le=MAX_ID, required=False)]
+Limit = Annotated[int | None, Parameter(ge=1, le=500, required=False)]
+WorkflowId = Annotated[str, Parameter(max_length=64)]
+
+
+def _deps(request: Request):
+    state = request.app.state
+    return state.auth.owner(request), state.workflows
+
+
+@post("/api/workflows/start", status_code=HTTP_200_OK, responses=errors(404, 409),
+      summary="Start a workflow, or its next round with ?id=")
+async def start(request: Request, data: StartRequest,
+                workflow_id: Annotated[str | None, Parameter(query="id", max_length=64, required=False)] = None,
+                idempotency_key: Annotated[str | None, Parameter(header="Idempotency-Key", max_length=200,
+                                                                 required=False)] = None) -> StartAnswer:
+    owner, workflows = _deps(request)
+    answer = await workflows.start(owner, workflow_id, data, idempotency_key)
+    return msgspec.convert(answer, StartAnswer, from_attributes=False)
+
+
+@post("/api/workflows/{workflow_id:str}/stop", status_code=HTTP_200_OK, responses=errors(404, 409),
+      summary="Stop the running round at once")
+async def stop(request: Request, workflow_id: WorkflowId) -> WorkflowStatusView:
+    owner, workflows = _deps(request)
+    return await workflows.stop(owner, workflow_id)
+
+
+@delete("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(404),
+        summary="Delete a workflow with its messages, logs and the files only it used")
+async def delete_workflow(request: Request, workflow_id: WorkflowId) -> dict[str, str]:
+    owner, workflows = _deps(request)
+    await workflows.delete(owner, workflow_id)
+    return {"id": workflow_id, "status": "deleted"}
+
+
+@get("/api/workflows", responses=errors(), summary="The caller's workflows, newest activity first")
+async def list_workflows(request: Request) -> WorkflowList:
+    owner, workflows = _deps(request)
+    return WorkflowList(items=[summary_view(r) for r in await workflows.repo.workflows(owner)])
+
+
+@get("/api/workflows/{workflow_id:str}", responses=errors(404), summary="The whole workflow")
+async def get_workflow(request: Request, workflow_id: WorkflowId) -> Workflow:
+    owner, workflows = _deps(request)
+    row = await workflows.owned(owner, workflow_id)
+    repo = workflows.repo
+    rows = await repo.messages_of(workflow_id)
+    files = await repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+    messages = [message_view(m, docs, files) for m, docs in rows]
+    logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.logs_of(workflow_id)]
+    return workflow_view(row, messages, logs)
+
+
+@get("/api/workflows/{workflow_id:str}/status", summary="Status, with an ETag for conditional polling",
+     responses=errors(404) | {304: ResponseSpec(data_container=None, description="Unchanged since the ETag sent "
+                                                "in If-None-Match; no body.", generate_examples=False)})
+async def get_status(request: Request, workflow_id: WorkflowId) -> Response[WorkflowStatusView]:
+    owner, workflows = _deps(request)
+    view = status_view(await workflows.owned(owner, workflow_id))
+    body = msgspec.json.encode(view)
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    if etag in (request.headers.get("if-none-match") or ""):
+        return Response(content=b"", status_code=HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(content=view, headers={"ETag": etag, "Cache-Control": "no-cache"})
+
+
+@get("/api/workflows/{workflow_id:str}/messages", responses=errors(404), summary="Messages after a cursor")
+async def get_messages(request: Request, workflow_id: WorkflowId, id: Cursor = None,  # noqa: A002
+                       limit: Limit = None) -> Response[MessagePage]:
+    owner, workflows = _deps(request)
+    page = await workflows.page(owner, workflow_id, "messages", id, limit)
+    return Response(content=page, media_type="application/json")
+
+
+@get("/api/workflows/{workflow_id:str}/logs", responses=errors(404), summary="Log entries after a cursor")
+async def get_logs(request: Request, workflow_id: WorkflowId, id: Cursor = None,  # noqa: A002
+                   limit: Limit = None) -> Response[LogPage]:
+    owner, workflows = _deps(request)
+    page = await workflows.page(owner, workflow_id, "logs", id, limit)
+    return Response(content=page, media_type="application/json")
+
+
+@delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}", status_code=HTTP_200_OK,
+        responses=errors(404), summary="Delete a message (its id stays valid as a cursor)")
+async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> dict[str, object]:
+    owner, workflows = _deps(request)
+    await workflows.owned(owner, workflow_id)
+    if not await workflows.repo.delete_message(workflow_id, message_id):
+        raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
+    return {"id": message_id, "deleted": True}
+
+
+@delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}/files/{file_id:int}", status_code=HTTP_200_OK,
+        responses=errors(404), summary="Remove a file from a message")
+async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> dict[str, object]:
+    owner, workflows = _deps(request)
+    await workflows.owned(owner, workflow_id)
+    if not await workflows.repo.remove_document(workflow_id, message_id, file_id):
+        raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
+                            code="document_not_found")
+    return {"messageId": message_id, "fileId": file_id, "removed": True}
+
+
+ROUTES = [start, stop, delete_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,
+          delete_message, remove_file]

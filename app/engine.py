@@ -1,0 +1,171 @@
+"""The round engine: DBOS's lifecycle, concurrency slots, immediate stop, crash reconciliation."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import AsyncIterator
+
+from dbos import DBOS, SetWorkflowID
+
+from agents.registry import Registry
+from app.clock import now
+from app.config import Settings
+from app.cursors import CursorCache
+from app.db import Database
+from app.documents import Documents
+from app.fsm import Event, WorkflowStatus
+from app.journal import Journal
+from app.model import Model
+from app.repository import NewLog, Repository
+from app.round_data import RoundData
+from app.storage import Storage
+
+log = logging.getLogger("foreman.engine")
+
+_current: Runtime | None = None
+
+# DBOS states after which nothing will run the round again.
+_FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
+
+
+def current() -> Runtime:
+    """The runtime of this process (DBOS workflows are process-global, so is this)."""
+    if _current is None:
+        raise RuntimeError("The round engine is not running.")
+    return _current
+
+
+def round_id(workflow_id: str, round_no: int) -> str:
+    """The DBOS workflow id of a round: starting it twice runs it once."""
+    return f"{workflow_id}:{round_no}"
+
+
+class Runtime:
+    """Everything a round needs, and the handle on the DBOS engine that runs rounds."""
+
+    def __init__(self, settings: Settings, model: Model, registry: Registry) -> None:
+        self.settings = settings
+        self.model = model
+        self.registry = registry
+        self.db = Database(settings.app_database_url)
+        self.repo = Repository(self.db)
+        self.storage = Storage(settings.data_dir / "files")
+        self.cursors = CursorCache()
+        self.journal = Journal(self.repo, self.cursors)
+        self.documents = Documents(self.repo, self.storage, settings.extract_timeout_seconds)
+        self.rounds = RoundData(self.repo, self.storage, self.documents, self.journal)
+        self.clock = now
+        self.ready = False
+        self._tasks: dict[str, set[asyncio.Task]] = {}
+        self._slots = asyncio.Semaphore(max(1, settings.max_concurrent_rounds))
+        self._running_rounds = 0
+
+    async def start(self) -> None:
+        """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
+        global _current
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        await self.db.create_schema()
+        if _current is not None:
+            raise RuntimeError("Only one Foreman runtime may run in a process (DBOS is process-wide).")
+        _current = self
+        import app.rounds  # noqa: F401  (registers the round workflow before DBOS recovers rounds)
+
+        DBOS(config={
+            "name": "foreman",
+            "system_database_url": self.settings.system_database_url,
+            "application_version": self.settings.app_version,
+            "log_level": "WARNING",
+            "sys_db_pool_size": 40,
+            "notification_listener_polling_interval_sec": 0.05,
+        })
+        DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
+        await self.reconcile()
+        self.ready = True
+
+    async def close(self) -> None:
+        """Stop running rounds' tasks (DBOS resumes them on the next start) and shut down."""
+        global _current
+        self.ready = False
+        tasks = [t for ts in self._tasks.values() for t in ts]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        DBOS.destroy()
+        await self.db.dispose()
+        _current = None
+
+    async def reconcile(self) -> None:
+        """No workflow stays `running` with nothing running it."""
+        for row in await self.repo.running_workflows():
+            rid = round_id(row.id, row.current_round)
+            status = await DBOS.get_workflow_status_async(rid)
+            if status is None:  # crashed between the start's commit and the round's launch
+                await self.launch(row.id, row.current_round)
+            elif status.status in _FINISHED and not self._is_tracked(row.id):
+                await self.journal.fail(
+                    row.id, row.current_round,
+                    "The round was interrupted and could not be resumed "
+                    f"(the engine reports {status.status.lower()}); post again to retry.",
+                    f"{rid}:reconcile",
+                )
+
+    async def launch(self, workflow_id: str, round_no: int) -> None:
+        """Run the round in the background, durably."""
+        from app.rounds import round_workflow  # registers the DBOS workflow and steps
+
+        with SetWorkflowID(round_id(workflow_id, round_no)):
+            await DBOS.start_workflow_async(round_workflow, workflow_id, round_no)
+
+    async def stop(self, workflow_id: str, round_no: int) -> None:
+        """Cancel the round at once: its DBOS workflow and the task running its current step."""
+        await DBOS.cancel_workflow_async(round_id(workflow_id, round_no))
+        tasks = list(self._tasks.get(workflow_id, ()))
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        self.rounds.forget(workflow_id, round_no)
+
+    def track(self, workflow_id: str, task: asyncio.Task | None) -> None:
+        if task is not None:
+            self._tasks.setdefault(workflow_id, set()).add(task)
+
+    def untrack(self, workflow_id: str, task: asyncio.Task | None) -> None:
+        tasks = self._tasks.get(workflow_id)
+        if tasks is not None:
+            tasks.discard(task)
+            if not tasks:
+                del self._tasks[workflow_id]
+
+    def _is_tracked(self, workflow_id: str) -> bool:
+        return bool(self._tasks.get(workflow_id))
+
+    @contextlib.asynccontextmanager
+    async def slot(self, workflow_id: str, round_no: int) -> AsyncIterator[None]:
+        """At most MAX_CONCURRENT_ROUNDS rounds run at once; the others wait and say so."""
+        if self._slots.locked():
+            await self.journal.append(workflow_id, round_no, logs=[NewLog(
+                f"{round_id(workflow_id, round_no)}:waiting",
+                f"Waiting for a free slot: {self.settings.max_concurrent_rounds} rounds are running.",
+                agent_name="system", progress=0)])
+        async with self._slots:
+            self._running_rounds += 1
+            try:
+                yield
+            finally:
+                self._running_rounds -= 1
+                self.rounds.forget(workflow_id, round_no)
+
+
+async def stop_log(journal: Journal, workflow_id: str, round_no: int) -> WorkflowStatus | None:
+    """Move a running round to stopped with its log; None when the round is not running."""
+    written = await journal.append(
+        workflow_id, round_no,
+        logs=[NewLog(f"{round_id(workflow_id, round_no)}:stopped", "Workflow stopped by user", agent_name="system",
+                     progress=100, status="stopped")],
+        event=Event.STOP,
+    )
+    return written.status if written else None

@@ -1,0 +1,55 @@
+"""Writes a round's messages and logs, keeps the cursor cache current, logs every transition."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Sequence
+
+from app.cursors import CursorCache
+from app.fsm import Event
+from app.repository import Appended, NewLog, NewMessage, Repository
+
+log = logging.getLogger("foreman.transitions")
+
+
+class Journal:
+    """The one way a round writes its output."""
+
+    def __init__(self, repo: Repository, cursors: CursorCache, notify=None) -> None:
+        self.repo = repo
+        self.cursors = cursors
+        self.notify = notify  # async (workflow_id, last_message_id, last_log_id) for other processes
+
+    async def append(
+        self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
+        event: Event | None = None, require_running: bool = True,
+    ) -> Appended | None:
+        """Append to the round, if it is still the workflow's running round (see Repository.append)."""
+        before = None
+        if event is not None:
+            row = await self.repo.workflow(None, workflow_id)
+            before = row.status if row else None
+        written = await self.repo.append(workflow_id, round_no, messages, logs, event=event,
+                                         require_running=require_running)
+        if written is not None:
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
+            if event is not None:
+                transition(workflow_id, round_no, before, written.status.value, event.value)
+        return written
+
+    def written(self, workflow_id: str, last_message_id: int, last_log_id: int) -> None:
+        self.cursors.advance(workflow_id, last_message_id, last_log_id)
+
+    async def fail(self, workflow_id: str, round_no: int, reason: str, key: str) -> Appended | None:
+        """End the round as failed, with an error log (progress 100) that says why."""
+        return await self.append(
+            workflow_id, round_no,
+            logs=[NewLog(key, reason, type="error", agent_name="system", progress=100, status="failed")],
+            event=Event.FAIL,
+        )
+
+
+def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
+    """One structured line per status change."""
+    log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after, "event": event}))

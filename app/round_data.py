@@ -1,0 +1,136 @@
+"""What a round's steps read and store: its input, documents, history and output files."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from agents.base import DocumentText, OutputFile, Plan
+from agents.manager import RoundInput
+from app.clock import now
+from app.documents import Documents, document_text, item_to_wire, split_name
+from app.journal import Journal
+from app.repository import NewDocument, NewLog, NewMessage, Repository
+from app.storage import Storage
+from app.tables import FileRow
+
+
+class RoundData:
+    """Loads and stores the data of rounds; caches each running round's input in memory."""
+
+    def __init__(self, repo: Repository, storage: Storage, documents: Documents, journal: Journal) -> None:
+        self.repo = repo
+        self.storage = storage
+        self.documents = documents
+        self.journal = journal
+        self._inputs: dict[tuple[str, int], RoundInput] = {}
+
+    async def prepare(self, workflow_id: str, round_no: int) -> None:
+        """Extract the round's files and write the user message (status first) with their contents."""
+        spec = await self.repo.round_input(workflow_id, round_no)
+        if spec is None:
+            return
+        files = await self.repo.files_by_id(spec.file_ids)
+        docs: list[NewDocument] = []
+        logs: list[NewLog] = []
+        for position, file_id in enumerate(spec.file_ids):
+            file = files.get(file_id)
+            if file is None:  # deleted between the start and this step
+                continue
+            result = await self.documents.extract(file, spec.passwords.get(str(file_id)))
+            docs.append(NewDocument(file_id, [item_to_wire(i) for i in result.items]))
+            for n, warning in enumerate(result.warnings):
+                logs.append(NewLog(f"{workflow_id}:{round_no}:prepare:warn:{position}:{n}",
+                                   f"{file.name}.{file.ext}: {warning}", type="warning", agent_name="extractor"))
+        key = f"{workflow_id}:{round_no}:prepare"
+        await self.journal.append(
+            workflow_id, round_no,
+            messages=[NewMessage(f"{key}:message", "user", "first", spec.prompt, documents=docs)],
+            logs=[*logs, NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)],
+        )
+        if spec.passwords:
+            await self.repo.forget_passwords(workflow_id, round_no)
+
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
+        """The round's prompt, its documents and the conversation so far."""
+        cached = self._inputs.get((workflow_id, round_no))
+        if cached is not None:
+            return cached
+        spec = await self.repo.round_input(workflow_id, round_no)
+        messages = await self.repo.messages_of(workflow_id)
+        file_ids = {d.file_id for _, docs in messages for d in docs}
+        files = await self.repo.files_by_id(sorted(file_ids))
+        documents: list[DocumentText] = []
+        history: list[tuple[str, str]] = []
+        for message, docs in messages:
+            if message.round == round_no and message.status == "first":
+                documents = [document_text(files[d.file_id], d.contents) for d in docs if d.file_id in files]
+            elif message.round < round_no and message.status in ("first", "last"):
+                history.append((message.role, message.content))
+        inp = RoundInput(prompt=spec.prompt if spec else "", documents=_unique(documents), history=history)
+        if len(self._inputs) > 1000:
+            self._inputs.clear()
+        self._inputs[(workflow_id, round_no)] = inp
+        return inp
+
+    def forget(self, workflow_id: str, round_no: int) -> None:
+        self._inputs.pop((workflow_id, round_no), None)
+
+    async def documents_for(self, workflow_id: str, round_no: int, inp: RoundInput,
+                            predecessors: dict[str, Any]) -> dict[str, DocumentText]:
+        """The uploads and the outputs of the tasks this one depends on, by name."""
+        docs = {d.name: d for d in inp.documents}
+        ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
+        contents = await self.contents_of(ids)
+        files = await self.repo.files_by_id(ids)
+        for fid in ids:
+            if fid in files:
+                doc = document_text(files[fid], contents.get(fid, []))
+                docs[doc.name] = doc
+        return docs
+
+    async def store_outputs(self, workflow_id: str, round_no: int,
+                            outputs: list[OutputFile]) -> list[tuple[FileRow, list[dict[str, Any]]]]:
+        """Store an agent's documents as files of the workflow's owner, with their contents."""
+        if not outputs:
+            return []
+        owner = await self.repo.workflow(None, workflow_id)
+        rows = []
+        for out in outputs:
+            sha = self.storage.put(out.data)
+            name, ext = split_name(out.name)
+            rows.append(FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name, ext=ext,
+                                mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))
+        stored = await self.repo.add_files(rows)
+        result = []
+        for row in stored:
+            extraction = await self.documents.extract(row)
+            result.append((row, [item_to_wire(i) for i in extraction.items]))
+        return result
+
+    async def contents_of(self, file_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        files = await self.repo.files_by_id(file_ids)
+        out = {}
+        for fid, row in files.items():
+            extraction = await self.documents.extract(row)
+            out[fid] = [item_to_wire(i) for i in extraction.items]
+        return out
+
+    @staticmethod
+    def plan_meta(plan: Plan) -> dict[str, Any]:
+        """The plan as message metadata, for frontends that draw it."""
+        return {"finalDocuments": [asdict(d) for d in plan.final_documents],
+                "tasks": [asdict(t) for t in plan.tasks]}
+
+
+def _unique(documents: list[DocumentText]) -> list[DocumentText]:
+    # Two uploads named alike would shadow each other in the planner's eyes: number the later ones.
+    seen: dict[str, int] = {}
+    for doc in documents:
+        if doc.name in seen:
+            seen[doc.name] += 1
+            stem, dot, ext = doc.name.rpartition(".")
+            doc.name = f"{stem or ext} ({seen[doc.name]}){dot}{ext if stem else ''}"
+        else:
+            seen[doc.name] = 1
+    return documents

@@ -1,0 +1,162 @@
+"""What the API does with workflows: start, stop, delete, read, poll."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+
+from app.cursors import Cursor
+from app.engine import Runtime, stop_log
+from app.errors import BadRequestError, ConflictError, NotFoundError
+from app.fsm import Event, TransitionError, WorkflowStatus, next_status
+from app.journal import transition
+from app.repository import NewLog, Owner
+from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
+from app.views import log_view, message_view, status_view
+
+MAX_LIMIT = 500
+EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
+
+
+class WorkflowService:
+    """Workflows as their owner sees them."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+        self.repo = runtime.repo
+
+    async def owned(self, owner: Owner, workflow_id: str):
+        row = await self.repo.workflow(owner, workflow_id)
+        if row is None:
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+        return row
+
+    async def start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
+                    idempotency_key: str | None) -> dict[str, Any]:
+        """Start a workflow or its next round; the round runs in the background."""
+        key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
+        if key and (first := await self.repo.idempotent_response(key)) is not None:
+            return first
+        prompt = body.prompt.strip()
+        if not prompt and not body.list_file_id:
+            raise BadRequestError("Write a prompt or attach at least one file.", code="empty_request")
+        file_ids = list(dict.fromkeys(body.list_file_id))
+        files = await self.repo.files(owner, file_ids)
+        missing = [fid for fid in file_ids if fid not in files]
+        if missing:
+            raise BadRequestError(f"Unknown file ids: {missing}. Upload the files first with POST /api/files.",
+                                  code="unknown_files")
+        unknown_pw = [k for k in body.passwords if not k.isdigit() or int(k) not in files]
+        if unknown_pw:
+            raise BadRequestError(f"Passwords were given for files that are not in listFileId: {unknown_pw}.",
+                                  code="unknown_password_files")
+        new = workflow_id is None
+        if new:
+            workflow_id = str(uuid.uuid4())
+            name = (prompt or files[file_ids[0]].name)[:80]
+            message = "Workflow initialized"
+        else:
+            current = await self.owned(owner, workflow_id)
+            if current.status == WorkflowStatus.RUNNING:
+                raise _still_running(current.current_round)
+            name, message = current.name, f"Resuming workflow, round {current.current_round + 1}"
+        try:
+            row = await self.repo.start_round(
+                owner, workflow_id, name, new, prompt, file_ids, body.passwords,
+                NewLog("", message, agent_name="system", progress=0, status="running"),
+            )
+        except TransitionError as exc:  # a concurrent start won the compare-and-set
+            if exc.status is WorkflowStatus.RUNNING:
+                raise _still_running(None) from None
+            raise
+        except LookupError:
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found") from None
+        transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
+        self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
+        self.rt.cursors.advance(row.id, row.last_message_id, row.last_log_id)
+        await self.rt.launch(row.id, row.current_round)
+        answer = msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
+        if key:
+            answer = await self.repo.save_idempotent_response(key, answer)
+        return answer
+
+    async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
+        """Stop the running round at once; stopping a stopped workflow again is fine."""
+        row = await self.owned(owner, workflow_id)
+        if row.status == WorkflowStatus.STOPPED:
+            return status_view(row)
+        next_status(WorkflowStatus(row.status), Event.STOP)  # 409 for completed or failed
+        stopped = await stop_log(self.rt.journal, workflow_id, row.current_round)
+        if stopped is None:  # the round finished or failed while we looked
+            row = await self.owned(owner, workflow_id)
+            if row.status != WorkflowStatus.STOPPED:
+                next_status(WorkflowStatus(row.status), Event.STOP)
+        await self.rt.stop(workflow_id, row.current_round)
+        return status_view(await self.owned(owner, workflow_id))
+
+    async def delete(self, owner: Owner, workflow_id: str) -> None:
+        """Stop it if running, then delete it with its messages, logs and files only it used."""
+        row = await self.owned(owner, workflow_id)
+        if row.status == WorkflowStatus.RUNNING:
+            await stop_log(self.rt.journal, workflow_id, row.current_round)
+            await self.rt.stop(workflow_id, row.current_round)
+        files = await self.repo.delete_workflow(owner, workflow_id)
+        if files is None:
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+        self.rt.cursors.drop(workflow_id)
+        transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
+        for file in files:
+            if not await self.repo.sha_in_use(file.sha256):
+                self.rt.storage.remove(file.sha256)
+
+    async def cursor(self, owner: Owner, workflow_id: str) -> Cursor:
+        """The cached owner and last ids of a workflow, loading them once from the database."""
+        entry = self.rt.cursors.get(workflow_id)
+        if entry is None:
+            row = await self.repo.workflow(None, workflow_id)
+            if row is None:
+                raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+            entry = Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id)
+            self.rt.cursors.put(workflow_id, entry)
+        if (entry.mandate_id, entry.user_id) != (owner.mandate_id, owner.user_id):
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+        return entry
+
+    async def page(self, owner: Owner, workflow_id: str, kind: str, after: int | None,
+                   limit: int | None) -> bytes | MessagePage | LogPage:
+        """Items after the cursor, in the order they were written."""
+        limit = _limit(limit)
+        cursor = await self.cursor(owner, workflow_id)
+        last = cursor.last_message_id if kind == "messages" else cursor.last_log_id
+        after = after or 0
+        if after and after == last:
+            return EMPTY_PAGE % after  # the hot path: nothing new, no database
+        if after < 0 or (after and not await self.repo.cursor_belongs(workflow_id, kind, after)):
+            raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
+                                  "you received, or no id to start from the beginning.", code="bad_cursor")
+        if kind == "messages":
+            rows = await self.repo.message_page(workflow_id, after, limit + 1)
+            files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+            items = [message_view(m, docs, files) for m, docs in rows[:limit]]
+            return MessagePage(items=items, last_id=items[-1].id if items else after, has_more=len(rows) > limit)
+        logs = await self.repo.log_page(workflow_id, after, limit + 1)
+        items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
+        return LogPage(items=items, last_id=items[-1].id if items else after, has_more=len(logs) > limit)
+
+
+def _limit(limit: int | None) -> int:
+    if limit is None:
+        return 100
+    if not 1 <= limit <= MAX_LIMIT:
+        raise BadRequestError(f"limit must be between 1 and {MAX_LIMIT}.", code="bad_limit")
+    return limit
+
+
+def _still_running(current_round: int | None) -> ConflictError:
+    return ConflictError(
+        "The workflow's current round is still running. Wait for it to finish or stop it first.",
+        code="round_running", extra={"status": "running", "currentRound": current_round},
+    )
+

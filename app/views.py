@@ -1,0 +1,75 @@
+"""Database rows as the wire objects of the contract."""
+
+from __future__ import annotations
+
+from app.clock import aware
+from app.documents import encode
+from app.schemas import (
+    ContentItem,
+    DataStats,
+    Document,
+    FileInfo,
+    LogEntry,
+    Message,
+    Workflow,
+    WorkflowStatusView,
+    WorkflowSummary,
+)
+from app.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+
+
+def stats_of(row: MessageRow | WorkflowRow) -> DataStats:
+    return DataStats(bytes_sent=row.bytes_sent, bytes_received=row.bytes_received, tokens_used=row.tokens_used,
+                     processing_time=round(row.processing_time, 6))
+
+
+def file_info(row: FileRow) -> FileInfo:
+    return FileInfo(id=row.id, name=f"{row.name}.{row.ext}" if row.ext else row.name, ext=row.ext,
+                    mime_type=row.mime, size=row.size, created_at=aware(row.created_at))
+
+
+def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = None) -> Document:
+    contents = [
+        ContentItem(sequence_nr=c["sequenceNr"], name=c["name"], ext=c["ext"], content_type=c["contentType"],
+                    data=c["data"], data_extracted=c.get("dataExtracted"), metadata=c["metadata"],
+                    summary=c["summary"])
+        for c in doc.contents
+    ]
+    return Document(id=doc.id, file_id=doc.file_id, name=file.name if file else "", ext=file.ext if file else "",
+                    mime_type=file.mime if file else "", size=file.size if file else 0, contents=contents,
+                    data=encode(data) if data is not None else None)
+
+
+def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, FileRow]) -> Message:
+    return Message(
+        id=row.id, workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
+        started_at=aware(row.started_at), finished_at=aware(row.finished_at), sequence_no=row.sequence_no,
+        round=row.round, status=row.status, role=row.role, data_stats=stats_of(row),
+        documents=[document_view(d, files.get(d.file_id)) for d in docs], content=row.content,
+        agent_name=row.agent_name, metadata=row.meta,
+    )
+
+
+def log_view(row: LogRow, mandate_id: int, user_id: int) -> LogEntry:
+    return LogEntry(id=row.id, workflow_id=row.workflow_id, message=row.message, type=row.type,
+                    timestamp=aware(row.timestamp), agent_name=row.agent_name, status=row.status,
+                    progress=row.progress, round=row.round, mandate_id=mandate_id, user_id=user_id)
+
+
+def summary_view(row: WorkflowRow) -> WorkflowSummary:
+    return WorkflowSummary(id=row.id, mandate_id=row.mandate_id, user_id=row.user_id, name=row.name,
+                           started_at=aware(row.started_at), status=row.status,
+                           last_activity=aware(row.last_activity), data_stats=stats_of(row),
+                           current_round=row.current_round, progress=row.progress)
+
+
+def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry]) -> Workflow:
+    base = summary_view(row)
+    return Workflow(**{f: getattr(base, f) for f in base.__struct_fields__},
+                    message_ids=[m.id for m in messages], messages=messages, logs=logs)
+
+
+def status_view(row: WorkflowRow) -> WorkflowStatusView:
+    return WorkflowStatusView(id=row.id, status=row.status, last_activity=aware(row.last_activity),
+                              current_round=row.current_round, progress=row.progress,
+                              last_message_id=row.last_message_id, last_log_id=row.last_log_id)
