@@ -33,7 +33,8 @@ _WORDS: dict[str, frozenset[str]] = {
         when where please can could would should will do does did not no yes all any some
         summarize summarise summary create make write give show list find extract translate
         explain compare document documents report file files table tables text page pages
-        about into than then there here have has had as but if so also each per only""".split()
+        about into than then there here have has had as but if so also each per only hello hi
+        thanks thank much many""".split()
     ),
     "de": frozenset(
         """der die das den dem des ein eine einen einem einer eines und oder nicht ist sind war
@@ -43,7 +44,8 @@ _WORDS: dict[str, frozenset[str]] = {
         schon sehr dass daß fasse fass fassen zusammen zusammenfassung erstelle erstellen
         schreibe schreib gib zeige finde extrahiere übersetze erkläre vergleiche dokument
         dokumente dokuments bericht berichte datei dateien tabelle tabellen seite seiten
-        liste alle diese dieser dieses jede jeder hat haben hatte man einfach""".split()
+        liste alle diese dieser dieses jede jeder hat haben hatte man einfach kannst könntest
+        hallo danke wieviel viele hoch nenne""".split()
     ),
     "fr": frozenset(
         """le la les un une des du de au aux et ou ne pas est sont était été être je tu il elle
@@ -53,7 +55,7 @@ _WORDS: dict[str, frozenset[str]] = {
         résumez résumer résumé crée créez créer écris écrivez donne donnez montre montrez
         trouve trouvez extrais extrayez traduis traduisez explique expliquez compare comparez
         document documents resume resumer fichier fichiers tableau tableaux rapport page pages liste tous toutes chaque c'est
-        qu'il d'un d'une l'on""".split()
+        qu'il d'un d'une l'on combien bonjour merci sont peux-tu pouvez-vous""".split()
     ),
     "es": frozenset(
         """el la los las un una unos unas y o no es son era fue ser estar está están yo tú él

@@ -99,9 +99,8 @@ def _split_segment(text: str, start: int, end: int) -> list[tuple[int, int]]:
     out, begin = [], start
     for match in _END.finditer(text, start, end):
         stop = match.end()
-        if match.group(0).startswith(".") and len(match.group(0)) == 1 or match.group(0) == ".":
-            if _abbreviation(text, begin, stop):
-                continue
+        if match.group(0) == "." and _abbreviation(text, begin, stop):
+            continue
         nxt = re.match(r"\s*(\S)", text[stop:end])
         if nxt and nxt.group(1).islower() and not _CJK_CHAR.match(match.group(0)):
             continue  # "approx. three", "etc. and": no capital, no new sentence
@@ -129,12 +128,17 @@ def _spans(text: str) -> list[tuple[int, int, int]]:
                 out.extend((s, e, block_no) for s, e in _split_segment(text, seg_start, b))
                 seg_start = c
         out.extend((s, e, block_no) for s, e in _split_segment(text, seg_start, lines[-1][1]))
-    return out
+    # Stray punctuation lines (". ." between PDF text runs) are not sentences.
+    return [span for span in out if _meaningful(text[span[0] : span[1]])]
 
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of the text, whitespace-normalised (see normalize_space), in order."""
     return [normalize_space(text[s:e]) for s, e, _ in _spans(text)]
+
+
+def _meaningful(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
 
 
 def _fold(word: str) -> str:
@@ -189,6 +193,8 @@ def _quality(sentence: str) -> float:
     if _BOILERPLATE.search(sentence):
         score *= 0.2
     letters = [ch for ch in sentence if ch.isalpha()]
+    if sentence[:1].islower() or (sentence[:1] in "([" and sentence[1:2].islower()):
+        score *= 0.5  # starts mid-sentence: a page or column break cut it
     if letters and not _CJK_CHAR.search(sentence):
         if all(ch.isupper() for ch in letters):
             score *= 0.3  # headings in capitals
@@ -236,21 +242,30 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         own = _dot(vector, centroid) / norm - 1.0
         rest = math.sqrt(max(c_norm2 - 2 * (own + 1.0) + 1.0, 1e-9))
         centrality = own / rest if n > 1 else 1.0
-        lead = 1.1 if i < 3 else 1.0  # openings tend to state the topic
+        # Openings (abstracts, lead paragraphs) tend to state the topic; the prior fades over
+        # the first tenth of the text.
+        lead = 1.0 + 0.3 * max(0.0, 1.0 - i / max(10.0, 0.1 * n))
         scores.append(max(centrality, 0.0) * _quality(sentence) * lead + 1e-6 * _quality(sentence))
+    # Maximal marginal relevance: each pick is discounted by its similarity to the picks so far,
+    # so the summary covers several topics instead of repeating the dominant one.
+    norms = [math.sqrt(_dot(v, v)) or 1.0 for v in vectors]
+    overlap = [0.0] * n
     chosen: list[int] = []
-    for i in sorted(range(n), key=lambda j: (-scores[j], j)):
-        if len(chosen) >= max_sentences:
+    seen: set[str] = set()
+    while len(chosen) < min(max_sentences, n):
+        best = max(
+            (i for i in range(n) if i not in chosen and sentences[i] not in seen),
+            key=lambda i: (scores[i] * (1.0 - overlap[i]), -i),
+            default=None,
+        )
+        if best is None:
             break
-        if any(_redundant(vectors[i], vectors[j]) or sentences[i] == sentences[j] for j in chosen):
-            continue
-        chosen.append(i)
+        chosen.append(best)
+        seen.add(sentences[best])
+        for i in range(n):
+            similarity = _dot(vectors[i], vectors[best]) / (norms[i] * norms[best])
+            overlap[i] = max(overlap[i], min(similarity, 1.0))
     return [sentences[i] for i in sorted(chosen)]
-
-
-def _redundant(a: dict[str, float], b: dict[str, float]) -> bool:
-    den = math.sqrt(_dot(a, a) * _dot(b, b))
-    return bool(den) and _dot(a, b) / den > 0.7
 
 
 def best_passages(question: str, text: str, k: int = 3) -> list[str]:

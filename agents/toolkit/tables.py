@@ -17,7 +17,6 @@ class Table:
 
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _PIPE_SPLIT = re.compile(r"(?<!\\)\|")
-_GUTTER = 2  # spaces that separate aligned columns; one space is just a word gap
 _NUMBER = re.compile(r"^[-+(]?[$€£¥]?\s?\d[\d,.' \u00a0]*%?\)?$")
 
 
@@ -45,14 +44,16 @@ def _markdown(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
 
 
 def _tsv(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
-    """Consecutive tab-separated lines (at least two)."""
+    """Consecutive tab-separated lines (at least two) with the same number of fields."""
     j = i
     while j < len(lines) and "\t" in lines[j]:
         j += 1
-    if j - i < 2:
-        return None
     rows = [[cell.strip() for cell in line.rstrip("\r\n").split("\t")] for line in lines[i:j]]
-    return _rectangular(rows), j
+    # Some PDF text layers use tabs as word spaces; their lines have ragged field counts.
+    if len(rows) < 2 or len({len(row) for row in rows}) != 1:
+        return None
+    rows = _rectangular(rows)
+    return (rows, j) if _plausible(rows) else None
 
 
 def _csv_fields(line: str) -> list[str] | None:
@@ -75,7 +76,8 @@ def _csv(lines: list[str], i: int, whole: bool) -> tuple[list[list[str]], int] |
             break
         rows.append(fields)
         j += 1
-    if len(rows) < 2:
+    # Two comma-separated lines in prose are common; embedded CSV needs three rows.
+    if len(rows) < (2 if whole else 3):
         return None
     cells = [cell for row in rows for cell in row if cell.strip()]
     # Prose wrapped at a comma on every line also has a constant field count; real CSV cells
@@ -88,44 +90,43 @@ def _csv(lines: list[str], i: int, whole: bool) -> tuple[list[list[str]], int] |
         return None  # ", " followed by words is prose, not data
     if not whole and (sum(map(len, cells)) / len(cells) > 30 or max(map(len, cells)) > 120):
         return None
-    return [[cell.strip() for cell in row] for row in rows], j
+    rows = [[cell.strip() for cell in row] for row in rows]
+    return (rows, j) if _plausible(rows) else None
 
 
 def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
-    """At least three lines whose text lines up in columns separated by wide gutters."""
-    j = i
-    while j < len(lines) and lines[j].strip() and re.search(r"\S {2,}\S", lines[j]):
+    """At least three lines that split on wide gaps into the same columns of short cells."""
+    rows, starts, j = [], [], i
+    while j < len(lines) and lines[j].strip():
+        line = lines[j].rstrip()
+        cells = re.split(r"\s{2,}|\t", line.strip())
+        if len(cells) < 2 or (rows and len(cells) != len(rows[0])):
+            break
+        rows.append(cells)
+        starts.append([m.start() for m in re.finditer(r"(?:^|(?<=\s\s)|(?<=\t))\S", line)])
         j += 1
-    if j - i < 3:
+    if len(rows) < 3:
         return None
-    block = [line.rstrip() for line in lines[i:j]]
-    width = max(map(len, block))
-    blank = [all(pos >= len(line) or line[pos] == " " for line in block) for pos in range(width)]
-    start = min(len(line) - len(line.lstrip()) for line in block)
-    cuts, pos = [], start
-    while pos < width:
-        if blank[pos]:
-            end = pos
-            while end < width and blank[end]:
-                end += 1
-            if end - pos >= _GUTTER and end < width:
-                cuts.append((pos, end))
-            pos = end
-        else:
-            pos += 1
-    if not cuts:
+    cells = [cell for row in rows for cell in row]
+    if sum(map(len, cells)) / len(cells) > 20 or max(map(len, cells)) > 40:
+        return None  # prose columns of a multi-column page have long cells
+    columns = list(zip(*rows[1:]))
+    numeric = any(sum(1 for c in col if _NUMBER.match(c)) >= 0.6 * len(col) for col in columns)
+    aligned = len(rows[0]) >= 3 and all(
+        max(col) - min(col) <= 3 for col in zip(*starts) if len(col) == len(starts)
+    )
+    # Justified prose has double spaces too; a number column or exact alignment tells a table.
+    if not (numeric or aligned):
         return None
-    bounds = [start] + [end for _, end in cuts]
-    rows = [
-        [line[a:b].strip() for a, b in zip(bounds, [s for s, _ in cuts] + [width])]
-        for line in block
-    ]
-    filled = sum(1 for row in rows for cell in row if cell)
-    numeric = sum(1 for row in rows for cell in row if _NUMBER.match(cell))
-    # Conservative: mostly filled cells, and either numbers or at least three columns.
-    if filled < 0.75 * len(rows) * len(rows[0]) or (len(rows[0]) < 3 and numeric < len(rows)):
-        return None
-    return rows, j
+    return (rows, j) if _plausible(rows) else None
+
+
+def _plausible(rows: list[list[str]]) -> bool:
+    """At least two columns, a row with two filled cells, and cells that contain words or numbers."""
+    if len(rows[0]) < 2 or not any(sum(1 for c in row if c) >= 2 for row in rows):
+        return False
+    filled = [cell for row in rows for cell in row if cell]
+    return sum(1 for cell in filled if re.search(r"\w", cell)) >= 0.8 * len(filled)
 
 
 def _rectangular(rows: list[list[str]]) -> list[list[str]]:

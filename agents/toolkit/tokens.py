@@ -81,11 +81,11 @@ def count_tokens(text: str) -> int:
 
 def context_size(model: str) -> int:
     """Context window in tokens for a model name; 8192 for unknown models."""
-    name = model.lower().rsplit("/", 1)[-1]
-    # Names like "llama-3.1-8b" or "Llama3.1:8b" both need matching; "-" and "." vary too.
-    squashed = name.replace("_", "-")
+    # Provider prefixes ("openai/", "meta-llama/") and quantisation suffixes vary; the family
+    # name may sit anywhere, but must start at a word boundary so "o1" does not match "v0.1o1x".
+    name = model.lower().rsplit("/", 1)[-1].replace("_", "-")
     for prefix, size in _CONTEXT_SIZES:
-        if prefix in squashed:
+        if re.search(r"(?<![a-z0-9])" + re.escape(prefix), name):
             return size
     return DEFAULT_CONTEXT
 
