@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from extractors.base import ContentItem, Extraction
 from extractors.detect import detect_mime
-from extractors.registry import ExtractorRegistry, Source, failure
+from extractors.registry import ExtractorRegistry, Source, failure, nested
 
 MIMES = ["application/zip", "application/x-zip-compressed"]
 
@@ -83,10 +83,7 @@ class ZipExtractor:
                     self._walk(content, path + "/", depth + 1, budget, registry, extraction, password)
                     continue
                 inner = registry.extract(content, info.filename, depth=depth + 1)
-                for item in inner.items:
-                    item.name = f"{path}: {item.name}"
-                    item.metadata = {**item.metadata, "member": path}
-                    extraction.items.append(item)
+                extraction.items.extend(nested(inner.items, path, member=path))
                 extraction.warnings.extend(inner.warnings)
                 if inner.status != "ok":
                     extraction.status = "partial"

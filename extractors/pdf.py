@@ -12,7 +12,7 @@ from pypdf.generic import DictionaryObject
 
 from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
-from extractors.registry import ExtractorRegistry, Source, failure
+from extractors.registry import ExtractorRegistry, Source, failure, nested
 
 MIMES = ["application/pdf", "application/x-pdf"]
 
@@ -146,10 +146,7 @@ def _add_attachments(reader: PdfReader, source: Source, registry: ExtractorRegis
     for name, contents in attachments.items():
         for data in contents:
             inner = registry.extract(data, name, depth=source.depth + 1)
-            for item in inner.items:
-                item.name = f"attachment {name}: {item.name}"
-                item.metadata = {**item.metadata, "attachment": name}
-                extraction.items.append(item)
+            extraction.items.extend(nested(inner.items, f"attachment {name}", attachment=name))
             extraction.warnings.extend(inner.warnings)
 
 

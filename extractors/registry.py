@@ -85,6 +85,14 @@ def failure(mime: str, status: str, name: str, error: BaseException | str) -> Ex
     return Extraction(mime=mime, status=status, items=[item], warnings=[sentence])
 
 
+def nested(items: list[ContentItem], prefix: str, **metadata: object) -> list[ContentItem]:
+    """Items of a file found inside another, renamed under `prefix` and summarised afresh."""
+    return [
+        replace(item, name=f"{prefix}: {item.name}", summary="", metadata={**item.metadata, **metadata})
+        for item in items
+    ]
+
+
 def finish(extraction: Extraction) -> Extraction:
     """Number the items in order and give each a static summary."""
     items = []
