@@ -113,6 +113,13 @@ class _Answer:
     finish_reason: str
 
 
+@dataclass
+class _Spent:
+    """The running cost of one `complete()`, kept even when it ends in an error."""
+
+    usage: Usage = Usage()
+
+
 class OpenAIModel:
     """A `Model` backed by any OpenAI-compatible chat-completions endpoint."""
 
@@ -171,42 +178,43 @@ class OpenAIModel:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer one request; raises `ModelError` (carrying the usage spent) when it cannot."""
         model = self.model_for(request.agent)
-        tally = [Usage()]
+        spent = _Spent()
         try:
             if request.schema is None:
-                answer = await self._call(model, request.messages, None, request, tally)
-                return ModelResponse(text=answer.text, usage=tally[0], model=model)
-            return await self._complete_structured(model, request, tally)
+                answer = await self._call(model, request.messages, None, request, spent)
+                return ModelResponse(text=answer.text, usage=spent.usage, model=model)
+            return await self._complete_structured(model, request, spent)
         except ModelError as exc:
-            exc.usage = tally[0]
+            exc.usage = spent.usage
             raise
 
     async def _complete_structured(self, model: str, request: ModelRequest,
-                                   tally: list[Usage]) -> ModelResponse:
+                                   spent: _Spent) -> ModelResponse:
         assert request.schema is not None
         start = MODES.index(self.modes.get(model, MODES[0]))
         for mode in MODES[start:]:
             messages = [*request.messages, _schema_instruction(request.schema, mode)]
             try:
-                answer = await self._call(model, messages, mode, request, tally)
+                answer = await self._call(model, messages, mode, request, spent)
             except _FormatRejected:
                 continue
             self.modes[model] = mode
             data, problems = _check(answer, request.schema)
             if not problems:
-                return ModelResponse(text=answer.text, data=data, usage=tally[0], model=model)
+                return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model)
             repair = [*messages, {"role": "assistant", "content": answer.text},
                       _repair_instruction(problems)]
-            answer = await self._call(model, repair, mode, request, tally)
+            answer = await self._call(model, repair, mode, request, spent)
             data, problems = _check(answer, request.schema)
             if not problems:
-                return ModelResponse(text=answer.text, data=data, usage=tally[0], model=model)
+                return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model)
             raise ModelOutputError(f"{model} gave invalid {request.schema_name} output after a "
                                    f"repair request: {'; '.join(problems[:5])}")
-        raise ModelError(f"{self.base_url} rejected every structured-output mode")  # unreachable
+        # The prompt mode sends no response_format, so nothing can reject it.
+        raise AssertionError("unreachable")
 
     async def _call(self, model: str, messages: list[dict[str, str]], mode: str | None,
-                    request: ModelRequest, tally: list[Usage]) -> _Answer:
+                    request: ModelRequest, spent: _Spent) -> _Answer:
         """One logical call: attempts with backoff until success, a hard failure or no budget."""
         budget = current_budget.get()
         if budget is not None and budget.tokens_exhausted:
@@ -215,7 +223,7 @@ class OpenAIModel:
         attempt = 0
         while True:
             try:
-                answer, usage = await self._attempt(body, mode, tally)
+                answer, usage = await self._attempt(body, mode, spent)
             except _Transient as failure:
                 if attempt >= self.max_retries:
                     raise ModelError(f"{model} at {self.base_url} failed after {attempt + 1} "
@@ -231,8 +239,8 @@ class OpenAIModel:
             return answer
 
     async def _attempt(self, body: dict[str, Any], mode: str | None,
-                       tally: list[Usage]) -> tuple[_Answer, Usage]:
-        """One HTTP request; adds its cost to `tally` whatever happens."""
+                       spent: _Spent) -> tuple[_Answer, Usage]:
+        """One HTTP request; adds its cost to `spent` whatever happens."""
         meter = _Meter()
         token = _meter.set(meter)
         started = time.monotonic()
@@ -240,13 +248,8 @@ class OpenAIModel:
         try:
             async with asyncio.timeout(self.timeout):
                 raw = await self._client.chat.completions.with_raw_response.create(**body)
-            payload = _json_body(raw.http_response)
-            answer, tokens = _read_answer(payload)
-            return answer, Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
-                                 time.monotonic() - started)
-        except TimeoutError as exc:
-            raise _Transient(f"no answer within {self.timeout:g}s") from exc
-        except openai.APITimeoutError as exc:
+            answer, tokens = _read_answer(_json_body(raw.http_response))
+        except (TimeoutError, openai.APITimeoutError) as exc:
             raise _Transient(f"no answer within {self.timeout:g}s") from exc
         except openai.APIConnectionError as exc:
             raise _Transient(f"connection failed: {_cause(exc)}") from exc
@@ -254,8 +257,10 @@ class OpenAIModel:
             raise self._classify(exc, mode) from exc
         finally:
             _meter.reset(token)
-            tally[0] = tally[0] + Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
-                                        time.monotonic() - started)
+            cost = Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
+                         time.monotonic() - started)
+            spent.usage += cost
+        return answer, cost
 
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
         status, detail = exc.status_code, _error_text(exc)
@@ -367,8 +372,10 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 
 
 def _cause(exc: BaseException) -> str:
-    inner = exc.__cause__ or exc.__context__
-    return f"{type(inner).__name__}: {inner}" if inner is not None else str(exc)
+    # The root cause names the real problem ("Connection refused"); wrappers only generalise.
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _format_name(name: str) -> str:

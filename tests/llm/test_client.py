@@ -153,7 +153,8 @@ async def test_a_spent_token_budget_stops_further_calls(openai_stub: OpenAIStub,
     assert len(openai_stub.requests) == 1
 
 
-async def test_the_guard_refuses_remote_providers(make_model: Make) -> None:
-    model = make_model(base_url="https://api.openai.com/v1", max_retries=0)
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "http://10.255.255.1:8080/v1"])
+async def test_the_guard_refuses_remote_providers(make_model: Make, url: str) -> None:
+    model = make_model(base_url=url, max_retries=0)
     with pytest.raises(ModelError, match="test guard"):
         await model.complete(ASK)
