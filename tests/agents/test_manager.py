@@ -1,0 +1,138 @@
+"""The project manager: planning with one repair, the plan message and the final review."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
+from agents.errors import PlanError
+from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
+from agents.registry import build_registry
+from app.model import ModelOutputError, Usage
+
+from tests.agents.conftest import ScriptedModel, text_document
+
+
+def plan_json(*tasks: dict, finals: list[str] | None = None, language: str = "en") -> dict:
+    return {"userLanguage": language, "objUserResponse": "On it.",
+            "objFinalDocuments": [{"name": n, "type": n.rsplit(".", 1)[-1], "purpose": ""} for n in finals or []],
+            "objWorkplan": list(tasks)}
+
+
+def t(id: str, agent: str, inputs: list[str] | None = None, deps: list[str] | None = None,
+      outputs: list[str] | None = None) -> dict:
+    return {"id": id, "agent": agent, "instructions": f"{agent} work", "inputs": inputs or [],
+            "outputs": [{"name": o, "type": "", "purpose": ""} for o in outputs or []], "dependsOn": deps or []}
+
+
+@pytest.fixture
+def inp():
+    return RoundInput(prompt="Summarise the report and write a memo.",
+                      documents=[text_document("report.txt", "The plant made 12 tons. It rained.")])
+
+
+async def test_a_valid_plan_needs_one_call(inp):
+    model = ScriptedModel(plan_json(t("t1", "summarizer", ["report.txt"])))
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert [task.agent for task in outcome.plan.tasks] == ["summarizer"]
+    assert [r.purpose for r in model.requests] == ["plan"]
+    assert model.requests[0].schema is not None
+    assert outcome.usage == Usage(prompt_tokens=100, completion_tokens=20, calls=1)
+    assert outcome.model == "scripted" and outcome.offline is False
+
+
+async def test_an_invalid_plan_gets_one_repair_listing_the_errors(inp):
+    bad = plan_json(t("t1", "poet", ["report.txt"]), t("t2", "writer", ["ghost.pdf"], deps=["t3"]),
+                    t("t3", "summarizer", deps=["t2"]))
+    good = plan_json(t("t1", "summarizer", ["report.txt"], outputs=["sum.md"]),
+                     t("t2", "writer", ["sum.md"], deps=["t1"], outputs=["memo.docx"]), finals=["memo.docx"])
+    model = ScriptedModel(bad, good)
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert [task.id for task in outcome.plan.tasks] == ["t1", "t2"]
+    plan_request, repair = model.requests
+    assert repair.purpose == "repair"
+    complaint = repair.messages[-1]["content"]
+    assert "task 't1': unknown agent 'poet'" in complaint
+    assert "tasks form a cycle: " in complaint
+    assert repair.hints["errors"] and all(e in complaint for e in repair.hints["errors"])
+    # The rejected plan is shown back to the model as its own answer.
+    assert repair.messages[-2]["role"] == "assistant" and "poet" in repair.messages[-2]["content"]
+    assert outcome.usage.calls == 2 and outcome.usage.prompt_tokens == 200
+
+
+async def test_too_many_tasks_then_still_invalid_raises_plan_error(inp):
+    many = plan_json(*[t(f"t{i}", "summarizer") for i in range(1, 5)])
+    model = ScriptedModel(many, many)
+    with pytest.raises(PlanError) as caught:
+        await make_plan(inp, model, build_registry(entry_points=False), PlanLimits(max_tasks=3))
+    assert "even after one repair" in str(caught.value)
+    assert "the plan has 4 tasks; at most 3 are allowed" in str(caught.value)
+    assert caught.value.usage.calls == 2
+    assert len(model.requests) == 2
+
+
+async def test_an_answer_that_is_not_json_is_repaired(inp):
+    model = ScriptedModel("Sure, I will summarise it!", plan_json(t("t1", "summarizer")))
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert "not valid JSON" in model.requests[1].messages[-1]["content"]
+    assert outcome.plan.tasks[0].agent == "summarizer"
+
+
+async def test_a_model_output_error_is_repaired_and_its_usage_counted(inp):
+    failure = ModelOutputError("schema mismatch", usage=Usage(prompt_tokens=7, calls=1))
+    model = ScriptedModel(failure, plan_json(t("t1", "summarizer")))
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert "schema mismatch" in model.requests[1].messages[-1]["content"]
+    assert outcome.usage.calls == 2 and outcome.usage.prompt_tokens == 107
+
+
+async def test_the_prompt_carries_summaries_not_whole_documents_and_fits_the_budget():
+    body = " ".join(f"Sentence number {i} tells about widget {i}." for i in range(4000))
+    doc = text_document("huge.txt", body)
+    doc.summary = "A catalogue of widgets."
+    history = [("user", "older question " * 400), ("assistant", "older answer " * 400), ("user", "latest turn")]
+    inp = RoundInput(prompt="What widgets are there?", documents=[doc], history=history)
+    model = ScriptedModel(plan_json(t("t1", "analyst", ["huge.txt"])))
+    await make_plan(inp, model, build_registry(entry_points=False), PlanLimits(context_tokens=4000))
+    request = model.requests[0]
+    user = request.messages[1]["content"]
+    assert "A catalogue of widgets." in user and "widget 3999" not in user
+    assert "latest turn" in user  # the newest turn is kept when older ones do not fit
+    from agents.toolkit.tokens import count_tokens
+    assert sum(count_tokens(m["content"]) for m in request.messages) <= 4000
+    assert request.hints["documents"][0]["size"] == doc.size
+    assert "text" not in request.hints["documents"][0]
+    assert {a["name"] for a in request.hints["agents"]} >= {"analyst", "writer", "data_extractor"}
+
+
+def test_render_plan_message_shows_answer_and_work_plan_in_the_plan_language():
+    plan = Plan(language="de", answer="Ich fasse zusammen.", final_documents=[OutputSpec("memo.docx")],
+                tasks=[TaskSpec("t1", "summarizer", "Fasse zusammen", ["a.pdf"]),
+                       TaskSpec("t2", "writer", "Schreibe", [], [OutputSpec("memo.docx")], ["t1"])])
+    text = render_plan_message(plan)
+    assert text.startswith("Ich fasse zusammen.")
+    assert "### Arbeitsplan" in text
+    assert "1. **summarizer** `t1`: Fasse zusammen (Eingaben: a.pdf)" in text
+    assert "2. **writer** `t2`: Schreibe (Ergebnisse: memo.docx; nach: t1)" in text
+    assert "**Zu liefernde Dokumente:** memo.docx" in text
+
+
+async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp):
+    plan = Plan(language="en", answer="ok",
+                final_documents=[OutputSpec("sum.md"), OutputSpec("memo.docx"), OutputSpec("t.csv")],
+                tasks=[TaskSpec("t1", "summarizer", "s", outputs=[OutputSpec("sum.md")]),
+                       TaskSpec("t2", "data_extractor", "x", outputs=[OutputSpec("t.csv")]),
+                       TaskSpec("t3", "writer", "w", outputs=[OutputSpec("memo.docx")], depends_on=["t2"])])
+    delivered = [OutputFile("sum.md", "text/markdown", b"# s")]
+    results = {"t1": TaskResult("summary", files=delivered), "t2": None}
+    model = ScriptedModel("Most of the work is done.")
+    outcome = await write_final(inp, plan, results, {"t3": "it depends on task 't2'"}, delivered, model)
+    assert outcome.text.startswith("Most of the work is done.")
+    assert "**Delivered:** sum.md" in outcome.text
+    assert "- step t2 (data_extractor) failed" in outcome.text
+    assert "- step t3 (writer) was skipped: it needs step t2 (data_extractor), which did not complete" in outcome.text
+    assert "- planned document memo.docx was not produced" in outcome.text
+    assert "- planned document t.csv was not produced" in outcome.text
+    request = model.requests[0]
+    assert request.purpose == "final" and request.hints["review"]["failed"] == ["t2"]
+    assert outcome.usage.calls == 1
