@@ -1,0 +1,59 @@
+"""MIME detection judges the bytes; libmagic's known blind spots are corrected."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from extractors.detect import DOCX, OOXML_ENCRYPTED, detect_mime
+
+from .conftest import MANIFEST, corpus_bytes
+
+# Where libmagic's answer (the manifest's `mime`) is not the type a user means.
+CORRECTED = {
+    "testWORD.docx": DOCX,
+    "testWORD_protected_passtika.docx": OOXML_ENCRYPTED,
+    "stanley-cups.tsv": "text/tab-separated-values",
+    "example-docs-README.md": "text/markdown",
+}
+EXPECTED = {entry["file"]: CORRECTED.get(entry["file"], entry["mime"]) for entry in MANIFEST}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_corpus_file_gets_its_type(name):
+    assert detect_mime(corpus_bytes(name), name) == EXPECTED[name]
+
+
+def test_a_docx_is_recognised_by_its_members_even_when_libmagic_says_zip():
+    assert detect_mime(corpus_bytes("testWORD.docx")) == DOCX
+
+
+def test_the_file_name_does_not_override_the_content():
+    assert detect_mime(corpus_bytes("minimal-document.pdf"), "report.docx") == "application/pdf"
+    assert detect_mime(corpus_bytes("testCSV.csv"), "notes.txt") == "text/csv"
+
+
+def test_the_file_name_breaks_a_tie_between_text_types():
+    # One header line and one row: both a CSV and plain prose are plausible readings.
+    data = b"name,city\nAda,London\n"
+    assert detect_mime(data, "people.csv") == "text/csv"
+
+
+def test_json_and_plain_text_are_told_apart():
+    assert detect_mime(json.dumps({"a": [1, 2]}).encode(), "data") == "application/json"
+    assert detect_mime(b"Just a sentence, with a comma.\nAnd another line.\n", "x") == "text/plain"
+
+
+def test_a_plain_zip_stays_a_zip():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("notes/word/draft.txt", "Office-like names, but no word/ folder at the top")
+    assert detect_mime(buffer.getvalue(), "notes.zip") == "application/zip"
+
+
+def test_empty_input_has_a_type():
+    assert detect_mime(b"") == "application/x-empty"

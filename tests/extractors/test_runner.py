@@ -1,0 +1,71 @@
+"""Extraction in worker processes: the event loop keeps running, slow files time out."""
+
+from __future__ import annotations
+
+import asyncio
+
+from extractors.runner import extract_isolated
+
+from .conftest import corpus_bytes, plain_text
+
+
+async def _count_ticks_while(awaitable):
+    """Run `awaitable` while a heartbeat task counts how often the event loop gets control."""
+    ticks = 0
+    done = False
+
+    async def heartbeat():
+        nonlocal ticks
+        while not done:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    beat = asyncio.create_task(heartbeat())
+    try:
+        result = await awaitable
+    finally:
+        done = True
+        await beat
+    return result, ticks
+
+
+async def test_a_long_pdf_is_extracted_without_stalling_the_event_loop():
+    result, ticks = await _count_ticks_while(
+        extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300)
+    )
+    assert result.status == "ok"
+    assert len(result.items) == 352
+    assert "This PDF version of Free Culture is licensed" in plain_text(result)
+    # In-loop extraction would give the heartbeat no turn at all until the end.
+    assert ticks > 1000
+
+
+async def test_the_time_limit_gives_a_timeout_result_and_the_pool_recovers():
+    result = await extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=0.01)
+    assert result.status == "timeout"
+    assert result.mime == "application/pdf"
+    assert "time limit" in result.warnings[0]
+    after = await extract_isolated(b"still working", "note.txt", None, None, timeout=60)
+    assert after.status == "ok"
+    assert after.items[0].data == "still working"
+
+
+async def test_passwords_reach_the_worker():
+    data = corpus_bytes("libreoffice-writer-password.pdf")
+    result = await extract_isolated(data, "locked.pdf", None, "openpassword", timeout=60)
+    assert result.status == "ok"
+    assert "Lorem ipsum dolor sit amet" in plain_text(result)
+
+
+async def test_concurrent_files_all_complete():
+    names = ["testWORD.docx", "testEXCEL.xlsx", "testCSV.csv", "powerpoint_sample.pptx", "multicolumn.pdf"]
+    results = await asyncio.gather(
+        *(extract_isolated(corpus_bytes(name), name, None, None, timeout=120) for name in names)
+    )
+    assert [result.status for result in results] == ["ok"] * len(names)
+
+
+async def test_garbage_gives_a_result_not_an_exception():
+    result = await extract_isolated(b"%PDF-1.7\n\x00\x01garbage", "bad.pdf", None, None, timeout=60)
+    assert result.status == "corrupt"
+    assert result.warnings
