@@ -8,7 +8,7 @@ from typing import Annotated
 import msgspec
 from litestar import Request, Response, delete, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
 from app.errors import NotFoundError
@@ -38,10 +38,10 @@ def _deps(request: Request):
 
 @post("/api/workflows/start", status_code=HTTP_200_OK, responses=errors(404, 409),
       summary="Start a workflow, or its next round with ?id=")
-async def start(request: Request, data: StartRequest,
-                workflow_id: Annotated[str | None, Parameter(query="id", max_length=64, required=False)] = None,
-                idempotency_key: Annotated[str | None, Parameter(header="Idempotency-Key", max_length=200,
-                                                                 required=False)] = None) -> StartAnswer:
+async def start(request: Request, data: JSONBody[StartRequest],
+                workflow_id: Annotated[str | None, QueryParameter(name="id", max_length=64, required=False)] = None,
+                idempotency_key: Annotated[str | None, HeaderParameter(name="Idempotency-Key", max_length=200,
+                                                                       required=False)] = None) -> StartAnswer:
     owner, workflows = _deps(request)
     answer = await workflows.start(owner, workflow_id, data, idempotency_key)
     return msgspec.convert(answer, StartAnswer, from_attributes=False)

@@ -273,6 +273,8 @@ class OpenAIModel:
         return ModelError(f"{self.base_url} answered HTTP {status}: {detail}")
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
+        # A Retry-After longer than we are willing to wait is ignored, as the SDK does: the
+        # round's budget, not the provider, decides how long a round may stall.
         if retry_after is not None and 0 <= retry_after <= self.retry_after_max:
             return retry_after
         # Exponential backoff with jitter, so parallel agents hitting one limit spread out.

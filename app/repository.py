@@ -172,6 +172,7 @@ class Repository:
                 if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
                     next_status(WorkflowStatus.RUNNING, Event.START)
             row = await self._lock(conn, workflow_id)
+            log.key = f"{workflow_id}:{row.current_round}:start"
             await conn.execute(
                 RoundFileRow.__table__.insert().values(
                     workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
@@ -270,10 +271,12 @@ class Repository:
                     )
                 )
         for entry in logs:
+            # Parallel tasks finish in any order; the progress a poller sees never goes back.
+            shown = None if entry.progress is None else max(entry.progress, progress)
             values = dict(
                 workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message, type=entry.type,
                 timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
-                progress=entry.progress,
+                progress=shown,
             )
             new_id = (
                 await conn.execute(
@@ -283,8 +286,8 @@ class Repository:
             ).scalar_one_or_none()
             if new_id is not None:
                 log_ids.append(new_id)
-                if entry.progress is not None:
-                    progress = entry.progress
+                if shown is not None:
+                    progress = shown
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
         await conn.execute(

@@ -1,0 +1,51 @@
+"""A whole round through real HTTP: the frontend's view of the contract."""
+
+from __future__ import annotations
+
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_status
+
+
+def test_round_delivers_first_step_last_and_completes(tmp_path, database_url):
+    model = ScriptedModel(plan_of(3))
+    with LiveServer(settings_for(tmp_path, database_url), model) as server, server.client() as client:
+        files = upload(client, "testWORD.docx")
+        started = client.post("/api/workflows/start", json={"prompt": "Look at this", "listFileId": [files[0]["id"]]})
+        assert started.status_code == 200
+        body = started.json()
+        assert body["status"] == "running" and body["currentRound"] == 1
+        status = wait_status(client, body["id"], "completed")
+        assert status["progress"] == 100
+
+        messages = client.get(f"/api/workflows/{body['id']}/messages").json()["items"]
+        assert [m["status"] for m in messages] == ["first", "step", "step", "step", "step", "last"]
+        first = messages[0]
+        assert first["role"] == "user" and first["content"] == "Look at this"
+        assert first["documents"][0]["fileId"] == files[0]["id"]
+        assert any("sample Microsoft Word" in c["data"] for c in first["documents"][0]["contents"])
+        assert [m["agentName"] for m in messages[2:5]] == ["analyst"] * 3
+        assert [m["sequenceNo"] for m in messages] == list(range(1, 7))
+
+        logs = client.get(f"/api/workflows/{body['id']}/logs").json()["items"]
+        progress = [entry["progress"] for entry in logs if entry["progress"] is not None]
+        assert progress == sorted(progress) and progress[0] == 0 and progress[-1] == 100
+        texts = [entry["message"] for entry in logs]
+        assert "Analyzing request and planning work" in texts and "Workflow completed successfully" in texts
+        assert sum(t.startswith("Running task") for t in texts) == 3
+
+        workflow = client.get(f"/api/workflows/{body['id']}").json()
+        used = sum(m["dataStats"]["tokensUsed"] for m in workflow["messages"])
+        assert used == workflow["dataStats"]["tokensUsed"] == 14 * len(model.calls)
+
+
+def test_next_round_resumes_the_same_workflow(tmp_path, database_url):
+    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1))) as server, \
+            server.client() as client:
+        first = client.post("/api/workflows/start", json={"prompt": "One"}).json()
+        wait_status(client, first["id"], "completed")
+        again = client.post(f"/api/workflows/start?id={first['id']}", json={"prompt": "Two"})
+        assert again.status_code == 200 and again.json()["currentRound"] == 2
+        wait_status(client, first["id"], "completed")
+        logs = [e["message"] for e in client.get(f"/api/workflows/{first['id']}/logs").json()["items"]]
+        assert "Resuming workflow, round 2" in logs
+        rounds = [m["round"] for m in client.get(f"/api/workflows/{first['id']}/messages").json()["items"]]
+        assert rounds.count(1) == rounds.count(2) == 4

@@ -1,0 +1,133 @@
+"""Shared test harness: a live server on 127.0.0.1, a scripted model, waiting on state."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+import uvicorn
+
+from app.config import Settings
+from app.main import create_app
+from app.model import ModelRequest, ModelResponse, Usage
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+PG_URL = os.environ.get("FOREMAN_TEST_PG_URL", "")  # e.g. postgresql+asyncpg://postgres@127.0.0.1/postgres
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+    """Poll `check` until it returns something truthy; fail with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+class ScriptedModel:
+    """A deterministic model: answers plans from `plan`, tasks with their agent's name.
+
+    `gate` (an asyncio.Event per call purpose) holds a call until the test opens it.
+    """
+
+    name = "scripted"
+    offline = False
+
+    def __init__(self, plan: dict[str, Any] | None = None, tokens: int = 7) -> None:
+        self.plan = plan
+        self.tokens = tokens
+        self.calls: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls.append(request)
+        usage = Usage(prompt_tokens=self.tokens, completion_tokens=self.tokens, calls=1)
+        if request.purpose in ("plan", "repair"):
+            return ModelResponse(text=json.dumps(self.plan), data=self.plan, usage=usage, model=self.name)
+        who = request.agent or request.purpose
+        return ModelResponse(text=f"Done by {who}.", usage=usage, model=self.name)
+
+
+def plan_of(n_tasks: int, agent: str = "analyst", chain: bool = False) -> dict[str, Any]:
+    """A plan with `n_tasks` tasks of `agent`, independent or each depending on the one before."""
+    return {
+        "userLanguage": "en",
+        "objUserResponse": "Here is the plan.",
+        "objFinalDocuments": [],
+        "objWorkplan": [
+            {"id": f"t{i}", "agent": agent, "instructions": f"Look at part {i} of the request.", "inputs": [],
+             "outputs": [], "dependsOn": [f"t{i - 1}"] if chain and i > 1 else []}
+            for i in range(1, n_tasks + 1)
+        ],
+    }
+
+
+def settings_for(tmp: Path, database_url: str = "", **overrides: Any) -> Settings:
+    return replace(Settings(data_dir=tmp / "data", database_url=database_url), **overrides)
+
+
+class LiveServer:
+    """The real app under uvicorn in a background thread, on a free port of 127.0.0.1."""
+
+    def __init__(self, settings: Settings, model: Any = None) -> None:
+        self.settings = replace(settings, host="127.0.0.1", port=free_port())
+        self.app = create_app(self.settings, model=model)
+        self.url = f"http://127.0.0.1:{self.settings.port}"
+        self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port,
+                                                     log_level="warning", lifespan="on"))
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        wait_for(self._ready, 60, "the server to be ready")
+        return self
+
+    def _ready(self) -> bool:
+        try:
+            return httpx.get(self.url + "/ready", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(30)
+
+    def client(self, key: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+def wait_status(client: httpx.Client, workflow_id: str, *statuses: str, timeout: float = 60) -> dict[str, Any]:
+    """Wait until the workflow's status is one of `statuses`; return the status body."""
+    def check() -> dict[str, Any] | None:
+        body = client.get(f"/api/workflows/{workflow_id}/status").json()
+        return body if body["status"] in statuses else None
+
+    return wait_for(check, timeout, f"workflow {workflow_id} to be {statuses}")
+
+
+def upload(client: httpx.Client, *names: str) -> list[dict[str, Any]]:
+    files = [("files", (name, (CORPUS / name).read_bytes())) for name in names]
+    response = client.post("/api/files", files=files)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def unique_db_name() -> str:
+    return "foreman_test_" + uuid.uuid4().hex[:12]
