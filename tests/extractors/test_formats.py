@@ -1,0 +1,153 @@
+"""What each format's extractor gives a user, beyond the corpus snippets."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import CORPUS, normalise, plain_text
+
+
+def test_pdf_pages_become_items_in_order(extracted):
+    items = extracted("multicolumn.pdf").items
+    assert [item.name for item in items] == ["page 1", "page 2", "page 3"]
+    assert [item.metadata["page"] for item in items] == [1, 2, 3]
+    assert "Two-Column Document with Lorem Ipsum" in items[0].data
+
+
+def test_vertical_japanese_without_a_unicode_map_is_read_through_pdfium(extracted):
+    items = extracted("vertical.pdf").items
+    assert items[0].metadata["extractor"] == "pdfium"
+    assert "あいうえお" in items[0].data
+
+
+def test_scanned_pdf_pages_are_ocred_and_marked(extracted):
+    item = extracted("testOCR.pdf").items[0]
+    assert item.metadata["ocr"] is True
+    assert item.metadata["extractor"] == "tesseract"
+
+
+def test_pdf_attachments_are_extracted_too(extracted):
+    items = extracted("attachment.pdf").items
+    assert [item.metadata.get("attachment") for item in items] == [None, "foo.txt"]
+
+
+def test_docx_text_boxes_appear_once(extracted):
+    text = plain_text(extracted("testWORD_various.docx"))
+    assert text.count("Here is a text box") == 1
+
+
+def test_docx_content_controls_and_nested_tables_are_read(extracted):
+    body = extracted("testWORD_embedded_pics.docx").items[0].data
+    assert "This is a rich text sdt" in body
+    assert "Deeply embedded" in body
+
+
+def test_docx_headers_footnotes_and_comments_are_separate_items(extracted):
+    names = [item.name for item in extracted("testWORD_various.docx").items]
+    assert names == ["body", "headers and footers", "footnotes"]
+    comments = extracted("docx_comments.docx").items[-1]
+    assert comments.name == "comments"
+    assert "John Reviewer: This is a sample reviewer comment" in comments.data
+
+
+def test_docx_tables_keep_their_cells_apart(extracted):
+    body = extracted("testWORD_various.docx").items[0].data
+    assert "Row 1 Col 1\tRow 1 Col 2\tRow 1 Col 3" in body
+
+
+def test_pptx_slides_carry_their_speaker_notes(extracted):
+    slides = extracted("powerpoint_sample.pptx").items
+    assert [slide.name for slide in slides] == ["slide 1", "slide 2", "slide 3"]
+    assert "Notes:\nSome notes on the second slide." in slides[1].data
+    assert slides[1].metadata["has_notes"] is True
+
+
+def test_xlsx_values_read_as_the_sheet_shows_them(extracted):
+    sheet = extracted("testEXCEL-formats.xlsx").items[0].data
+    for shown in ["1,599.99", "-1,599.99", "$1,599.99", "($1,599.99)", "1.98E+08", "2.50%", "2 1/2",
+                  "6:15 AM", "6:15 PM", "18:15", "17-May-07", "19 dollars and .99 cents",
+                  "At 4:20 AM on Thursday May 17, 2007"]:
+        assert shown in sheet, shown
+
+
+def test_xlsx_formulas_give_their_cached_values(extracted):
+    sheet = extracted("testEXCEL.xlsx").items[0].data
+    # Squares are formulas (=+B6*B6); the workbook's cached results are what a reader sees.
+    assert "\t10\t100\n\t11\t121\n" in sheet
+
+
+def test_xlsx_accounting_formats_show_negatives_in_brackets(extracted):
+    sheet = extracted("2023-half-year-analyses-by-segment.xlsx").items[0].data
+    assert "Zone NA\t12,553\t2,713\t2,632\t\t(81)" in sheet
+
+
+def test_csv_quoted_line_breaks_stay_in_their_cell(extracted):
+    item = extracted("testCSV.csv").items[0]
+    assert item.data.endswith("\nWritten and saved in Apache OpenOffice.")
+    assert "\t15\t225\n" in item.data
+
+
+def test_text_encodings_are_decoded_right(extracted):
+    expectations = {
+        "sample-french-1.txt": "cp1252",
+        "fake-text-utf-16.txt": "utf-16",
+        "shift_jis_ude_2.txt": "cp932",
+        "sample-chinese.txt": "big5",
+    }
+    for name, encoding in expectations.items():
+        item = extracted(name).items[0]
+        assert item.metadata["encoding"] == encoding, name
+        assert "\ufffd" not in item.data, name
+
+
+def test_html_is_text_without_markup(extracted):
+    text = extracted("ideas-page.html").items[0].data
+    assert "<" not in text and "href" not in text
+    assert "Der Preis betrug 15,50 €." in normalise(extracted("fake-html-cp1252.html").items[0].data)
+
+
+def test_json_is_kept_verbatim(extracted):
+    item = extracted("simple.json").items[0]
+    assert json.loads(item.data) == json.loads((CORPUS / "simple.json").read_text(encoding="utf-8"))
+
+
+def test_images_are_passed_on_as_base64_with_their_text(extracted):
+    image, text = extracted("testOCR.png").items
+    assert image.is_text is False and image.base64_encoded is True
+    assert base64.b64decode(image.data) == (CORPUS / "testOCR.png").read_bytes()
+    assert text.metadata["ocr"] is True
+
+
+def test_summaries_count_characters_and_words_and_name_the_language(extracted):
+    summary = extracted("sample-french-1.txt").items[0].summary
+    assert "characters" in summary and "words" in summary and "language fr" in summary
+
+
+def test_without_tesseract_image_pages_are_flagged_not_invented():
+    # A child process with an empty PATH cannot find tesseract, as on a server without it.
+    script = """
+import json, sys
+from pathlib import Path
+from extractors import extract
+corpus = Path(sys.argv[1])
+pdf = extract((corpus / "testOCR.pdf").read_bytes(), "testOCR.pdf")
+png = extract((corpus / "testOCR.png").read_bytes(), "testOCR.png")
+print(json.dumps({"pdf": [pdf.status, pdf.items[0].metadata, pdf.items[0].data, pdf.warnings],
+                  "png": [png.status, len(png.items), png.warnings]}))
+"""
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(CORPUS)],
+        capture_output=True, text=True, cwd=repo, env={"PATH": "", "PYTHONPATH": str(repo)}, check=True,
+    )
+    report = json.loads(done.stdout)
+    status, metadata, data, warnings = report["pdf"]
+    assert status == "partial"
+    assert metadata["needs_ocr"] is True and data == ""
+    assert "Tesseract is not installed" in warnings[0]
+    assert report["png"][0] == "ok" and report["png"][1] == 1
+    assert "Tesseract is not installed" in report["png"][2][0]
