@@ -61,7 +61,8 @@ class DataExtractor:
         if not tables:
             return TaskResult(text=say("no_tables", context.language, docs=names),
                               usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
-        stem = stem_of(docs[0].name) if len(docs) == 1 else "tables"
+        # "-tables" keeps a CSV upload and its extracted table from sharing a name.
+        stem = f"{stem_of(docs[0].name)}-tables" if len(docs) == 1 else "tables"
         files = _files(task, tables, stem)
         text = _report(tables, files, names, context.language)
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,

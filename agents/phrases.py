@@ -112,9 +112,9 @@ PHRASES: dict[str, dict[str, str]] = {
     },
     "untranslated": {"en": "[untranslated]", "de": "[nicht übersetzt]", "fr": "[non traduit]"},
     "translation_of": {
-        "en": "Translation of {doc} into {language}",
-        "de": "Übersetzung von {doc} ins {language}",
-        "fr": "Traduction de {doc} en {language}",
+        "en": "Translation of {doc} into {target}",
+        "de": "Übersetzung von {doc} ins {target}",
+        "fr": "Traduction de {doc} en {target}",
     },
     "tables_found": {
         "en": "{n} table(s) extracted from {docs}.",

@@ -47,7 +47,7 @@ class Translator:
                 )
                 parts.append((await ledger.ask(request)).text)
             heading = say("translation_of", context.language, doc=doc.name,
-                          language=language_label(target, context.language))
+                          target=language_label(target, context.language))
             sections.append(f"## {heading}\n\n" + "\n\n".join(parts))
         text = "\n\n".join(sections)
         default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]

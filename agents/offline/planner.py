@@ -75,7 +75,7 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     names = ", ".join(doc_names)
     for intent in intents:
         if intent == "extract":
-            stem = stem_of(doc_names[0]) if len(docs) == 1 else "tables"
+            stem = f"{stem_of(doc_names[0])}-tables" if len(docs) == 1 else "tables"
             add("data_extractor", f"Extract the tables and figures as CSV and XLSX. Request: {prompt}",
                 doc_names, [_out(f"{stem}.xlsx", "tables as a workbook"), _out(f"{stem}.csv", "first table")],
                 say("step_extract", language, docs=names))

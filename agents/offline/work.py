@@ -12,6 +12,7 @@ from agents.toolkit.tokens import count_tokens
 
 SUMMARY_SENTENCES = 5
 PASSAGES = 3
+MIN_PASSAGE_WORDS = 6
 SOURCE_TOKENS = 500  # longer writer material is condensed to its most informative sentences
 NONE = "NONE"
 _BULLET = re.compile(r"^\s*(?:[-*]|>)\s+")
@@ -52,24 +53,30 @@ def summary(purpose: str, hints: Mapping[str, Any]) -> str:
     return f"_{say('extractive_note', language)}_\n\n" + "\n".join(f"- {s}" for s in sentences)
 
 
+def passages(question: str, text: str) -> list[str]:
+    """The best-matching passages, preferring ones long enough to answer over bare headings."""
+    found = [one_line(p) for p in best_passages(question, text, k=PASSAGES * 3) if p.strip()]
+    found = [p for p in found if p != NONE]
+    full = [p for p in found if len(p.split()) >= MIN_PASSAGE_WORDS]
+    return (full or found)[:PASSAGES]
+
+
 def answer(purpose: str, hints: Mapping[str, Any]) -> str:
     """The passages that best match the question, quoted."""
     language = str(hints.get("language") or "en")
     question = str(hints.get("question") or hints.get("prompt") or "")
     if purpose == "map":
         text = "\n\n".join(str(d.get("text", "")) for d in _docs(hints))
-        return "\n\n".join(one_line(p) for p in best_passages(question, text, k=PASSAGES)) or NONE
+        return "\n\n".join(passages(question, text)) or NONE
     if purpose == "reduce":
-        passages = best_passages(question, _partial_lines(hints), k=PASSAGES)
-        return "\n\n".join(one_line(p) for p in passages) or NONE
+        return "\n\n".join(passages(question, _partial_lines(hints))) or NONE
     parts = [f"_{say('answer_note', language)}_"]
     for doc in _docs(hints):
         text = str(doc.get("text", ""))
-        passages = [one_line(p) for p in best_passages(question, text, k=PASSAGES)
-                    if p.strip() and p.strip() != NONE] if text.strip() != NONE else []
-        if passages:
+        found = passages(question, text) if text.strip() != NONE else []
+        if found:
             parts.append(f"**{say('passages_from', language, doc=doc.get('name', ''))}**")
-            parts.extend(f"> {p}" for p in passages)
+            parts.extend(f"> {p}" for p in found)
         else:
             parts.append(say("no_passage", language, doc=doc.get("name", "")))
     if len(parts) == 1:

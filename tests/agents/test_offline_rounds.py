@@ -1,0 +1,169 @@
+"""Whole rounds with the offline model over real documents from the shared corpus."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import docx
+import openpyxl
+import pytest
+
+from agents.manager import render_plan_message
+from agents.offline import OfflineModel
+from agents.registry import build_registry
+from agents.toolkit.tokens import count_tokens
+from app.model import Usage
+
+from tests.agents.conftest import RecordingModel, Round, load_document, run_round, squash
+
+
+async def offline_round(prompt: str, *names: str, context_tokens: int = 8192) -> tuple[Round, RecordingModel]:
+    model = RecordingModel(OfflineModel(context_tokens=context_tokens))
+    docs = [load_document(n) for n in names]
+    return await run_round(prompt, docs, model, build_registry(entry_points=False)), model
+
+
+def bullets(text: str) -> list[str]:
+    return [line[2:] for line in text.splitlines() if line.startswith("- ")]
+
+
+def quotes(text: str) -> list[str]:
+    return [line[2:] for line in text.splitlines() if line.startswith("> ")]
+
+
+async def test_a_summary_quotes_sentences_of_the_document():
+    done, _ = await offline_round("Summarize this document please.", "sample-french-1.txt")
+    assert [t.agent for t in done.plan.plan.tasks] == ["summarizer"]
+    [summary] = done.by_agent("summarizer")
+    sentences = bullets(summary.text)
+    assert 3 <= len(sentences) <= 5
+    source = squash(load_document("sample-french-1.txt").text)
+    assert all(s in source for s in sentences)
+    assert "no language model was used" in summary.text
+    assert summary.offline is True
+
+
+async def test_a_long_document_is_summarised_by_map_reduce_within_the_context():
+    done, model = await offline_round("Give me a summary.", "tracemonkey.pdf", context_tokens=3000)
+    purposes = [request.purpose for request, _ in model.calls]
+    assert purposes.count("map") >= 8 and "reduce" in purposes
+    for request, _ in model.calls:
+        assert sum(count_tokens(m["content"]) for m in request.messages) <= 3000
+    [summary] = done.by_agent("summarizer")
+    source = squash(load_document("tracemonkey.pdf").text)
+    sentences = bullets(summary.text)
+    assert sentences and all(s in source for s in sentences)
+
+
+async def test_a_table_request_on_a_csv_delivers_csv_and_xlsx_with_the_documents_cells():
+    done, _ = await offline_round("Extract the table as CSV and Excel.", "testCSV.csv")
+    assert [t.agent for t in done.plan.plan.tasks] == ["data_extractor"]
+    files = done.files
+    assert set(files) == {"testCSV-tables.csv", "testCSV-tables.xlsx"}
+    rows = list(csv.reader(io.StringIO(files["testCSV-tables.csv"].data.decode("utf-8-sig"))))
+    cells = {c for row in rows for c in row if c}
+    assert {"15", "225", "144"} <= cells
+    source = load_document("testCSV.csv").text
+    assert all(c in source for c in cells)
+    sheet = openpyxl.load_workbook(io.BytesIO(files["testCSV-tables.xlsx"].data)).worksheets[0]
+    values = {str(v) for row in sheet.iter_rows(values_only=True) for v in row if v is not None}
+    assert {"15", "225"} <= values
+    assert "**Delivered:** testCSV-tables.csv, testCSV-tables.xlsx" in done.final.text
+
+
+async def test_tables_of_a_tsv_and_a_workbook_are_extracted():
+    done, _ = await offline_round("Pull the tables out of these files into a spreadsheet.",
+                                  "stanley-cups.tsv", "2023-half-year-analyses-by-segment.xlsx")
+    files = done.files
+    assert "tables.xlsx" in files
+    book = openpyxl.load_workbook(io.BytesIO(files["tables.xlsx"].data))
+    values = {str(v) for ws in book.worksheets for row in ws.iter_rows(values_only=True) for v in row if v}
+    assert {"Maple Leafs", "TOR", "13"} <= values
+    assert len(book.worksheets) >= 2
+    assert len([n for n in files if n.endswith(".csv")]) == len(book.worksheets)
+
+
+async def test_a_german_request_gets_german_answers():
+    done, _ = await offline_round("Fasse das Dokument bitte zusammen.", "testWORD.docx")
+    plan = done.plan.plan
+    assert plan.language == "de"
+    assert plan.answer.startswith("Ich arbeite offline, ohne Sprachmodell")
+    assert "### Arbeitsplan" in render_plan_message(plan)
+    [summary] = done.by_agent("summarizer")
+    assert "## Zusammenfassung von testWORD.docx" in summary.text
+    assert "Diese Runde lief offline" in done.final.text
+    assert "**Erledigte Schritte:** t1 (summarizer)" in done.final.text
+
+
+async def test_a_french_request_gets_french_answers():
+    done, _ = await offline_round("Résume ce document, s'il te plaît.", "sample-french-1.txt")
+    plan = done.plan.plan
+    assert plan.language == "fr"
+    assert plan.answer.startswith("Je travaille hors ligne")
+    assert "## Résumé de sample-french-1.txt" in done.by_agent("summarizer")[0].text
+    assert done.final.text.startswith("Ce tour s'est déroulé hors ligne")
+
+
+async def test_a_question_is_answered_with_quoted_passages():
+    done, _ = await offline_round("What is a trace tree?", "tracemonkey.pdf")
+    [answer] = done.by_agent("analyst")
+    quoted = quotes(answer.text)
+    source = squash(load_document("tracemonkey.pdf").text)
+    assert quoted and all(q in source for q in quoted)
+    assert any("trace tree" in q.lower() for q in quoted)
+    assert "Offline answer" in answer.text
+
+
+async def test_the_writer_delivers_markdown_and_docx_that_open():
+    done, _ = await offline_round("Summarize the document and write a report about it.", "testWORD.docx")
+    assert [t.agent for t in done.plan.plan.tasks] == ["summarizer", "writer"]
+    assert done.order == [["t1"], ["t2"]]
+    files = done.files
+    assert set(files) == {"report.md", "report.docx"}
+    markdown = files["report.md"].data.decode("utf-8")
+    assert markdown.startswith("# Report") and "without a language model" in markdown
+    document = docx.Document(io.BytesIO(files["report.docx"].data))
+    text = "\n".join(p.text for p in document.paragraphs)
+    assert "Report" in text and "without a language model" in text
+    # The summary of step t1 is the writer's material.
+    assert bullets(done.results["t1"].text)[0] in markdown
+
+
+async def test_the_offline_translator_says_it_cannot_translate_and_keeps_the_original():
+    done, _ = await offline_round("Translate this document into German.", "sample-french-1.txt")
+    [result] = done.by_agent("translator")
+    assert "I cannot translate without a language model" in result.text
+    marked = [line for line in result.text.split("\n\n") if line.startswith("[untranslated] ")]
+    assert len(marked) >= 5
+    source = squash(load_document("sample-french-1.txt").text)
+    assert all(squash(line.removeprefix("[untranslated] ")) in source for line in marked)
+    assert "sample-french-1.de.md" in done.files
+
+
+async def test_a_request_without_documents_plans_nothing_and_says_why():
+    done, model = await offline_round("What is the capital of France?")
+    assert done.plan.plan.tasks == []
+    assert "Please upload documents or configure a model" in done.plan.plan.answer
+    assert "No steps were planned" in done.final.text
+    assert [r.purpose for r, _ in model.calls] == ["plan", "final"]
+
+
+@pytest.mark.parametrize("prompt, names", [
+    ("Summarize the document and extract its tables, then write a report.", ["testEXCEL.xlsx", "testWORD.docx"]),
+    ("What is a trace tree?", ["tracemonkey.pdf"]),
+])
+async def test_usage_adds_up_and_every_answer_is_marked_offline(prompt, names):
+    done, model = await offline_round(prompt, *names)
+    reported = done.plan.usage + done.final.usage
+    for result in done.results.values():
+        assert result is not None
+        reported = reported + result.usage
+    assert reported == model.total()
+    assert reported.calls == len(model.calls) and reported.bytes_sent == 0
+    for request, response in model.calls:
+        assert response.offline and response.model == "offline"
+        prompt_text = "\n".join(m["content"] for m in request.messages)
+        assert response.usage == Usage(prompt_tokens=count_tokens(prompt_text),
+                                       completion_tokens=count_tokens(response.text), calls=1)
+    assert done.plan.offline and done.final.offline
