@@ -68,21 +68,22 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
         workbook.create_sheet("Sheet1")
     for table, name in zip(tables, _sheet_names(tables)):
         sheet = workbook.create_sheet(name)
-        for row in table.rows:
-            values = []
-            for cell in row:
-                value = number(cell)
-                values.append(value if value is not None else _safe_text(cell))
-            sheet.append(values)
+        for r, row in enumerate(table.rows, 1):
+            for c, text in enumerate(row, 1):
+                value = number(text)
+                cell = sheet.cell(row=r, column=c, value=value if value is not None else _clean(text))
+                if cell.data_type == "f":
+                    # Text like "=SUM(A1)" from a document is data, not a formula to run.
+                    cell.data_type = "s"
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
 
 
-def _safe_text(cell: str) -> str:
-    # openpyxl refuses control characters and would treat "=..." as a formula.
+def _clean(cell: str) -> str | None:
+    # openpyxl refuses control characters; empty cells stay empty rather than "".
     cleaned = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", cell)
-    return "'" + cleaned if cleaned.startswith("=") else cleaned
+    return cleaned or None
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

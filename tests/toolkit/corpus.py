@@ -1,0 +1,36 @@
+"""Access to the shared corpus of real documents that sits beside the repository."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+def path(name: str) -> Path:
+    """Path of a corpus file; skips the test when the corpus is not checked out beside the repo."""
+    file = CORPUS / name
+    if not file.exists():
+        pytest.skip(f"corpus file {name} not found in {CORPUS}")
+    return file
+
+
+def text(name: str, encoding: str = "utf-8") -> str:
+    """A corpus file decoded with the given encoding, newlines kept as they are."""
+    return path(name).read_bytes().decode(encoding)
+
+
+def pdf_pages(name: str, mode: str = "plain") -> list[str]:
+    """Text of every page of a corpus PDF, as the PDF extractor's pypdf would give it."""
+    return list(_pdf_pages(path(name), mode))
+
+
+@lru_cache(maxsize=8)
+def _pdf_pages(file: Path, mode: str) -> tuple[str, ...]:
+    # Parsing a PDF takes seconds; several tests read the same one.
+    from pypdf import PdfReader
+
+    return tuple(page.extract_text(extraction_mode=mode) for page in PdfReader(file).pages)

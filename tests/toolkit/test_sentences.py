@@ -1,0 +1,118 @@
+"""Sentence splitting, extractive summaries and question answering passages on real text."""
+
+import pytest
+
+from agents.toolkit.sentences import best_passages, normalize_space, split_sentences, summarize
+from tests.toolkit import corpus
+
+
+@pytest.fixture(scope="module")
+def french() -> str:
+    return corpus.text("sample-french-1.txt", "cp1252")
+
+
+@pytest.fixture(scope="module")
+def paper() -> str:
+    return "\n\n".join(corpus.pdf_pages("tracemonkey.pdf"))
+
+
+def test_abbreviations_and_decimals_do_not_end_sentences() -> None:
+    text = "Dr. Smith paid 3.50 dollars, e.g. for coffee at 9 a.m. in the U.S. office. He left. Then?"
+    assert split_sentences(text) == [
+        "Dr. Smith paid 3.50 dollars, e.g. for coffee at 9 a.m. in the U.S. office.",
+        "He left.",
+        "Then?",
+    ]
+
+
+def test_german_and_french_abbreviations() -> None:
+    text = "Die Zahlen, z.B. der Umsatz, stiegen am 3. Oktober stark. Mme Dupont est arrivée."
+    assert split_sentences(text) == [
+        "Die Zahlen, z.B. der Umsatz, stiegen am 3. Oktober stark.",
+        "Mme Dupont est arrivée.",
+    ]
+
+
+def test_wrapped_pdf_lines_join_and_headings_stand_alone(french: str) -> None:
+    sentences = split_sentences(french)
+    assert sentences[0] == "JEAN-BAPTISTE POQUELIN MOLIÈRE"
+    assert sentences[1] == "NÉ LE 15 JANVIER 1622, MORT LE 17 FÉVRIER 1673"
+    # Wrapped over five lines in the file, one sentence here.
+    assert any(s.startswith("Non-seulement Despréaux") and s.endswith("génie français.") for s in sentences)
+    assert "Les types qu'il a créés ne peuvent mourir." in sentences
+
+
+def test_list_items_and_cjk_full_stops_break() -> None:
+    text = "Steps:\n- open the file\n- read it\n\n是人都生而自由。他们赋有理性和良心！"
+    assert split_sentences(text) == ["Steps:", "- open the file", "- read it", "是人都生而自由。", "他们赋有理性和良心！"]
+
+
+def test_every_sentence_is_found_in_the_text(french: str) -> None:
+    flat = normalize_space(french)
+    for sentence in split_sentences(french):
+        assert sentence in flat
+
+
+def test_summary_sentences_are_verbatim_informative_and_in_order(french: str) -> None:
+    summary = summarize(french, 3)
+    flat = normalize_space(french)
+    assert len(summary) == 3
+    positions = [flat.index(sentence) for sentence in summary]
+    assert positions == sorted(positions)
+    assert all(len(sentence.split()) >= 8 for sentence in summary)  # no headings or fragments
+    assert any("Molière" in sentence for sentence in summary)
+
+
+def test_summary_of_a_paper_states_its_contribution(paper: str) -> None:
+    summary = summarize(paper, 5)
+    flat = normalize_space(paper)
+    assert len(summary) == 5 and all(sentence in flat for sentence in summary)
+    assert any("compilation technique" in sentence for sentence in summary)
+    assert len(set(summary)) == 5
+
+
+def test_summary_of_short_text_returns_what_there_is() -> None:
+    text = "The plant opened in 2019 and now employs 120 people. Output doubled last year."
+    assert summarize(text, 5) == [
+        "The plant opened in 2019 and now employs 120 people.",
+        "Output doubled last year.",
+    ]
+    assert summarize("", 3) == []
+    assert summarize(text, 0) == []
+
+
+def test_chinese_summary_is_verbatim() -> None:
+    text = corpus.path("sample-chinese.txt").read_bytes().decode("big5", errors="strict")
+    summary = summarize(text, 2)
+    assert len(summary) == 2
+    assert all(sentence in normalize_space(text) for sentence in summary)
+
+
+def test_question_gets_the_passage_that_answers_it(paper: str) -> None:
+    passages = best_passages("What speedups were measured?", paper, k=2)
+    assert "speedups of 10x" in passages[0]
+    assert all(passage in normalize_space(paper) for passage in passages)
+
+
+def test_french_question_on_french_text(french: str) -> None:
+    passages = best_passages("Quelle légende s'est formée autour de Molière ?", french, k=1)
+    assert passages and "légende inexacte" in passages[0]
+
+
+def test_multilingual_text_answers_in_the_question_language() -> None:
+    udhr = corpus.text("UDHR_first_article_all.txt")
+    assert best_passages("born free and equal in dignity and rights", udhr, k=1) == [
+        "All human beings are born free and equal in dignity and rights."
+    ]
+
+
+def test_no_match_gives_no_passage(french: str) -> None:
+    assert best_passages("quantum chromodynamics lattice", french) == []
+    assert best_passages("", french) == []
+
+
+def test_k_limits_and_passages_do_not_overlap(paper: str) -> None:
+    passages = best_passages("nested trace trees", paper, k=4)
+    assert len(passages) == 4
+    assert len(set(passages)) == 4
+    assert best_passages("nested trace trees", paper, k=1) == passages[:1]
