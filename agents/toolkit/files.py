@@ -146,12 +146,11 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
                 i += 1
             _table(document, rows)
             continue
-        elif match := _BULLET.match(line):
+        elif match := _BULLET.match(line) or _NUMBERED.match(line):
             flush()
-            _runs(document.add_paragraph(style="List Bullet"), match.group(1))
-        elif match := _NUMBERED.match(line):
-            flush()
-            _runs(document.add_paragraph(style="List Number"), match.group(1))
+            style = "List Bullet" if _BULLET.match(line) else "List Number"
+            nested = len(line) - len(line.lstrip()) >= 2  # an indented item belongs to the one above
+            _runs(document.add_paragraph(style=style + (" 2" if nested else "")), match.group(1))
         else:
             paragraph.append(line)
         i += 1

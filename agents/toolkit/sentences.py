@@ -72,6 +72,9 @@ def _line_break(prev: str, nxt: str, width: int) -> bool:
         return False  # a lowercase start continues the sentence
     if _CJK_CHAR.match(prev[-1:]) and _CJK_CHAR.match(nxt[:1]):
         return False
+    last = prev.rsplit(None, 1)[-1]
+    if last.islower() and last in STOPWORDS or prev.endswith((",", "-")):
+        return False  # "... for Dynamic\nLanguages" style titles: nothing ends on "for" or ","
     # A line much shorter than its block's longest line ended before the wrap width: it is a
     # heading or the end of a paragraph, not a wrapped line.
     return len(prev) < 0.6 * width or width < 40

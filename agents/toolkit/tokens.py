@@ -106,7 +106,11 @@ def context_size(model: str) -> int:
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s+|(?<=[。！？])")
+_LINE = re.compile(r"\n")
 _SPACE = re.compile(r"(?<=\s)(?=\S)")
+# Longest stretch of characters one token is assumed to cover when searching for a cut;
+# a wrong guess only makes a piece shorter than it could be, never too long.
+_CHARS_PER_TOKEN_MAX = 32
 
 
 def _pieces(text: str, separator: re.Pattern[str]) -> list[str]:
@@ -121,42 +125,41 @@ def _pieces(text: str, separator: re.Pattern[str]) -> list[str]:
     return out
 
 
+def _longest_prefix(text: str, max_tokens: int) -> int:
+    """Length of the longest prefix of text within max_tokens (binary search on characters)."""
+    lo, hi = 0, min(len(text), max_tokens * _CHARS_PER_TOKEN_MAX)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count_tokens(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _hard_split(text: str, max_tokens: int) -> list[str]:
-    """Cut a piece with no usable boundary by binary search on its characters."""
+    """Cut a piece with no usable boundary into pieces of at most max_tokens."""
     out = []
     while text:
-        if count_tokens(text) <= max_tokens:
-            out.append(text)
-            break
-        lo, hi = 1, len(text)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if count_tokens(text[:mid]) <= max_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
-        out.append(text[:lo])
-        text = text[lo:]
+        cut = max(1, _longest_prefix(text, max_tokens))
+        out.append(text[:cut])
+        text = text[cut:]
     return out
 
 
-def _units(text: str, max_tokens: int) -> list[str]:
-    """Pieces no larger than max_tokens, preferring paragraph, then sentence, then word cuts."""
-    units: list[str] = []
-    for paragraph in _pieces(text, _PARAGRAPH):
-        if count_tokens(paragraph) <= max_tokens:
-            units.append(paragraph)
-            continue
-        for sentence in _pieces(paragraph, _SENTENCE_END):
-            if count_tokens(sentence) <= max_tokens:
-                units.append(sentence)
-                continue
-            for word in _pieces(sentence, _SPACE):
-                if count_tokens(word) <= max_tokens:
-                    units.append(word)
-                else:
-                    units.extend(_hard_split(word, max_tokens))
-    return units
+_LEVELS = (_PARAGRAPH, _SENTENCE_END, _LINE, _SPACE)
+
+
+def _units(text: str, max_tokens: int, level: int = 0) -> list[str]:
+    """Pieces within max_tokens, cut at paragraphs, then sentences, lines, words, characters."""
+    if count_tokens(text) <= max_tokens:
+        return [text]
+    if level == len(_LEVELS):
+        return _hard_split(text, max_tokens)
+    pieces = _pieces(text, _LEVELS[level])
+    if len(pieces) == 1:
+        return _units(text, max_tokens, level + 1)
+    return [unit for piece in pieces for unit in _units(piece, max_tokens, level + 1)]
 
 
 def chunk_text(text: str, max_tokens: int, overlap_tokens: int = 0) -> list[str]:
@@ -172,23 +175,38 @@ def chunk_text(text: str, max_tokens: int, overlap_tokens: int = 0) -> list[str]
     overlap_tokens = max(0, min(overlap_tokens, max_tokens // 2))
     units = _units(text, max_tokens)
     sizes = [count_tokens(unit) for unit in units]
+    n = len(units)
+
+    def fits(start: int, end: int) -> bool:
+        return count_tokens("".join(units[start:end])) <= max_tokens
+
     chunks: list[str] = []
     start = 0
-    while start < len(units):
-        end, used = start, 0
-        # Token counts are not additive across a cut (BPE may merge across it), so the joined
-        # chunk is re-counted whenever the running sum gets close to the budget.
-        while end < len(units):
-            if used + sizes[end] > max_tokens and end > start:
-                candidate = "".join(units[start : end + 1])
-                if count_tokens(candidate) > max_tokens:
-                    break
+    while start < n:
+        # Counts are not additive across cuts (a word split off its space counts one more),
+        # so the summed sizes only give a first guess that the real count then corrects:
+        # gallop forward while the joined text still fits, or search back when it does not.
+        end, used = start + 1, sizes[start]
+        while end < n and used + sizes[end] <= max_tokens:
             used += sizes[end]
             end += 1
-        while end - start > 1 and count_tokens("".join(units[start:end])) > max_tokens:
-            end -= 1
+        if fits(start, end):
+            step = 1
+            while end + step <= n and fits(start, end + step):
+                end += step
+                step *= 2
+            lo, hi = end, min(end + step, n + 1) - 1
+        else:
+            lo, hi = start + 1, end - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(start, mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        end = lo
         chunks.append("".join(units[start:end]))
-        if end >= len(units):
+        if end >= n:
             break
         next_start = end
         if overlap_tokens:
@@ -230,8 +248,14 @@ def fit_to_budget(texts: list[str], max_tokens: int) -> list[str]:
             # No room for any of the text: keep the marker alone if it fits, so the cut shows.
             out.append(TRUNCATED if share >= count_tokens(TRUNCATED) else "")
         else:
-            head = _head(text, share - marker)
-            out.append(head.rstrip() + " " + TRUNCATED)
+            # The head and the marker may tokenize differently joined than apart; shrink the
+            # head until the joined text fits its share.
+            room = share - marker
+            cut = (_head(text, room).rstrip() + " " + TRUNCATED).lstrip()
+            while room > 0 and count_tokens(cut) > share:
+                room -= 1
+                cut = (_head(text, room).rstrip() + " " + TRUNCATED).lstrip()
+            out.append(cut if count_tokens(cut) <= share else "")
     return out
 
 
@@ -239,15 +263,9 @@ def _head(text: str, max_tokens: int) -> str:
     """The longest prefix of text within max_tokens, cut at a word boundary when possible."""
     if max_tokens <= 0:
         return ""
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count_tokens(text[:mid]) <= max_tokens:
-            lo = mid
-        else:
-            hi = mid - 1
-    head = text[:lo]
-    cut = head.rfind(" ")
-    if lo < len(text) and cut > len(head) // 2:
-        head = head[:cut]
+    cut = _longest_prefix(text, max_tokens)
+    head = text[:cut]
+    space = head.rfind(" ")
+    if cut < len(text) and space > len(head) // 2:
+        head = head[:space]
     return head

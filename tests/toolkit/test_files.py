@@ -68,7 +68,7 @@ def test_csv_corpus_table_survives_xlsx_round_trip() -> None:
 def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     markdown = (
         "# Quarterly report\n\nRevenue **grew** strongly\nacross regions.\n\n"
-        "## Highlights\n\n- New plant opened\n- Costs flat\n\n### Steps\n\n1. Review\n2. Approve\n\n"
+        "## Highlights\n\n- New plant opened\n  - in Lyon\n- Costs flat\n\n### Steps\n\n1. Review\n2. Approve\n\n"
         "| Region | Revenue |\n|---|---:|\n| North | 1,234 |\n| South | 980 |\n"
     )
     document = Document(io.BytesIO(docx_bytes(markdown, title="Report Q3")))
@@ -78,6 +78,7 @@ def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     assert ("Heading 2", "Highlights") in styled
     assert ("Heading 3", "Steps") in styled
     assert ("List Bullet", "New plant opened") in styled
+    assert ("List Bullet 2", "in Lyon") in styled
     assert ("List Number", "Approve") in styled
     assert ("Normal", "Revenue grew strongly across regions.") in styled
     paragraph = next(p for p in document.paragraphs if p.text.startswith("Revenue"))

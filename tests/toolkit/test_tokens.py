@@ -97,3 +97,10 @@ def test_fit_to_budget_leaves_fitting_texts_alone(french: str) -> None:
     assert fit_to_budget(["a", "b c"], 100) == ["a", "b c"]
     assert fit_to_budget([french], 3) in (["[… truncated]"], [""])
     assert sum(count_tokens(t) for t in fit_to_budget([french] * 3, 2)) <= 2
+
+
+def test_sheet_text_is_cut_between_rows() -> None:
+    sheet = "".join(f"{n},Customer {n},{n * 3}.50\n" for n in range(2000))
+    chunks = chunk_text(sheet, 500)
+    assert "".join(chunks) == sheet
+    assert all(chunk.endswith("\n") and count_tokens(chunk) <= 500 for chunk in chunks)
