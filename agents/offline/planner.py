@@ -28,10 +28,13 @@ INTENTS: list[tuple[str, str, list[str]]] = [
         r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|est-ce|explique\w*|compare\w*)\b",
         r"analy[sz]", r"\bfind\b", r"\bfinde\b", r"\btrouve\w*\b",
     ]),
+    # A report is asked for with a verb or an indefinite article; "summarise the report" is not.
     ("write", "writer", [
-        r"\bwrite\b", r"\breport\b", r"\bdraft\b", r"\bmemo\b", r"\bletter\b", r"\bdocx\b",
-        r"word document", r"schreib", r"bericht", r"entwurf", r"verfass", r"\bbrief\b",
-        r"word-dokument", r"rédig", r"\brapport\b", r"écri[sr]", r"\blettre\b",
+        r"\b(?:write|draft|compose)\b",
+        r"\ban? (?:report|memo|letter|article|brief(?:ing)?)\b", r"\bdocx\b", r"word[- ]?dok",
+        r"word document", r"schreib", r"verfass", r"\bentw(?:irf|erfen)",
+        r"\beine?n? (?:bericht|memo|brief|artikel)\b", r"rédig", r"écri[sr]",
+        r"\bune? (?:rapport|mémo|lettre|article)\b",
     ]),
 ]
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents

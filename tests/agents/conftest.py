@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +124,12 @@ def load_document(name: str) -> DocumentText:
     path = CORPUS / name
     if not path.exists():
         pytest.skip(f"corpus file {name} not found beside the repository")
-    data = path.read_bytes()
+    return _extracted(name)
+
+
+@functools.cache  # extraction of a long PDF takes seconds; agents never modify documents
+def _extracted(name: str) -> DocumentText:
+    data = (CORPUS / name).read_bytes()
     from extractors import extract
 
     extraction = extract(data, name)

@@ -1,0 +1,123 @@
+"""The built-in agents with a scripted model: prompts, budgets, files, failures."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import docx
+import pytest
+
+from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
+from agents.calls import input_budget
+from agents.errors import AgentsError, UnknownAgentError
+from agents.registry import Registry, build_registry
+from agents.runner import output_document, run_task, task_context
+from agents.toolkit.tokens import count_tokens
+from app.model import ModelError, Usage
+
+from tests.agents.conftest import ScriptedModel, text_document
+
+
+def context_for(task: TaskSpec, model, *docs, language: str = "en", results=None):
+    plan = Plan(language=language, answer="", tasks=[task])
+    return task_context(plan, task, prompt="request", uploads=list(docs), results=results or {}, model=model)
+
+
+async def test_the_writer_delivers_md_and_docx_from_the_model_text():
+    model = ScriptedModel("# Memo\n\nThe plant made **12 tons**.")
+    task = TaskSpec("t1", "writer", "Write a memo on output", ["r.txt"], [OutputSpec("memo.docx", "docx", "Memo")])
+    result = await run_task(build_registry(entry_points=False), task,
+                            context_for(task, model, text_document("r.txt", "The plant made 12 tons.")))
+    assert [f.name for f in result.files] == ["memo.docx", "memo.md"]
+    assert result.files[1].data.decode().strip() == "# Memo\n\nThe plant made **12 tons**."
+    paragraphs = [p.text for p in docx.Document(io.BytesIO(result.files[0].data)).paragraphs]
+    assert any("12 tons" in p for p in paragraphs)
+    request = model.requests[0]
+    assert "The plant made 12 tons." in request.messages[1]["content"]
+    assert request.hints["kind"] == "write" and request.hints["title"] == "Memo"
+    assert result.usage.calls == 1 and result.offline is False
+
+
+async def test_the_translator_chunks_a_long_document_within_the_budget():
+    paragraphs = [f"Paragraph {i} says that the number {i} follows {i - 1}." for i in range(1, 600)]
+    doc = text_document("long.txt", "\n\n".join(paragraphs))
+    model = ScriptedModel(*[f"part {i}" for i in range(1, 50)])
+    model.context_tokens = 2000  # a small model forces several chunks
+    task = TaskSpec("t1", "translator", "Translate into French", ["long.txt"])
+    result = await run_task(build_registry(entry_points=False), task, context_for(task, model, doc))
+    calls = len(model.requests)
+    assert calls >= 4
+    assert result.text.endswith("\n\n".join(f"part {i}" for i in range(1, calls + 1)))
+    for request in model.requests:
+        assert "into French" in request.messages[0]["content"]
+        assert request.hints["target_language"] == "fr"
+        assert count_tokens(request.messages[1]["content"]) <= input_budget(model)
+    assert [f.name for f in result.files] == ["long.fr.md"]
+    assert result.usage.calls == calls
+
+
+async def test_the_data_extractor_asks_the_model_to_tabulate_prose():
+    answer = {"tables": [{"name": "Output", "rows": [["Plant", "Tons"], ["Basel", "12"], ["Bern", "7"]]}]}
+    model = ScriptedModel(answer)
+    doc = text_document("r.txt", "Basel made 12 tons, Bern made 7 tons.")
+    task = TaskSpec("t1", "data_extractor", "Tabulate output per plant", ["r.txt"])
+    result = await run_task(build_registry(entry_points=False), task, context_for(task, model, doc))
+    assert model.requests[0].schema is not None and model.requests[0].schema_name == "tables"
+    files = {f.name: f for f in result.files}
+    assert set(files) == {"r-tables.csv", "r-tables.xlsx"}
+    rows = list(csv.reader(io.StringIO(files["r-tables.csv"].data.decode("utf-8-sig"))))
+    assert rows == [["Plant", "Tons"], ["Basel", "12"], ["Bern", "7"]]
+    assert "| Basel | 12 |" in result.text
+
+
+async def test_a_model_failure_propagates_with_the_tasks_usage():
+    model = ScriptedModel("partial", ModelError("provider down", usage=Usage(prompt_tokens=5, calls=1)))
+    model.context_tokens = 1200
+    doc = text_document("long.txt", "\n\n".join(f"Fact {i} is true." for i in range(600)))
+    task = TaskSpec("t1", "summarizer", "Summarise", ["long.txt"])
+    with pytest.raises(ModelError, match="provider down") as caught:
+        await run_task(build_registry(entry_points=False), task, context_for(task, model, doc))
+    # The engine books what the task spent before it failed.
+    assert caught.value.usage.calls == 2
+
+
+async def test_run_task_needs_a_known_agent_and_a_task_result():
+    task = TaskSpec("t1", "poet", "rhyme")
+    with pytest.raises(UnknownAgentError):
+        await run_task(build_registry(entry_points=False), task, context_for(task, ScriptedModel()))
+
+    class Sloppy:
+        name = "sloppy"
+        description = "Returns a string instead of a TaskResult."
+
+        async def run(self, task, context):
+            return "done"
+
+    registry = Registry()
+    registry.add(Sloppy())
+    task = TaskSpec("t1", "sloppy", "x")
+    with pytest.raises(AgentsError, match="returned str, not a TaskResult"):
+        await run_task(registry, task, context_for(task, ScriptedModel()))
+
+
+def test_task_context_offers_finished_outputs_and_only_the_dependencies_results():
+    t1 = TaskSpec("t1", "summarizer", "s", outputs=[OutputSpec("sum.md")])
+    t2 = TaskSpec("t2", "analyst", "a")
+    t3 = TaskSpec("t3", "writer", "w", inputs=["sum.md"], depends_on=["t1"])
+    plan = Plan("en", "", tasks=[t1, t2, t3])
+    results = {"t1": TaskResult("summary", files=[OutputFile("sum.md", "text/markdown", b"- fact")]),
+               "t2": TaskResult("answer")}
+    context = task_context(plan, t3, prompt="p", uploads=[text_document("a.txt", "A.")], results=results,
+                           model=ScriptedModel())
+    assert set(context.documents) == {"a.txt", "sum.md"}
+    assert context.documents["sum.md"].text == "- fact"
+    assert list(context.predecessors) == ["t1"]
+
+
+def test_an_output_docx_is_readable_by_later_tasks():
+    from agents.toolkit.files import DOCX_MIME, docx_bytes
+
+    doc = output_document(OutputFile("r.docx", DOCX_MIME, docx_bytes("# Title\n\nThe plant made 12 tons.")))
+    assert doc is not None and "The plant made 12 tons." in doc.text
+    assert output_document(OutputFile("x.bin", "application/octet-stream", b"\x00\x01")) is None

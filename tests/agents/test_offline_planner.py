@@ -1,0 +1,85 @@
+"""Offline planning from keywords in English, German and French, and the phrase table."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from agents.offline.planner import detect_intents, plan_offline
+from agents.phrases import PHRASES, say, target_language
+from agents.plan import parse_plan, validate_plan
+from agents.registry import build_registry
+
+AGENTS = build_registry(entry_points=False).descriptions()
+
+
+def hints(prompt: str, *docs: str, language: str = "en", max_tasks: int = 8, tables: int = 0) -> dict:
+    return {"kind": "plan", "prompt": prompt, "language": language, "agents": AGENTS, "max_tasks": max_tasks,
+            "documents": [{"name": d, "ext": d.rsplit(".", 1)[-1], "size": 10, "tokens": 3, "summary": "",
+                           "tables": tables} for d in docs]}
+
+
+@pytest.mark.parametrize("prompt, intents", [
+    ("Summarize the attached report", ["summary"]),
+    ("Fasse den Bericht zusammen", ["summary"]),
+    ("Fasse zusammen und schreibe einen Bericht", ["summary", "write"]),
+    ("Résume ce document", ["summary"]),
+    ("Extrahiere die Tabellen als Excel", ["extract"]),
+    ("Extrais les tableaux en CSV", ["extract"]),
+    ("Übersetze das Dokument ins Englische", ["translate"]),
+    ("Traduis ce texte en allemand", ["translate"]),
+    ("Wer hat den Vertrag unterschrieben?", ["answer"]),
+    ("Pourquoi le projet est-il en retard ?", ["answer"]),
+    ("Write a letter to the customer", ["write"]),
+    ("Rédige un rapport", ["write"]),
+    ("Create a table of the prices", ["extract"]),
+    ("Erstelle einen Bericht über die Zahlen", ["extract", "write"]),
+])
+def test_intents_in_three_languages(prompt, intents):
+    assert detect_intents(prompt, has_tables=False) == intents
+
+
+def test_extract_alone_means_tables_only_when_there_are_tables():
+    assert detect_intents("Extract the key numbers", has_tables=True)[0] == "extract"
+    assert "extract" not in detect_intents("Extract the key points", has_tables=False)
+
+
+@pytest.mark.parametrize("prompt, code", [
+    ("Translate into German", "de"), ("Übersetze ins Französische", "fr"), ("auf Englisch bitte", "en"),
+    ("Traduis en espagnol", "es"), ("translate this German memo into English", "en"), ("Translate it", None),
+])
+def test_target_language(prompt, code):
+    assert target_language(prompt) == code
+
+
+def test_offline_plans_are_valid_and_respect_the_task_limit():
+    prompt = "Summarize, extract the tables, translate into French and write a report."
+    raw = plan_offline(hints(prompt, "a.pdf", "b.xlsx", "c.docx", max_tasks=4))
+    plan = parse_plan(raw)
+    assert len(plan.tasks) == 4
+    assert validate_plan(plan, [a["name"] for a in AGENTS], ["a.pdf", "b.xlsx", "c.docx"], 4) == []
+    assert [t.agent for t in plan.tasks] == ["data_extractor", "summarizer", "translator", "translator"]
+
+
+def test_a_report_depends_on_the_work_before_it():
+    plan = parse_plan(plan_offline(hints("Summarise and write a report", "a.pdf")))
+    writer = plan.tasks[-1]
+    assert writer.agent == "writer" and writer.depends_on == ["t1"]
+    assert [d.name for d in plan.final_documents] == ["report.md", "report.docx"]
+
+
+def test_documents_without_a_recognisable_request_get_a_summary():
+    plan = parse_plan(plan_offline(hints("here you go", "a.pdf")))
+    assert [t.agent for t in plan.tasks] == ["summarizer"]
+
+
+def test_every_phrase_exists_in_english_german_and_french_with_the_same_placeholders():
+    for key, table in PHRASES.items():
+        assert set(table) == {"en", "de", "fr"}, key
+        fields = {lang: {f for _, f, _, _ in string.Formatter().parse(text) if f} for lang, text in table.items()}
+        assert fields["de"] == fields["en"] == fields["fr"], key
+
+
+def test_say_falls_back_to_english():
+    assert say("work_plan", "ja") == "Work plan"
