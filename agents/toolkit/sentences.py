@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 from agents.toolkit.language import _WORDS
 
@@ -15,7 +16,7 @@ _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st mt vs etc e.g i.e cf al approx ca no nos nr fig figs vol
     pp p ed eds inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec
     z.b u.a d.h bzw usw ggf vgl evtl inkl sog hr fr s m mme mlle mm cie env art abs ziff
-    resp min max sec""".split()
+    resp min max sec mio mrd tsd zzgl abzgl ex av ch env""".split()
 )
 _MONTHS = frozenset(
     """januar februar märz april mai juni juli august september oktober november dezember
@@ -174,8 +175,14 @@ def terms(text: str, keep_stopwords: bool = False) -> list[str]:
         folded = token.casefold()
         if not keep_stopwords and (folded in STOPWORDS or len(folded) < 2):
             continue
-        out.append(_stem(_fold(folded)))
+        out.append(_term(folded))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _term(word: str) -> str:
+    # Real text repeats its words; folding and stemming each once keeps big documents fast.
+    return _stem(_fold(word))
 
 
 def _words(sentence: str) -> float:
@@ -248,7 +255,8 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         # Openings (abstracts, lead paragraphs) tend to state the topic; the prior fades over
         # the first tenth of the text.
         lead = 1.0 + 0.3 * max(0.0, 1.0 - i / max(10.0, 0.1 * n))
-        scores.append(max(centrality, 0.0) * _quality(sentence) * lead + 1e-6 * _quality(sentence))
+        quality = _quality(sentence)
+        scores.append((max(centrality, 0.0) * lead + 1e-6) * quality)
     # Maximal marginal relevance: each pick is discounted by its similarity to the picks so far,
     # so the summary covers several topics instead of repeating the dominant one.
     norms = [math.sqrt(_dot(v, v)) or 1.0 for v in vectors]

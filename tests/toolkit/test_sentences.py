@@ -116,3 +116,26 @@ def test_k_limits_and_passages_do_not_overlap(paper: str) -> None:
     assert len(passages) == 4
     assert len(set(passages)) == 4
     assert best_passages("nested trace trees", paper, k=1) == passages[:1]
+
+
+GERMAN_REPORT = """Geschäftsbericht 2023
+
+Der Umsatz des Konzerns stieg im Geschäftsjahr 2023 um 12 Prozent auf 4,2 Mio. Euro. Die Zahl der
+Mitarbeiter blieb mit 58 konstant.
+Wegen höherer Energiekosten sank die Umsatzrendite auf 6,1 %. Für 2024 erwartet der Vorstand ein
+moderates Wachstum.
+Das neue Werk in Leipzig wurde im Mai eröffnet und beschäftigt 14 Mitarbeiterinnen und Mitarbeiter.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Wie hoch war der Umsatz 2023?", "4,2 Mio. Euro"),
+        ("Was erwartet der Vorstand für 2024?", "moderates Wachstum"),
+        ("Wann wurde das Werk eröffnet?", "im Mai eröffnet"),
+    ],
+)
+def test_german_questions_find_inflected_words(question: str, answer: str) -> None:
+    passages = best_passages(question, GERMAN_REPORT, k=1)
+    assert passages and answer in passages[0]
