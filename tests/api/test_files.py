@@ -1,0 +1,81 @@
+"""Files over HTTP: upload, type detection from the bytes, metadata, content."""
+
+from __future__ import annotations
+
+from tests.api.conftest import check_error
+from tests.harness import CORPUS, upload
+
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+
+def test_upload_one_file_answers_its_metadata(c1):
+    response = c1.post("/api/files", files=[("files", ("simple.json", (CORPUS / "simple.json").read_bytes()))])
+    assert response.status_code == 201
+    [info] = response.json()
+    assert {"id", "name", "ext", "mimeType", "size"} <= info.keys()
+    assert isinstance(info["id"], int)
+    assert info["name"] == "simple.json" and info["ext"] == "json"
+    assert info["size"] == (CORPUS / "simple.json").stat().st_size
+    assert info["mimeType"] == "application/json"
+
+
+def test_upload_several_files_in_order(c1):
+    infos = upload(c1, "testCSV.csv", "testWORD.docx", "simple.zip")
+    assert [i["name"] for i in infos] == ["testCSV.csv", "testWORD.docx", "simple.zip"]
+    assert len({i["id"] for i in infos}) == 3
+    assert [i["size"] for i in infos] == [(CORPUS / n).stat().st_size for n in
+                                          ("testCSV.csv", "testWORD.docx", "simple.zip")]
+    assert infos[1]["mimeType"] == DOCX and infos[2]["mimeType"] == "application/zip"
+
+
+def test_mime_type_comes_from_the_bytes_not_the_client(c1):
+    data = (CORPUS / "testWORD.docx").read_bytes()
+    response = c1.post("/api/files", files=[("files", ("notes.txt", data, "text/plain"))])
+    assert response.status_code == 201
+    [info] = response.json()
+    assert info["mimeType"] == DOCX
+    assert info["name"] == "notes.txt" and info["ext"] == "txt"
+    assert c1.get(f"/api/files/{info['id']}").json()["mimeType"] == DOCX
+
+
+def test_metadata_and_content_round_trip(c1):
+    data = (CORPUS / "testWORD.docx").read_bytes()
+    [info] = c1.post("/api/files", files=[("files", ("Bericht über Q3.docx", data, "text/plain"))]).json()
+
+    meta = c1.get(f"/api/files/{info['id']}")
+    assert meta.status_code == 200
+    assert {k: meta.json()[k] for k in info} == info
+
+    content = c1.get(f"/api/files/{info['id']}/content")
+    assert content.status_code == 200
+    assert content.content == data
+    assert content.headers["content-type"].split(";")[0] == DOCX
+    disposition = content.headers["content-disposition"]
+    assert disposition.startswith("attachment")
+    assert "filename*=UTF-8''Bericht%20%C3%BCber%20Q3.docx" in disposition
+    assert 'filename="Bericht ' in disposition
+
+
+def test_text_file_content_type(c1):
+    [info] = upload(c1, "testCSV.csv")
+    content = c1.get(f"/api/files/{info['id']}/content")
+    assert content.content == (CORPUS / "testCSV.csv").read_bytes()
+    assert content.headers["content-type"].split(";")[0] == info["mimeType"] == "text/csv"
+    assert 'filename="testCSV.csv"' in content.headers["content-disposition"]
+
+
+def test_unknown_file_is_404(c1):
+    check_error(c1.get("/api/files/999999"), 404)
+    check_error(c1.get("/api/files/999999/content"), 404)
+
+
+def test_non_multipart_upload_is_400(c1):
+    check_error(c1.post("/api/files", json={"files": ["a"]}), 400)
+    check_error(c1.post("/api/files", content=b"raw bytes", headers={"content-type": "application/octet-stream"}),
+                400)
+
+
+def test_upload_without_files_part_is_400(c1):
+    check_error(c1.post("/api/files", files=[("document", ("a.txt", b"hello"))]), 400)
+    check_error(c1.post("/api/files", data={"files": "not a file"},
+                        files=[("other", ("a.txt", b"x"))]), 400)
