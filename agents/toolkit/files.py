@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 
 from agents.toolkit.tables import Table, _MD_SEPARATOR, _pipe_cells
@@ -14,6 +15,9 @@ DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 MARKDOWN_MIME = "text/markdown; charset=utf-8"
 
 _NUMERIC = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
+_EUROPEAN = re.compile(
+    r"^(?:\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+),\d+$|^\d{1,3}(?:\.\d{3}){2,}$"
+)
 _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 
@@ -27,19 +31,26 @@ def csv_bytes(rows: list[list[str]]) -> bytes:
 
 
 def number(cell: str) -> int | float | None:
-    """The cell as a number when it plainly is one ("1", "-2.5", "1,234.50"), else None."""
+    """The cell as a number when it plainly is one ("1", "-2.5", "1,234.50", "1.234,50"), else None."""
     text = cell.strip()
-    if not _NUMERIC.match(text):
-        return None
+    sign = text[:1] if text[:1] in "+-" else ""
+    digits = text[len(sign):]
     # Leading zeros are identifiers (postcodes, article numbers): keep them as text.
-    digits = text.lstrip("+-")
-    if len(digits) > 1 and digits[0] == "0" and digits[1] != ".":
+    if len(digits) > 1 and digits[0] == "0" and digits[1] not in ".,":
         return None
-    plain = text.replace(",", "")
+    if _NUMERIC.match(text):
+        plain = text.replace(",", "")
+    elif _EUROPEAN.match(digits):
+        # "1.234,50", "4,2", "1 234,5": comma decimals as German and French documents write them.
+        # "12,345" stays with the English reading above: a thousands group, not a decimal.
+        plain = sign + re.sub(r"[.\s\u00a0\u202f]", "", digits).replace(",", ".")
+    else:
+        return None
     if re.fullmatch(r"[-+]?\d+", plain):
         value = int(plain)
         return value if abs(value) < 10**15 else None  # Excel keeps 15 significant digits
-    return float(plain)
+    value = float(plain)
+    return value if math.isfinite(value) else None
 
 
 def _sheet_names(tables: list[Table]) -> list[str]:

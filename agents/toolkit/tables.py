@@ -56,42 +56,47 @@ def _tsv(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
     return (rows, j) if _plausible(rows) else None
 
 
-def _csv_fields(line: str) -> list[str] | None:
+def _csv_fields(line: str, delimiter: str) -> list[str] | None:
     try:
-        rows = list(csv.reader([line]))
+        rows = list(csv.reader([line], delimiter=delimiter))
     except csv.Error:
         return None
     return rows[0] if len(rows) == 1 else None
 
 
-def _csv(lines: list[str], i: int, whole: bool) -> tuple[list[list[str]], int] | None:
-    """Consecutive comma-separated lines with the same field count; short cells unless whole."""
-    first = _csv_fields(lines[i])
+def _csv(lines: list[str], i: int, whole: bool, delimiter: str) -> tuple[list[list[str]], int] | None:
+    """Consecutive delimited lines with the same field count; short cells unless whole."""
+    first = _csv_fields(lines[i], delimiter)
     if not first or len(first) < 2:
         return None
     rows, j = [first], i + 1
     while j < len(lines) and lines[j].strip():
-        fields = _csv_fields(lines[j])
+        fields = _csv_fields(lines[j], delimiter)
         if fields is None or len(fields) != len(first):
             break
         rows.append(fields)
         j += 1
     # Two comma-separated lines in prose are common; embedded CSV needs three rows.
-    if len(rows) < (2 if whole else 3):
-        return None
-    cells = [cell for row in rows for cell in row if cell.strip()]
-    # Prose wrapped at a comma on every line also has a constant field count; real CSV cells
-    # are short. A whole item that parses as CSV is trusted more.
-    if not cells:
-        return None
-    spaced = sum(1 for row in rows for cell in row[1:] if cell[:1].isspace())
-    wordy = sum(len(cell.split()) for cell in cells) / len(cells)
-    if spaced * 2 > len(rows) * (len(first) - 1) and (not whole or wordy > 3 or len(rows) < 3):
-        return None  # ", " followed by words is prose, not data
-    if not whole and (sum(map(len, cells)) / len(cells) > 30 or max(map(len, cells)) > 120):
+    if len(rows) < (2 if whole else 3) or not _data_like(rows, whole, delimiter):
         return None
     rows = [[cell.strip() for cell in row] for row in rows]
     return (rows, j) if _plausible(rows) else None
+
+
+def _data_like(rows: list[list[str]], whole: bool, delimiter: str) -> bool:
+    """Whether delimited rows hold data rather than prose that happens to contain the delimiter."""
+    cells = [cell for row in rows for cell in row if cell.strip()]
+    if not cells:
+        return False
+    # Prose puts a space after each comma and wraps at a constant comma count now and then;
+    # data cells are short and usually unspaced. A whole item that parses is trusted more.
+    spaced = sum(1 for row in rows for cell in row[1:] if cell[:1].isspace())
+    wordy = sum(len(cell.split()) for cell in cells) / len(cells)
+    if spaced * 2 > len(rows) * (len(rows[0]) - 1) and (
+        not whole or wordy > 3 or len(rows) < 3 or delimiter == ";"
+    ):
+        return False
+    return whole or (sum(map(len, cells)) / len(cells) <= 30 and max(map(len, cells)) <= 120)
 
 
 def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
@@ -126,7 +131,9 @@ def _plausible(rows: list[list[str]]) -> bool:
     if len(rows[0]) < 2 or not any(sum(1 for c in row if c) >= 2 for row in rows):
         return False
     filled = [cell for row in rows for cell in row if cell]
-    return sum(1 for cell in filled if re.search(r"\w", cell)) >= 0.8 * len(filled)
+    # Glyph soup from PDFs with broken font maps is mostly punctuation.
+    readable = sum(1 for cell in filled if sum(ch.isalnum() or ch.isspace() for ch in cell) >= 0.6 * len(cell))
+    return readable >= 0.8 * len(filled)
 
 
 def _rectangular(rows: list[list[str]]) -> list[list[str]]:
@@ -140,21 +147,23 @@ def _rectangular(rows: list[list[str]]) -> list[list[str]]:
 
 def _whole_csv(text: str) -> list[list[str]] | None:
     """The whole text as one CSV table, quoted multi-line cells included, if it parses as one."""
-    if "," not in text or "\t" in text or re.match(r"\s*\|", text):
+    if "\t" in text or re.match(r"\s*\|", text):
         return None
-    try:
-        rows = [row for row in csv.reader(text.splitlines(keepends=True)) if row]
-    except csv.Error:
-        return None
-    if len(rows) < 2 or len({len(row) for row in rows}) != 1 or len(rows[0]) < 2:
-        return None
-    if _csv([",".join(_quote(c) for c in row) for row in rows], 0, whole=True) is None:
-        return None  # same prose guard as for embedded CSV
-    return [[cell.strip() for cell in row] for row in rows]
-
-
-def _quote(cell: str) -> str:
-    return '"' + cell.replace('"', '""').replace("\n", " ") + '"' if re.search(r'[,"\n]', cell) else cell
+    # Semicolons are what Excel writes where the decimal separator is a comma (de, fr).
+    for delimiter in (",", ";"):
+        if delimiter not in text:
+            continue
+        try:
+            reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+            rows = [row for row in reader if row]
+        except csv.Error:
+            continue
+        if len(rows) >= 2 and len(rows[0]) >= 2 and len({len(row) for row in rows}) == 1:
+            rows = [[cell.replace("\r", "") for cell in row] for row in rows]
+            if _data_like(rows, True, delimiter):
+                rows = [[cell.strip() for cell in row] for row in rows]
+                return rows if _plausible(rows) else None
+    return None
 
 
 def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
@@ -171,7 +180,13 @@ def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
             i += 1
             continue
         whole = bool(content) and i == content[0]
-        hit = _markdown(lines, i) or _tsv(lines, i) or _csv(lines, i, whole) or _aligned(lines, i)
+        hit = (
+            _markdown(lines, i)
+            or _tsv(lines, i)
+            or _csv(lines, i, whole, ",")
+            or _csv(lines, i, whole, ";")
+            or _aligned(lines, i)
+        )
         if hit:
             rows, end = hit
             found.append((rows, i, end))

@@ -92,3 +92,11 @@ def test_markdown_bytes_are_utf8_with_a_final_newline() -> None:
     assert markdown_bytes("# Résumé") == "# Résumé\n".encode()
     assert markdown_bytes("x\n") == b"x\n"
     assert MARKDOWN_MIME.startswith("text/markdown")
+
+
+def test_german_semicolon_csv_becomes_numbers_in_xlsx() -> None:
+    text = "Firma;Umsatz;Anteil\nAlpha GmbH;1.234,50;0,5\nBeta AG;980,00;12,5\n"
+    tables = find_tables([("sheet Umsatz", text)])
+    assert tables == [Table("sheet Umsatz", [["Firma", "Umsatz", "Anteil"], ["Alpha GmbH", "1.234,50", "0,5"], ["Beta AG", "980,00", "12,5"]])]
+    sheet = load_workbook(io.BytesIO(xlsx_bytes(tables)))["sheet Umsatz"]
+    assert [row for row in sheet.iter_rows(min_row=2, values_only=True)] == [("Alpha GmbH", 1234.5, 0.5), ("Beta AG", 980.0, 12.5)]
