@@ -7,7 +7,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.outputs import text_files
-from agents.toolkit.tokens import count_tokens
+from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import ModelRequest
 
 
@@ -26,7 +26,7 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         language = language_name(context.language)
         hints = dict(base_hints(task, context, self.name, "answer"), question=question)
-        budget = input_budget(context.model)
+        budget = input_budget(context.model, self.name)
         per_doc = budget // max(1, len(docs))
         material = []
         for doc in docs:
@@ -42,6 +42,9 @@ class Analyst:
                     hints=hints, doc=doc_facts(doc),
                 )
             material.append(doc_facts(doc, text=text))
+        # Condensed documents can still add up to more than one request holds.
+        for facts, text in zip(material, fit_to_budget([m["text"] for m in material], budget)):
+            facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
         system = (f"You are the {self.name} agent. Answer in {language} from the documents only, "
                   "quote the passages you rely on, and say so when the documents do not tell.")
@@ -50,7 +53,7 @@ class Analyst:
             messages=messages(system, f"Question: {question}\n\n{sources or 'No documents.'}"),
             agent=self.name,
             hints=dict(hints, documents=material),
-            max_tokens=output_budget(context.model),
+            max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
         return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

@@ -38,22 +38,25 @@ class Ledger:
         return response
 
 
-def context_tokens(model: Model) -> int:
-    """The model's context window: its own `context_tokens` if it declares one, else by name."""
+def context_tokens(model: Model, agent: str | None = None) -> int:
+    """The model's context window: its own `context_tokens` if it declares one, else the toolkit's
+    figure for the model name that serves `agent` (a client may route agents to other models)."""
     declared = getattr(model, "context_tokens", None)
-    return int(declared) if declared else context_size(getattr(model, "name", ""))
+    if declared:
+        return int(declared)
+    route = getattr(model, "model_for", None)
+    return context_size(route(agent) if callable(route) else getattr(model, "name", ""))
 
 
-def input_budget(model: Model, *, share: float = 1.0) -> int:
-    """Tokens of document text one request may carry (`share` of what is left for inputs)."""
-    window = context_tokens(model)
-    room = window - int(window * OUTPUT_SHARE) - PROMPT_OVERHEAD
-    return max(MIN_INPUT, int(room * share))
+def input_budget(model: Model, agent: str | None = None) -> int:
+    """Tokens of document text one request may carry."""
+    window = context_tokens(model, agent)
+    return max(MIN_INPUT, window - int(window * OUTPUT_SHARE) - PROMPT_OVERHEAD)
 
 
-def output_budget(model: Model) -> int:
+def output_budget(model: Model, agent: str | None = None) -> int:
     """Tokens an answer may use."""
-    return max(MIN_INPUT, int(context_tokens(model) * OUTPUT_SHARE))
+    return max(MIN_INPUT, int(context_tokens(model, agent) * OUTPUT_SHARE))
 
 
 def messages(system: str, user: str) -> list[dict[str, str]]:
@@ -76,7 +79,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
             messages=messages(map_system, f"Part {index} of {parts} of {doc.get('name', 'the document')}:\n\n{chunk}"),
             agent=agent,
             hints=dict(hints, kind=kind, documents=[facts]),
-            max_tokens=output_budget(ledger.model),
+            max_tokens=output_budget(ledger.model, agent),
         )
         return (await ledger.ask(request)).text
 
@@ -91,7 +94,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                 messages=messages(reduce_system, "\n\n---\n\n".join(group)),
                 agent=agent,
                 hints=dict(hints, kind=kind, partials=group, documents=[dict(doc)]),
-                max_tokens=output_budget(ledger.model),
+                max_tokens=output_budget(ledger.model, agent),
             )
             reduced.append((await ledger.ask(request)).text)
         if len(reduced) == 1:

@@ -73,7 +73,7 @@ class DataExtractor:
         system = (f"You are the {self.name} agent. Extract every table and every set of figures "
                   "in the text as tables: a header row, then one row per record, cells as text.")
         hints = base_hints(task, context, self.name, "extract")
-        chunks = chunk_text(doc.text, input_budget(context.model)) if doc.text.strip() else []
+        chunks = chunk_text(doc.text, input_budget(context.model, self.name)) if doc.text.strip() else []
         tables: list[Table] = []
         for index, chunk in enumerate(chunks, 1):
             request = ModelRequest(
@@ -83,7 +83,7 @@ class DataExtractor:
                 schema_name="tables",
                 agent=self.name,
                 hints=dict(hints, documents=[doc_facts(doc, text=chunk, part=index, parts=len(chunks))]),
-                max_tokens=output_budget(context.model),
+                max_tokens=output_budget(context.model, self.name),
             )
             response = await ledger.ask(request)
             tables.extend(_parse_tables(response.data, doc.name))

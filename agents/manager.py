@@ -133,7 +133,8 @@ async def _attempt(ledger: Ledger, request: ModelRequest, registry: Registry, do
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
                   language: str) -> ModelRequest:
     window = limits.context_tokens or context_tokens(model)
-    budget = max(512, window - limits.output_tokens)
+    output = min(limits.output_tokens, window // 4)  # a small model cannot spare 2000 tokens
+    budget = max(512, window - output)
     system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks)
     agents = registry.descriptions()
     agent_lines = "\n".join(f"- {a['name']}: {a['description']}" for a in agents)
@@ -159,7 +160,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
     }
     return ModelRequest(purpose="plan", messages=messages(system, user), schema=PLAN_SCHEMA,
-                        schema_name="plan", hints=hints, max_tokens=limits.output_tokens)
+                        schema_name="plan", hints=hints, max_tokens=output)
 
 
 def _fit_history(history: list[tuple[str, str]], budget: int) -> list[tuple[str, str]]:

@@ -44,7 +44,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     system = (f"You are the {agent} agent. Summarise the document faithfully in {language}, "
               f"as Markdown bullet points. Task: {task.instructions}")
     hints = base_hints(task, context, agent, "summary")
-    budget = input_budget(context.model)
+    budget = input_budget(context.model, agent)
     text = doc.text
     if count_tokens(text) > budget:
         text = await map_reduce(
@@ -61,6 +61,6 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
         messages=messages(system, f"Document {doc.name}:\n\n{text}"),
         agent=agent,
         hints=dict(hints, documents=[doc_facts(doc, text=text)]),
-        max_tokens=output_budget(context.model),
+        max_tokens=output_budget(context.model, agent),
     )
     return (await ledger.ask(request)).text

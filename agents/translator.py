@@ -26,7 +26,7 @@ class Translator:
         target = target_language(task.instructions) or target_language(context.prompt) or context.language
         hints = dict(base_hints(task, context, self.name, "translate"), target_language=target)
         # A translation is as long as its source: a chunk may use only what the answer may use.
-        budget = min(input_budget(context.model), output_budget(context.model))
+        budget = min(input_budget(context.model, self.name), output_budget(context.model, self.name))
         system = (f"You are the {self.name} agent. Translate the text into {language_name(target)}. "
                   "Keep its paragraphs and Markdown; output only the translation.")
         docs = task_documents(task, context)
@@ -43,7 +43,7 @@ class Translator:
                     agent=self.name,
                     hints=dict(hints, documents=[doc_facts(doc, text=chunk, part=index,
                                                            parts=len(chunks))]),
-                    max_tokens=output_budget(context.model),
+                    max_tokens=output_budget(context.model, self.name),
                 )
                 parts.append((await ledger.ask(request)).text)
             heading = say("translation_of", context.language, doc=doc.name,

@@ -25,7 +25,7 @@ class Writer:
         ledger = Ledger(context.model)
         names = planned(task, {"md", "markdown", "docx", "txt"})
         title = _title(task, names)
-        budget = input_budget(context.model)
+        budget = input_budget(context.model, self.name)
         sources: list[dict[str, str]] = []
         for task_id, result in context.predecessors.items():
             sources.append({"name": f"{task_id}", "text": result.text})
@@ -46,7 +46,7 @@ class Writer:
                                       f"{material or 'none'}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "write"), title=title, sources=sources),
-            max_tokens=output_budget(context.model),
+            max_tokens=output_budget(context.model, self.name),
         )
         markdown = (await ledger.ask(request)).text
         files = [text_file(name, markdown, title) for name in _with_both_formats(names, title)]
