@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
+import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -13,15 +15,25 @@ import pytest
 
 from app.config import ApiKey
 from app.model import ModelRequest, ModelResponse
-from tests.harness import PG_URL, LiveServer, ScriptedModel, plan_of, settings_for, unique_db_name
+from tests.harness import (
+    PG_URL,
+    LiveServer,
+    ScriptedModel,
+    plan_of,
+    settings_for,
+    unique_db_name,
+    wait_for,
+    wait_status,
+)
 
 HOLD = "[hold]"
+HOLD_TOKEN = re.compile(r"\[hold\] ([0-9a-f]{32})")
 KEYS = (ApiKey("k1", 1, 1), ApiKey("k2", 1, 2))
 ERROR_FIELDS = {"status_code", "detail", "code"}
 
 
 class HoldingModel(ScriptedModel):
-    """The scripted model, except that a request whose prompt says HOLD waits until `release()`.
+    """The scripted model, except that the first call of a round whose prompt says "[hold] <token>" waits.
 
     The wait polls a threading.Event from the server's own loop, so stopping the round
     (task cancellation) ends it at once.
@@ -31,19 +43,29 @@ class HoldingModel(ScriptedModel):
         super().__init__(plan)
         self._released = threading.Event()
         self._lock = threading.Lock()
-        self.holding = 0
+        self._held: list[str] = []
+        self._seen: set[str] = set()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        if HOLD in json.dumps(request.messages):
-            with self._lock:
-                self.holding += 1
+        text = json.dumps(request.messages, ensure_ascii=False)
+        with self._lock:
+            fresh = [t for t in HOLD_TOKEN.findall(text) if t not in self._seen]
+            self._seen.update(fresh)
+            if fresh:
+                self._held.append(text)
+        if fresh:  # hold only the first call of the round that asked for it, not later rounds' history
             try:
                 while not self._released.is_set():
                     await asyncio.sleep(0.01)
             finally:
                 with self._lock:
-                    self.holding -= 1
+                    self._held.remove(text)
         return await super().complete(request)
+
+    def holding(self, token: str) -> bool:
+        """True while a model call whose request mentions `token` is held."""
+        with self._lock:
+            return any(token in text for text in self._held)
 
     def release(self) -> None:
         self._released.set()
@@ -116,3 +138,35 @@ def c1(server: LiveServer) -> Iterator[httpx.Client]:
 def c2(server: LiveServer) -> Iterator[httpx.Client]:
     with server.client("k2") as client:
         yield client
+
+
+def start(client: httpx.Client, prompt: str = "", files: list[int] | None = None, workflow_id: str | None = None,
+          key: str | None = None, **extra: Any) -> httpx.Response:
+    """POST /api/workflows/start (with ?id= and Idempotency-Key when given)."""
+    params = {"id": workflow_id} if workflow_id else None
+    headers = {"Idempotency-Key": key} if key else None
+    return client.post("/api/workflows/start", params=params, headers=headers,
+                       json={"prompt": prompt, "listFileId": files or [], **extra})
+
+
+def start_held(client: httpx.Client, model: HoldingModel, workflow_id: str | None = None) -> dict[str, Any]:
+    """Start a round whose planning call is held by the model; returns once the call is waiting."""
+    token = uuid.uuid4().hex
+    response = start(client, f"{HOLD} {token} Summarise the quarter.", workflow_id=workflow_id)
+    assert response.status_code == 200, response.text
+    wait_for(lambda: model.holding(token), 30, "the round's model call to be held")
+    return response.json() | {"token": token}
+
+
+def run_round(client: httpx.Client, prompt: str = "Compare the figures.", files: list[int] | None = None,
+              workflow_id: str | None = None) -> dict[str, Any]:
+    """Start a round and wait until it completed; returns the status body."""
+    response = start(client, prompt, files, workflow_id)
+    assert response.status_code == 200, response.text
+    return wait_status(client, response.json()["id"], "completed")
+
+
+def items(client: httpx.Client, workflow_id: str, kind: str, **params: Any) -> list[dict[str, Any]]:
+    response = client.get(f"/api/workflows/{workflow_id}/{kind}", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()["items"]

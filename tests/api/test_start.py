@@ -1,0 +1,118 @@
+"""Starting workflows and rounds: validation, conflicts while running, idempotent retries."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.api.conftest import check_error, items, run_round, start, start_held
+from tests.harness import upload, wait_status
+
+
+def test_start_answers_at_once_with_the_running_round(c1):
+    response = start(c1, "What is in the news?")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"id", "status", "currentRound"}
+    assert body["status"] == "running" and body["currentRound"] == 1
+    wait_status(c1, body["id"], "completed")
+
+
+def test_empty_prompt_without_files_is_400(c1):
+    for prompt in ("", "   \n"):
+        check_error(start(c1, prompt), 400)
+    check_error(c1.post("/api/workflows/start", json={}), 400)
+
+
+def test_files_alone_are_enough_to_start(c1):
+    [info] = upload(c1, "testCSV.csv")
+    response = start(c1, "", [info["id"]])
+    assert response.status_code == 200
+    wait_status(c1, response.json()["id"], "completed")
+
+
+def test_unknown_file_ids_are_400_and_named(c1):
+    [info] = upload(c1, "simple.json")
+    body = check_error(start(c1, "Read these", [info["id"], 987654321]), 400)
+    assert "987654321" in body["detail"]
+
+
+def test_malformed_json_is_400(c1):
+    for raw in (b"{", b"{\"prompt\": \"hi\",}", b"not json", b"\xff\xfe"):
+        check_error(c1.post("/api/workflows/start", content=raw, headers={"content-type": "application/json"}), 400)
+
+
+def test_wrong_types_are_400(c1):
+    for body in ({"prompt": 5}, {"prompt": None}, {"prompt": "hi", "listFileId": "1"},
+                 {"prompt": "hi", "listFileId": ["one"]}, {"prompt": "hi", "listFileId": [1.5]},
+                 {"prompt": "hi", "passwords": ["x"]}, ["hi"], "hi", 3):
+        check_error(c1.post("/api/workflows/start", json=body), 400)
+
+
+def test_unknown_workflow_id_is_404(c1):
+    check_error(start(c1, "Go on", workflow_id=str(uuid.uuid4())), 404)
+    check_error(start(c1, "Go on", workflow_id="not-a-uuid"), 404)
+
+
+def test_start_while_running_is_409_and_changes_nothing(c1, model):
+    held = start_held(c1, model)
+    wid = held["id"]
+    before = c1.get(f"/api/workflows/{wid}").json()
+
+    conflict = check_error(start(c1, "And another thing", workflow_id=wid), 409)
+    assert conflict["status"] == "running" and conflict["currentRound"] == 1
+
+    after = c1.get(f"/api/workflows/{wid}").json()
+    assert after["currentRound"] == before["currentRound"] == 1
+    assert after["messageIds"] == before["messageIds"]
+    assert [m["content"] for m in after["messages"] if m["role"] == "user"] == \
+        [m["content"] for m in before["messages"] if m["role"] == "user"]
+    assert len(after["logs"]) == len(before["logs"])
+    assert c1.post(f"/api/workflows/{wid}/stop").status_code == 200
+
+
+def test_idempotency_key_returns_the_first_answer_and_starts_one_round(c1):
+    key = uuid.uuid4().hex
+    count = len(c1.get("/api/workflows").json()["items"])
+    first = start(c1, "Plan the launch", key=key)
+    again = start(c1, "Plan the launch", key=key)
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json()
+    wid = first.json()["id"]
+    wait_status(c1, wid, "completed")
+    assert start(c1, "Plan the launch", key=key).json() == first.json()
+    assert len(c1.get("/api/workflows").json()["items"]) == count + 1
+    assert c1.get(f"/api/workflows/{wid}/status").json()["currentRound"] == 1
+
+    next_key = uuid.uuid4().hex
+    second = start(c1, "Now the budget", workflow_id=wid, key=next_key)
+    assert second.json() == {"id": wid, "status": "running", "currentRound": 2}
+    assert start(c1, "Now the budget", workflow_id=wid, key=next_key).json() == second.json()
+    wait_status(c1, wid, "completed")
+    third = start(c1, "Now the budget", workflow_id=wid, key=uuid.uuid4().hex)
+    assert third.status_code == 200 and third.json()["currentRound"] == 3
+    wait_status(c1, wid, "completed")
+    user_messages = [m for m in items(c1, wid, "messages") if m["status"] == "first"]
+    assert [m["round"] for m in user_messages] == [1, 2, 3]
+
+
+def test_idempotency_keys_belong_to_their_user(c1, c2):
+    key = uuid.uuid4().hex
+    mine = start(c1, "Mine", key=key).json()
+    theirs = start(c2, "Theirs", key=key).json()
+    assert theirs["id"] != mine["id"]
+    wait_status(c1, mine["id"], "completed")
+    wait_status(c2, theirs["id"], "completed")
+
+
+def test_next_round_after_completion_and_after_stop(c1, model):
+    status = run_round(c1, "First question")
+    wid = status["id"]
+    again = start(c1, "Second question", workflow_id=wid)
+    assert again.json() == {"id": wid, "status": "running", "currentRound": 2}
+    wait_status(c1, wid, "completed")
+
+    start_held(c1, model, workflow_id=wid)
+    assert c1.post(f"/api/workflows/{wid}/stop").json()["status"] == "stopped"
+    resumed = start(c1, "Fourth question", workflow_id=wid)
+    assert resumed.status_code == 200 and resumed.json()["currentRound"] == 4
+    wait_status(c1, wid, "completed")
