@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
-from agents.toolkit.tokens import chunk_text, context_size, count_tokens
+from agents.toolkit.tokens import chunk_text, context_size, count_tokens, fit_to_budget
 
 # Share of the context window kept free for the model's answer and the prompt's own wording.
 OUTPUT_SHARE = 0.25
 PROMPT_OVERHEAD = 600
 MIN_INPUT = 256
+MAP_CONCURRENCY = 4  # a long book must not fire dozens of calls at a provider at once
+MESSAGE_TOKENS = 1500  # a chat message shows this much of a long result; the file has it all
 
 
 @dataclass
@@ -72,6 +74,8 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
     chunks = chunk_text(text, budget)
     parts = len(chunks)
 
+    gate = asyncio.Semaphore(MAP_CONCURRENCY)
+
     async def one(index: int, chunk: str) -> str:
         facts = dict(doc, text=chunk, part=index, parts=parts)
         request = ModelRequest(
@@ -81,7 +85,8 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
             hints=dict(hints, kind=kind, documents=[facts]),
             max_tokens=output_budget(ledger.model, agent),
         )
-        return (await ledger.ask(request)).text
+        async with gate:
+            return (await ledger.ask(request)).text
 
     # Map calls are independent; gather keeps their results in document order.
     partials = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(chunks, 1))))
@@ -102,6 +107,11 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
         if len(reduced) >= len(partials):  # a reduce that does not shrink would never end
             return "\n\n".join(reduced)
         partials = reduced
+
+
+def message_excerpt(text: str, limit: int = MESSAGE_TOKENS) -> str:
+    """`text` cut to what a chat message should show (the cut is marked)."""
+    return fit_to_budget([text], limit)[0] if count_tokens(text) > limit else text
 
 
 def _groups(partials: list[str], budget: int) -> list[list[str]]:

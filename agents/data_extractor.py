@@ -65,8 +65,10 @@ class DataExtractor:
         stem = f"{stem_of(docs[0].name)}-tables" if len(docs) == 1 else "tables"
         files = _files(task, tables, stem)
         text = _report(tables, files, names, context.language)
+        # Tables found without a model call come from the same offline round: say so.
+        offline = ledger.offline or bool(getattr(context.model, "offline", False))
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
-                          offline=ledger.offline)
+                          offline=offline)
 
     async def _tabulate(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
                         doc: DocumentText) -> list[Table]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -212,7 +213,8 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
     excerpts = fit_to_budget([r.text for r in results.values() if r is not None],
                              max(256, context_tokens(model) // 2))
     material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
-    user = (f"Request:\n{inp.prompt}\n\nPlan:\n{plan_to_json(plan)}\n\nReview:\n{review}\n\n{material}")
+    user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(plan_to_json(plan), ensure_ascii=False)}\n\n"
+            f"Review:\n{json.dumps(review, ensure_ascii=False)}\n\n{material}")
     request = ModelRequest(
         purpose="final",
         messages=messages(FINAL_SYSTEM.format(language=language_name(lang)), user),

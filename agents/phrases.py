@@ -136,6 +136,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "de": "Dateien: {files}",
         "fr": "Fichiers : {files}",
     },
+    "full_text_in": {
+        "en": "The full text is in {files}.",
+        "de": "Der vollständige Text steht in {files}.",
+        "fr": "Le texte complet se trouve dans {files}.",
+    },
     "writer_note": {
         "en": "Draft compiled offline, without a language model, from the material below.",
         "de": "Entwurf, offline ohne Sprachmodell aus dem folgenden Material zusammengestellt.",

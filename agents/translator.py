@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.base import TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, messages, output_budget
+from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.outputs import stem_of, text_files
@@ -49,8 +49,11 @@ class Translator:
             heading = say("translation_of", context.language, doc=doc.name,
                           target=language_label(target, context.language))
             sections.append(f"## {heading}\n\n" + "\n\n".join(parts))
-        text = "\n\n".join(sections)
+        full = "\n\n".join(sections)
         default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]
-        files = text_files(task, text, defaults=default)
+        files = text_files(task, full, defaults=default)
+        text = message_excerpt(full)
+        if text != full:
+            text += "\n\n" + say("full_text_in", context.language, files=", ".join(f.name for f in files))
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
                           offline=ledger.offline)

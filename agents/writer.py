@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.base import TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, messages, output_budget
+from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.inputs import base_hints, language_name, task_documents
 from agents.outputs import ext_of, planned, stem_of, text_file
 from agents.phrases import say
@@ -51,14 +51,12 @@ class Writer:
         markdown = (await ledger.ask(request)).text
         files = [text_file(name, markdown, title) for name in _with_both_formats(names, title)]
         text = say("document_written", context.language, files=", ".join(f.name for f in files))
-        return TaskResult(text=f"{text}\n\n{markdown}", files=files, usage=ledger.usage,
+        return TaskResult(text=f"{text}\n\n{message_excerpt(markdown)}", files=files, usage=ledger.usage,
                           model=ledger.model_name, offline=ledger.offline)
 
 
 def _title(task: TaskSpec, names: list[str]) -> str:
-    for out in task.outputs:
-        if out.purpose.strip():
-            return out.purpose.strip()[:80]
+    """The document's title: from its planned file name ("quarterly-report.docx": "Quarterly report")."""
     if names:
         return stem_of(names[0]).replace("-", " ").replace("_", " ").strip().capitalize()
     first_line = task.instructions.strip().splitlines()[0] if task.instructions.strip() else ""

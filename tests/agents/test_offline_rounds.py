@@ -167,3 +167,15 @@ async def test_usage_adds_up_and_every_answer_is_marked_offline(prompt, names):
         assert response.usage == Usage(prompt_tokens=count_tokens(prompt_text),
                                        completion_tokens=count_tokens(response.text), calls=1)
     assert done.plan.offline and done.final.offline
+
+
+async def test_a_long_translation_shows_an_excerpt_and_delivers_the_whole_text_as_a_file():
+    done, model = await offline_round("Translate this into English.", "UDHR_first_article_all.txt")
+    [result] = done.by_agent("translator")
+    assert len([r for r, _ in model.calls if r.agent == "translator"]) >= 5  # chunked
+    assert count_tokens(result.text) < 1700
+    assert result.text.endswith("The full text is in UDHR_first_article_all.en.md.")
+    full = done.files["UDHR_first_article_all.en.md"].data.decode("utf-8")
+    source = load_document("UDHR_first_article_all.txt").text
+    last_paragraph = [p for p in source.split("\n\n") if p.strip()][-1].strip()
+    assert last_paragraph in full
