@@ -241,6 +241,7 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         norm = math.sqrt(_dot(vector, vector)) or 1.0
         centroid.update({t: v / norm for t, v in vector.items()})
     c_norm2 = _dot(centroid, centroid)
+    repeats = Counter(sentences)
     scores = []
     for i, (sentence, vector) in enumerate(zip(sentences, vectors)):
         norm = math.sqrt(_dot(vector, vector))
@@ -256,6 +257,8 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         # the first tenth of the text.
         lead = 1.0 + 0.3 * max(0.0, 1.0 - i / max(10.0, 0.1 * n))
         quality = _quality(sentence)
+        if repeats[sentence] >= 3:
+            quality *= 0.1  # running headers and footers repeat on every page
         scores.append((max(centrality, 0.0) * lead + 1e-6) * quality)
     # Maximal marginal relevance: each pick is discounted by its similarity to the picks so far,
     # so the summary covers several topics instead of repeating the dominant one.

@@ -139,3 +139,11 @@ Das neue Werk in Leipzig wurde im Mai eröffnet und beschäftigt 14 Mitarbeiteri
 def test_german_questions_find_inflected_words(question: str, answer: str) -> None:
     passages = best_passages(question, GERMAN_REPORT, k=1)
     assert passages and answer in passages[0]
+
+
+def test_running_headers_repeated_on_every_page_are_not_the_summary(paper: str) -> None:
+    footer = "TraceMonkey records trace trees of hot loops in the JavaScript virtual machine."
+    pages = [f"{footer}\n\n{page}" for page in corpus.pdf_pages("tracemonkey.pdf")]
+    summary = summarize("\n\n".join(pages), 5)
+    assert footer not in summary
+    assert len(summary) == 5
