@@ -1,0 +1,46 @@
+"""Single-user local mode: no key needed, and it refuses to listen beyond loopback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings, SettingsError
+from tests.api.conftest import KEYS, check_error
+from tests.harness import LiveServer, settings_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "::", "example.org"])
+def test_local_mode_refuses_a_non_loopback_host(host):
+    with pytest.raises(SettingsError, match="HOST"):
+        Settings(host=host).check()
+    Settings(host=host, api_keys=KEYS).check()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+def test_local_mode_accepts_loopback(host):
+    Settings(host=host).check()
+
+
+def test_python_m_app_exits_with_a_message_on_a_public_host(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("API_KEYS", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env |= {"HOST": "0.0.0.0", "PORT": "0", "DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-m", "app"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0
+    assert "HOST" in done.stderr and "API_KEYS" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_local_mode_needs_no_key(tmp_path, database_url):
+    with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
+        assert client.get("/api/workflows").json() == {"items": []}
+        with server.client("anything") as keyed:
+            assert keyed.get("/api/workflows").status_code == 200
+        check_error(client.get("/api/workflows/nope"), 404)
