@@ -8,7 +8,7 @@ from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskS
 from agents.calls import Ledger, input_budget, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, task_documents
-from agents.outputs import planned, stem_of
+from agents.outputs import planned, stem_of, xml_safe
 from agents.phrases import say
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, csv_bytes, xlsx_bytes
 from agents.toolkit.tables import Table, find_tables
@@ -113,7 +113,8 @@ def _files(task: TaskSpec, tables: list[Table], stem: str) -> list[OutputFile]:
             name = f"{stem}-{index + 1}-{stem_of(table.name)[:30]}.csv"
         files.append(OutputFile(name=name, mime=CSV_MIME, data=csv_bytes(table.rows)))
     xlsx_name = (planned(task, {"xlsx"}) or [f"{stem}.xlsx"])[0]
-    files.append(OutputFile(name=xlsx_name, mime=XLSX_MIME, data=xlsx_bytes(tables)))
+    safe = [Table(name=xml_safe(t.name), rows=[[xml_safe(c) for c in row] for row in t.rows]) for t in tables]
+    files.append(OutputFile(name=xlsx_name, mime=XLSX_MIME, data=xlsx_bytes(safe)))
     return files
 
 

@@ -9,6 +9,13 @@ from agents.toolkit.files import DOCX_MIME, MARKDOWN_MIME, docx_bytes, markdown_
 
 TEXT_EXTS = {"md", "markdown", "txt", "docx"}
 _UNSAFE = re.compile(r"[^\w.-]+", re.UNICODE)
+# Characters XML 1.0 forbids; PDF text sometimes carries them and DOCX/XLSX writers refuse them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` without the control characters Office XML cannot hold."""
+    return _NOT_XML.sub("", text)
 
 
 def ext_of(name: str) -> str:
@@ -30,7 +37,8 @@ def planned(task: TaskSpec, exts: set[str]) -> list[str]:
 def text_file(name: str, markdown: str, title: str | None = None) -> OutputFile:
     """A Markdown text as the file `name` (.docx renders it, .md/.txt keep it)."""
     if ext_of(name) == "docx":
-        return OutputFile(name=name, mime=DOCX_MIME, data=docx_bytes(markdown, title=title))
+        safe_title = xml_safe(title) if title else None
+        return OutputFile(name=name, mime=DOCX_MIME, data=docx_bytes(xml_safe(markdown), title=safe_title))
     mime = "text/plain" if ext_of(name) == "txt" else MARKDOWN_MIME
     return OutputFile(name=name, mime=mime, data=markdown_bytes(markdown))
 

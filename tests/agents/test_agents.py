@@ -121,3 +121,16 @@ def test_an_output_docx_is_readable_by_later_tasks():
     doc = output_document(OutputFile("r.docx", DOCX_MIME, docx_bytes("# Title\n\nThe plant made 12 tons.")))
     assert doc is not None and "The plant made 12 tons." in doc.text
     assert output_document(OutputFile("x.bin", "application/octet-stream", b"\x00\x01")) is None
+
+
+async def test_control_characters_from_pdf_text_do_not_break_docx_or_xlsx():
+    answer = {"tables": [{"name": "odd\x01name", "rows": [["a\x00b", "c"]]}]}
+    doc = text_document("odd.txt", "Text with a \x0b vertical tab and \x01 control.")
+    registry = build_registry(entry_points=False)
+    extract = TaskSpec("t1", "data_extractor", "Tabulate", ["odd.txt"])
+    tables = await run_task(registry, extract, context_for(extract, ScriptedModel(answer), doc))
+    assert {f.name for f in tables.files} == {"odd-tables.csv", "odd-tables.xlsx"}
+    write = TaskSpec("t2", "writer", "Write", ["odd.txt"])
+    written = await run_task(registry, write, context_for(write, ScriptedModel("# T\n\nbad \x01 char"), doc))
+    docx_file = next(f for f in written.files if f.name.endswith(".docx"))
+    assert "bad  char" in "\n".join(p.text for p in docx.Document(io.BytesIO(docx_file.data)).paragraphs)
