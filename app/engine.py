@@ -26,6 +26,8 @@ log = logging.getLogger("foreman.engine")
 
 _current: Runtime | None = None
 
+RECONCILE_SECONDS = 2.0
+
 # DBOS states after which nothing will run the round again.
 _FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
 
@@ -61,6 +63,7 @@ class Runtime:
         self._tasks: dict[str, set[asyncio.Task]] = {}
         self._slots = asyncio.Semaphore(max(1, settings.max_concurrent_rounds))
         self._running_rounds = 0
+        self._reconciler: asyncio.Task | None = None
 
     async def start(self) -> None:
         """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
@@ -82,12 +85,15 @@ class Runtime:
         })
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
+        self._reconciler = asyncio.create_task(self._reconcile_forever())
         self.ready = True
 
     async def close(self) -> None:
         """Stop running rounds' tasks (DBOS resumes them on the next start) and shut down."""
         global _current
         self.ready = False
+        if self._reconciler is not None:
+            self._reconciler.cancel()
         tasks = [t for ts in self._tasks.values() for t in ts]
         for task in tasks:
             task.cancel()
@@ -95,6 +101,9 @@ class Runtime:
             await asyncio.gather(*tasks, return_exceptions=True)
         DBOS.destroy()
         await self.db.dispose()
+        close = getattr(self.model, "aclose", None)
+        if close is not None:
+            await close()
         _current = None
 
     async def reconcile(self) -> None:
@@ -111,6 +120,16 @@ class Runtime:
                     f"(the engine reports {status.status.lower()}); post again to retry.",
                     f"{rid}:reconcile",
                 )
+
+    async def _reconcile_forever(self) -> None:
+        # DBOS gives up on a round that keeps crashing while it recovers it, after our start-up
+        # pass; checking again now and then ends such rounds as failed without another restart.
+        while True:
+            await asyncio.sleep(RECONCILE_SECONDS)
+            try:
+                await self.reconcile()
+            except Exception:  # a passing database error must not end the loop
+                log.exception("Reconciling running rounds failed; trying again later.")
 
     async def launch(self, workflow_id: str, round_no: int) -> None:
         """Run the round in the background, durably."""

@@ -41,3 +41,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield f"{base}/{name}"
     finally:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(no_remote_network: None) -> None:
+    """Every test fails loudly if anything dials a host other than loopback (no real provider)."""
