@@ -52,9 +52,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "fr": "extraire les tableaux de {docs} en CSV et XLSX",
     },
     "step_translate": {
-        "en": "translate {docs}",
-        "de": "{docs} übersetzen",
-        "fr": "traduire {docs}",
+        "en": "translate {docs} into {target}",
+        "de": "{docs} ins {target} übersetzen",
+        "fr": "traduire {docs} en {target}",
     },
     "step_write": {
         "en": "write the document {name}",

@@ -6,8 +6,7 @@ import re
 from typing import Any, Mapping
 
 from agents.outputs import stem_of
-from agents.phrases import say, target_language
-from agents.toolkit.language import LANGUAGE_NAMES
+from agents.phrases import language_label, say, target_language
 
 # (intent, agent, patterns) in the order the tasks run; patterns match the lowercased prompt.
 INTENTS: list[tuple[str, str, list[str]]] = [
@@ -39,7 +38,6 @@ INTENTS: list[tuple[str, str, list[str]]] = [
 ]
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
 _REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
-_REPORT_TITLES = {"en": "Report", "de": "Bericht", "fr": "Rapport"}
 
 
 def detect_intents(prompt: str, has_tables: bool) -> list[str]:
@@ -68,10 +66,13 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     tasks: list[dict[str, Any]] = []
     steps: list[str] = []
 
-    def add(agent: str, instructions: str, inputs: list[str], outputs: list[dict[str, str]],
-            step: str, depends: list[str] | None = None) -> None:
+    def add(agent: str, inputs: list[str], outputs: list[dict[str, str]], step: str,
+            depends: list[str] | None = None, instructions: str | None = None) -> None:
         if agent in agents and len(tasks) < max_tasks:
-            tasks.append({"id": f"t{len(tasks) + 1}", "agent": agent, "instructions": instructions,
+            # Instructions in the user's language: they show in the plan message.
+            lead = step if step.startswith(tuple(doc_names) or ("\0",)) else step[:1].upper() + step[1:]
+            text = instructions if instructions is not None else f"{lead}. {prompt}"
+            tasks.append({"id": f"t{len(tasks) + 1}", "agent": agent, "instructions": text.strip(),
                           "inputs": inputs, "outputs": outputs, "dependsOn": depends or []})
             steps.append(step)
 
@@ -79,33 +80,31 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     for intent in intents:
         if intent == "extract":
             stem = f"{stem_of(doc_names[0])}-tables" if len(docs) == 1 else "tables"
-            add("data_extractor", f"Extract the tables and figures as CSV and XLSX. Request: {prompt}",
-                doc_names, [_out(f"{stem}.xlsx", "tables as a workbook"), _out(f"{stem}.csv", "first table")],
+            add("data_extractor", doc_names,
+                [_out(f"{stem}.xlsx", "tables as a workbook"), _out(f"{stem}.csv", "first table")],
                 say("step_extract", language, docs=names))
         elif intent == "summary":
-            add("summarizer", f"Summarise the documents. Request: {prompt}", doc_names, [],
-                say("step_summarize", language, docs=names))
+            add("summarizer", doc_names, [], say("step_summarize", language, docs=names))
         elif intent == "translate":
             target = target_language(prompt) or language
+            label = language_label(target, language)
             for doc in doc_names:
-                add("translator", f"Translate into {LANGUAGE_NAMES.get(target, target)}. Request: {prompt}",
-                    [doc], [_out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
-                    say("step_translate", language, docs=doc))
+                add("translator", [doc], [_out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
+                    say("step_translate", language, docs=doc, target=label))
         elif intent == "answer":
-            add("analyst", prompt, doc_names, [], say("step_answer", language, docs=names))
+            add("analyst", doc_names, [], say("step_answer", language, docs=names), instructions=prompt)
         elif intent == "write":
             stem = _REPORT_NAMES.get(language, "report")
-            title = _REPORT_TITLES.get(language, "Report")
             earlier = [t["id"] for t in tasks]
-            add("writer", f"Write the requested document. Request: {prompt}",
-                [] if earlier else doc_names, [_out(f"{stem}.md", title), _out(f"{stem}.docx", title)],
+            add("writer", [] if earlier else doc_names, [_out(f"{stem}.md", "document"),
+                                                          _out(f"{stem}.docx", "document")],
                 say("step_write", language, name=f"{stem}.docx"), earlier)
     # A plug-in the user names ("use the echo agent") gets a task of its own.
     lowered = prompt.lower()
     planned = {t["agent"] for t in tasks}
     for agent in agents:
         if agent not in planned and re.search(rf"\b{re.escape(agent.replace('_', ' '))}\b|\b{re.escape(agent)}\b", lowered):
-            add(agent, prompt, doc_names, [], say("step_agent", language, agent=agent))
+            add(agent, doc_names, [], say("step_agent", language, agent=agent), instructions=prompt)
     finals = [out for t in tasks for out in t["outputs"]]
     if tasks:
         answer = f"{say('offline_plan', language)} {say('plan_steps', language, n=len(tasks), steps='; '.join(steps))}"
