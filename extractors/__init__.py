@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+
 from extractors.archive import ArchiveLimits, ZipExtractor
 from extractors.base import ContentItem, Extraction
 from extractors.registry import DuplicateExtractorError, ExtractorRegistry, Source
 
 
-def build_registry(archive_limits: ArchiveLimits | None = None) -> ExtractorRegistry:
-    """A registry with every built-in extractor, added the way a plug-in would add its own."""
+def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True) -> ExtractorRegistry:
+    """A registry with every built-in extractor, added the way a plug-in would add its own.
+
+    `ocr=False` skips Tesseract even when it is installed; image-only pages are then flagged.
+    """
     # Imported here so that importing the package loads no format library.
     from extractors import archive, csv, docx, fallback, html, image, ooxml, pdf, pptx, text, xlsx
 
     registry = ExtractorRegistry(fallback=fallback.extract_unsupported)
-    registry.add(pdf.MIMES, pdf.extract_pdf)
+    registry.add(pdf.MIMES, functools.partial(pdf.extract_pdf, ocr=ocr))
     registry.add(docx.MIMES, docx.extract_docx)
     registry.add(pptx.MIMES, pptx.extract_pptx)
     registry.add(xlsx.MIMES, xlsx.extract_xlsx)
@@ -21,7 +26,7 @@ def build_registry(archive_limits: ArchiveLimits | None = None) -> ExtractorRegi
     registry.add(text.MIMES, text.extract_text)
     registry.add(csv.MIMES, csv.extract_csv)
     registry.add(html.MIMES, html.extract_html)
-    registry.add(image.MIMES, image.extract_image)
+    registry.add(image.MIMES, functools.partial(image.extract_image, ocr=ocr))
     registry.add(archive.MIMES, ZipExtractor(archive_limits))
     return registry
 

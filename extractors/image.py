@@ -17,7 +17,7 @@ MIMES = ["image/png", "image/jpeg", "image/gif", "image/tiff", "image/bmp", "ima
 MAX_PIXELS = 80_000_000
 
 
-def extract_image(source: Source, registry: ExtractorRegistry) -> Extraction:
+def extract_image(source: Source, registry: ExtractorRegistry, *, ocr: bool = True) -> Extraction:
     """The image itself, then an OCR text item when Tesseract is installed."""
     try:
         with Image.open(io.BytesIO(source.data)) as probe:
@@ -40,6 +40,8 @@ def extract_image(source: Source, registry: ExtractorRegistry) -> Extraction:
     extraction = Extraction(mime=source.mime, status="ok", items=items)
     if width * height > MAX_PIXELS:
         extraction.warnings.append(f"{source.name}: {width}x{height} pixels is too large to OCR.")
+    elif not ocr:
+        extraction.warnings.append(f"{source.name}: its text was not read because OCR is turned off.")
     elif not ocr_available():
         extraction.warnings.append(f"{source.name}: its text was not read because Tesseract is not installed.")
     else:

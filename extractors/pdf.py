@@ -24,7 +24,7 @@ MAX_ATTACHMENT_DEPTH = 2
 _IDENTITY_ENCODINGS = {"/Identity-H", "/Identity-V"}
 
 
-def extract_pdf(source: Source, registry: ExtractorRegistry) -> Extraction:
+def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True) -> Extraction:
     """Every page in order; encrypted and broken files give a typed notice instead."""
     try:
         reader = PdfReader(io.BytesIO(source.data), strict=False)
@@ -41,7 +41,8 @@ def extract_pdf(source: Source, registry: ExtractorRegistry) -> Extraction:
         return failure(source.mime, "corrupt", source.name, "the PDF has no readable pages")
     extraction = Extraction(mime=source.mime, status="ok")
     renderer = _Pdfium(source)
-    ocr_budget = MAX_OCR_PAGES if ocr_available() else 0
+    can_ocr = ocr and ocr_available()
+    ocr_budget = MAX_OCR_PAGES if can_ocr else 0
     needs_ocr = []
     for number, page in enumerate(pages, start=1):
         item = _page_item(number, page, renderer)
@@ -56,7 +57,12 @@ def extract_pdf(source: Source, registry: ExtractorRegistry) -> Extraction:
     renderer.close()
     if needs_ocr:
         extraction.status = "partial"
-        reason = "Tesseract is not installed" if not ocr_available() else "OCR found no text or the OCR page limit was reached"
+        if not ocr:
+            reason = "OCR is turned off"
+        elif not can_ocr:
+            reason = "Tesseract is not installed"
+        else:
+            reason = "OCR found no text or the OCR page limit was reached"
         extraction.warnings.append(
             f"{source.name}: {len(needs_ocr)} page(s) have no text layer and need OCR "
             f"(pages {_ranges(needs_ocr)}); {reason}."

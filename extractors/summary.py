@@ -8,7 +8,8 @@ import unicodedata
 from extractors.base import ContentItem
 
 _WORD = re.compile(r"\w+")
-_SAMPLE = 4000
+_SAMPLE = 2000
+_LATIN_END = 0x250  # below this every letter is Latin; skipping the name lookup keeps summaries cheap
 # Small stop-word lists are enough to name the common Latin-script languages cheaply.
 _STOP_WORDS = {
     "en": {"the", "and", "of", "to", "is", "in", "that", "for", "with", "this"},
@@ -56,7 +57,7 @@ def guess_language(text: str) -> str | None:
     counts: dict[str, int] = {}
     for char in sample:
         if char.isalpha():
-            script = unicodedata.name(char, "").split(" ", 1)[0]
+            script = "LATIN" if ord(char) < _LATIN_END else unicodedata.name(char, "").split(" ", 1)[0]
             counts[script] = counts.get(script, 0) + 1
     if not counts:
         return None
