@@ -29,12 +29,18 @@ def _pipe_cells(line: str) -> list[str]:
     return [cell.strip().replace("\\|", "|") for cell in _PIPE_SPLIT.split(body)]
 
 
-def _markdown(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+# Each detector returns (rows, end): rows is None when no table starts at line i, and end is
+# then the first line a retry could make a difference at, so long non-table runs are scanned
+# once instead of once per line.
+Found = tuple[list[list[str]] | None, int]
+
+
+def _markdown(lines: list[str], i: int) -> Found:
     """A pipe table starting at line i: header, separator, rows."""
-    if i + 1 >= len(lines) or "|" not in lines[i] or not _MD_SEPARATOR.match(lines[i + 1]):
-        return None
-    if "|" not in lines[i + 1]:
-        return None
+    if i + 1 >= len(lines) or "|" not in lines[i] or "|" not in lines[i + 1]:
+        return None, i + 1
+    if not _MD_SEPARATOR.match(lines[i + 1]):
+        return None, i + 1
     rows = [_pipe_cells(lines[i])]
     j = i + 2
     while j < len(lines) and "|" in lines[j] and lines[j].strip():
@@ -43,17 +49,18 @@ def _markdown(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
     return _rectangular(rows), j
 
 
-def _tsv(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+def _tsv(lines: list[str], i: int) -> Found:
     """Consecutive tab-separated lines (at least two) with the same number of fields."""
+    width = lines[i].count("\t")
     j = i
-    while j < len(lines) and "\t" in lines[j]:
+    while j < len(lines) and width and lines[j].count("\t") == width:
         j += 1
-    rows = [[cell.strip() for cell in line.rstrip("\r\n").split("\t")] for line in lines[i:j]]
-    # Some PDF text layers use tabs as word spaces; their lines have ragged field counts.
-    if len(rows) < 2 or len({len(row) for row in rows}) != 1:
-        return None
-    rows = _rectangular(rows)
-    return (rows, j) if _plausible(rows) else None
+    # Some PDF text layers use tabs as word spaces; their lines have ragged field counts. A
+    # table may follow a title line, but must run to the end of the tab-separated lines.
+    if j - i < 2 or (j < len(lines) and "\t" in lines[j]):
+        return None, i + 1
+    rows = _rectangular([[cell.strip() for cell in line.split("\t")] for line in lines[i:j]])
+    return (rows if _plausible(rows) else None), j
 
 
 def _csv_fields(line: str, delimiter: str) -> list[str] | None:
@@ -64,11 +71,11 @@ def _csv_fields(line: str, delimiter: str) -> list[str] | None:
     return rows[0] if len(rows) == 1 else None
 
 
-def _csv(lines: list[str], i: int, whole: bool, delimiter: str) -> tuple[list[list[str]], int] | None:
+def _csv(lines: list[str], i: int, whole: bool, delimiter: str) -> Found:
     """Consecutive delimited lines with the same field count; short cells unless whole."""
     first = _csv_fields(lines[i], delimiter)
     if not first or len(first) < 2:
-        return None
+        return None, i + 1
     rows, j = [first], i + 1
     while j < len(lines) and lines[j].strip():
         fields = _csv_fields(lines[j], delimiter)
@@ -78,9 +85,9 @@ def _csv(lines: list[str], i: int, whole: bool, delimiter: str) -> tuple[list[li
         j += 1
     # Two comma-separated lines in prose are common; embedded CSV needs three rows.
     if len(rows) < (2 if whole else 3) or not _data_like(rows, whole, delimiter):
-        return None
+        return None, j
     rows = [[cell.strip() for cell in row] for row in rows]
-    return (rows, j) if _plausible(rows) else None
+    return (rows if _plausible(rows) else None), j
 
 
 def _data_like(rows: list[list[str]], whole: bool, delimiter: str) -> bool:
@@ -99,7 +106,7 @@ def _data_like(rows: list[list[str]], whole: bool, delimiter: str) -> bool:
     return whole or (sum(map(len, cells)) / len(cells) <= 30 and max(map(len, cells)) <= 120)
 
 
-def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+def _aligned(lines: list[str], i: int) -> Found:
     """At least three lines that split on wide gaps into the same columns of short cells."""
     rows, starts, j = [], [], i
     while j < len(lines) and lines[j].strip():
@@ -111,10 +118,10 @@ def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
         starts.append([m.start() for m in re.finditer(r"(?:^|(?<=\s\s)|(?<=\t))\S", line)])
         j += 1
     if len(rows) < 3:
-        return None
+        return None, i + 1  # a shorter run may start a table one line further on
     cells = [cell for row in rows for cell in row]
     if sum(map(len, cells)) / len(cells) > 20 or max(map(len, cells)) > 40:
-        return None  # prose columns of a multi-column page have long cells
+        return None, j  # prose columns of a multi-column page have long cells
     columns = list(zip(*rows[1:]))
     numeric = any(sum(1 for c in col if _NUMBER.match(c)) >= 0.6 * len(col) for col in columns)
     aligned = len(rows[0]) >= 3 and all(
@@ -122,8 +129,8 @@ def _aligned(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
     )
     # Justified prose has double spaces too; a number column or exact alignment tells a table.
     if not (numeric or aligned):
-        return None
-    return (rows, j) if _plausible(rows) else None
+        return None, j
+    return (rows if _plausible(rows) else None), j
 
 
 def _plausible(rows: list[list[str]]) -> bool:
@@ -169,28 +176,35 @@ def _whole_csv(text: str) -> list[list[str]] | None:
 def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
     """(rows, first line, end line) of each table in the text."""
     lines = text.splitlines()
-    whole = _whole_csv(text)
-    if whole:
-        return [(whole, 0, len(lines))]
+    entire = _whole_csv(text)
+    if entire:
+        return [(entire, 0, len(lines))]
     content = [n for n, line in enumerate(lines) if line.strip()]
+    first = content[0] if content else 0
+    detectors = (
+        lambda i: _markdown(lines, i),
+        lambda i: _tsv(lines, i),
+        lambda i: _csv(lines, i, i == first, ","),
+        lambda i: _csv(lines, i, i == first, ";"),
+        lambda i: _aligned(lines, i),
+    )
+    retry = [0] * len(detectors)  # per detector: the first line worth trying again
     found = []
     i = 0
     while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        whole = bool(content) and i == content[0]
-        hit = (
-            _markdown(lines, i)
-            or _tsv(lines, i)
-            or _csv(lines, i, whole, ",")
-            or _csv(lines, i, whole, ";")
-            or _aligned(lines, i)
-        )
+        hit = None
+        if lines[i].strip():
+            for d, detect in enumerate(detectors):
+                if i < retry[d]:
+                    continue
+                rows, end = detect(i)
+                if rows:
+                    hit = rows, end
+                    break
+                retry[d] = end
         if hit:
-            rows, end = hit
-            found.append((rows, i, end))
-            i = end
+            found.append((hit[0], i, hit[1]))
+            i = hit[1]
         else:
             i += 1
     return found

@@ -82,3 +82,10 @@ def test_prose_is_not_a_table() -> None:
 def test_tables_keep_document_order_across_items() -> None:
     items = [("sheet A", "x,y\n1,2\n"), ("sheet B", "no table"), ("sheet C", "p\tq\n3\t4\n")]
     assert [t.name for t in find_tables(items)] == ["sheet A", "sheet C"]
+
+
+def test_tsv_table_after_a_title_line_with_fewer_tabs() -> None:
+    text = "Report\t2024\nName\tQ1\tQ2\nNorth\t10\t12\nSouth\t7\t9\n"
+    assert tables_from_text("sheet Report", text) == [
+        Table("sheet Report table 1", [["Name", "Q1", "Q2"], ["North", "10", "12"], ["South", "7", "9"]])
+    ]
