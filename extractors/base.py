@@ -24,7 +24,7 @@ class ContentItem:
 @dataclass
 class Extraction:
     """The result of extracting one file. `status` is "ok", "partial", "encrypted", "corrupt",
-    "unsupported" or "timeout"; `warnings` are sentences meant for the workflow log."""
+    "unsupported", "refused" (an archive over its unpacking limits) or "timeout"; `warnings` are sentences meant for the workflow log."""
 
     mime: str
     status: str

@@ -64,7 +64,8 @@ def _zip_flavour(data: bytes) -> str | None:
 
 def _refine_text(data: bytes, filename: str) -> str:
     """Tell JSON, CSV, TSV and Markdown apart from plain text."""
-    sample = data[:_TEXT_SAMPLE].decode("utf-8", errors="replace").lstrip("\ufeff")
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    sample = data[:_TEXT_SAMPLE].decode(encoding, errors="replace").lstrip("\ufeff")
     suffix = filename[filename.rfind(".") :].lower() if "." in filename else ""
     if sample.lstrip()[:1] in ("{", "[") and _is_json(data):
         return "application/json"

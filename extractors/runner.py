@@ -8,6 +8,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 
@@ -79,21 +80,28 @@ class ExtractionPool:
 
     def _run(self, job: _Job, timeout: float) -> Extraction:
         data, name, mime, _ = job
+        # The limit covers waiting for a free worker too, so a caller never waits longer.
+        deadline = time.monotonic() + timeout
         # Typed results keep the file's type, so the caller can still say what it was.
         mime = mime or detect_mime(data, name)
-        with self._slots:
+        late = f"{name}: extraction stopped after the {timeout:g} s time limit."
+        if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            return _notice(name, "timeout", f"{late} No worker became free in time.", mime)
+        try:
             worker = self._take()
             try:
                 worker.conn.send(job)
-                if not worker.conn.poll(timeout):
+                if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                     worker.kill()
-                    return _notice(name, "timeout", f"{name}: extraction stopped after the {timeout:g} s time limit.", mime)
+                    return _notice(name, "timeout", late, mime)
                 result = worker.conn.recv()
             except (EOFError, OSError) as error:
                 worker.kill()
                 return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly ({error}).", mime)
             self._give_back(worker)
             return result
+        finally:
+            self._slots.release()
 
     def _take(self) -> _Worker:
         with self._lock:

@@ -42,6 +42,11 @@ def test_the_file_name_breaks_a_tie_between_text_types():
     assert detect_mime(data, "people.csv") == "text/csv"
 
 
+def test_utf16_tables_are_recognised_through_their_byte_order_mark():
+    data = "Team\tCity\tCups\nLeafs\tToronto\t13\nKings\tLA\t2\n".encode("utf-16")
+    assert detect_mime(data, "cups.txt") == "text/tab-separated-values"
+
+
 def test_json_and_plain_text_are_told_apart():
     assert detect_mime(json.dumps({"a": [1, 2]}).encode(), "data") == "application/json"
     assert detect_mime(b"Just a sentence, with a comma.\nAnd another line.\n", "x") == "text/plain"
