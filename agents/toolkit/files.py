@@ -100,23 +100,39 @@ def _clean(cell: str) -> str | None:
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*[-*+•]\s+(.*)$")
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(.*)$")
-_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+_RULE = re.compile(r"^\s*([-*_])(?:\s*\1){2,}\s*$")
+_QUOTE = re.compile(r"^\s*>\s?(.*)$")
+_INLINE = re.compile(
+    r"\*\*(?P<b1>.+?)\*\*|__(?P<b2>.+?)__"
+    r"|(?<![\w*])\*(?=\S)(?P<i1>.+?)(?<=\S)\*(?![\w*])"
+    r"|(?<![\w_])_(?=\S)(?P<i2>.+?)(?<=\S)_(?![\w_])"
+    r"|`(?P<code>[^`]+)`|\[(?P<link>[^\]]+)\]\((?P<url>[^)\s]+)\)"
+)
 
 
 def _runs(paragraph, text: str) -> None:
-    """Add text to a python-docx paragraph, turning **bold** into bold runs."""
+    """Add Markdown inline text to a python-docx paragraph: bold, italic, code and links."""
     pos = 0
-    for match in _BOLD.finditer(text):
+    for match in _INLINE.finditer(text):
         if match.start() > pos:
             paragraph.add_run(text[pos : match.start()])
-        paragraph.add_run(match.group(1) or match.group(2)).bold = True
+        parts = match.groupdict()
+        if parts["b1"] or parts["b2"]:
+            paragraph.add_run(parts["b1"] or parts["b2"]).bold = True
+        elif parts["i1"] or parts["i2"]:
+            paragraph.add_run(parts["i1"] or parts["i2"]).italic = True
+        elif parts["code"]:
+            paragraph.add_run(parts["code"]).font.name = "Courier New"
+        else:
+            # Word shows no Markdown link syntax; the address stays readable after the text.
+            paragraph.add_run(f"{parts['link']} ({parts['url']})")
         pos = match.end()
     if pos < len(text):
         paragraph.add_run(text[pos:])
 
 
 def docx_bytes(markdown: str, title: str | None = None) -> bytes:
-    """A Word document from simple Markdown: headings, paragraphs, lists, pipe tables, bold."""
+    """A Word document from simple Markdown: headings, paragraphs, lists, quotes, pipe tables."""
     from docx import Document
 
     document = Document()
@@ -144,6 +160,15 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
                 i += 1
             if code:
                 document.add_paragraph("\n".join(code))
+        elif _RULE.match(line):
+            flush()
+        elif match := _QUOTE.match(line):
+            flush()
+            quoted = [match.group(1)]
+            while i + 1 < len(lines) and (more := _QUOTE.match(lines[i + 1])):
+                quoted.append(more.group(1))
+                i += 1
+            _runs(document.add_paragraph(style="Quote"), " ".join(q.strip() for q in quoted))
         elif match := _HEADING.match(line):
             flush()
             level = min(len(match.group(1)), 3)

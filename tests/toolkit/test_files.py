@@ -67,7 +67,8 @@ def test_csv_corpus_table_survives_xlsx_round_trip() -> None:
 
 def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     markdown = (
-        "# Quarterly report\n\nRevenue **grew** strongly\nacross regions.\n\n"
+        "# Quarterly report\n\n_Made offline from the documents._\n\nRevenue **grew** strongly\nacross regions.\n\n"
+        "> The board approved\n> the plan.\n\n---\n\n"
         "## Highlights\n\n- New plant opened\n  - in Lyon\n- Costs flat\n\n### Steps\n\n1. Review\n2. Approve\n\n"
         "| Region | Revenue |\n|---|---:|\n| North | 1,234 |\n| South | 980 |\n"
     )
@@ -83,6 +84,10 @@ def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     assert ("Normal", "Revenue grew strongly across regions.") in styled
     paragraph = next(p for p in document.paragraphs if p.text.startswith("Revenue"))
     assert [run.text for run in paragraph.runs if run.bold] == ["grew"]
+    assert ("Quote", "The board approved the plan.") in styled
+    note = next(p for p in document.paragraphs if p.text == "Made offline from the documents.")
+    assert all(run.italic for run in note.runs)
+    assert not any(set(text) <= set("-*_ ") for _, text in styled)
     cells = [[cell.text for cell in row.cells] for row in document.tables[0].rows]
     assert cells == [["Region", "Revenue"], ["North", "1,234"], ["South", "980"]]
     assert DOCX_MIME.endswith("wordprocessingml.document")
