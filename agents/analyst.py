@@ -43,7 +43,7 @@ class Analyst:
                 )
             material.append(doc_facts(doc, text=text))
         # Condensed documents can still add up to more than one request holds.
-        for facts, text in zip(material, fit_to_budget([m["text"] for m in material], budget)):
+        for facts, text in zip(material, fit_to_budget([m["text"] for m in material], budget), strict=True):
             facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
         system = (f"You are the {self.name} agent. Answer in {language} from the documents only, "

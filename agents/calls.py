@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 from agents.toolkit.tokens import chunk_text, context_size, count_tokens, fit_to_budget
+from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 
 # Share of the context window kept free for the model's answer and the prompt's own wording.
 OUTPUT_SHARE = 0.25

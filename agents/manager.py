@@ -88,8 +88,9 @@ def request_language(inp: RoundInput) -> str:
 
 
 async def make_plan(inp: RoundInput, model: Model, registry: Registry,
-                    limits: PlanLimits = PlanLimits()) -> PlanOutcome:
+                    limits: PlanLimits | None = None) -> PlanOutcome:
     """Ask the model for a work plan, validate it, repair it once; `PlanError` if still invalid."""
+    limits = limits or PlanLimits()
     language = request_language(inp)
     request = _plan_request(inp, model, registry, limits, language)
     ledger = Ledger(model)
@@ -143,11 +144,11 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     fixed = count_tokens(system) + count_tokens(prompt) + count_tokens(agent_lines) + 100
     room = max(0, budget - fixed)
     facts = [doc_facts(d, tables=len(find_tables(d.items))) for d in inp.documents]
-    for fact, doc in zip(facts, inp.documents):
+    for fact, doc in zip(facts, inp.documents, strict=True):
         fact["summary"] = doc.summary or " ".join(summarize(doc.text, max_sentences=3))
     history_budget = int(room * limits.history_share) if inp.history else 0
     summaries = fit_to_budget([f["summary"] for f in facts], room - history_budget) if facts else []
-    for fact, summary in zip(facts, summaries):
+    for fact, summary in zip(facts, summaries, strict=True):
         fact["summary"] = summary
     history = _fit_history(inp.history, history_budget)
     doc_lines = "\n".join(

@@ -35,7 +35,7 @@ class Writer:
                 text = await summarize_document(ledger, task, context, doc, agent=self.name)
             sources.append({"name": doc.name, "text": text})
         fitted = fit_to_budget([s["text"] for s in sources], budget)
-        sources = [dict(s, text=t) for s, t in zip(sources, fitted)]
+        sources = [dict(s, text=t) for s, t in zip(sources, fitted, strict=True)]
         material = "\n\n".join(f"### {s['name']}\n\n{s['text']}" for s in sources)
         system = (f"You are the {self.name} agent. Write the document '{title}' in "
                   f"{language_name(context.language)} as Markdown, starting with a '# ' title. "

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agents.outputs import stem_of
 from agents.phrases import language_label, say, target_language
@@ -103,7 +104,8 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     lowered = prompt.lower()
     planned = {t["agent"] for t in tasks}
     for agent in agents:
-        if agent not in planned and re.search(rf"\b{re.escape(agent.replace('_', ' '))}\b|\b{re.escape(agent)}\b", lowered):
+        spoken = re.escape(agent.replace("_", " "))
+        if agent not in planned and re.search(rf"\b(?:{spoken}|{re.escape(agent)})\b", lowered):
             add(agent, doc_names, [], say("step_agent", language, agent=agent), instructions=prompt)
     finals = [out for t in tasks for out in t["outputs"]]
     if tasks:

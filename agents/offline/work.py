@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agents.phrases import say
 from agents.toolkit.sentences import best_passages, summarize

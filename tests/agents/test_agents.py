@@ -15,7 +15,6 @@ from agents.registry import Registry, build_registry
 from agents.runner import output_document, run_task, task_context
 from agents.toolkit.tokens import count_tokens
 from app.model import ModelError, Usage
-
 from tests.agents.conftest import ScriptedModel, text_document
 
 

@@ -14,7 +14,6 @@ from agents.offline import OfflineModel
 from agents.registry import build_registry
 from agents.toolkit.tokens import count_tokens
 from app.model import Usage
-
 from tests.agents.conftest import RecordingModel, Round, load_document, run_round, squash
 
 

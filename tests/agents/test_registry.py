@@ -11,7 +11,6 @@ from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
 from agents.offline import OfflineModel
 from agents.registry import Registry, build_registry
-
 from tests.agents.conftest import run_round, text_document
 
 PLUGIN = '''
@@ -92,7 +91,8 @@ def test_an_entry_point_agent_is_loaded(tmp_path, monkeypatch):
 
 def test_an_entry_point_clashing_with_a_builtin_is_an_error(tmp_path, monkeypatch):
     install_plugin(tmp_path, monkeypatch, agent_name="summarizer", module="foreman_clash_plugin")
-    with pytest.raises(DuplicateAgentError, match="agent name 'summarizer' from entry point .* already registered by built-in"):
+    clash = "agent name 'summarizer' from entry point .* already registered by built-in"
+    with pytest.raises(DuplicateAgentError, match=clash):
         build_registry()
 
 
