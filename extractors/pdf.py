@@ -115,10 +115,10 @@ def _needs_cid_map(page) -> bool:
     such glyph ids to Unicode, so those pages go to pdfium instead.
     """
     resources = page.get("/Resources")
-    fonts = resources.get_object().get("/Font") if resources else None
-    if not isinstance(fonts, DictionaryObject) and fonts is not None:
-        fonts = fonts.get_object()
-    for font in (fonts or {}).values():
+    resources = resources.get_object() if resources is not None else DictionaryObject()
+    fonts = resources.get("/Font")
+    fonts = fonts.get_object() if fonts is not None else DictionaryObject()
+    for font in fonts.values():
         font = font.get_object()
         if font.get("/Subtype") == "/Type0" and "/ToUnicode" not in font:
             if font.get("/Encoding") in _IDENTITY_ENCODINGS:
