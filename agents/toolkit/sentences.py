@@ -33,9 +33,9 @@ STOPWORDS = frozenset().union(*_WORDS.values()) - _CONTENT
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
-_END = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)|[。！？]+[」』”’)]*")
+_END = re.compile(r"[.!?…؟।۔]+[\"'»”’)\]]*(?=\s)|[。！？]+[」』”’)]*")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●◦–]|\(?\d{1,3}[.)]|[a-zA-Z][.)])\s+")
-_TERMINAL = re.compile(r"[.!?:;。！？…][\"'»”’)\]]*$")
+_TERMINAL = re.compile(r"[.!?:;。！？…؟।۔][\"'»”’)\]]*$")
 _SPACE = re.compile(r"\s+")
 _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+", re.UNICODE)
@@ -83,11 +83,14 @@ def _line_break(prev: str, nxt: str, width: int) -> bool:
 
 def _abbreviation(text: str, start: int, end: int) -> bool:
     """Whether the period at text[end-1] belongs to an abbreviation or a list number."""
-    word = re.search(r"[\w.]+$", text[start:end - 1] if text[end - 1] == "." else "")
+    word = re.search(r"\S+$", text[start:end - 1] if text[end - 1] == "." else "")
     if not word:
         return False
-    token = word.group(0).casefold().strip(".")
-    if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+    token = word.group(0).casefold().strip(".").lstrip("([\"'«“‘")
+    # A single Latin letter is an initial ("J. Smith"); in Arabic a word can end in one letter
+    # after a combining mark, so only Latin letters count.
+    initial = len(token) == 1 and "LATIN" in unicodedata.name(token, "")
+    if token in _ABBREVIATIONS or initial:
         return True
     if token.isdigit():
         before = text[start:end - 1 - len(token)]

@@ -105,7 +105,7 @@ def context_size(model: str) -> int:
 
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s+|(?<=[。！？])")
+_SENTENCE_END = re.compile(r"(?<=[.!?…؟।۔])\s+|(?<=[。！？])")
 _LINE = re.compile(r"\n")
 _SPACE = re.compile(r"(?<=\s)(?=\S)")
 # Longest stretch of characters one token is assumed to cover when searching for a cut;

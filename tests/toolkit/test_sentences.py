@@ -147,3 +147,18 @@ def test_running_headers_repeated_on_every_page_are_not_the_summary(paper: str) 
     summary = summarize("\n\n".join(pages), 5)
     assert footer not in summary
     assert len(summary) == 5
+
+
+@pytest.mark.parametrize(
+    "section",
+    ["English", "French", "German, Standard (1996)", "Arabic, Standard", "Hindi", "Japanese",
+     "Russian", "Korean", "Chinese, Mandarin (Simplified)", "Greek (monotonic)"],
+)
+def test_udhr_article_one_has_two_sentences_in_every_script(section: str) -> None:
+    blocks = {}
+    for block in corpus.text("UDHR_first_article_all.txt").split("\n\n"):
+        name, _, body = block.strip().partition("\n")
+        blocks[name.strip()] = body
+    sentences = split_sentences(blocks[section])
+    assert len(sentences) == 2
+    assert all(sentence in normalize_space(blocks[section]) for sentence in sentences)
