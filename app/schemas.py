@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+
+
+# File ids are BIGINT keys: anything outside 1..2**63-1 is a 400, not a database overflow.
+FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 
 
 class Camel(msgspec.Struct, rename="camel", omit_defaults=False):
@@ -162,7 +166,7 @@ class StartRequest(Camel, forbid_unknown_fields=False):
     """Start a workflow, or its next round when `?id=` names one."""
 
     prompt: str = ""
-    list_file_id: list[int] = []
+    list_file_id: list[FileIdValue] = []
     passwords: dict[str, str] = {}
 
 
