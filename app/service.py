@@ -48,7 +48,7 @@ class WorkflowService:
         if missing:
             raise BadRequestError(f"Unknown file ids: {missing}. Upload the files first with POST /api/files.",
                                   code="unknown_files")
-        unknown_pw = [k for k in body.passwords if not k.isdigit() or int(k) not in files]
+        unknown_pw = [k for k in body.passwords if not (k.isascii() and k.isdigit()) or int(k) not in files]
         if unknown_pw:
             raise BadRequestError(f"Passwords were given for files that are not in listFileId: {unknown_pw}.",
                                   code="unknown_password_files")
