@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException, SerializationException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 
 from app.config import Settings
@@ -61,6 +61,8 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
         detail = "The request is not valid" + (": " + "; ".join(problems) if problems else ".")
         if "JSON" in (exc.detail or "") or "decode" in (exc.detail or "").lower():
             detail = "The request body is not valid JSON of the expected shape: " + (exc.detail or "")
+    if isinstance(exc.__cause__, SerializationException):  # the body did not decode as JSON
+        detail = f"The request body is not valid JSON: {exc.detail}."
     if status == 413:
         limit = getattr(request.app.state, "max_upload_bytes", None)
         detail = f"The upload is larger than the limit of {limit} bytes (MAX_UPLOAD_BYTES)." if limit else detail
