@@ -66,6 +66,8 @@ def _line_break(prev: str, nxt: str, width: int) -> bool:
     """Whether a newline between two lines ends a sentence (True) or is a soft wrap."""
     if _BULLET.match(nxt) or _TERMINAL.search(prev):
         return True
+    if "\t" in prev or "\t" in nxt or prev.startswith("|") or nxt.startswith("|"):
+        return True  # table rows are records, not wrapped prose
     letters = [ch for ch in prev if ch.isalpha()]
     if len(letters) > 3 and all(ch.isupper() for ch in letters):
         return True  # an ALL-CAPS line is a heading

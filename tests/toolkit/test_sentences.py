@@ -162,3 +162,9 @@ def test_udhr_article_one_has_two_sentences_in_every_script(section: str) -> Non
     sentences = split_sentences(blocks[section])
     assert len(sentences) == 2
     assert all(sentence in normalize_space(blocks[section]) for sentence in sentences)
+
+
+def test_table_rows_are_separate_passages() -> None:
+    text = corpus.text("stanley-cups.tsv")
+    assert split_sentences(text)[-1] == "Maple Leafs TOR 13"
+    assert best_passages("How many Stanley Cups did the Maple Leafs win?", text, k=1) == ["Maple Leafs TOR 13"]
