@@ -38,7 +38,8 @@ def test_unknown_file_ids_are_400_and_named(c1):
 
 def test_malformed_json_is_400(c1):
     for raw in (b"{", b"{\"prompt\": \"hi\",}", b"not json", b"\xff\xfe"):
-        check_error(c1.post("/api/workflows/start", content=raw, headers={"content-type": "application/json"}), 400)
+        response = c1.post("/api/workflows/start", content=raw, headers={"content-type": "application/json"})
+        assert "JSON" in check_error(response, 400)["detail"]
 
 
 def test_wrong_types_are_400(c1):
@@ -116,3 +117,15 @@ def test_next_round_after_completion_and_after_stop(c1, model):
     resumed = start(c1, "Fourth question", workflow_id=wid)
     assert resumed.status_code == 200 and resumed.json()["currentRound"] == 4
     wait_status(c1, wid, "completed")
+
+
+def test_out_of_range_file_ids_are_400_not_500(c1):
+    for file_id in (-1, 0, 2**63, -(10**27)):
+        check_error(start(c1, "Read it", [file_id]), 400)
+
+
+def test_passwords_for_files_not_attached_are_400(c1):
+    [info] = upload(c1, "simple.json")
+    for key in ("7", "x", "²", "٣", str(info["id"]) + "0"):
+        body = check_error(start(c1, "Open it", [info["id"]], passwords={key: "secret"}), 400)
+        assert "passwords" in body["detail"].lower() or "password" in body["detail"].lower()
