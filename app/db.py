@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import contextlib
+from typing import Any, AsyncIterator
 
 from sqlalchemy import event
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlmodel import SQLModel
 
 from app import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
@@ -44,6 +46,19 @@ class Database:
         else:
             self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
             self.reader = self.writer
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction. On SQLite, writers of this process queue here rather than in
+        SQLite's busy handler, which sleeps in growing steps while the lock is taken."""
+        if self._write_lock is None:
+            async with self.writer.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock:
+            async with self.writer.begin() as conn:
+                yield conn
 
     async def create_schema(self) -> None:
         """Create missing tables (idempotent)."""

@@ -94,7 +94,7 @@ class Repository:
     # ---- files -------------------------------------------------------------------------
 
     async def add_files(self, rows: Sequence[FileRow]) -> list[FileRow]:
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             out = []
             for row in rows:
                 values = row.model_dump(exclude={"id"})
@@ -150,7 +150,7 @@ class Repository:
     ) -> WorkflowRow:
         """Create the workflow (round 1) or move it to its next round, as one compare-and-set."""
         stamp = now()
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             if new:
                 next_status(None, Event.START)
                 row = WorkflowRow(
@@ -192,7 +192,7 @@ class Repository:
             return RoundFileRow.model_validate(row._mapping) if row else None
 
     async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             await conn.execute(
                 update(RoundFileRow)
                 .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
@@ -209,7 +209,7 @@ class Repository:
         `require_running`, still running: a stopped or deleted round gets no further output.
         """
         stamp = now()
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             row = await self._lock(conn, workflow_id)
             if row is None or row.current_round != round_no:
                 return None
@@ -302,7 +302,7 @@ class Repository:
 
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
         """Delete the workflow with its messages and logs, and the files only it referenced."""
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             row = await self._lock(conn, workflow_id)
             if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
                 return None
@@ -370,7 +370,7 @@ class Repository:
 
     async def delete_message(self, workflow_id: str, message_id: int) -> bool:
         """Hide a message; its id stays valid as a cursor."""
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             changed = await conn.execute(
                 update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
                 .values(deleted=True)
@@ -380,7 +380,7 @@ class Repository:
             return bool(changed.rowcount)
 
     async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
             changed = await conn.execute(
                 delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
@@ -397,7 +397,7 @@ class Repository:
             return ExtractionRow.model_validate(row._mapping) if row else None
 
     async def save_extraction(self, row: ExtractionRow) -> None:
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             await conn.execute(
                 self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
                     index_elements=["key"]
@@ -411,7 +411,7 @@ class Repository:
 
     async def save_idempotent_response(self, key: str, response: dict[str, Any]) -> dict[str, Any]:
         """Store the first answer for `key`; a concurrent duplicate gets the stored one back."""
-        async with self.db.writer.begin() as conn:
+        async with self.db.write() as conn:
             await conn.execute(
                 self._insert(IdempotencyRow.__table__)
                 .values(key=key, response=response, created_at=now())
