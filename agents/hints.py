@@ -18,8 +18,9 @@ every request states here what it asks for. The keys, all optional except `kind`
 - `errors`: for "repair" requests, the precise validation errors of the rejected plan.
 - `title`, `sources`: for "write" requests, the document title and the material
   (list of {"name", "text"}) it is written from.
-- `review`: for "final" requests: {"delivered": [names], "missing": [sentences],
-  "done": [task ids], "failed": [...], "skipped": [...]}.
+- `review`: for "final" requests: {"delivered": [file names], "missing": [planned final
+  document names never produced], "done": [task ids], "failed": [task ids],
+  "skipped": [[task id, reason], ...]}.
 """
 
 from __future__ import annotations
