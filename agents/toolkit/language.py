@@ -54,7 +54,8 @@ _WORDS: dict[str, frozenset[str]] = {
         pour par avec sans plus très aussi mais donc s'il svp stp veuillez peux pouvez résume
         résumez résumer résumé crée créez créer écris écrivez donne donnez montre montrez
         trouve trouvez extrais extrayez traduis traduisez explique expliquez compare comparez
-        document documents resume resumer fichier fichiers tableau tableaux rapport page pages liste tous toutes chaque c'est
+        document documents resume resumer fichier fichiers tableau tableaux rapport page pages
+        liste tous toutes chaque c'est
         qu'il d'un d'une l'on combien bonjour merci sont peux-tu pouvez-vous""".split()
     ),
     "es": frozenset(

@@ -139,8 +139,8 @@ def _plausible(rows: list[list[str]]) -> bool:
         return False
     filled = [cell for row in rows for cell in row if cell]
     # Glyph soup from PDFs with broken font maps is mostly punctuation.
-    readable = sum(1 for cell in filled if sum(ch.isalnum() or ch.isspace() for ch in cell) >= 0.6 * len(cell))
-    return readable >= 0.8 * len(filled)
+    readable = [c for c in filled if sum(ch.isalnum() or ch.isspace() for ch in c) >= 0.6 * len(c)]
+    return len(readable) >= 0.8 * len(filled)
 
 
 def _rectangular(rows: list[list[str]]) -> list[list[str]]:

@@ -39,7 +39,8 @@ def test_tsv_document_becomes_a_workbook_with_numbers() -> None:
 
 
 def test_numeric_looking_cells_become_numbers_and_identifiers_stay_text() -> None:
-    table = Table("Figures", [["Item", "Value"], ["a", "1,234.50"], ["b", "-7"], ["c", "007"], ["d", "=SUM(A1:A2)"], ["e", "3.5e2"]])
+    rows = [["a", "1,234.50"], ["b", "-7"], ["c", "007"], ["d", "=SUM(A1:A2)"], ["e", "3.5e2"]]
+    table = Table("Figures", [["Item", "Value"], *rows])
     sheet = load_workbook(io.BytesIO(xlsx_bytes([table])))["Figures"]
     values = [row[1] for row in sheet.iter_rows(min_row=2, values_only=True)]
     assert values == [1234.5, -7, "007", "=SUM(A1:A2)", 350.0]
@@ -47,7 +48,8 @@ def test_numeric_looking_cells_become_numbers_and_identifiers_stay_text() -> Non
 
 
 def test_sheet_names_are_sanitised_unique_and_short() -> None:
-    tables = [Table("page 3 table 1", [["x"]]), Table("page 3 table 1", [["y"]]), Table("a/b:c*d?" + "z" * 40, [["z"]]), Table("", [["w"]])]
+    names = ["page 3 table 1", "page 3 table 1", "a/b:c*d?" + "z" * 40, ""]
+    tables = [Table(name, [[cell]]) for name, cell in zip(names, "xyzw")]
     workbook = load_workbook(io.BytesIO(xlsx_bytes(tables)))
     names = workbook.sheetnames
     assert len(names) == 4 and len({name.casefold() for name in names}) == 4
@@ -67,9 +69,11 @@ def test_csv_corpus_table_survives_xlsx_round_trip() -> None:
 
 def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     markdown = (
-        "# Quarterly report\n\n_Made offline from the documents._\n\nRevenue **grew** strongly\nacross regions.\n\n"
+        "# Quarterly report\n\n_Made offline from the documents._\n\n"
+        "Revenue **grew** strongly\nacross regions.\n\n"
         "> The board approved\n> the plan.\n\n---\n\n"
-        "## Highlights\n\n- New plant opened\n  - in Lyon\n- Costs flat\n\n### Steps\n\n1. Review\n2. Approve\n\n"
+        "## Highlights\n\n- New plant opened\n  - in Lyon\n- Costs flat\n\n"
+        "### Steps\n\n1. Review\n2. Approve\n\n"
         "| Region | Revenue |\n|---|---:|\n| North | 1,234 |\n| South | 980 |\n"
     )
     document = Document(io.BytesIO(docx_bytes(markdown, title="Report Q3")))
@@ -102,6 +106,11 @@ def test_markdown_bytes_are_utf8_with_a_final_newline() -> None:
 def test_german_semicolon_csv_becomes_numbers_in_xlsx() -> None:
     text = "Firma;Umsatz;Anteil\nAlpha GmbH;1.234,50;0,5\nBeta AG;980,00;12,5\n"
     tables = find_tables([("sheet Umsatz", text)])
-    assert tables == [Table("sheet Umsatz", [["Firma", "Umsatz", "Anteil"], ["Alpha GmbH", "1.234,50", "0,5"], ["Beta AG", "980,00", "12,5"]])]
+    assert tables[0].rows == [
+        ["Firma", "Umsatz", "Anteil"],
+        ["Alpha GmbH", "1.234,50", "0,5"],
+        ["Beta AG", "980,00", "12,5"],
+    ]
     sheet = load_workbook(io.BytesIO(xlsx_bytes(tables)))["sheet Umsatz"]
-    assert [row for row in sheet.iter_rows(min_row=2, values_only=True)] == [("Alpha GmbH", 1234.5, 0.5), ("Beta AG", 980.0, 12.5)]
+    values = list(sheet.iter_rows(min_row=2, values_only=True))
+    assert values == [("Alpha GmbH", 1234.5, 0.5), ("Beta AG", 980.0, 12.5)]

@@ -167,4 +167,5 @@ def test_udhr_article_one_has_two_sentences_in_every_script(section: str) -> Non
 def test_table_rows_are_separate_passages() -> None:
     text = corpus.text("stanley-cups.tsv")
     assert split_sentences(text)[-1] == "Maple Leafs TOR 13"
-    assert best_passages("How many Stanley Cups did the Maple Leafs win?", text, k=1) == ["Maple Leafs TOR 13"]
+    question = "How many Stanley Cups did the Maple Leafs win?"
+    assert best_passages(question, text, k=1) == ["Maple Leafs TOR 13"]

@@ -75,7 +75,8 @@ def test_prose_is_not_a_table() -> None:
         ("short", "I like apples, pears\nand more, really"),
     ]
     items += [(f"page {n}", page) for n, page in enumerate(corpus.pdf_pages("tracemonkey.pdf"), 1)]
-    items += [(f"korean {n}", page) for n, page in enumerate(corpus.pdf_pages("korean-text-with-tables.pdf"), 1)]
+    korean = corpus.pdf_pages("korean-text-with-tables.pdf")
+    items += [(f"korean {n}", page) for n, page in enumerate(korean, 1)]
     assert find_tables(items) == []
 
 
