@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,6 @@ from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import Model, ModelOutputError, ModelRequest, Usage
 
 PM_NAME = "project_manager"
-_LANGUAGE = re.compile(r"^[a-z]{2}$")
 
 PLAN_SYSTEM = """You are the project manager of a team of agents. Read the user's request, the \
 documents (name, size, summary) and the agents' descriptions, then answer with a JSON work plan:
@@ -113,8 +111,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
             raise PlanError("The project manager could not make a valid work plan, even after "
                             "one repair: " + "; ".join(errors), errors=errors, usage=ledger.usage)
     assert plan is not None
-    if not _LANGUAGE.match(plan.language):
-        plan.language = language
+    plan.language = plan.language or language  # the model named no usable language code
     return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
+from agents.phrases import LANGUAGE_WORDS
 
 # Key names follow the seed's project-manager outputs (objWorkplan, objFinalDocuments, ...).
 _OUTPUT_SCHEMA: dict[str, Any] = {
@@ -48,6 +49,7 @@ PLAN_SCHEMA: dict[str, Any] = {
     },
 }
 
+_CODE = re.compile(r"^[a-z]{2}(?:[-_][a-z0-9]+)?$")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -102,8 +104,16 @@ def parse_plan(data: Any) -> Plan:
         ))
     if errors:
         raise PlanFormatError(errors)
-    return Plan(language=(language or "en").strip().lower()[:2] or "en", answer=answer,
+    return Plan(language=language_code(language), answer=answer,
                 final_documents=finals, tasks=tasks)
+
+
+def language_code(value: str) -> str:
+    """An ISO 639-1 code from what a model wrote ("de", "de-CH", "German"); "" when unclear."""
+    text = value.strip().lower()
+    if _CODE.match(text):
+        return text[:2]
+    return LANGUAGE_WORDS.get(text, "")
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:

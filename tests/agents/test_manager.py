@@ -135,3 +135,10 @@ async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp
     request = model.requests[0]
     assert request.purpose == "final" and request.hints["review"]["failed"] == ["t2"]
     assert outcome.usage.calls == 1
+
+
+async def test_a_plan_without_a_usable_language_gets_the_requests_language():
+    inp = RoundInput(prompt="Bitte fasse das Dokument zusammen.", documents=[text_document("a.txt", "Ein Satz.")])
+    model = ScriptedModel(dict(plan_json(t("t1", "summarizer", ["a.txt"])), userLanguage="the user's language"))
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert outcome.plan.language == "de"

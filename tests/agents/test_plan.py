@@ -124,3 +124,10 @@ def test_dependents_of_a_failed_task_are_skipped_with_a_reason():
     assert ready == []
     assert [(t.id, r) for t, r in skip] == [("c", "it depends on task 'b' (writer), which was skipped")]
     assert schedule(p, {"d"}, {"a"}, {"b", "c"}) == ([], [])
+
+
+@pytest.mark.parametrize("written, code", [("de", "de"), ("de-CH", "de"), ("German", "de"), ("français", "fr"),
+                                           ("ISO 639-1 code of the user's language", ""), ("", "")])
+def test_the_plan_language_is_read_as_an_iso_code(written, code):
+    raw = {"userLanguage": written, "objUserResponse": "", "objFinalDocuments": [], "objWorkplan": []}
+    assert parse_plan(raw).language == code
