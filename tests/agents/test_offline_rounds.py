@@ -11,7 +11,7 @@ import pytest
 
 from agents.manager import render_plan_message
 from agents.offline import OfflineModel
-from agents.registry import build_registry
+from agents.registry import Registry, build_registry, builtin_agents
 from agents.toolkit.tokens import count_tokens
 from app.model import Usage
 from tests.agents.conftest import RecordingModel, Round, load_document, run_round, squash
@@ -178,3 +178,28 @@ async def test_a_long_translation_shows_an_excerpt_and_delivers_the_whole_text_a
     source = load_document("UDHR_first_article_all.txt").text
     last_paragraph = [p for p in source.split("\n\n") if p.strip()][-1].strip()
     assert last_paragraph in full
+
+
+async def test_a_failed_task_skips_its_dependents_and_the_final_message_says_so_in_german():
+    class BrokenSummarizer:
+        name = "summarizer"
+        description = "Fails every time."
+
+        async def run(self, task, context):
+            raise RuntimeError("disk full")
+
+    registry = Registry()
+    registry.add(BrokenSummarizer(), source="test")
+    for agent in builtin_agents():
+        if agent.name != "summarizer":
+            registry.add(agent)
+    doc = load_document("testWORD.docx")
+    done = await run_round("Fasse das Dokument zusammen und schreibe einen Bericht.", [doc], OfflineModel(), registry)
+    assert [(t.id, t.agent) for t in done.plan.plan.tasks] == [("t1", "summarizer"), ("t2", "writer")]
+    assert str(done.errors["t1"]) == "disk full"
+    assert done.skipped == {"t2": "it depends on task 't1' (summarizer), which failed"}
+    text = done.final.text
+    assert "0 von 2 geplanten Schritten sind erledigt" in text
+    assert "- Schritt t1 (summarizer) ist fehlgeschlagen" in text
+    assert "- Schritt t2 (writer) wurde übersprungen: er braucht Schritt t1 (summarizer)" in text
+    assert "- das geplante Dokument bericht.docx wurde nicht erstellt" in text
