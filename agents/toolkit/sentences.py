@@ -37,7 +37,10 @@ _END = re.compile(r"[.!?…؟।۔]+[\"'»”’)\]]*(?=\s)|[。！？]+[」』�
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●◦–]|\(?\d{1,3}[.)]|[a-zA-Z][.)])\s+")
 _TERMINAL = re.compile(r"[.!?:;。！？…؟।۔][\"'»”’)\]]*$")
 _SPACE = re.compile(r"\s+")
-_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+# Chinese and Japanese put no spaces between words, so a line break between two of their
+# characters is a wrap, not a space. Korean separates words with spaces and keeps them.
+_HAN_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_GAP = re.compile(f"(?<=[{_HAN_KANA}])[ \t\r]*\n\\s*(?=[{_HAN_KANA}])")
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+", re.UNICODE)
 _BOILERPLATE = re.compile(
     r"https?://|www\.|©|\(c\)|copyright|all rights reserved|alle rechte|tous droits|"
@@ -47,8 +50,8 @@ _BOILERPLATE = re.compile(
 
 
 def normalize_space(text: str) -> str:
-    """Collapse whitespace runs to one space (none between CJK characters) and strip."""
-    return _CJK_GAP.sub("", _SPACE.sub(" ", text)).strip()
+    """Collapse whitespace runs to one space (none for line breaks inside Chinese/Japanese)."""
+    return _SPACE.sub(" ", _CJK_GAP.sub("", text)).strip()
 
 
 def _lines(block: str, offset: int) -> list[tuple[int, int]]:

@@ -169,3 +169,10 @@ def test_table_rows_are_separate_passages() -> None:
     assert split_sentences(text)[-1] == "Maple Leafs TOR 13"
     question = "How many Stanley Cups did the Maple Leafs win?"
     assert best_passages(question, text, k=1) == ["Maple Leafs TOR 13"]
+
+
+def test_korean_keeps_its_word_spaces_and_chinese_wraps_join() -> None:
+    korean = "모든 인간은 태어날 때부터 자유로우며\n그 존엄과 권리에 있어 동등하다. 인간은 이성과 양심을 부여받았다."
+    assert split_sentences(korean)[0] == "모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다."
+    chinese = "是人都生而自由，在尊严和\n权利上一律平等。"
+    assert split_sentences(chinese) == ["是人都生而自由，在尊严和权利上一律平等。"]
