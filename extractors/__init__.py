@@ -14,7 +14,7 @@ def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True
 
     `ocr=False` skips Tesseract even when it is installed; image-only pages are then flagged.
     """
-    # Imported here so that importing the package loads no format library.
+    # Imported here so that importing the package loads no document library (pypdf, docx, ...).
     from extractors import archive, csv, docx, fallback, html, image, ooxml, pdf, pptx, text, xlsx
 
     registry = ExtractorRegistry(fallback=fallback.extract_unsupported)

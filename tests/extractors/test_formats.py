@@ -151,3 +151,36 @@ print(json.dumps({"pdf": [pdf.status, pdf.items[0].metadata, pdf.items[0].data, 
     assert "Tesseract is not installed" in warnings[0]
     assert report["png"][0] == "ok" and report["png"][1] == 1
     assert "Tesseract is not installed" in report["png"][2][0]
+
+
+def _docx_with_merged_and_controlled_cells() -> bytes:
+    """A table whose first column is merged over two rows and whose last cell sits in a content control."""
+    import io
+
+    import docx
+    from docx.oxml.ns import qn
+    from lxml import etree
+
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text = "merged once"
+    table.cell(0, 1).text = "top right"
+    table.cell(0, 0).merge(table.cell(1, 0))
+    cell = table.cell(1, 1)._tc
+    cell.xpath("./w:p")[0].append(etree.fromstring(
+        f'<w:r xmlns:w="{cell.nsmap["w"]}"><w:t>in a content control</w:t></w:r>'
+    ))
+    control = etree.SubElement(cell.getparent(), qn("w:sdt"))
+    content = etree.SubElement(control, qn("w:sdtContent"))
+    content.append(cell)  # moves the cell into the control
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_docx_merged_cells_are_read_once_and_controlled_cells_are_read(registry):
+    result = registry.extract(_docx_with_merged_and_controlled_cells(), "table.docx")
+    body = result.items[0].data
+    assert body.count("merged once") == 1
+    assert "in a content control" in body
+    assert body.splitlines() == ["merged once\ttop right", "\tin a content control"]
