@@ -206,6 +206,8 @@ def _quality(sentence: str) -> float:
         score *= 0.1
     elif words < 7:
         score *= 0.5
+    elif words > 120:
+        score *= 0.2  # run-on text without punctuation (OCR, tables) reads badly as a summary
     elif words > 60:
         score *= 0.7
     if _BOILERPLATE.search(sentence):
