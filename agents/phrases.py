@@ -102,6 +102,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "de": "Es wurden keine Dokumente zur Bearbeitung übergeben.",
         "fr": "Aucun document n'a été fourni.",
     },
+    "no_text": {
+        "en": "{doc} contains no text that could be read.",
+        "de": "{doc} enthält keinen lesbaren Text.",
+        "fr": "{doc} ne contient aucun texte lisible.",
+    },
     "cannot_translate": {
         "en": "I cannot translate without a language model. Below is the original text of "
         "{doc}, paragraph by paragraph, marked as untranslated.",

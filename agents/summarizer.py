@@ -40,6 +40,8 @@ class Summarizer:
 async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContext,
                              doc: DocumentText, *, agent: str) -> str:
     """A summary of one document; a map-reduce over its chunks when it is too long for one call."""
+    if not doc.text.strip():  # a scan without OCR, an encrypted file: nothing to send
+        return say("no_text", context.language, doc=doc.name)
     language = language_name(context.language)
     system = (f"You are the {agent} agent. Summarise the document faithfully in {language}, "
               f"as Markdown bullet points. Task: {task.instructions}")

@@ -34,7 +34,10 @@ class Translator:
             return TaskResult(text=say("no_documents", context.language))
         sections = []
         for doc in docs:
-            chunks = chunk_text(doc.text, budget) or [""]
+            if not doc.text.strip():
+                sections.append(say("no_text", context.language, doc=doc.name))
+                continue
+            chunks = chunk_text(doc.text, budget)
             parts = []
             for index, chunk in enumerate(chunks, 1):
                 request = ModelRequest(

@@ -133,3 +133,12 @@ async def test_control_characters_from_pdf_text_do_not_break_docx_or_xlsx():
     written = await run_task(registry, write, context_for(write, ScriptedModel("# T\n\nbad \x01 char"), doc))
     docx_file = next(f for f in written.files if f.name.endswith(".docx"))
     assert "bad  char" in "\n".join(p.text for p in docx.Document(io.BytesIO(docx_file.data)).paragraphs)
+
+
+async def test_a_document_without_text_is_reported_not_sent_to_the_model():
+    empty = text_document("scan.pdf", "")
+    registry = build_registry(entry_points=False)
+    for agent in ("summarizer", "translator"):
+        task = TaskSpec("t1", agent, "Work on it", ["scan.pdf"])
+        result = await run_task(registry, task, context_for(task, ScriptedModel(), empty, language="fr"))
+        assert "scan.pdf ne contient aucun texte lisible." in result.text
