@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
 from litestar import Request, Response, delete, get, post
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIType, Operation, Schema
+from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
 from app.errors import NotFoundError
+from app.service import MAX_ID, MAX_LIMIT, page_query
 from app.http import errors
 from app.schemas import (
     LogPage,
@@ -24,11 +28,26 @@ from app.schemas import (
 )
 from app.views import log_view, message_view, status_view, summary_view, workflow_view
 
-MAX_ID = 2**63 - 1
 Id = Annotated[int, Parameter(ge=1, le=MAX_ID)]
-Cursor = Annotated[int | None, Parameter(ge=0, le=MAX_ID, required=False)]
-Limit = Annotated[int | None, Parameter(ge=1, le=500, required=False)]
 WorkflowId = Annotated[str, Parameter(max_length=64)]
+
+
+@dataclass
+class PollOperation(Operation):
+    """The polling routes parse their query by hand (the hot path); the schema still documents it."""
+
+    def __post_init__(self) -> None:
+        self.parameters = [*(self.parameters or []), *POLL_PARAMETERS]
+
+
+POLL_PARAMETERS = [
+    OpenAPIParameter(name="id", param_in="query", required=False,
+                     description="The last id you received; items after it are returned.",
+                     schema=Schema(type=OpenAPIType.INTEGER, minimum=0, maximum=MAX_ID)),
+    OpenAPIParameter(name="limit", param_in="query", required=False,
+                     description=f"How many items at most (default 100, at most {MAX_LIMIT}).",
+                     schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_LIMIT)),
+]
 
 
 def _deps(request: Request):
@@ -93,19 +112,19 @@ async def get_status(request: Request, workflow_id: WorkflowId) -> Response[Work
     return Response(content=view, headers={"ETag": etag, "Cache-Control": "no-cache"})
 
 
-@get("/api/workflows/{workflow_id:str}/messages", responses=errors(404), summary="Messages after a cursor")
-async def get_messages(request: Request, workflow_id: WorkflowId, id: Cursor = None,  # noqa: A002
-                       limit: Limit = None) -> Response[MessagePage]:
+@get("/api/workflows/{workflow_id:str}/messages", responses=errors(404), summary="Messages after a cursor",
+     operation_class=PollOperation)
+async def get_messages(request: Request, workflow_id: str) -> Response[MessagePage]:
     owner, workflows = _deps(request)
-    page = await workflows.page(owner, workflow_id, "messages", id, limit)
+    page = await workflows.page(owner, workflow_id, "messages", *page_query(request.query_params))
     return Response(content=page, media_type="application/json")
 
 
-@get("/api/workflows/{workflow_id:str}/logs", responses=errors(404), summary="Log entries after a cursor")
-async def get_logs(request: Request, workflow_id: WorkflowId, id: Cursor = None,  # noqa: A002
-                   limit: Limit = None) -> Response[LogPage]:
+@get("/api/workflows/{workflow_id:str}/logs", responses=errors(404), summary="Log entries after a cursor",
+     operation_class=PollOperation)
+async def get_logs(request: Request, workflow_id: str) -> Response[LogPage]:
     owner, workflows = _deps(request)
-    page = await workflows.page(owner, workflow_id, "logs", id, limit)
+    page = await workflows.page(owner, workflow_id, "logs", *page_query(request.query_params))
     return Response(content=page, media_type="application/json")
 
 

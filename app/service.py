@@ -17,6 +17,7 @@ from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, Workflo
 from app.views import log_view, message_view, status_view
 
 MAX_LIMIT = 500
+MAX_ID = 2**63 - 1
 EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
 
 
@@ -144,6 +145,21 @@ class WorkflowService:
         logs = await self.repo.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
         return LogPage(items=items, last_id=items[-1].id if items else after, has_more=len(logs) > limit)
+
+
+def page_query(query: Any) -> tuple[int | None, int | None]:
+    """`id` and `limit` from a poll's query string, or BadRequestError saying what is wrong."""
+    return _int_param(query, "id", 0), _int_param(query, "limit", 1)
+
+
+def _int_param(query: Any, name: str, minimum: int) -> int | None:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or not minimum <= int(raw) <= MAX_ID:
+        raise BadRequestError(f"{name} must be a whole number of at least {minimum}, not {raw[:40]!r}.",
+                              code=f"bad_{name}")
+    return int(raw)
 
 
 def _limit(limit: int | None) -> int:

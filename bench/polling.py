@@ -1,0 +1,86 @@
+"""Polling cost: the empty poll against a trivial route of the same app, same server, 50 clients.
+
+    python bench/polling.py [--seconds 5] [--connections 50]
+
+Starts `python -m app` on 127.0.0.1 with a fresh data dir (SQLite, offline model), runs one
+round, then loads `/health` and `/api/workflows/{id}/messages?id=<last>` in turns with wrk
+(Debian package `wrk`) and prints requests per second of both and their ratio (target >= 0.7).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def wait(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def wrk(url: str, seconds: int, connections: int) -> float:
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", url], capture_output=True, text=True,
+                         check=True).stdout
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        raise SystemExit(f"{url} answered errors under load:\n{out}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--turns", type=int, default=3)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is needed: apt-get install wrk")
+    port = 18000 + os.getpid() % 1000
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "DATA_DIR": tmp, "PORT": str(port)}
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
+            env.pop(name, None)
+        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            wait(lambda: httpx.get(base + "/ready").status_code == 200, 60, "the server")
+            wid = httpx.post(base + "/api/workflows/start", json={"prompt": "Summarize the request"}).json()["id"]
+            wait(lambda: httpx.get(f"{base}/api/workflows/{wid}/status").json()["status"] == "completed", 60,
+                 "the round")
+            last = httpx.get(f"{base}/api/workflows/{wid}/status").json()["lastMessageId"]
+            poll = f"{base}/api/workflows/{wid}/messages?id={last}"
+            assert httpx.get(poll).json()["items"] == []
+            health, polls = [], []
+            for _ in range(args.turns):  # in turns, so drift on a shared machine hits both alike
+                health.append(wrk(base + "/health", args.seconds, args.connections))
+                polls.append(wrk(poll, args.seconds, args.connections))
+        finally:
+            server.terminate()
+            server.wait(30)
+    h, p = max(health), max(polls)
+    print(f"/health: {h:.0f} req/s; empty poll: {p:.0f} req/s; ratio {p / h:.2f} (target >= 0.7); "
+          f"{args.connections} connections, best of {args.turns} turns of {args.seconds} s")
+
+
+if __name__ == "__main__":
+    main()
