@@ -7,6 +7,7 @@ import atexit
 import logging
 import multiprocessing
 import os
+import pickle
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ def _serve(conn: Connection) -> None:
     # pypdf logs every repaired cross-reference table; one line per odd file is noise here.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from extractors import build_registry
+    from extractors.registry import failure
 
     registry = build_registry()
     while True:
@@ -38,7 +40,12 @@ def _serve(conn: Connection) -> None:
         if job is None:
             return
         data, name, mime, password = job
-        conn.send(registry.extract(data, name, mime=mime, password=password))
+        result = registry.extract(data, name, mime=mime, password=password)
+        try:
+            conn.send(result)
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            # A plug-in put something unpicklable in its metadata; say so rather than die.
+            conn.send(failure(result.mime, "corrupt", name, f"the result could not be returned ({error})"))
 
 
 class _Worker:
