@@ -29,7 +29,7 @@ def _serve(conn: Connection) -> None:
     # pypdf logs every repaired cross-reference table; one line per odd file is noise here.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from extractors import build_registry
-    from extractors.registry import failure
+    from extractors.registry import failure, finish
 
     registry = build_registry()
     while True:
@@ -45,7 +45,7 @@ def _serve(conn: Connection) -> None:
             conn.send(result)
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             # A plug-in put something unpicklable in its metadata; say so rather than die.
-            conn.send(failure(result.mime, "corrupt", name, f"the result could not be returned ({error})"))
+            conn.send(finish(failure(result.mime, "corrupt", name, f"the result could not be returned ({error})")))
 
 
 class _Worker:
