@@ -103,7 +103,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
                 {"role": "user", "content": f"This plan cannot run:\n{listed}\n"
                                             "Answer with the corrected plan as JSON only."},
             ],
-            schema=PLAN_SCHEMA, schema_name="plan",
+            schema=PLAN_SCHEMA, schema_name="plan", agent=PM_NAME,
             hints=dict(request.hints, errors=errors), max_tokens=request.max_tokens,
         )
         plan, errors, _ = await _attempt(ledger, repair, registry, doc_names, limits)
@@ -131,7 +131,7 @@ async def _attempt(ledger: Ledger, request: ModelRequest, registry: Registry, do
 
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
                   language: str) -> ModelRequest:
-    window = limits.context_tokens or context_tokens(model)
+    window = limits.context_tokens or context_tokens(model, PM_NAME)
     output = min(limits.output_tokens, window // 4)  # a small model cannot spare 2000 tokens
     budget = max(512, window - output)
     system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks)
@@ -159,7 +159,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
     }
     return ModelRequest(purpose="plan", messages=messages(system, user), schema=PLAN_SCHEMA,
-                        schema_name="plan", hints=hints, max_tokens=output)
+                        schema_name="plan", agent=PM_NAME, hints=hints, max_tokens=output)
 
 
 def _fit_history(history: list[tuple[str, str]], budget: int) -> list[tuple[str, str]]:
@@ -209,7 +209,7 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
     lang = plan.language
     review = _review(plan, results, skipped, delivered)
     excerpts = fit_to_budget([r.text for r in results.values() if r is not None],
-                             max(256, context_tokens(model) // 2))
+                             max(256, context_tokens(model, PM_NAME) // 2))
     material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
     user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(plan_to_json(plan), ensure_ascii=False)}\n\n"
             f"Review:\n{json.dumps(review, ensure_ascii=False)}\n\n{material}")

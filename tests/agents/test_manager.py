@@ -142,3 +142,10 @@ async def test_a_plan_without_a_usable_language_gets_the_requests_language():
     model = ScriptedModel(dict(plan_json(t("t1", "summarizer", ["a.txt"])), userLanguage="the user's language"))
     outcome = await make_plan(inp, model, build_registry(entry_points=False))
     assert outcome.plan.language == "de"
+
+
+async def test_planning_requests_name_the_project_manager_so_a_client_can_route_them(inp):
+    model = ScriptedModel("not json", plan_json(t("t1", "summarizer")), "Done.")
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    await write_final(inp, outcome.plan, {"t1": TaskResult("ok")}, {}, [], model)
+    assert [r.agent for r in model.requests] == ["project_manager"] * 3
