@@ -167,6 +167,7 @@ def test_polling_rejects_bad_limits_and_cursors(c1, done, kind):
     foreign = items(c1, other, kind)[0]["id"]
     url = f"/api/workflows/{done['id']}/{kind}"
     for params in ({"limit": 0}, {"limit": 501}, {"limit": -1}, {"limit": "ten"}, {"id": foreign},
-                   {"id": "abc"}, {"id": "1.5"}, {"id": -1}, {"id": 2**63}, {"id": 10**30}):
+                   {"id": "abc"}, {"id": "1.5"}, {"id": -1}, {"id": 2**63}, {"id": 10**30}, {"id": "²"},
+                   {"limit": "²"}, {"id": " 1"}, {"id": "0x10"}):
         check_error(c1.get(url, params=params), 400)
     assert len(c1.get(url, params={"limit": 500}).json()["items"]) == len(items(c1, done["id"], kind))
