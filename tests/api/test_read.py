@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import check_error, items, run_round, start
-from tests.harness import upload, wait_status
+from tests.harness import upload, wait_for, wait_status
 
 WORKFLOW_FIELDS = {"id", "mandateId", "userId", "name", "startedAt", "status", "lastActivity", "dataStats",
                    "currentRound", "messageIds", "messages", "logs"}
@@ -171,3 +171,25 @@ def test_polling_rejects_bad_limits_and_cursors(c1, done, kind):
                    {"limit": "²"}, {"id": " 1"}, {"id": "0x10"}):
         check_error(c1.get(url, params=params), 400)
     assert len(c1.get(url, params={"limit": 500}).json()["items"]) == len(items(c1, done["id"], kind))
+
+
+def test_a_poller_sees_every_item_exactly_once_while_the_round_runs(c1):
+    wid = start(c1, "Poll me while you work").json()["id"]
+    seen: dict[str, list[int]] = {"messages": [], "logs": []}
+    cursors: dict[str, dict[str, int]] = {"messages": {}, "logs": {}}
+
+    def poll() -> bool:
+        finished = c1.get(f"/api/workflows/{wid}/status").json()["status"] == "completed"
+        for kind in seen:
+            while True:  # after `finished`, drain: the status was read before these pages
+                page = c1.get(f"/api/workflows/{wid}/{kind}", params={"limit": 3, **cursors[kind]}).json()
+                seen[kind] += [item["id"] for item in page["items"]]
+                cursors[kind] = {"id": page["lastId"]}
+                if not page["hasMore"]:
+                    break
+        return finished
+
+    wait_for(poll, 60, "the round to complete while polling")
+    for kind, ids in seen.items():
+        assert ids == [item["id"] for item in items(c1, wid, kind)]
+        assert len(ids) == len(set(ids))
