@@ -156,7 +156,7 @@ def _int_param(query: Any, name: str, minimum: int) -> int | None:
     raw = query.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or not minimum <= int(raw) <= MAX_ID:
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 19) or not minimum <= int(raw) <= MAX_ID:
         raise BadRequestError(f"{name} must be a whole number of at least {minimum}, not {raw[:40]!r}.",
                               code=f"bad_{name}")
     return int(raw)
