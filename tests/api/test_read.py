@@ -168,7 +168,7 @@ def test_polling_rejects_bad_limits_and_cursors(c1, done, kind):
     url = f"/api/workflows/{done['id']}/{kind}"
     for params in ({"limit": 0}, {"limit": 501}, {"limit": -1}, {"limit": "ten"}, {"id": foreign},
                    {"id": "abc"}, {"id": "1.5"}, {"id": -1}, {"id": 2**63}, {"id": 10**30}, {"id": "²"},
-                   {"limit": "²"}, {"id": " 1"}, {"id": "0x10"}):
+                   {"limit": "²"}, {"id": " 1"}, {"id": "0x10"}, {"id": "9" * 5000}, {"limit": "1" * 5000}):
         check_error(c1.get(url, params=params), 400)
     assert len(c1.get(url, params={"limit": 500}).json()["items"]) == len(items(c1, done["id"], kind))
 
