@@ -66,6 +66,17 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         intents = [i for i in intents if i not in _DOC_INTENTS]
     tasks: list[dict[str, Any]] = []
     steps: list[str] = []
+    taken = set(doc_names)
+
+    def out(name: str, purpose: str) -> dict[str, str]:
+        # An output must not take the name of an upload or of another output.
+        stem, dot, ext = name.rpartition(".")
+        number = 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}{dot}{ext}"
+        taken.add(name)
+        return {"name": name, "type": ext, "purpose": purpose}
 
     def add(agent: str, inputs: list[str], outputs: list[dict[str, str]], step: str,
             depends: list[str] | None = None, instructions: str | None = None) -> None:
@@ -82,7 +93,7 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         if intent == "extract":
             stem = f"{stem_of(doc_names[0])}-tables" if len(docs) == 1 else "tables"
             add("data_extractor", doc_names,
-                [_out(f"{stem}.xlsx", "tables as a workbook"), _out(f"{stem}.csv", "first table")],
+                [out(f"{stem}.xlsx", "tables as a workbook"), out(f"{stem}.csv", "first table")],
                 say("step_extract", language, docs=names))
         elif intent == "summary":
             add("summarizer", doc_names, [], say("step_summarize", language, docs=names))
@@ -90,15 +101,15 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
             target = target_language(prompt) or language
             label = language_label(target, language)
             for doc in doc_names:
-                add("translator", [doc], [_out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
+                add("translator", [doc], [out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
                     say("step_translate", language, docs=doc, target=label))
         elif intent == "answer":
             add("analyst", doc_names, [], say("step_answer", language, docs=names), instructions=prompt)
         elif intent == "write":
             stem = _REPORT_NAMES.get(language, "report")
             earlier = [t["id"] for t in tasks]
-            add("writer", [] if earlier else doc_names, [_out(f"{stem}.md", "document"),
-                                                          _out(f"{stem}.docx", "document")],
+            add("writer", [] if earlier else doc_names, [out(f"{stem}.md", "document"),
+                                                          out(f"{stem}.docx", "document")],
                 say("step_write", language, name=f"{stem}.docx"), earlier)
     # A plug-in the user names ("use the echo agent") gets a task of its own.
     lowered = prompt.lower()
@@ -114,7 +125,3 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         answer = f"{say('offline_plan', language)} {say('plan_nothing', language)}"
     return {"userLanguage": language, "objUserResponse": answer, "objFinalDocuments": finals,
             "objWorkplan": tasks}
-
-
-def _out(name: str, purpose: str) -> dict[str, str]:
-    return {"name": name, "type": name.rsplit(".", 1)[-1], "purpose": purpose}

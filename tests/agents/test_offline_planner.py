@@ -83,3 +83,12 @@ def test_every_phrase_exists_in_english_german_and_french_with_the_same_placehol
 
 def test_say_falls_back_to_english():
     assert say("work_plan", "ja") == "Work plan"
+
+
+def test_outputs_never_take_the_name_of_an_upload():
+    names = ["report.md", "a-tables.xlsx", "a.pdf"]
+    raw = plan_offline(hints("Extract the tables and write a report", *names))
+    plan = parse_plan(raw)
+    assert validate_plan(plan, [a["name"] for a in AGENTS], names, 8) == []
+    outputs = [o.name for t in plan.tasks for o in t.outputs]
+    assert "report-2.md" in outputs and "report.docx" in outputs and "tables.xlsx" in outputs
