@@ -29,7 +29,8 @@ class WorkflowService:
         self.repo = runtime.repo
 
     async def owned(self, owner: Owner, workflow_id: str):
-        row = await self.repo.workflow(owner, workflow_id)
+        # PostgreSQL refuses NUL in text; no workflow id has one.
+        row = None if "\x00" in workflow_id else await self.repo.workflow(owner, workflow_id)
         if row is None:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         return row
@@ -41,6 +42,9 @@ class WorkflowService:
         if key and (first := await self.repo.idempotent_response(key)) is not None:
             return first
         prompt = body.prompt.strip()
+        if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
+            raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
+                                  code="nul_character")
         if not prompt and not body.list_file_id:
             raise BadRequestError("Write a prompt or attach at least one file.", code="empty_request")
         file_ids = list(dict.fromkeys(body.list_file_id))
@@ -116,7 +120,7 @@ class WorkflowService:
         """The cached owner and last ids of a workflow, loading them once from the database."""
         entry = self.rt.cursors.get(workflow_id)
         if entry is None:
-            row = await self.repo.workflow(None, workflow_id)
+            row = None if "\x00" in workflow_id else await self.repo.workflow(None, workflow_id)
             if row is None:
                 raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
             entry = Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id)
