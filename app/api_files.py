@@ -41,7 +41,7 @@ async def upload(request: Request) -> list[FileInfo]:
         if len(data) > limit:
             raise PayloadTooLargeError(f"{part.filename!r} is {len(data)} bytes; the limit is {limit} bytes "
                                        "(MAX_UPLOAD_BYTES). Nothing was stored.", code="file_too_large")
-        name, ext = split_name(part.filename or "upload")
+        name, ext = split_name((part.filename or "").replace("\x00", "") or "upload")  # PostgreSQL refuses NUL
         rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name[:200],
                                    ext=ext[:20], mime=detect_mime(data, part.filename or ""), size=len(data),
                                    sha256="", origin="upload", created_at=now())))
