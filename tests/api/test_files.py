@@ -79,3 +79,14 @@ def test_upload_without_files_part_is_400(c1):
     check_error(c1.post("/api/files", files=[("document", ("a.txt", b"hello"))]), 400)
     check_error(c1.post("/api/files", data={"files": "not a file"},
                         files=[("other", ("a.txt", b"x"))]), 400)
+
+
+def test_a_nul_in_the_file_name_is_dropped(c1):
+    boundary = "foremanboundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"re\x00port.txt\"\r\n"
+            f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n").encode()
+    response = c1.post("/api/files", content=body, headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    assert response.status_code == 201, response.text
+    [info] = response.json()
+    assert "\x00" not in info["name"] and info["name"].endswith(".txt")
+    assert c1.get(f"/api/files/{info['id']}/content").content == b"hello"

@@ -129,3 +129,16 @@ def test_passwords_for_files_not_attached_are_400(c1):
     for key in ("7", "x", "²", "٣", str(info["id"]) + "0"):
         body = check_error(start(c1, "Open it", [info["id"]], passwords={key: "secret"}), 400)
         assert "passwords" in body["detail"].lower() or "password" in body["detail"].lower()
+
+
+def test_nul_characters_are_400_or_404_on_every_backend(c1):
+    # PostgreSQL refuses NUL in text; the API must say what is wrong, not fail with a 500.
+    body = check_error(start(c1, "before\x00after"), 400)
+    assert "NUL" in body["detail"]
+    [info] = upload(c1, "simple.json")
+    check_error(start(c1, "Open it", [info["id"]], passwords={str(info["id"]): "pass\x00word"}), 400)
+    for response in (c1.get("/api/workflows/a%00b"), c1.get("/api/workflows/a%00b/status"),
+                     c1.get("/api/workflows/a%00b/messages"), c1.get("/api/workflows/a%00b/logs"),
+                     c1.post("/api/workflows/a%00b/stop"), c1.delete("/api/workflows/a%00b"),
+                     c1.delete("/api/workflows/a%00b/messages/1"), start(c1, "Go on", workflow_id="a\x00b")):
+        check_error(response, 404)
