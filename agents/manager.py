@@ -139,7 +139,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     agent_lines = "\n".join(f"- {a['name']}: {a['description']}" for a in agents)
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
     fixed = count_tokens(system) + count_tokens(prompt) + count_tokens(agent_lines) + 100
-    room = max(0, budget - fixed)
+    room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes
     facts = [doc_facts(d, tables=len(find_tables(d.items))) for d in inp.documents]
     for fact, doc in zip(facts, inp.documents, strict=True):
         fact["summary"] = doc.summary or " ".join(summarize(doc.text, max_sentences=3))

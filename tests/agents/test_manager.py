@@ -98,7 +98,7 @@ async def test_the_prompt_carries_summaries_not_whole_documents_and_fits_the_bud
     assert "A catalogue of widgets." in user and "widget 3999" not in user
     assert "latest turn" in user  # the newest turn is kept when older ones do not fit
     from agents.toolkit.tokens import count_tokens
-    assert sum(count_tokens(m["content"]) for m in request.messages) <= 4000
+    assert sum(count_tokens(m["content"]) for m in request.messages) + request.max_tokens <= 4000
     assert request.hints["documents"][0]["size"] == doc.size
     assert "text" not in request.hints["documents"][0]
     assert {a["name"] for a in request.hints["agents"]} >= {"analyst", "writer", "data_extractor"}
@@ -149,3 +149,15 @@ async def test_planning_requests_name_the_project_manager_so_a_client_can_route_
     outcome = await make_plan(inp, model, build_registry(entry_points=False))
     await write_final(inp, outcome.plan, {"t1": TaskResult("ok")}, {}, [], model)
     assert [r.agent for r in model.requests] == ["project_manager"] * 3
+
+
+async def test_many_documents_still_fit_the_planning_budget():
+    docs = [text_document(f"file-{i:03}.txt", f"Document {i} reports that sales rose by {i} percent. " * 40)
+            for i in range(60)]
+    inp = RoundInput(prompt="Summarise everything.", documents=docs)
+    model = ScriptedModel(plan_json(t("t1", "summarizer")))
+    await make_plan(inp, model, build_registry(entry_points=False), PlanLimits(context_tokens=8000))
+    from agents.toolkit.tokens import count_tokens
+    request = model.requests[0]
+    assert sum(count_tokens(m["content"]) for m in request.messages) + request.max_tokens <= 8000
+    assert "file-059.txt" in request.messages[1]["content"]
