@@ -19,7 +19,7 @@ from app.tables import FileRow
 from app.views import file_info
 from extractors.detect import detect_mime
 
-FileId = Annotated[int, Parameter(ge=1, le=2**63 - 1)]
+FileId = Annotated[int, Parameter(ge=1, le=2**31 - 1)]  # an INTEGER column: 32-bit on PostgreSQL
 
 
 @post("/api/files", status_code=HTTP_201_CREATED, responses=errors(413, 415),

@@ -17,7 +17,7 @@ from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, Workflo
 from app.views import log_view, message_view, status_view
 
 MAX_LIMIT = 500
-MAX_ID = 2**63 - 1
+MAX_ID = 2**31 - 1  # ids are INTEGER columns: 32-bit on PostgreSQL
 EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
 
 
