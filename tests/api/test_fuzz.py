@@ -29,12 +29,6 @@ AUTH = {"Authorization": "Bearer k1"}
 
 
 @pytest.fixture(scope="module")
-def module_database_url() -> str:
-    """Fuzz on SQLite only: the backends' behaviour is covered by the other modules."""
-    return ""
-
-
-@pytest.fixture(scope="module")
 def targets(server: LiveServer) -> dict[str, Any]:
     """Real objects for the fuzzer to hit: files, and a completed workflow with messages."""
     with server.client("k1") as client:
