@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import Any, AsyncIterator
+from typing import Any, Callable, TypeVar
 
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+from sqlalchemy import create_engine, event
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.ext.asyncio import create_async_engine
 from sqlmodel import SQLModel
 
 from app import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+T = TypeVar("T")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -40,25 +42,60 @@ class Database:
             self.writer = create_async_engine(url, connect_args={"isolation_level": None})
             event.listen(self.writer.sync_engine, "connect", _sqlite_pragmas)
             event.listen(self.writer.sync_engine, "begin", _sqlite_begin)
-            self.reader = create_async_engine(url, connect_args={"isolation_level": None})
+            self.sync_writer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
+                                             connect_args={"isolation_level": None, "check_same_thread": False})
+            event.listen(self.sync_writer, "connect", _sqlite_pragmas)
+            event.listen(self.sync_writer, "begin", _sqlite_begin)
+            self.reader = create_async_engine(url, connect_args={"isolation_level": None}, pool_size=20,
+                                              max_overflow=20)
             event.listen(self.reader.sync_engine, "connect", _sqlite_pragmas)
             event.listen(self.reader.sync_engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
         else:
             self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
             self.reader = self.writer
-        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
+        self._flusher: asyncio.Task | None = None
 
-    @contextlib.asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncConnection]:
-        """A write transaction. On SQLite, writers of this process queue here rather than in
-        SQLite's busy handler, which sleeps in growing steps while the lock is taken."""
-        if self._write_lock is None:
+    async def run_write(self, work: Callable[..., T], *args: Any) -> T:
+        """Run `work(connection, *args)` in a write transaction and return its result.
+
+        On PostgreSQL each call is its own transaction on the async driver. On SQLite the
+        writes of this process are group-committed: whatever queued while the previous batch
+        ran goes to one worker-thread hop on a plain sqlite3 connection and one commit, each
+        call in its own savepoint so a failing one takes only itself back. aiosqlite would hop
+        threads for every statement, and writers competing for SQLite's lock sleep in its busy
+        handler; a batch does neither. Calls commit in the order they were made.
+        """
+        if not self.is_sqlite:
             async with self.writer.begin() as conn:
-                yield conn
-            return
-        async with self._write_lock:
-            async with self.writer.begin() as conn:
-                yield conn
+                return await conn.run_sync(work, *args)
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._pending.append((work, args, future))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                results = await asyncio.to_thread(self._write_batch, batch)
+            except BaseException as exc:  # the commit itself failed: nothing of the batch was written
+                results = [(False, exc)] * len(batch)
+            for (_, _, future), (ok, value) in zip(batch, results):
+                if not future.done():
+                    future.set_result(value) if ok else future.set_exception(value)
+
+    def _write_batch(self, batch: list[tuple[Callable[..., Any], tuple, asyncio.Future]]) -> list[tuple[bool, Any]]:
+        results: list[tuple[bool, Any]] = []
+        with self.sync_writer.begin() as conn:
+            for work, args, _ in batch:
+                try:
+                    with conn.begin_nested():
+                        results.append((True, work(conn, *args)))
+                except Exception as exc:
+                    results.append((False, exc))
+        return results
 
     async def create_schema(self) -> None:
         """Create missing tables (idempotent)."""
@@ -67,5 +104,7 @@ class Database:
 
     async def dispose(self) -> None:
         await self.writer.dispose()
+        if self.is_sqlite:
+            self.sync_writer.dispose()
         if self.reader is not self.writer:
             await self.reader.dispose()

@@ -26,15 +26,12 @@ class Journal:
         event: Event | None = None, require_running: bool = True,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see Repository.append)."""
-        before = None
-        if event is not None:
-            row = await self.repo.workflow(None, workflow_id)
-            before = row.status if row else None
         written = await self.repo.append(workflow_id, round_no, messages, logs, event=event,
                                          require_running=require_running)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:
+                before = written.before.value if written.before else None
                 transition(workflow_id, round_no, before, written.status.value, event.value)
         return written
 

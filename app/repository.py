@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import now
@@ -82,6 +83,7 @@ class Appended:
     status: WorkflowStatus
     last_message_id: int
     last_log_id: int
+    before: WorkflowStatus | None = None
 
 
 class Repository:
@@ -94,13 +96,15 @@ class Repository:
     # ---- files -------------------------------------------------------------------------
 
     async def add_files(self, rows: Sequence[FileRow]) -> list[FileRow]:
-        async with self.db.write() as conn:
-            out = []
-            for row in rows:
-                values = row.model_dump(exclude={"id"})
-                new_id = (await conn.execute(F.__table__.insert().values(**values).returning(F.id))).scalar_one()
-                out.append(row.model_copy(update={"id": new_id}))
-            return out
+        return await self.db.run_write(self._add_files_tx, rows)
+
+    def _add_files_tx(self, conn: Connection, rows: Sequence[FileRow]) -> list[FileRow]:
+        out = []
+        for row in rows:
+            values = row.model_dump(exclude={"id"})
+            new_id = (conn.execute(F.__table__.insert().values(**values).returning(F.id))).scalar_one()
+            out.append(row.model_copy(update={"id": new_id}))
+        return out
 
     async def files(self, owner: Owner, ids: Sequence[int]) -> dict[int, FileRow]:
         if not ids:
@@ -112,6 +116,8 @@ class Repository:
             return {row.id: FileRow.model_validate(row._mapping) for row in result}
 
     async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
         async with self.db.reader.connect() as conn:
             result = await conn.execute(select(F).where(F.id.in_(list(ids))))
             return {row.id: FileRow.model_validate(row._mapping) for row in result}
@@ -149,38 +155,44 @@ class Repository:
         passwords: dict[str, str], log: NewLog,
     ) -> WorkflowRow:
         """Create the workflow (round 1) or move it to its next round, as one compare-and-set."""
+        return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
+                                       passwords, log)
+
+    def _start_round_tx(
+        self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
+        file_ids: list[int], passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
         stamp = now()
-        async with self.db.write() as conn:
-            if new:
-                next_status(None, Event.START)
-                row = WorkflowRow(
-                    id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
-                    status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
-                )
-                await conn.execute(W.__table__.insert().values(**row.model_dump()))
-            else:
-                current = await self._lock(conn, workflow_id)
-                if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
-                    raise LookupError(workflow_id)
-                next_status(WorkflowStatus(current.status), Event.START)
-                changed = await conn.execute(
-                    update(W)
-                    .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
-                    .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
-                            progress=0)
-                )
-                if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
-                    next_status(WorkflowStatus.RUNNING, Event.START)
-            row = await self._lock(conn, workflow_id)
-            log.key = f"{workflow_id}:{row.current_round}:start"
-            await conn.execute(
-                RoundFileRow.__table__.insert().values(
-                    workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
-                    passwords=passwords,
-                )
+        if new:
+            next_status(None, Event.START)
+            row = WorkflowRow(
+                id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
+                status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
             )
-            await self._append_rows(conn, row, [], [log], stamp)
-            return await self._lock(conn, workflow_id)
+            conn.execute(W.__table__.insert().values(**row.model_dump()))
+        else:
+            current = self._lock(conn, workflow_id)
+            if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
+                raise LookupError(workflow_id)
+            next_status(WorkflowStatus(current.status), Event.START)
+            changed = conn.execute(
+                update(W)
+                .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
+                .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
+                        progress=0)
+            )
+            if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
+                next_status(WorkflowStatus.RUNNING, Event.START)
+        row = self._lock(conn, workflow_id)
+        log.key = f"{workflow_id}:{row.current_round}:start"
+        conn.execute(
+            RoundFileRow.__table__.insert().values(
+                workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
+                passwords=passwords,
+            )
+        )
+        self._append_rows(conn, row, [], [log], stamp)
+        return self._lock(conn, workflow_id)
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
         async with self.db.reader.connect() as conn:
@@ -192,12 +204,14 @@ class Repository:
             return RoundFileRow.model_validate(row._mapping) if row else None
 
     async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
-        async with self.db.write() as conn:
-            await conn.execute(
-                update(RoundFileRow)
-                .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
-                .values(passwords={})
-            )
+        return await self.db.run_write(self._forget_passwords_tx, workflow_id, round_no)
+
+    def _forget_passwords_tx(self, conn: Connection, workflow_id: str, round_no: int) -> None:
+        conn.execute(
+            update(RoundFileRow)
+            .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+            .values(passwords={})
+        )
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
@@ -208,35 +222,43 @@ class Repository:
         Nothing is written (None) unless the workflow is still in round `round_no` and, with
         `require_running`, still running: a stopped or deleted round gets no further output.
         """
-        stamp = now()
-        async with self.db.write() as conn:
-            row = await self._lock(conn, workflow_id)
-            if row is None or row.current_round != round_no:
-                return None
-            status = WorkflowStatus(row.status)
-            if require_running and status is not WorkflowStatus.RUNNING:
-                return None
-            if event is not None:
-                if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
-                    return None
-                status = next_status(status, event)
-                await conn.execute(
-                    update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
-                )
-                row.status = status
-            if progress is not None:
-                row.progress = progress
-            return await self._append_rows(conn, row, messages, logs, stamp)
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, progress,
+                                       require_running)
 
-    async def _lock(self, conn: AsyncConnection, workflow_id: str) -> WorkflowRow | None:
+    def _append_tx(
+        self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
+        logs: Sequence[NewLog], event: Event | None, progress: int | None, require_running: bool,
+    ) -> Appended | None:
+        stamp = now()
+        row = self._lock(conn, workflow_id)
+        if row is None or row.current_round != round_no:
+            return None
+        status = before = WorkflowStatus(row.status)
+        if require_running and status is not WorkflowStatus.RUNNING:
+            return None
+        if event is not None:
+            if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
+                return None
+            status = next_status(status, event)
+            conn.execute(
+                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
+            )
+            row.status = status
+        if progress is not None:
+            row.progress = progress
+        written = self._append_rows(conn, row, messages, logs, stamp)
+        written.before = before
+        return written
+
+    def _lock(self, conn: Connection, workflow_id: str) -> WorkflowRow | None:
         query = select(W).where(W.id == workflow_id)
         if not self.db.is_sqlite:
             query = query.with_for_update()  # serialises appends per workflow: ids commit in order
-        row = (await conn.execute(query)).first()
+        row = conn.execute(query).first()
         return WorkflowRow.model_validate(row._mapping) if row else None
 
-    async def _append_rows(
-        self, conn: AsyncConnection, row: WorkflowRow, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+    def _append_rows(
+        self, conn: Connection, row: WorkflowRow, messages: Sequence[NewMessage], logs: Sequence[NewLog],
         stamp: datetime,
     ) -> Appended:
         message_ids, log_ids = [], []
@@ -252,7 +274,7 @@ class Repository:
                 tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
             )
             new_id = (
-                await conn.execute(
+                conn.execute(
                     self._insert(M.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
                     .returning(M.__table__.c.id)
                 )
@@ -264,7 +286,7 @@ class Repository:
             sent, received = sent + msg.bytes_sent, received + msg.bytes_received
             tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
             for position, doc in enumerate(msg.documents):
-                await conn.execute(
+                conn.execute(
                     D.__table__.insert().values(
                         id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
                         contents=doc.contents,
@@ -279,7 +301,7 @@ class Repository:
                 progress=shown,
             )
             new_id = (
-                await conn.execute(
+                conn.execute(
                     self._insert(L.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
                     .returning(L.__table__.c.id)
                 )
@@ -290,7 +312,7 @@ class Repository:
                     progress = shown
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
-        await conn.execute(
+        conn.execute(
             update(W).where(W.id == row.id).values(
                 last_activity=stamp, last_message_id=last_message_id, last_log_id=last_log_id,
                 next_sequence_no=seq, progress=progress, bytes_sent=W.bytes_sent + sent,
@@ -302,28 +324,30 @@ class Repository:
 
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
         """Delete the workflow with its messages and logs, and the files only it referenced."""
-        async with self.db.write() as conn:
-            row = await self._lock(conn, workflow_id)
-            if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
-                return None
-            next_status(WorkflowStatus(row.status), Event.DELETE)
-            mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
-            others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
-            input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
-            file_ids = {fid for (fid,) in await conn.execute(mine)}
-            for (ids,) in await conn.execute(input_ids):
-                file_ids.update(ids)
-            shared = {fid for (fid,) in await conn.execute(others.where(D.file_id.in_(file_ids)))}
-            orphans = sorted(file_ids - shared)
-            files = [FileRow.model_validate(r._mapping) for r in await conn.execute(select(F).where(F.id.in_(orphans)))]
-            await conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
-            await conn.execute(delete(M).where(M.workflow_id == workflow_id))
-            await conn.execute(delete(L).where(L.workflow_id == workflow_id))
-            await conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
-            await conn.execute(delete(W).where(W.id == workflow_id))
-            if orphans:
-                await conn.execute(delete(F).where(F.id.in_(orphans)))
-            return files
+        return await self.db.run_write(self._delete_workflow_tx, owner, workflow_id)
+
+    def _delete_workflow_tx(self, conn: Connection, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+            return None
+        next_status(WorkflowStatus(row.status), Event.DELETE)
+        mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
+        others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
+        input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
+        file_ids = {fid for (fid,) in conn.execute(mine)}
+        for (ids,) in conn.execute(input_ids):
+            file_ids.update(ids)
+        shared = {fid for (fid,) in conn.execute(others.where(D.file_id.in_(file_ids)))}
+        orphans = sorted(file_ids - shared)
+        files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(F.id.in_(orphans)))]
+        conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
+        conn.execute(delete(M).where(M.workflow_id == workflow_id))
+        conn.execute(delete(L).where(L.workflow_id == workflow_id))
+        conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+        conn.execute(delete(W).where(W.id == workflow_id))
+        if orphans:
+            conn.execute(delete(F).where(F.id.in_(orphans)))
+        return files
 
     # ---- messages and logs -------------------------------------------------------------
 
@@ -370,24 +394,28 @@ class Repository:
 
     async def delete_message(self, workflow_id: str, message_id: int) -> bool:
         """Hide a message; its id stays valid as a cursor."""
-        async with self.db.write() as conn:
-            changed = await conn.execute(
-                update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
-                .values(deleted=True)
-            )
-            if changed.rowcount:
-                await conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
-            return bool(changed.rowcount)
+        return await self.db.run_write(self._delete_message_tx, workflow_id, message_id)
+
+    def _delete_message_tx(self, conn: Connection, workflow_id: str, message_id: int) -> bool:
+        changed = conn.execute(
+            update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+            .values(deleted=True)
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)
 
     async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
-        async with self.db.write() as conn:
-            owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
-            changed = await conn.execute(
-                delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
-            )
-            if changed.rowcount:
-                await conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
-            return bool(changed.rowcount)
+        return await self.db.run_write(self._remove_document_tx, workflow_id, message_id, file_id)
+
+    def _remove_document_tx(self, conn: Connection, workflow_id: str, message_id: int, file_id: int) -> bool:
+        owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+        changed = conn.execute(
+            delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)
 
     # ---- caches ------------------------------------------------------------------------
 
@@ -397,12 +425,14 @@ class Repository:
             return ExtractionRow.model_validate(row._mapping) if row else None
 
     async def save_extraction(self, row: ExtractionRow) -> None:
-        async with self.db.write() as conn:
-            await conn.execute(
-                self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
-                    index_elements=["key"]
-                )
+        return await self.db.run_write(self._save_extraction_tx, row)
+
+    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow) -> None:
+        conn.execute(
+            self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
+                index_elements=["key"]
             )
+        )
 
     async def idempotent_response(self, key: str) -> dict[str, Any] | None:
         async with self.db.reader.connect() as conn:
@@ -411,12 +441,14 @@ class Repository:
 
     async def save_idempotent_response(self, key: str, response: dict[str, Any]) -> dict[str, Any]:
         """Store the first answer for `key`; a concurrent duplicate gets the stored one back."""
-        async with self.db.write() as conn:
-            await conn.execute(
-                self._insert(IdempotencyRow.__table__)
-                .values(key=key, response=response, created_at=now())
-                .on_conflict_do_nothing(index_elements=["key"])
-            )
-            stored = (await conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
-            return stored[0]
+        return await self.db.run_write(self._save_idempotent_response_tx, key, response)
+
+    def _save_idempotent_response_tx(self, conn: Connection, key: str, response: dict[str, Any]) -> dict[str, Any]:
+        conn.execute(
+            self._insert(IdempotencyRow.__table__)
+            .values(key=key, response=response, created_at=now())
+            .on_conflict_do_nothing(index_elements=["key"])
+        )
+        stored = (conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
+        return stored[0]
 

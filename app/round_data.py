@@ -81,6 +81,8 @@ class RoundData:
         """The uploads and the outputs of the tasks this one depends on, by name."""
         docs = {d.name: d for d in inp.documents}
         ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
+        if not ids:
+            return docs
         contents = await self.contents_of(ids)
         files = await self.repo.files_by_id(ids)
         for fid in ids:
@@ -109,6 +111,8 @@ class RoundData:
         return result
 
     async def contents_of(self, file_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        if not file_ids:
+            return {}
         files = await self.repo.files_by_id(file_ids)
         out = {}
         for fid, row in files.items():
