@@ -49,6 +49,7 @@ class Settings:
     extract_timeout_seconds: float = 120.0
     max_recovery_attempts: int = 3
     app_version: str = "foreman-1"
+    executor_id: str = "local"  # one per process when several share a PostgreSQL database
 
     @property
     def offline(self) -> bool:
@@ -154,5 +155,6 @@ def from_env(env: Mapping[str, str]) -> Settings:
         llm_model=env.get("LLM_MODEL") or base.llm_model,
         agent_models=agent_models,
         api_keys=_parse_keys(env.get("API_KEYS", "")),
+        executor_id=env.get("EXECUTOR_ID") or base.executor_id,
         **numbers,
     )

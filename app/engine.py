@@ -20,6 +20,7 @@ from app.documents import Documents
 from app.fsm import Event, WorkflowStatus
 from app.journal import Journal
 from app.model import Model
+from app.notify import Listener
 from app.repository import NewLog, Repository
 from app.round_data import RoundData
 from app.storage import Storage
@@ -87,12 +88,15 @@ class Runtime:
         self._running_rounds = 0
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
+        self.listener = None if settings.is_sqlite else Listener(settings.app_database_url, self.cursors)
 
     async def start(self) -> None:
         """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
         global _current
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         await self.db.create_schema()
+        if self.listener is not None:
+            self.listener.start()
         if _current is not None:
             raise RuntimeError("Only one Foreman runtime may run in a process (DBOS is process-wide).")
         _current = self
@@ -102,6 +106,7 @@ class Runtime:
             "name": "foreman",
             "system_database_url": self.settings.system_database_url,
             "application_version": self.settings.app_version,
+            "executor_id": self.settings.executor_id,
             "log_level": "WARNING",
             "sys_db_pool_size": 40,
             "notification_listener_polling_interval_sec": 0.05,
@@ -126,6 +131,8 @@ class Runtime:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         DBOS.destroy()
+        if self.listener is not None:
+            await self.listener.stop()
         await self.db.dispose()
         close = getattr(self.model, "aclose", None)
         if close is not None:

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import now
 from app.db import Database
+from app.notify import CHANNEL, payload
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.tables import (
     DocumentRow,
@@ -320,6 +321,8 @@ class Repository:
                 processing_time=W.processing_time + seconds,
             )
         )
+        if not self.db.is_sqlite and (message_ids or log_ids):
+            conn.execute(select(func.pg_notify(CHANNEL, payload(row.id, last_message_id, last_log_id))))
         return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id)
 
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
@@ -347,6 +350,8 @@ class Repository:
         conn.execute(delete(W).where(W.id == workflow_id))
         if orphans:
             conn.execute(delete(F).where(F.id.in_(orphans)))
+        if not self.db.is_sqlite:
+            conn.execute(select(func.pg_notify(CHANNEL, f"{workflow_id} deleted")))
         return files
 
     # ---- messages and logs -------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""Keeps the cursor caches of several processes on one PostgreSQL database in step.
+
+Every append announces its workflow's last ids with NOTIFY in its own transaction, so the
+announcement is delivered exactly when the rows are visible. Each process LISTENs and
+advances its cache. While the listening connection is down the cache is switched off (every
+poll reads the database), so a missed announcement can never leave a poller waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from app.cursors import CursorCache
+
+log = logging.getLogger("foreman.notify")
+
+CHANNEL = "foreman_cursors"
+
+
+def payload(workflow_id: str, last_message_id: int, last_log_id: int) -> str:
+    return f"{workflow_id} {last_message_id} {last_log_id}"
+
+
+def apply(cache: CursorCache, message: str) -> None:
+    """Advance (or, for a deleted workflow, drop) the cache entry a notification names."""
+    parts = message.split()
+    if len(parts) == 2 and parts[1] == "deleted":
+        cache.drop(parts[0])
+    elif len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        cache.advance(parts[0], int(parts[1]), int(parts[2]))
+
+
+class Listener:
+    """A LISTEN connection feeding the cache; reconnects, and keeps the cache off while down."""
+
+    def __init__(self, database_url: str, cache: CursorCache) -> None:
+        self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        self.cache = cache
+        self._task: asyncio.Task | None = None
+        self.connected = asyncio.Event()
+
+    def start(self) -> None:
+        self.cache.enabled = False
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        import asyncpg
+
+        while True:
+            conn = None
+            try:
+                conn = await asyncpg.connect(self.dsn)
+                lost = asyncio.Event()
+                conn.add_termination_listener(lambda _c: lost.set())
+                await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, msg: apply(self.cache, msg))
+                self.cache.clear()  # whatever happened while we were deaf is read afresh
+                self.cache.enabled = True
+                self.connected.set()
+                await lost.wait()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("Cursor notifications unavailable (%s); polls read the database meanwhile.", exc)
+            finally:
+                self.cache.enabled = False
+                self.connected.clear()
+                if conn is not None and not conn.is_closed():
+                    await conn.close()
+            await asyncio.sleep(1.0)

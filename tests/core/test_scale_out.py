@@ -1,0 +1,62 @@
+"""Two processes on one PostgreSQL database: a poller on one sees what the other writes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.harness import LiveServer, free_port, settings_for, wait_for, wait_status
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def postgres_url(database_url):
+    if not database_url:
+        pytest.skip("scale-out needs PostgreSQL")
+    return database_url
+
+
+def test_poll_on_one_process_sees_rounds_run_by_another(tmp_path, postgres_url):
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path / "b"), "PORT": str(port),
+           "EXECUTOR_ID": "b"}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
+        env.pop(name, None)
+    with LiveServer(settings_for(tmp_path, postgres_url, executor_id="a")) as a, a.client() as poller, \
+            open(tmp_path / "b.log", "wb") as log:
+        other = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
+                                 stderr=subprocess.STDOUT)
+        try:
+            b = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+            wait_for(lambda: _ready(b), 60, "the second process")
+            wid = poller.post("/api/workflows/start", json={"prompt": "Summarise the request"}).json()["id"]
+            wait_status(poller, wid, "completed")
+            last = poller.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]
+            assert poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).json()["items"] == []
+
+            assert b.post(f"/api/workflows/start?id={wid}", json={"prompt": "And again"}).status_code == 200
+            fresh = wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last})
+                             .json()["items"], 30, "the other process's messages")
+            assert fresh[0]["content"] == "And again" and fresh[0]["round"] == 2
+            wait_status(b, wid, "completed")
+
+            assert b.delete(f"/api/workflows/{wid}").status_code == 200
+            wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).status_code == 404,
+                     30, "the deletion to reach the first process")
+            b.close()
+        finally:
+            other.terminate()
+            other.wait(30)
+
+
+def _ready(client: httpx.Client) -> bool:
+    try:
+        return client.get("/ready").status_code == 200
+    except httpx.HTTPError:
+        return False
