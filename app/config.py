@@ -41,6 +41,7 @@ class Settings:
     max_concurrent_rounds: int = 8
     llm_timeout_seconds: float = 60.0
     llm_max_retries: int = 3
+    llm_context_tokens: int = 0  # 0: the model family's known context size
     round_retry_budget: int = 12
     max_tasks_per_plan: int = 8
     max_round_tokens: int = 200_000
@@ -133,6 +134,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_upload_bytes": "MAX_UPLOAD_BYTES",
         "max_concurrent_rounds": "MAX_CONCURRENT_ROUNDS",
         "llm_max_retries": "LLM_MAX_RETRIES",
+        "llm_context_tokens": "LLM_CONTEXT_TOKENS",
         "round_retry_budget": "ROUND_RETRY_BUDGET",
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
         "max_round_tokens": "MAX_ROUND_TOKENS",

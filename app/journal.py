@@ -8,7 +8,7 @@ from typing import Sequence
 
 from app.cursors import CursorCache
 from app.fsm import Event
-from app.repository import Appended, NewLog, NewMessage, Repository
+from app.repository import Appended, Cost, NewLog, NewMessage, Repository
 
 log = logging.getLogger("foreman.transitions")
 
@@ -23,11 +23,11 @@ class Journal:
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, require_running: bool = True,
+        event: Event | None = None, require_running: bool = True, cost: Cost | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see Repository.append)."""
         written = await self.repo.append(workflow_id, round_no, messages, logs, event=event,
-                                         require_running=require_running)
+                                         require_running=require_running, cost=cost)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:
@@ -38,12 +38,13 @@ class Journal:
     def written(self, workflow_id: str, last_message_id: int, last_log_id: int) -> None:
         self.cursors.advance(workflow_id, last_message_id, last_log_id)
 
-    async def fail(self, workflow_id: str, round_no: int, reason: str, key: str) -> Appended | None:
+    async def fail(self, workflow_id: str, round_no: int, reason: str, key: str,
+                   cost: Cost | None = None) -> Appended | None:
         """End the round as failed, with an error log (progress 100) that says why."""
         return await self.append(
             workflow_id, round_no,
             logs=[NewLog(key, reason, type="error", agent_name="system", progress=100, status="failed")],
-            event=Event.FAIL,
+            event=Event.FAIL, cost=cost,
         )
 
 

@@ -31,11 +31,14 @@ def build_model(settings: Settings) -> Model:
         return OfflineModel()
     from app.llm import OpenAIModel
 
-    return OpenAIModel(
+    model = OpenAIModel(
         base_url=settings.openai_base_url or "https://api.openai.com/v1", api_key=settings.openai_api_key or "none",
         model=settings.llm_model, agent_models=settings.agent_models, timeout=settings.llm_timeout_seconds,
         max_retries=settings.llm_max_retries,
     )
+    if settings.llm_context_tokens:
+        model.context_tokens = settings.llm_context_tokens  # agents size their prompts to it
+    return model
 
 
 @get("/health", summary="200 while the process is up")

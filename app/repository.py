@@ -75,6 +75,16 @@ class NewLog:
     status: str = ""  # defaults to the workflow's status after the append
 
 
+@dataclass(frozen=True)
+class Cost:
+    """What model calls cost that no message carries (a plan that failed, say)."""
+
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+
+
 @dataclass
 class Appended:
     """What an append wrote: ids of new rows (a replayed key yields none) and the status after."""
@@ -217,6 +227,7 @@ class Repository:
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
         event: Event | None = None, progress: int | None = None, require_running: bool = True,
+        cost: Cost | None = None,
     ) -> Appended | None:
         """Write a step's messages and logs, and apply `event`, in one transaction.
 
@@ -224,11 +235,12 @@ class Repository:
         `require_running`, still running: a stopped or deleted round gets no further output.
         """
         return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, progress,
-                                       require_running)
+                                       require_running, cost)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
         logs: Sequence[NewLog], event: Event | None, progress: int | None, require_running: bool,
+        cost: Cost | None = None,
     ) -> Appended | None:
         stamp = now()
         row = self._lock(conn, workflow_id)
@@ -247,7 +259,7 @@ class Repository:
             row.status = status
         if progress is not None:
             row.progress = progress
-        written = self._append_rows(conn, row, messages, logs, stamp)
+        written = self._append_rows(conn, row, messages, logs, stamp, cost)
         written.before = before
         return written
 
@@ -260,12 +272,12 @@ class Repository:
 
     def _append_rows(
         self, conn: Connection, row: WorkflowRow, messages: Sequence[NewMessage], logs: Sequence[NewLog],
-        stamp: datetime,
+        stamp: datetime, cost: Cost | None = None,
     ) -> Appended:
         message_ids, log_ids = [], []
         seq = row.next_sequence_no
-        sent = received = tokens = 0
-        seconds = 0.0
+        cost = cost or Cost()
+        sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
         progress = row.progress
         for msg in messages:
             values = dict(

@@ -21,7 +21,7 @@ from agents.runner import run_task
 from app.engine import current
 from app.fsm import Event
 from app.model import ModelError, RetryBudget, Usage, use_budget
-from app.repository import NewDocument, NewLog, NewMessage
+from app.repository import Cost, NewDocument, NewLog, NewMessage
 
 MAX_RECOVERY_ATTEMPTS = 3
 
@@ -47,6 +47,10 @@ def _stats(usage: Usage, seconds: float) -> dict:
                 processing_time=round(seconds, 6))
 
 
+def _cost(usage: Usage, seconds: float) -> Cost:
+    return Cost(**_stats(usage, seconds))
+
+
 @DBOS.step(name="foreman.prepare")
 async def prepare_step(workflow_id: str, round_no: int) -> None:
     """Extract the round's files and write the user message with their contents."""
@@ -67,7 +71,8 @@ async def plan_step(workflow_id: str, round_no: int) -> Plan | None:
     try:
         outcome = await make_plan(inp, rt.model, rt.registry, limits)
     except (PlanError, ModelError) as exc:
-        await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"))
+        await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
+                              cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
         return None
     plan = outcome.plan
     await rt.journal.append(
@@ -161,7 +166,8 @@ async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict
     try:
         final = await write_final(inp, plan, results, skipped, delivered, rt.model)
     except ModelError as exc:
-        await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"))
+        await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
+                              cost=_cost(exc.usage, time.perf_counter() - t0))
         return
     contents = await rt.rounds.contents_of(delivered_ids)
     await rt.journal.append(
