@@ -73,13 +73,15 @@ RUNS = [pytest.param(label, mode, id=f"{label}-{mode.value}") for label in OPERA
 # mode draws from `random` inside a strategy, which Hypothesis deprecates: not ours to fix.
 @pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
 @pytest.mark.parametrize(("label", "mode"), RUNS)
-@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_api_never_errors_and_answers_only_documented_codes(api_schema, targets, label, mode, data):
     case = data.draw(api_schema.find_operation_by_label(label).as_strategy(generation_mode=mode), label="case")
     steer(case, targets)
-    case.call_and_validate(headers=AUTH, checks=CHECKS, timeout=30)
+    # A file's bytes are whatever was uploaded (a JSON upload is served as JSON), not a documented shape.
+    checks = CHECKS if label != "GET /api/files/{file_id}/content" else CHECKS[:-1]
+    case.call_and_validate(headers=AUTH, checks=checks, timeout=30)
 
 
 def steer(case: Any, targets: dict[str, Any]) -> None:
