@@ -99,6 +99,8 @@ class LiveServer:
         return self
 
     def _ready(self) -> bool:
+        if not self._thread.is_alive():
+            raise AssertionError("the server stopped during start-up; see the log above")
         try:
             return httpx.get(self.url + "/ready", timeout=2).status_code == 200
         except httpx.HTTPError:
