@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from app.config import ApiKey
-from app.model import ModelRequest, ModelResponse
+from app.model import ModelError, ModelRequest, ModelResponse
 from tests.harness import (
     PG_URL,
     LiveServer,
@@ -28,12 +28,14 @@ from tests.harness import (
 
 HOLD = "[hold]"
 HOLD_TOKEN = re.compile(r"\[hold\] ([0-9a-f]{32})")
+FAIL_TOKEN = re.compile(r"\[fail\] ([0-9a-f]{32})")
 KEYS = (ApiKey("k1", 1, 1), ApiKey("k2", 1, 2))
 ERROR_FIELDS = {"status_code", "detail", "code"}
 
 
 class HoldingModel(ScriptedModel):
-    """The scripted model, except that the first call of a round whose prompt says "[hold] <token>" waits.
+    """The scripted model, except that the first call of a round whose prompt says "[hold] <token>" waits
+    and the first call of a round whose prompt says "[fail] <token>" fails for good.
 
     The wait polls a threading.Event from the server's own loop, so stopping the round
     (task cancellation) ends it at once.
@@ -60,6 +62,11 @@ class HoldingModel(ScriptedModel):
             finally:
                 with self._lock:
                     self._held.remove(text)
+        with self._lock:
+            failing = [t for t in FAIL_TOKEN.findall(text) if t not in self._seen]
+            self._seen.update(failing)
+        if failing:  # like HOLD, only the first call of the round that asked for it
+            raise ModelError("scripted failure: the provider refused the request")
         return await super().complete(request)
 
     def holding(self, token: str) -> bool:

@@ -206,3 +206,16 @@ def test_ids_beyond_the_database_range_are_400_on_every_backend(c1, done):
     check_error(c1.delete(f"/api/workflows/{done['id']}/messages/1/files/{too_big}"), 400)
     check_error(start(c1, "Read it", [too_big]), 400)
     assert c1.get(f"/api/files/{2**31 - 1}").status_code == 404
+
+
+@pytest.mark.xfail(strict=True, reason="?includeData=true (CONTRACT: Document.data as base64) is not implemented yet")
+def test_include_data_returns_document_bytes_as_base64(c1, done):
+    import base64
+
+    from tests.harness import CORPUS
+
+    expected = base64.b64encode((CORPUS / "testCSV.csv").read_bytes()).decode()
+    whole = c1.get(f"/api/workflows/{done['id']}", params={"includeData": "true"}).json()
+    assert whole["messages"][0]["documents"][0]["data"] == expected
+    page = c1.get(f"/api/workflows/{done['id']}/messages", params={"includeData": "true"}).json()
+    assert page["items"][0]["documents"][0]["data"] == expected

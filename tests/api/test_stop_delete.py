@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from tests.api.conftest import check_error, items, run_round, start, start_held
-from tests.harness import CORPUS, upload, wait_for
+from tests.harness import CORPUS, upload, wait_for, wait_status
 
 STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
 
@@ -76,3 +76,20 @@ def test_delete_a_running_workflow_stops_it(c1, model):
     wait_for(lambda: not model.holding(held["token"]), 10, "the held model call to be cancelled")
     check_error(c1.get(f"/api/workflows/{held['id']}/status"), 404)
 
+
+
+def test_a_failed_round_cannot_be_stopped_but_can_be_resumed(c1):
+    response = start(c1, f"[fail] {uuid.uuid4().hex} Summarise the quarter.")
+    assert response.status_code == 200
+    wid = response.json()["id"]
+    status = wait_status(c1, wid, "failed", "completed")
+    assert status["status"] == "failed" and status["progress"] == 100
+    last = items(c1, wid, "logs")[-1]
+    assert last["type"] == "error" and last["progress"] == 100
+
+    check_error(c1.post(f"/api/workflows/{wid}/stop"), 409)
+    assert c1.get(f"/api/workflows/{wid}/status").json()["status"] == "failed"
+
+    again = start(c1, "Try again", workflow_id=wid)
+    assert again.json() == {"id": wid, "status": "running", "currentRound": 2}
+    assert wait_status(c1, wid, "completed", "failed")["status"] == "completed"
