@@ -57,7 +57,7 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
         return on_unexpected(request, exc)
     detail = exc.detail or "The request could not be handled."
     if isinstance(exc, ValidationException):
-        problems = [f"{e.get('key') or 'body'}: {e.get('message')}" for e in (exc.extra or []) if isinstance(e, dict)]
+        problems = [_problem(e) for e in (exc.extra or []) if isinstance(e, dict)]
         detail = "The request is not valid" + (": " + "; ".join(problems) if problems else ".")
         if "JSON" in (exc.detail or "") or "decode" in (exc.detail or "").lower():
             detail = "The request body is not valid JSON of the expected shape: " + (exc.detail or "")
@@ -67,6 +67,13 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
         limit = getattr(request.app.state, "max_upload_bytes", None)
         detail = f"The upload is larger than the limit of {limit} bytes (MAX_UPLOAD_BYTES)." if limit else detail
     return error_response(status, detail, _CODES.get(status, "http_error"))
+
+
+def _problem(error: dict[str, Any]) -> str:
+    key, message = error.get("key") or "body", error.get("message")
+    if message == f"'{key}'":  # how a missing value is reported
+        return "the JSON request body is missing" if error.get("source") == "body" else f"{key} is missing"
+    return f"{key}: {message}"
 
 
 def on_unexpected(request: Request, exc: Exception) -> Response:
