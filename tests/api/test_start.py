@@ -21,6 +21,7 @@ def test_empty_prompt_without_files_is_400(c1):
     for prompt in ("", "   \n"):
         check_error(start(c1, prompt), 400)
     check_error(c1.post("/api/workflows/start", json={}), 400)
+    assert "body is missing" in check_error(c1.post("/api/workflows/start"), 400)["detail"]
 
 
 def test_files_alone_are_enough_to_start(c1):
