@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from litestar import Request, Response, get, post
 from litestar.datastructures import UploadFile
+from litestar.exceptions import ClientException
 from litestar.params import Parameter
 from litestar.status_codes import HTTP_201_CREATED
 
@@ -30,7 +31,13 @@ async def upload(request: Request) -> list[FileInfo]:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise BadRequestError("Send the files as multipart/form-data, one part named 'files' per file.",
                               code="not_multipart")
-    form = await request.form()
+    try:
+        form = await request.form()
+    except ClientException as exc:
+        if exc.status_code != 400 or exc.detail != "Request Entity Too Large":  # Litestar's parser limit
+            raise
+        raise BadRequestError("The multipart body has too many parts, or a part header (such as a file name) "
+                              "that is too long.", code="multipart_limit") from None
     parts = [p for p in form.getall("files") if isinstance(p, UploadFile)] if "files" in form else []
     if not parts:
         raise BadRequestError("No file found: send each file as a multipart part named 'files'.", code="no_files")
