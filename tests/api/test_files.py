@@ -90,3 +90,8 @@ def test_a_nul_in_the_file_name_is_dropped(c1):
     [info] = response.json()
     assert "\x00" not in info["name"] and info["name"].endswith(".txt")
     assert c1.get(f"/api/files/{info['id']}/content").content == b"hello"
+
+
+def test_a_file_name_too_long_for_the_parser_is_400_that_says_so(c1):
+    body = check_error(c1.post("/api/files", files=[("files", ("n" * 5000 + ".txt", b"hi"))]), 400)
+    assert "too long" in body["detail"]
