@@ -79,3 +79,9 @@ def test_each_user_sees_only_their_own_uploads(c1, c2):
     [mine] = upload(c2, "simple.json")
     assert c2.get(f"/api/files/{mine['id']}").status_code == 200
     check_error(c1.get(f"/api/files/{mine['id']}"), 404)
+
+
+def test_unknown_routes_and_methods_answer_json_errors(c1):
+    check_error(c1.get("/api/nothing-here"), 404)
+    check_error(c1.put("/api/workflows", json={}), 405)
+    check_error(c1.patch("/api/files/1", json={}), 405)
