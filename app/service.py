@@ -73,8 +73,9 @@ class WorkflowService:
                 NewLog("", message, agent_name="system", progress=0, status="running"),
             )
         except TransitionError as exc:  # a concurrent start won the compare-and-set
-            if exc.status is WorkflowStatus.RUNNING:
-                raise _still_running(None) from None
+            if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
+                latest = await self.repo.workflow(owner, workflow_id)
+                raise _still_running(latest.current_round if latest else None) from None
             raise
         except LookupError:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found") from None
