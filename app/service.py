@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+import weakref
 from typing import Any
 
 import msgspec
@@ -27,6 +29,7 @@ class WorkflowService:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self.repo = runtime.repo
+        self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def owned(self, owner: Owner, workflow_id: str):
         # PostgreSQL refuses NUL in text; no workflow id has one.
@@ -39,8 +42,18 @@ class WorkflowService:
                     idempotency_key: str | None) -> dict[str, Any]:
         """Start a workflow or its next round; the round runs in the background."""
         key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
-        if key and (first := await self.repo.idempotent_response(key)) is not None:
-            return first
+        if key is None:
+            return await self._start(owner, workflow_id, body, None)
+        # Retries with one key wait for each other, so a double submit starts one round, not two
+        # (within this process; the stored answer is shared by every process).
+        lock = self._key_locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            if (first := await self.repo.idempotent_response(key)) is not None:
+                return first
+            return await self._start(owner, workflow_id, body, key)
+
+    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
+                     key: str | None) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
