@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 from tests.api.conftest import check_error, items, run_round, start, start_held
-from tests.harness import upload, wait_status
+from tests.harness import upload, wait_for, wait_status
 
 
 def test_start_answers_at_once_with_the_running_round(c1):
@@ -143,3 +145,46 @@ def test_nul_characters_are_400_or_404_on_every_backend(c1):
                      c1.post("/api/workflows/a%00b/stop"), c1.delete("/api/workflows/a%00b"),
                      c1.delete("/api/workflows/a%00b/messages/1"), start(c1, "Go on", workflow_id="a\x00b")):
         check_error(response, 404)
+
+
+def test_concurrent_starts_of_the_next_round_start_it_once(c1, server, model):
+    wid = run_round(c1, "First")["id"]
+    token = uuid.uuid4().hex
+    barrier = threading.Barrier(6)
+
+    def attempt(_: int):
+        with server.client("k1") as client:
+            barrier.wait()
+            return start(client, f"[hold] {token} Next", workflow_id=wid)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(attempt, range(6)))
+    assert sorted(a.status_code for a in answers) == [200] + [409] * 5
+    for conflict in (a for a in answers if a.status_code == 409):
+        body = check_error(conflict, 409)
+        assert body["status"] == "running" and body["currentRound"] == 2
+    wait_for(lambda: model.holding(token), 30, "the second round's model call to be held")
+    workflow = c1.get(f"/api/workflows/{wid}").json()
+    assert workflow["currentRound"] == 2
+    assert sum(m["status"] == "first" for m in workflow["messages"]) == 2
+    assert c1.post(f"/api/workflows/{wid}/stop").status_code == 200
+
+
+def test_concurrent_retries_with_one_idempotency_key_start_one_workflow(c1, server):
+    key = uuid.uuid4().hex
+    before = {w["id"] for w in c1.get("/api/workflows").json()["items"]}
+    barrier = threading.Barrier(6)
+
+    def attempt(_: int):
+        with server.client("k1") as client:
+            barrier.wait()
+            return start(client, "Double-clicked", key=key)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(attempt, range(6)))
+    assert {a.status_code for a in answers} == {200}
+    assert len({a.text for a in answers}) == 1
+    wid = answers[0].json()["id"]
+    wait_status(c1, wid, "completed")
+    after = {w["id"] for w in c1.get("/api/workflows").json()["items"]}
+    assert after - before == {wid}
