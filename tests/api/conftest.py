@@ -166,9 +166,9 @@ def start_held(client: httpx.Client, model: HoldingModel, workflow_id: str | Non
 
 
 def run_round(client: httpx.Client, prompt: str = "Compare the figures.", files: list[int] | None = None,
-              workflow_id: str | None = None) -> dict[str, Any]:
+              workflow_id: str | None = None, **extra: Any) -> dict[str, Any]:
     """Start a round and wait until it completed; returns the status body."""
-    response = start(client, prompt, files, workflow_id)
+    response = start(client, prompt, files, workflow_id, **extra)
     assert response.status_code == 200, response.text
     return wait_status(client, response.json()["id"], "completed")
 

@@ -188,3 +188,16 @@ def test_concurrent_retries_with_one_idempotency_key_start_one_workflow(c1, serv
     wait_status(c1, wid, "completed")
     after = {w["id"] for w in c1.get("/api/workflows").json()["items"]}
     assert after - before == {wid}
+
+
+def test_passwords_open_protected_documents(c1):
+    [locked] = upload(c1, "libreoffice-writer-password.pdf")
+    wid = run_round(c1, "Read the protected one", [locked["id"]],
+                    passwords={str(locked["id"]): "openpassword"})["id"]
+    [document] = items(c1, wid, "messages")[0]["documents"]
+    text = " ".join(c["data"] for c in document["contents"])
+    assert "Lorem ipsum dolor sit amet" in text
+
+    without = run_round(c1, "Read it without the password", [locked["id"]])["id"]
+    [document] = items(c1, without, "messages")[0]["documents"]
+    assert "Lorem ipsum" not in " ".join(c["data"] for c in document["contents"])
