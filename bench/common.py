@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -39,3 +46,44 @@ def median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll `check` until it is truthy (HTTP errors count as not yet); exit when `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+@contextmanager
+def service(data_dir: str, port: int) -> Iterator[str]:
+    """`python -m app` on the embedded default (SQLite, offline model); yields its base URL when ready."""
+    env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port)}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
+        env.pop(name, None)
+    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait(lambda: httpx.get(base + "/ready").status_code == 200, 60, "the server")
+        yield base
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def completed_workflow(client: httpx.Client, prompt: str = "Summarize the request") -> tuple[str, int]:
+    """A workflow whose round completed, and its last message id (the cursor of an empty poll)."""
+    wid = client.post("/api/workflows/start", json={"prompt": prompt}).json()["id"]
+    wait(lambda: client.get(f"/api/workflows/{wid}/status").json()["status"] == "completed", 60, "the round")
+    return wid, client.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]

@@ -11,28 +11,13 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import httpx
+from common import ROOT, service, completed_workflow
 
-ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT.parent / "shared" / "corpus" / "freeculture.pdf"
-
-
-def wait(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    raise SystemExit(f"timed out waiting for {what}")
 
 
 def latencies(client: httpx.Client, url: str, until, minimum: int) -> list[float]:
@@ -50,36 +35,21 @@ def pct(values: list[float], q: int) -> float:
 
 def main() -> None:
     port = 19000 + os.getpid() % 1000
-    base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DATA_DIR": tmp, "PORT": str(port)}
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
-            env.pop(name, None)
-        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        try:
-            client = httpx.Client(base_url=base, timeout=30)
-            wait(lambda: client.get("/ready").status_code == 200, 60, "the server")
-            wid = client.post("/api/workflows/start", json={"prompt": "hello"}).json()["id"]
-            wait(lambda: client.get(f"/api/workflows/{wid}/status").json()["status"] == "completed", 60, "round")
-            last = client.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]
-            poll = f"/api/workflows/{wid}/messages?id={last}"
-            idle = latencies(client, poll, lambda: True, 2000)
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base, \
+            httpx.Client(base_url=base, timeout=30) as client:
+        wid, last = completed_workflow(client, "hello")
+        poll = f"/api/workflows/{wid}/messages?id={last}"
+        idle = latencies(client, poll, lambda: True, 2000)
 
-            file_id = client.post("/api/files", files=[("files", (PDF.name, PDF.read_bytes()))]).json()[0]["id"]
-            other = client.post("/api/workflows/start", json={"prompt": "Summarize", "listFileId": [file_id]})
-            other_id = other.json()["id"]
+        file_id = client.post("/api/files", files=[("files", (PDF.name, PDF.read_bytes()))]).json()[0]["id"]
+        other_id = client.post("/api/workflows/start", json={"prompt": "Summarize", "listFileId": [file_id]}).json()["id"]
 
-            def extracted() -> bool:  # the user message appears once its documents are extracted
-                return bool(client.get(f"/api/workflows/{other_id}/messages", params={"limit": 1}).json()["items"])
+        def extracted() -> bool:  # the user message appears once its documents are extracted
+            return bool(client.get(f"/api/workflows/{other_id}/messages", params={"limit": 1}).json()["items"])
 
-            t0 = time.perf_counter()
-            busy = latencies(client, poll, extracted, 200)
-            seconds = time.perf_counter() - t0
-            client.close()
-        finally:
-            server.terminate()
-            server.wait(30)
+        t0 = time.perf_counter()
+        busy = latencies(client, poll, extracted, 200)
+        seconds = time.perf_counter() - t0
     print(f"idle: p50 {pct(idle, 50):.2f} ms, p99 {pct(idle, 99):.2f} ms over {len(idle)} polls")
     print(f"while extracting freeculture.pdf ({seconds:.1f} s): p50 {pct(busy, 50):.2f} ms, "
           f"p99 {pct(busy, 99):.2f} ms over {len(busy)} polls")

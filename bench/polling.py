@@ -14,27 +14,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
 
 import httpx
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def wait(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = check()
-            if value:
-                return value
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    raise SystemExit(f"timed out waiting for {what}")
+from common import completed_workflow, service
 
 
 def wrk(url: str, seconds: int, connections: int) -> float:
@@ -55,28 +38,14 @@ def main() -> None:
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
     port = 18000 + os.getpid() % 1000
-    base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DATA_DIR": tmp, "PORT": str(port)}
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
-            env.pop(name, None)
-        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        try:
-            wait(lambda: httpx.get(base + "/ready").status_code == 200, 60, "the server")
-            wid = httpx.post(base + "/api/workflows/start", json={"prompt": "Summarize the request"}).json()["id"]
-            wait(lambda: httpx.get(f"{base}/api/workflows/{wid}/status").json()["status"] == "completed", 60,
-                 "the round")
-            last = httpx.get(f"{base}/api/workflows/{wid}/status").json()["lastMessageId"]
-            poll = f"{base}/api/workflows/{wid}/messages?id={last}"
-            assert httpx.get(poll).json()["items"] == []
-            health, polls = [], []
-            for _ in range(args.turns):  # in turns, so drift on a shared machine hits both alike
-                health.append(wrk(base + "/health", args.seconds, args.connections))
-                polls.append(wrk(poll, args.seconds, args.connections))
-        finally:
-            server.terminate()
-            server.wait(30)
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base, httpx.Client(base_url=base) as client:
+        wid, last = completed_workflow(client)
+        poll = f"{base}/api/workflows/{wid}/messages?id={last}"
+        assert client.get(poll).json()["items"] == []
+        health, polls = [], []
+        for _ in range(args.turns):  # in turns, so drift on a shared machine hits both alike
+            health.append(wrk(base + "/health", args.seconds, args.connections))
+            polls.append(wrk(poll, args.seconds, args.connections))
     h, p = max(health), max(polls)
     print(f"/health: {h:.0f} req/s; empty poll: {p:.0f} req/s; ratio {p / h:.2f} (target >= 0.7); "
           f"{args.connections} connections, best of {args.turns} turns of {args.seconds} s")
