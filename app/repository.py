@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -103,6 +103,24 @@ class Repository:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._insert = sqlite.insert if db.is_sqlite else postgresql.insert
+        # The hot statements are built once with bound parameters, so each append only binds
+        # values: building SQLAlchemy statements per call cost more than SQLite's own work.
+        wt = W.__table__
+        self._lock_query = select(wt).where(wt.c.id == bindparam("wid"))
+        if not db.is_sqlite:
+            self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
+        self._insert_message = (self._insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
+                                .returning(M.__table__.c.id))
+        self._insert_log = (self._insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
+                            .returning(L.__table__.c.id))
+        self._insert_document = D.__table__.insert()
+        self._update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
+            last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
+            last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
+            bytes_sent=wt.c.bytes_sent + bindparam("sent"), bytes_received=wt.c.bytes_received + bindparam("received"),
+            tokens_used=wt.c.tokens_used + bindparam("tokens"),
+            processing_time=wt.c.processing_time + bindparam("seconds"),
+        )
 
     # ---- files -------------------------------------------------------------------------
 
@@ -264,10 +282,7 @@ class Repository:
         return written
 
     def _lock(self, conn: Connection, workflow_id: str) -> WorkflowRow | None:
-        query = select(W).where(W.id == workflow_id)
-        if not self.db.is_sqlite:
-            query = query.with_for_update()  # serialises appends per workflow: ids commit in order
-        row = conn.execute(query).first()
+        row = conn.execute(self._lock_query, {"wid": workflow_id}).first()
         return WorkflowRow.model_validate(row._mapping) if row else None
 
     def _append_rows(
@@ -286,12 +301,7 @@ class Repository:
                 agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
                 tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
             )
-            new_id = (
-                conn.execute(
-                    self._insert(M.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
-                    .returning(M.__table__.c.id)
-                )
-            ).scalar_one_or_none()
+            new_id = conn.execute(self._insert_message, values).scalar_one_or_none()
             if new_id is None:
                 continue  # written before a crash; the replay must not write it twice
             seq += 1
@@ -299,12 +309,10 @@ class Repository:
             sent, received = sent + msg.bytes_sent, received + msg.bytes_received
             tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
             for position, doc in enumerate(msg.documents):
-                conn.execute(
-                    D.__table__.insert().values(
-                        id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
-                        contents=doc.contents,
-                    )
-                )
+                conn.execute(self._insert_document, dict(
+                    id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
+                    contents=doc.contents,
+                ))
         for entry in logs:
             # Parallel tasks finish in any order; the progress a poller sees never goes back.
             shown = None if entry.progress is None else max(entry.progress, progress)
@@ -313,26 +321,17 @@ class Repository:
                 timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
                 progress=shown,
             )
-            new_id = (
-                conn.execute(
-                    self._insert(L.__table__).values(**values).on_conflict_do_nothing(index_elements=["key"])
-                    .returning(L.__table__.c.id)
-                )
-            ).scalar_one_or_none()
+            new_id = conn.execute(self._insert_log, values).scalar_one_or_none()
             if new_id is not None:
                 log_ids.append(new_id)
                 if shown is not None:
                     progress = shown
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
-        conn.execute(
-            update(W).where(W.id == row.id).values(
-                last_activity=stamp, last_message_id=last_message_id, last_log_id=last_log_id,
-                next_sequence_no=seq, progress=progress, bytes_sent=W.bytes_sent + sent,
-                bytes_received=W.bytes_received + received, tokens_used=W.tokens_used + tokens,
-                processing_time=W.processing_time + seconds,
-            )
-        )
+        conn.execute(self._update_totals, dict(
+            wid=row.id, stamp=stamp, last_message=last_message_id, last_log=last_log_id, seq=seq, shown=progress,
+            sent=sent, received=received, tokens=tokens, seconds=seconds,
+        ))
         if not self.db.is_sqlite and (message_ids or log_ids):
             conn.execute(select(func.pg_notify(CHANNEL, payload(row.id, last_message_id, last_log_id))))
         return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id)
