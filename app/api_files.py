@@ -91,8 +91,8 @@ async def get_content(request: Request, file_id: FileId) -> Response[bytes]:
     row = await _owned_file(request, file_id)
     data = request.app.state.runtime.storage.get(row.sha256)
     filename = f"{row.name}.{row.ext}" if row.ext else row.name
-    quoted = filename.replace("\\", "_").replace('"', "_")
-    ascii_name = quoted.encode("ascii", "replace").decode()
+    # Control characters in a header value make the server drop the connection: the fallback is printable ASCII.
+    ascii_name = "".join(ch if " " <= ch < "\x7f" and ch not in '"\\' else "_" for ch in filename)
     disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
     return Response(content=data, media_type=row.mime, headers={"Content-Disposition": disposition})
 
