@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.api.conftest import check_error
 from tests.harness import CORPUS, upload
 
@@ -95,3 +97,18 @@ def test_a_nul_in_the_file_name_is_dropped(c1):
 def test_a_file_name_too_long_for_the_parser_is_400_that_says_so(c1):
     body = check_error(c1.post("/api/files", files=[("files", ("n" * 5000 + ".txt", b"hi"))]), 400)
     assert "too long" in body["detail"]
+
+
+@pytest.mark.parametrize("name", ["bell\x07.txt", "esc\x1b.txt", "del\x7f.txt", "tab\t.txt", 'quote".txt',
+                                  "back\\slash.txt", "ü\u2028line.txt"])
+def test_any_file_name_can_be_downloaded(c1, name):
+    boundary = "foremanboundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
+            f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n").encode()
+    response = c1.post("/api/files", content=body, headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    assert response.status_code == 201, response.text
+    [info] = response.json()
+    content = c1.get(f"/api/files/{info['id']}/content")
+    assert content.status_code == 200 and content.content == b"hello"
+    disposition = content.headers["content-disposition"]
+    assert disposition.startswith("attachment; filename=\"") and "filename*=UTF-8''" in disposition
