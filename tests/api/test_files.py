@@ -87,7 +87,8 @@ def test_a_nul_in_the_file_name_is_dropped(c1):
     boundary = "foremanboundary"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"re\x00port.txt\"\r\n"
             f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n").encode()
-    response = c1.post("/api/files", content=body, headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    response = c1.post("/api/files", content=body,
+                       headers={"content-type": f"multipart/form-data; boundary={boundary}"})
     assert response.status_code == 201, response.text
     [info] = response.json()
     assert "\x00" not in info["name"] and info["name"].endswith(".txt")
@@ -105,7 +106,8 @@ def test_any_file_name_can_be_downloaded(c1, name):
     boundary = "foremanboundary"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n"
             f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n").encode()
-    response = c1.post("/api/files", content=body, headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    response = c1.post("/api/files", content=body,
+                       headers={"content-type": f"multipart/form-data; boundary={boundary}"})
     assert response.status_code == 201, response.text
     [info] = response.json()
     content = c1.get(f"/api/files/{info['id']}/content")
