@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
 from sqlalchemy import create_engine, event
@@ -54,6 +55,8 @@ class Database:
             self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
             self.reader = self.writer
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
+        # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-writer")
         self._flusher: asyncio.Task | None = None
 
     async def run_write(self, work: Callable[..., T], *args: Any) -> T:
@@ -79,7 +82,7 @@ class Database:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                results = await asyncio.to_thread(self._write_batch, batch)
+                results = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_batch, batch)
             except BaseException as exc:  # the commit itself failed: nothing of the batch was written
                 results = [(False, exc)] * len(batch)
             for (_, _, future), (ok, value) in zip(batch, results):
@@ -106,5 +109,6 @@ class Database:
         await self.writer.dispose()
         if self.is_sqlite:
             self.sync_writer.dispose()
+        self._thread.shutdown(wait=False)
         if self.reader is not self.writer:
             await self.reader.dispose()

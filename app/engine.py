@@ -109,7 +109,6 @@ class Runtime:
             "executor_id": self.settings.executor_id,
             "log_level": "WARNING",
             "sys_db_pool_size": 40,
-            "notification_listener_polling_interval_sec": 0.05,
         }
         if self.settings.is_sqlite:
             config["system_database_engine"] = system_engine(self.settings.system_database_url)
