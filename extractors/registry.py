@@ -70,17 +70,18 @@ class ExtractorRegistry:
         return finish(extraction)
 
 
-def failure(mime: str, status: str, name: str, error: BaseException | str) -> Extraction:
+def failure(mime: str, status: str, name: str, error: BaseException | str, *, sentence: str | None = None,
+            extractor: str = "notice") -> Extraction:
     """A result with one notice item saying why the file gave no content."""
     reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    sentence = f"{name} could not be extracted ({status}): {reason}"
+    sentence = sentence or f"{name} could not be extracted ({status}): {reason}"
     item = ContentItem(
         sequence_nr=1,
         name=status,
         ext="txt",
         content_type="text/plain",
         data=sentence,
-        metadata={"extractor": "notice", "status": status},
+        metadata={"extractor": extractor, "status": status},
     )
     return Extraction(mime=mime, status=status, items=[item], warnings=[sentence])
 

@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 
-from extractors.base import ContentItem, Extraction
+from extractors.base import Extraction
 from extractors.detect import detect_mime
 from extractors.ocr import ocr_available
 
@@ -144,16 +144,9 @@ class ExtractionPool:
 
 
 def _notice(name: str, status: str, sentence: str, mime: str = "application/octet-stream") -> Extraction:
-    item = ContentItem(
-        sequence_nr=1,
-        name=status,
-        ext="txt",
-        content_type="text/plain",
-        data=sentence,
-        summary=f"{status}: {sentence}",
-        metadata={"extractor": "runner", "status": status},
-    )
-    return Extraction(mime=mime, status=status, items=[item], warnings=[sentence])
+    from extractors.registry import failure, finish
+
+    return finish(failure(mime, status, name, sentence, sentence=sentence, extractor="runner"))
 
 
 _pool: ExtractionPool | None = None
