@@ -28,14 +28,26 @@ def test_local_mode_accepts_loopback(host):
     Settings(host=host).check()
 
 
-def test_python_m_app_exits_with_a_message_on_a_public_host(tmp_path):
+def run_app(tmp_path: Path, **environ: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("API_KEYS", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env |= {"HOST": "0.0.0.0", "PORT": "0", "DATA_DIR": str(tmp_path / "data")}
-    done = subprocess.run([sys.executable, "-m", "app"], cwd=ROOT, env=env, capture_output=True, text=True,
+    env |= {"PORT": "0", "DATA_DIR": str(tmp_path / "data"), **environ}
+    return subprocess.run([sys.executable, "-m", "app"], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=60)
+
+
+def test_python_m_app_exits_with_a_message_on_a_public_host(tmp_path):
+    done = run_app(tmp_path, HOST="0.0.0.0")
     assert done.returncode != 0
     assert "HOST" in done.stderr and "API_KEYS" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("keys", ["k1", "k1:1", "k1:one:1", "k1:1:1,k1:1:2"])
+def test_python_m_app_exits_with_a_message_on_malformed_api_keys(tmp_path, keys):
+    done = run_app(tmp_path, HOST="127.0.0.1", API_KEYS=keys)
+    assert done.returncode != 0
+    assert "API_KEYS" in done.stderr and "Traceback" not in done.stderr
+    assert "k1" not in done.stderr.replace("API_KEYS", "")  # the message never echoes a key
 
 
 def test_local_mode_needs_no_key(tmp_path, database_url):
