@@ -47,6 +47,9 @@ POLL_PARAMETERS = [
     OpenAPIParameter(name="limit", param_in="query", required=False,
                      description=f"How many items at most (default 100, at most {MAX_LIMIT}).",
                      schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_LIMIT)),
+    OpenAPIParameter(name="includeData", param_in="query", required=False,
+                     description="true: each document carries its file's bytes as base64 in `data`.",
+                     schema=Schema(type=OpenAPIType.BOOLEAN)),
 ]
 
 
@@ -88,13 +91,14 @@ async def list_workflows(request: Request) -> WorkflowList:
 
 
 @get("/api/workflows/{workflow_id:str}", responses=errors(404), summary="The whole workflow")
-async def get_workflow(request: Request, workflow_id: WorkflowId) -> Workflow:
+async def get_workflow(request: Request, workflow_id: WorkflowId,
+                       include_data: Annotated[bool, QueryParameter(name="includeData")] = False) -> Workflow:
     owner, workflows = _deps(request)
     row = await workflows.owned(owner, workflow_id)
     repo = workflows.repo
     rows = await repo.messages_of(workflow_id)
     files = await repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
-    messages = [message_view(m, docs, files) for m, docs in rows]
+    messages = [message_view(m, docs, files, workflows.blobs(include_data)) for m, docs in rows]
     logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.logs_of(workflow_id)]
     return workflow_view(row, messages, logs)
 

@@ -144,7 +144,7 @@ class WorkflowService:
         return entry
 
     async def page(self, owner: Owner, workflow_id: str, kind: str, after: int | None,
-                   limit: int | None) -> bytes | MessagePage | LogPage:
+                   limit: int | None, include_data: bool = False) -> bytes | MessagePage | LogPage:
         """Items after the cursor, in the order they were written."""
         limit = _limit(limit)
         cursor = await self.cursor(owner, workflow_id)
@@ -158,16 +158,29 @@ class WorkflowService:
         if kind == "messages":
             rows = await self.repo.message_page(workflow_id, after, limit + 1)
             files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
-            items = [message_view(m, docs, files) for m, docs in rows[:limit]]
+            items = [message_view(m, docs, files, self.blobs(include_data)) for m, docs in rows[:limit]]
             return MessagePage(items=items, last_id=items[-1].id if items else after, has_more=len(rows) > limit)
         logs = await self.repo.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
         return LogPage(items=items, last_id=items[-1].id if items else after, has_more=len(logs) > limit)
 
 
-def page_query(query: Any) -> tuple[int | None, int | None]:
-    """`id` and `limit` from a poll's query string, or BadRequestError saying what is wrong."""
-    return _int_param(query, "id", 0), _int_param(query, "limit", 1)
+    def blobs(self, include: bool):
+        """How views get a document's bytes: from storage with `?includeData=true`, else not at all."""
+        return (lambda file: self.rt.storage.get(file.sha256)) if include else None
+
+
+def page_query(query: Any) -> tuple[int | None, int | None, bool]:
+    """`id`, `limit` and `includeData` from a poll's query string, or BadRequestError saying what is wrong."""
+    return _int_param(query, "id", 0), _int_param(query, "limit", 1), flag(query, "includeData")
+
+
+def flag(query: Any, name: str) -> bool:
+    """A boolean query parameter: true/1 or false/0 (absent is false)."""
+    raw = (query.get(name) or "false").lower()
+    if raw not in ("true", "1", "false", "0"):
+        raise BadRequestError(f"{name} must be true or false, not {raw[:20]!r}.", code=f"bad_{name}")
+    return raw in ("true", "1")
 
 
 def _int_param(query: Any, name: str, minimum: int) -> int | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from app.clock import aware
 from app.documents import encode
 from app.schemas import (
@@ -40,12 +42,17 @@ def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = N
                     data=encode(data) if data is not None else None)
 
 
-def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, FileRow]) -> Message:
+def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, FileRow],
+                 blobs: Callable[[FileRow], bytes] | None = None) -> Message:
+    def data(file: FileRow | None) -> bytes | None:
+        return blobs(file) if blobs is not None and file is not None else None
+
     return Message(
         id=row.id, workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
         started_at=aware(row.started_at), finished_at=aware(row.finished_at), sequence_no=row.sequence_no,
         round=row.round, status=row.status, role=row.role, data_stats=stats_of(row),
-        documents=[document_view(d, files.get(d.file_id)) for d in docs], content=row.content,
+        documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id))) for d in docs],
+        content=row.content,
         agent_name=row.agent_name, metadata=row.meta,
     )
 

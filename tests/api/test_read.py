@@ -208,7 +208,6 @@ def test_ids_beyond_the_database_range_are_400_on_every_backend(c1, done):
     assert c1.get(f"/api/files/{2**31 - 1}").status_code == 404
 
 
-@pytest.mark.xfail(strict=True, reason="?includeData=true (CONTRACT: Document.data as base64) is not implemented yet")
 def test_include_data_returns_document_bytes_as_base64(c1, done):
     import base64
 
