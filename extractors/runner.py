@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -24,10 +25,16 @@ __all__ = ["ExtractionPool", "extract_isolated", "ocr_available", "shutdown_pool
 _Job = tuple[bytes, str, "str | None", "str | None"]
 
 
+WORKER_NICENESS = 10
+
+
 def _serve(conn: Connection) -> None:
     """Worker process: extract the files it is sent, one at a time, until told to stop."""
     # pypdf logs every repaired cross-reference table; one line per odd file is noise here.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    # Extraction is background work: on a busy machine the service's own requests go first.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     from extractors import build_registry
     from extractors.registry import failure, finish
 
