@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -10,9 +11,10 @@ import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import httpx
+import pytest
 import uvicorn
 
 from app.config import Settings
@@ -133,3 +135,32 @@ def upload(client: httpx.Client, *names: str) -> list[dict[str, Any]]:
 
 def unique_db_name() -> str:
     return "foreman_test_" + uuid.uuid4().hex[:12]
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+async def _admin(statement: str) -> None:
+    import asyncpg
+
+    dsn = PG_URL.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+def backend_url(backend: str) -> Iterator[str]:
+    """'' for SQLite, or the URL of a fresh PostgreSQL database (dropped afterwards) for "postgres"."""
+    if backend == "sqlite":
+        yield ""
+        return
+    if not PG_URL:
+        pytest.skip("FOREMAN_TEST_PG_URL is not set: the PostgreSQL run of this test is skipped")
+    name = unique_db_name()
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{PG_URL.rsplit('/', 1)[0]}/{name}"
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

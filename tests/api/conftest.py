@@ -16,12 +16,12 @@ import pytest
 from app.config import ApiKey
 from app.model import ModelError, ModelRequest, ModelResponse
 from tests.harness import (
-    PG_URL,
+    BACKENDS,
     LiveServer,
+    backend_url,
     ScriptedModel,
     plan_of,
     settings_for,
-    unique_db_name,
     wait_for,
     wait_status,
 )
@@ -93,30 +93,10 @@ def check_error(response: httpx.Response, status: int, code: str | None = None) 
     return body
 
 
-async def _admin(statement: str) -> None:
-    import asyncpg
-
-    conn = await asyncpg.connect(PG_URL.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
-
-
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(scope="module", params=BACKENDS)
 def module_database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """'' for SQLite, or a fresh PostgreSQL database for the module when FOREMAN_TEST_PG_URL is set."""
-    if request.param == "sqlite":
-        yield ""
-        return
-    if not PG_URL:
-        pytest.skip("FOREMAN_TEST_PG_URL is not set: the PostgreSQL run of this test is skipped")
-    name = unique_db_name()
-    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield f"{PG_URL.rsplit('/', 1)[0]}/{name}"
-    finally:
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    yield from backend_url(request.param)
 
 
 @pytest.fixture(scope="module")
