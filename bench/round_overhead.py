@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from common import DelayedModel, median
+from dbos_floor import floor
 
 from agents.registry import build_registry
 from app.config import Settings
@@ -64,12 +65,15 @@ def main() -> None:
         instant = asyncio.run(measure(DelayedModel(5, 0.0), Path(tmp) / "a", args.database_url, args.rounds, 1))
         single = asyncio.run(measure(DelayedModel(5, 0.2), Path(tmp) / "b", args.database_url, 5, 1))
         crowd = asyncio.run(measure(DelayedModel(5, 0.2), Path(tmp) / "c", args.database_url, 1, 100))
+        dbos_one, dbos_crowd = asyncio.run(floor(Path(tmp) / "d"))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     one = median(single)
     print(f"5-task round, instant model: median {median(instant) * 1000:.1f} ms over {len(instant)} rounds "
           f"(p90 {statistics.quantiles(instant, n=10)[-1] * 1000:.1f} ms; target <= 100 ms)")
     print(f"model answering after 200 ms: one round {one * 1000:.0f} ms, 100 concurrent rounds "
           f"{crowd[0] * 1000:.0f} ms, ratio {crowd[0] / one:.2f} (target <= 1.5)")
+    print(f"DBOS alone, same shape with empty steps: one {dbos_one * 1000:.0f} ms, 100 concurrent "
+          f"{dbos_crowd * 1000:.0f} ms, ratio {dbos_crowd / dbos_one:.2f} (the floor for rounds checkpointed in DBOS)")
     print(f"peak memory (max RSS of the process): {peak_mb:.0f} MiB")
 
 
