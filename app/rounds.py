@@ -59,7 +59,7 @@ async def prepare_step(workflow_id: str, round_no: int) -> None:
 
 
 @DBOS.step(name="foreman.plan")
-async def plan_step(workflow_id: str, round_no: int) -> Plan | None:
+async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
     """The project manager answers the user and builds the work plan."""
     rt = current()
     key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
@@ -85,7 +85,7 @@ async def plan_step(workflow_id: str, round_no: int) -> Plan | None:
         logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} tasks", agent_name="project_manager",
                      progress=25)],
     )
-    return plan
+    return plan, outcome.usage.total_tokens
 
 
 @DBOS.step(name="foreman.task")
@@ -212,13 +212,13 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
 async def _run(workflow_id: str, round_no: int) -> None:
     rt = current()
     await prepare_step(workflow_id, round_no)
-    plan = await plan_step(workflow_id, round_no)
-    if plan is None:
+    planned = await plan_step(workflow_id, round_no)
+    if planned is None:
         return
+    plan, tokens = planned
     outcomes: dict[str, TaskOutcome] = {}
     skipped: dict[str, str] = {}
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
-    tokens = 0
     while True:
         done = {t for t, o in outcomes.items() if o.ok}
         failed = {t for t, o in outcomes.items() if not o.ok}
@@ -230,6 +230,8 @@ async def _run(workflow_id: str, round_no: int) -> None:
             skipped[task.id] = reason
             await skip_step(workflow_id, round_no, task.id, task.agent, reason)
         if not ready:
+            if skip:
+                continue  # what depends on the skipped tasks is skipped in the next pass
             break
         for start in range(0, len(ready), rt.settings.task_concurrency):
             wave = ready[start:start + rt.settings.task_concurrency]

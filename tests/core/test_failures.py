@@ -67,3 +67,29 @@ def test_a_round_past_its_time_limit_fails_with_a_reason(tmp_path, openai_stub):
         assert last["type"] == "error" and "MAX_ROUND_SECONDS" in last["message"]
         assert openai_stub.wait_disconnected(timeout=10)
         openai_stub.release()
+
+
+def test_a_spent_token_budget_skips_the_remaining_tasks(tmp_path):
+    model = ScriptedModel(plan_of(3, chain=True), tokens=7)  # every call costs 14 tokens
+    with LiveServer(settings_for(tmp_path, max_round_tokens=20), model) as server, server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Three steps"}).json()["id"]
+        assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
+        logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
+        skipped = [e["message"] for e in logs if e["type"] == "warning" and "skipped" in e["message"]]
+        assert len(skipped) == 2 and "MAX_ROUND_TOKENS" in skipped[0]  # t1 ran (28 > 20), t2 and t3 did not
+        agents = [m["agentName"] for m in client.get(f"/api/workflows/{wid}/messages").json()["items"]]
+        assert agents.count("analyst") == 1
+
+
+def test_the_same_bytes_uploaded_twice_are_extracted_once(tmp_path):
+    import sqlite3
+
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(0))) as server, server.client() as client:
+        first, second = upload(client, "multicolumn.pdf", "multicolumn.pdf")
+        assert first["id"] != second["id"]
+        wid = client.post("/api/workflows/start", json={"prompt": "Both", "listFileId": [first["id"], second["id"]]})
+        wait_status(client, wid.json()["id"], "completed")
+        docs = client.get(f"/api/workflows/{wid.json()['id']}/messages").json()["items"][0]["documents"]
+        assert len(docs) == 2 and docs[0]["contents"] == docs[1]["contents"]
+    with sqlite3.connect(tmp_path / "data" / "foreman.db") as db:
+        assert db.execute("SELECT count(*) FROM extractions").fetchone()[0] == 1
