@@ -21,7 +21,8 @@ from app.fsm import Event, WorkflowStatus
 from app.journal import Journal
 from app.model import Model
 from app.notify import Listener
-from app.repository import NewLog, Repository
+from app.records import NewLog
+from app.repository import Repository
 from app.round_data import RoundData
 from app.storage import Storage
 

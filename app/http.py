@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from app.config import Settings
 from app.errors import ApplicationError, UnauthorizedError
-from app.repository import Owner
+from app.records import Owner
 from app.schemas import ConflictBody, ErrorBody
 
 log = logging.getLogger("foreman.http")

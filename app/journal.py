@@ -8,7 +8,8 @@ from typing import Sequence
 
 from app.cursors import CursorCache
 from app.fsm import Event
-from app.repository import Appended, Cost, NewLog, NewMessage, Repository
+from app.records import Appended, Cost, NewLog, NewMessage
+from app.repository import Repository
 
 log = logging.getLogger("foreman.transitions")
 

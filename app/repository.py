@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -14,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.clock import now
 from app.db import Database
 from app.notify import CHANNEL, payload
+from app.records import Appended, Cost, NewLog, NewMessage, Owner
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.tables import (
     DocumentRow,
@@ -27,74 +27,6 @@ from app.tables import (
 )
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
-
-
-@dataclass(frozen=True)
-class Owner:
-    """Who is asking: objects of other owners do not exist for them."""
-
-    mandate_id: int
-    user_id: int
-
-
-@dataclass
-class NewDocument:
-    """A file to attach to a new message, with its content items."""
-
-    file_id: int
-    contents: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class NewMessage:
-    """A message to append; `key` is derived from the round and the step that writes it."""
-
-    key: str
-    role: str
-    status: str
-    content: str
-    agent_name: str = ""
-    started_at: datetime | None = None
-    bytes_sent: int = 0
-    bytes_received: int = 0
-    tokens_used: int = 0
-    processing_time: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)
-    documents: list[NewDocument] = field(default_factory=list)
-
-
-@dataclass
-class NewLog:
-    """A log entry to append; `key` as for messages."""
-
-    key: str
-    message: str
-    type: str = "info"
-    agent_name: str = ""
-    progress: int | None = None
-    status: str = ""  # defaults to the workflow's status after the append
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What model calls cost that no message carries (a plan that failed, say)."""
-
-    bytes_sent: int = 0
-    bytes_received: int = 0
-    tokens_used: int = 0
-    processing_time: float = 0.0
-
-
-@dataclass
-class Appended:
-    """What an append wrote: ids of new rows (a replayed key yields none) and the status after."""
-
-    message_ids: list[int]
-    log_ids: list[int]
-    status: WorkflowStatus
-    last_message_id: int
-    last_log_id: int
-    before: WorkflowStatus | None = None
 
 
 class Repository:

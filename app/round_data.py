@@ -10,7 +10,8 @@ from agents.manager import RoundInput
 from app.clock import now
 from app.documents import Documents, document_text, item_to_wire, split_name
 from app.journal import Journal
-from app.repository import NewDocument, NewLog, NewMessage, Repository
+from app.records import NewDocument, NewLog, NewMessage
+from app.repository import Repository
 from app.storage import Storage
 from app.tables import FileRow
 

@@ -21,7 +21,7 @@ from agents.runner import run_task
 from app.engine import current
 from app.fsm import Event
 from app.model import ModelError, RetryBudget, Usage, use_budget
-from app.repository import Cost, NewDocument, NewLog, NewMessage
+from app.records import Cost, NewDocument, NewLog, NewMessage
 
 MAX_RECOVERY_ATTEMPTS = 3
 

@@ -14,7 +14,7 @@ from app.engine import Runtime, stop_log
 from app.errors import BadRequestError, ConflictError, NotFoundError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
-from app.repository import NewLog, Owner
+from app.records import NewLog, Owner
 from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
 from app.views import log_view, message_view, status_view
 

@@ -22,7 +22,7 @@ from dbos_floor import floor
 from agents.registry import build_registry
 from app.config import Settings
 from app.engine import Runtime
-from app.repository import Owner
+from app.records import Owner
 from app.schemas import StartRequest
 from app.service import WorkflowService
 

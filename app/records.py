@@ -1,0 +1,77 @@
+"""What callers hand the repository and get back: owners, new messages and logs, costs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from app.fsm import WorkflowStatus
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who is asking: objects of other owners do not exist for them."""
+
+    mandate_id: int
+    user_id: int
+
+
+@dataclass
+class NewDocument:
+    """A file to attach to a new message, with its content items."""
+
+    file_id: int
+    contents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class NewMessage:
+    """A message to append; `key` is derived from the round and the step that writes it."""
+
+    key: str
+    role: str
+    status: str
+    content: str
+    agent_name: str = ""
+    started_at: datetime | None = None
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+    documents: list[NewDocument] = field(default_factory=list)
+
+
+@dataclass
+class NewLog:
+    """A log entry to append; `key` as for messages."""
+
+    key: str
+    message: str
+    type: str = "info"
+    agent_name: str = ""
+    progress: int | None = None
+    status: str = ""  # defaults to the workflow's status after the append
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What model calls cost that no message carries (a plan that failed, say)."""
+
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+
+
+@dataclass
+class Appended:
+    """What an append wrote: ids of new rows (a replayed key yields none) and the status after."""
+
+    message_ids: list[int]
+    log_ids: list[int]
+    status: WorkflowStatus
+    last_message_id: int
+    last_log_id: int
+    before: WorkflowStatus | None = None
