@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.clock import now
+from app.clock import aware, now
 from app.db import Database
 from app.notify import CHANNEL, payload
 from app.records import Appended, Cost, NewLog, NewMessage, Owner
@@ -27,6 +27,7 @@ from app.tables import (
 )
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
+CLAIM_SECONDS = 120.0
 
 
 class Repository:
@@ -382,21 +383,38 @@ class Repository:
             )
         )
 
-    async def idempotent_response(self, key: str) -> dict[str, Any] | None:
-        async with self.db.reader.connect() as conn:
-            row = (await conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
-            return row[0] if row else None
+    async def claim_idempotency(self, key: str) -> tuple[bool, dict[str, Any] | None]:
+        """(True, None) when this caller may carry out the request for `key`; else (False, the first
+        answer, or None while another process is still working on it). A claim left unanswered for
+        CLAIM_SECONDS (its process died) passes to the next caller."""
+        return await self.db.run_write(self._claim_idempotency_tx, key)
 
-    async def save_idempotent_response(self, key: str, response: dict[str, Any]) -> dict[str, Any]:
-        """Store the first answer for `key`; a concurrent duplicate gets the stored one back."""
-        return await self.db.run_write(self._save_idempotent_response_tx, key, response)
+    def _claim_idempotency_tx(self, conn: Connection, key: str) -> tuple[bool, dict[str, Any] | None]:
+        stamp = now()
+        table = IdempotencyRow.__table__
+        claimed = conn.execute(
+            self._insert(table).values(key=key, response={}, created_at=stamp)
+            .on_conflict_do_nothing(index_elements=["key"]).returning(table.c.key)
+        ).first()
+        if claimed:
+            return True, None
+        response, created = conn.execute(select(table.c.response, table.c.created_at).where(table.c.key == key)).one()
+        if response:
+            return False, response
+        if (stamp - aware(created)).total_seconds() > CLAIM_SECONDS:
+            conn.execute(update(table).where(table.c.key == key).values(created_at=stamp))
+            return True, None
+        return False, None
 
-    def _save_idempotent_response_tx(self, conn: Connection, key: str, response: dict[str, Any]) -> dict[str, Any]:
-        conn.execute(
-            self._insert(IdempotencyRow.__table__)
-            .values(key=key, response=response, created_at=now())
-            .on_conflict_do_nothing(index_elements=["key"])
-        )
-        stored = (conn.execute(select(IdempotencyRow.response).where(IdempotencyRow.key == key))).first()
-        return stored[0]
+    async def answer_idempotency(self, key: str, response: dict[str, Any] | None) -> None:
+        """Store the answer for a claimed key, or (None) give the claim up so a retry can try again."""
+        await self.db.run_write(self._answer_idempotency_tx, key, response)
 
+    def _answer_idempotency_tx(self, conn: Connection, key: str, response: dict[str, Any] | None) -> None:
+        table = IdempotencyRow.__table__
+        if response is None:
+            row = conn.execute(select(table.c.response).where(table.c.key == key)).first()
+            if row is not None and not row[0]:  # never drop an answer someone else stored
+                conn.execute(delete(table).where(table.c.key == key))
+        else:
+            conn.execute(update(table).where(table.c.key == key).values(response=response))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 import weakref
 from typing import Any
@@ -19,6 +20,7 @@ from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, Workflo
 from app.views import log_view, message_view, status_view
 
 MAX_LIMIT = 500
+CLAIM_WAIT_SECONDS = 30.0
 MAX_ID = 2**31 - 1  # ids are INTEGER columns: 32-bit on PostgreSQL
 EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
 
@@ -43,17 +45,31 @@ class WorkflowService:
         """Start a workflow or its next round; the round runs in the background."""
         key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
         if key is None:
-            return await self._start(owner, workflow_id, body, None)
-        # Retries with one key wait for each other, so a double submit starts one round, not two
-        # (within this process; the stored answer is shared by every process).
+            return await self._start(owner, workflow_id, body)
+        # Retries with one key wait for each other, so a double submit starts one round, not two:
+        # in this process on a lock, across processes on the claim the database arbitrates.
         lock = self._key_locks.setdefault(key, asyncio.Lock())
         async with lock:
-            if (first := await self.repo.idempotent_response(key)) is not None:
-                return first
-            return await self._start(owner, workflow_id, body, key)
+            deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+            while True:
+                claimed, first = await self.repo.claim_idempotency(key)
+                if claimed:
+                    break
+                if first is not None:
+                    return first
+                if time.monotonic() > deadline:
+                    raise ConflictError("A request with this Idempotency-Key is still being processed; retry it "
+                                        "in a moment to get its answer.", code="idempotency_in_progress")
+                await asyncio.sleep(0.05)  # another process is starting it; its answer comes shortly
+            try:
+                answer = await self._start(owner, workflow_id, body)
+            except BaseException:
+                await self.repo.answer_idempotency(key, None)  # a retry may try again
+                raise
+            await self.repo.answer_idempotency(key, answer)
+            return answer
 
-    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
-                     key: str | None) -> dict[str, Any]:
+    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
@@ -96,10 +112,7 @@ class WorkflowService:
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
         self.rt.cursors.advance(row.id, row.last_message_id, row.last_log_id)
         await self.rt.launch(row.id, row.current_round)
-        answer = msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
-        if key:
-            answer = await self.repo.save_idempotent_response(key, answer)
-        return answer
+        return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
 
     async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
         """Stop the running round at once; stopping a stopped workflow again is fine."""
