@@ -86,7 +86,6 @@ class Runtime:
         self.ready = False
         self._tasks: dict[str, set[asyncio.Task]] = {}
         self._slots = asyncio.Semaphore(max(1, settings.max_concurrent_rounds))
-        self._running_rounds = 0
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
         self.listener = None if settings.is_sqlite else Listener(settings.app_database_url, self.cursors)
@@ -215,11 +214,9 @@ class Runtime:
                 f"Waiting for a free slot: {self.settings.max_concurrent_rounds} rounds are running.",
                 agent_name="system", progress=0)])
         async with self._slots:
-            self._running_rounds += 1
             try:
                 yield
             finally:
-                self._running_rounds -= 1
                 self.rounds.forget(workflow_id, round_no)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
 from typing import Any
 
@@ -116,7 +115,3 @@ class Authenticator:
 
 def _digest(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()
-
-
-def same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
