@@ -49,3 +49,27 @@ def test_next_round_resumes_the_same_workflow(tmp_path, database_url):
         assert "Resuming workflow, round 2" in logs
         rounds = [m["round"] for m in client.get(f"/api/workflows/{first['id']}/messages").json()["items"]]
         assert rounds.count(1) == rounds.count(2) == 4
+
+
+def test_rounds_beyond_the_concurrency_limit_wait_their_turn_and_say_so(tmp_path, openai_stub):
+    from tests.harness import wait_for
+    from tests.openai_stub import Hold
+
+    openai_stub.default = lambda body: plan_of(0) if "response_format" in body else "Done."
+    openai_stub.script([Hold()])
+    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test",
+                            max_concurrent_rounds=1)
+    with LiveServer(settings) as server, server.client() as client:
+        first = client.post("/api/workflows/start", json={"prompt": "First"}).json()["id"]
+        assert openai_stub.wait_requests(1, timeout=30)
+        second = client.post("/api/workflows/start", json={"prompt": "Second"}).json()["id"]
+
+        def waiting() -> bool:
+            logs = client.get(f"/api/workflows/{second}/logs").json()["items"]
+            return any(e["message"].startswith("Waiting for a free slot") for e in logs)
+
+        wait_for(waiting, 30, "the second round to say it waits")
+        assert len(openai_stub.requests) == 1  # the second round has not called the model
+        openai_stub.release()
+        assert wait_status(client, first, "completed")["status"] == "completed"
+        assert wait_status(client, second, "completed")["status"] == "completed"
