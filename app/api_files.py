@@ -32,7 +32,7 @@ class UploadOperation(Operation):
             schema=Schema(type=OpenAPIType.OBJECT, properties={"files": files}, required=["files"]))})
 
 
-FileId = Annotated[int, Parameter(ge=1, le=2**31 - 1)]  # an INTEGER column: 32-bit on PostgreSQL
+FileId = Annotated[int, Parameter(ge=1, le=2**63 - 1)]  # ids are 64-bit columns
 
 
 @post("/api/files", status_code=HTTP_201_CREATED, responses=errors(413, 415),

@@ -9,7 +9,7 @@ import msgspec
 
 
 # File ids are INTEGER keys (32-bit on PostgreSQL): anything outside is a 400, not a database overflow.
-FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
+FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 
 
 class Camel(msgspec.Struct, rename="camel", omit_defaults=False):

@@ -21,7 +21,7 @@ from app.views import log_view, message_view, status_view
 
 MAX_LIMIT = 500
 CLAIM_WAIT_SECONDS = 30.0
-MAX_ID = 2**31 - 1  # ids are INTEGER columns: 32-bit on PostgreSQL
+MAX_ID = 2**63 - 1  # ids are 64-bit columns
 EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
 
 

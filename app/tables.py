@@ -5,12 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, String
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String
 from sqlmodel import Field, SQLModel
 
 
-def _fk(target: str, nullable: bool = False, kind: Any = String) -> Any:
-    return Field(sa_column=Column(kind, ForeignKey(target, ondelete="CASCADE"), nullable=nullable, index=True))
+# 64-bit ids on PostgreSQL; on SQLite "INTEGER PRIMARY KEY" is already 64-bit and must be spelt
+# that way to stay the rowid (autoincrementing).
+ID = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def _pk() -> Any:
+    return Field(default=None, sa_column=Column(ID, primary_key=True, autoincrement=True))
+
+
+def _big(default: int = 0) -> Any:
+    return Field(default=default, sa_column=Column(BigInteger, nullable=False, default=default))
 
 
 class FileRow(SQLModel, table=True):
@@ -18,7 +27,7 @@ class FileRow(SQLModel, table=True):
 
     __tablename__ = "files"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = _pk()
     mandate_id: int = Field(index=True)
     user_id: int = Field(index=True)
     name: str
@@ -49,8 +58,8 @@ class WorkflowRow(SQLModel, table=True):
     bytes_received: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
     tokens_used: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
     processing_time: float = 0.0
-    last_message_id: int = 0
-    last_log_id: int = 0
+    last_message_id: int = _big()
+    last_log_id: int = _big()
     next_sequence_no: int = 1
 
 
@@ -60,11 +69,11 @@ class MessageRow(SQLModel, table=True):
     __tablename__ = "messages"
     __table_args__ = (Index("ix_messages_workflow_id", "workflow_id", "id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = _pk()
     workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
     key: str = Field(unique=True)
     round: int
-    parent_message_id: int | None = None
+    parent_message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     started_at: datetime
     finished_at: datetime | None = None
     sequence_no: int
@@ -86,8 +95,9 @@ class DocumentRow(SQLModel, table=True):
     __tablename__ = "documents"
 
     id: str = Field(primary_key=True)
-    message_id: int = Field(sa_column=Column(ForeignKey("messages.id", ondelete="CASCADE"), nullable=False, index=True))
-    file_id: int = Field(sa_column=Column(ForeignKey("files.id", ondelete="CASCADE"), nullable=False, index=True))
+    message_id: int = Field(sa_column=Column(ID, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False,
+                                             index=True))
+    file_id: int = Field(sa_column=Column(ID, ForeignKey("files.id", ondelete="CASCADE"), nullable=False, index=True))
     position: int
     contents: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
@@ -98,7 +108,7 @@ class LogRow(SQLModel, table=True):
     __tablename__ = "logs"
     __table_args__ = (Index("ix_logs_workflow_id", "workflow_id", "id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = _pk()
     workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
     key: str = Field(unique=True)
     round: int

