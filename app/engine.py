@@ -88,7 +88,8 @@ class Runtime:
         self._slots = asyncio.Semaphore(max(1, settings.max_concurrent_rounds))
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
-        self.listener = None if settings.is_sqlite else Listener(settings.app_database_url, self.cursors)
+        self.listener = (None if settings.is_sqlite
+                         else Listener(settings.app_database_url, self.cursors, on_stop=self.cancel_local))
 
     async def start(self) -> None:
         """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
@@ -190,6 +191,11 @@ class Runtime:
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         self.rounds.forget(workflow_id, round_no)
+
+    def cancel_local(self, workflow_id: str) -> None:
+        """Cancel the round's task if this process runs it (a stop said in another process)."""
+        for task in list(self._tasks.get(workflow_id, ())):
+            task.cancel()
 
     def track(self, workflow_id: str, task: asyncio.Task | None) -> None:
         if task is not None:

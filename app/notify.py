@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Callable
 
 from app.cursors import CursorCache
 
 log = logging.getLogger("foreman.notify")
 
 CHANNEL = "foreman_cursors"
+STOP_CHANNEL = "foreman_stop"  # a round was stopped: whichever process runs it cancels it at once
 
 
 def payload(workflow_id: str, last_message_id: int, last_log_id: int) -> str:
@@ -34,9 +36,10 @@ def apply(cache: CursorCache, message: str) -> None:
 class Listener:
     """A LISTEN connection feeding the cache; reconnects, and keeps the cache off while down."""
 
-    def __init__(self, database_url: str, cache: CursorCache) -> None:
+    def __init__(self, database_url: str, cache: CursorCache, on_stop: Callable[[str], None]) -> None:
         self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
         self.cache = cache
+        self.on_stop = on_stop
         self._task: asyncio.Task | None = None
         self.connected = asyncio.Event()
 
@@ -59,6 +62,7 @@ class Listener:
                 lost = asyncio.Event()
                 conn.add_termination_listener(lambda _c: lost.set())
                 await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, msg: apply(self.cache, msg))
+                await conn.add_listener(STOP_CHANNEL, lambda _c, _pid, _ch, msg: self.on_stop(msg))
                 self.cache.clear()  # whatever happened while we were deaf is read afresh
                 self.cache.enabled = True
                 self.connected.set()

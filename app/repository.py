@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import aware, now
 from app.db import Database
-from app.notify import CHANNEL, payload
+from app.notify import CHANNEL, STOP_CHANNEL, payload
 from app.records import Appended, Cost, NewLog, NewMessage, Owner
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.tables import (
@@ -208,6 +208,8 @@ class Repository:
                 update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
             )
             row.status = status
+            if event is Event.STOP and not self.db.is_sqlite:  # the process running it may be another
+                conn.execute(select(func.pg_notify(STOP_CHANNEL, workflow_id)))
         if progress is not None:
             row.progress = progress
         written = self._append_rows(conn, row, messages, logs, stamp, cost)

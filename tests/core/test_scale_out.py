@@ -60,3 +60,33 @@ def _ready(client: httpx.Client) -> bool:
         return client.get("/ready").status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_a_stop_said_to_one_process_aborts_the_model_call_in_the_other(tmp_path, postgres_url, openai_stub):
+    from tests.openai_stub import Hold
+
+    openai_stub.script([Hold()])
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path / "b"), "PORT": str(port),
+           "EXECUTOR_ID": "b"}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
+        env.pop(name, None)
+    settings = settings_for(tmp_path, postgres_url, executor_id="a", openai_base_url=openai_stub.base_url,
+                            openai_api_key="test")
+    with LiveServer(settings) as a, a.client() as client, open(tmp_path / "b.log", "wb") as log:
+        other = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
+                                 stderr=subprocess.STDOUT)
+        try:
+            b = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+            wait_for(lambda: _ready(b), 60, "the second process")
+            wid = client.post("/api/workflows/start", json={"prompt": "Plan this"}).json()["id"]
+            assert openai_stub.wait_requests(1, timeout=30)
+            assert b.post(f"/api/workflows/{wid}/stop").json()["status"] == "stopped"
+            assert openai_stub.wait_disconnected(timeout=10), "the running process kept its model call"
+            openai_stub.release()
+            logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
+            assert logs[-1] == "Workflow stopped by user"
+            b.close()
+        finally:
+            other.terminate()
+            other.wait(30)
