@@ -53,7 +53,7 @@ async def upload(request: Request) -> list[FileInfo]:
     parts = [p for p in form.getall("files") if isinstance(p, UploadFile)] if "files" in form else []
     if not parts:
         raise BadRequestError("No file found: send each file as a multipart part named 'files'.", code="no_files")
-    limit = state.max_upload_bytes
+    limit = state.settings.max_upload_bytes
     rows = []
     for part in parts:
         data = await part.read()

@@ -119,16 +119,18 @@ async def get_status(request: Request, workflow_id: WorkflowId) -> Response[Work
 @get("/api/workflows/{workflow_id:str}/messages", responses=errors(404), summary="Messages after a cursor",
      operation_class=PollOperation)
 async def get_messages(request: Request, workflow_id: WorkflowId) -> Response[MessagePage]:
-    owner, workflows = _deps(request)
-    page = await workflows.page(owner, workflow_id, "messages", *page_query(request.query_params))
-    return Response(content=page, media_type="application/json")
+    return await _poll(request, workflow_id, "messages")
 
 
 @get("/api/workflows/{workflow_id:str}/logs", responses=errors(404), summary="Log entries after a cursor",
      operation_class=PollOperation)
 async def get_logs(request: Request, workflow_id: WorkflowId) -> Response[LogPage]:
+    return await _poll(request, workflow_id, "logs")
+
+
+async def _poll(request: Request, workflow_id: str, kind: str) -> Response:
     owner, workflows = _deps(request)
-    page = await workflows.page(owner, workflow_id, "logs", *page_query(request.query_params))
+    page = await workflows.page(owner, workflow_id, kind, *page_query(request.query_params))
     return Response(content=page, media_type="application/json")
 
 

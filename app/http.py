@@ -63,7 +63,8 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
     if isinstance(exc.__cause__, SerializationException):  # the body did not decode as JSON
         detail = f"The request body is not valid JSON: {exc.detail}."
     if status == 413:
-        limit = getattr(request.app.state, "max_upload_bytes", None)
+        settings = getattr(request.app.state, "settings", None)
+        limit = settings.max_upload_bytes if settings else None
         detail = f"The upload is larger than the limit of {limit} bytes (MAX_UPLOAD_BYTES)." if limit else detail
     return error_response(status, detail, _CODES.get(status, "http_error"))
 

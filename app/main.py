@@ -87,5 +87,4 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.runtime = runtime
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(runtime)
-    app.state.max_upload_bytes = settings.max_upload_bytes
     return app

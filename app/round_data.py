@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Iterable
 
 from agents.base import DocumentText, OutputFile, Plan
 from agents.manager import RoundInput
@@ -84,12 +84,9 @@ class RoundData:
         ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
         if not ids:
             return docs
-        contents = await self.contents_of(ids)
-        files = await self.repo.files_by_id(ids)
-        for fid in ids:
-            if fid in files:
-                doc = document_text(files[fid], contents.get(fid, []))
-                docs[doc.name] = doc
+        for file, contents in await self.contents_of(await self.repo.files_by_id(ids)):
+            doc = document_text(file, contents)
+            docs[doc.name] = doc
         return docs
 
     async def store_outputs(self, workflow_id: str, round_no: int,
@@ -104,22 +101,11 @@ class RoundData:
             name, ext = split_name(out.name)
             rows.append(FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name, ext=ext,
                                 mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))
-        stored = await self.repo.add_files(rows)
-        result = []
-        for row in stored:
-            extraction = await self.documents.extract(row)
-            result.append((row, [item_to_wire(i) for i in extraction.items]))
-        return result
+        return await self.contents_of(await self.repo.add_files(rows))
 
-    async def contents_of(self, file_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
-        if not file_ids:
-            return {}
-        files = await self.repo.files_by_id(file_ids)
-        out = {}
-        for fid, row in files.items():
-            extraction = await self.documents.extract(row)
-            out[fid] = [item_to_wire(i) for i in extraction.items]
-        return out
+    async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[dict[str, Any]]]]:
+        """Each file with its content items as the wire shows them (extracted once per content hash)."""
+        return [(file, [item_to_wire(i) for i in (await self.documents.extract(file)).items]) for file in files]
 
     @staticmethod
     def plan_meta(plan: Plan) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
 from agents.plan import schedule
 from agents.runner import run_task
+from app.documents import display_name
 from app.engine import current
 from app.fsm import Event
 from app.model import ModelError, RetryBudget, Usage, use_budget
@@ -158,9 +159,9 @@ async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict
                                                                  agent_name="project_manager", progress=90)])
     inp = await rt.rounds.round_input(workflow_id, round_no)
     delivered_ids = [fid for o in outcomes.values() for fid in o.files]
-    files = await rt.repo.files_by_id(delivered_ids)
-    delivered = [OutputFile(name=f"{f.name}.{f.ext}" if f.ext else f.name, mime=f.mime, data=b"")
-                 for f in (files[i] for i in delivered_ids if i in files)]
+    found = await rt.repo.files_by_id(delivered_ids)
+    files = [found[i] for i in delivered_ids if i in found]
+    delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
     results = {tid: (TaskResult(text=o.text) if o.ok else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     try:
@@ -169,12 +170,12 @@ async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict
         await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
                               cost=_cost(exc.usage, time.perf_counter() - t0))
         return
-    contents = await rt.rounds.contents_of(delivered_ids)
+    attached = await rt.rounds.contents_of(files)
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
-                             documents=[NewDocument(fid, contents.get(fid, [])) for fid in delivered_ids],
+                             documents=[NewDocument(f.id, contents) for f, contents in attached],
                              **_stats(final.usage, time.perf_counter() - t0))],
         logs=[NewLog(key("done"), "Workflow completed successfully", agent_name="project_manager", progress=100,
                      status="completed")],

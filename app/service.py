@@ -110,7 +110,6 @@ class WorkflowService:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found") from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
-        self.rt.cursors.advance(row.id, row.last_message_id, row.last_log_id)
         await self.rt.launch(row.id, row.current_round)
         return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
 
