@@ -31,6 +31,7 @@ log = logging.getLogger("foreman.engine")
 _current: Runtime | None = None
 
 RECONCILE_SECONDS = 2.0
+DBOS_THREADS = 4
 
 # DBOS states after which nothing will run the round again.
 _FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
@@ -110,6 +111,10 @@ class Runtime:
             "executor_id": self.settings.executor_id,
             "log_level": "WARNING",
             "sys_db_pool_size": 40,
+            # DBOS's own default is a thread per concurrent checkpoint, without bound: 100 rounds of
+            # five parallel tasks spawned hundreds of threads fighting over the GIL and one SQLite
+            # connection. A small pool does the same checkpoints with less switching.
+            "max_executor_threads": DBOS_THREADS,
         }
         if self.settings.is_sqlite:
             config["system_database_engine"] = system_engine(self.settings.system_database_url)
