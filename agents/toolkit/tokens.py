@@ -93,6 +93,7 @@ def count_tokens(text: str) -> int:
     return total + (len(encode(text[pos:])) if pos < len(text) else 0)
 
 
+@lru_cache(maxsize=256)
 def context_size(model: str) -> int:
     """Context window in tokens for a model name; 8192 for unknown models."""
     # Provider prefixes ("openai/", "meta-llama/") and quantisation suffixes vary; the family
