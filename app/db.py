@@ -70,10 +70,11 @@ class Database:
 
         On PostgreSQL each call is its own transaction on the async driver. On SQLite the
         writes of this process are group-committed: whatever queued while the previous batch
-        ran goes to one worker-thread hop on a plain sqlite3 connection and one commit, each
-        call in its own savepoint so a failing one takes only itself back. aiosqlite would hop
+        ran goes to one worker-thread hop on a plain sqlite3 connection and one commit.
+        aiosqlite would hop
         threads for every statement, and writers competing for SQLite's lock sleep in its busy
-        handler; a batch does neither. Calls commit in the order they were made.
+        handler; a batch does neither. Calls commit in the order they were made; one that
+        fails takes only itself back (see `_write_batch`).
         """
         if not self.is_sqlite:
             async with self.writer.begin() as conn:
@@ -96,15 +97,24 @@ class Database:
                     future.set_result(value) if ok else future.set_exception(value)
 
     def _write_batch(self, batch: list[tuple[Callable[..., Any], tuple, asyncio.Future]]) -> list[tuple[bool, Any]]:
-        results: list[tuple[bool, Any]] = []
-        with self.sync_writer.begin() as conn:
-            for work, args, _ in batch:
-                try:
-                    with conn.begin_nested():
-                        results.append((True, work(conn, *args)))
-                except Exception as exc:
-                    results.append((False, exc))
-        return results
+        # Optimistic: the whole batch in one transaction. Should any call fail, the batch is
+        # rolled back and each call runs again in its own transaction, so a failing call takes
+        # only itself back. Failures are rare; a savepoint around every call cost more than
+        # the call's own statements.
+        try:
+            with self.sync_writer.begin() as conn:
+                return [(True, work(conn, *args)) for work, args, _ in batch]
+        except Exception as exc:
+            if len(batch) == 1:
+                return [(False, exc)]
+        return [self._write_one(work, args) for work, args, _ in batch]
+
+    def _write_one(self, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
+        try:
+            with self.sync_writer.begin() as conn:
+                return True, work(conn, *args)
+        except Exception as exc:
+            return False, exc
 
     async def create_schema(self) -> None:
         """Create missing tables (idempotent)."""

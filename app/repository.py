@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any, Sequence
 
 from sqlalchemy import bindparam, delete, func, select, update
@@ -154,7 +155,7 @@ class Repository:
             )
         )
         self._append_rows(conn, row, [], [log], stamp)
-        return self._lock(conn, workflow_id)
+        return WorkflowRow.model_validate(vars(self._lock(conn, workflow_id)))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
         async with self.db.reader.connect() as conn:
@@ -216,12 +217,14 @@ class Repository:
         written.before = before
         return written
 
-    def _lock(self, conn: Connection, workflow_id: str) -> WorkflowRow | None:
+    def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
+        # The row's columns as attributes, unvalidated: every append reads it, and validating
+        # it into a WorkflowRow cost more than the statements the append runs.
         row = conn.execute(self._lock_query, {"wid": workflow_id}).first()
-        return WorkflowRow.model_validate(row._mapping) if row else None
+        return SimpleNamespace(**row._mapping) if row else None
 
     def _append_rows(
-        self, conn: Connection, row: WorkflowRow, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
         stamp: datetime, cost: Cost | None = None,
     ) -> Appended:
         message_ids, log_ids = [], []
@@ -316,6 +319,15 @@ class Repository:
 
     async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         return await self.message_page(workflow_id, 0, 1_000_000)
+
+    async def history(self, workflow_id: str, before_round: int) -> list[tuple[str, str]]:
+        """(role, content) of the requests and final answers of earlier rounds, oldest first."""
+        query = (select(M.role, M.content)
+                 .where(M.workflow_id == workflow_id, M.round < before_round, M.status.in_(("first", "last")),
+                        M.deleted.is_(False))
+                 .order_by(M.id))
+        async with self.db.reader.connect() as conn:
+            return [(role, content) for role, content in await conn.execute(query)]
 
     async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
         if not message_ids:
