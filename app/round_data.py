@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from agents.base import DocumentText, OutputFile, Plan
 from agents.manager import RoundInput
@@ -26,13 +26,19 @@ class RoundData:
         self.journal = journal
         self._inputs: dict[tuple[str, int], RoundInput] = {}
 
-    async def prepare(self, workflow_id: str, round_no: int) -> None:
-        """Extract the round's files and write the user message (status first) with their contents."""
+    async def prepare(self, workflow_id: str, round_no: int, then: Sequence[NewLog] = ()) -> RoundInput:
+        """Extract the round's files and write the user message (status first) with their contents.
+
+        `then` are logs of what follows, written in the same transaction. Returns the round's
+        input, built from what was just extracted and kept for the round's later steps, so they
+        do not read back what this step wrote.
+        """
         spec = await self.repo.round_input(workflow_id, round_no)
         if spec is None:
-            return
+            return RoundInput(prompt="", documents=[])
         files = await self.repo.files_by_id(spec.file_ids)
         docs: list[NewDocument] = []
+        texts: list[DocumentText] = []
         logs: list[NewLog] = []
         for position, file_id in enumerate(spec.file_ids):
             file = files.get(file_id)
@@ -40,6 +46,7 @@ class RoundData:
                 continue
             result = await self.documents.extract(file, spec.passwords.get(str(file_id)))
             docs.append(NewDocument(file_id, [item_to_wire(i) for i in result.items]))
+            texts.append(document_text(file, docs[-1].contents))
             for n, warning in enumerate(result.warnings):
                 logs.append(NewLog(f"{workflow_id}:{round_no}:prepare:warn:{position}:{n}",
                                    f"{file.name}.{file.ext}: {warning}", type="warning", agent_name="extractor"))
@@ -47,28 +54,33 @@ class RoundData:
         await self.journal.append(
             workflow_id, round_no,
             messages=[NewMessage(f"{key}:message", "user", "first", spec.prompt, documents=docs)],
-            logs=[*logs, NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)],
+            logs=[*logs, NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0), *then],
         )
         if spec.passwords:
             await self.repo.forget_passwords(workflow_id, round_no)
+        history = await self.repo.history(workflow_id, round_no) if round_no > 1 else []
+        return self._keep(workflow_id, round_no,
+                          RoundInput(prompt=spec.prompt, documents=_unique(texts), history=history))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
         """The round's prompt, its documents and the conversation so far."""
         cached = self._inputs.get((workflow_id, round_no))
         if cached is not None:
             return cached
+        # A round resumed after a crash: read back what its first step wrote.
         spec = await self.repo.round_input(workflow_id, round_no)
         messages = await self.repo.messages_of(workflow_id)
         file_ids = {d.file_id for _, docs in messages for d in docs}
         files = await self.repo.files_by_id(sorted(file_ids))
         documents: list[DocumentText] = []
-        history: list[tuple[str, str]] = []
         for message, docs in messages:
             if message.round == round_no and message.status == "first":
                 documents = [document_text(files[d.file_id], d.contents) for d in docs if d.file_id in files]
-            elif message.round < round_no and message.status in ("first", "last"):
-                history.append((message.role, message.content))
-        inp = RoundInput(prompt=spec.prompt if spec else "", documents=_unique(documents), history=history)
+        inp = RoundInput(prompt=spec.prompt if spec else "", documents=_unique(documents),
+                         history=await self.repo.history(workflow_id, round_no))
+        return self._keep(workflow_id, round_no, inp)
+
+    def _keep(self, workflow_id: str, round_no: int, inp: RoundInput) -> RoundInput:
         if len(self._inputs) > 1000:
             self._inputs.clear()
         self._inputs[(workflow_id, round_no)] = inp

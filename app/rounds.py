@@ -1,4 +1,4 @@
-"""A round as a durable DBOS workflow: prepare, plan, tasks (in parallel where they can), final.
+"""A round as a durable DBOS workflow: plan, tasks (in parallel where they can), final.
 
 Each step writes its messages and logs under keys derived from the round and the step, so a
 step replayed after a crash writes nothing twice; DBOS replays finished steps from their
@@ -52,21 +52,17 @@ def _cost(usage: Usage, seconds: float) -> Cost:
     return Cost(**_stats(usage, seconds))
 
 
-@DBOS.step(name="foreman.prepare")
-async def prepare_step(workflow_id: str, round_no: int) -> None:
-    """Extract the round's files and write the user message with their contents."""
-    rt = current()
-    await rt.rounds.prepare(workflow_id, round_no)
-
-
 @DBOS.step(name="foreman.plan")
 async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
-    """The project manager answers the user and builds the work plan."""
+    """Extract the round's files, write the user's message; the project manager answers and plans.
+
+    Extraction shares the planning step: a replay after a crash finds each file's contents in
+    the extraction cache and the user's message already written, so it costs no second step.
+    """
     rt = current()
     key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
-    await rt.journal.append(workflow_id, round_no, logs=[NewLog(key("start"), "Analyzing request and planning work",
-                                                                 agent_name="project_manager", progress=10)])
-    inp = await rt.rounds.round_input(workflow_id, round_no)
+    inp = await rt.rounds.prepare(workflow_id, round_no, then=[
+        NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
     started, t0 = rt.clock(), time.perf_counter()
     limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
     try:
@@ -212,7 +208,6 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
 
 async def _run(workflow_id: str, round_no: int) -> None:
     rt = current()
-    await prepare_step(workflow_id, round_no)
     planned = await plan_step(workflow_id, round_no)
     if planned is None:
         return
