@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dbos import DBOS
 
-from app.engine import system_engine
+from app.engine import DBOS_THREADS, system_engine
 
 DELAY = {"seconds": 0.2}
 
@@ -37,7 +37,7 @@ async def floor(data_dir: Path, tasks: int = 5, delay: float = 0.2, concurrent: 
     data_dir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{data_dir / 'dbos.sqlite'}"
     DBOS(config={"name": "bench", "system_database_url": url, "system_database_engine": system_engine(url),
-                 "log_level": "WARNING"})
+                 "max_executor_threads": DBOS_THREADS, "log_level": "WARNING"})
     DBOS.launch()
     try:
         await (await DBOS.start_workflow_async(shape, tasks)).get_result()  # warm up
