@@ -38,6 +38,7 @@ class Settings:
     agent_models: Mapping[str, str] = field(default_factory=dict)
     api_keys: tuple[ApiKey, ...] = field(default=(), repr=False)
     max_upload_bytes: int = 50 * 1024 * 1024
+    max_prompt_chars: int = 100_000  # longer text belongs in an attached file
     max_concurrent_rounds: int = 8
     llm_timeout_seconds: float = 60.0
     llm_max_retries: int = 3
@@ -132,6 +133,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
     ints = {
         "port": "PORT",
         "max_upload_bytes": "MAX_UPLOAD_BYTES",
+        "max_prompt_chars": "MAX_PROMPT_CHARS",
         "max_concurrent_rounds": "MAX_CONCURRENT_ROUNDS",
         "llm_max_retries": "LLM_MAX_RETRIES",
         "llm_context_tokens": "LLM_CONTEXT_TOKENS",

@@ -76,6 +76,11 @@ class WorkflowService:
                                   code="nul_character")
         if not prompt and not body.list_file_id:
             raise BadRequestError("Write a prompt or attach at least one file.", code="empty_request")
+        limit = self.rt.settings.max_prompt_chars
+        if len(prompt) > limit:
+            raise BadRequestError(f"The prompt has {len(prompt):,} characters; at most {limit:,} are accepted "
+                                  "(MAX_PROMPT_CHARS). Attach longer text as a file instead.",
+                                  code="prompt_too_long")
         file_ids = list(dict.fromkeys(body.list_file_id))
         files = await self.repo.files(owner, file_ids)
         missing = [fid for fid in file_ids if fid not in files]

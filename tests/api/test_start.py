@@ -26,6 +26,17 @@ def test_empty_prompt_without_files_is_400(c1):
     assert "body is missing" in check_error(c1.post("/api/workflows/start"), 400)["detail"]
 
 
+def test_a_prompt_over_the_limit_is_400_and_starts_nothing(c1):
+    before = c1.get("/api/workflows").json()
+    body = check_error(start(c1, "word " * 20_001), 400, "prompt_too_long")  # 100,004 characters after strip
+    assert "100,004 characters" in body["detail"] and "100,000" in body["detail"]
+    assert "file" in body["detail"]
+    assert c1.get("/api/workflows").json() == before
+    response = start(c1, "word " * 19_999)  # just under the limit: accepted
+    assert response.status_code == 200
+    wait_status(c1, response.json()["id"], "completed")
+
+
 def test_files_alone_are_enough_to_start(c1):
     [info] = upload(c1, "testCSV.csv")
     response = start(c1, "", [info["id"]])
