@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agents.toolkit.cpu import off_loop_if_long
 from agents.toolkit.tokens import chunk_text, context_size, count_tokens, fit_to_budget
 from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 
@@ -72,7 +73,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                      doc: Mapping[str, Any]) -> str:
     """Condense a text too long for one request: one "map" call per chunk, then "reduce" calls
     until the partial results fit one request. Returns the final reduced text."""
-    chunks = chunk_text(text, budget)
+    chunks = await off_loop_if_long(len(text), chunk_text, text, budget)
     parts = len(chunks)
 
     gate = asyncio.Semaphore(MAP_CONCURRENCY)

@@ -10,6 +10,7 @@ from agents.hints import doc_facts
 from agents.inputs import base_hints, task_documents
 from agents.outputs import planned, stem_of, xml_safe
 from agents.phrases import say
+from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, csv_bytes, xlsx_bytes
 from agents.toolkit.tables import Table, find_tables
 from agents.toolkit.tokens import chunk_text
@@ -53,7 +54,7 @@ class DataExtractor:
             return TaskResult(text=say("no_documents", context.language))
         tables: list[Table] = []
         for doc in docs:
-            found = find_tables(doc.items)
+            found = await off_loop_if_long(text_size(doc.items), find_tables, doc.items)
             if not found:  # no table structure: let the model tabulate the figures in the prose
                 found = await self._tabulate(ledger, task, context, doc)
             tables.extend(found)

@@ -17,6 +17,7 @@ from agents.registry import Registry
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import summarize
 from agents.toolkit.tables import find_tables
+from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import Model, ModelOutputError, ModelRequest, Usage
 
@@ -90,7 +91,9 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     """Ask the model for a work plan, validate it, repair it once; `PlanError` if still invalid."""
     limits = limits or PlanLimits()
     language = request_language(inp)
-    request = _plan_request(inp, model, registry, limits, language)
+    # Sizing, table-finding and summarising long documents: seconds of CPU, kept off the loop.
+    size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
+    request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
     doc_names = [d.name for d in inp.documents]
     plan, errors, answer = await _attempt(ledger, request, registry, doc_names, limits)

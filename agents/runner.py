@@ -6,6 +6,7 @@ from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult,
 from agents.errors import AgentsError
 from agents.outputs import ext_of
 from agents.registry import Registry
+from agents.toolkit.tokens import count_long_texts
 from app.model import Model
 
 _TEXT_EXTS = {"md", "markdown", "txt", "csv", "tsv", "json"}
@@ -14,6 +15,7 @@ _TEXT_EXTS = {"md", "markdown", "txt", "csv", "tsv", "json"}
 async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> TaskResult:
     """Run the task's agent. Its exceptions propagate: the engine logs them as a failed task."""
     agent = registry.get(task.agent)
+    await count_long_texts(d.text for d in context.documents.values())
     result = await agent.run(task, context)
     if not isinstance(result, TaskResult):
         raise AgentsError(f"agent '{task.agent}' returned {type(result).__name__}, not a TaskResult")

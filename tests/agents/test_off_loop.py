@@ -1,0 +1,78 @@
+"""Long text work leaves the event loop free: other requests are served while a book is processed.
+
+Each test runs a ticker beside the work. Work done on the event loop never yields to it; work
+done in a worker thread awaits its result, so the ticker runs meanwhile. No timing is measured:
+the ticker either ran during the work or it did not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+
+from agents.base import TaskContext, TaskSpec
+from agents.manager import RoundInput, make_plan
+from agents.offline.model import OfflineModel
+from agents.registry import build_registry
+from agents.runner import run_task
+from app.model import ModelRequest
+from tests.agents.conftest import ScriptedModel, load_document
+from tests.harness import plan_of
+
+BOOK = "freeculture.pdf"
+
+
+@asynccontextmanager
+async def ticker():
+    ticks = [0]
+
+    async def tick() -> None:
+        while True:
+            ticks[0] += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(tick())
+    await asyncio.sleep(0)
+    start = ticks[0]
+    ticks[0] = 0
+    try:
+        yield ticks
+    finally:
+        task.cancel()
+    assert start == 1
+
+
+async def test_planning_over_a_book_keeps_the_loop_turning():
+    book = load_document(BOOK)
+    model = ScriptedModel(plan_of(1))  # answers without ever yielding: only the sizing work can
+    async with ticker() as ticks:
+        outcome = await make_plan(RoundInput(prompt="Summarise the book.", documents=[book]), model,
+                                  build_registry(entry_points=False))
+    assert outcome.plan.tasks and ticks[0] > 0
+
+
+async def test_planning_a_short_request_stays_on_the_loop():
+    model = ScriptedModel(plan_of(1))
+    async with ticker() as ticks:
+        await make_plan(RoundInput(prompt="Say hello.", documents=[]), model, build_registry(entry_points=False))
+    assert ticks[0] == 0  # no thread hop for small work
+
+
+async def test_the_offline_model_summarises_a_book_off_the_loop():
+    text = load_document(BOOK).text
+    request = ModelRequest(purpose="task", messages=[{"role": "user", "content": text}], agent="summarizer",
+                           hints={"kind": "summary", "language": "en", "documents": [{"name": BOOK, "text": text}]})
+    async with ticker() as ticks:
+        response = await OfflineModel().complete(request)
+    assert response.text.count("\n- ") >= 3 and response.usage.prompt_tokens > 100_000
+    assert ticks[0] > 0
+
+
+async def test_a_task_over_a_book_keeps_the_loop_turning():
+    book = load_document(BOOK)
+    task = TaskSpec(id="t1", agent="data_extractor", instructions="Extract the tables.", inputs=[BOOK])
+    context = TaskContext(prompt="Extract the tables.", language="en", documents={BOOK: book}, predecessors={},
+                          model=ScriptedModel(), history=[])
+    async with ticker() as ticks:
+        await run_task(build_registry(entry_points=False), task, context)
+    assert ticks[0] > 0
