@@ -107,7 +107,8 @@ def count_tokens(text: str) -> int:
     return _count(text)
 
 
-# A long document is counted by several agents and hints in one round; its count is kept.
+# A long document is counted by several agents and hints in one round; its count is kept
+# (for the 16 latest long texts, which the cache holds on to).
 _REMEMBERED = LONG_TEXT
 
 
@@ -119,7 +120,7 @@ async def count_long_texts(texts: Iterable[str]) -> None:
             await off_loop(_count_long, text)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _count_long(text: str) -> int:
     return _count(text)
 
