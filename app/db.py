@@ -71,10 +71,9 @@ class Database:
         On PostgreSQL each call is its own transaction on the async driver. On SQLite the
         writes of this process are group-committed: whatever queued while the previous batch
         ran goes to one worker-thread hop on a plain sqlite3 connection and one commit.
-        aiosqlite would hop
-        threads for every statement, and writers competing for SQLite's lock sleep in its busy
-        handler; a batch does neither. Calls commit in the order they were made; one that
-        fails takes only itself back (see `_write_batch`).
+        aiosqlite would hop threads for every statement, and writers competing for SQLite's
+        lock sleep in its busy handler; a batch does neither. Calls commit in the order they
+        were made; one that fails takes only itself back (see `_write_batch`).
         """
         if not self.is_sqlite:
             async with self.writer.begin() as conn:

@@ -102,24 +102,21 @@ def count_tokens(text: str) -> int:
         return 0
     if _tk is None:
         return max(1, -(-len(text) // 4))
-    if len(text) >= _REMEMBERED:
+    if len(text) >= LONG_TEXT:
         return _count_long(text)
     return _count(text)
-
-
-# A long document is counted by several agents and hints in one round; its count is kept
-# (for the 16 latest long texts, which the cache holds on to).
-_REMEMBERED = LONG_TEXT
 
 
 async def count_long_texts(texts: Iterable[str]) -> None:
     """Count the long texts among `texts` in a worker thread, so that counting them again on the
     event loop (as agents and hints do, synchronously) finds the count already known."""
     for text in texts:
-        if _tk is not None and len(text) >= _REMEMBERED:
+        if _tk is not None and len(text) >= LONG_TEXT:
             await off_loop(_count_long, text)
 
 
+# A long document is counted by several agents and hints in one round; the counts of the 16
+# latest long texts are kept (the cache holds on to the texts).
 @lru_cache(maxsize=16)
 def _count_long(text: str) -> int:
     return _count(text)
