@@ -23,6 +23,9 @@ class DocumentText:
     items: list[tuple[str, str]]  # (item name, text) for text items, in document order
     summary: str = ""
     file_id: int | None = None
+    # Why none of it could be read ("encrypted", "corrupt", "unsupported", "refused", "timeout",
+    # "error"), or "" for a document that was read.
+    problem: str = ""
 
     @property
     def text(self) -> str:

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import asdict
-from typing import Any
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
 
 from agents.base import DocumentText
 from app.repository import Repository
 from app.storage import Storage
 from app.tables import ExtractionRow, FileRow
 from extractors.base import ContentItem, Extraction
+from extractors.registry import failure, finish
 from extractors.runner import extract_isolated
+
+log = logging.getLogger(__name__)
+
+# Statuses of a file whose content could not be read at all (see extractors.base.Extraction);
+# "error" is ours: the file was read but what was read could not be stored.
+UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
 
 
 def split_name(filename: str) -> tuple[str, str]:
@@ -53,6 +62,15 @@ def extraction_from_row(row: ExtractionRow) -> Extraction:
                       warnings=list(row.warnings))
 
 
+@dataclass
+class Reading:
+    """One file's extraction as a round reports it: the result, whether it came from the cache, how long."""
+
+    extraction: Extraction
+    cached: bool
+    seconds: float
+
+
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
@@ -63,31 +81,75 @@ class Documents:
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
+        return (await self.read(file, password)).extraction
+
+    async def read(self, file: FileRow, password: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Reading:
+        """Like `extract`, saying whether the cache answered; `progress(done, total)` while a long file is read.
+
+        Never raises for the file's sake: a result that cannot be stored is a failed extraction
+        of this file (status "error"), with the details in the server log.
+        """
+        t0 = time.perf_counter()
         key = cache_key(file.sha256, password)
         cached = await self.repo.extraction(key)
         if cached is not None:
-            return extraction_from_row(cached)
+            return Reading(extraction_from_row(cached), True, time.perf_counter() - t0)
         data = self.storage.get(file.sha256)
-        result = await extract_isolated(data, f"{file.name}.{file.ext}" if file.ext else file.name, file.mime,
-                                        password, self.timeout)
+        result = await extract_isolated(data, display_name(file), file.mime, password, self.timeout, progress)
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
-            await self.repo.save_extraction(
-                ExtractionRow(key=key, mime=result.mime, status=result.status,
-                              items=[asdict(i) for i in result.items], warnings=list(result.warnings))
-            )
-        return result
+            try:
+                await self.repo.save_extraction(
+                    ExtractionRow(key=key, mime=result.mime, status=result.status,
+                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings))
+                )
+            except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
+                log.exception("the extraction of file %s could not be stored", file.id)
+                result = not_stored(file, result.mime)
+        return Reading(result, False, time.perf_counter() - t0)
+
+
+def not_stored(file: FileRow, mime: str) -> Extraction:
+    """The failed extraction of a file whose contents were read but could not be stored."""
+    name = display_name(file)
+    return finish(failure(mime, "error", name, "its contents could not be stored",
+                          sentence=f"{name} was read, but its contents could not be stored."))
+
+
+def unread_reason(contents: list[dict[str, Any]]) -> str:
+    """The status of a document none of whose content could be read ("encrypted", ...), else ""."""
+    if not contents:
+        return ""
+    statuses = []
+    for item in contents:
+        meta = item.get("metadata", {})
+        if meta.get("extractor") == "none":  # the bytes kept for a format we do not read
+            statuses.append("unsupported")
+        elif meta.get("status") in UNREAD:
+            statuses.append(meta["status"])
+        else:
+            return ""
+    return statuses[0]
+
+
+def is_notice(item: dict[str, Any]) -> bool:
+    """A content item that says why something could not be read: never document text."""
+    return bool(item.get("metadata", {}).get("status"))
 
 
 def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText:
     """What an agent reads of a stored document: its text items in order."""
+    # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
+    # it as content. The document carries its `problem` instead.
+    readable = [c for c in contents if not is_notice(c)]
     items = [
         (c.get("name", ""), c.get("data", ""))
-        for c in contents
+        for c in readable
         if c.get("metadata", {}).get("isText", True) and not c.get("metadata", {}).get("base64Encoded", False)
     ]
-    summary = "; ".join(filter(None, (c.get("summary", "") for c in contents)))[:500]
+    summary = "; ".join(filter(None, (c.get("summary", "") for c in readable)))[:500]
     return DocumentText(name=display_name(file), ext=file.ext, mime=file.mime, size=file.size, items=items,
-                        summary=summary, file_id=file.id)
+                        summary=summary, file_id=file.id, problem=unread_reason(contents))
 
 
 def display_name(file: FileRow) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Sequence
+from typing import Any, Sequence
 
 from app.cursors import CursorCache
 from app.fsm import Event
@@ -34,6 +34,14 @@ class Journal:
             if event is not None:
                 before = written.before.value if written.before else None
                 transition(workflow_id, round_no, before, written.status.value, event.value)
+        return written
+
+    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[dict[str, Any]],
+                     logs: Sequence[NewLog] = ()) -> Appended | None:
+        """Fill in a document of the round's user message, with logs (see Repository.attach_contents)."""
+        written = await self.repo.attach_contents(workflow_id, round_no, file_id, contents, logs)
+        if written is not None:
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
         return written
 
     def written(self, workflow_id: str, last_message_id: int, last_log_id: int) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.clock import aware, now
 from app.db import Database
 from app.notify import CHANNEL, STOP_CHANNEL, payload
-from app.records import Appended, Cost, NewLog, NewMessage, Owner
+from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.tables import (
     DocumentRow,
@@ -29,6 +29,11 @@ from app.tables import (
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
 CLAIM_SECONDS = 120.0
+
+
+def user_message_key(workflow_id: str, round_no: int) -> str:
+    """The key of a round's user message (status first), written by the start."""
+    return f"{workflow_id}:{round_no}:prepare:message"
 
 
 class Repository:
@@ -117,7 +122,11 @@ class Repository:
         self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
         passwords: dict[str, str], log: NewLog,
     ) -> WorkflowRow:
-        """Create the workflow (round 1) or move it to its next round, as one compare-and-set."""
+        """Create the workflow (round 1) or move it to its next round, as one compare-and-set.
+
+        The round's user message (status first, with its documents, their contents still to
+        come) is written in the same transaction: the first poll after the answer shows it.
+        """
         return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
                                        passwords, log)
 
@@ -154,7 +163,9 @@ class Repository:
                 passwords=passwords,
             )
         )
-        self._append_rows(conn, row, [], [log], stamp)
+        message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
+                             documents=[NewDocument(fid) for fid in file_ids])
+        self._append_rows(conn, row, [message], [log], stamp)
         return WorkflowRow.model_validate(vars(self._lock(conn, workflow_id)))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
@@ -216,6 +227,26 @@ class Repository:
         written = self._append_rows(conn, row, messages, logs, stamp, cost)
         written.before = before
         return written
+
+    async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
+                              contents: list[dict[str, Any]], logs: Sequence[NewLog] = ()) -> Appended | None:
+        """Fill in one document of the round's user message with its extracted contents, with `logs`.
+
+        The contents are filled in whatever the round's status (they are the file's, and later
+        rounds read them); the logs only while the round runs.
+        """
+        return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs)
+
+    def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
+                            contents: list[dict[str, Any]], logs: Sequence[NewLog]) -> Appended | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or row.current_round != round_no:
+            return None
+        message = select(M.id).where(M.key == user_message_key(workflow_id, round_no)).scalar_subquery()
+        conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
+        if row.status != WorkflowStatus.RUNNING:
+            return None
+        return self._append_rows(conn, row, [], logs, now())
 
     def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
         # The row's columns as attributes, unvalidated: every append reads it, and validating

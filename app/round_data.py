@@ -10,7 +10,8 @@ from agents.manager import RoundInput
 from app.clock import now
 from app.documents import Documents, document_text, item_to_wire, split_name
 from app.journal import Journal
-from app.records import NewDocument, NewLog, NewMessage
+from app.reading import RoundReader
+from app.records import NewLog
 from app.repository import Repository
 from app.storage import Storage
 from app.tables import FileRow
@@ -27,9 +28,9 @@ class RoundData:
         self._inputs: dict[tuple[str, int], RoundInput] = {}
 
     async def prepare(self, workflow_id: str, round_no: int, then: Sequence[NewLog] = ()) -> RoundInput:
-        """Extract the round's files and write the user message (status first) with their contents.
+        """Extract the round's files into its user message (written by the start), logging each one.
 
-        `then` are logs of what follows, written in the same transaction. Returns the round's
+        `then` are logs of what follows, written once every file is read. Returns the round's
         input, built from what was just extracted and kept for the round's later steps, so they
         do not read back what this step wrote.
         """
@@ -37,25 +38,17 @@ class RoundData:
         if spec is None:
             return RoundInput(prompt="", documents=[])
         files = await self.repo.files_by_id(spec.file_ids)
-        docs: list[NewDocument] = []
-        texts: list[DocumentText] = []
-        logs: list[NewLog] = []
-        for position, file_id in enumerate(spec.file_ids):
-            file = files.get(file_id)
-            if file is None:  # deleted between the start and this step
-                continue
-            result = await self.documents.extract(file, spec.passwords.get(str(file_id)))
-            docs.append(NewDocument(file_id, [item_to_wire(i) for i in result.items]))
-            texts.append(document_text(file, docs[-1].contents))
-            for n, warning in enumerate(result.warnings):
-                logs.append(NewLog(f"{workflow_id}:{round_no}:prepare:warn:{position}:{n}",
-                                   f"{file.name}.{file.ext}: {warning}", type="warning", agent_name="extractor"))
         key = f"{workflow_id}:{round_no}:prepare"
-        await self.journal.append(
-            workflow_id, round_no,
-            messages=[NewMessage(f"{key}:message", "user", "first", spec.prompt, documents=docs)],
-            logs=[*logs, NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0), *then],
-        )
+        await self.journal.append(workflow_id, round_no, logs=[
+            NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)])
+        present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
+        reader = RoundReader(self.documents, self.journal, workflow_id, round_no, len(present))
+        texts: list[DocumentText] = []
+        for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
+            contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)))
+            texts.append(document_text(file, contents))
+        if then:
+            await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
             await self.repo.forget_passwords(workflow_id, round_no)
         history = await self.repo.history(workflow_id, round_no) if round_no > 1 else []

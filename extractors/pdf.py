@@ -45,6 +45,7 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
     ocr_budget = MAX_OCR_PAGES if can_ocr else 0
     needs_ocr = []
     for number, page in enumerate(pages, start=1):
+        source.report(number - 1, len(pages))
         item = _page_item(number, page, renderer)
         if not item.data.strip() and renderer.has_images(number):
             if ocr_budget > 0:
@@ -145,7 +146,7 @@ def _add_attachments(reader: PdfReader, source: Source, registry: ExtractorRegis
     if source.depth >= MAX_ATTACHMENT_DEPTH:
         return
     try:
-        attachments = {name: list(contents) for name, contents in reader.attachments.items()}
+        attachments = {str(name): [bytes(c) for c in contents] for name, contents in reader.attachments.items()}
     except Exception as error:  # noqa: BLE001 - a broken name tree must not lose the pages
         extraction.warnings.append(f"{source.name}: its attachments could not be read ({error}).")
         return

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from extractors.base import ContentItem, Extraction
 from extractors.detect import detect_mime
@@ -22,6 +23,16 @@ class Source:
     mime: str
     password: str | None = None
     depth: int = 0  # how deep inside archives or attachments this file sits
+    # Called as (done, total) while a long file is read (pages of a PDF); only the top file reports.
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
+
+    def report(self, done: int, total: int) -> None:
+        """Tell whoever waits how far extraction is; a failing listener never fails the file."""
+        if self.progress is not None and self.depth == 0:
+            try:
+                self.progress(done, total)
+            except Exception:  # noqa: BLE001 - progress is a courtesy, the extraction is the work
+                log.debug("progress report failed", exc_info=True)
 
 
 Extractor = Callable[[Source, "ExtractorRegistry"], Extraction]
@@ -58,11 +69,12 @@ class ExtractorRegistry:
         mime: str | None = None,
         password: str | None = None,
         depth: int = 0,
+        progress: Callable[[int, int], None] | None = None,
     ) -> Extraction:
         """Extract one file; never raises, a failure becomes a "corrupt" result."""
         try:
             mime = mime or detect_mime(data, name)
-            source = Source(data=data, name=name, mime=mime, password=password, depth=depth)
+            source = Source(data=data, name=name, mime=mime, password=password, depth=depth, progress=progress)
             extraction = self._by_mime.get(mime, self._fallback)(source, self)
         except Exception as error:  # noqa: BLE001 - one bad file must not break the caller
             log.info("extraction of %s failed", name, exc_info=True)
@@ -73,7 +85,11 @@ class ExtractorRegistry:
 def failure(mime: str, status: str, name: str, error: BaseException | str, *, sentence: str | None = None,
             extractor: str = "notice") -> Extraction:
     """A result with one notice item saying why the file gave no content."""
-    reason = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    if isinstance(error, str):
+        reason = error
+    else:  # the exception's text is for the server log; the person reads a sentence
+        log.info("%s could not be extracted (%s): %s: %s", name, status, type(error).__name__, error)
+        reason = _REASONS.get(status, _REASONS["corrupt"])
     sentence = sentence or f"{name} could not be extracted ({status}): {reason}"
     item = ContentItem(
         sequence_nr=1,
@@ -86,6 +102,13 @@ def failure(mime: str, status: str, name: str, error: BaseException | str, *, se
     return Extraction(mime=mime, status=status, items=[item], warnings=[sentence])
 
 
+_REASONS = {
+    "corrupt": "the file is damaged or is not in the format its type says",
+    "unsupported": "this format is not read",
+    "encrypted": "the file is encrypted",
+}
+
+
 def nested(items: list[ContentItem], prefix: str, **metadata: object) -> list[ContentItem]:
     """Items of a file found inside another, renamed under `prefix` and summarised afresh."""
     return [
@@ -95,12 +118,41 @@ def nested(items: list[ContentItem], prefix: str, **metadata: object) -> list[Co
 
 
 def finish(extraction: Extraction) -> Extraction:
-    """Number the items in order and give each a static summary."""
+    """Number the items in order, give each a static summary, and keep only plain data in them.
+
+    Library objects (pypdf's string and number types are subclasses of str and int) must not
+    leave the extractor: the result is stored as JSON and sent between processes.
+    """
     items = []
     for number, item in enumerate(extraction.items, start=1):
-        item = replace(item, sequence_nr=number)
+        item = replace(item, sequence_nr=number, name=str(item.name), ext=str(item.ext),
+                       content_type=str(item.content_type), data=str(item.data), summary=str(item.summary),
+                       metadata=plain(item.metadata))
         if not item.summary:
             item.summary = describe(item)
         items.append(item)
     extraction.items = items
+    extraction.mime = str(extraction.mime)
+    extraction.warnings = [str(w) for w in extraction.warnings]
     return extraction
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON's own types: str, int, float, bool, None, lists and string-keyed dicts."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)  # Decimal, dates, library objects: their text

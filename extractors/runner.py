@@ -11,6 +11,7 @@ import os
 import pickle
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 
@@ -22,10 +23,15 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ExtractionPool", "extract_isolated", "ocr_available", "shutdown_pool"]
 
-_Job = tuple[bytes, str, "str | None", "str | None"]
-
+# (bytes, name, mime, password, whether to report progress)
+_Job = tuple[bytes, str, "str | None", "str | None", bool]
+Progress = Callable[[int, int], None]
 
 WORKER_NICENESS = 10
+# A worker reports how far a long file is (pages done of total) at most this often: often
+# enough that a person sees it move, rarely enough to cost nothing.
+PROGRESS_SECONDS = 2.0
+PROGRESS = "progress"  # tag of a progress report on the pipe, ahead of the job's result
 
 
 def _serve(conn: Connection) -> None:
@@ -46,13 +52,28 @@ def _serve(conn: Connection) -> None:
             return
         if job is None:
             return
-        data, name, mime, password = job
-        result = registry.extract(data, name, mime=mime, password=password)
+        data, name, mime, password, report = job
+        reporter = _reporter(conn) if report else None
+        result = registry.extract(data, name, mime=mime, password=password, progress=reporter)
         try:
             conn.send(result)
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             # A plug-in put something unpicklable in its metadata; say so rather than die.
-            conn.send(finish(failure(result.mime, "corrupt", name, f"the result could not be returned ({error})")))
+            log.warning("the extraction of %s could not be returned: %s", name, error)
+            conn.send(finish(failure(result.mime, "corrupt", name, "the extraction could not be returned")))
+
+
+def _reporter(conn: Connection) -> Progress:
+    """A worker's progress callback: sends (PROGRESS, done, total) up the pipe, every few seconds."""
+    last = time.monotonic()
+
+    def report(done: int, total: int) -> None:
+        nonlocal last
+        if time.monotonic() - last >= PROGRESS_SECONDS:
+            last = time.monotonic()
+            conn.send((PROGRESS, done, total))
+
+    return report
 
 
 class _Worker:
@@ -87,13 +108,22 @@ class ExtractionPool:
         self._threads = ThreadPoolExecutor(max_workers=self.size * 2, thread_name_prefix="extraction")
         self._closed = False
 
-    async def run(self, data: bytes, name: str, mime: str | None, password: str | None, timeout: float) -> Extraction:
-        """Extract in a worker process; "timeout" when it takes longer than `timeout` seconds."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._threads, self._run, (data, name, mime, password), timeout)
+    async def run(self, data: bytes, name: str, mime: str | None, password: str | None, timeout: float,
+                  progress: Progress | None = None) -> Extraction:
+        """Extract in a worker process; "timeout" when it takes longer than `timeout` seconds.
 
-    def _run(self, job: _Job, timeout: float) -> Extraction:
-        data, name, mime, _ = job
+        `progress(done, total)` is called on the event loop while a long file is read.
+        """
+        loop = asyncio.get_running_loop()
+        relay = None
+        if progress is not None:
+            def relay(done: int, total: int) -> None:
+                loop.call_soon_threadsafe(progress, done, total)
+        job = (data, name, mime, password, relay is not None)
+        return await loop.run_in_executor(self._threads, self._run, job, timeout, relay)
+
+    def _run(self, job: _Job, timeout: float, relay: Progress | None = None) -> Extraction:
+        data, name, mime, _, _ = job
         # The limit covers waiting for a free worker too, so a caller never waits longer.
         deadline = time.monotonic() + timeout
         # Typed results keep the file's type, so the caller can still say what it was.
@@ -105,13 +135,19 @@ class ExtractionPool:
             worker = self._take()
             try:
                 worker.conn.send(job)
-                if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
-                    worker.kill()
-                    return _notice(name, "timeout", late, mime)
-                result = worker.conn.recv()
+                while True:
+                    if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
+                        worker.kill()
+                        return _notice(name, "timeout", late, mime)
+                    result = worker.conn.recv()
+                    if not (isinstance(result, tuple) and result[:1] == (PROGRESS,)):
+                        break
+                    if relay is not None:
+                        relay(result[1], result[2])
             except (EOFError, OSError) as error:
                 worker.kill()
-                return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly ({error}).", mime)
+                log.warning("the extraction process for %s stopped unexpectedly: %s", name, error)
+                return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly.", mime)
             self._give_back(worker)
             return result
         finally:
@@ -178,12 +214,17 @@ def shutdown_pool() -> None:
         pool.shutdown()
 
 
-async def extract_isolated(data: bytes, name: str, mime: str | None, password: str | None, timeout: float) -> Extraction:
-    """Extract one file in a worker process within `timeout` seconds; never raises."""
+async def extract_isolated(data: bytes, name: str, mime: str | None, password: str | None, timeout: float,
+                           progress: Progress | None = None) -> Extraction:
+    """Extract one file in a worker process within `timeout` seconds; never raises.
+
+    `progress(done, total)`, when given, is called on the event loop every few seconds while
+    a long file is read.
+    """
     try:
-        return await _shared_pool().run(data, name, mime, password, timeout)
+        return await _shared_pool().run(data, name, mime, password, timeout, progress)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # noqa: BLE001 - the caller gets a result, never an exception
         log.exception("isolated extraction of %s failed", name)
-        return _notice(name, "corrupt", f"{name}: extraction failed ({type(error).__name__}: {error}).")
+        return _notice(name, "corrupt", f"{name}: extraction failed for a reason of the service; try again.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractors import DuplicateExtractorError, Extraction, build_registry, extract
+from extractors import ContentItem, DuplicateExtractorError, Extraction, build_registry, extract
 from extractors.text import extract_text
 
 
@@ -22,16 +22,37 @@ def test_a_plug_in_is_added_the_same_way_as_the_built_ins():
     assert registry.extract(b"anything", "a.bin", mime="application/x-plugin").status == "ok"
 
 
-def test_an_extractor_that_raises_becomes_a_corrupt_result():
+def test_an_extractor_that_raises_becomes_a_corrupt_result(caplog):
     def explode(source, registry):
         raise RuntimeError("parser fell over")
 
     registry = build_registry()
     registry.add("application/x-fragile", explode)
-    result = registry.extract(b"data", "fragile.bin", mime="application/x-fragile")
+    with caplog.at_level("INFO", logger="extractors.registry"):
+        result = registry.extract(b"data", "fragile.bin", mime="application/x-fragile")
     assert result.status == "corrupt"
-    assert "parser fell over" in result.items[0].data
-    assert "fragile.bin" in result.warnings[0]
+    # A sentence for the person; the exception's text only in the server log.
+    assert "damaged" in result.items[0].data and "fragile.bin" in result.warnings[0]
+    assert "parser fell over" not in result.items[0].data + " ".join(result.warnings)
+    assert "RuntimeError" not in result.items[0].data
+    assert "parser fell over" in caplog.text
+
+
+def test_library_objects_in_metadata_become_plain_data():
+    from pypdf.generic import FloatObject, NameObject, NumberObject, TextStringObject
+
+    def odd(source, registry):
+        item = ContentItem(1, TextStringObject("page 1"), "txt", "text/plain", TextStringObject("text"),
+                           metadata={"attachment": TextStringObject("foo.txt"), "n": NumberObject(3),
+                                     "x": FloatObject(1.5), NameObject("/K"): [NameObject("/V")]})
+        return Extraction(mime=source.mime, status="ok", items=[item])
+
+    registry = build_registry()
+    registry.add("application/x-odd", odd)
+    [item] = registry.extract(b"data", "odd.bin", mime="application/x-odd").items
+    assert item.metadata == {"attachment": "foo.txt", "n": 3, "x": 1.5, "/K": ["/V"]}
+    assert all(type(v) in (str, int, float, list) for v in item.metadata.values())
+    assert type(item.name) is str and type(item.data) is str
 
 
 @pytest.mark.parametrize(
