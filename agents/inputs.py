@@ -9,10 +9,14 @@ from agents.toolkit.language import LANGUAGE_NAMES
 
 
 def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:
-    """The task's input documents; every document of the round when the plan names none."""
+    """The task's input documents; every document of the round when the plan names none.
+
+    A document that could not be read is never an input: its notice is not its text.
+    """
     if task.inputs:
-        return [context.documents[n] for n in task.inputs if n in context.documents]
-    return list(context.documents.values())
+        return [context.documents[n] for n in task.inputs if n in context.documents
+                and not context.documents[n].problem]
+    return [d for d in context.documents.values() if not d.problem]
 
 
 def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agents.base import DocumentText, OutputFile, Plan, TaskResult
@@ -11,6 +11,7 @@ from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
+from agents.notices import nothing_delivered, unreadable_note
 from agents.phrases import say
 from agents.plan import PLAN_SCHEMA, parse_plan, plan_to_json, validate_plan
 from agents.registry import Registry
@@ -91,6 +92,9 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     """Ask the model for a work plan, validate it, repair it once; `PlanError` if still invalid."""
     limits = limits or PlanLimits()
     language = request_language(inp)
+    # A file that could not be read is not planned over: the answer says why and what to do.
+    unread = [d for d in inp.documents if d.problem]
+    inp = replace(inp, documents=[d for d in inp.documents if not d.problem])
     # Sizing, table-finding and summarising long documents: seconds of CPU, kept off the loop.
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
@@ -115,6 +119,9 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
                             "one repair: " + "; ".join(errors), errors=errors, usage=ledger.usage)
     assert plan is not None
     plan.language = plan.language or language  # the model named no usable language code
+    note = unreadable_note(unread, plan.language)
+    if note:
+        plan.answer = f"{plan.answer.strip()}\n\n{note}".strip()
     return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
 
 
@@ -207,10 +214,15 @@ def render_plan_message(plan: Plan) -> str:
 
 
 async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult | None],
-                      skipped: dict[str, str], delivered: list[OutputFile], model: Model) -> FinalOutcome:
-    """The round's `last` message: a review by the model plus a checklist of delivered and missing."""
+                      skipped: dict[str, str], delivered: list[OutputFile], model: Model,
+                      failures: dict[str, str] | None = None) -> FinalOutcome:
+    """The round's `last` message: a review by the model plus a checklist of delivered and missing.
+
+    `failures` says why each failed task failed (by task id), for the checklist.
+    """
     lang = plan.language
     review = _review(plan, results, skipped, delivered)
+    review["reasons"] = dict(failures or {})
     excerpts = fit_to_budget([r.text for r in results.values() if r is not None],
                              max(256, context_tokens(model, PM_NAME) // 2))
     material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
@@ -225,6 +237,8 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
     )
     ledger = Ledger(model)
     opening = (await ledger.ask(request)).text.strip()
+    if plan.tasks and not review["done"]:  # said plainly, whatever the model wrote
+        opening = f"{nothing_delivered(lang)}\n\n{opening}".strip()
     text = f"{opening}\n\n{_checklist(plan, review, lang)}".strip()
     return FinalOutcome(text=text, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
 
@@ -249,7 +263,9 @@ def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
     if review["done"]:
         blocks.append(f"**{say('done_steps', lang)}:** "
                       + ", ".join(f"{t} ({agents.get(t, '?')})" for t in review["done"]))
-    missing = [say("task_failed", lang, id=t, agent=agents.get(t, "?")) for t in review["failed"]]
+    reasons = review.get("reasons", {})
+    missing = [say("task_failed", lang, id=t, agent=agents.get(t, "?"))
+               + (f": {reasons[t].rstrip('.')}" if reasons.get(t) else "") for t in review["failed"]]
     for task_id, reason in review["skipped"]:
         cause = next((d for d in deps.get(task_id, []) if d in broken), None)
         if cause:  # say it in the user's language rather than the scheduler's English

@@ -6,12 +6,20 @@ import json
 import logging
 from typing import Any, Sequence
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.cursors import CursorCache
 from app.fsm import Event
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
 
 log = logging.getLogger("foreman.transitions")
+failures = logging.getLogger("foreman.failures")
+
+# Exceptions that are our own mistakes or the database's: their text (a repr, an SQL statement)
+# means nothing to the person reading the round, so it goes to the server log instead.
+_INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, AssertionError, LookupError,
+             OSError, SQLAlchemyError)
 
 
 class Journal:
@@ -60,3 +68,18 @@ class Journal:
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
     """One structured line per status change."""
     log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after, "event": event}))
+
+
+def reason_of(exc: BaseException, what: str) -> str:
+    """A sentence on why `what` failed, for logs and messages a person reads; details to the server log.
+
+    An error raised on purpose (a model's, an agent's, a plug-in's own exception) says why in
+    its own words; an internal error (a bug, the database) is named as such.
+    """
+    text = str(exc).strip()
+    if isinstance(exc, _INTERNAL) or not text:
+        failures.error("%s failed", what, exc_info=(type(exc), exc, exc.__traceback__))
+        return f"{what} stopped on an internal error (the details are in the server log)"
+    failures.info("%s failed: %s", what, text)
+    return text
+

@@ -21,6 +21,7 @@ from agents.runner import run_task
 from app.documents import display_name
 from app.engine import current
 from app.fsm import Event
+from app.journal import reason_of
 from app.model import ModelError, RetryBudget, Usage, use_budget
 from app.records import Cost, NewDocument, NewLog, NewMessage
 
@@ -110,7 +111,7 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
-        reason = str(exc) or type(exc).__name__
+        reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
         await rt.journal.append(
             workflow_id, round_no,
@@ -139,10 +140,15 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
 
 @DBOS.step(name="foreman.skip")
 async def skip_step(workflow_id: str, round_no: int, task_id: str, agent: str, reason: str) -> None:
-    """Tell the user a task was skipped because something it needs is missing."""
-    await current().journal.append(workflow_id, round_no, logs=[
-        NewLog(_key(workflow_id, round_no, "skip", task_id), f"Task {task_id} ({agent}) skipped: {reason}",
-               type="warning", agent_name=agent)])
+    """Tell the user a task was skipped because something it needs is missing: a warning and a step message."""
+    key = lambda *p: _key(workflow_id, round_no, "skip", task_id, *p)  # noqa: E731
+    label = f"Task {task_id} ({agent})"
+    await current().journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "step", f"{label} was skipped: {reason}.",
+                             agent_name=agent, meta={"taskId": task_id, "skipped": True})],
+        logs=[NewLog(_key(workflow_id, round_no, "skip", task_id), f"{label} skipped: {reason}",
+                     type="warning", agent_name=agent)])
 
 
 @DBOS.step(name="foreman.final")
@@ -161,22 +167,40 @@ async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict
     results = {tid: (TaskResult(text=o.text) if o.ok else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     try:
-        final = await write_final(inp, plan, results, skipped, delivered, rt.model)
+        final = await write_final(inp, plan, results, skipped, delivered, rt.model,
+                                  failures={tid: o.error for tid, o in outcomes.items() if not o.ok})
     except ModelError as exc:
         await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
                               cost=_cost(exc.usage, time.perf_counter() - t0))
         return
     attached = await rt.rounds.contents_of(files)
+    done = sum(1 for o in outcomes.values() if o.ok)
+    ending = outcome_log(key("done"), len(plan.tasks), done)
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
                              documents=[NewDocument(f.id, contents) for f, contents in attached],
                              **_stats(final.usage, time.perf_counter() - t0))],
-        logs=[NewLog(key("done"), "Workflow completed successfully", agent_name="project_manager", progress=100,
-                     status="completed")],
-        event=Event.FINISH,
+        logs=[ending],
+        event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
+
+
+def outcome_log(key: str, planned: int, done: int) -> NewLog:
+    """The round's last log. It failed when tasks were planned and none delivered; else it completed.
+
+    A plan without tasks is the project manager's answer itself: that round completed.
+    """
+    if planned and not done:
+        return NewLog(key, f"Nothing that was planned was delivered: none of the {planned} planned task(s) "
+                           "finished (see the final message for why)", type="error", agent_name="project_manager",
+                      progress=100, status="failed")
+    if done < planned:
+        return NewLog(key, f"Workflow completed: {done} of {planned} planned tasks delivered",
+                      agent_name="project_manager", progress=100, status="completed")
+    return NewLog(key, "Workflow completed successfully", agent_name="project_manager", progress=100,
+                  status="completed")
 
 
 @DBOS.step(name="foreman.fail")
@@ -201,7 +225,7 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # anything unforeseen fails the round with a log, never silently
-        await fail_step(workflow_id, round_no, f"The round failed: {type(exc).__name__}: {exc}")
+        await fail_step(workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
     finally:
         rt.untrack(workflow_id, asyncio.current_task())
 
