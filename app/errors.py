@@ -47,6 +47,13 @@ class ConflictError(ApplicationError):
     code = "conflict"
 
 
+class UnprocessableError(ApplicationError):
+    """A well-formed request that cannot be carried out as asked."""
+
+    status_code = 422
+    code = "unprocessable"
+
+
 class PayloadTooLargeError(ApplicationError):
     """An upload over the configured limit."""
 

@@ -28,6 +28,7 @@ ERROR_DESCRIPTIONS = {
     409: "The workflow's state does not allow this request.",
     413: "The upload is larger than MAX_UPLOAD_BYTES.",
     415: "The request body is not of a supported media type.",
+    422: "The Idempotency-Key was already used for a different request (code idempotency_key_reused).",
     503: "The service is starting or stopping.",
 }
 

@@ -31,6 +31,10 @@ W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
 CLAIM_SECONDS = 120.0
 
 
+class KeyReusedError(Exception):
+    """An Idempotency-Key already used for a different request."""
+
+
 def user_message_key(workflow_id: str, round_no: int) -> str:
     """The key of a round's user message (status first), written by the start."""
     return f"{workflow_id}:{round_no}:prepare:message"
@@ -327,6 +331,8 @@ class Repository:
         conn.execute(delete(M).where(M.workflow_id == workflow_id))
         conn.execute(delete(L).where(L.workflow_id == workflow_id))
         conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+        # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
+        conn.execute(delete(IdempotencyRow).where(IdempotencyRow.workflow_id == workflow_id))
         conn.execute(delete(W).where(W.id == workflow_id))
         if orphans:
             conn.execute(delete(F).where(F.id.in_(orphans)))
@@ -428,22 +434,27 @@ class Repository:
             )
         )
 
-    async def claim_idempotency(self, key: str) -> tuple[bool, dict[str, Any] | None]:
+    async def claim_idempotency(self, key: str, fingerprint: str = "") -> tuple[bool, dict[str, Any] | None]:
         """(True, None) when this caller may carry out the request for `key`; else (False, the first
         answer, or None while another process is still working on it). A claim left unanswered for
-        CLAIM_SECONDS (its process died) passes to the next caller."""
-        return await self.db.run_write(self._claim_idempotency_tx, key)
+        CLAIM_SECONDS (its process died) passes to the next caller. KeyReusedError when the key was
+        first used for a request with another `fingerprint`."""
+        return await self.db.run_write(self._claim_idempotency_tx, key, fingerprint)
 
-    def _claim_idempotency_tx(self, conn: Connection, key: str) -> tuple[bool, dict[str, Any] | None]:
+    def _claim_idempotency_tx(self, conn: Connection, key: str,
+                              fingerprint: str) -> tuple[bool, dict[str, Any] | None]:
         stamp = now()
         table = IdempotencyRow.__table__
         claimed = conn.execute(
-            self._insert(table).values(key=key, response={}, created_at=stamp)
+            self._insert(table).values(key=key, response={}, created_at=stamp, fingerprint=fingerprint)
             .on_conflict_do_nothing(index_elements=["key"]).returning(table.c.key)
         ).first()
         if claimed:
             return True, None
-        response, created = conn.execute(select(table.c.response, table.c.created_at).where(table.c.key == key)).one()
+        response, created, first = conn.execute(
+            select(table.c.response, table.c.created_at, table.c.fingerprint).where(table.c.key == key)).one()
+        if first != fingerprint:
+            raise KeyReusedError(key)
         if response:
             return False, response
         if (stamp - aware(created)).total_seconds() > CLAIM_SECONDS:
@@ -462,4 +473,5 @@ class Repository:
             if row is not None and not row[0]:  # never drop an answer someone else stored
                 conn.execute(delete(table).where(table.c.key == key))
         else:
-            conn.execute(update(table).where(table.c.key == key).values(response=response))
+            conn.execute(update(table).where(table.c.key == key).values(response=response,
+                                                                        workflow_id=response.get("id")))

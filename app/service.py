@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 import weakref
@@ -12,10 +13,11 @@ import msgspec
 
 from app.cursors import Cursor
 from app.engine import Runtime, stop_log
-from app.errors import BadRequestError, ConflictError, NotFoundError
+from app.errors import BadRequestError, ConflictError, NotFoundError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
 from app.records import NewLog, Owner
+from app.repository import KeyReusedError
 from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
 from app.views import log_view, message_view, status_view
 
@@ -42,17 +44,28 @@ class WorkflowService:
 
     async def start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
                     idempotency_key: str | None) -> dict[str, Any]:
-        """Start a workflow or its next round; the round runs in the background."""
+        """Start a workflow or its next round; the round runs in the background.
+
+        An Idempotency-Key is bound to the caller (in the key), the target workflow and the body
+        (in the fingerprint): a retry gets the first answer, another request with it a 422.
+        """
         key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
         if key is None:
             return await self._start(owner, workflow_id, body)
+        fingerprint = request_fingerprint(workflow_id, body)
         # Retries with one key wait for each other, so a double submit starts one round, not two:
         # in this process on a lock, across processes on the claim the database arbitrates.
         lock = self._key_locks.setdefault(key, asyncio.Lock())
         async with lock:
             deadline = time.monotonic() + CLAIM_WAIT_SECONDS
             while True:
-                claimed, first = await self.repo.claim_idempotency(key)
+                try:
+                    claimed, first = await self.repo.claim_idempotency(key, fingerprint)
+                except KeyReusedError:
+                    raise UnprocessableError(
+                        "This Idempotency-Key was already used for a different request (another workflow, "
+                        "prompt, files or passwords). Use a new key for a new request.",
+                        code="idempotency_key_reused") from None
                 if claimed:
                     break
                 if first is not None:
@@ -185,6 +198,12 @@ class WorkflowService:
     def blobs(self, include: bool):
         """How views get a document's bytes: from storage with `?includeData=true`, else not at all."""
         return (lambda file: self.rt.storage.get(file.sha256)) if include else None
+
+
+def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:
+    """What an Idempotency-Key is bound to besides its caller: the target workflow and the body."""
+    canonical = msgspec.json.encode({"workflow": workflow_id, "body": msgspec.to_builtins(body)}, order="sorted")
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def page_query(query: Any) -> tuple[int | None, int | None, bool]:

@@ -152,3 +152,5 @@ class IdempotencyRow(SQLModel, table=True):
     key: str = Field(primary_key=True)  # mandate:user:header value
     response: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime
+    fingerprint: str = ""  # sha256 of the request the key was first used for: target workflow and body
+    workflow_id: str | None = Field(default=None, index=True)  # the answer's workflow; deleted with it

@@ -110,6 +110,31 @@ def test_idempotency_key_returns_the_first_answer_and_starts_one_round(c1):
     assert [m["round"] for m in user_messages] == [1, 2, 3]
 
 
+def test_an_idempotency_key_reused_for_another_request_is_refused(c1):
+    key = uuid.uuid4().hex
+    first = start(c1, "Plan the launch", key=key)
+    wid = first.json()["id"]
+    for other in (dict(prompt="Plan the party"), dict(prompt="Plan the launch", workflow_id=wid)):
+        reused = start(c1, key=key, **other)
+        assert reused.status_code == 422, reused.text
+        body = reused.json()
+        assert body["code"] == "idempotency_key_reused" and "different request" in body["detail"]
+    wait_status(c1, wid, "completed")
+    assert start(c1, "Plan the launch", key=key).json() == first.json()  # the same request still answers
+    assert c1.get(f"/api/workflows/{wid}/status").json()["currentRound"] == 1
+
+
+def test_an_idempotency_key_whose_workflow_was_deleted_starts_afresh(c1):
+    key = uuid.uuid4().hex
+    first = start(c1, "Plan the launch", key=key).json()
+    wait_status(c1, first["id"], "completed")
+    assert c1.delete(f"/api/workflows/{first['id']}").status_code == 200
+    again = start(c1, "Plan the launch", key=key)
+    assert again.status_code == 200 and again.json()["id"] != first["id"]
+    assert wait_status(c1, again.json()["id"], "completed")["currentRound"] == 1
+    assert start(c1, "Plan the launch", key=key).json() == again.json()
+
+
 def test_idempotency_keys_belong_to_their_user(c1, c2):
     key = uuid.uuid4().hex
     mine = start(c1, "Mine", key=key).json()
