@@ -40,6 +40,23 @@ async def test_a_long_pdf_is_extracted_without_stalling_the_event_loop():
     assert ticks > 1000
 
 
+async def test_a_long_pdf_reports_pages_done_on_the_event_loop_while_the_worker_reads_it():
+    loop = asyncio.get_running_loop()
+    reports = []
+
+    def progress(done, total):
+        assert asyncio.get_running_loop() is loop  # called on the loop, not in the pool's thread
+        reports.append((done, total))
+
+    result = await extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300,
+                                    progress=progress)
+    assert result.status == "ok" and len(result.items) == 352
+    assert reports, "a file read for seconds reports how far it is"
+    assert {total for _, total in reports} == {352}
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and 0 < done[0] and done[-1] < 352
+
+
 async def test_the_time_limit_gives_a_timeout_result_and_the_pool_recovers():
     result = await extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=0.01)
     assert result.status == "timeout"
