@@ -8,8 +8,10 @@ from typing import Any, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from agents.errors import AgentsError
 from app.cursors import CursorCache
 from app.fsm import Event
+from app.model import ModelError
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
 
@@ -77,7 +79,8 @@ def reason_of(exc: BaseException, what: str) -> str:
     its own words; an internal error (a bug, the database) is named as such.
     """
     text = str(exc).strip()
-    if isinstance(exc, _INTERNAL) or not text:
+    internal = isinstance(exc, _INTERNAL) and not isinstance(exc, (AgentsError, ModelError))
+    if internal or not text:
         failures.error("%s failed", what, exc_info=(type(exc), exc, exc.__traceback__))
         return f"{what} stopped on an internal error (the details are in the server log)"
     failures.info("%s failed: %s", what, text)

@@ -93,3 +93,20 @@ def test_a_plan_none_of_whose_tasks_finished_ends_failed_and_says_so(tmp_path, o
         logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
         assert logs[-1]["type"] == "error" and logs[-1]["status"] == "failed"
         assert not any("completed successfully" in e["message"] for e in logs)
+
+
+def test_an_internal_error_is_a_sentence_and_its_details_go_to_the_server_log(caplog):
+    from sqlalchemy.exc import StatementError
+
+    from agents.errors import UnknownAgentError
+    from app.journal import reason_of
+
+    raw = StatementError("Encoding objects of type TextStringObject is unsupported",
+                         "INSERT INTO extractions (key) VALUES (?)", {}, TypeError("boom"))
+    with caplog.at_level("INFO", logger="foreman.failures"):
+        for exc in (raw, AttributeError("'int' object has no attribute 'sha256'")):
+            said = reason_of(exc, "the writer agent")
+            assert said == "the writer agent stopped on an internal error (the details are in the server log)"
+    assert "INSERT INTO" in caplog.text and "sha256" in caplog.text
+    assert reason_of(RuntimeError("disk full"), "the summarizer agent") == "disk full"  # a plug-in's own words
+    assert reason_of(UnknownAgentError("no agent named 'x'"), "the round") == "no agent named 'x'"
