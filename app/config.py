@@ -52,6 +52,8 @@ class Settings:
     max_recovery_attempts: int = 3
     app_version: str = "foreman-1"
     executor_id: str = "local"  # one per process when several share a PostgreSQL database
+    event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
+    event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
 
     @property
     def offline(self) -> bool:
@@ -147,6 +149,8 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
         "max_round_seconds": "MAX_ROUND_SECONDS",
         "extract_timeout_seconds": "EXTRACT_TIMEOUT_SECONDS",
+        "event_heartbeat_seconds": "EVENT_HEARTBEAT_SECONDS",
+        "event_send_timeout_seconds": "EVENT_SEND_TIMEOUT_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}

@@ -19,6 +19,7 @@ from app.config import Settings
 from app.cursors import CursorCache
 from app.db import Database
 from app.documents import Documents
+from app.events import Changes
 from app.fsm import Event, WorkflowStatus
 from app.journal import Journal
 from app.model import Model
@@ -81,7 +82,8 @@ class Runtime:
         self.db = Database(settings.app_database_url)
         self.repo = Repository(self.db)
         self.storage = Storage(settings.data_dir / "files")
-        self.cursors = CursorCache()
+        self.changes = Changes()  # wakes the event streams of a workflow that was written to
+        self.cursors = CursorCache(on_change=self.changes.touch)
         self.journal = Journal(self.repo, self.cursors)
         self.documents = Documents(self.repo, self.storage, settings.extract_timeout_seconds)
         self.rounds = RoundData(self.repo, self.storage, self.documents, self.journal)

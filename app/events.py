@@ -1,0 +1,172 @@
+"""A workflow's live event stream: what polling returns, pushed as server-sent events.
+
+A stream keeps the two poll cursors and, each time it is woken, reads the pages after them
+from the database exactly as a poller would. So it promises what polling promises (every
+item once, in order, no gaps, also across a deleted message) and holds nothing but one
+page per client. It is woken by `Changes`, which the cursor cache pokes on every write of
+this process and, on PostgreSQL, on every write another process announces with NOTIFY.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import AsyncIterator, Callable
+
+import msgspec
+
+from app.errors import BadRequestError
+from app.records import Owner
+from app.views import log_view, message_view, status_view
+
+PAGE = 100
+DEAF_RECHECK_SECONDS = 1.0  # while the PostgreSQL listener is down, streams re-read this often
+EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})$")
+
+
+class Changes:
+    """Per workflow, the wake-up events of the streams that follow it."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    def subscribe(self, workflow_id: str) -> asyncio.Event:
+        event = asyncio.Event()
+        self._waiters.setdefault(workflow_id, set()).add(event)
+        return event
+
+    def unsubscribe(self, workflow_id: str, event: asyncio.Event) -> None:
+        waiters = self._waiters.get(workflow_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[workflow_id]
+
+    def touch(self, workflow_id: str) -> None:
+        """Something was written to the workflow: wake its streams."""
+        for event in self._waiters.get(workflow_id, ()):
+            event.set()
+
+    def __len__(self) -> int:
+        return sum(len(w) for w in self._waiters.values())
+
+
+@dataclass
+class Position:
+    """Where a stream stands: the last message and log ids it sent."""
+
+    message_id: int = 0
+    log_id: int = 0
+
+    @property
+    def event_id(self) -> str:
+        return f"{self.message_id}-{self.log_id}"
+
+
+def parse_event_id(raw: str) -> Position:
+    """A `Last-Event-ID` as sent back by a client, or BadRequestError."""
+    match = EVENT_ID.match(raw.strip())
+    if match is None:
+        raise BadRequestError(f"Last-Event-ID must be an id this stream sent, like '12-40', not {raw[:40]!r}.",
+                              code="bad_event_id")
+    return Position(int(match[1]), int(match[2]))
+
+
+def frame(event: str, event_id: str, data: bytes) -> bytes:
+    """One server-sent event (msgspec's JSON never contains a raw line break)."""
+    return b"event: %s\nid: %s\ndata: %s\n\n" % (event.encode(), event_id.encode(), data)
+
+
+HEARTBEAT = b": keepalive\n\n"
+
+
+class EventStream:
+    """Reads one workflow's new items after a position and renders them as events."""
+
+    def __init__(self, workflows, owner: Owner, workflow_id: str, position: Position, include_data: bool,
+                 heartbeat: float, listening: Callable[[], bool]) -> None:
+        self.workflows = workflows
+        self.repo = workflows.repo
+        self.owner = owner
+        self.workflow_id = workflow_id
+        self.position = position
+        self.include_data = include_data
+        self.heartbeat = heartbeat
+        self.listening = listening  # False while cross-process notifications may be missed
+        self._status: tuple | None = None
+        self.gone = False  # the workflow was deleted
+
+    async def check_cursors(self) -> None:
+        """Cursors that never belonged to this workflow are a 400, as for polling."""
+        for kind, after in (("messages", self.position.message_id), ("logs", self.position.log_id)):
+            if after and not await self.repo.cursor_belongs(self.workflow_id, kind, after):
+                raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last "
+                                      "ids you received, or none to start from the beginning.", code="bad_cursor")
+
+    async def run(self, changes: Changes) -> AsyncIterator[bytes]:
+        """Backlog first, then live items; ends when the workflow is deleted."""
+        loop = asyncio.get_running_loop()
+        wake = changes.subscribe(self.workflow_id)
+        try:
+            yield b"retry: 2000\n\n"
+            quiet_since = loop.time()
+            while True:
+                wake.clear()  # before reading: a write during the read wakes the next round
+                async for chunk in self._read():
+                    quiet_since = loop.time()
+                    yield chunk
+                if self.gone:
+                    return
+                wait = max(0.0, quiet_since + self.heartbeat - loop.time())
+                if not self.listening():
+                    wait = min(wait, DEAF_RECHECK_SECONDS)
+                if not await self._wait(wake, wait) and loop.time() - quiet_since >= self.heartbeat:
+                    quiet_since = loop.time()
+                    yield HEARTBEAT
+        finally:
+            changes.unsubscribe(self.workflow_id, wake)
+
+    async def _wait(self, wake: asyncio.Event, seconds: float) -> bool:
+        try:
+            async with asyncio.timeout(seconds):
+                await wake.wait()
+            return True
+        except TimeoutError:
+            return False
+
+    async def _read(self) -> AsyncIterator[bytes]:
+        async for chunk in self._items():
+            yield chunk
+        row = await self.repo.workflow(self.owner, self.workflow_id)
+        if row is None:
+            self.gone = True
+            return
+        if row.last_log_id > self.position.log_id or row.last_message_id > self.position.message_id:
+            async for chunk in self._items():  # written between the pages and the status: send them first
+                yield chunk
+        view = status_view(row)
+        key = (view.status, view.current_round, view.progress)
+        if key != self._status:
+            self._status = key
+            yield frame("status", self.position.event_id, msgspec.json.encode(view))
+
+    async def _items(self) -> AsyncIterator[bytes]:
+        blobs = self.workflows.blobs(self.include_data)
+        while True:
+            rows = await self.repo.message_page(self.workflow_id, self.position.message_id, PAGE + 1)
+            files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows[:PAGE] for d in docs}))
+            for message, docs in rows[:PAGE]:
+                self.position.message_id = message.id
+                view = message_view(message, docs, files, blobs)
+                yield frame("message", self.position.event_id, msgspec.json.encode(view))
+            if len(rows) <= PAGE:
+                break
+        while True:
+            logs = await self.repo.log_page(self.workflow_id, self.position.log_id, PAGE + 1)
+            for entry in logs[:PAGE]:
+                self.position.log_id = entry.id
+                view = log_view(entry, self.owner.mandate_id, self.owner.user_id)
+                yield frame("log", self.position.event_id, msgspec.json.encode(view))
+            if len(logs) <= PAGE:
+                break
