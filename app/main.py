@@ -10,7 +10,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from agents.registry import Registry, build_registry
-from app import api_events, api_files, api_workflows
+from app import api_events, api_files, api_workflows, page
 from app.config import Settings, from_env
 from app.engine import Runtime
 from app.errors import NotReadyError
@@ -74,7 +74,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
 
     app = Litestar(
-        route_handlers=[health, ready, *api_files.ROUTES, *api_workflows.ROUTES, *api_events.ROUTES],
+        route_handlers=[health, ready, *api_files.ROUTES, *api_workflows.ROUTES, *api_events.ROUTES,
+                        *page.ROUTES],
         on_startup=[startup],
         on_shutdown=[runtime.close],
         exception_handlers=EXCEPTION_HANDLERS,

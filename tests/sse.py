@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 
+from tests.harness import wait_for
+
 
 @dataclass
 class Event:
@@ -89,3 +91,24 @@ class EventReader:
     def last_status(self) -> dict[str, Any] | None:
         statuses = self.of("status")
         return statuses[-1] if statuses else None
+
+
+def until_status(reader: EventReader, *statuses: str, timeout: float = 60) -> dict[str, Any]:
+    def check() -> dict[str, Any] | None:
+        if reader.error:
+            raise AssertionError(f"the stream broke: {reader.error!r}")
+        last = reader.last_status()
+        return last if last and last["status"] in statuses else None
+
+    return wait_for(check, timeout, f"a status event {statuses}")
+
+
+def poll_all(client: httpx.Client, workflow_id: str, kind: str) -> list[dict[str, Any]]:
+    """Every item by cursor, as a poller collects them."""
+    out: list[dict[str, Any]] = []
+    while True:
+        params = {"id": out[-1]["id"]} if out else {}
+        page = client.get(f"/api/workflows/{workflow_id}/{kind}", params=params).json()
+        out += page["items"]
+        if not page["hasMore"]:
+            return out

@@ -6,9 +6,7 @@ import asyncio
 import json
 import re
 import threading
-import time
 import uuid
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -17,8 +15,8 @@ import pytest
 
 from app.model import ModelRequest, ModelResponse
 from tests.api.conftest import KEYS, check_error, start
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_for, wait_status
-from tests.sse import EventReader
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.sse import EventReader, poll_all, until_status
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
 STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
@@ -67,27 +65,6 @@ def stream(server: LiveServer, workflow_id: str, key: str | None = "k1", headers
     auth = {"Authorization": f"Bearer {key}"} if key else {}
     return EventReader(f"{server.url}/api/workflows/{workflow_id}/events", headers=auth | (headers or {}),
                        params=params).start()
-
-
-def until_status(reader: EventReader, *statuses: str, timeout: float = 60) -> dict[str, Any]:
-    def check() -> dict[str, Any] | None:
-        if reader.error:
-            raise AssertionError(f"the stream broke: {reader.error!r}")
-        last = reader.last_status()
-        return last if last and last["status"] in statuses else None
-
-    return wait_for(check, timeout, f"a status event {statuses}")
-
-
-def poll_all(client: httpx.Client, workflow_id: str, kind: str) -> list[dict[str, Any]]:
-    """Every item by cursor, as a poller collects them."""
-    out: list[dict[str, Any]] = []
-    while True:
-        params = {"id": out[-1]["id"]} if out else {}
-        page = client.get(f"/api/workflows/{workflow_id}/{kind}", params=params).json()
-        out += page["items"]
-        if not page["hasMore"]:
-            return out
 
 
 def start_gated(client: httpx.Client, model: GatedModel) -> tuple[str, str]:
@@ -198,32 +175,3 @@ def test_bad_cursors_are_400(server, c1, model):
     check_error(c1.get(f"/api/workflows/{wid}/events", headers={"Last-Event-ID": "yesterday"}), 400, "bad_event_id")
     check_error(c1.get(f"/api/workflows/{wid}/events", params={"messageId": 10**9}), 400, "bad_cursor")
     check_error(c1.get(f"/api/workflows/{wid}/events", params={"logId": "x"}), 400)
-
-
-def test_a_multi_task_offline_round_on_real_documents_streams_what_a_poller_sees(tmp_path, database_url):
-    settings = replace(settings_for(tmp_path, database_url), event_heartbeat_seconds=0.5)
-    with LiveServer(settings) as live, live.client() as client:
-        files = upload(client, "google-doc-document.pdf", "stanley-cups.tsv")
-        wid = client.post("/api/workflows/start", json={
-            "prompt": "Summarise these documents and extract the table as CSV.",
-            "listFileId": [f["id"] for f in files]}).json()["id"]
-        reader = EventReader(f"{live.url}/api/workflows/{wid}/events").start()
-        polled = {"messages": [], "logs": []}
-        while not (reader.last_status() or {}).get("status") in ("completed", "failed"):
-            for kind, items in polled.items():  # a poller beside the stream, by cursor
-                page = client.get(f"/api/workflows/{wid}/{kind}",
-                                  params={"id": items[-1]["id"]} if items else {}).json()
-                items += page["items"]
-            time.sleep(0.1)  # the poller's interval
-            assert reader.error is None, reader.error
-        reader.close()
-        assert reader.last_status()["status"] == "completed"
-        polled["messages"] += poll_all(client, wid, "messages")[len(polled["messages"]):]
-        polled["logs"] += poll_all(client, wid, "logs")[len(polled["logs"]):]
-        streamed = reader.of("message")
-        assert [m["id"] for m in streamed] == [m["id"] for m in polled["messages"]]
-        assert streamed[1:] == polled["messages"][1:]  # the user message's contents fill in as files are read
-        assert reader.of("log") == polled["logs"]
-        tasks = [m for m in streamed if m["status"] == "step"][1:]
-        assert len(tasks) >= 2 and len({m["agentName"] for m in tasks}) >= 2, [m["agentName"] for m in tasks]
-        assert reader.of("log")[-1]["progress"] == 100

@@ -7,13 +7,21 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
-from tests.core.test_scale_out import ROOT, _ready, postgres_url  # noqa: F401  (the fixture)
+from tests.core.test_scale_out import ROOT, _ready
 from tests.harness import LiveServer, free_port, settings_for, wait_for
 from tests.sse import EventReader
 
 
-def test_a_stream_on_one_process_follows_a_round_run_by_another(tmp_path, postgres_url):  # noqa: F811
+@pytest.fixture
+def postgres_url(database_url):
+    if not database_url:
+        pytest.skip("scale-out needs PostgreSQL")
+    return database_url
+
+
+def test_a_stream_on_one_process_follows_a_round_run_by_another(tmp_path, postgres_url):
     port = free_port()
     env = {**os.environ, "DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path / "b"), "PORT": str(port),
            "EXECUTOR_ID": "b"}

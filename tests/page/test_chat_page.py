@@ -1,0 +1,208 @@
+"""The chat page in a real browser (Debian's chromium, driven by Playwright) against the live service
+on the offline model: what a person does, found by role and label as a screen reader would."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.harness import CORPUS, LiveServer, settings_for
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+TIMEOUT = 90_000  # ms: rounds run on a 2-core machine shared with the rest of the suite
+
+if not CHROMIUM.exists():
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does it): "
+                "the browser tests are skipped", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(tmp_path_factory.mktemp("page"))) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, server: LiveServer, tmp_path: Path):
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    expect.set_options(timeout=TIMEOUT)
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(server.url + "/")
+    yield page
+    context.close()
+
+
+@contextlib.contextmanager
+def screenshot_on_failure(page, path: Path) -> Iterator[None]:
+    """A failed assertion names a screenshot of the page as it was."""
+    try:
+        yield
+    except (AssertionError, sync_api.Error) as exc:
+        page.screenshot(path=str(path), full_page=True)
+        raise AssertionError(f"{exc}\nscreenshot: {path}") from exc
+
+
+def messages(page):
+    return page.get_by_role("list", name="Messages").get_by_role("listitem").filter(has=page.locator(".meta"))
+
+
+def by_agent(page, name: str):
+    return messages(page).filter(has=page.locator(".agent", has_text=re.compile(f"^{name}$")))
+
+
+def send(page, text: str, *files: Path) -> None:
+    if files:
+        page.get_by_label("Attach files").set_input_files([str(f) for f in files])
+        for f in files:  # uploaded, with the type the server detected
+            expect(page.locator(".chip.ready", has_text=f.name)).to_be_visible()
+    page.get_by_role("textbox", name="Message").fill(text)
+    page.get_by_role("textbox", name="Message").press("Enter")
+
+
+def test_a_person_summarises_two_documents_and_downloads_a_produced_table(page, server, tmp_path):
+    shot = tmp_path / "conversation.png"
+    streams = []
+    page.on("request", lambda request: streams.append(request.url) if "/events" in request.url else None)
+    with screenshot_on_failure(page, shot):
+        page.get_by_label("Attach files").set_input_files([str(CORPUS / "google-doc-document.pdf"),
+                                                          str(CORPUS / "stanley-cups.tsv")])
+        expect(page.locator(".chip.ready", has_text="google-doc-document.pdf")).to_contain_text("application/pdf")
+        expect(page.locator(".chip.ready", has_text="stanley-cups.tsv")).to_contain_text("text/tab-separated-values")
+        prompt = page.get_by_role("textbox", name="Message")
+        prompt.fill("Summarise these")
+        prompt.press("Shift+Enter")
+        prompt.press_sequentially("documents")
+        expect(prompt).to_have_value("Summarise these\ndocuments")
+        prompt.fill("Summarise these documents")
+        prompt.press("Enter")
+
+        items = messages(page)
+        expect(items.first).to_contain_text("You")
+        expect(items.first).to_contain_text("first")
+        expect(items.first).to_contain_text("Summarise these documents")
+        expect(by_agent(page, "Project manager").filter(has_text="Work plan")).to_have_count(1)
+        expect(by_agent(page, "Summarizer")).to_have_count(1)
+        expect(by_agent(page, "Summarizer")).to_contain_text("step")
+        expect(items.last).to_contain_text("last")
+        expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
+        expect(page.locator("#status")).to_contain_text("completed")
+        assert any("/events" in url for url in streams), "the page did not follow the round by the event stream"
+        page.locator("#logs-panel summary").click()
+        expect(page.locator("#logs")).to_contain_text("Workflow completed successfully")
+
+        # The same conversation goes on: a table as CSV, then downloaded from the page.
+        send(page, "Extract the table as CSV", CORPUS / "stanley-cups.tsv")
+        expect(items.filter(has_text="round 2").filter(has_text="last")).to_have_count(1)
+        expect(page.locator("#status")).to_contain_text("completed · round 2")
+        csv_button = page.get_by_role("button", name=re.compile(r"^Download .*\.csv$")).last
+        with page.expect_download() as info:
+            csv_button.click()
+        saved = tmp_path / "download.csv"
+        info.value.save_as(saved)
+        text = saved.read_bytes().decode("utf-8-sig")
+        source = (CORPUS / "stanley-cups.tsv").read_text()
+        cells = [c.strip() for line in text.splitlines() for c in line.split(",") if c.strip()]
+        assert len(cells) > 10 and all(c.strip('"') in source for c in cells), text[:300]
+        assert page.errors == []
+    page.screenshot(path=str(shot))
+    target = os.environ.get("FOREMAN_PAGE_SCREENSHOT")  # the README's picture is made here
+    if target:
+        page.set_viewport_size({"width": 1100, "height": 820})
+        page.get_by_role("list", name="Messages").get_by_role("listitem").first.scroll_into_view_if_needed()
+        page.screenshot(path=target)
+
+
+def test_a_person_stops_a_long_round_and_finds_the_conversation_after_a_reload(page, server, tmp_path):
+    with screenshot_on_failure(page, tmp_path / "stopped.png"):
+        send(page, "Summarise this book", CORPUS / "freeculture.pdf")
+        stop = page.get_by_role("button", name="Stop")
+        # Stopped as soon as the person sees their message: the 352-page book keeps the round busy.
+        expect(messages(page).first).to_contain_text("Summarise this book")
+        expect(stop).to_be_enabled()
+        stop.click()
+        expect(page.locator("#status")).to_contain_text("stopped")
+        expect(page.locator("#logs")).to_contain_text("Workflow stopped by user")
+        expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
+        expect(stop).to_be_disabled()
+
+        page.reload()
+        link = page.get_by_role("navigation", name="Conversations").get_by_role("link", name="Summarise this book")
+        expect(link).to_have_count(1)
+        link.click()
+        expect(messages(page).first).to_contain_text("Summarise this book")
+        expect(messages(page).first.get_by_role("button", name="Download freeculture.pdf")).to_be_visible()
+        expect(page.locator("#status")).to_contain_text("stopped")
+
+        page.get_by_role("button", name="Delete conversation").click()
+        expect(link).to_have_count(0)
+        expect(page.get_by_role("heading", name="New conversation")).to_be_visible()
+        assert page.errors == []
+
+
+def test_html_in_a_models_text_is_shown_as_text_and_never_runs(page, server, tmp_path):
+    hostile = tmp_path / "notes.txt"
+    attack = '<img src=x onerror="window.__pwned=1">'
+    hostile.write_text(f"The quarterly review names the attack {attack} in its findings. "
+                       "Revenue grew by twelve percent in the third quarter of the year. "
+                       "The board approved the budget for the new warehouse in March.\n")
+    with screenshot_on_failure(page, tmp_path / "hostile.png"):
+        send(page, "Summarise this document", hostile)
+        summary = by_agent(page, "Summarizer")
+        expect(summary).to_contain_text(attack)
+        expect(messages(page).last).to_contain_text("last")
+        assert page.locator("#messages img").count() == 0
+        assert page.evaluate("window.__pwned") is None
+        assert page.errors == []
+
+
+def test_a_message_and_a_file_can_be_deleted_and_a_phone_width_window_works(page, server, tmp_path):
+    with screenshot_on_failure(page, tmp_path / "phone.png"):
+        page.set_viewport_size({"width": 390, "height": 800})
+        send(page, "Summarise this document", CORPUS / "testCSV.csv")
+        items = messages(page)
+        expect(items.last).to_contain_text("last")
+        first = items.first
+        first.get_by_role("button", name="Remove testCSV.csv from this message").click()
+        expect(first.get_by_role("button", name="Download testCSV.csv")).to_have_count(0)
+        count = items.count()
+        items.last.get_by_role("button", name="Delete message").click()
+        expect(items).to_have_count(count - 1)
+        page.reload()
+        expect(messages(page)).to_have_count(count - 1)
+        expect(messages(page).first.get_by_role("button", name="Download testCSV.csv")).to_have_count(0)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width}px wide on a 390px screen"
+        page.get_by_role("button", name="Conversations").click()
+        expect(page.get_by_role("navigation", name="Conversations").get_by_role("link").first).to_be_visible()
+        assert page.errors == []
+
+
+def test_a_wrong_api_key_is_a_readable_notice(page, server):
+    page.get_by_label("API key").fill("not-a-key")
+    page.get_by_label("API key").press("Tab")
+    # Local mode ignores keys, so the page still works; the key is kept for the next visit.
+    page.reload()
+    expect(page.get_by_label("API key")).to_have_value("not-a-key")
+    page.goto(server.url + "/#/w/no-such-conversation")
+    expect(page.get_by_role("alert")).to_contain_text("There is no workflow")
