@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, AsyncGenerator
 
 from litestar import Request, get
 from litestar.openapi.datastructures import ResponseSpec
@@ -42,8 +42,9 @@ class _BoundedSend:
     """The streaming response, except that it gives up on a client that stops reading instead of
     waiting for it without end (the transport's buffer is the only queue)."""
 
-    def __init__(self, response: ASGIResponse, send_timeout: float) -> None:
+    def __init__(self, response: ASGIResponse, content: Any, send_timeout: float) -> None:
         self.response = response
+        self.content = content
         self.send_timeout = send_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -55,18 +56,22 @@ class _BoundedSend:
             await self.response(scope, receive, bounded)
         except* TimeoutError:
             log.info("An event stream client read nothing for %.0f s; disconnected.", self.send_timeout)
+        finally:
+            await self.content.aclose()  # the stream stops following the workflow now, not at collection
 
 
 class EventStreamResponse(Stream):
     """`text/event-stream` with a bounded send."""
 
-    def __init__(self, content: Any, *, send_timeout: float) -> None:
+    def __init__(self, content: AsyncGenerator[bytes, None], *, send_timeout: float) -> None:
         super().__init__(content, media_type="text/event-stream", headers={
             "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self.content = content
         self.send_timeout = send_timeout
 
     def to_asgi_response(self, *args: Any, **kwargs: Any) -> ASGIResponse:
-        return _BoundedSend(super().to_asgi_response(*args, **kwargs), self.send_timeout)  # type: ignore[return-value]
+        response = super().to_asgi_response(*args, **kwargs)
+        return _BoundedSend(response, self.content, self.send_timeout)  # type: ignore[return-value]
 
 
 @get("/api/workflows/{workflow_id:str}/events", summary="Live events: messages, logs and status as they happen",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable
+from typing import AsyncGenerator, AsyncIterator, Callable
 
 import msgspec
 
@@ -104,7 +104,7 @@ class EventStream:
                 raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last "
                                       "ids you received, or none to start from the beginning.", code="bad_cursor")
 
-    async def run(self, changes: Changes) -> AsyncIterator[bytes]:
+    async def run(self, changes: Changes) -> AsyncGenerator[bytes, None]:
         """Backlog first, then live items; ends when the workflow is deleted."""
         loop = asyncio.get_running_loop()
         wake = changes.subscribe(self.workflow_id)

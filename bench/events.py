@@ -1,0 +1,168 @@
+"""The event stream: delivery latency against polling, and what idle streams cost the empty poll.
+
+    python bench/events.py [--items 500] [--streams 200] [--seconds 5] [--turns 3]
+
+Starts `python -m app` on 127.0.0.1 with a fresh data dir (SQLite, one process, offline model).
+
+1. Latency: rounds run one after another in one workflow until `--items` messages and logs were
+   written. One client follows the workflow's event stream, another polls both cursors every
+   250 ms. An item's latency is its arrival at the client minus the time the server stamped on
+   it in the writing transaction (`timestamp` of a log, `finishedAt` of a message; same machine,
+   same clock). Prints median and p99 of both (target: stream p99 < 50 ms).
+2. Idle streams: the empty-poll ratio of bench/polling.py (empty poll vs /health under wrk,
+   50 connections), in turns without and with `--streams` idle event streams open on the same
+   process. Prints both ratios and how far they differ (target: within 10 %).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from datetime import datetime
+
+import httpx
+from common import completed_workflow, median, service, wait
+from polling import wrk
+
+POLL_INTERVAL = 0.25
+
+
+def stamp(item: dict) -> float:
+    return datetime.fromisoformat(item.get("timestamp") or item["finishedAt"]).timestamp()
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+class Arrivals:
+    """Arrival latencies by item, as one client saw them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.latency: dict[tuple[str, int], float] = {}
+
+    def note(self, kind: str, item: dict) -> None:
+        now = time.time()
+        with self.lock:
+            self.latency.setdefault((kind, item["id"]), now - stamp(item))
+
+    def __len__(self) -> int:
+        return len(self.latency)
+
+
+def follow(base: str, wid: str, seen: Arrivals, done: threading.Event) -> None:
+    with httpx.Client(timeout=httpx.Timeout(30, read=None)) as client, \
+            client.stream("GET", f"{base}/api/workflows/{wid}/events") as response:
+        kind, data = "", ""
+        for line in response.iter_lines():
+            if done.is_set():
+                return
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:"):
+                data = line[5:].strip()
+            elif not line and data:
+                if kind in ("message", "log"):
+                    seen.note(kind + "s", json.loads(data))
+                data = ""
+
+
+def poll(base: str, wid: str, seen: Arrivals, done: threading.Event) -> None:
+    cursors = {"messages": "", "logs": ""}
+    with httpx.Client(base_url=base, timeout=30) as client:
+        while not done.is_set():
+            tick = time.monotonic()
+            for kind in cursors:
+                page = client.get(f"/api/workflows/{wid}/{kind}", params={"id": cursors[kind]}).json()
+                for item in page["items"]:
+                    seen.note(kind, item)
+                cursors[kind] = page["lastId"] or ""
+            done.wait(max(0.0, POLL_INTERVAL - (time.monotonic() - tick)))
+
+
+def latency(base: str, items: int) -> None:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Summarize the request"}).json()["id"]
+        streamed, polled, done = Arrivals(), Arrivals(), threading.Event()
+        threads = [threading.Thread(target=follow, args=(base, wid, streamed, done), daemon=True),
+                   threading.Thread(target=poll, args=(base, wid, polled, done), daemon=True)]
+        for thread in threads:
+            thread.start()
+        while True:
+            wait(lambda: client.get(f"/api/workflows/{wid}/status").json()["status"] != "running", 60, "a round")
+            status = client.get(f"/api/workflows/{wid}/status").json()
+            if status["lastMessageId"] and len(streamed) >= items:
+                break
+            client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "And once more"})
+        wait(lambda: len(polled) >= len(streamed), 30, "the poller to catch up")
+        done.set()
+    keys = sorted(streamed.latency)[:items]
+    for name, seen in (("stream", streamed), (f"poll every {POLL_INTERVAL * 1000:.0f} ms", polled)):
+        values = [seen.latency[k] * 1000 for k in keys]
+        print(f"{name:>18}: median {median(values):6.1f} ms, p99 {percentile(values, 0.99):6.1f} ms "
+              f"over {len(values)} items")
+    stream_values = [streamed.latency[k] for k in keys]
+    print(f"stream p99 target < 50 ms: {'met' if percentile(stream_values, 0.99) < 0.05 else 'MISSED'}")
+
+
+def open_streams(port: int, wid: str, count: int) -> list[socket.socket]:
+    """`count` idle event streams: raw connections that read the response head and then nothing."""
+    streams = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(f"GET /api/workflows/{wid}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(4096)
+        if b" 200 " not in head.split(b"\r\n", 1)[0]:
+            raise SystemExit(f"the event stream answered {head[:80]!r}")
+        streams.append(sock)
+    return streams
+
+
+def idle_streams(base: str, port: int, count: int, seconds: int, turns: int) -> None:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        wid, last = completed_workflow(client)
+    poll_url = f"{base}/api/workflows/{wid}/messages?id={last}"
+    ratios: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(turns):  # in turns, so drift on a shared machine hits both alike
+        for with_streams in (False, True):
+            streams = open_streams(port, wid, count) if with_streams else []
+            try:
+                health = wrk(base + "/health", seconds, 50)
+                polls = wrk(poll_url, seconds, 50)
+            finally:
+                for sock in streams:
+                    sock.close()
+            ratios[with_streams].append(polls / health)
+    without, with_ = max(ratios[False]), max(ratios[True])
+    change = (with_ - without) / without
+    print(f"empty-poll ratio without streams {without:.2f}, with {count} idle streams {with_:.2f}: "
+          f"{change:+.1%} (target within 10%); best of {turns} turns of {seconds} s each")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=500)
+    parser.add_argument("--streams", type=int, default=200)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=3)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is needed: apt-get install wrk")
+    port = 19000 + os.getpid() % 1000
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base:
+        latency(base, args.items)
+        idle_streams(base, port, args.streams, args.seconds, args.turns)
+
+
+if __name__ == "__main__":
+    main()
