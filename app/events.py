@@ -136,37 +136,43 @@ class EventStream:
             return False
 
     async def _read(self) -> AsyncIterator[bytes]:
-        async for chunk in self._items():
-            yield chunk
+        # The row first: its last ids bound what this read sends, so the status that follows the
+        # items is never older than they are; whatever is written meanwhile wakes the next read.
         row = await self.repo.workflow(self.owner, self.workflow_id)
         if row is None:
             self.gone = True
             return
-        if row.last_log_id > self.position.log_id or row.last_message_id > self.position.message_id:
-            async for chunk in self._items():  # written between the pages and the status: send them first
-                yield chunk
+        async for chunk in self._messages(row.last_message_id):
+            yield chunk
+        async for chunk in self._logs(row.last_log_id):
+            yield chunk
         view = status_view(row)
         key = (view.status, view.current_round, view.progress)
         if key != self._status:
             self._status = key
             yield frame("status", self.position.event_id, msgspec.json.encode(view))
 
-    async def _items(self) -> AsyncIterator[bytes]:
+    async def _messages(self, last: int) -> AsyncIterator[bytes]:
         blobs = self.workflows.blobs(self.include_data)
-        while True:
-            rows = await self.repo.message_page(self.workflow_id, self.position.message_id, PAGE + 1)
-            files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows[:PAGE] for d in docs}))
-            for message, docs in rows[:PAGE]:
+        while self.position.message_id < last:
+            rows = [r for r in await self.repo.message_page(self.workflow_id, self.position.message_id, PAGE)
+                    if r[0].id <= last]
+            file_ids = sorted({d.file_id for _, docs in rows for d in docs})
+            files = await self.repo.files_by_id(file_ids) if file_ids else {}
+            for message, docs in rows:
                 self.position.message_id = message.id
                 view = message_view(message, docs, files, blobs)
                 yield frame("message", self.position.event_id, msgspec.json.encode(view))
-            if len(rows) <= PAGE:
-                break
-        while True:
-            logs = await self.repo.log_page(self.workflow_id, self.position.log_id, PAGE + 1)
-            for entry in logs[:PAGE]:
+            if len(rows) < PAGE:
+                self.position.message_id = last  # the rest up to `last` was deleted: skip it for good
+                return
+
+    async def _logs(self, last: int) -> AsyncIterator[bytes]:
+        while self.position.log_id < last:
+            logs = [e for e in await self.repo.log_page(self.workflow_id, self.position.log_id, PAGE) if e.id <= last]
+            for entry in logs:
                 self.position.log_id = entry.id
                 view = log_view(entry, self.owner.mandate_id, self.owner.user_id)
                 yield frame("log", self.position.event_id, msgspec.json.encode(view))
-            if len(logs) <= PAGE:
-                break
+            if len(logs) < PAGE:
+                return

@@ -198,7 +198,22 @@ def test_a_message_and_a_file_can_be_deleted_and_a_phone_width_window_works(page
         assert page.errors == []
 
 
-def test_a_wrong_api_key_is_a_readable_notice(page, server):
+def test_files_dropped_on_the_message_box_are_uploaded_with_their_detected_type(page, server):
+    dropped = page.evaluate_handle("""() => {
+        const data = new DataTransfer();
+        data.items.add(new File(["Revenue grew by twelve percent in the third quarter."], "dropped.txt",
+                                {type: "application/x-made-up"}));
+        return data;
+    }""")
+    page.dispatch_event("#drop", "drop", {"dataTransfer": dropped})
+    expect(page.locator(".chip.ready", has_text="dropped.txt")).to_contain_text("text/plain")  # from the bytes
+    send(page, "Summarise this document")
+    expect(messages(page).first.get_by_role("button", name="Download dropped.txt")).to_be_visible()
+    expect(messages(page).last).to_contain_text("last")
+    assert page.errors == []
+
+
+def test_the_api_key_is_kept_and_an_unknown_conversation_is_a_readable_notice(page, server):
     page.get_by_label("API key").fill("not-a-key")
     page.get_by_label("API key").press("Tab")
     # Local mode ignores keys, so the page still works; the key is kept for the next visit.
