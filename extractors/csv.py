@@ -7,6 +7,7 @@ import io
 
 from extractors.base import ContentItem, Extraction
 from extractors.registry import ExtractorRegistry, Source
+from extractors.tables import attach, make_table, typed
 from extractors.text import decode
 
 MIMES = ["text/csv", "text/tab-separated-values", "application/csv"]
@@ -18,13 +19,15 @@ def extract_csv(source: Source, registry: ExtractorRegistry) -> Extraction:
     text = text.lstrip("\ufeff")
     delimiter = "\t" if source.mime == "text/tab-separated-values" else _sniff(text)
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    table = make_table("table", [[typed(cell) for cell in row] for row in rows], "table", delimiter=delimiter)
     item = ContentItem(
         sequence_nr=1,
         name="table",
         ext="tsv",
         content_type="text/tab-separated-values",
         data=render_rows(rows),
-        metadata={"extractor": "csv", "encoding": encoding, "rows": len(rows), "ocr": False},
+        metadata=attach({"extractor": "csv", "encoding": encoding, "rows": len(rows), "ocr": False},
+                        [table] if table else []),
     )
     return Extraction(mime=source.mime, status="ok", items=[item])
 

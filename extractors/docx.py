@@ -13,6 +13,7 @@ from lxml import etree
 from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
+from extractors.tables import Table, attach, make_table, typed
 
 MIMES = ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"]
 
@@ -37,6 +38,7 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
         return failure(source.mime, "corrupt", source.name, f"not a readable Word document ({error})")
     body = document.element.body
     items = [_item("body", "\n".join(blocks(body)), "body")]
+    attach(items[0].metadata, _tables(body))
     headers, footers = [], []
     notes: dict[str, list[str]] = {name: [] for _, name, _ in _PARTS}
     for rel in document.part.rels.values():
@@ -105,18 +107,39 @@ def _runs(element: etree._Element, parts: list[str], boxes: list[str]) -> None:
 
 
 def _table(table: etree._Element) -> str:
-    """Tab-separated rows; a vertically merged cell is read once, where the merge starts."""
+    """Tab-separated rows; a merged cell is read once, where the merge starts."""
+    return render_rows(_cells(table))
+
+
+def _cells(table: etree._Element) -> list[list[str]]:
+    """The table's grid: a cell spanning columns is followed by empty cells, a vertical merge's
+    continuation is empty, so every row keeps the table's columns."""
     rows = []
     for row in _children(table, _W + "tr"):
-        cells = []
+        cells: list[str] = []
         for cell in _children(row, _W + "tc"):
+            span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+            extra = int(span.get(_W + "val", "1")) - 1 if span is not None and span.get(_W + "val", "1").isdigit() else 0
             merge = cell.find(f"{_W}tcPr/{_W}vMerge")
             if merge is not None and merge.get(_W + "val", "continue") == "continue":
                 cells.append("")
-                continue
-            cells.append(" ".join(" ".join(blocks(cell)).split()))
+            else:
+                cells.append(" ".join(" ".join(blocks(cell)).split()))
+            cells.extend([""] * extra)
         rows.append(cells)
-    return render_rows(rows)
+    return rows
+
+
+def _tables(body: etree._Element) -> list[Table]:
+    """The body's tables (not those nested in another table's cells), as typed cells."""
+    found = []
+    for element in body.iter(_W + "tbl"):
+        if any(parent.tag == _W + "tbl" for parent in element.iterancestors()):
+            continue
+        table = make_table(f"table {len(found) + 1}", [[typed(c) for c in row] for row in _cells(element)], "body")
+        if table is not None:
+            found.append(table)
+    return found
 
 
 def _children(element: etree._Element, tag: str):

@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 from extractors.base import ContentItem, Extraction
 from extractors.registry import ExtractorRegistry, Source
+from extractors.tables import Table, attach, make_table, typed
 from extractors.text import decode
 
 MIMES = ["text/html", "application/xhtml+xml"]
@@ -29,6 +30,13 @@ class _TextCollector(HTMLParser):
         self.title = ""
         self._skip_depth = 0
         self._in_title = False
+        self.tables: list[Table] = []
+        # Open tables, innermost last: rows of (text parts, colspan, rowspan) cells.
+        self._open: list[list[list[tuple[list[str], int, int]]]] = []
+
+    def _span(self, attrs: list[tuple[str, str | None]], name: str) -> int:
+        value = dict(attrs).get(name) or "1"
+        return max(1, min(int(value), 100)) if value.strip().isdigit() else 1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
@@ -39,8 +47,22 @@ class _TextCollector(HTMLParser):
             self.parts.append("\n")
         elif tag in _CELLS:
             self.parts.append("\t")
+        if self._skip_depth:
+            return
+        if tag == "table":
+            self._open.append([])
+        elif tag == "tr" and self._open:
+            self._open[-1].append([])
+        elif tag in _CELLS and self._open:
+            if not self._open[-1]:
+                self._open[-1].append([])
+            self._open[-1][-1].append(([], self._span(attrs, "colspan"), self._span(attrs, "rowspan")))
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self._open and not self._skip_depth:
+            table = make_table(f"table {len(self.tables) + 1}", _grid(self._open.pop()), "page")
+            if table is not None:
+                self.tables.append(table)
         if tag == "title":
             self._in_title = False
         elif tag in _SKIPPED and self._skip_depth:
@@ -53,6 +75,32 @@ class _TextCollector(HTMLParser):
             self.title += data
         elif not self._skip_depth:
             self.parts.append(data)
+            if self._open and self._open[-1] and self._open[-1][-1]:
+                self._open[-1][-1][-1][0].append(data)
+
+
+def _grid(rows: list[list[tuple[list[str], int, int]]]) -> list[list[object]]:
+    """Cells laid out on the table's grid: a spanned position stays empty, so columns line up."""
+    grid: list[list[object]] = []
+    taken: set[tuple[int, int]] = set()  # positions covered by a rowspan from above
+    for r, row in enumerate(rows):
+        out: list[object] = []
+        c = 0
+        for parts, colspan, rowspan in row:
+            while (r, c) in taken:
+                out.append(None)
+                c += 1
+            out.append(typed("".join(parts)))
+            out.extend([None] * (colspan - 1))
+            for dr in range(1, rowspan):
+                for dc in range(colspan):
+                    taken.add((r + dr, c + dc))
+            c += colspan
+        while (r, c) in taken:
+            out.append(None)
+            c += 1
+        grid.append(out)
+    return grid
 
 
 def extract_html(source: Source, registry: ExtractorRegistry) -> Extraction:
@@ -73,7 +121,8 @@ def extract_html(source: Source, registry: ExtractorRegistry) -> Extraction:
         ext="txt",
         content_type="text/plain",
         data=text,
-        metadata={"extractor": "html.parser", "encoding": encoding, "title": title, "ocr": False},
+        metadata=attach({"extractor": "html.parser", "encoding": encoding, "title": title, "ocr": False},
+                        collector.tables),
     )
     return Extraction(mime=source.mime, status="ok", items=[item])
 

@@ -12,7 +12,9 @@ from pypdf.generic import DictionaryObject
 
 from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
+from extractors.pdf_tables import find_pdf_tables, rule_pages
 from extractors.registry import ExtractorRegistry, Source, failure, nested
+from extractors.tables import attach
 
 MIMES = ["application/pdf", "application/x-pdf"]
 
@@ -55,6 +57,9 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
                 item.metadata["needs_ocr"] = True
                 needs_ocr.append(number)
         extraction.items.append(item)
+    tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password)
+    for item in extraction.items:
+        attach(item.metadata, tables.get(item.metadata.get("page", 0), []))
     renderer.close()
     if needs_ocr:
         extraction.status = "partial"
@@ -195,6 +200,11 @@ class _Pdfium:
         finally:
             textpage.close()
             page.close()
+
+    def rule_pages(self) -> list[int]:
+        """The pages with horizontal rules, where tables may be."""
+        document = self._open()
+        return rule_pages(document) if document is not None else []
 
     def has_images(self, number: int) -> bool:
         document = self._open()

@@ -13,6 +13,7 @@ from pptx.shapes.group import GroupShape
 from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
+from extractors.tables import Table, attach, make_table, typed
 
 MIMES = ["application/vnd.openxmlformats-officedocument.presentationml.presentation"]
 
@@ -29,8 +30,9 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     items = []
     for number, slide in enumerate(presentation.slides, start=1):
         lines: list[str] = []
+        tables: list[Table] = []
         for shape in slide.shapes:
-            lines.extend(_shape_lines(shape))
+            lines.extend(_shape_lines(shape, tables, number))
         notes = ""
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text.strip()
@@ -44,7 +46,8 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
                 ext="txt",
                 content_type="text/plain",
                 data=text.strip("\n"),
-                metadata={"extractor": "python-pptx", "slide": number, "has_notes": bool(notes), "ocr": False},
+                metadata=attach({"extractor": "python-pptx", "slide": number, "has_notes": bool(notes), "ocr": False},
+                                tables),
             )
         )
     if not items:
@@ -52,12 +55,16 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
-def _shape_lines(shape) -> list[str]:
-    """Text of one shape; groups are walked, tables become tab-separated rows."""
+def _shape_lines(shape, tables: list[Table], slide: int) -> list[str]:
+    """Text of one shape; groups are walked, tables become tab-separated rows (and `tables`)."""
     if isinstance(shape, GroupShape):
-        return [line for inner in shape.shapes for line in _shape_lines(inner)]
+        return [line for inner in shape.shapes for line in _shape_lines(inner, tables, slide)]
     if getattr(shape, "has_table", False) and shape.has_table:
         rows = [[cell.text if not cell.is_spanned else "" for cell in row.cells] for row in shape.table.rows]
+        table = make_table(f"slide {slide} table {len(tables) + 1}", [[typed(c) for c in row] for row in rows],
+                           f"slide {slide}")
+        if table is not None:
+            tables.append(table)
         return [render_rows(rows)]
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         return [shape.text_frame.text]

@@ -12,6 +12,7 @@ from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.numfmt import format_value
 from extractors.registry import ExtractorRegistry, Source, failure
+from extractors.tables import attach, make_table
 
 MIMES = [
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -29,11 +30,12 @@ def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
     items = []
     try:
         for number, sheet in enumerate(workbook.worksheets, start=1):
-            rows = [
-                [format_value(cell.value, getattr(cell, "number_format", None)) for cell in row]
-                for row in sheet.iter_rows()
-            ]
+            raw = [list(row) for row in sheet.iter_rows()]
+            rows = [[format_value(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in raw]
             table = render_rows(_trim(rows))
+            # The cells themselves (numbers, dates, cached formula results) for table work.
+            cells = make_table(f"sheet {sheet.title}", [[cell.value for cell in row] for row in raw],
+                               f"sheet {sheet.title}", sheet=sheet.title)
             items.append(
                 ContentItem(
                     sequence_nr=number,
@@ -41,13 +43,13 @@ def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
                     ext="tsv",
                     content_type="text/tab-separated-values",
                     data=table,
-                    metadata={
+                    metadata=attach({
                         "extractor": "openpyxl",
                         "sheet": sheet.title,
                         "rows": table.count("\n") + 1 if table else 0,
                         "hidden": sheet.sheet_state != "visible",
                         "ocr": False,
-                    },
+                    }, [cells] if cells else []),
                 )
             )
     finally:

@@ -1,0 +1,165 @@
+"""Tables on PDF pages: pdfplumber's ruled-table finder, and rule-bounded tables without verticals.
+
+Only pages with at least two horizontal rules (path objects at least a quarter of the page wide,
+under 3 points high) are searched: pdfium finds those in milliseconds, while pdfplumber's layout
+analysis costs about 0.1 s a page (a 352-page book has one such page instead of 352).
+
+Two kinds of tables are found:
+- ruled grids, by pdfplumber's `find_tables` (lines strategy);
+- tables between horizontal rules only (LaTeX booktabs, many reports): the words between the
+  outer rules are grouped into lines, and columns are the gaps that no line's words cross.
+Candidates that read like prose (long cells, half-empty grids, one row) are dropped.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+import pypdfium2
+
+from extractors.tables import Table, make_table, typed
+
+log = logging.getLogger(__name__)
+
+MAX_PAGES = 60  # pages searched per document; the rest keep their text
+_COLUMN_GAP = 6.0  # points of white space that separate two columns (a word space is ~2.5)
+
+
+def rule_pages(document: pypdfium2.PdfDocument) -> list[int]:
+    """1-based numbers of the pages holding at least two horizontal rules."""
+    pages = []
+    for index in range(len(document)):
+        page = document[index]
+        try:
+            width = page.get_width()
+            rules = 0
+            for obj in page.get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_PATH], max_depth=2):
+                left, bottom, right, top = obj.get_bounds()
+                if right - left > 0.25 * width and top - bottom < 3:
+                    rules += 1
+            if rules >= 2:
+                pages.append(index + 1)
+        finally:
+            page.close()
+    return pages
+
+
+def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None) -> dict[int, list[Table]]:
+    """Tables by page number for the given pages; a page pdfplumber cannot read gives none."""
+    if not pages:
+        return {}
+    import pdfplumber  # imported here: only documents with ruled pages pay for it
+
+    found: dict[int, list[Table]] = {}
+    try:
+        with pdfplumber.open(io.BytesIO(data), password=password or "") as pdf:
+            for number in pages[:MAX_PAGES]:
+                try:
+                    tables = _page_tables(pdf.pages[number - 1], number)
+                except Exception:  # noqa: BLE001 - pdfminer raises many kinds on odd pages
+                    log.debug("table finding failed on page %d", number, exc_info=True)
+                    continue
+                if tables:
+                    found[number] = tables
+    except Exception:  # noqa: BLE001 - a PDF pdfminer cannot open keeps its text, without tables
+        log.debug("pdfplumber could not open the PDF", exc_info=True)
+    return found
+
+
+def _page_tables(page, number: int) -> list[Table]:
+    grids = []
+    findings = page.find_tables()
+    for finding in findings:
+        rows = [[typed(cell or "") for cell in row] for row in finding.extract()]
+        if _table_like(rows):
+            grids.append((finding.bbox, rows))
+    if not findings:  # ruled grids rejected as prose do not fall back to the rules alone
+        region = _ruled_region(page)
+        if region is not None:
+            rows = _columns(page.crop(region, strict=False))
+            if _table_like(rows):
+                grids.append((region, rows))
+    tables = []
+    for _, rows in grids:
+        table = make_table(f"page {number} table {len(tables) + 1}", rows, f"page {number}",
+                           page=number, finder="pdfplumber")
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _ruled_region(page) -> tuple[float, float, float, float] | None:
+    """The box from the first to the last of at least two long horizontal rules of equal extent."""
+    width = float(page.width)
+    rules = [line for line in page.lines if line["x1"] - line["x0"] > 0.25 * width and abs(line["top"] - line["bottom"]) < 3]
+    if len(rules) < 2:
+        return None
+    first = rules[0]
+    same = [r for r in rules if abs(r["x0"] - first["x0"]) < 5 and abs(r["x1"] - first["x1"]) < 5]
+    if len(same) < 2:
+        return None
+    top = min(r["top"] for r in same)
+    bottom = max(r["bottom"] for r in same)
+    if bottom - top < 20:
+        return None
+    return (first["x0"] - 2, top - 1, first["x1"] + 2, bottom + 1)
+
+
+def _columns(region) -> list[list[object]]:
+    """The region's words as rows (by line) and columns (gaps no line's words cross)."""
+    words = region.extract_words(keep_blank_chars=False, use_text_flow=False)
+    if not words:
+        return []
+    lines: list[list[dict]] = []
+    for word in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
+        if lines and abs(lines[-1][0]["top"] - word["top"]) < 3:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    # Runs of words closer than a column gap are one cell's text.
+    runs_by_line = []
+    for line in lines:
+        line.sort(key=lambda w: w["x0"])
+        runs: list[list[dict]] = [[line[0]]]
+        for word in line[1:]:
+            if word["x0"] - runs[-1][-1]["x1"] < _COLUMN_GAP:
+                runs[-1].append(word)
+            else:
+                runs.append([word])
+        runs_by_line.append(runs)
+    # A caption set on the top rule is one run above the table's rows: not part of the grid.
+    while runs_by_line and len(runs_by_line[0]) == 1:
+        runs_by_line.pop(0)
+    # Column boundaries: x-positions covered by no run of any line with several cells.
+    spans = sorted((run[0]["x0"], run[-1]["x1"]) for runs in runs_by_line if len(runs) > 1 for run in runs)
+    columns: list[list[float]] = []
+    for x0, x1 in spans:
+        if columns and x0 <= columns[-1][1] + 1:
+            columns[-1][1] = max(columns[-1][1], x1)
+        else:
+            columns.append([x0, x1])
+    rows = []
+    for runs in runs_by_line:
+        row: list[object] = [None] * len(columns)
+        for run in runs:
+            index = next((i for i, (x0, x1) in enumerate(columns) if run[0]["x0"] <= x1), len(columns) - 1)
+            text = " ".join(w["text"] for w in run)
+            row[index] = typed(f"{row[index]} {text}" if row[index] is not None else text)
+        rows.append(row)
+    return rows
+
+
+def _table_like(rows: list[list[object]]) -> bool:
+    """At least two rows and two columns of short cells, mostly filled, not prose or glyph soup."""
+    if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
+        return False
+    cells = [c for row in rows for c in row]
+    filled = [str(c) for c in cells if c not in (None, "")]
+    if len(filled) < 4 or len(filled) < 0.6 * len(cells):  # diagrams drawn in boxes are sparse
+        return False
+    if max(map(len, filled)) > 150 or sum(map(len, filled)) / len(filled) > 40:
+        return False
+    # Glyph soup from broken font maps is mostly punctuation; a lone symbol ("©", "-") is a value.
+    readable = [c for c in filled if len(c) <= 2 or sum(ch.isalnum() or ch.isspace() for ch in c) >= 0.6 * len(c)]
+    return len(readable) >= 0.8 * len(filled)
