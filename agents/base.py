@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from app.model import Model, Usage
+from extractors.tables import Table
 
 
 @dataclass
@@ -26,6 +27,7 @@ class DocumentText:
     # Why none of it could be read ("encrypted", "corrupt", "unsupported", "refused", "timeout",
     # "error"), or "" for a document that was read.
     problem: str = ""
+    tables: list[Table] = field(default_factory=list)  # tables found in its structure, in order
 
     @property
     def text(self) -> str:

@@ -10,9 +10,10 @@ from agents.hints import doc_facts
 from agents.inputs import base_hints, task_documents
 from agents.outputs import planned, stem_of, xml_safe
 from agents.phrases import say
-from agents.toolkit.cpu import off_loop_if_long, text_size
-from agents.toolkit.files import CSV_MIME, XLSX_MIME, csv_bytes, xlsx_bytes
-from agents.toolkit.tables import Table, find_tables
+from agents.toolkit.cpu import off_loop
+from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
+from agents.toolkit.tables import Table, document_tables
+from extractors.tables import make_table, text_of
 from agents.toolkit.tokens import chunk_text
 from app.model import ModelRequest
 
@@ -39,12 +40,13 @@ PREVIEW_ROWS = 6
 
 
 class DataExtractor:
-    """Finds the tables in documents (or asks the model to tabulate figures in prose)."""
+    """Delivers the tables of documents as a workbook (and CSV when asked), cells as found."""
 
     name = "data_extractor"
     description = (
-        "Extracts tables and figures from the given documents (spreadsheets, CSV, tables in "
-        "PDFs/Word, figures in text) into .csv files (one per table) and one .xlsx workbook."
+        "Extracts the tables of the given documents (spreadsheets, CSV, tables in PDF/Word/"
+        "PowerPoint/HTML; figures in prose with a model) into one .xlsx workbook with a sheet per "
+        "table; plan .csv outputs only when the user asks for CSV."
     )
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
@@ -52,22 +54,23 @@ class DataExtractor:
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language))
-        tables: list[Table] = []
+        found: list[tuple[DocumentText, Table]] = []
         for doc in docs:
-            found = await off_loop_if_long(text_size(doc.items), find_tables, doc.items)
-            if not found:  # no table structure: let the model tabulate the figures in the prose
-                found = await self._tabulate(ledger, task, context, doc)
-            tables.extend(found)
+            tables = document_tables(doc)
+            if not tables and not getattr(context.model, "offline", False):
+                # No table in the structure: a model may tabulate the figures in the prose.
+                tables = await self._tabulate(ledger, task, context, doc)
+            found.extend((doc, table) for table in tables)
         names = ", ".join(d.name for d in docs)
-        if not tables:
+        offline = ledger.offline or bool(getattr(context.model, "offline", False))
+        if not found:
             return TaskResult(text=say("no_tables", context.language, docs=names),
-                              usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
+                              usage=ledger.usage, model=ledger.model_name, offline=offline)
         # "-tables" keeps a CSV upload and its extracted table from sharing a name.
         stem = f"{stem_of(docs[0].name)}-tables" if len(docs) == 1 else "tables"
-        files = _files(task, tables, stem)
-        text = _report(tables, files, names, context.language)
-        # Tables found without a model call come from the same offline round: say so.
-        offline = ledger.offline or bool(getattr(context.model, "offline", False))
+        labels = sheet_names([xml_safe(label) for label in _labels(found)])
+        files = await off_loop(_files, task, [t for _, t in found], labels, stem)
+        text = _report(found, labels, files, context.language)
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
                           offline=offline)
 
@@ -97,48 +100,92 @@ def _parse_tables(data: Any, doc_name: str) -> list[Table]:
     tables = []
     for raw in (data or {}).get("tables", []) if isinstance(data, dict) else []:
         rows = [[str(cell) for cell in row] for row in raw.get("rows", []) if isinstance(row, list)]
-        if rows:
-            tables.append(Table(name=str(raw.get("name") or stem_of(doc_name)), rows=rows))
+        name = str(raw.get("name") or stem_of(doc_name))
+        table = make_table(name, rows, "model", tabulated=True) if rows else None
+        if table is not None:
+            tables.append(table)
     return tables
 
 
-def _files(task: TaskSpec, tables: list[Table], stem: str) -> list[OutputFile]:
+def _labels(found: list[tuple[DocumentText, Table]]) -> list[str]:
+    """Sheet names: where each table came from ("Revenue", "page 3 table 1"), led by the
+    document's name where two documents' tables would share one."""
+    labels = []
+    for doc, table in found:
+        label = table.name
+        if label.startswith("sheet "):
+            label = label[len("sheet "):]
+        elif label == "table":  # the one table of a CSV file
+            label = stem_of(doc.name)
+        labels.append(label)
+    counts: dict[str, set[str]] = {}
+    for (doc, _), label in zip(found, labels):
+        counts.setdefault(label.casefold(), set()).add(doc.name)
+    return [f"{stem_of(doc.name)[:14]} {label}" if len(counts[label.casefold()]) > 1 else label
+            for (doc, _), label in zip(found, labels)]
+
+
+MAX_LOOSE_CSV = 3  # more tables than this as CSV come in one ZIP
+
+
+def _files(task: TaskSpec, tables: list[Table], labels: list[str], stem: str) -> list[OutputFile]:
+    """The workbook (unless only CSV was planned) and CSV files when CSV was planned."""
     csv_names = planned(task, {"csv"})
+    xlsx_names = planned(task, {"xlsx"})
     files = []
-    for index, table in enumerate(tables):
-        if index < len(csv_names):
-            name = csv_names[index]
-        elif len(tables) == 1:
-            name = f"{stem}.csv"
+    if xlsx_names or not csv_names:
+        safe = [_xml_safe(t) for t in tables]
+        files.append(OutputFile(name=(xlsx_names or [f"{stem}.xlsx"])[0], mime=XLSX_MIME,
+                                data=xlsx_bytes(safe, labels)))
+    if csv_names:
+        if len(tables) == 1:
+            files.append(OutputFile(name=csv_names[0], mime=CSV_MIME, data=csv_bytes(tables[0].rows)))
+        elif len(tables) <= MAX_LOOSE_CSV:
+            base = stem_of(csv_names[0])
+            for label, table in zip(labels, tables):
+                files.append(OutputFile(name=f"{base}-{stem_of(label)}.csv", mime=CSV_MIME, data=csv_bytes(table.rows)))
         else:
-            name = f"{stem}-{index + 1}-{stem_of(table.name)[:30]}.csv"
-        files.append(OutputFile(name=name, mime=CSV_MIME, data=csv_bytes(table.rows)))
-    xlsx_name = (planned(task, {"xlsx"}) or [f"{stem}.xlsx"])[0]
-    safe = [Table(name=xml_safe(t.name), rows=[[xml_safe(c) for c in row] for row in t.rows]) for t in tables]
-    files.append(OutputFile(name=xlsx_name, mime=XLSX_MIME, data=xlsx_bytes(safe)))
+            members = [(f"{stem_of(label)}.csv", csv_bytes(t.rows)) for label, t in zip(labels, tables)]
+            files.append(OutputFile(name=f"{stem_of(csv_names[0])}.zip", mime=ZIP_MIME, data=zip_bytes(members)))
     return files
 
 
-def _report(tables: list[Table], files: list[OutputFile], docs: str, language: str) -> str:
-    lines = [say("tables_found", language, n=len(tables), docs=docs), ""]
-    for table in tables[:5]:
-        cols = max((len(r) for r in table.rows), default=0)
-        lines.append(f"**{say('table_line', language, name=table.name, rows=len(table.rows), cols=cols)}**")
+def _xml_safe(table: Table) -> Table:
+    rows = [[xml_safe(c) if isinstance(c, str) else c for c in row] for row in table.rows]
+    return Table(table.name, rows, table.header_row, table.source, table.meta)
+
+
+def _report(found: list[tuple[DocumentText, Table]], labels: list[str], files: list[OutputFile],
+            language: str) -> str:
+    """What was found where and what was delivered, then a preview of the first tables."""
+    docs = list(dict.fromkeys(doc.name for doc, _ in found))
+    lines = [say("tables_found", language, n=len(found), docs=", ".join(docs)), ""]
+    for (doc, table), label in zip(found, labels):
+        where = say("table_from", language, doc=doc.name, source=table.source or table.name)
+        lines.append(f"- {say('table_sheet', language, sheet=label, where=where, rows=len(table.rows), cols=table.width)}")
+    lines.append("")
+    for (doc, table), label in list(zip(found, labels))[:3]:
+        lines.append(f"**{label}**")
         lines.append("")
-        lines.extend(_markdown_table(table.rows[:PREVIEW_ROWS], cols))
+        lines.extend(_markdown_table(table, PREVIEW_ROWS))
         lines.append("")
-    lines.append(say("files_delivered", language, files=", ".join(f.name for f in files)))
+    delivered = [f"{f.name} ({say('sheets', language, n=len(found))})" if f.mime == XLSX_MIME else f.name for f in files]
+    lines.append(say("files_delivered", language, files=", ".join(delivered)))
     return "\n".join(lines)
 
 
-def _markdown_table(rows: list[list[str]], cols: int) -> list[str]:
+def _markdown_table(table: Table, limit: int) -> list[str]:
+    """The header row (or first row) and the rows after it, as a Markdown table."""
+    start = table.header_row or 0
+    rows = table.rows[start:start + limit]
+    cols = table.width
     if not rows or not cols:
         return []
 
-    def cell(value: str) -> str:
-        return " ".join(value.split()).replace("|", "\\|")[:40]
+    def cell(value: object) -> str:
+        return " ".join(text_of(value).split()).replace("|", "\\|")[:40]
 
-    padded = [r + [""] * (cols - len(r)) for r in rows]
+    padded = [list(r) + [None] * (cols - len(r)) for r in rows]
     out = ["| " + " | ".join(cell(c) for c in padded[0]) + " |", "|" + " --- |" * cols]
     out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in padded[1:]]
     return out

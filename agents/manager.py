@@ -17,7 +17,7 @@ from agents.plan import PLAN_SCHEMA, parse_plan, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import summarize
-from agents.toolkit.tables import find_tables
+from agents.toolkit.tables import document_tables
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import Model, ModelOutputError, ModelRequest, Usage
@@ -150,7 +150,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
     fixed = count_tokens(system) + count_tokens(prompt) + count_tokens(agent_lines) + 100
     room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes
-    facts = [doc_facts(d, tables=len(find_tables(d.items))) for d in inp.documents]
+    facts = [doc_facts(d, tables=len(document_tables(d))) for d in inp.documents]
     for fact, doc in zip(facts, inp.documents, strict=True):
         fact["summary"] = doc.summary or " ".join(summarize(doc.text, max_sentences=3))
     history_budget = int(room * limits.history_share) if inp.history else 0

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-# Every key has all three languages; `say` falls back to English for any other language.
-PHRASES: dict[str, dict[str, str]] = {
+# Every key has all three languages; `say` falls back to English for any other language. A
+# phrase counting things is a pair (one, several), chosen by its `n`.
+PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
     "offline_plan": {
         "en": "I am working offline, without a language model: I can quote, extract and "
         "compile from your documents, but I cannot write new prose or translate.",
@@ -15,9 +16,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "compiler à partir de vos documents, mais pas rédiger ni traduire.",
     },
     "plan_steps": {
-        "en": "I have planned {n} step(s): {steps}.",
-        "de": "Ich habe {n} Schritt(e) geplant: {steps}.",
-        "fr": "J'ai prévu {n} étape(s) : {steps}.",
+        "en": ("I have planned {n} step: {steps}.", "I have planned {n} steps: {steps}."),
+        "de": ("Ich habe {n} Schritt geplant: {steps}.", "Ich habe {n} Schritte geplant: {steps}."),
+        "fr": ("J'ai prévu {n} étape : {steps}.", "J'ai prévu {n} étapes : {steps}."),
     },
     "plan_nothing": {
         "en": "There is nothing the agents can do for this request without documents or a "
@@ -47,9 +48,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "fr": "répondre à votre question à partir de {docs}",
     },
     "step_extract": {
-        "en": "extract the tables of {docs} as CSV and XLSX",
-        "de": "die Tabellen aus {docs} als CSV und XLSX extrahieren",
-        "fr": "extraire les tableaux de {docs} en CSV et XLSX",
+        "en": "extract the tables of {docs} as {formats}",
+        "de": "die Tabellen aus {docs} als {formats} extrahieren",
+        "fr": "extraire les tableaux de {docs} en {formats}",
     },
     "step_translate": {
         "en": "translate {docs} into {target}",
@@ -122,14 +123,29 @@ PHRASES: dict[str, dict[str, str]] = {
         "fr": "Traduction de {doc} en {target}",
     },
     "tables_found": {
-        "en": "{n} table(s) extracted from {docs}.",
-        "de": "{n} Tabelle(n) aus {docs} extrahiert.",
-        "fr": "{n} tableau(x) extrait(s) de {docs}.",
+        "en": ("{n} table extracted from {docs}.", "{n} tables extracted from {docs}."),
+        "de": ("{n} Tabelle aus {docs} extrahiert.", "{n} Tabellen aus {docs} extrahiert."),
+        "fr": ("{n} tableau extrait de {docs}.", "{n} tableaux extraits de {docs}."),
     },
-    "table_line": {
-        "en": "{name}: {rows} rows × {cols} columns",
-        "de": "{name}: {rows} Zeilen × {cols} Spalten",
-        "fr": "{name} : {rows} lignes × {cols} colonnes",
+    "table_sheet": {
+        "en": "sheet “{sheet}”: {where}, {rows} rows × {cols} columns",
+        "de": "Blatt „{sheet}“: {where}, {rows} Zeilen × {cols} Spalten",
+        "fr": "feuille « {sheet} » : {where}, {rows} lignes × {cols} colonnes",
+    },
+    "table_from": {
+        "en": "{source} of {doc}",
+        "de": "{source} aus {doc}",
+        "fr": "{source} de {doc}",
+    },
+    "sheets": {
+        "en": ("{n} sheet", "{n} sheets"),
+        "de": ("{n} Blatt", "{n} Blätter"),
+        "fr": ("{n} feuille", "{n} feuilles"),
+    },
+    "english_only": {
+        "en": "The offline model answers in English, German or French; here is the answer in English.",
+        "de": "The offline model answers in English, German or French; here is the answer in English.",
+        "fr": "The offline model answers in English, German or French; here is the answer in English.",
     },
     "no_tables": {
         "en": "No tables or figures were found in {docs}.",
@@ -170,14 +186,17 @@ PHRASES: dict[str, dict[str, str]] = {
         "des extraits de vos documents, pas du texte généré.",
     },
     "final_all_done": {
-        "en": "All {n} planned step(s) are done.",
-        "de": "Alle {n} geplanten Schritte sind erledigt.",
-        "fr": "Les {n} étape(s) prévue(s) sont terminées.",
+        "en": ("The planned step is done.", "All {n} planned steps are done."),
+        "de": ("Der geplante Schritt ist erledigt.", "Alle {n} geplanten Schritte sind erledigt."),
+        "fr": ("L'étape prévue est terminée.", "Les {n} étapes prévues sont terminées."),
     },
     "final_some_missing": {
-        "en": "{done} of {n} planned step(s) are done; see what is missing below.",
-        "de": "{done} von {n} geplanten Schritten sind erledigt; was fehlt, steht unten.",
-        "fr": "{done} étape(s) sur {n} terminée(s) ; ce qui manque est indiqué ci-dessous.",
+        "en": ("{done} of {n} planned step is done; see what is missing below.",
+               "{done} of {n} planned steps are done; see what is missing below."),
+        "de": ("{done} von {n} geplanten Schritt ist erledigt; was fehlt, steht unten.",
+               "{done} von {n} geplanten Schritten sind erledigt; was fehlt, steht unten."),
+        "fr": ("{done} étape sur {n} est terminée ; ce qui manque est indiqué ci-dessous.",
+               "{done} étapes sur {n} sont terminées ; ce qui manque est indiqué ci-dessous."),
     },
     "final_no_steps": {
         "en": "No steps were planned in this round.",
@@ -243,7 +262,19 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 def say(key: str, language: str, **values: object) -> str:
     """The phrase `key` in `language` (English when that language is missing), filled in."""
     table = PHRASES[key]
-    return table.get(language, table["en"]).format(**values)
+    if language not in table:
+        language = "en"
+    phrase = table[language]
+    if isinstance(phrase, tuple):
+        phrase = phrase[0] if singular(values.get("n"), language) else phrase[1]
+    return phrase.format(**values)
+
+
+def singular(count: object, language: str) -> bool:
+    """Whether `count` takes the singular: 1 in English and German, 0 and 1 in French."""
+    if not isinstance(count, int):
+        return False
+    return count in (0, 1) if language == "fr" else count == 1
 
 
 def target_language(text: str) -> str | None:

@@ -16,6 +16,7 @@ from app.tables import ExtractionRow, FileRow
 from extractors.base import ContentItem, Extraction
 from extractors.registry import failure, finish
 from extractors.runner import extract_isolated
+from extractors.tables import table_from_wire
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,13 @@ def is_notice(item: dict[str, Any]) -> bool:
 
 
 def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText:
-    """What an agent reads of a stored document: its text items in order."""
+    """What an agent reads of a stored document: its text items in order, and its tables."""
+    return document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+
+
+def document_of(name: str, ext: str, mime: str, size: int, contents: list[dict[str, Any]],
+                file_id: int | None = None) -> DocumentText:
+    """A document for agents from its wire content items (the same for uploads and outputs)."""
     # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
     # it as content. The document carries its `problem` instead.
     readable = [c for c in contents if not is_notice(c)]
@@ -148,8 +155,9 @@ def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText
         if c.get("metadata", {}).get("isText", True) and not c.get("metadata", {}).get("base64Encoded", False)
     ]
     summary = "; ".join(filter(None, (c.get("summary", "") for c in readable)))[:500]
-    return DocumentText(name=display_name(file), ext=file.ext, mime=file.mime, size=file.size, items=items,
-                        summary=summary, file_id=file.id, problem=unread_reason(contents))
+    tables = [table_from_wire(t) for c in readable for t in c.get("metadata", {}).get("tables", [])]
+    return DocumentText(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary,
+                        file_id=file_id, problem=unread_reason(contents), tables=tables)
 
 
 def display_name(file: FileRow) -> str:

@@ -80,7 +80,7 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": rt.rounds.plan_meta(plan)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
-        logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} tasks", agent_name="project_manager",
+        logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
                      progress=25)],
     )
     return plan, outcome.usage.total_tokens

@@ -23,9 +23,9 @@ INTENTS: list[tuple[str, str, list[str]]] = [
     ]),
     ("translate", "translator", [r"translat", r"übersetz", r"tradui", r"traduction"]),
     ("answer", "analyst", [
-        r"\?", r"^\s*(?:what|who|when|where|which|why|how|is|are|does|do|can|explain|compare)\b",
+        r"^\s*(?:what|who|when|where|which|why|how|explain|compare)\b",
         r"^\s*(?:was|wer|wann|wo|welche\w*|warum|wieso|wie|erkläre?|vergleiche?|gibt es)\b",
-        r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|est-ce|explique\w*|compare\w*)\b",
+        r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|explique\w*|compare\w*)\b",
         r"analy[sz]", r"\bfind\b", r"\bfinde\b", r"\btrouve\w*\b",
     ]),
     # A report is asked for with a verb or an indefinite article; "summarise the report" is not.
@@ -37,6 +37,15 @@ INTENTS: list[tuple[str, str, list[str]]] = [
         r"\bune? (?:rapport|mémo|lettre|article)\b",
     ]),
 ]
+# A yes/no question or a polite request ("Can you ...?", "Kannst du mir ... geben?", "Peux-tu
+# ...?") asks a question only when it asks for nothing else: then it is a command.
+_WEAK_QUESTION = [
+    r"\?", r"^\s*(?:is|are|does|do|did|can|could|would|will)\b",
+    r"^\s*(?:ist|sind|hat|haben|kannst|können|könnten|könntest|würdest|würden)\b",
+    r"^\s*(?:est-ce|peux|pouvez|pourrais|pourriez|voudrais|voulez)\b",
+]
+_CSV = re.compile(r"\bcsv\b")
+_WORKBOOK = re.compile(r"\b(?:excel|xlsx?|workbook|arbeitsmappe|classeur|spreadsheet|tabellenkalkulation)\b")
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
 _REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
 
@@ -48,7 +57,16 @@ def detect_intents(prompt: str, has_tables: bool) -> list[str]:
     # "extract the tables" is table work; "extract" alone only when the documents hold tables.
     if "extract" not in found and has_tables and re.search(r"\bextra(?:ct|hier|i)", text):
         found.insert(0, "extract")
+    if not found and any(re.search(p, text) for p in _WEAK_QUESTION):
+        found.append("answer")
     return found
+
+
+def table_formats(prompt: str) -> list[str]:
+    """The file types a table request asks for: a workbook unless only CSV is named."""
+    text = prompt.lower()
+    csv, workbook = bool(_CSV.search(text)), bool(_WORKBOOK.search(text))
+    return ["xlsx", "csv"] if csv and workbook else (["csv"] if csv else ["xlsx"])
 
 
 def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,9 +110,10 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     for intent in intents:
         if intent == "extract":
             stem = f"{stem_of(doc_names[0])}-tables" if len(docs) == 1 else "tables"
-            add("data_extractor", doc_names,
-                [out(f"{stem}.xlsx", "tables as a workbook"), out(f"{stem}.csv", "first table")],
-                say("step_extract", language, docs=names))
+            formats = table_formats(prompt)
+            purposes = {"xlsx": "tables as a workbook, one sheet per table", "csv": "tables as CSV"}
+            add("data_extractor", doc_names, [out(f"{stem}.{ext}", purposes[ext]) for ext in formats],
+                say("step_extract", language, docs=names, formats=" + ".join(f.upper() for f in formats)))
         elif intent == "summary":
             add("summarizer", doc_names, [], say("step_summarize", language, docs=names))
         elif intent == "translate":
@@ -123,5 +142,7 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         answer = f"{say('offline_plan', language)} {say('plan_steps', language, n=len(tasks), steps='; '.join(steps))}"
     else:
         answer = f"{say('offline_plan', language)} {say('plan_nothing', language)}"
+    if language not in ("en", "de", "fr"):
+        answer = f"{say('english_only', language)}\n\n{answer}"
     return {"userLanguage": language, "objUserResponse": answer, "objFinalDocuments": finals,
             "objWorkplan": tasks}

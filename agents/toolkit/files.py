@@ -3,61 +3,48 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import math
 import re
+import zipfile
 
-from agents.toolkit.tables import Table, _MD_SEPARATOR, _pipe_cells
+from agents.toolkit.tables import _MD_SEPARATOR, _pipe_cells
+from extractors.tables import Cell, Table, number, text_of
 
 CSV_MIME = "text/csv; charset=utf-8"
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 MARKDOWN_MIME = "text/markdown; charset=utf-8"
+ZIP_MIME = "application/zip"
 
-_NUMERIC = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
-_EUROPEAN = re.compile(
-    r"^(?:\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+),\d+$|^\d{1,3}(?:\.\d{3}){2,}$"
-)
 _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
 
 
-def csv_bytes(rows: list[list[str]]) -> bytes:
+def csv_bytes(rows: list[list[Cell]]) -> bytes:
     """CSV as UTF-8 with a byte-order mark, so Excel opens accented text correctly."""
     # Excel reads BOM-less CSV in the local ANSI code page and garbles é/ü/漢; Python's
     # csv module and pandas read the BOM fine with encoding="utf-8-sig".
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\r\n").writerows(rows)
+    csv.writer(buffer, lineterminator="\r\n").writerows([[text_of(c) for c in row] for row in rows])
     return buffer.getvalue().encode("utf-8-sig")
 
 
-def number(cell: str) -> int | float | None:
-    """The cell as a number when it plainly is one ("1", "-2.5", "1,234.50", "1.234,50"), else None."""
-    text = cell.strip()
-    sign = text[:1] if text[:1] in "+-" else ""
-    digits = text[len(sign):]
-    # Leading zeros are identifiers (postcodes, article numbers): keep them as text.
-    if len(digits) > 1 and digits[0] == "0" and digits[1] not in ".,":
-        return None
-    if _NUMERIC.match(text):
-        plain = text.replace(",", "")
-    elif _EUROPEAN.match(digits):
-        # "1.234,50", "4,2", "1 234,5": comma decimals as German and French documents write them.
-        # "12,345" stays with the English reading above: a thousands group, not a decimal.
-        plain = sign + re.sub(r"[.\s\u00a0\u202f]", "", digits).replace(",", ".")
-    else:
-        return None
-    if re.fullmatch(r"[-+]?\d+", plain):
-        value = int(plain)
-        return value if abs(value) < 10**15 else None  # Excel keeps 15 significant digits
-    value = float(plain)
-    return value if math.isfinite(value) else None
+def zip_bytes(files: list[tuple[str, bytes]]) -> bytes:
+    """A ZIP archive holding the named files."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files:
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
-def _sheet_names(tables: list[Table]) -> list[str]:
+def sheet_names(labels: list[str]) -> list[str]:
+    """Valid, distinct Excel sheet names (31 characters, no []:*?/\\) for the labels."""
     names: list[str] = []
     seen: set[str] = set()
-    for n, table in enumerate(tables, 1):
-        base = _SHEET_BAD.sub(" ", table.name).strip().strip("'") or f"Table {n}"
+    for n, label in enumerate(labels, 1):
+        base = _SHEET_BAD.sub(" ", label).strip().strip("'") or f"Table {n}"
         name = base[:31]
         counter = 2
         while name.casefold() in seen:
@@ -69,23 +56,51 @@ def _sheet_names(tables: list[Table]) -> list[str]:
     return names
 
 
-def xlsx_bytes(tables: list[Table]) -> bytes:
-    """An XLSX workbook with one sheet per table; numeric-looking cells stored as numbers."""
+def _value(cell: Cell) -> Cell:
+    """What a workbook cell holds: numbers stay numbers, number-like text becomes one, dates stay dates."""
+    if isinstance(cell, str):
+        value = number(cell)
+        return value if value is not None else _clean(cell)
+    if isinstance(cell, dt.datetime) and cell.tzinfo is not None:
+        return cell.replace(tzinfo=None)  # Excel has no time zones
+    if isinstance(cell, float) and not math.isfinite(cell):
+        return str(cell)
+    return cell
+
+
+def xlsx_bytes(tables: list[Table], names: list[str] | None = None) -> bytes:
+    """A workbook with one sheet per table: typed cells, a bold frozen header row, fitted columns."""
     from openpyxl import Workbook
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
     workbook = Workbook()
     workbook.remove(workbook.active)
     if not tables:
         workbook.create_sheet("Sheet1")
-    for table, name in zip(tables, _sheet_names(tables)):
+    bold = Font(bold=True)
+    for table, name in zip(tables, names or sheet_names([t.name for t in tables])):
         sheet = workbook.create_sheet(name)
+        widths: dict[int, int] = {}
         for r, row in enumerate(table.rows, 1):
-            for c, text in enumerate(row, 1):
-                value = number(text)
-                cell = sheet.cell(row=r, column=c, value=value if value is not None else _clean(text))
+            for c, raw in enumerate(row, 1):
+                value = _value(raw)
+                if value is None:
+                    continue
+                cell = sheet.cell(row=r, column=c, value=value)
                 if cell.data_type == "f":
                     # Text like "=SUM(A1)" from a document is data, not a formula to run.
                     cell.data_type = "s"
+                if isinstance(value, dt.datetime) and value.time() == dt.time(0):
+                    cell.number_format = "yyyy-mm-dd"
+                if table.header_row is not None and r == table.header_row + 1:
+                    cell.font = bold
+                longest = max((len(line) for line in text_of(value).splitlines()), default=0)
+                widths[c] = max(widths.get(c, 0), longest)
+        for c, width in widths.items():
+            sheet.column_dimensions[get_column_letter(c)].width = min(60, max(8, width + 2))
+        if table.header_row is not None:
+            sheet.freeze_panes = sheet.cell(row=table.header_row + 2, column=1)
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
@@ -93,7 +108,7 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
 
 def _clean(cell: str) -> str | None:
     # openpyxl refuses control characters; empty cells stay empty rather than "".
-    cleaned = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", cell)
+    cleaned = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "", cell)
     return cleaned or None
 
 

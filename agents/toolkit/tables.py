@@ -1,18 +1,24 @@
-"""Recognise tables in extracted text: CSV, TSV, Markdown pipe tables and aligned columns."""
+"""The tables of a document: those extraction found in its structure, or pipe tables in plain text.
+
+Spreadsheets, CSV, Word, PowerPoint, HTML and PDF tables come from the extractors as cells
+(`DocumentText.tables`); only plain text and Markdown are searched for tables here, and only
+for unambiguous layouts (pipe tables, tab-separated blocks), so prose never becomes a table.
+The layout rules below (CSV lines, aligned columns) remain for text an agent is handed directly.
+"""
 
 from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from extractors.tables import Table
 
-@dataclass
-class Table:
-    """A named table whose cells are the document's own strings."""
+if TYPE_CHECKING:
+    from agents.base import DocumentText
 
-    name: str
-    rows: list[list[str]]
+# Documents whose extraction is plain text: the only ones searched for tables in their text.
+_TEXT_EXTS = {"txt", "text", "md", "markdown"}
 
 
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -173,10 +179,11 @@ def _whole_csv(text: str) -> list[list[str]] | None:
     return None
 
 
-def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
-    """(rows, first line, end line) of each table in the text."""
+def _parse(text: str, layout: bool = True) -> list[tuple[list[list[str]], int, int]]:
+    """(rows, first line, end line) of each table in the text; CSV lines and aligned columns
+    only with `layout`."""
     lines = text.splitlines()
-    entire = _whole_csv(text)
+    entire = _whole_csv(text) if layout else None
     if entire:
         return [(entire, 0, len(lines))]
     content = [n for n, line in enumerate(lines) if line.strip()]
@@ -187,7 +194,7 @@ def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
         lambda i: _csv(lines, i, i == first, ","),
         lambda i: _csv(lines, i, i == first, ";"),
         lambda i: _aligned(lines, i),
-    )
+    )[: 5 if layout else 2]
     retry = [0] * len(detectors)  # per detector: the first line worth trying again
     found = []
     i = 0
@@ -210,19 +217,28 @@ def _parse(text: str) -> list[tuple[list[list[str]], int, int]]:
     return found
 
 
-def tables_from_text(name: str, text: str) -> list[Table]:
+def tables_from_text(name: str, text: str, layout: bool = True) -> list[Table]:
     """Tables found in one text, named `name` when the text is one table, else "name table N"."""
-    found = _parse(text)
+    found = _parse(text, layout)
     lines = text.splitlines()
     content = [n for n, line in enumerate(lines) if line.strip()]
     if len(found) == 1 and found[0][1] <= content[0] and found[0][2] > content[-1]:
-        return [Table(name, found[0][0])]
-    return [Table(f"{name} table {n}", rows) for n, (rows, _, _) in enumerate(found, 1)]
+        return [Table(name, found[0][0], source=name)]
+    return [Table(f"{name} table {n}", rows, source=name) for n, (rows, _, _) in enumerate(found, 1)]
 
 
-def find_tables(items: list[tuple[str, str]]) -> list[Table]:
+def find_tables(items: list[tuple[str, str]], layout: bool = True) -> list[Table]:
     """All tables in a document's (item name, text) items, in document order."""
     tables: list[Table] = []
     for name, text in items:
-        tables.extend(tables_from_text(name, text))
+        tables.extend(tables_from_text(name, text, layout))
     return tables
+
+
+def document_tables(doc: DocumentText) -> list[Table]:
+    """The document's tables: from its structure, or pipe/tab tables when it is plain text."""
+    if doc.tables:
+        return list(doc.tables)
+    if doc.ext.lower() in _TEXT_EXTS or doc.mime.startswith(("text/plain", "text/markdown")):
+        return find_tables(doc.items, layout=False)
+    return []

@@ -132,11 +132,11 @@ def _extracted(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
     from extractors import extract
 
+    from app.documents import document_of, item_to_wire
+
     extraction = extract(data, name)
-    items = [(i.name, i.data) for i in extraction.items if i.is_text and i.data.strip()]
-    summary = " ".join(i.summary for i in extraction.items if i.summary)
-    return DocumentText(name=name, ext=name.rsplit(".", 1)[-1], mime=extraction.mime,
-                        size=len(data), items=items, summary=summary)
+    return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data),
+                       [item_to_wire(i) for i in extraction.items])
 
 
 def text_document(name: str, text: str) -> DocumentText:

@@ -77,7 +77,8 @@ def test_documents_without_a_recognisable_request_get_a_summary():
 def test_every_phrase_exists_in_english_german_and_french_with_the_same_placeholders():
     for key, table in PHRASES.items():
         assert set(table) == {"en", "de", "fr"}, key
-        fields = {lang: {f for _, f, _, _ in string.Formatter().parse(text) if f} for lang, text in table.items()}
+        fields = {lang: {f for form in (text if isinstance(text, tuple) else (text,))
+                         for _, f, _, _ in string.Formatter().parse(form) if f} for lang, text in table.items()}
         assert fields["de"] == fields["en"] == fields["fr"], key
 
 
