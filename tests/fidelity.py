@@ -20,7 +20,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 TABLE_DOCS = [
     "2023-half-year-analyses-by-segment.xlsx", "testEXCEL.xlsx", "testEXCEL-formats.xlsx",
     "testCSV.csv", "stanley-cups.tsv", "testWORD_various.docx", "testPPT_various.pptx",
-    "powerpoint_sample.pptx", "multicolumn.pdf",
+    "powerpoint_sample.pptx", "multicolumn.pdf", "korean-text-with-tables.pdf",
 ]
 PROSE_DOCS = [
     "minimal-document.pdf", "002-trivial-libre-office-writer.pdf", "loremipsum-flat.pdf",
@@ -36,6 +36,15 @@ MULTICOLUMN_PAGE_3 = [
     ["Czech Republic", 10.7, 78866, "Prague", "Czech"],
     ["Denmark", 5.8, 42951, "Copenhagen", "Danish"],
     ["Finland", 5.5, 338424, "Helsinki", "Finnish, Swedish"],
+]
+
+# korean-text-with-tables.pdf page 1: the two tables of merchants (rules without outer borders).
+KOREAN_PAGE_1 = [
+    [["업종", "적립 대상"], ["할인점", "이마트, 이마트 트레이더스, 롯데마트, 홈플러스"], ["주유", "모든 주유소"],
+     ["온라인쇼핑몰", "삼성카드 쇼핑, G마켓, 옥션, 11번가, 인터파크, 쿠팡, 티몬, 위메프"]],
+    [["업종", "적립 대상"],
+     ["커피전문점", "스타벅스, 투썸플레이스, 카페베네, 탐앤탐스, 커피빈, 엔제리너스, 할리스커피, 파스쿠찌, 아티제, 폴 바셋"],
+     ["제과점", "파리바게뜨, 뚜레쥬르"], ["편의점", "CU, GS25, 세븐일레븐, 미니스톱"]],
 ]
 
 Grid = list[list[Any]]
@@ -82,6 +91,8 @@ def source_tables(name: str) -> list[Grid]:
         return tables
     if name == "multicolumn.pdf":
         return [grid(MULTICOLUMN_PAGE_3)]
+    if name == "korean-text-with-tables.pdf":
+        return [grid(table) for table in KOREAN_PAGE_1]
     return []
 
 
