@@ -15,10 +15,10 @@ from agents.notices import nothing_delivered, unreadable_note
 from agents.phrases import say
 from agents.plan import PLAN_SCHEMA, parse_plan, plan_to_json, validate_plan
 from agents.registry import Registry
-from agents.toolkit.language import detect_language
+from agents.toolkit.language import detect_language, detector_loaded, load_detector
 from agents.toolkit.sentences import summarize
 from agents.toolkit.tables import document_tables
-from agents.toolkit.cpu import off_loop_if_long, text_size
+from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import Model, ModelOutputError, ModelRequest, Usage
 
@@ -91,6 +91,8 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
                     limits: PlanLimits | None = None) -> PlanOutcome:
     """Ask the model for a work plan, validate it, repair it once; `PlanError` if still invalid."""
     limits = limits or PlanLimits()
+    if not detector_loaded():  # a process that skipped the start-up load: load it in a thread
+        await off_loop(load_detector)
     language = request_language(inp)
     # A file that could not be read is not planned over: the answer says why and what to do.
     unread = [d for d in inp.documents if d.problem]

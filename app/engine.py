@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from dbos import DBOS, SetWorkflowID
 
 from agents.registry import Registry
+from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.clock import now
 from app.config import Settings
@@ -101,6 +102,7 @@ class Runtime:
         global _current
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
+        threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
         await self.db.create_schema()
         if self.listener is not None:
             self.listener.start()

@@ -15,6 +15,7 @@ from agents.manager import RoundInput, make_plan
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
+from agents.toolkit.language import load_detector
 from app.model import ModelRequest
 from tests.agents.conftest import ScriptedModel, load_document
 from tests.harness import plan_of
@@ -52,6 +53,7 @@ async def test_planning_over_a_book_keeps_the_loop_turning():
 
 
 async def test_planning_a_short_request_stays_on_the_loop():
+    load_detector()  # as the engine does in a thread at start-up
     model = ScriptedModel(plan_of(1))
     async with ticker() as ticks:
         await make_plan(RoundInput(prompt="Say hello.", documents=[]), model, build_registry(entry_points=False))
@@ -66,6 +68,16 @@ async def test_the_offline_model_summarises_a_book_off_the_loop():
         response = await OfflineModel().complete(request)
     assert response.text.count("\n- ") >= 3 and response.usage.prompt_tokens > 100_000
     assert ticks[0] > 0
+
+
+async def test_writing_a_workbook_keeps_the_loop_turning():
+    book = load_document("2023-half-year-analyses-by-segment.xlsx")
+    task = TaskSpec(id="t1", agent="data_extractor", instructions="Extract the tables.", inputs=[book.name])
+    context = TaskContext(prompt="Extract the tables.", language="en", documents={book.name: book}, predecessors={},
+                          model=OfflineModel(), history=[])
+    async with ticker() as ticks:
+        result = await run_task(build_registry(entry_points=False), task, context)
+    assert result.files[0].name.endswith(".xlsx") and ticks[0] > 0
 
 
 async def test_a_task_over_a_book_keeps_the_loop_turning():

@@ -88,3 +88,18 @@ def test_every_detected_code_has_an_english_name() -> None:
     codes = {expected for _, expected in PROMPTS} | {"hi", "el"}
     assert codes <= set(LANGUAGE_NAMES)
     assert LANGUAGE_NAMES["de"] == "German"
+
+
+def test_latin_is_not_french() -> None:
+    lorem = ("Lorem ipsum dolor sit amet, consetetur sadipscing elitr, sed diam nonumy eirmod tempor "
+             "invidunt ut labore et dolore magna aliquyam erat, sed diam voluptua.")
+    assert detect_language(lorem) == "la"
+    assert detect_language(" ".join(corpus.pdf_pages("minimal-document.pdf"))) == "la"
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("Resume este documento, por favor.", "es"), ("Hello", "en"), ("Hallo", "de"), ("Bonjour", "fr"),
+    ("Summarize.", "en"), ("Podsumuj ten dokument, proszę.", "pl"), ("Sammanfatta dokumentet, tack.", "sv"),
+])
+def test_languages_beyond_the_stopword_lists(prompt: str, expected: str) -> None:
+    assert detect_language(prompt) == expected
