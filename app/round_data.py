@@ -8,7 +8,7 @@ from typing import Any, Iterable, Sequence
 from agents.base import DocumentText, OutputFile, Plan
 from agents.manager import RoundInput
 from app.clock import now
-from app.documents import Documents, document_text, item_to_wire, split_name
+from app.documents import Documents, item_to_wire, read_document, split_name
 from app.journal import Journal
 from app.reading import RoundReader
 from app.records import NewLog
@@ -46,7 +46,7 @@ class RoundData:
         texts: list[DocumentText] = []
         for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
             contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)))
-            texts.append(document_text(file, contents))
+            texts.append(await read_document(file, contents))
         if then:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
@@ -68,7 +68,7 @@ class RoundData:
         documents: list[DocumentText] = []
         for message, docs in messages:
             if message.round == round_no and message.status == "first":
-                documents = [document_text(files[d.file_id], d.contents) for d in docs if d.file_id in files]
+                documents = [await read_document(files[d.file_id], d.contents) for d in docs if d.file_id in files]
         inp = RoundInput(prompt=spec.prompt if spec else "", documents=_unique(documents),
                          history=await self.repo.history(workflow_id, round_no))
         return self._keep(workflow_id, round_no, inp)
@@ -90,7 +90,7 @@ class RoundData:
         if not ids:
             return docs
         for file, contents in await self.contents_of(await self.repo.files_by_id(ids)):
-            doc = document_text(file, contents)
+            doc = await read_document(file, contents)
             docs[doc.name] = doc
         return docs
 
