@@ -109,12 +109,12 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "{doc} ne contient aucun texte lisible.",
     },
     "cannot_translate": {
-        "en": "I cannot translate without a language model. Below is the original text of "
-        "{doc}, paragraph by paragraph, marked as untranslated.",
-        "de": "Ohne Sprachmodell kann ich nicht übersetzen. Unten steht der Originaltext von "
-        "{doc}, Absatz für Absatz, als nicht übersetzt markiert.",
-        "fr": "Je ne peux pas traduire sans modèle de langage. Voici le texte original de "
-        "{doc}, paragraphe par paragraphe, marqué comme non traduit.",
+        "en": "Offline, without a language model, I cannot translate {doc} into {target}, so I "
+        "deliver no translation; configure a model (OPENAI_BASE_URL) to get one.",
+        "de": "Offline, ohne Sprachmodell, kann ich {doc} nicht ins {target} übersetzen und liefere "
+        "daher keine Übersetzung; konfigurieren Sie ein Modell (OPENAI_BASE_URL), um eine zu erhalten.",
+        "fr": "Hors ligne, sans modèle de langage, je ne peux pas traduire {doc} en {target} : je ne "
+        "livre donc aucune traduction ; configurez un modèle (OPENAI_BASE_URL) pour en obtenir une.",
     },
     "untranslated": {"en": "[untranslated]", "de": "[nicht übersetzt]", "fr": "[non traduit]"},
     "translation_of": {

@@ -32,6 +32,10 @@ class Translator:
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language))
+        if getattr(context.model, "offline", False):
+            # No file that would only pretend to be a translation: one sentence saying so.
+            return TaskResult(text=say("cannot_translate", context.language, doc=", ".join(d.name for d in docs),
+                                       target=language_label(target, context.language)), offline=True)
         sections = []
         for doc in docs:
             if not doc.text.strip():

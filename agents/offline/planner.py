@@ -119,9 +119,8 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         elif intent == "translate":
             target = target_language(prompt) or language
             label = language_label(target, language)
-            for doc in doc_names:
-                add("translator", [doc], [out(f"{stem_of(doc)}.{target}.md", f"translation of {doc}")],
-                    say("step_translate", language, docs=doc, target=label))
+            # Offline there is no translation to deliver: the task says so in a sentence.
+            add("translator", doc_names, [], say("step_translate", language, docs=names, target=label))
         elif intent == "answer":
             add("analyst", doc_names, [], say("step_answer", language, docs=names), instructions=prompt)
         elif intent == "write":

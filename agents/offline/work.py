@@ -86,22 +86,18 @@ def answer(purpose: str, hints: Mapping[str, Any]) -> str:
 
 
 def translate(hints: Mapping[str, Any]) -> str:
-    """No translation without a model: the original paragraphs, each marked untranslated."""
+    """No translation without a model: one sentence saying so (the translator asks no model offline)."""
     language = str(hints.get("language") or "en")
-    out = []
-    for doc in _docs(hints):
-        if doc.get("part") in (None, 1):  # say it once per document, not once per chunk
-            out.append(f"_{say('cannot_translate', language, doc=doc.get('name', ''))}_")
-        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", str(doc.get("text", ""))) if p.strip()]
-        out.extend(f"{say('untranslated', language)} {p}" for p in paragraphs)
-    return "\n\n".join(out)
+    names = ", ".join(str(d.get("name", "")) for d in _docs(hints))
+    target = str(hints.get("target_language") or language)
+    return say("cannot_translate", language, doc=names, target=target)
 
 
 def extract(hints: Mapping[str, Any]) -> dict[str, Any]:
-    """Tables found in the text by the toolkit's layout rules."""
+    """Pipe and tab-separated tables written in the text; prose is never cut into a table."""
     tables = []
     for doc in _docs(hints):
-        for table in tables_from_text(str(doc.get("name", "table")), str(doc.get("text", ""))):
+        for table in tables_from_text(str(doc.get("name", "table")), str(doc.get("text", "")), layout=False):
             tables.append({"name": table.name, "rows": [[str(c) for c in row] for row in table.rows]})
     return {"tables": tables}
 
@@ -116,17 +112,22 @@ def write(hints: Mapping[str, Any]) -> str:
     if sources:
         parts.append(f"## {say('sources', language)}")
     for source in sources:
-        text = str(source.get("text", ""))
+        # An earlier step's result brings its own heading ("Summary of a.pdf") and the offline
+        # note every offline result carries; the draft says that note once, above.
+        lines = [line for line in str(source.get("text", "")).splitlines()
+                 if not (line.startswith("_") and line.rstrip().endswith("_") and len(line) > 2)]
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
         if count_tokens(text) > SOURCE_TOKENS:
             text = "\n".join(f"- {one_line(s)}" for s in summarize(text, max_sentences=8))
-        parts.append(f"### {source.get('name', '')}")
-        parts.append(_demote(text))
+        if not re.match(r"#{1,6} ", text):
+            parts.append(f"### {source.get('name', '')}")
+        parts.append(_demote(text, 1 if re.match(r"#{1,6} ", text) else 3))
     return "\n\n".join(p for p in parts if p.strip())
 
 
-def _demote(markdown: str) -> str:
+def _demote(markdown: str, by: int = 3) -> str:
     # Headings of the material must not outrank the document's own sections.
-    return re.sub(r"^(#{1,3}) ", lambda m: "#" * min(6, len(m.group(1)) + 3) + " ", markdown, flags=re.M)
+    return re.sub(r"^(#{1,6}) ", lambda m: "#" * min(6, len(m.group(1)) + by) + " ", markdown, flags=re.M)
 
 
 def final(hints: Mapping[str, Any]) -> str:

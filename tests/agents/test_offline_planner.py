@@ -59,7 +59,7 @@ def test_offline_plans_are_valid_and_respect_the_task_limit():
     plan = parse_plan(raw)
     assert len(plan.tasks) == 4
     assert validate_plan(plan, [a["name"] for a in AGENTS], ["a.pdf", "b.xlsx", "c.docx"], 4) == []
-    assert [t.agent for t in plan.tasks] == ["data_extractor", "summarizer", "translator", "translator"]
+    assert [t.agent for t in plan.tasks] == ["data_extractor", "summarizer", "translator", "writer"]
 
 
 def test_a_report_depends_on_the_work_before_it():
@@ -93,3 +93,59 @@ def test_outputs_never_take_the_name_of_an_upload():
     assert validate_plan(plan, [a["name"] for a in AGENTS], names, 8) == []
     outputs = [o.name for t in plan.tasks for o in t.outputs]
     assert "report-2.md" in outputs and "report.docx" in outputs and "tables.xlsx" in outputs
+
+
+@pytest.mark.parametrize("prompt, intents", [
+    ("Kannst du mir die Tabellen als Excel-Datei geben?", ["extract"]),
+    ("Can you summarise this document?", ["summary"]),
+    ("Pourriez-vous extraire les tableaux ?", ["extract"]),
+    ("Is the contract still valid?", ["answer"]),
+    ("Kannst du mir sagen, wer unterschrieben hat?", ["answer"]),
+])
+def test_a_request_phrased_as_a_question_is_a_command(prompt, intents):
+    assert detect_intents(prompt, has_tables=True) == intents
+
+
+@pytest.mark.parametrize("prompt, outputs", [
+    ("Kannst du mir die Tabellen als Excel-Datei geben?", ["a-tables.xlsx"]),
+    ("Extract the tables.", ["a-tables.xlsx"]),
+    ("Extract the tables as CSV.", ["a-tables.csv"]),
+    ("Extract the tables as CSV and Excel.", ["a-tables.xlsx", "a-tables.csv"]),
+])
+def test_csv_is_planned_only_when_asked_for(prompt, outputs):
+    plan = plan_offline(hints(prompt, "a.pdf", language="de"))
+    assert [t["agent"] for t in plan["objWorkplan"]] == ["data_extractor"]
+    assert [o["name"] for o in plan["objWorkplan"][0]["outputs"]] == outputs
+
+
+def _values(text: str, n: int) -> dict:
+    fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+    return {f: (n if f in ("n", "done", "rows", "cols") else f"<{f}>") for f in fields}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_every_fixed_sentence_reads_right_with_0_1_and_several(language, n):
+    for key, table in PHRASES.items():
+        forms = table[language] if isinstance(table[language], tuple) else (table[language],)
+        text = say(key, language, **_values(forms[-1], n))
+        for marker in ("(s)", "(e)", "(n)", "(x)", "{", "}"):
+            assert marker not in text, (key, text)
+        if "{n}" in forms[-1] and "{n}" in forms[0]:
+            assert str(n) in text, (key, text)
+    one = {"en": "I have planned 1 step:", "de": "Ich habe 1 Schritt geplant:", "fr": "J'ai prévu 1 étape :"}
+    many = {"en": "I have planned 4 steps:", "de": "Ich habe 4 Schritte geplant:", "fr": "J'ai prévu 4 étapes :"}
+    expected = one if n == 1 or (n == 0 and language == "fr") else many
+    text = say("plan_steps", language, n=n if n else 0, steps="x")
+    assert text.startswith(expected[language].replace("4", str(n)).replace("1", str(n)))
+    assert say("tables_found", language, n=1, docs="a.xlsx") in {
+        "en": "1 table extracted from a.xlsx.", "de": "1 Tabelle aus a.xlsx extrahiert.",
+        "fr": "1 tableau extrait de a.xlsx."}[language]
+    assert "Alle 1" not in say("final_all_done", language, n=1)
+
+
+def test_a_spanish_request_gets_the_english_sentences_with_one_line_saying_so():
+    plan = plan_offline(hints("Resume este documento, por favor.", "a.pdf", language="es"))
+    first, rest = plan["objUserResponse"].split("\n\n", 1)
+    assert first == "The offline model answers in English, German or French; here is the answer in English."
+    assert rest.startswith("I am working offline")

@@ -88,6 +88,8 @@ def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     assert ("Normal", "Revenue grew strongly across regions.") in styled
     paragraph = next(p for p in document.paragraphs if p.text.startswith("Revenue"))
     assert [run.text for run in paragraph.runs if run.bold] == ["grew"]
+    once = Document(io.BytesIO(docx_bytes("# Report\n\nText.", title="Report")))
+    assert [(p.style.name, p.text) for p in once.paragraphs if p.text] == [("Title", "Report"), ("Normal", "Text.")]
     assert ("Quote", "The board approved the plan.") in styled
     note = next(p for p in document.paragraphs if p.text == "Made offline from the documents.")
     assert all(run.italic for run in note.runs)
