@@ -96,7 +96,10 @@ class Documents:
         if cached is not None:
             return Reading(extraction_from_row(cached), True, time.perf_counter() - t0)
         data = self.storage.get(file.sha256)
-        result = await extract_isolated(data, display_name(file), file.mime, password, self.timeout, progress)
+        # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
+        # extractors are registered by the bare type.
+        mime = file.mime.split(";", 1)[0].strip()
+        result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
             try:
                 await self.repo.save_extraction(

@@ -89,7 +89,8 @@ class RoundData:
         ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
         if not ids:
             return docs
-        for file, contents in await self.contents_of(await self.repo.files_by_id(ids)):
+        found = await self.repo.files_by_id(ids)
+        for file, contents in await self.contents_of([found[i] for i in ids if i in found]):
             doc = document_text(file, contents)
             docs[doc.name] = doc
         return docs
