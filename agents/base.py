@@ -26,6 +26,11 @@ class DocumentText:
     # Why none of it could be read ("encrypted", "corrupt", "unsupported", "refused", "timeout",
     # "error"), or "" for a document that was read.
     problem: str = ""
+    pages: int = 0  # pages or slides, when the format has them
+    sheets: int = 0
+    round: int = 0  # the round it was posted in or produced by
+    origin: str = "uploaded"  # "uploaded" or "produced" (by an agent)
+    new: bool = True  # posted with the current round
 
     @property
     def text(self) -> str:

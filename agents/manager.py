@@ -12,6 +12,7 @@ from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
 from agents.notices import nothing_delivered, unreadable_note
+from agents.memory import PriorRound, fit_history, previous_hint, render_catalogue
 from agents.phrases import say
 from agents.plan import PLAN_SCHEMA, parse_plan, plan_to_json, validate_plan
 from agents.registry import Registry
@@ -48,6 +49,8 @@ class RoundInput:
     prompt: str
     documents: list[DocumentText]
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), oldest first
+    previous: PriorRound | None = None  # the latest earlier round (to continue it after a stop)
+    round: int = 0
 
 
 @dataclass
@@ -157,35 +160,18 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     summaries = fit_to_budget([f["summary"] for f in facts], room - history_budget) if facts else []
     for fact, summary in zip(facts, summaries, strict=True):
         fact["summary"] = summary
-    history = _fit_history(inp.history, history_budget)
-    doc_lines = "\n".join(
-        f"- {f['name']} ({f['ext']}, {f['size']} bytes, ~{f['tokens']} tokens, {f['tables']} tables): "
-        f"{f['summary']}" for f in facts) or "none"
+    history = fit_history(inp.history, history_budget)
+    doc_lines = render_catalogue(facts)
     history_lines = "\n".join(f"{role}: {content}" for role, content in history) or "none"
     user = (f"Request (written in {language_name(language)}):\n{prompt}\n\nAgents:\n{agent_lines}\n\n"
             f"Documents:\n{doc_lines}\n\nEarlier rounds:\n{history_lines}")
     hints: dict[str, Any] = {
         "kind": "plan", "prompt": inp.prompt, "language": language, "agents": agents,
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
+        "previous": previous_hint(inp.previous),
     }
     return ModelRequest(purpose="plan", messages=messages(system, user), schema=PLAN_SCHEMA,
                         schema_name="plan", agent=PM_NAME, hints=hints, max_tokens=output)
-
-
-def _fit_history(history: list[tuple[str, str]], budget: int) -> list[tuple[str, str]]:
-    """The newest turns that fit the budget, oldest first; a long turn is cut, not dropped."""
-    kept: list[tuple[str, str]] = []
-    used = 0
-    for role, content in reversed(history):
-        size = count_tokens(content)
-        if used + size > budget:
-            left = budget - used
-            if left > 50:
-                kept.append((role, fit_to_budget([content], left)[0]))
-            break
-        kept.append((role, content))
-        used += size
-    return list(reversed(kept))
 
 
 def render_plan_message(plan: Plan) -> str:

@@ -140,8 +140,8 @@ def is_notice(item: dict[str, Any]) -> bool:
     return bool(item.get("metadata", {}).get("status"))
 
 
-def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText:
-    """What an agent reads of a stored document: its text items in order."""
+def document_text(file: FileRow, contents: list[dict[str, Any]], *, round_no: int = 0, new: bool = True) -> DocumentText:
+    """What an agent reads of a stored document: its text items in order, and its catalogue facts."""
     # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
     # it as content. The document carries its `problem` instead.
     readable = [c for c in contents if not is_notice(c)]
@@ -151,8 +151,13 @@ def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText
         if c.get("metadata", {}).get("isText", True) and not c.get("metadata", {}).get("base64Encoded", False)
     ]
     summary = "; ".join(filter(None, (c.get("summary", "") for c in readable)))[:500]
+    metas = [c.get("metadata", {}) for c in readable]
+    pages = {m.get("page") or m.get("slide") for m in metas} - {None}
+    sheets = {m.get("sheet") for m in metas} - {None}
     return DocumentText(name=display_name(file), ext=file.ext, mime=file.mime, size=file.size, items=items,
-                        summary=summary, file_id=file.id, problem=unread_reason(contents))
+                        summary=summary, file_id=file.id, problem=unread_reason(contents), pages=len(pages),
+                        sheets=len(sheets), round=round_no, origin="produced" if file.origin == "agent" else "uploaded",
+                        new=new)
 
 
 def display_name(file: FileRow) -> str:

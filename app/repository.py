@@ -357,15 +357,6 @@ class Repository:
     async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         return await self.message_page(workflow_id, 0, 1_000_000)
 
-    async def history(self, workflow_id: str, before_round: int) -> list[tuple[str, str]]:
-        """(role, content) of the requests and final answers of earlier rounds, oldest first."""
-        query = (select(M.role, M.content)
-                 .where(M.workflow_id == workflow_id, M.round < before_round, M.status.in_(("first", "last")),
-                        M.deleted.is_(False))
-                 .order_by(M.id))
-        async with self.db.reader.connect() as conn:
-            return [(role, content) for role, content in await conn.execute(query)]
-
     async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
         if not message_ids:
             return {}

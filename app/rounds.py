@@ -16,6 +16,7 @@ from dbos import DBOS
 from agents.base import OutputFile, Plan, TaskContext, TaskResult
 from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
+from agents.memory import reusable
 from agents.plan import schedule
 from agents.runner import run_task
 from app.documents import display_name
@@ -54,7 +55,7 @@ def _cost(usage: Usage, seconds: float) -> Cost:
 
 
 @DBOS.step(name="foreman.plan")
-async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
+async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[str, TaskOutcome]] | None:
     """Extract the round's files, write the user's message; the project manager answers and plans.
 
     Extraction shares the planning step: a replay after a crash finds each file's contents in
@@ -73,6 +74,10 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
         return None
     plan = outcome.plan
+    # Tasks an interrupted previous round delivered are not run again: their results carry over.
+    reused = {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
+              for tid, t in reusable(plan, inp.previous).items()}
+    previous_round = inp.previous.round if inp.previous else 0
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", render_plan_message(plan),
@@ -81,9 +86,16 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
                                    "plan": rt.rounds.plan_meta(plan)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
         logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} tasks", agent_name="project_manager",
-                     progress=25)],
+                     progress=25),
+              *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
+                                           f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
+                for tid, o in reused.items())],
     )
-    return plan, outcome.usage.total_tokens
+    return plan, outcome.usage.total_tokens, reused
+
+
+def _agent(plan: Plan, task_id: str) -> str:
+    return next((t.agent for t in plan.tasks if t.id == task_id), "")
 
 
 @DBOS.step(name="foreman.task")
@@ -235,8 +247,8 @@ async def _run(workflow_id: str, round_no: int) -> None:
     planned = await plan_step(workflow_id, round_no)
     if planned is None:
         return
-    plan, tokens = planned
-    outcomes: dict[str, TaskOutcome] = {}
+    plan, tokens, reused = planned
+    outcomes: dict[str, TaskOutcome] = dict(reused)
     skipped: dict[str, str] = {}
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
     while True:
