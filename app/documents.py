@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from agents.base import DocumentText
+from app.chunks import ChunkStore
 from app.repository import Repository
+from app.search import INDEXED_STATUSES, build_rows
 from app.storage import Storage
 from app.tables import ExtractionRow, FileRow
 from extractors.base import ContentItem, Extraction
@@ -74,10 +76,11 @@ class Reading:
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
-    def __init__(self, repo: Repository, storage: Storage, timeout: float) -> None:
+    def __init__(self, repo: Repository, storage: Storage, timeout: float, chunks: ChunkStore | None = None) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
+        self.chunks = chunks or ChunkStore(repo.db)
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
@@ -94,17 +97,27 @@ class Documents:
         key = cache_key(file.sha256, password)
         cached = await self.repo.extraction(key)
         if cached is not None:
-            return Reading(extraction_from_row(cached), True, time.perf_counter() - t0)
+            result = extraction_from_row(cached)
+            if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
+                try:  # cached before the index was: build it now
+                    await self.chunks.add(file.sha256, await build_rows(result.items))
+                except Exception:  # noqa: BLE001 - the index is an aid; the file was read
+                    log.exception("the full-text index of file %s could not be stored", file.id)
+            return Reading(result, True, time.perf_counter() - t0)
         data = self.storage.get(file.sha256)
         # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
         # extractors are registered by the bare type.
         mime = file.mime.split(";", 1)[0].strip()
         result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
+            # The full-text index is built once per content hash, with the extraction it comes from.
+            # Only from what reads without a password: what a password opened stays out of it.
+            rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
             try:
                 await self.repo.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,
-                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings))
+                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings)),
+                    file.sha256, rows,
                 )
             except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
                 log.exception("the extraction of file %s could not be stored", file.id)
@@ -157,7 +170,7 @@ def document_text(file: FileRow, contents: list[dict[str, Any]], *, round_no: in
     return DocumentText(name=display_name(file), ext=file.ext, mime=file.mime, size=file.size, items=items,
                         summary=summary, file_id=file.id, problem=unread_reason(contents), pages=len(pages),
                         sheets=len(sheets), round=round_no, origin="produced" if file.origin == "agent" else "uploaded",
-                        new=new)
+                        new=new, sha256=file.sha256)
 
 
 def display_name(file: FileRow) -> str:

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import aware, now
+from app.chunks import delete_unused_chunks_tx, insert_chunks_tx
 from app.db import Database
 from app.notify import CHANNEL, STOP_CHANNEL, payload
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
@@ -336,6 +337,7 @@ class Repository:
         conn.execute(delete(W).where(W.id == workflow_id))
         if orphans:
             conn.execute(delete(F).where(F.id.in_(orphans)))
+            delete_unused_chunks_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
         if not self.db.is_sqlite:
             conn.execute(select(func.pg_notify(CHANNEL, f"{workflow_id} deleted")))
         return files
@@ -415,15 +417,18 @@ class Repository:
             row = (await conn.execute(select(ExtractionRow).where(ExtractionRow.key == key))).first()
             return ExtractionRow.model_validate(row._mapping) if row else None
 
-    async def save_extraction(self, row: ExtractionRow) -> None:
-        return await self.db.run_write(self._save_extraction_tx, row)
+    async def save_extraction(self, row: ExtractionRow, sha256: str = "", chunks: Sequence[dict[str, Any]] = ()) -> None:
+        """Cache an extraction, with the file's full-text chunks, in one transaction."""
+        return await self.db.run_write(self._save_extraction_tx, row, sha256, chunks)
 
-    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow) -> None:
+    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow, sha256: str = "",
+                            chunks: Sequence[dict[str, Any]] = ()) -> None:
         conn.execute(
             self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
                 index_elements=["key"]
             )
         )
+        insert_chunks_tx(conn, sha256, chunks, self.db.is_sqlite)
 
     async def claim_idempotency(self, key: str, fingerprint: str = "") -> tuple[bool, dict[str, Any] | None]:
         """(True, None) when this caller may carry out the request for `key`; else (False, the first

@@ -118,6 +118,7 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
             predecessors={tid: TaskResult(text=o.text) for tid, o in predecessors.items() if o.ok},
             model=rt.model,
             history=inp.history,
+            retriever=rt.retriever,
         )
         result = await run_task(rt.registry, task, context)
     except asyncio.CancelledError:
@@ -140,7 +141,8 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
                              started_at=started,
-                             meta={"taskId": task_id, "offline": result.offline, "model": result.model},
+                             meta={**result.meta, "taskId": task_id, "offline": result.offline,
+                                   "model": result.model},
                              documents=[NewDocument(f.id, contents) for f, contents in files],
                              **_stats(result.usage, time.perf_counter() - t0))],
         logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
