@@ -149,8 +149,8 @@ def render_catalogue(facts: Sequence[Mapping[str, Any]]) -> str:
 
 # Kinds of document a request names without naming the file, in en/de/fr.
 _KINDS: dict[str, tuple[str, ...]] = {
-    r"\b(?:excel|spreadsheets?|workbooks?|xlsx?|tabellenkalkulation|arbeitsmappe|classeurs?|feuilles? de calcul)\b":
-        ("xlsx", "xls", "xlsm", "csv", "tsv", "ods"),
+    r"\b(?:excel|workbooks?|xlsx?|arbeitsmappe|classeurs?)\b": ("xlsx", "xls", "xlsm", "ods"),
+    r"\b(?:spreadsheets?|tabellenkalkulation|feuilles? de calcul)\b": ("xlsx", "xls", "xlsm", "ods", "csv", "tsv"),
     r"\bcsv\b": ("csv",),
     r"\bpdfs?\b": ("pdf",),
     r"\b(?:word|docx|word-dokument)\b": ("docx", "doc", "odt"),
