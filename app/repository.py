@@ -359,6 +359,13 @@ class Repository:
     async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         return await self.message_page(workflow_id, 0, 1_000_000)
 
+    async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
+        """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
+        query = (select(L.round).where(L.workflow_id == workflow_id, L.round < before_round,
+                                       L.status == WorkflowStatus.COMPLETED).distinct())
+        async with self.db.reader.connect() as conn:
+            return {r for (r,) in await conn.execute(query)}
+
     async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
         if not message_ids:
             return {}

@@ -88,7 +88,8 @@ class RoundData:
                 if d.file_id in files and d.file_id not in seen:
                     seen.add(d.file_id)
                     documents.append(document_text(files[d.file_id], d.contents, round_no=message.round, new=False))
-        rounds = prior_rounds(earlier)
+        completed = await self.repo.completed_rounds(workflow_id, round_no) if earlier else set()
+        rounds = prior_rounds(earlier, completed)
         return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
                           previous=rounds[-1] if rounds else None, round=round_no)
 
@@ -152,9 +153,10 @@ def _unique(documents: list[DocumentText]) -> list[DocumentText]:
     return documents
 
 
-def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]]) -> list[PriorRound]:
-    """Earlier rounds from their messages: the request, the plan and what each task delivered."""
-    rounds: dict[int, PriorRound] = {}
+def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
+    """Earlier rounds from their messages: the request, the plan and what each task delivered;
+    `completed` are the rounds that finished (the others were stopped or failed)."""
+    rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
     results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
     for message, docs in messages:
         r = rounds.setdefault(message.round, PriorRound(round=message.round))
