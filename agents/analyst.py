@@ -10,12 +10,14 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.outputs import text_files
+from agents.phrases import say
 from agents.retrieval import MemoryRetriever, Passage
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import ModelRequest
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
+SOURCES = 3  # passages listed as sources under an answer that cited none itself
 _MARK = re.compile(r"\[(\d{1,2})\]")
 
 
@@ -84,6 +86,9 @@ class Analyst:
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
+        if not _MARK.search(text):  # a model that cited nothing: name the passages it was given
+            listed = "; ".join(f"[{h['n']}] {p.where()}" for h, p in zip(passages[:SOURCES], found, strict=False))
+            text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
         cited = citations(text, passages)
         return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage, model=ledger.model_name,
                           offline=ledger.offline, meta={"citations": cited})
