@@ -27,7 +27,7 @@ from extractors import extract  # noqa: E402
 from tests.question_set import QUESTIONS  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-QUERIES_PER_QUESTION = 4
+QUERIES_PER_QUESTION = 8
 
 
 def pages_of(items) -> int:
@@ -58,6 +58,7 @@ async def main() -> None:
             docs.append(DocumentText(name=path.name, ext="", mime="", size=len(data), items=text_items(result.items),
                                      file_id=n, sha256=f"sha-{n}"))
         retriever = IndexRetriever(store)
+        await retriever.search("warm up the stemmers and stop word lists", docs, 6)  # loaded once per process
         timings = []
         for _ in range(QUERIES_PER_QUESTION):
             for q in QUESTIONS:
@@ -66,12 +67,13 @@ async def main() -> None:
                 timings.append(time.perf_counter() - t0)
         await db.dispose()
     timings.sort()
-    p50, p99 = timings[len(timings) // 2], timings[min(len(timings) - 1, int(len(timings) * 0.99))]
+    p50, p95, p99 = (timings[min(len(timings) - 1, int(len(timings) * q))] for q in (0.5, 0.95, 0.99))
     print(f"corpus: {len(files)} files, {len(docs)} indexed, {pages} pages/sheets/slides")
     print(f"extraction:  {extract_s:8.2f} s   ({extract_s / pages * 100:6.2f} s per 100 pages)")
     print(f"index build: {index_s:8.2f} s   ({index_s / pages * 100:6.2f} s per 100 pages)")
     print(f"index build / extraction: {index_s / extract_s:.1%}  (target: under 10%)")
-    print(f"query over all {len(docs)} documents: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
+    print(f"query over all {len(docs)} documents: p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+          f"p99 {p99 * 1000:.1f} ms "
           f"({len(timings)} queries)")
 
 
