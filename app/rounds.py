@@ -23,7 +23,7 @@ from app.documents import display_name
 from app.engine import current
 from app.fsm import Event
 from app.journal import reason_of
-from app.model import ModelError, RetryBudget, Usage, use_budget
+from app.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from app.records import Cost, NewDocument, NewLog, NewMessage
 
 MAX_RECOVERY_ATTEMPTS = 3
@@ -78,20 +78,29 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[st
     reused = {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
               for tid, t in reusable(plan, inp.previous).items()}
     previous_round = inp.previous.round if inp.previous else 0
+    # Fixes made to the model's plan without asking it again are worth knowing about.
+    repaired = [NewLog(key("repair", n), f"Work plan repaired: {fix}", type="warning",
+                       agent_name="project_manager", progress=25)
+                for n, fix in enumerate(outcome.repairs, 1)]
+    answer_only = not plan.tasks  # the answer is the round's last message: no review to write
     await rt.journal.append(
         workflow_id, round_no,
-        messages=[NewMessage(key("message"), "assistant", "step", render_plan_message(plan),
-                             agent_name="project_manager", started_at=started,
+        messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
+                             render_plan_message(plan), agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": rt.rounds.plan_meta(plan)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
-        logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} tasks", agent_name="project_manager",
+        logs=[*repaired,
+              NewLog(key("done"), f"Work plan created: {len(plan.tasks)} tasks", agent_name="project_manager",
                      progress=25),
               *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
                                            f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
-                for tid, o in reused.items())],
+                for tid, o in reused.items()),
+              *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
+                        progress=100, status="completed")] if answer_only else [])],
+        event=Event.FINISH if answer_only else None,
     )
-    return plan, outcome.usage.total_tokens, reused
+    return None if answer_only else (plan, outcome.usage.total_tokens, reused)
 
 
 def _agent(plan: Plan, task_id: str) -> str:
@@ -120,7 +129,8 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
             history=inp.history,
             retriever=rt.retriever,
         )
-        result = await run_task(rt.registry, task, context)
+        with use_call_context(task=task_id):
+            result = await run_task(rt.registry, task, context)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
@@ -232,7 +242,8 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
         async with rt.slot(workflow_id, round_no):
             with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
-                    await _run(workflow_id, round_no)
+                    with use_call_context(workflow=workflow_id, round=round_no):
+                        await _run(workflow_id, round_no)
     except TimeoutError:
         await fail_step(workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
