@@ -31,31 +31,42 @@ SHORT_PROMPT_WORDS = 3  # up to this many words, the model's userLanguage may br
 DOC_TOKENS = 120  # of statistics and first sentences per document in the planning prompt
 log = logging.getLogger("foreman.planner")
 
-# Short on purpose: a 0.5B model follows one worked example per kind of request far better
-# than a page of rules. The examples are English; the request's language is named in the user turn.
+# Short on purpose: a 0.5B model follows worked examples far better than a page of rules. The
+# examples are earlier turns of the conversation, not text in the rules, so a small model takes
+# them as requests already answered instead of copying their tasks into the current plan.
 PLAN_SYSTEM = """You plan work for a team of agents. Reply with one JSON object:
 userLanguage: the request's language code; objUserResponse: your reply to the user in that language \
 (the full answer when no agent is needed); objWorkplan: the tasks, at most {max_tasks}, none when you \
 can answer yourself; objFinalDocuments: the files the user gets, each an output of a task.
 Each task: id, instructions (what this task must do for this request, in your words), agent, \
 inputs (document names, or outputs of tasks in dependsOn), outputs (files it writes), dependsOn.
-Most requests need one task or none: add a task only for each thing the user asks. \
-Agents: {agents}.
-Examples:
-Request: Compare q1.pdf and q2.pdf, then write a memo on the differences.
-{{"userLanguage":"en","objUserResponse":"I will compare the two reports, then write the memo.",\
-"objWorkplan":[{{"id":"t1","instructions":"List the differences between q1.pdf and q2.pdf.",\
-"agent":"analyst","inputs":["q1.pdf","q2.pdf"],"outputs":[],"dependsOn":[]}},{{"id":"t2",\
-"instructions":"Write a one-page memo on the differences found.","agent":"writer","inputs":[],\
-"outputs":[{{"name":"memo.docx","type":"docx","purpose":"memo"}}],"dependsOn":["t1"]}}],\
-"objFinalDocuments":[{{"name":"memo.docx","type":"docx","purpose":"memo"}}]}}
-Request: What is the capital of France?
-{{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],\
-"objFinalDocuments":[]}}
-Request: Fasse bericht.pdf zusammen.
-{{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{{"id":"t1",\
-"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer","inputs":["bericht.pdf"],\
-"outputs":[],"dependsOn":[]}}],"objFinalDocuments":[]}}"""
+Plan a task only for what the user asks. Agents: {agents}."""
+
+# One worked example per kind of request: several tasks with a dependency; answer only; one task.
+# A small model leans on the last example it saw, so the most common kind comes last.
+PLAN_EXAMPLES: list[tuple[str, str]] = [
+    ("Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
+     "\n\nDocuments:\n- sales.xlsx",
+     '{"userLanguage":"en","objUserResponse":"I will extract the table, then write the memo.",'
+     '"objWorkplan":[{"id":"t1","instructions":"Extract the sales table as CSV.","agent":"data_extractor",'
+     '"inputs":["sales.xlsx"],"outputs":[{"name":"sales.csv","type":"csv","purpose":"table"}],'
+     '"dependsOn":[]},{"id":"t2","instructions":"Write a short memo on the sales figures.",'
+     '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
+     '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
+     '"purpose":"memo"}]}'),
+    ("Request (written in English):\nWhat is the capital of France?",
+     '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
+     '"objFinalDocuments":[]}'),
+    ("Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
+     '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
+     '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
+     '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}'),
+]
+
+# What each built-in agent is for, in the fewest words; a plug-in's description is cut instead.
+AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables to CSV/Excel",
+                "summarizer": "summaries", "translator": "translations",
+                "writer": "new texts: letters, reports, memos"}
 
 FINAL_SYSTEM = """You are the project manager. Write the final message of this round to the user \
 in {language}: review in a few sentences what the agents delivered against the plan. A checklist \
@@ -224,7 +235,7 @@ def _short_description(description: str) -> str:
     """An agent's description cut to its first clause: enough for a small model to choose."""
     first = re.split(r"[.;(:]", description, maxsplit=1)[0]
     words = first.split()
-    return " ".join(words[:10]) + ("…" if len(words) > 10 else "")
+    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")
 
 
 def _beginning(doc: DocumentText, sentences: int = 2) -> str:
@@ -241,8 +252,9 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     output = min(limits.output_tokens, max(256, window // 6))
     budget = max(512, window - output)
     agents = registry.descriptions()
-    # Names only: a small model copies descriptions into its plan rather than choosing by them.
-    agent_lines = ", ".join(a["name"] for a in agents)
+    # A few words each: a small model copies long descriptions into its plan instead of choosing.
+    agent_lines = ", ".join(f"{a['name']} ({AGENT_BRIEFS.get(a['name']) or _short_description(a['description'])})"
+                            for a in agents)
     system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines)
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
     fixed = count_tokens(system) + count_tokens(prompt) + 60
@@ -269,7 +281,11 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
         "previous": previous_hint(inp.previous),
     }
-    return ModelRequest(purpose="plan", messages=messages(system, user),
+    turns = [{"role": "system", "content": system}]
+    for asked, answered in PLAN_EXAMPLES:
+        turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
+    turns.append({"role": "user", "content": user})
+    return ModelRequest(purpose="plan", messages=turns,
                         schema=plan_schema(registry.names(), limits.max_tasks), schema_name="plan",
                         agent=PM_NAME, hints=hints, max_tokens=output, temperature=0.0, validate=False)
 

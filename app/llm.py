@@ -23,7 +23,7 @@ from typing import Any
 
 import openai
 
-from app.jsonschema import JSONExtractError, extract_json, strict_compatible, validate
+from app.jsonschema import strict_compatible
 from app.model import (
     ModelBudgetError,
     ModelError,
@@ -34,6 +34,16 @@ from app.model import (
     current_budget,
 )
 from app.modellog import ModelCall, log_call
+from app.structured import (
+    KIND_TEMPERATURES,
+    cause,
+    check,
+    count,
+    format_name,
+    parse,
+    repair_instruction,
+    with_instruction,
+)
 
 
 def _sdk_http_module() -> Any:
@@ -48,8 +58,6 @@ httpx = _sdk_http_module()
 # Structured-output modes, strongest first; an endpoint that rejects one moves to the next.
 MODES = ("json_schema", "json_object", "prompt")
 _REJECTION_MARKERS = ("response_format", "json_schema", "json_object")
-# Planning and repairs want the likeliest answer; writing reads better with some variety.
-KIND_TEMPERATURES = {"plan": 0.0, "repair": 0.0, "map": 0.2, "reduce": 0.2, "task": 0.5, "final": 0.5}
 
 
 @dataclass
@@ -215,24 +223,24 @@ class OpenAIModel:
         known = await self._known_mode(model)
         try:
             for mode in MODES[MODES.index(known or MODES[0]):]:
-                messages = _with_instruction(request.messages, request.schema, mode)
+                messages = with_instruction(request.messages, request.schema, mode)
                 try:
                     answer = await self._call(model, messages, mode, request, spent)
                 except _FormatRejected:
                     continue
                 self._accept(model, mode)
                 if not request.validate:  # the caller validates and repairs
-                    data = _parse(answer.text)
+                    data = parse(answer.text)
                     return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model,
                                          finish_reason=answer.finish_reason)
-                data, problems = _check(answer, request.schema)
+                data, problems = check(answer.text, answer.finish_reason, request.schema)
                 if not problems:
                     return ModelResponse(text=answer.text, data=data, usage=spent.usage,
                                          model=model, finish_reason=answer.finish_reason)
                 repair = [*messages, {"role": "assistant", "content": answer.text or "(empty answer)"},
-                          _repair_instruction(problems)]
+                          repair_instruction(problems)]
                 answer = await self._call(model, repair, mode, request, spent)
-                data, problems = _check(answer, request.schema)
+                data, problems = check(answer.text, answer.finish_reason, request.schema)
                 if not problems:
                     return ModelResponse(text=answer.text, data=data, usage=spent.usage,
                                          model=model, finish_reason=answer.finish_reason)
@@ -316,13 +324,16 @@ class OpenAIModel:
                             finish = choice.finish_reason or finish
                 finally:
                     await stream.close()  # a stop or timeout ends the generation on the server
-            if not finish and not parts:
-                raise _Transient("the response has no message")
+            if not finish:
+                # OpenAI ends every choice with a finish_reason; a stream without one was cut
+                # (llama-cpp-python ends a stream that way when a newer request interrupts it).
+                raise _Transient("the response has no message" if not parts else
+                                 "the answer stream ended before the answer was complete")
         except (TimeoutError, openai.APITimeoutError) as exc:
             error = f"no answer within {self.timeout:g}s"
             raise _Transient(error) from exc
         except (openai.APIConnectionError, httpx.HTTPError) as exc:
-            error = f"connection failed: {_cause(exc)}"
+            error = f"connection failed: {cause(exc)}"
             raise _Transient(error) from exc
         except openai.APIStatusError as exc:
             failure = self._classify(exc, mode)
@@ -340,8 +351,8 @@ class OpenAIModel:
             if tokens is None and not opened:
                 tokens = (0, 0)  # refused or unreachable: the server processed nothing
             elif tokens is None:  # the server gave no usage: count it ourselves
-                tokens = (_count(json.dumps(body["messages"], ensure_ascii=False)),
-                          _count(text) if text else 0)
+                tokens = (count(json.dumps(body["messages"], ensure_ascii=False)),
+                          count(text) if text else 0)
             cost = Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
                          time.monotonic() - started)
             spent.usage += cost
@@ -392,59 +403,12 @@ class OpenAIModel:
         schema = dict(request.schema or {})
         if mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": _format_name(request.schema_name), "schema": schema,
+                "name": format_name(request.schema_name), "schema": schema,
                 "strict": strict_compatible(schema)}}
         elif mode == "json_object":
             # OpenAI ignores the extra "schema" key; llama.cpp turns it into a grammar.
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
-
-
-def _with_instruction(messages: list[dict[str, str]], schema: Mapping[str, Any],
-                      mode: str) -> list[dict[str, str]]:
-    """The messages with what the mode needs said, added to the system message (never after the
-    user's turn): nothing when the server enforces the schema, the schema itself when nothing does."""
-    if mode == "json_schema":
-        return list(messages)
-    if mode == "json_object":  # OpenAI requires the word JSON; llama.cpp enforces the schema
-        note = "Answer with one JSON object only."
-    else:
-        note = ("Answer with one JSON value only, no prose, matching this JSON schema:\n"
-                + json.dumps(schema, separators=(",", ":")))
-    if messages and messages[0].get("role") == "system":
-        return [{"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}, *messages[1:]]
-    return [{"role": "system", "content": note}, *messages]
-
-
-def _repair_instruction(problems: list[str]) -> dict[str, str]:
-    listed = "\n".join(f"- {p}" for p in problems[:20])
-    return {"role": "user", "content": "Your answer did not match the required JSON schema:\n"
-                                       f"{listed}\nReply again with only the corrected JSON."}
-
-
-def _parse(text: str) -> Any:
-    try:
-        return extract_json(text)
-    except JSONExtractError:
-        return None
-
-
-def _check(answer: _Answer, schema: Mapping[str, Any]) -> tuple[Any, list[str]]:
-    """Parse and validate; the problems say precisely what a repair must fix."""
-    try:
-        data = extract_json(answer.text)
-    except JSONExtractError as exc:
-        if answer.finish_reason == "length":
-            return None, ["the answer was cut off at the token limit before the JSON was "
-                          "complete; answer more briefly"]
-        return None, [str(exc)]
-    return data, validate(data, schema)
-
-
-def _count(text: str) -> int:
-    from agents.toolkit.tokens import count_tokens  # the project's tokenizer, loaded on demand
-
-    return count_tokens(text)
 
 
 def _error_text(exc: openai.APIStatusError) -> str:
@@ -473,16 +437,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError):
         return None
-
-
-def _cause(exc: BaseException) -> str:
-    # The root cause names the real problem ("Connection refused"); wrappers only generalise.
-    while exc.__cause__ is not None or exc.__context__ is not None:
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _format_name(name: str) -> str:
-    # OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ for the schema name.
-    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64]
-    return cleaned or "output"

@@ -98,7 +98,9 @@ class LlamaServer:
 
     def __enter__(self) -> LlamaServer:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model),
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)]
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                   # By default a new request cuts the running stream short; rounds run calls in parallel.
+                   "--interrupt_requests", "false"]
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
         try:
