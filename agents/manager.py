@@ -42,8 +42,9 @@ Each task: id, instructions (what this task must do for this request, in your wo
 inputs (document names, or outputs of tasks in dependsOn), outputs (files it writes), dependsOn.
 Plan a task only for what the user asks. Agents: {agents}."""
 
-# One worked example per kind of request: several tasks with a dependency; answer only; one task.
-# A small model leans on the last example it saw, so the most common kind comes last.
+# One worked example per kind of request: several tasks with a dependency; one task; answer only.
+# A small model leans on the last example it saw: answering without a task is the safest lean, and
+# "Documents: none" in the request tells it when that is all it can do.
 PLAN_EXAMPLES: list[tuple[str, str]] = [
     ("Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
      "\n\nDocuments:\n- sales.xlsx",
@@ -54,13 +55,13 @@ PLAN_EXAMPLES: list[tuple[str, str]] = [
      '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
      '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
      '"purpose":"memo"}]}'),
-    ("Request (written in English):\nWhat is the capital of France?",
-     '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
-     '"objFinalDocuments":[]}'),
     ("Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
      '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
      '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
      '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}'),
+    ("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
+     '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
+     '"objFinalDocuments":[]}'),
 ]
 
 # What each built-in agent is for, in the fewest words; a plug-in's description is cut instead.
@@ -273,7 +274,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     history = fit_history(inp.history, history_budget)
     user = f"Request (written in {language_name(language)}):\n{prompt}"
     # "Documents: none" is the cue, matching the answer-only example, that no agent has material.
-    user += "\n\nDocuments:\n" + render_catalogue(facts) if facts else "\n\nDocuments: none"
+    user += ("\n\nDocuments:\n" + render_catalogue(facts)) if facts else "\n\nDocuments: none"
     if history:
         user += "\n\nEarlier rounds:\n" + "\n".join(f"{role}: {content}" for role, content in history)
     hints: dict[str, Any] = {

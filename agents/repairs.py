@@ -1,8 +1,8 @@
 """Deterministic repairs of a model's plan: fixes that need no second model call. Pure, no I/O.
 
 Small models make the same few slips: a task that depends on itself, two tasks delivering one
-file, final documents that no task produces, an agent name that is nearly right, an answer cut
-at the token limit. Each repair here is safe (it never invents work) and is reported in a
+file, final documents that no task produces, an agent name that is nearly right or does not fit
+the task's own instructions, an input no document has, an answer cut at the token limit. Each repair here is safe (it never invents work) and is reported in a
 sentence, so the round can log it as a warning.
 """
 
@@ -15,8 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
+from agents.offline.planner import INTENTS, detect_intents
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
+_BUILT_INS = {"analyst", "data_extractor", "summarizer", "translator", "writer"}
 
 
 def close_json(text: str) -> Any:
@@ -87,6 +89,19 @@ def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
     return by_norm[close[0]] if len(close) == 1 else None
 
 
+_INTENT_AGENTS = {intent: agent for intent, agent, _ in INTENTS if intent != "answer"}
+
+
+def agent_for_instructions(instructions: str, agents: list[str] | set[str]) -> str | None:
+    """The built-in agent a task's own instructions plainly ask for ("Fasse … zusammen" is a
+    summary), or None when they name no kind of work or more than one."""
+    intents = [i for i in detect_intents(instructions, has_tables=False) if i in _INTENT_AGENTS]
+    if len(intents) != 1:
+        return None
+    agent = _INTENT_AGENTS[intents[0]]
+    return agent if agent in agents else None
+
+
 def repair_plan(plan: Plan, agents: list[str] | set[str],
                 uploads: list[str] | set[str]) -> tuple[Plan, list[str]]:
     """The plan with every safe fix applied, and one sentence per fix."""
@@ -103,6 +118,12 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
             if mapped:
                 notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
                 agent = mapped
+        # A small model writes what a task must do well, and then often picks the wrong name for
+        # it; among the built-in agents, the instructions decide.
+        wanted = agent_for_instructions(task.instructions, known_agents)
+        if wanted and wanted != agent and agent in _BUILT_INS:
+            notes.append(f"task '{task.id}': its instructions ask for the {wanted} agent, not {agent}")
+            agent = wanted
         depends = []
         for dep in task.depends_on:
             if dep == task.id:

@@ -113,3 +113,17 @@ async def test_the_model_side_repair_shows_the_answer_and_the_exact_errors(
     assert list(schema["schema"]["properties"])[2:] == ["objWorkplan", "objFinalDocuments"]
     assert schema["schema"]["properties"]["objWorkplan"]["items"]["properties"]["agent"]["enum"] == AGENTS
     assert openai_stub.requests[0]["temperature"] == 0.0
+
+
+@pytest.mark.parametrize(("instructions", "chosen", "expected"), [
+    ("Fasse das Dokument in fünf Sätzen zusammen.", "writer", "summarizer"),
+    ("Extract the table from sales.xlsx as CSV.", "writer", "data_extractor"),
+    ("Traduis le document en anglais.", "summarizer", "translator"),
+    ("Write a short memo on the extracted data.", "writer", "writer"),  # two kinds of work: kept
+    ("Look into it.", "analyst", "analyst"),  # no kind of work named: kept
+])
+def test_the_instructions_decide_between_built_in_agents(instructions: str, chosen: str, expected: str) -> None:
+    plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", chosen, instructions, ["a.docx"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
+    assert fixed.tasks[0].agent == expected
+    assert bool(notes) == (expected != chosen)
