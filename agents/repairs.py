@@ -111,6 +111,8 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
     tasks: list[TaskSpec] = []
     produced: dict[str, str] = {}
     ids = {t.id for t in plan.tasks}
+    seen: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    alias: dict[str, str] = {}
     for task in plan.tasks:
         agent = task.agent
         if agent not in known_agents:
@@ -141,7 +143,17 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
             if out.name not in upload_names:
                 produced[out.name] = task.id
             outputs.append(out)
+        same = (agent, " ".join(task.instructions.lower().split()), tuple(task.inputs))
+        if same in seen:  # a small model may repeat a task word for word
+            notes.append(f"task '{task.id}': dropped, it repeats task '{seen[same]}'")
+            alias[task.id] = seen[same]
+            continue
+        seen[same] = task.id
         tasks.append(replace(task, agent=agent, depends_on=depends, outputs=outputs))
+    if alias:
+        tasks = [replace(t, depends_on=list(dict.fromkeys(alias.get(d, d) for d in t.depends_on
+                                                          if alias.get(d, d) != t.id)))
+                 for t in tasks]
     outputs_named = {o.name for t in tasks for o in t.outputs}
     tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
     tasks = _link_inputs(tasks, ids, notes)

@@ -127,3 +127,13 @@ def test_the_instructions_decide_between_built_in_agents(instructions: str, chos
     fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
     assert fixed.tasks[0].agent == expected
     assert bool(notes) == (expected != chosen)
+
+
+def test_a_task_repeated_word_for_word_is_dropped() -> None:
+    plan = Plan(language="en", answer="ok", tasks=[
+        TaskSpec("t1", "summarizer", "Summarise it.", ["a.docx"]),
+        TaskSpec("t2", "summarizer", "Summarise  it.", ["a.docx"]),
+        TaskSpec("t3", "writer", "Write a memo.", [], [OutputSpec("memo.md")], ["t2"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
+    assert [t.id for t in fixed.tasks] == ["t1", "t3"] and fixed.tasks[1].depends_on == ["t1"]
+    assert "task 't2': dropped, it repeats task 't1'" in notes
