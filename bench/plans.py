@@ -105,7 +105,8 @@ async def main():
                 result["error"] = str(exc)[:300]
             result["seconds"] = time.perf_counter() - started
             result["purposes"] = [c[0] for c in model.calls]
-            result["first_prompt_tokens"] = model.calls[0][1] / max(1, model.calls[0][2]) if model.calls else 0
+            # A refused response_format attempt reports no tokens, so this is the one planning prompt.
+            result["first_prompt_tokens"] = model.calls[0][1] if model.calls else 0
             print(json.dumps(result), flush=True)
 
 asyncio.run(main())
@@ -120,7 +121,7 @@ def run_side(tree: Path, base_url: str, case: tuple[str, list[str], list[set[str
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
         return {"ok": False, "agents": [], "repairs": 0, "seconds": 0.0, "purposes": [],
-                "first_prompt_tokens": 0, "error": done.stderr.strip().splitlines()[-1:] or ["no output"]}
+                "first_prompt_tokens": 0, "error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
     return json.loads(lines[-1])
 
 
@@ -148,10 +149,11 @@ def main() -> int:
     args = parser.parse_args()
     cases = CASES[:args.only]
     with tempfile.TemporaryDirectory(prefix="plans-before-") as tmp:
-        before = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(before),
-                        args.before], check=True)
-        try:
+        before = Path(tmp)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        if True:
             server = None
             base_url = args.base_url
             if not base_url:
@@ -175,8 +177,6 @@ def main() -> int:
             finally:
                 if server is not None:
                     server.__exit__()
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], check=False)
     sums = {side: summary(r) for side, r in results.items()}
     print(f"\n{len(cases)} requests, Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx 4096")
     print(f"{'':32s}{'before':>10s}{'after':>10s}{'after/before':>14s}")
