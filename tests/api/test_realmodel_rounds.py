@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agents.phrases import say
 from agents.toolkit.language import detect_language
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
@@ -62,21 +63,24 @@ def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     assert "summarizer" in agents, agents
     summary = next(m for m in messages if m["agentName"] == "summarizer")
     assert summary["content"].strip()
-    assert messages[-1]["status"] == "last"
-    assert detect_language(messages[-1]["content"]) == "de"
+    # The project manager answers in German; the last message's checklist is German too (its
+    # review text may quote the English document: a 0.5B model copies what it was given).
+    answer = next(m for m in messages if m["agentName"] == "project_manager" and m["status"] == "step")
+    assert detect_language(answer["content"]) == "de", answer["content"]
+    assert messages[-1]["status"] == "last" and f"**{say('delivered', 'de')}:**" in messages[-1]["content"]
 
 
 def test_a_table_to_csv_from_an_xlsx(client: httpx.Client) -> None:
     _, messages = run(client, "Extract the table as CSV", ["testEXCEL.xlsx"])
     agents = [t["agent"] for t in plan_of(messages)["tasks"]]
     assert "data_extractor" in agents, agents
-    delivered = [d["name"] for m in messages if m["agentName"] == "data_extractor" for d in m["documents"]]
-    assert any(name.endswith(".csv") for name in delivered), delivered
-    csv = next(d for m in messages if m["agentName"] == "data_extractor" for d in m["documents"]
-               if d["name"].endswith(".csv"))
+    delivered = [d for m in messages if m["agentName"] == "data_extractor" for d in m["documents"]]
+    assert any(d["ext"] == "csv" for d in delivered), [(d["name"], d["ext"]) for d in delivered]
+    csv = next(d for d in delivered if d["ext"] == "csv")
     data = client.get(f"/api/files/{csv['fileId']}/content").text
     assert "," in data and len(data.splitlines()) >= 2
-    assert detect_language(messages[-1]["content"]) == "en"
+    answer = next(m for m in messages if m["agentName"] == "project_manager" and m["status"] == "step")
+    assert detect_language(answer["content"]) == "en", answer["content"]
 
 
 def test_a_stop_ends_the_generation_on_the_server_and_the_next_round_is_served(
@@ -92,15 +96,16 @@ def test_a_stop_ends_the_generation_on_the_server_and_the_next_round_is_served(
     assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
     # llama.cpp notices a closed stream at its next token and stops generating; without streaming
     # it would generate up to max_tokens while holding its lock.
-    wait_for(lambda: "Disconnected from client" in qwen_server.log_text()[mark:], 60,
+    # (It notices at the next token it would send, after the prompt is read: minutes on a busy CPU.)
+    wait_for(lambda: "Disconnected from client" in qwen_server.log_text()[mark:], 300,
              "the server to see the stream closed")
     nxt = client.post("/api/workflows/start", json={"prompt": "Say hello.", "listFileId": []}).json()["id"]
     wait_for(lambda: qwen_server.log_text()[mark:].count(served) >= 1, 300, "the next round's call")
     after = qwen_server.log_text()[mark:]
-    # In the server's own log: the stopped generation ended, then the next call was served; no
-    # timing line of a generation that ran on to its end comes between them.
-    assert after.index("Disconnected from client") < after.index(served)
-    between = after[after.index("Disconnected from client"):after.index(served)]
-    assert "llama_perf_context_print" not in between
+    # In the server's own log: the stopped generation ended without running to its end (llama.cpp
+    # prints its timings only for a generation that finished), then the next call was served.
+    closed = after.index("Disconnected from client")
+    assert closed < after.index(served)
+    assert "llama_perf_context_print" not in after[:after.index(served)]
     wait_status(client, nxt, "completed", "failed", timeout=ROUND_SECONDS)
     assert client.get(f"/api/workflows/{workflow}/status").json()["status"] == "stopped"
