@@ -1,14 +1,51 @@
-"""The analyst agent: answers questions about the documents and analyses them."""
+"""The analyst agent: answers questions from the best passages of the documents, citing them."""
 
 from __future__ import annotations
 
-from agents.base import TaskContext, TaskResult, TaskSpec
+import re
+from typing import Any
+
+from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.outputs import text_files
+from agents.phrases import say
+from agents.retrieval import MemoryRetriever, Passage
+from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import ModelRequest
+
+PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
+SOURCES = 3  # passages listed as sources under an answer that cited none itself
+_MARK = re.compile(r"\[(\d{1,2})\]")
+
+
+def quote_of(question: str, passage: Passage) -> str:
+    """The sentence(s) of a passage that best answer the question: what a citation quotes."""
+    found = best_passages(question, passage.text, k=1)
+    return normalize_space(found[0] if found else passage.text)
+
+
+def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]:
+    """A passage as request hints carry it (see `agents.hints`)."""
+    return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
+            "sheet": passage.sheet, "section": passage.section, "text": passage.text,
+            "quote": quote_of(question, passage), "score": passage.score}
+
+
+def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The passages an answer cites by [n], in order of first mention, as message metadata."""
+    by_number = {h["n"]: h for h in hints}
+    cited: list[dict[str, Any]] = []
+    for number in dict.fromkeys(int(m) for m in _MARK.findall(text)):
+        h = by_number.get(number)
+        if h is not None:
+            entry = {"fileId": h["fileId"], "name": h["name"]}
+            entry.update({k: h[k] for k in ("page", "sheet", "section") if h.get(k)})
+            entry["quote"] = h["quote"]
+            cited.append(entry)
+    return cited
 
 
 class Analyst:
@@ -17,13 +54,48 @@ class Analyst:
     name = "analyst"
     description = (
         "Answers questions about the given documents and analyses them (facts, comparisons, "
-        "figures), quoting the passages it relies on. Put the question in the instructions."
+        "figures), quoting and citing the passages it relies on (file and page, sheet or "
+        "section). Put the question in the instructions."
     )
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
         ledger = Ledger(context.model)
         docs = task_documents(task, context)
         question = task.instructions.strip() or context.prompt
+        retriever = context.retriever or MemoryRetriever()
+        found = await retriever.search(question, docs, PASSAGES) if docs else []
+        if not found:
+            text = await self._from_documents(ledger, task, context, docs, question)
+            return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,
+                              model=ledger.model_name, offline=ledger.offline)
+        budget = input_budget(context.model, self.name)
+        fitted = fit_to_budget([p.text for p in found], budget)
+        passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
+        for hint, text in zip(passages, fitted, strict=True):
+            hint["text"] = text
+        sources = "\n\n".join(f"[{h['n']}] {p.where()}:\n{h['text']}" for h, p in zip(passages, found, strict=True))
+        system = (f"You are the {self.name} agent. Answer in {language_name(context.language)} from the numbered "
+                  "passages only. Quote the words you rely on and cite each passage you use as [n] with its "
+                  "file and page, sheet or section; say so when the passages do not tell.")
+        request = ModelRequest(
+            purpose="task",
+            messages=messages(system, f"Question: {question}\n\nPassages:\n\n{sources}"),
+            agent=self.name,
+            hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
+                       documents=[doc_facts(d) for d in docs]),
+            max_tokens=output_budget(context.model, self.name),
+        )
+        text = (await ledger.ask(request)).text
+        if not _MARK.search(text):  # a model that cited nothing: name the passages it was given
+            listed = "; ".join(f"[{h['n']}] {p.where()}" for h, p in zip(passages[:SOURCES], found, strict=False))
+            text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
+        cited = citations(text, passages)
+        return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage, model=ledger.model_name,
+                          offline=ledger.offline, meta={"citations": cited})
+
+    async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
+                              docs: list[DocumentText], question: str) -> str:
+        """No passage shares a word with the question: the whole documents (condensed when long)."""
         language = language_name(context.language)
         hints = dict(base_hints(task, context, self.name, "answer"), question=question)
         budget = input_budget(context.model, self.name)
@@ -55,6 +127,4 @@ class Analyst:
             hints=dict(hints, documents=material),
             max_tokens=output_budget(context.model, self.name),
         )
-        text = (await ledger.ask(request)).text
-        return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,
-                          model=ledger.model_name, offline=ledger.offline)
+        return (await ledger.ask(request)).text

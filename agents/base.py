@@ -7,10 +7,13 @@ step results) and the planner, scheduler and agents stay testable without I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from app.model import Model, Usage
 from extractors.tables import Table
+
+if TYPE_CHECKING:
+    from agents.retrieval import Retriever
 
 
 @dataclass
@@ -28,6 +31,12 @@ class DocumentText:
     # "error"), or "" for a document that was read.
     problem: str = ""
     tables: list[Table] = field(default_factory=list)  # tables found in its structure, in order
+    pages: int = 0  # pages or slides, when the format has them
+    sheets: int = 0
+    round: int = 0  # the round it was posted in or produced by
+    origin: str = "uploaded"  # "uploaded" or "produced" (by an agent)
+    new: bool = True  # posted with the current round
+    sha256: str = ""  # content hash: the full-text index's key
 
     @property
     def text(self) -> str:
@@ -83,6 +92,7 @@ class TaskResult:
     usage: Usage = Usage()
     model: str = ""
     offline: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)  # added to the task's message metadata (citations)
 
 
 @dataclass
@@ -95,6 +105,7 @@ class TaskContext:
     predecessors: dict[str, TaskResult]  # by task id: the results of the tasks it depends on
     model: Model
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), earlier rounds
+    retriever: Retriever | None = None  # the service's full-text index; None: ranked in memory
 
 
 @runtime_checkable

@@ -10,11 +10,15 @@ every request states here what it asks for. The keys, all optional except `kind`
 - `question`: what an answer or a passage search is about.
 - `target_language`: ISO code a translation goes into (None when the request names none).
 - `documents`: list of `doc_facts` dicts: name, ext, mime, size (bytes), tokens, summary,
-  tables (count of tables found), and `text` for the text the call works on (a whole
+  pages, sheets, round (posted or produced in), origin ("uploaded"/"produced"), new (posted
+  with this round), tables (count of tables found), and `text` for the text the call works on (a whole
   document or, with `part`/`parts`, one chunk of it). Plan requests carry no `text`.
 - `partials`: for "reduce" requests, the map results to combine, in document order.
 - `agents`: for plan requests, list of {"name", "description"}; `max_tasks`: the plan limit.
 - `history`: earlier rounds as [role, content] pairs (trimmed to the budget).
+- `previous`: for plan requests, the latest earlier round when it was interrupted:
+  {"round", "tasks": [{"id", "agent", "instructions", "inputs", "outputs", "dependsOn",
+  "delivered"}], "finalDocuments"}; the offline planner continues it on "continue".
 - `errors`: for "repair" requests, the precise validation errors of the rejected plan.
 - `title`, `sources`: for "write" requests, the document title and the material
   (list of {"name", "text"}) it is written from.
@@ -41,6 +45,11 @@ def doc_facts(doc: DocumentText, *, text: str | None = None, tables: int | None 
         "size": doc.size,
         "tokens": count_tokens(doc.text),
         "summary": doc.summary,
+        "pages": doc.pages,
+        "sheets": doc.sheets,
+        "round": doc.round,
+        "origin": doc.origin,
+        "new": doc.new,
     }
     if tables is not None:
         facts["tables"] = tables

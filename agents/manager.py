@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,28 +14,60 @@ from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
 from agents.notices import nothing_delivered, unreadable_note
+from agents.memory import PriorRound, fit_history, previous_hint, render_catalogue
 from agents.phrases import say
-from agents.plan import PLAN_SCHEMA, parse_plan, plan_to_json, validate_plan
+from agents.plan import parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
+from agents.repairs import close_json, repair_plan
 from agents.toolkit.language import detect_language, detector_loaded, load_detector
-from agents.toolkit.sentences import summarize
+from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tables import document_tables
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens, fit_to_budget
 from app.model import Model, ModelOutputError, ModelRequest, Usage
 
 PM_NAME = "project_manager"
+SHORT_PROMPT_WORDS = 3  # up to this many words, the model's userLanguage may break a tie
+DOC_TOKENS = 120  # of statistics and first sentences per document in the planning prompt
+log = logging.getLogger("foreman.planner")
 
-PLAN_SYSTEM = """You are the project manager of a team of agents. Read the user's request, the \
-documents (name, size, summary) and the agents' descriptions, then answer with a JSON work plan:
-- userLanguage: ISO 639-1 code of the language the user writes in;
-- objUserResponse: your answer to the user in that language: what you understood and will do;
-- objWorkplan: tasks, each {{id, agent, instructions, inputs, outputs, dependsOn}}. `agent` is one \
-of the agents listed; `inputs` are uploaded document names or outputs of tasks this task depends \
-on; `outputs` are the files the task delivers ({{name with extension, type, purpose}}); \
-`dependsOn` lists the ids of tasks whose results it needs. Tasks without dependencies run in \
-parallel. At most {max_tasks} tasks; none when the request needs no agent;
-- objFinalDocuments: the task outputs the user receives at the end."""
+# Short on purpose: a 0.5B model follows worked examples far better than a page of rules. The
+# examples are earlier turns of the conversation, not text in the rules, so a small model takes
+# them as requests already answered instead of copying their tasks into the current plan.
+PLAN_SYSTEM = """You plan work for a team of agents. Reply with one JSON object:
+userLanguage: the request's language code; objUserResponse: your reply to the user in that language \
+(the full answer when no agent is needed); objWorkplan: the tasks, at most {max_tasks}, none when you \
+can answer yourself; objFinalDocuments: the files the user gets, each an output of a task.
+Each task: id, instructions (what this task must do for this request, in your words), agent, \
+inputs (document names, or outputs of tasks in dependsOn), outputs (files it writes), dependsOn.
+Plan a task only for what the user asks. Agents: {agents}."""
+
+# One worked example per kind of request: several tasks with a dependency; one task; answer only.
+# A small model leans on the last example it saw: answering without a task is the safest lean, and
+# "Documents: none" in the request tells it when that is all it can do.
+PLAN_EXAMPLES: list[tuple[str, str]] = [
+    ("Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
+     "\n\nDocuments:\n- sales.xlsx",
+     '{"userLanguage":"en","objUserResponse":"I will extract the table, then write the memo.",'
+     '"objWorkplan":[{"id":"t1","instructions":"Extract the sales table as CSV.","agent":"data_extractor",'
+     '"inputs":["sales.xlsx"],"outputs":[{"name":"sales.csv","type":"csv","purpose":"table"}],'
+     '"dependsOn":[]},{"id":"t2","instructions":"Write a short memo on the sales figures.",'
+     '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
+     '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
+     '"purpose":"memo"}]}'),
+    ("Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
+     '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
+     '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
+     '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}'),
+    ("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
+     '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
+     '"objFinalDocuments":[]}'),
+]
+
+# What each built-in agent is for, in the fewest words; a plug-in's description is cut instead.
+AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables to CSV/Excel",
+                "summarizer": "summaries", "translator": "translations",
+                "writer": "new texts: letters, reports, memos"}
 
 FINAL_SYSTEM = """You are the project manager. Write the final message of this round to the user \
 in {language}: review in a few sentences what the agents delivered against the plan. A checklist \
@@ -48,6 +82,8 @@ class RoundInput:
     prompt: str
     documents: list[DocumentText]
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), oldest first
+    previous: PriorRound | None = None  # the latest earlier round (to continue it after a stop)
+    round: int = 0
 
 
 @dataclass
@@ -68,6 +104,7 @@ class PlanOutcome:
     usage: Usage
     model: str
     offline: bool
+    repairs: list[str] = field(default_factory=list)  # fixes made without the model, for the log
 
 
 @dataclass
@@ -87,9 +124,19 @@ def request_language(inp: RoundInput) -> str:
     return detect_language(inp.prompt, default=fallback) if inp.prompt.strip() else fallback
 
 
+def _reply_language(inp: RoundInput, detected: str, model_says: str) -> str:
+    """The detector decides; the model's `userLanguage` only breaks the tie on a prompt too short
+    for the detector (a word or two, where it falls back to its default)."""
+    if len(inp.prompt.split()) <= SHORT_PROMPT_WORDS and model_says and \
+            not detect_language(inp.prompt, default=""):
+        return model_says
+    return detected
+
+
 async def make_plan(inp: RoundInput, model: Model, registry: Registry,
                     limits: PlanLimits | None = None) -> PlanOutcome:
-    """Ask the model for a work plan, validate it, repair it once; `PlanError` if still invalid."""
+    """Ask the model for a work plan, validate it and repair it: first without the model (safe,
+    logged fixes), then once by the model, shown its own answer and the exact errors."""
     limits = limits or PlanLimits()
     if not detector_loaded():  # a process that skipped the start-up load: load it in a thread
         await off_loop(load_detector)
@@ -101,93 +148,149 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
-    doc_names = [d.name for d in inp.documents]
-    plan, errors, answer = await _attempt(ledger, request, registry, doc_names, limits)
-    if errors:
-        listed = "\n".join(f"- {e}" for e in errors)
-        repair = ModelRequest(
-            purpose="repair",
-            messages=request.messages + [
-                {"role": "assistant", "content": answer or "(no answer)"},
-                {"role": "user", "content": f"This plan cannot run:\n{listed}\n"
-                                            "Answer with the corrected plan as JSON only."},
-            ],
-            schema=PLAN_SCHEMA, schema_name="plan", agent=PM_NAME,
-            hints=dict(request.hints, errors=errors), max_tokens=request.max_tokens,
-        )
-        plan, errors, _ = await _attempt(ledger, repair, registry, doc_names, limits)
-        if errors:
+    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks)
+    first = await check.ask(ledger, request)
+    outcome = first
+    if first.errors:
+        outcome = await check.ask(ledger, _second_request(request, first, limits, model))
+        if outcome.errors:
             raise PlanError("The project manager could not make a valid work plan, even after "
-                            "one repair: " + "; ".join(errors), errors=errors, usage=ledger.usage)
+                            "one repair: " + "; ".join(outcome.errors), errors=outcome.errors,
+                            usage=ledger.usage)
+    plan = outcome.plan
     assert plan is not None
-    plan.language = plan.language or language  # the model named no usable language code
+    plan.language = _reply_language(inp, language, plan.language)
     note = unreadable_note(unread, plan.language)
     if note:
         plan.answer = f"{plan.answer.strip()}\n\n{note}".strip()
-    return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
+    return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline,
+                       repairs=first.repairs + (outcome.repairs if outcome is not first else []))
 
 
-async def _attempt(ledger: Ledger, request: ModelRequest, registry: Registry, doc_names: list[str],
-                   limits: PlanLimits) -> tuple[Plan | None, list[str], str]:
-    """One planning call: the plan, its errors (empty when valid) and the raw answer."""
-    try:
-        response = await ledger.ask(request)
-    except ModelOutputError as exc:  # answered, but not with valid JSON: worth one repair
-        return None, [f"the answer is not a valid plan: {exc}"], ""
-    try:
-        plan = parse_plan(response.data if response.data is not None else response.text)
-    except PlanFormatError as exc:
-        return None, exc.errors, response.text
-    return plan, validate_plan(plan, registry.names(), doc_names, limits.max_tasks), response.text
+@dataclass
+class _Attempt:
+    """One planning call's result: the plan (repaired), what is still wrong, what was fixed."""
+
+    plan: Plan | None
+    errors: list[str]
+    answer: str
+    repairs: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass
+class _Checker:
+    agents: list[str]
+    documents: list[str]
+    max_tasks: int
+
+    async def ask(self, ledger: Ledger, request: ModelRequest) -> _Attempt:
+        """One planning call, parsed, repaired without the model where that is safe, validated."""
+        try:
+            response = await ledger.ask(request)
+        except ModelOutputError as exc:  # answered, but not with valid JSON: worth one repair
+            return _Attempt(None, [f"the answer is not a valid plan: {exc}"], "")
+        data, repairs, truncated = response.data, [], False
+        if response.finish_reason == "length":
+            truncated = True
+            # What the client parsed from a cut answer may be an inner object; close the whole.
+            data = close_json(response.text)
+            if data is not None:
+                repairs.append(f"the answer was cut at the token limit ({request.max_tokens} "
+                               "tokens); its unfinished end was dropped")
+            else:
+                return _Attempt(None, [f"the answer was cut off at the token limit ({request.max_tokens} "
+                                       "tokens) before the JSON was complete"],
+                                response.text, truncated=True)
+        try:
+            plan = parse_plan(data if data is not None else response.text)
+        except PlanFormatError as exc:
+            return _Attempt(None, exc.errors, response.text, truncated=truncated)
+        plan, fixes = repair_plan(plan, self.agents, self.documents)
+        for fix in repairs + fixes:
+            log.warning("plan repaired: %s", fix)
+        errors = validate_plan(plan, self.agents, self.documents, self.max_tasks)
+        return _Attempt(plan, errors, response.text, repairs + fixes, truncated)
+
+
+def _second_request(request: ModelRequest, first: _Attempt, limits: PlanLimits,
+                    model: Model) -> ModelRequest:
+    """A cut answer is asked again with more room when the window has it (else more briefly);
+    any other is shown back to the model with the exact errors."""
+    window = limits.context_tokens or context_tokens(model, PM_NAME)
+    used = sum(count_tokens(m["content"]) for m in request.messages) + 50
+    room = min(window - used, 2 * (request.max_tokens or 0))
+    if first.truncated and room > (request.max_tokens or 0):
+        return replace(request, purpose="repair", max_tokens=room,
+                       hints=dict(request.hints, errors=first.errors))
+    listed = "\n".join(f"- {e}" for e in first.errors)
+    shorter = "Keep it short: fewer tasks and shorter texts.\n" if first.truncated else ""
+    return replace(
+        request, purpose="repair",
+        messages=request.messages + [
+            {"role": "assistant", "content": first.answer or "(empty answer)"},
+            {"role": "user", "content": f"This plan cannot run:\n{listed}\n{shorter}"
+                                        "Answer with the corrected plan as JSON only."}],
+        hints=dict(request.hints, errors=first.errors))
+
+
+def _short_description(description: str) -> str:
+    """An agent's description cut to its first clause: enough for a small model to choose."""
+    first = re.split(r"[.;(:]", description, maxsplit=1)[0]
+    words = first.split()
+    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")
+
+
+def _beginning(doc: DocumentText, sentences: int = 2) -> str:
+    """The document's real first sentences, for the planner to see what it is about."""
+    found = [s for s in split_sentences(doc.text[:4000]) if len(s.split()) >= 3][:sentences]
+    return " ".join(" ".join(s.split()) for s in found)
 
 
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
                   language: str) -> ModelRequest:
     window = limits.context_tokens or context_tokens(model, PM_NAME)
-    output = min(limits.output_tokens, window // 4)  # a small model cannot spare 2000 tokens
+    # A plan rarely needs 600 tokens; a small model that loops would fill any room it gets, and a
+    # cut answer is salvaged or asked again with more room (`_second_request`).
+    output = min(limits.output_tokens, max(256, window // 6))
     budget = max(512, window - output)
-    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks)
     agents = registry.descriptions()
-    agent_lines = "\n".join(f"- {a['name']}: {a['description']}" for a in agents)
+    # A few words each: a small model copies long descriptions into its plan instead of choosing.
+    agent_lines = ", ".join(f"{a['name']} ({AGENT_BRIEFS.get(a['name']) or _short_description(a['description'])})"
+                            for a in agents)
+    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines)
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
-    fixed = count_tokens(system) + count_tokens(prompt) + count_tokens(agent_lines) + 100
+    fixed = count_tokens(system) + count_tokens(prompt) + 60
     room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes
     facts = [doc_facts(d, tables=len(document_tables(d))) for d in inp.documents]
     for fact, doc in zip(facts, inp.documents, strict=True):
-        fact["summary"] = doc.summary or " ".join(summarize(doc.text, max_sentences=3))
+        # The statistics say how big; the first sentences say what it is about.
+        stats = doc.summary or " ".join(summarize(doc.text, max_sentences=2))
+        start = _beginning(doc)
+        fact["summary"] = f"begins \"{start}\"; {stats}" if start and doc.summary else stats
     history_budget = int(room * limits.history_share) if inp.history else 0
-    summaries = fit_to_budget([f["summary"] for f in facts], room - history_budget) if facts else []
+    summaries = fit_to_budget([f["summary"] for f in facts], min(room - history_budget,
+                                                                 DOC_TOKENS * len(facts))) if facts else []
     for fact, summary in zip(facts, summaries, strict=True):
         fact["summary"] = summary
-    history = _fit_history(inp.history, history_budget)
-    doc_lines = "\n".join(
-        f"- {f['name']} ({f['ext']}, {f['size']} bytes, ~{f['tokens']} tokens, {f['tables']} tables): "
-        f"{f['summary']}" for f in facts) or "none"
-    history_lines = "\n".join(f"{role}: {content}" for role, content in history) or "none"
-    user = (f"Request (written in {language_name(language)}):\n{prompt}\n\nAgents:\n{agent_lines}\n\n"
-            f"Documents:\n{doc_lines}\n\nEarlier rounds:\n{history_lines}")
+    history = fit_history(inp.history, history_budget)
+    user = f"Request (written in {language_name(language)}):\n{prompt}"
+    # "Documents: none" is the cue, matching the answer-only example, that no agent has material.
+    user += ("\n\nDocuments:\n" + render_catalogue(facts)) if facts else "\n\nDocuments: none"
+    if history:
+        user += "\n\nEarlier rounds:\n" + "\n".join(f"{role}: {content}" for role, content in history)
     hints: dict[str, Any] = {
         "kind": "plan", "prompt": inp.prompt, "language": language, "agents": agents,
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
+        "previous": previous_hint(inp.previous),
     }
-    return ModelRequest(purpose="plan", messages=messages(system, user), schema=PLAN_SCHEMA,
-                        schema_name="plan", agent=PM_NAME, hints=hints, max_tokens=output)
-
-
-def _fit_history(history: list[tuple[str, str]], budget: int) -> list[tuple[str, str]]:
-    """The newest turns that fit the budget, oldest first; a long turn is cut, not dropped."""
-    kept: list[tuple[str, str]] = []
-    used = 0
-    for role, content in reversed(history):
-        size = count_tokens(content)
-        if used + size > budget:
-            left = budget - used
-            if left > 50:
-                kept.append((role, fit_to_budget([content], left)[0]))
-            break
-        kept.append((role, content))
-        used += size
-    return list(reversed(kept))
+    turns = [{"role": "system", "content": system}]
+    for asked, answered in PLAN_EXAMPLES:
+        turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
+    turns.append({"role": "user", "content": user})
+    return ModelRequest(purpose="plan", messages=turns,
+                        schema=plan_schema(registry.names(), limits.max_tasks), schema_name="plan",
+                        agent=PM_NAME, hints=hints, max_tokens=output, temperature=0.0, validate=False)
 
 
 def render_plan_message(plan: Plan) -> str:

@@ -22,32 +22,43 @@ _OUTPUT_SCHEMA: dict[str, Any] = {
     },
 }
 
-PLAN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["userLanguage", "objUserResponse", "objFinalDocuments", "objWorkplan"],
-    "properties": {
-        "userLanguage": {"type": "string", "description": "ISO 639-1 code of the user's language"},
-        "objUserResponse": {"type": "string", "description": "answer to the user, in their language"},
-        "objFinalDocuments": {"type": "array", "items": _OUTPUT_SCHEMA},
-        "objWorkplan": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["id", "agent", "instructions", "inputs", "outputs", "dependsOn"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "agent": {"type": "string"},
-                    "instructions": {"type": "string"},
-                    "inputs": {"type": "array", "items": {"type": "string"}},
-                    "outputs": {"type": "array", "items": _OUTPUT_SCHEMA},
-                    "dependsOn": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-        },
-    },
+_TASK_PROPERTIES: dict[str, Any] = {
+    "id": {"type": "string"},
+    "instructions": {"type": "string"},  # before the agent: a model picks it after saying the work
+    "agent": {"type": "string"},
+    "inputs": {"type": "array", "items": {"type": "string"}},
+    "outputs": {"type": "array", "items": _OUTPUT_SCHEMA},
+    "dependsOn": {"type": "array", "items": {"type": "string"}},
 }
+
+
+def plan_schema(agents: list[str] | None = None, max_tasks: int | None = None) -> dict[str, Any]:
+    """The plan's JSON schema for one request: `agent` an enum of `agents`, at most `max_tasks`.
+
+    The work plan comes before the final documents: with grammar-constrained decoding the model
+    writes keys in schema order, so it plans the tasks before it names what they deliver.
+    """
+    task: dict[str, Any] = {"type": "object", "additionalProperties": False,
+                            "required": list(_TASK_PROPERTIES), "properties": dict(_TASK_PROPERTIES)}
+    if agents:
+        task["properties"]["agent"] = {"type": "string", "enum": sorted(agents)}
+    workplan: dict[str, Any] = {"type": "array", "items": task}
+    if max_tasks is not None:
+        workplan["maxItems"] = max_tasks
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["userLanguage", "objUserResponse", "objWorkplan", "objFinalDocuments"],
+        "properties": {
+            "userLanguage": {"type": "string", "description": "ISO 639-1 code of the user's language"},
+            "objUserResponse": {"type": "string", "description": "answer to the user, in their language"},
+            "objWorkplan": workplan,
+            "objFinalDocuments": {"type": "array", "items": _OUTPUT_SCHEMA},
+        },
+    }
+
+
+PLAN_SCHEMA: dict[str, Any] = plan_schema()
 
 _CODE = re.compile(r"^[a-z]{2}(?:[-_][a-z0-9]+)?$")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -139,6 +150,8 @@ def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_nam
     errors: list[str] = []
     agents = set(registry_names)
     uploads = set(document_names)
+    if not plan.tasks and not plan.answer.strip():
+        errors.append("objUserResponse is empty and objWorkplan has no task: answer the user or plan tasks")
     if len(plan.tasks) > max_tasks:
         errors.append(f"the plan has {len(plan.tasks)} tasks; at most {max_tasks} are allowed")
     ids = [t.id for t in plan.tasks]

@@ -9,6 +9,7 @@ import sys
 import uvicorn
 
 from app.config import SettingsError, from_env
+from app.logs import configure_logging
 from app.main import create_app
 
 
@@ -16,6 +17,7 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = from_env(os.environ)
+        configure_logging(settings.log_format)
         app = create_app(settings)
     except SettingsError as exc:
         print(f"foreman: {exc}", file=sys.stderr)

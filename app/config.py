@@ -43,6 +43,10 @@ class Settings:
     llm_timeout_seconds: float = 60.0
     llm_max_retries: int = 3
     llm_context_tokens: int = 0  # 0: the model family's known context size
+    llm_temperature: float | None = None  # None: each call kind's own (planning 0, writing 0.5)
+    agent_temperatures: Mapping[str, float] = field(default_factory=dict)
+    log_model_io: bool = False
+    log_format: str = "plain"
     round_retry_budget: int = 12
     max_tasks_per_plan: int = 8
     max_round_tokens: int = 200_000
@@ -124,6 +128,27 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type = int)
     return value
 
 
+def _temperature(raw: str, name: str) -> float | None:
+    if not raw.strip():
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number between 0 and 2, not {raw!r}.") from None
+    if not 0 <= value <= 2:
+        raise SettingsError(f"{name} must be between 0 and 2, not {raw!r}.")
+    return value
+
+
+def _flag(raw: str, name: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise SettingsError(f"{name} must be true or false, not {raw!r}.")
+
+
 def from_env(env: Mapping[str, str]) -> Settings:
     """Build settings from an environment mapping (os.environ in production, a dict in tests)."""
     base = Settings()
@@ -132,6 +157,11 @@ def from_env(env: Mapping[str, str]) -> Settings:
         for name, value in env.items()
         if name.startswith("LLM_MODEL_") and value
     }
+    temperatures = {name[len("LLM_TEMPERATURE_"):].lower(): _temperature(value, name)
+                    for name, value in env.items() if name.startswith("LLM_TEMPERATURE_") and value.strip()}
+    log_format = (env.get("LOG_FORMAT") or "plain").strip().lower()
+    if log_format not in ("plain", "json"):
+        raise SettingsError(f"LOG_FORMAT must be plain or json, not {log_format!r}.")
     ints = {
         "port": "PORT",
         "max_upload_bytes": "MAX_UPLOAD_BYTES",
@@ -162,6 +192,10 @@ def from_env(env: Mapping[str, str]) -> Settings:
         openai_base_url=env.get("OPENAI_BASE_URL", ""),
         llm_model=env.get("LLM_MODEL") or base.llm_model,
         agent_models=agent_models,
+        llm_temperature=_temperature(env.get("LLM_TEMPERATURE", ""), "LLM_TEMPERATURE"),
+        agent_temperatures=temperatures,
+        log_model_io=_flag(env.get("LOG_MODEL_IO", ""), "LOG_MODEL_IO"),
+        log_format=log_format,
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or base.executor_id,
         **numbers,

@@ -6,13 +6,15 @@ import base64
 import hashlib
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_loop_if_long
+from app.chunks import ChunkStore
 from app.repository import Repository
+from app.search import INDEXED_STATUSES, build_rows
 from app.storage import Storage
 from app.tables import ExtractionRow, FileRow
 from extractors.base import ContentItem, Extraction
@@ -77,10 +79,11 @@ class Reading:
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
-    def __init__(self, repo: Repository, storage: Storage, timeout: float) -> None:
+    def __init__(self, repo: Repository, storage: Storage, timeout: float, chunks: ChunkStore | None = None) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
+        self.chunks = chunks or ChunkStore(repo.db)
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
@@ -97,14 +100,27 @@ class Documents:
         key = cache_key(file.sha256, password)
         cached = await self.repo.extraction(key)
         if cached is not None:
-            return Reading(extraction_from_row(cached), True, time.perf_counter() - t0)
+            result = extraction_from_row(cached)
+            if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
+                try:  # cached before the index was: build it now
+                    await self.chunks.add(file.sha256, await build_rows(result.items))
+                except Exception:  # noqa: BLE001 - the index is an aid; the file was read
+                    log.exception("the full-text index of file %s could not be stored", file.id)
+            return Reading(result, True, time.perf_counter() - t0)
         data = self.storage.get(file.sha256)
-        result = await extract_isolated(data, display_name(file), file.mime, password, self.timeout, progress)
+        # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
+        # extractors are registered by the bare type.
+        mime = file.mime.split(";", 1)[0].strip()
+        result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
+            # The full-text index is built once per content hash, with the extraction it comes from.
+            # Only from what reads without a password: what a password opened stays out of it.
+            rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
             try:
                 await self.repo.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,
-                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings))
+                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings)),
+                    file.sha256, rows,
                 )
             except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
                 log.exception("the extraction of file %s could not be stored", file.id)
@@ -140,16 +156,19 @@ def is_notice(item: dict[str, Any]) -> bool:
     return bool(item.get("metadata", {}).get("status"))
 
 
-async def read_document(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText:
+async def read_document(file: FileRow, contents: list[dict[str, Any]], *, round_no: int = 0,
+                        new: bool = True) -> DocumentText:
     """`document_text` in a worker thread when the contents are long (the clean-up of a book's
     text takes a fifth of a second)."""
     size = sum(len(c.get("data", "")) for c in contents)
-    return await off_loop_if_long(size, document_text, file, contents)
+    return await off_loop_if_long(size, document_text, file, contents, round_no=round_no, new=new)
 
 
-def document_text(file: FileRow, contents: list[dict[str, Any]]) -> DocumentText:
-    """What an agent reads of a stored document: its text items in order, and its tables."""
-    return document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+def document_text(file: FileRow, contents: list[dict[str, Any]], *, round_no: int = 0, new: bool = True) -> DocumentText:
+    """What an agent reads of a stored document: its text items in order, its tables and its catalogue facts."""
+    doc = document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+    return replace(doc, round=round_no, origin="produced" if file.origin == "agent" else "uploaded", new=new,
+                   sha256=file.sha256)
 
 
 def document_of(name: str, ext: str, mime: str, size: int, contents: list[dict[str, Any]],
@@ -161,8 +180,12 @@ def document_of(name: str, ext: str, mime: str, size: int, contents: list[dict[s
     items = clean_contents(readable)
     summary = "; ".join(filter(None, (c.get("summary", "") for c in readable)))[:500]
     tables = [table_from_wire(t) for c in readable for t in c.get("metadata", {}).get("tables", [])]
+    metas = [c.get("metadata", {}) for c in readable]
+    pages = {m.get("page") or m.get("slide") for m in metas} - {None}
+    sheets = {m.get("sheet") for m in metas} - {None}
     return DocumentText(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary,
-                        file_id=file_id, problem=unread_reason(contents), tables=tables)
+                        file_id=file_id, problem=unread_reason(contents), tables=tables, pages=len(pages),
+                        sheets=len(sheets))
 
 
 def display_name(file: FileRow) -> str:

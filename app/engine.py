@@ -16,6 +16,7 @@ from agents.registry import Registry
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.clock import now
+from app.chunks import ChunkStore
 from app.config import Settings
 from app.cursors import CursorCache
 from app.db import Database
@@ -26,6 +27,7 @@ from app.journal import Journal
 from app.model import Model
 from app.notify import Listener
 from app.records import NewLog
+from app.search import IndexRetriever
 from app.repository import Repository
 from app.round_data import RoundData
 from app.storage import Storage
@@ -86,7 +88,9 @@ class Runtime:
         self.changes = Changes()  # wakes the event streams of a workflow that was written to
         self.cursors = CursorCache(on_change=self.changes.touch)
         self.journal = Journal(self.repo, self.cursors)
-        self.documents = Documents(self.repo, self.storage, settings.extract_timeout_seconds)
+        self.chunks = ChunkStore(self.db)
+        self.documents = Documents(self.repo, self.storage, settings.extract_timeout_seconds, self.chunks)
+        self.retriever = IndexRetriever(self.chunks)
         self.rounds = RoundData(self.repo, self.storage, self.documents, self.journal)
         self.clock = now
         self.ready = False

@@ -131,3 +131,19 @@ def _type_name(value: Any) -> str:
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def strict_compatible(schema: Mapping[str, Any]) -> bool:
+    """True when OpenAI's `strict: true` accepts the schema: every object closed
+    (`additionalProperties: false`) with all its properties required, no unsupported keywords."""
+    if any(key in schema for key in ("minLength", "maxLength", "patternProperties")):
+        return False
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+            return False
+        return all(strict_compatible(sub) for sub in props.values())
+    if kind == "array" and isinstance(schema.get("items"), Mapping):
+        return strict_compatible(schema["items"])
+    return True

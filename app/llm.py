@@ -3,6 +3,9 @@
 It owns what the SDK would otherwise decide for us: a hard timeout per call, retries on
 transient failures only (drawn from the round's `RetryBudget`), byte and token accounting,
 and structured output that degrades from `json_schema` to `json_object` to a prompt.
+
+Calls stream (`stream=True`): when a round is stopped or a call times out, closing the stream
+closes the connection, and servers such as llama.cpp stop generating only then.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 import openai
 
-from app.jsonschema import JSONExtractError, extract_json, validate
+from app.jsonschema import strict_compatible
 from app.model import (
     ModelBudgetError,
     ModelError,
@@ -29,6 +32,17 @@ from app.model import (
     ModelResponse,
     Usage,
     current_budget,
+)
+from app.modellog import ModelCall, log_call
+from app.structured import (
+    KIND_TEMPERATURES,
+    cause,
+    check,
+    count,
+    format_name,
+    parse,
+    repair_instruction,
+    with_instruction,
 )
 
 
@@ -139,6 +153,8 @@ class OpenAIModel:
         retry_after_max: float = 10.0,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        agent_temperatures: Mapping[str, float] | None = None,
+        log_io: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.name = model
@@ -152,8 +168,13 @@ class OpenAIModel:
         self.retry_after_max = retry_after_max
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.agent_temperatures = dict(agent_temperatures or {})
+        self.log_io = log_io
         # Which structured-output mode works, per served model name (the base URL is fixed).
         self.modes: dict[str, str] = {}
+        # A first structured call per model finds the mode; concurrent ones wait for its verdict.
+        self._probes: dict[str, asyncio.Event] = {}
+        self._stream_usage = True  # False once the server refuses `stream_options`
         self._http = httpx.AsyncClient(transport=MeteredTransport(transport), timeout=timeout)
         # The SDK's own retries are off: they would hide attempts from our budget and meter.
         self._client = openai.AsyncOpenAI(
@@ -175,6 +196,14 @@ class OpenAIModel:
         """The served model name an agent's requests go to."""
         return self.agent_models.get(agent or "", self.model)
 
+    def temperature_for(self, request: ModelRequest) -> float | None:
+        """The agent's setting, else the client's, else the call's own, else its kind's."""
+        for value in (self.agent_temperatures.get(request.agent or ""), self.temperature,
+                      request.temperature, KIND_TEMPERATURES.get(request.purpose)):
+            if value is not None:
+                return value
+        return None
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Answer one request; raises `ModelError` (carrying the usage spent) when it cannot."""
         model = self.model_for(request.agent)
@@ -191,27 +220,57 @@ class OpenAIModel:
     async def _complete_structured(self, model: str, request: ModelRequest,
                                    spent: _Spent) -> ModelResponse:
         assert request.schema is not None
-        start = MODES.index(self.modes.get(model, MODES[0]))
-        for mode in MODES[start:]:
-            messages = [*request.messages, _schema_instruction(request.schema, mode)]
-            try:
-                answer = await self._call(model, messages, mode, request, spent)
-            except _FormatRejected:
-                continue
-            self.modes[model] = mode
-            data, problems = _check(answer, request.schema)
-            if not problems:
-                return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model)
-            repair = [*messages, {"role": "assistant", "content": answer.text},
-                      _repair_instruction(problems)]
-            answer = await self._call(model, repair, mode, request, spent)
-            data, problems = _check(answer, request.schema)
-            if not problems:
-                return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model)
-            raise ModelOutputError(f"{model} gave invalid {request.schema_name} output after a "
-                                   f"repair request: {'; '.join(problems[:5])}")
+        known = await self._known_mode(model)
+        try:
+            for mode in MODES[MODES.index(known or MODES[0]):]:
+                messages = with_instruction(request.messages, request.schema, mode)
+                try:
+                    answer = await self._call(model, messages, mode, request, spent)
+                except _FormatRejected:
+                    continue
+                self._accept(model, mode)
+                if not request.validate:  # the caller validates and repairs
+                    data = parse(answer.text)
+                    return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model,
+                                         finish_reason=answer.finish_reason)
+                data, problems = check(answer.text, answer.finish_reason, request.schema)
+                if not problems:
+                    return ModelResponse(text=answer.text, data=data, usage=spent.usage,
+                                         model=model, finish_reason=answer.finish_reason)
+                repair = [*messages, {"role": "assistant", "content": answer.text or "(empty answer)"},
+                          repair_instruction(problems)]
+                answer = await self._call(model, repair, mode, request, spent)
+                data, problems = check(answer.text, answer.finish_reason, request.schema)
+                if not problems:
+                    return ModelResponse(text=answer.text, data=data, usage=spent.usage,
+                                         model=model, finish_reason=answer.finish_reason)
+                raise ModelOutputError(f"{model} gave invalid {request.schema_name} output after a "
+                                       f"repair request: {'; '.join(problems[:5])}")
+        finally:
+            if known is None:
+                self._settle(model)
         # The prompt mode sends no response_format, so nothing can reject it.
         raise AssertionError("unreachable")
+
+    async def _known_mode(self, model: str) -> str | None:
+        """The mode that works for `model`, waiting for a probe under way; None: probe it now."""
+        while model not in self.modes:
+            probe = self._probes.get(model)
+            if probe is None:
+                self._probes[model] = asyncio.Event()
+                return None
+            await probe.wait()
+        return self.modes[model]
+
+    def _accept(self, model: str, mode: str) -> None:
+        """The endpoint took `mode`: remember it and let waiting first calls go on."""
+        self.modes[model] = mode
+        self._settle(model)
+
+    def _settle(self, model: str) -> None:
+        probe = self._probes.pop(model, None)
+        if probe is not None:
+            probe.set()
 
     async def _call(self, model: str, messages: list[dict[str, str]], mode: str | None,
                     request: ModelRequest, spent: _Spent) -> _Answer:
@@ -223,7 +282,7 @@ class OpenAIModel:
         attempt = 0
         while True:
             try:
-                answer, usage = await self._attempt(body, mode, spent)
+                answer, usage = await self._attempt(body, mode, request, spent)
             except _Transient as failure:
                 if attempt >= self.max_retries:
                     raise ModelError(f"{model} at {self.base_url} failed after {attempt + 1} "
@@ -238,29 +297,81 @@ class OpenAIModel:
                 budget.charge(usage)
             return answer
 
-    async def _attempt(self, body: dict[str, Any], mode: str | None,
+    async def _attempt(self, body: dict[str, Any], mode: str | None, request: ModelRequest,
                        spent: _Spent) -> tuple[_Answer, Usage]:
-        """One HTTP request; adds its cost to `spent` whatever happens."""
+        """One streamed HTTP request; adds its cost to `spent` whatever happens."""
         meter = _Meter()
         token = _meter.set(meter)
         started = time.monotonic()
-        tokens = (0, 0)
+        tokens: tuple[int, int] | None = None
+        parts: list[str] = []
+        finish = ""
+        error: str | None = None
+        opened = False
         try:
             async with asyncio.timeout(self.timeout):
-                raw = await self._client.chat.completions.with_raw_response.create(**body)
-            answer, tokens = _read_answer(_json_body(raw.http_response))
+                stream = await self._open(body)
+                opened = True
+                if mode is not None:
+                    self._accept(body["model"], mode)
+                try:
+                    async for chunk in stream:
+                        if chunk.usage is not None:
+                            tokens = (chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                        for choice in chunk.choices or ():
+                            if choice.delta is not None and choice.delta.content:
+                                parts.append(choice.delta.content)
+                            finish = choice.finish_reason or finish
+                finally:
+                    await stream.close()  # a stop or timeout ends the generation on the server
+            if not finish:
+                # OpenAI ends every choice with a finish_reason; a stream without one was cut
+                # (llama-cpp-python ends a stream that way when a newer request interrupts it).
+                raise _Transient("the response has no message" if not parts else
+                                 "the answer stream ended before the answer was complete")
         except (TimeoutError, openai.APITimeoutError) as exc:
-            raise _Transient(f"no answer within {self.timeout:g}s") from exc
-        except openai.APIConnectionError as exc:
-            raise _Transient(f"connection failed: {_cause(exc)}") from exc
+            error = f"no answer within {self.timeout:g}s"
+            raise _Transient(error) from exc
+        except (openai.APIConnectionError, httpx.HTTPError) as exc:
+            error = f"connection failed: {cause(exc)}"
+            raise _Transient(error) from exc
         except openai.APIStatusError as exc:
-            raise self._classify(exc, mode) from exc
+            failure = self._classify(exc, mode)
+            error = str(failure)
+            raise failure from exc
+        except _Transient as exc:
+            error = str(exc)
+            raise
+        except asyncio.CancelledError:
+            error = "cancelled"
+            raise
         finally:
             _meter.reset(token)
+            text = "".join(parts)
+            if tokens is None and not opened:
+                tokens = (0, 0)  # refused or unreachable: the server processed nothing
+            elif tokens is None:  # the server gave no usage: count it ourselves
+                tokens = (count(json.dumps(body["messages"], ensure_ascii=False)),
+                          count(text) if text else 0)
             cost = Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
                          time.monotonic() - started)
             spent.usage += cost
-        return answer, cost
+            if self.log_io:
+                log_call(ModelCall(request=request, body=body, mode=mode, answer=text,
+                                   finish_reason=finish, usage=cost, error=error))
+        return _Answer(text, finish), cost
+
+    async def _open(self, body: dict[str, Any]) -> Any:
+        """Start a streamed completion; without `stream_options` when the server refuses it."""
+        if self._stream_usage:
+            try:
+                return await self._client.chat.completions.create(
+                    **body, stream=True, stream_options={"include_usage": True})
+            except openai.APIStatusError as exc:
+                if exc.status_code not in (400, 422) or "stream_options" not in _error_text(exc):
+                    raise
+                self._stream_usage = False
+        return await self._client.chat.completions.create(**body, stream=True)
 
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
         status, detail = exc.status_code, _error_text(exc)
@@ -286,63 +397,18 @@ class OpenAIModel:
         max_tokens = request.max_tokens or self.max_tokens
         if max_tokens:
             body["max_tokens"] = max_tokens
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
+        temperature = self.temperature_for(request)
+        if temperature is not None:
+            body["temperature"] = temperature
         schema = dict(request.schema or {})
         if mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": _format_name(request.schema_name), "schema": schema, "strict": False}}
+                "name": format_name(request.schema_name), "schema": schema,
+                "strict": strict_compatible(schema)}}
         elif mode == "json_object":
             # OpenAI ignores the extra "schema" key; llama.cpp turns it into a grammar.
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
-
-
-def _schema_instruction(schema: Mapping[str, Any], mode: str) -> dict[str, str]:
-    if mode == "json_schema":
-        # The server enforces the schema; the word "JSON" is still required by OpenAI's rules.
-        return {"role": "system", "content": "Answer with JSON only."}
-    return {"role": "system", "content": "Answer with one JSON value only, no prose, matching "
-                                         f"this JSON schema:\n{json.dumps(schema)}"}
-
-
-def _repair_instruction(problems: list[str]) -> dict[str, str]:
-    listed = "\n".join(f"- {p}" for p in problems[:20])
-    return {"role": "user", "content": "Your answer did not match the required JSON schema:\n"
-                                       f"{listed}\nReply again with only the corrected JSON."}
-
-
-def _check(answer: _Answer, schema: Mapping[str, Any]) -> tuple[Any, list[str]]:
-    """Parse and validate; the problems say precisely what a repair must fix."""
-    try:
-        data = extract_json(answer.text)
-    except JSONExtractError as exc:
-        problems = [str(exc)]
-        if answer.finish_reason == "length":
-            problems.append("the answer was cut off at the token limit; answer more briefly")
-        return None, problems
-    return data, validate(data, schema)
-
-
-def _json_body(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError as exc:
-        # A 200 with a body that is not JSON comes from a broken proxy or gateway: transient.
-        raise _Transient(f"the response body is not JSON: {response.text[:80]!r}") from exc
-
-
-def _read_answer(payload: Any) -> tuple[_Answer, tuple[int, int]]:
-    usage = payload.get("usage") if isinstance(payload, dict) else None
-    tokens = (0, 0)
-    if isinstance(usage, dict):
-        tokens = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
-    try:
-        choice = payload["choices"][0]
-        content = choice["message"].get("content") or ""
-    except (KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise _Transient(f"the response has no message: {json.dumps(payload)[:120]}") from exc
-    return _Answer(content, choice.get("finish_reason") or ""), tokens
 
 
 def _error_text(exc: openai.APIStatusError) -> str:
@@ -371,16 +437,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError):
         return None
-
-
-def _cause(exc: BaseException) -> str:
-    # The root cause names the real problem ("Connection refused"); wrappers only generalise.
-    while exc.__cause__ is not None or exc.__context__ is not None:
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _format_name(name: str) -> str:
-    # OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ for the schema name.
-    cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64]
-    return cleaned or "output"

@@ -34,7 +34,8 @@ def build_model(settings: Settings) -> Model:
     model = OpenAIModel(
         base_url=settings.openai_base_url or "https://api.openai.com/v1", api_key=settings.openai_api_key or "none",
         model=settings.llm_model, agent_models=settings.agent_models, timeout=settings.llm_timeout_seconds,
-        max_retries=settings.llm_max_retries,
+        max_retries=settings.llm_max_retries, temperature=settings.llm_temperature,
+        agent_temperatures=settings.agent_temperatures, log_io=settings.log_model_io,
     )
     if settings.llm_context_tokens:
         model.context_tokens = settings.llm_context_tokens  # agents size their prompts to it

@@ -44,8 +44,11 @@ class ModelRequest:
     """One completion request.
 
     `purpose` names the call ("plan", "repair", "task", "final", "map", "reduce").
-    `schema` asks for JSON output validated against it. `hints` carries structured facts
-    (intent, documents, language) that the offline model works from; remote models ignore it.
+    `schema` asks for JSON output validated against it; with `validate=False` the client only
+    parses the JSON (`data` is None when it cannot) and the caller validates and repairs.
+    `hints` carries structured facts (intent, documents, language) that the offline model
+    works from; remote models ignore it. `temperature` is the call kind's default (a client
+    setting for the agent overrides it).
     """
 
     purpose: str
@@ -55,6 +58,8 @@ class ModelRequest:
     agent: str | None = None
     hints: Mapping[str, Any] = field(default_factory=dict)
     max_tokens: int | None = None
+    temperature: float | None = None
+    validate: bool = True
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class ModelResponse:
     usage: Usage = Usage()
     model: str = ""
     offline: bool = False
+    finish_reason: str = ""  # "length": the answer was cut at max_tokens
 
 
 @runtime_checkable
@@ -138,6 +144,19 @@ class RetryBudget:
 
 
 current_budget: ContextVar[RetryBudget | None] = ContextVar("current_budget", default=None)
+
+# Where a model call comes from (workflow, round, task), for the model I/O log.
+call_context: ContextVar[Mapping[str, Any]] = ContextVar("foreman_call_context", default={})
+
+
+@contextmanager
+def use_call_context(**fields: Any) -> Iterator[None]:
+    """Name the workflow, round or task that model calls in this context serve."""
+    token = call_context.set({**call_context.get(), **fields})
+    try:
+        yield
+    finally:
+        call_context.reset(token)
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import aware, now
+from app.chunks import delete_unused_chunks_tx, insert_chunks_tx
 from app.db import Database
 from app.notify import CHANNEL, STOP_CHANNEL, payload
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
@@ -336,6 +337,7 @@ class Repository:
         conn.execute(delete(W).where(W.id == workflow_id))
         if orphans:
             conn.execute(delete(F).where(F.id.in_(orphans)))
+            delete_unused_chunks_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
         if not self.db.is_sqlite:
             conn.execute(select(func.pg_notify(CHANNEL, f"{workflow_id} deleted")))
         return files
@@ -357,14 +359,12 @@ class Repository:
     async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         return await self.message_page(workflow_id, 0, 1_000_000)
 
-    async def history(self, workflow_id: str, before_round: int) -> list[tuple[str, str]]:
-        """(role, content) of the requests and final answers of earlier rounds, oldest first."""
-        query = (select(M.role, M.content)
-                 .where(M.workflow_id == workflow_id, M.round < before_round, M.status.in_(("first", "last")),
-                        M.deleted.is_(False))
-                 .order_by(M.id))
+    async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
+        """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
+        query = (select(L.round).where(L.workflow_id == workflow_id, L.round < before_round,
+                                       L.status == WorkflowStatus.COMPLETED).distinct())
         async with self.db.reader.connect() as conn:
-            return [(role, content) for role, content in await conn.execute(query)]
+            return {r for (r,) in await conn.execute(query)}
 
     async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
         if not message_ids:
@@ -424,15 +424,18 @@ class Repository:
             row = (await conn.execute(select(ExtractionRow).where(ExtractionRow.key == key))).first()
             return ExtractionRow.model_validate(row._mapping) if row else None
 
-    async def save_extraction(self, row: ExtractionRow) -> None:
-        return await self.db.run_write(self._save_extraction_tx, row)
+    async def save_extraction(self, row: ExtractionRow, sha256: str = "", chunks: Sequence[dict[str, Any]] = ()) -> None:
+        """Cache an extraction, with the file's full-text chunks, in one transaction."""
+        return await self.db.run_write(self._save_extraction_tx, row, sha256, chunks)
 
-    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow) -> None:
+    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow, sha256: str = "",
+                            chunks: Sequence[dict[str, Any]] = ()) -> None:
         conn.execute(
             self._insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
                 index_elements=["key"]
             )
         )
+        insert_chunks_tx(conn, sha256, chunks, self.db.is_sqlite)
 
     async def claim_idempotency(self, key: str, fingerprint: str = "") -> tuple[bool, dict[str, Any] | None]:
         """(True, None) when this caller may carry out the request for `key`; else (False, the first

@@ -7,6 +7,7 @@ from typing import Any, Iterable, Sequence
 
 from agents.base import DocumentText, OutputFile, Plan
 from agents.manager import RoundInput
+from agents.memory import PriorRound, PriorTask, history_entries
 from app.clock import now
 from app.documents import Documents, item_to_wire, read_document, split_name
 from app.journal import Journal
@@ -14,7 +15,7 @@ from app.reading import RoundReader
 from app.records import NewLog
 from app.repository import Repository
 from app.storage import Storage
-from app.tables import FileRow
+from app.tables import DocumentRow, FileRow, MessageRow
 
 
 class RoundData:
@@ -46,14 +47,12 @@ class RoundData:
         texts: list[DocumentText] = []
         for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
             contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)))
-            texts.append(await read_document(file, contents))
+            texts.append(await read_document(file, contents, round_no=round_no))
         if then:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
             await self.repo.forget_passwords(workflow_id, round_no)
-        history = await self.repo.history(workflow_id, round_no) if round_no > 1 else []
-        return self._keep(workflow_id, round_no,
-                          RoundInput(prompt=spec.prompt, documents=_unique(texts), history=history))
+        return self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
         """The round's prompt, its documents and the conversation so far."""
@@ -63,15 +62,36 @@ class RoundData:
         # A round resumed after a crash: read back what its first step wrote.
         spec = await self.repo.round_input(workflow_id, round_no)
         messages = await self.repo.messages_of(workflow_id)
-        file_ids = {d.file_id for _, docs in messages for d in docs}
-        files = await self.repo.files_by_id(sorted(file_ids))
-        documents: list[DocumentText] = []
-        for message, docs in messages:
-            if message.round == round_no and message.status == "first":
-                documents = [await read_document(files[d.file_id], d.contents) for d in docs if d.file_id in files]
-        inp = RoundInput(prompt=spec.prompt if spec else "", documents=_unique(documents),
-                         history=await self.repo.history(workflow_id, round_no))
+        mine = [d for m, docs in messages if m.round == round_no and m.status == "first" for d in docs]
+        files = await self.repo.files_by_id(sorted({d.file_id for d in mine}))
+        current = [await read_document(files[d.file_id], d.contents, round_no=round_no) for d in mine if d.file_id in files]
+        inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current, messages)
         return self._keep(workflow_id, round_no, inp)
+
+    async def conversation(self, workflow_id: str, round_no: int, prompt: str, current: list[DocumentText],
+                           messages: list[tuple[MessageRow, list[DocumentRow]]] | None = None) -> RoundInput:
+        """The round's input: the request, every document of the workflow (this round's uploads
+        first, then earlier rounds', newest first; none whose message was deleted or that was
+        removed from its message) and the earlier rounds."""
+        if messages is None:
+            messages = await self.repo.messages_of(workflow_id) if round_no > 1 else []
+        earlier = [(m, docs) for m, docs in messages if m.round < round_no]
+        files = await self.repo.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
+        seen: set[int | None] = set()
+        documents = []
+        for doc in current:
+            if doc.file_id not in seen:
+                seen.add(doc.file_id)
+                documents.append(doc)
+        for message, docs in sorted(earlier, key=lambda md: (-md[0].round, md[0].id)):
+            for d in docs:
+                if d.file_id in files and d.file_id not in seen:
+                    seen.add(d.file_id)
+                    documents.append(await read_document(files[d.file_id], d.contents, round_no=message.round, new=False))
+        completed = await self.repo.completed_rounds(workflow_id, round_no) if earlier else set()
+        rounds = prior_rounds(earlier, completed)
+        return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
+                          previous=rounds[-1] if rounds else None, round=round_no)
 
     def _keep(self, workflow_id: str, round_no: int, inp: RoundInput) -> RoundInput:
         if len(self._inputs) > 1000:
@@ -89,7 +109,8 @@ class RoundData:
         ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
         if not ids:
             return docs
-        for file, contents in await self.contents_of(await self.repo.files_by_id(ids)):
+        found = await self.repo.files_by_id(ids)
+        for file, contents in await self.contents_of([found[i] for i in ids if i in found]):
             doc = await read_document(file, contents)
             docs[doc.name] = doc
         return docs
@@ -130,3 +151,32 @@ def _unique(documents: list[DocumentText]) -> list[DocumentText]:
         else:
             seen[doc.name] = 1
     return documents
+
+
+def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
+    """Earlier rounds from their messages: the request, the plan and what each task delivered;
+    `completed` are the rounds that finished (the others were stopped or failed)."""
+    rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
+    results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
+    for message, docs in messages:
+        r = rounds.setdefault(message.round, PriorRound(round=message.round))
+        meta = message.meta or {}
+        if message.status == "first" and message.role == "user":
+            r.request = message.content
+        elif message.status == "last":
+            r.final, r.finished = message.content, True
+        elif "plan" in meta:
+            r.answer = message.content.split("\n\n### ", 1)[0]
+            r.final_documents = list(meta["plan"].get("finalDocuments", []))
+            r.tasks = [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                                 inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
+                                 depends_on=list(t.get("depends_on", [])))
+                       for t in meta["plan"].get("tasks", [])]
+        elif meta.get("taskId") and not meta.get("failed"):
+            results[(message.round, meta["taskId"])] = (message, docs)
+    for r in rounds.values():
+        for task in r.tasks:
+            found = results.get((r.round, task.id))
+            if found is not None:
+                task.delivered, task.text, task.files = True, found[0].content, [d.file_id for d in found[1]]
+    return [rounds[n] for n in sorted(rounds)]

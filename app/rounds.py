@@ -16,13 +16,14 @@ from dbos import DBOS
 from agents.base import OutputFile, Plan, TaskContext, TaskResult
 from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
+from agents.memory import reusable
 from agents.plan import schedule
 from agents.runner import run_task
 from app.documents import display_name
 from app.engine import current
 from app.fsm import Event
 from app.journal import reason_of
-from app.model import ModelError, RetryBudget, Usage, use_budget
+from app.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from app.records import Cost, NewDocument, NewLog, NewMessage
 
 MAX_RECOVERY_ATTEMPTS = 3
@@ -54,7 +55,7 @@ def _cost(usage: Usage, seconds: float) -> Cost:
 
 
 @DBOS.step(name="foreman.plan")
-async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
+async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[str, TaskOutcome]] | None:
     """Extract the round's files, write the user's message; the project manager answers and plans.
 
     Extraction shares the planning step: a replay after a crash finds each file's contents in
@@ -73,17 +74,37 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int] | None:
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
         return None
     plan = outcome.plan
+    # Tasks an interrupted previous round delivered are not run again: their results carry over.
+    reused = {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
+              for tid, t in reusable(plan, inp.previous).items()}
+    previous_round = inp.previous.round if inp.previous else 0
+    # Fixes made to the model's plan without asking it again are worth knowing about.
+    repaired = [NewLog(key("repair", n), f"Work plan repaired: {fix}", type="warning",
+                       agent_name="project_manager", progress=25)
+                for n, fix in enumerate(outcome.repairs, 1)]
+    answer_only = not plan.tasks  # the answer is the round's last message: no review to write
     await rt.journal.append(
         workflow_id, round_no,
-        messages=[NewMessage(key("message"), "assistant", "step", render_plan_message(plan),
-                             agent_name="project_manager", started_at=started,
+        messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
+                             render_plan_message(plan), agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": rt.rounds.plan_meta(plan)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
-        logs=[NewLog(key("done"), f"Work plan created: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
-                     progress=25)],
+        logs=[*repaired,
+              NewLog(key("done"), f"Work plan created: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
+                     progress=25),
+              *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
+                                           f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
+                for tid, o in reused.items()),
+              *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
+                        progress=100, status="completed")] if answer_only else [])],
+        event=Event.FINISH if answer_only else None,
     )
-    return plan, outcome.usage.total_tokens
+    return None if answer_only else (plan, outcome.usage.total_tokens, reused)
+
+
+def _agent(plan: Plan, task_id: str) -> str:
+    return next((t.agent for t in plan.tasks if t.id == task_id), "")
 
 
 @DBOS.step(name="foreman.task")
@@ -106,8 +127,10 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
             predecessors={tid: TaskResult(text=o.text) for tid, o in predecessors.items() if o.ok},
             model=rt.model,
             history=inp.history,
+            retriever=rt.retriever,
         )
-        result = await run_task(rt.registry, task, context)
+        with use_call_context(task=task_id):
+            result = await run_task(rt.registry, task, context)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
@@ -128,7 +151,8 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
                              started_at=started,
-                             meta={"taskId": task_id, "offline": result.offline, "model": result.model},
+                             meta={**result.meta, "taskId": task_id, "offline": result.offline,
+                                   "model": result.model},
                              documents=[NewDocument(f.id, contents) for f, contents in files],
                              **_stats(result.usage, time.perf_counter() - t0))],
         logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
@@ -218,7 +242,8 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
         async with rt.slot(workflow_id, round_no):
             with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
-                    await _run(workflow_id, round_no)
+                    with use_call_context(workflow=workflow_id, round=round_no):
+                        await _run(workflow_id, round_no)
     except TimeoutError:
         await fail_step(workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
@@ -235,8 +260,8 @@ async def _run(workflow_id: str, round_no: int) -> None:
     planned = await plan_step(workflow_id, round_no)
     if planned is None:
         return
-    plan, tokens = planned
-    outcomes: dict[str, TaskOutcome] = {}
+    plan, tokens, reused = planned
+    outcomes: dict[str, TaskOutcome] = dict(reused)
     skipped: dict[str, str] = {}
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
     while True:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String
+from sqlalchemy import DDL, JSON, BigInteger, Column, ForeignKey, Index, Integer, String, event
 from sqlmodel import Field, SQLModel
 
 
@@ -154,3 +154,33 @@ class IdempotencyRow(SQLModel, table=True):
     created_at: datetime
     fingerprint: str = ""  # sha256 of the request the key was first used for: target workflow and body
     workflow_id: str | None = Field(default=None, index=True)  # the answer's workflow; deleted with it
+
+
+class ChunkRow(SQLModel, table=True):
+    """A passage of an extracted file for full-text search, built once per content hash (the
+    extraction cache's key) and removed when no file with those bytes is left. `terms` are its
+    Snowball-stemmed words (agents.retrieval); the full-text index is over them."""
+
+    __tablename__ = "chunks"
+    __table_args__ = (Index("ix_chunks_sha_seq", "sha256", "seq"),)
+
+    id: int | None = _pk()
+    sha256: str
+    seq: int
+    text: str
+    terms: str
+    length: int  # terms in the chunk, for BM25's length normalisation
+    language: str = ""
+    page: int | None = None
+    sheet: str | None = None
+    section: str | None = None
+
+
+# The full-text index over `chunks.terms`: an FTS5 table on SQLite (rowid = chunk id), a GIN
+# index on PostgreSQL. Created with the table, since the schema is made at start-up.
+event.listen(ChunkRow.__table__, "after_create", DDL(
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0')"
+).execute_if(dialect="sqlite"))
+event.listen(ChunkRow.__table__, "after_create", DDL(
+    "CREATE INDEX IF NOT EXISTS ix_chunks_terms ON chunks USING GIN (to_tsvector('simple', terms))"
+).execute_if(dialect="postgresql"))

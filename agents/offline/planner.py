@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents.memory import resolve_references, wants_continuation
 from agents.outputs import stem_of
 from agents.phrases import language_label, say, target_language
 
@@ -77,8 +78,15 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     docs = list(hints.get("documents", []))
     max_tasks = int(hints.get("max_tasks") or 8)
     doc_names = [d["name"] for d in docs]
-    intents = detect_intents(prompt, any(d.get("tables") for d in docs))
-    if docs and not intents:
+    previous = hints.get("previous")
+    if previous and wants_continuation(prompt):
+        return continue_plan(previous, language, doc_names, agents)
+    # The documents the request names ("the contract", "the Excel from before"), else this
+    # round's uploads, else every document of the conversation.
+    fresh = [d["name"] for d in docs if d.get("new", True)]
+    picked = resolve_references(prompt, docs) or fresh or doc_names
+    intents = detect_intents(prompt, any(d.get("tables") for d in docs if d["name"] in picked))
+    if docs and not intents and (fresh or picked != doc_names):
         intents = ["summary"]  # documents without a recognisable request: say what is in them
     if not docs:
         intents = [i for i in intents if i not in _DOC_INTENTS]
@@ -106,27 +114,27 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
                           "inputs": inputs, "outputs": outputs, "dependsOn": depends or []})
             steps.append(step)
 
-    names = ", ".join(doc_names)
+    names = ", ".join(picked)
     for intent in intents:
         if intent == "extract":
-            stem = f"{stem_of(doc_names[0])}-tables" if len(docs) == 1 else "tables"
+            stem = f"{stem_of(picked[0])}-tables" if len(picked) == 1 else "tables"
             formats = table_formats(prompt)
             purposes = {"xlsx": "tables as a workbook, one sheet per table", "csv": "tables as CSV"}
-            add("data_extractor", doc_names, [out(f"{stem}.{ext}", purposes[ext]) for ext in formats],
+            add("data_extractor", picked, [out(f"{stem}.{ext}", purposes[ext]) for ext in formats],
                 say("step_extract", language, docs=names, formats=" + ".join(f.upper() for f in formats)))
         elif intent == "summary":
-            add("summarizer", doc_names, [], say("step_summarize", language, docs=names))
+            add("summarizer", picked, [], say("step_summarize", language, docs=names))
         elif intent == "translate":
             target = target_language(prompt) or language
             label = language_label(target, language)
             # Offline there is no translation to deliver: the task says so in a sentence.
-            add("translator", doc_names, [], say("step_translate", language, docs=names, target=label))
+            add("translator", picked, [], say("step_translate", language, docs=", ".join(picked), target=label))
         elif intent == "answer":
-            add("analyst", doc_names, [], say("step_answer", language, docs=names), instructions=prompt)
+            add("analyst", picked, [], say("step_answer", language, docs=names), instructions=prompt)
         elif intent == "write":
             stem = _REPORT_NAMES.get(language, "report")
             earlier = [t["id"] for t in tasks]
-            add("writer", [] if earlier else doc_names, [out(f"{stem}.md", "document"),
+            add("writer", [] if earlier else picked, [out(f"{stem}.md", "document"),
                                                           out(f"{stem}.docx", "document")],
                 say("step_write", language, name=f"{stem}.docx"), earlier)
     # A plug-in the user names ("use the echo agent") gets a task of its own.
@@ -135,7 +143,7 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     for agent in agents:
         spoken = re.escape(agent.replace("_", " "))
         if agent not in planned and re.search(rf"\b(?:{spoken}|{re.escape(agent)})\b", lowered):
-            add(agent, doc_names, [], say("step_agent", language, agent=agent), instructions=prompt)
+            add(agent, picked, [], say("step_agent", language, agent=agent), instructions=prompt)
     finals = [out for t in tasks for out in t["outputs"]]
     if tasks:
         answer = f"{say('offline_plan', language)} {say('plan_steps', language, n=len(tasks), steps='; '.join(steps))}"
@@ -145,3 +153,33 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         answer = f"{say('english_only', language)}\n\n{answer}"
     return {"userLanguage": language, "objUserResponse": answer, "objFinalDocuments": finals,
             "objWorkplan": tasks}
+
+
+_CONTINUING = {
+    "en": "Continuing round {round}: reusing what it delivered ({done}); running again: {todo}.",
+    "de": "Fortsetzung von Runde {round}: Bereits Geliefertes wird übernommen ({done}); erneut ausgeführt: {todo}.",
+    "fr": "Reprise du tour {round} : ce qui a été livré est repris ({done}) ; relancé : {todo}.",
+}
+_NOTHING = {"en": "nothing", "de": "nichts", "fr": "rien"}
+
+
+def continue_plan(previous: Mapping[str, Any], language: str, doc_names: list[str],
+                  agents: list[str]) -> dict[str, Any]:
+    """The interrupted round's plan again: delivered tasks keep their id, agent and instructions
+    without outputs (the round reuses their results), the others run again."""
+    tasks = []
+    for t in previous.get("tasks", []):
+        if t["agent"] not in agents:
+            continue
+        tasks.append({"id": t["id"], "agent": t["agent"], "instructions": t["instructions"],
+                      "inputs": list(t.get("inputs", [])), "outputs": [] if t.get("delivered") else list(t["outputs"]),
+                      "dependsOn": [d for d in t.get("dependsOn", [])]})
+    produced = {o["name"] for t in tasks for o in t["outputs"]}
+    finals = [d for d in previous.get("finalDocuments", []) if d["name"] in produced or d["name"] in doc_names]
+    label = lambda ts: ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or _NOTHING.get(language, "nothing")  # noqa: E731
+    done = [t for t in previous.get("tasks", []) if t.get("delivered")]
+    todo = [t for t in previous.get("tasks", []) if not t.get("delivered")]
+    answer = _CONTINUING.get(language, _CONTINUING["en"]).format(round=previous.get("round"), done=label(done),
+                                                                 todo=label(todo))
+    return {"userLanguage": language, "objUserResponse": f"{say('offline_plan', language)} {answer}",
+            "objFinalDocuments": finals, "objWorkplan": tasks}

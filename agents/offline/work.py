@@ -62,10 +62,42 @@ def passages(question: str, text: str) -> list[str]:
     return (full or found)[:PASSAGES]
 
 
+_PLACES = {"en": ("page", "sheet"), "de": ("Seite", "Blatt"), "fr": ("page", "feuille")}
+CITED_SHARE = 0.6  # further passages are quoted when they score at least this share of the best
+
+
+def where(passage: Mapping[str, Any], language: str) -> str:
+    """"contract.pdf, page 3" in the reply's language."""
+    page, sheet = _PLACES.get(language, _PLACES["en"])
+    place = (f"{page} {passage['page']}" if passage.get("page") else f"{sheet} {passage['sheet']}"
+             if passage.get("sheet") else str(passage.get("section") or ""))
+    return f"{passage.get('name', '')}, {place}" if place else str(passage.get("name", ""))
+
+
+def cited_answer(hints: Mapping[str, Any]) -> str:
+    """The best passages' key sentences quoted, each with its file and page/sheet/section and [n]."""
+    language = str(hints.get("language") or "en")
+    ranked = [p for p in hints.get("passages", []) if isinstance(p, Mapping)]
+    best = float(ranked[0].get("score") or 0.0)
+    parts = [f"_{say('answer_note', language)}_"]
+    quoted: set[str] = set()
+    for p in ranked[:PASSAGES]:
+        quote = one_line(str(p.get("quote") or p.get("text") or ""))
+        if quoted and float(p.get("score") or 0.0) < CITED_SHARE * best:
+            break
+        if quote in quoted:
+            continue
+        quoted.add(quote)
+        parts.append(f"> {quote}\n\n— {where(p, language)} [{p.get('n')}]")
+    return "\n\n".join(parts)
+
+
 def answer(purpose: str, hints: Mapping[str, Any]) -> str:
-    """The passages that best match the question, quoted."""
+    """The passages that best match the question, quoted (with their sources when ranked for it)."""
     language = str(hints.get("language") or "en")
     question = str(hints.get("question") or hints.get("prompt") or "")
+    if purpose == "task" and hints.get("passages"):
+        return cited_answer(hints)
     if purpose == "map":
         text = "\n\n".join(str(d.get("text", "")) for d in _docs(hints))
         return "\n\n".join(passages(question, text)) or NONE

@@ -60,7 +60,7 @@ async def test_an_invalid_plan_gets_one_repair_listing_the_errors(inp):
 
 
 async def test_too_many_tasks_then_still_invalid_raises_plan_error(inp):
-    many = plan_json(*[t(f"t{i}", "summarizer") for i in range(1, 5)])
+    many = plan_json(*[dict(t(f"t{i}", "summarizer"), instructions=f"Summarise part {i}.") for i in range(1, 5)])
     model = ScriptedModel(many, many)
     with pytest.raises(PlanError) as caught:
         await make_plan(inp, model, build_registry(entry_points=False), PlanLimits(max_tasks=3))
@@ -94,7 +94,7 @@ async def test_the_prompt_carries_summaries_not_whole_documents_and_fits_the_bud
     model = ScriptedModel(plan_json(t("t1", "analyst", ["huge.txt"])))
     await make_plan(inp, model, build_registry(entry_points=False), PlanLimits(context_tokens=4000))
     request = model.requests[0]
-    user = request.messages[1]["content"]
+    user = request.messages[-1]["content"]
     assert "A catalogue of widgets." in user and "widget 3999" not in user
     assert "latest turn" in user  # the newest turn is kept when older ones do not fit
     from agents.toolkit.tokens import count_tokens
@@ -160,4 +160,17 @@ async def test_many_documents_still_fit_the_planning_budget():
     from agents.toolkit.tokens import count_tokens
     request = model.requests[0]
     assert sum(count_tokens(m["content"]) for m in request.messages) + request.max_tokens <= 8000
-    assert "file-059.txt" in request.messages[1]["content"]
+    assert "file-059.txt" in request.messages[-1]["content"]
+
+
+async def test_the_detector_decides_the_language_and_the_model_only_breaks_a_tie():
+    german = RoundInput(prompt="Fasse das Dokument zusammen", documents=[text_document("a.txt", "Text.")])
+    model = ScriptedModel(plan_json(t("t1", "summarizer", ["a.txt"]), language="fr"))
+    assert (await make_plan(german, model, build_registry(entry_points=False))).plan.language == "de"
+    # A one-word prompt the detector has no evidence on: the model's userLanguage breaks the tie.
+    from agents.toolkit.language import detect_language
+
+    terse = RoundInput(prompt="Kurzfassung", documents=[text_document("a.txt", "Text.")])
+    model = ScriptedModel(plan_json(t("t1", "summarizer", ["a.txt"]), language="fr"))
+    outcome = await make_plan(terse, model, build_registry(entry_points=False))
+    assert outcome.plan.language == (detect_language("Kurzfassung", default="") or "fr")

@@ -88,3 +88,24 @@ async def test_a_task_over_a_book_keeps_the_loop_turning():
     async with ticker() as ticks:
         await run_task(build_registry(entry_points=False), task, context)
     assert ticks[0] > 0
+
+
+async def test_the_full_text_index_of_a_book_is_built_off_the_loop():
+    from app.search import build_rows
+    from extractors.base import ContentItem
+
+    book = load_document(BOOK)
+    items = [ContentItem(sequence_nr=n, name=name, ext="txt", content_type="text/plain", data=text)
+             for n, (name, text) in enumerate(book.items, 1)]
+    async with ticker() as ticks:
+        rows = await build_rows(items)
+    assert len(rows) > 500 and rows[0]["page"] == 1 and ticks[0] > 0
+
+
+async def test_ranking_a_books_passages_in_memory_keeps_the_loop_turning():
+    from agents.retrieval import MemoryRetriever
+
+    book = load_document(BOOK)
+    async with ticker() as ticks:
+        found = await MemoryRetriever().search("What is the public domain?", [book], 3)
+    assert found and found[0].page and ticks[0] > 0

@@ -53,7 +53,8 @@ def test_parse_plan_rejects_text_that_is_not_json():
 
 
 def test_schema_requires_the_seed_fields():
-    assert PLAN_SCHEMA["required"] == ["userLanguage", "objUserResponse", "objFinalDocuments", "objWorkplan"]
+    # The work plan comes first, so a grammar-constrained model plans before naming deliverables.
+    assert PLAN_SCHEMA["required"] == ["userLanguage", "objUserResponse", "objWorkplan", "objFinalDocuments"]
 
 
 def test_a_good_plan_has_no_errors():

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
 
 from app.llm import OpenAIModel
 from app.model import ModelOutputError, ModelRequest
-from tests.openai_stub import Malformed, OpenAIStub, RejectJsonSchema, Reply, Truncated, response_format_type
+from tests.openai_stub import Hang, Malformed, OpenAIStub, RejectJsonSchema, Reply, Truncated, response_format_type
 
 PERSON = {
     "type": "object",
@@ -60,7 +61,10 @@ async def test_a_server_without_json_modes_gets_the_schema_in_the_prompt(openai_
     response = await model.complete(ASK)
     assert formats(openai_stub) == ["json_schema", "json_object", "text", "text"]
     assert response.data == EXAMPLE
-    assert '"required": ["name", "age"]' in openai_stub.requests[-1]["messages"][-1]["content"]
+    # The schema goes into the system message, before the user's turn, never after it.
+    sent = openai_stub.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and '"required":["name","age"]' in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": "Describe Ada."}
 
 
 async def test_a_one_off_rejection_is_not_retried_as_transient(openai_stub: OpenAIStub,
@@ -117,3 +121,27 @@ async def test_truncation_is_named_in_the_repair(openai_stub: OpenAIStub, make_m
     openai_stub.script([Truncated(), Reply({"name": "Ada", "age": 36})])
     await make_model().complete(ASK)
     assert "cut off at the token limit" in openai_stub.requests[1]["messages"][-1]["content"]
+
+
+async def test_concurrent_first_calls_share_one_json_schema_probe(openai_stub: OpenAIStub,
+                                                                  make_model: Make) -> None:
+    openai_stub.reject_formats = {"json_schema"}
+    model = make_model()
+    answers = await asyncio.gather(*(model.complete(ASK) for _ in range(4)))
+    assert all(a.data == EXAMPLE for a in answers)
+    # One refused json_schema attempt, then every call in the mode that works.
+    assert formats(openai_stub) == ["json_schema"] + ["json_object"] * 4
+    assert model.modes == {"stub-model": "json_object"}
+
+
+async def test_a_stopped_call_closes_its_stream(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Hang()])
+    model = make_model(timeout=30)
+    call = asyncio.ensure_future(model.complete(ModelRequest(
+        purpose="task", messages=[{"role": "user", "content": "Write a long story."}])))
+    assert await openai_stub.until_requests(1)
+    assert openai_stub.requests[0]["stream"] is True
+    call.cancel()  # what stopping a round does to its model call
+    assert await openai_stub.until_disconnected()
+    with pytest.raises(asyncio.CancelledError):
+        await call

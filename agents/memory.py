@@ -1,0 +1,247 @@
+"""What a round remembers of its workflow: earlier rounds, the document catalogue, references
+to documents by name or kind, and which finished tasks a continued round reuses. Pure, no I/O."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.base import Plan
+from agents.toolkit.sentences import split_sentences, summarize
+from agents.toolkit.tokens import count_tokens
+
+HISTORY_SENTENCES = 2  # an older round's turn is kept as this many of its most informative sentences
+
+
+@dataclass
+class PriorTask:
+    """A task planned in an earlier round and what it delivered (nothing when it did not finish)."""
+
+    id: str
+    agent: str
+    instructions: str
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[dict[str, Any]] = field(default_factory=list)  # as the plan wrote them
+    depends_on: list[str] = field(default_factory=list)
+    delivered: bool = False
+    text: str = ""
+    files: list[int] = field(default_factory=list)
+
+
+@dataclass
+class PriorRound:
+    """An earlier round as the conversation shows it."""
+
+    round: int
+    request: str = ""
+    answer: str = ""  # the project manager's answer to the request
+    tasks: list[PriorTask] = field(default_factory=list)
+    final: str = ""  # the final message; empty when the round was stopped or failed before it
+    finished: bool = False
+    final_documents: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def interrupted(self) -> bool:
+        return not self.finished and bool(self.tasks)
+
+    @property
+    def undelivered(self) -> list[PriorTask]:
+        return [t for t in self.tasks if not t.delivered]
+
+
+def history_entries(rounds: Sequence[PriorRound]) -> list[tuple[str, str]]:
+    """The earlier rounds as (role, content) turns, oldest first: request, plan, outcome."""
+    out: list[tuple[str, str]] = []
+    for r in rounds:
+        tag = f"[round {r.round}]"
+        if r.request.strip():
+            out.append(("user", f"{tag} {r.request.strip()}"))
+        if r.answer.strip() or r.tasks:
+            steps = "; ".join(f"{t.id} {t.agent}: {_clip(t.instructions)} "
+                              f"({'delivered' if t.delivered else 'not delivered'})" for t in r.tasks)
+            out.append(("assistant", f"{tag} Plan: {r.answer.strip()}" + (f" Tasks: {steps}." if steps else "")))
+        if r.final.strip():
+            out.append(("assistant", f"{tag} Final answer: {r.final.strip()}"))
+        elif r.interrupted:
+            out.append(("assistant", f"{tag} This round was stopped before it finished. To continue it, plan "
+                                     "the same tasks again with the same ids, agents and instructions: a task "
+                                     "marked delivered, listed without outputs, is reused and not run again."))
+    return out
+
+
+def _clip(text: str, words: int = 30) -> str:
+    parts = text.split()
+    return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def fit_history(history: Sequence[tuple[str, str]], budget: int) -> list[tuple[str, str]]:
+    """The turns that fit `budget` tokens, newest first in priority, returned oldest first.
+
+    The newest round's turns are kept whole when they fit; older turns, and any turn that
+    does not fit, are summarised to whole sentences, never cut mid-sentence. What still does
+    not fit is left out, oldest first.
+    """
+    if budget <= 0 or not history:
+        return []
+    newest = _round_of(history[-1][1])
+    kept: list[tuple[str, str]] = []
+    used = 0
+    for role, content in reversed(history):
+        text = content
+        if _round_of(content) != newest or used + count_tokens(text) > budget:
+            text = _sentences_within(content, budget - used)
+        size = count_tokens(text) if text else 0
+        if not text or used + size > budget:
+            continue
+        kept.append((role, text))
+        used += size
+    return list(reversed(kept))
+
+
+def _round_of(content: str) -> str:
+    match = re.match(r"\[round \d+\]", content)
+    return match.group(0) if match else ""
+
+
+def _sentences_within(content: str, budget: int) -> str:
+    """The content's most informative whole sentences (its round tag kept) within `budget` tokens."""
+    if budget <= 0:
+        return ""
+    if count_tokens(content) <= min(budget, 60):
+        return content  # short turns are kept as they are
+    tag = _round_of(content)
+    body = content[len(tag):].strip()
+    for n in range(HISTORY_SENTENCES, 0, -1):
+        sentences = summarize(body, max_sentences=n) or split_sentences(body)[:n]
+        text = f"{tag} {' '.join(s.strip() for s in sentences)}".strip()
+        if count_tokens(text) <= budget:
+            return text
+    return ""
+
+
+def _size_label(size: int) -> str:
+    if size >= 1 << 20:
+        return f"{size / (1 << 20):.1f} MB"
+    if size >= 1 << 10:
+        return f"{size / (1 << 10):.0f} KB"
+    return f"{size} bytes"
+
+
+def render_catalogue(facts: Sequence[Mapping[str, Any]]) -> str:
+    """The planner's compact view of the workflow's documents, one line each."""
+    lines = []
+    for f in facts:
+        parts = [str(f.get("ext") or f.get("mime") or "file"), _size_label(int(f.get("size") or 0))]
+        if f.get("pages"):
+            parts.append(f"{f['pages']} pages")
+        if f.get("sheets"):
+            parts.append(f"{f['sheets']} sheets")
+        if f.get("tables"):
+            parts.append(f"{f['tables']} tables")
+        if f.get("round"):
+            parts.append(f"round {f['round']}, {f.get('origin') or 'uploaded'}")
+        summary = " ".join(str(f.get("summary") or "").split())
+        lines.append(f"- {f['name']} ({', '.join(parts)})" + (f": {summary}" if summary else ""))
+    return "\n".join(lines) or "none"
+
+
+# Kinds of document a request names without naming the file, in en/de/fr.
+_KINDS: dict[str, tuple[str, ...]] = {
+    r"\b(?:excel|workbooks?|xlsx?|arbeitsmappe|classeurs?)\b": ("xlsx", "xls", "xlsm", "ods"),
+    r"\b(?:spreadsheets?|tabellenkalkulation|feuilles? de calcul)\b": ("xlsx", "xls", "xlsm", "ods", "csv", "tsv"),
+    r"\bcsv\b": ("csv",),
+    r"\bpdfs?\b": ("pdf",),
+    r"\b(?:word|docx|word-dokument)\b": ("docx", "doc", "odt"),
+    r"\b(?:powerpoint|pptx|slides?|folien|präsentation|diapositives?|présentation)\b": ("pptx", "ppt", "odp"),
+    r"\b(?:images?|photos?|bild|bilder|scans?|png|jpe?g)\b": ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif"),
+}
+_EARLIER = re.compile(r"\b(?:before|earlier|previous|last time|vorhin|vorher|davor|früher|zuvor|"
+                      r"avant|précédent\w*|tout à l'heure|plus tôt)\b")
+_WORD = re.compile(r"[^\W\d_]{4,}")
+# Words that name what is asked for rather than which document: "extract the tables" must not
+# pick "a-tables.xlsx" out of several uploads.
+_GENERIC = frozenset("""file files document documents datei dateien dokument dokumente fichier fichiers
+    from and this that diese dieser dieses cette report reports table tables summary summaries data text
+    texts excel word pdf csv sheet sheets bericht berichte tabelle tabellen zusammenfassung daten
+    rapport rapports tableau tableaux résumé données texte sample test example""".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _GENERIC}
+
+
+def _stem_of(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def _spelt(stem: str, text: str) -> bool:
+    return (len(stem) >= 4 and stem not in _GENERIC
+            and re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", text) is not None)
+
+
+def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents the request refers to by file name, by a word of their name ("the contract"
+    for contract.pdf) or by kind ("the Excel from before"); empty when it names none."""
+    text = prompt.casefold()
+    names = [str(f["name"]) for f in facts]
+    # A full file name or its stem, spelt out.
+    named = [n for n in names if n.casefold() in text or _spelt(_stem_of(n).casefold(), text)]
+    if named:
+        return named
+    # A word of the name ("the contract" for "Contract_2024.pdf", "the cups" for "stanley-cups.tsv").
+    asked = _words(re.sub(r"[`'\"]", " ", text))
+    by_word = [n for n in names if asked & _words(re.sub(r"[-_.]", " ", _stem_of(n)))]
+    if by_word:
+        return by_word
+    earlier = bool(_EARLIER.search(text))
+    if not earlier and any(f.get("new") for f in facts):
+        return []  # "the PDF" among this round's uploads is what the request is about, not a pick
+    pool = [f for f in facts if not (earlier and f.get("new"))]
+    for pattern, exts in _KINDS.items():
+        if not re.search(pattern, text):
+            continue
+        kind = [f for f in pool if str(f.get("ext") or "").lower() in exts]
+        if kind and earlier:  # "the Excel from before": the latest round that had one
+            newest = max(int(f.get("round") or 0) for f in kind)
+            kind = [f for f in kind if int(f.get("round") or 0) == newest]
+        if kind:
+            return [str(f["name"]) for f in kind]
+    return []
+
+
+_CONTINUE = re.compile(
+    r"^\s*(?:please\s+|bitte\s+)?(?:continue|carry on|go on|resume|keep going|proceed|weiter\w*|fortfahren|"
+    r"fahre? fort|mach(?:e)? weiter|continue[rz]?|continuons|reprend\w*|poursui\w*)\b"
+    r"|\b(?:where you (?:left off|stopped)|wo du aufgehört|là où tu t'es arrêté|là où vous vous êtes arrêté)",
+    re.IGNORECASE)
+
+
+def wants_continuation(prompt: str) -> bool:
+    """Whether the request asks to carry on with what the last round did not finish."""
+    return bool(_CONTINUE.search(prompt))
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def reusable(plan: Plan, previous: PriorRound | None) -> dict[str, PriorTask]:
+    """The plan's tasks that an interrupted previous round already delivered (same id, agent and
+    instructions): their results are reused instead of running them again."""
+    if previous is None or not previous.interrupted:
+        return {}
+    done = {t.id: t for t in previous.tasks if t.delivered}
+    return {t.id: done[t.id] for t in plan.tasks
+            if t.id in done and done[t.id].agent == t.agent and _same(done[t.id].instructions, t.instructions)}
+
+
+def previous_hint(previous: PriorRound | None) -> dict[str, Any] | None:
+    """The interrupted previous round for a plan request's hints (see `agents.hints`)."""
+    if previous is None or not previous.interrupted:
+        return None
+    return {"round": previous.round, "finalDocuments": previous.final_documents,
+            "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": t.inputs,
+                       "outputs": t.outputs, "dependsOn": t.depends_on, "delivered": t.delivered}
+                      for t in previous.tasks]}

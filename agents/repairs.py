@@ -1,0 +1,229 @@
+"""Deterministic repairs of a model's plan: fixes that need no second model call. Pure, no I/O.
+
+Small models make the same few slips: a task that depends on itself, two tasks delivering one
+file, final documents that no task produces, an agent name that is nearly right or does not fit
+the task's own instructions, an input no document has, an answer cut at the token limit. Each repair here is safe (it never invents work) and is reported in a
+sentence, so the round can log it as a warning.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import replace
+from typing import Any
+
+from agents.base import OutputSpec, Plan, TaskSpec
+from agents.offline.planner import INTENTS, detect_intents
+
+_MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
+_BUILT_INS = {"analyst", "data_extractor", "summarizer", "translator", "writer"}
+
+
+def close_json(text: str) -> Any:
+    """The longest complete JSON value a cut answer starts with, closed; None when there is none.
+
+    '{"a": [1, 2, {"b": "x' gives {"a": [1, 2]}: the unfinished last element is dropped, the
+    open arrays and objects are closed.
+    """
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    stack: list[str] = []
+    cuts: list[tuple[int, str]] = []  # (end of the kept text, closers) at each safe point
+    in_string = escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+            if char == "[":  # an empty list is harmless; an empty object would be a broken item
+                cuts.append((index + 1, "".join(reversed(stack))))
+        elif char in "}]":
+            if not stack:
+                break
+            stack.pop()
+            cuts.append((index + 1, "".join(reversed(stack))))
+            if not stack:
+                break
+        elif char == ",":
+            cuts.append((index, "".join(reversed(stack))))
+    for end, closers in reversed(cuts[-_MAX_CUTS:]):
+        try:
+            return json.loads(text[start:end] + closers)
+        except ValueError:
+            continue
+    return None
+
+
+def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
+    """The registered agent `name` most likely means ("Summarizer", "data extractor"), or None
+    when no agent or more than one fits."""
+    def norm(value: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", value.lower())
+
+    wanted = norm(name)
+    if not wanted:
+        return None
+    by_norm = {norm(a): a for a in agents}
+    if wanted in by_norm:
+        return by_norm[wanted]
+    for tests in ((lambda n: n.startswith(wanted) or wanted.startswith(n)),
+                  (lambda n: wanted in n or n in wanted)):
+        found = [a for n, a in by_norm.items() if len(min(n, wanted, key=len)) >= 4 and tests(n)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None
+    close = difflib.get_close_matches(wanted, list(by_norm), n=2, cutoff=0.75)
+    return by_norm[close[0]] if len(close) == 1 else None
+
+
+_INTENT_AGENTS = {intent: agent for intent, agent, _ in INTENTS if intent != "answer"}
+
+
+def agent_for_instructions(instructions: str, agents: list[str] | set[str]) -> str | None:
+    """The built-in agent a task's own instructions plainly ask for ("Fasse … zusammen" is a
+    summary), or None when they name no kind of work or more than one."""
+    intents = [i for i in detect_intents(instructions, has_tables=False) if i in _INTENT_AGENTS]
+    if len(intents) != 1:
+        return None
+    agent = _INTENT_AGENTS[intents[0]]
+    return agent if agent in agents else None
+
+
+def repair_plan(plan: Plan, agents: list[str] | set[str],
+                uploads: list[str] | set[str]) -> tuple[Plan, list[str]]:
+    """The plan with every safe fix applied, and one sentence per fix."""
+    notes: list[str] = []
+    known_agents = set(agents)
+    upload_names = set(uploads)
+    tasks: list[TaskSpec] = []
+    produced: dict[str, str] = {}
+    ids = {t.id for t in plan.tasks}
+    seen: dict[tuple[str, str, tuple[str, ...]], str] = {}
+    alias: dict[str, str] = {}
+    for task in plan.tasks:
+        agent = task.agent
+        if agent not in known_agents:
+            mapped = closest_agent(agent, known_agents)
+            if mapped:
+                notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
+                agent = mapped
+        # A small model writes what a task must do well, and then often picks the wrong name for
+        # it; among the built-in agents, the instructions decide.
+        wanted = agent_for_instructions(task.instructions, known_agents)
+        if wanted and wanted != agent and agent in _BUILT_INS:
+            notes.append(f"task '{task.id}': its instructions ask for the {wanted} agent, not {agent}")
+            agent = wanted
+        depends = []
+        for dep in task.depends_on:
+            if dep == task.id:
+                notes.append(f"task '{task.id}': dropped its dependency on itself")
+            elif dep in depends:
+                continue
+            else:
+                depends.append(dep)
+        outputs = []
+        for out in task.outputs:
+            if out.name in produced:
+                notes.append(f"task '{task.id}': dropped output '{out.name}', already produced by "
+                             f"task '{produced[out.name]}'")
+                continue
+            if out.name not in upload_names:
+                produced[out.name] = task.id
+            outputs.append(out)
+        same = (agent, " ".join(task.instructions.lower().split()), tuple(task.inputs))
+        if same in seen:  # a small model may repeat a task word for word
+            notes.append(f"task '{task.id}': dropped, it repeats task '{seen[same]}'")
+            alias[task.id] = seen[same]
+            continue
+        seen[same] = task.id
+        tasks.append(replace(task, agent=agent, depends_on=depends, outputs=outputs))
+    if alias:
+        tasks = [replace(t, depends_on=list(dict.fromkeys(alias.get(d, d) for d in t.depends_on
+                                                          if alias.get(d, d) != t.id)))
+                 for t in tasks]
+    outputs_named = {o.name for t in tasks for o in t.outputs}
+    tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
+    tasks = _link_inputs(tasks, ids, notes)
+    finals = _final_documents(plan.final_documents, tasks, produced, upload_names, notes)
+    return replace(plan, tasks=tasks, final_documents=finals), notes
+
+
+def _known_inputs(task: TaskSpec, uploads: set[str], outputs: set[str], notes: list[str]) -> TaskSpec:
+    """An input no document and no task has: the only upload when there is just one, else dropped."""
+    inputs: list[str] = []
+    for name in task.inputs:
+        if name in uploads or name in outputs:
+            inputs.append(name)
+            continue
+        if len(uploads) == 1:
+            [only] = uploads
+            notes.append(f"task '{task.id}': input '{name}' does not exist; it reads '{only}' instead")
+            name = only
+        else:
+            notes.append(f"task '{task.id}': dropped input '{name}', which no document or task has")
+            continue
+        if name not in inputs:
+            inputs.append(name)
+    return replace(task, inputs=inputs) if inputs != task.inputs else task
+
+
+def _link_inputs(tasks: list[TaskSpec], ids: set[str], notes: list[str]) -> list[TaskSpec]:
+    """A task that reads another task's output depends on that task (unless that makes a cycle)."""
+    producer = {out.name: t.id for t in tasks for out in t.outputs}
+    deps = {t.id: set(t.depends_on) for t in tasks}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            node = stack.pop()
+            if node == goal:
+                return True
+            if node not in seen:
+                seen.add(node)
+                stack.extend(deps.get(node, ()))
+        return False
+
+    linked = []
+    for task in tasks:
+        added = []
+        for name in task.inputs:
+            source = producer.get(name)
+            if (source and source != task.id and source in ids and source not in deps[task.id]
+                    and not reaches(source, task.id)):
+                deps[task.id].add(source)
+                added.append(source)
+                notes.append(f"task '{task.id}': reads '{name}', so it now depends on task '{source}'")
+        linked.append(replace(task, depends_on=task.depends_on + added) if added else task)
+    return linked
+
+
+def _final_documents(named: list[OutputSpec], tasks: list[TaskSpec], produced: dict[str, str],
+                     uploads: set[str], notes: list[str]) -> list[OutputSpec]:
+    kept = [d for d in named if d.name in produced or d.name in uploads]
+    unknown = [d.name for d in named if d not in kept]
+    if not unknown:
+        return named
+    if kept:
+        notes.append(f"dropped final documents no task produces: {', '.join(unknown)}")
+        return kept
+    # None of the named ones exists: the round delivers what the last tasks produce.
+    used = {name for t in tasks for name in t.inputs}
+    derived = [o for t in tasks for o in t.outputs if o.name not in used] or \
+        [o for t in tasks for o in t.outputs]
+    shown = ", ".join(o.name for o in derived) or "none"
+    notes.append(f"final documents {', '.join(unknown)} are produced by no task; "
+                 f"taken from the tasks' outputs instead: {shown}")
+    return derived

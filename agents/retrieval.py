@@ -1,0 +1,231 @@
+"""Passage retrieval: documents cut into chunks that know their page, sheet or section, index terms
+(Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
+
+The service keeps the chunks in a full-text index in its database (`app.search`); agents ask
+through the `Retriever` interface, and `MemoryRetriever` ranks in memory with the same functions
+(documents the index does not hold, tests, plug-ins run without a database).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+import Stemmer
+from stopwords import get_stopwords
+
+from agents.base import DocumentText
+from agents.toolkit.cpu import off_loop_if_long, text_size
+from agents.toolkit.language import detect_language
+from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS, split_sentences
+
+CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
+K1, B = 1.2, 0.75  # BM25's usual constants
+
+# Snowball algorithms by ISO 639-1 code; text in other languages is only case- and accent-folded.
+_ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+               "nl": "dutch", "pt": "portuguese", "sv": "swedish", "da": "danish", "no": "norwegian",
+               "fi": "finnish", "ru": "russian", "hu": "hungarian", "ro": "romanian", "tr": "turkish"}
+_STOP_LANGUAGES = {"en": "english", "de": "german", "fr": "french"}
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_LOCATION = re.compile(r"^(?:(page|slide) (\d+)|sheet (.+))$", re.IGNORECASE)
+
+
+@dataclass
+class Chunk:
+    """A passage of a document and where it is."""
+
+    seq: int
+    text: str
+    page: int | None = None
+    sheet: str | None = None
+    section: str | None = None
+
+
+@dataclass
+class Passage:
+    """A ranked passage with its source, as agents quote and cite it."""
+
+    name: str  # the document's name in the round
+    text: str
+    score: float
+    file_id: int | None = None
+    page: int | None = None
+    sheet: str | None = None
+    section: str | None = None
+
+    def where(self) -> str:
+        """"contract.pdf, page 3" / "book.xlsx, sheet Revenue" / "notes.docx, comments"."""
+        place = (f"page {self.page}" if self.page else f"sheet {self.sheet}" if self.sheet
+                 else self.section or "")
+        return f"{self.name}, {place}" if place else self.name
+
+    def citation(self, quote: str) -> dict[str, object]:
+        """The message metadata's citation: {fileId, name, page?, sheet?, section?, quote}."""
+        out: dict[str, object] = {"fileId": self.file_id, "name": self.name}
+        for key in ("page", "sheet", "section"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        out["quote"] = quote
+        return out
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Finds the passages of `documents` that best answer `query`, best first."""
+
+    async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]: ...
+
+
+# ---- terms -----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32)
+def _stemmer(language: str) -> Stemmer.Stemmer | None:
+    algorithm = _ALGORITHMS.get(language)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
+
+
+@lru_cache(maxsize=8)
+def stop_words(language: str) -> frozenset[str]:
+    """The Snowball stop words of an en/de/fr text (empty for other languages)."""
+    name = _STOP_LANGUAGES.get(language)
+    return frozenset(w.casefold() for w in get_stopwords(name)) if name else frozenset()
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def index_terms(text: str, language: str) -> list[str]:
+    """The text's index terms: words without the language's stop words, Snowball-stemmed, accents folded."""
+    stop = stop_words(language)
+    words = [w for w in (t.casefold() for t in _TOKEN.findall(text)) if w not in stop and (len(w) > 1 or w.isdigit())]
+    stemmer = _stemmer(language)
+    stems = stemmer.stemWords(words) if stemmer else words
+    return [_fold(s) for s in stems]
+
+
+def query_terms(question: str, languages: Iterable[str]) -> list[str]:
+    """A question's terms, stemmed for its own language and every language of the documents it
+    searches (a German question over an English report still matches its numbers and names)."""
+    own = detect_language(question, default="en")
+    words = [w for w in (t.casefold() for t in _TOKEN.findall(question))
+             if w not in PROMPT_WORDS and w not in stop_words(own) and (len(w) > 1 or w.isdigit())]
+    if not words:  # a question made only of common words still asks something
+        words = [w.casefold() for w in _TOKEN.findall(question)]
+    terms: list[str] = []
+    for language in dict.fromkeys([own, *languages]):
+        stemmer = _stemmer(language)
+        for stem in (stemmer.stemWords(words) if stemmer else words):
+            folded = _fold(stem)
+            if folded not in terms:
+                terms.append(folded)
+    return terms
+
+
+# ---- chunks ----------------------------------------------------------------------------------
+
+
+def location(item_name: str) -> dict[str, object]:
+    """Page, sheet or section of a content item, from its name ("page 3", "sheet Revenue", "comments")."""
+    match = _LOCATION.match(item_name.strip())
+    if match and match.group(1) and match.group(1).lower() == "page":
+        return {"page": int(match.group(2))}
+    if match and match.group(3):
+        return {"sheet": match.group(3)}
+    name = item_name.strip()
+    return {"section": name} if name and name.lower() not in ("text", "body") else {}
+
+
+def chunk_items(items: Sequence[tuple[str, str]]) -> list[Chunk]:
+    """A document's text items cut into passages of about CHUNK_WORDS words at sentence ends."""
+    chunks: list[Chunk] = []
+    for name, text in items:
+        where = location(name)
+        current: list[str] = []
+        words = 0
+        for sentence in split_sentences(text):
+            n = len(sentence.split())
+            if current and words + n > CHUNK_WORDS:
+                chunks.append(Chunk(seq=len(chunks), text=" ".join(current), **where))
+                current, words = [], 0
+            current.append(sentence.strip())
+            words += n
+        if current:
+            chunks.append(Chunk(seq=len(chunks), text=" ".join(current), **where))
+    return chunks
+
+
+def document_language(items: Sequence[tuple[str, str]]) -> str:
+    return detect_language(" ".join(text[:4000] for _, text in items[:5]), default="en")
+
+
+# ---- ranking ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    """A chunk that matched at least one query term, with what BM25 needs."""
+
+    key: object  # identifies the chunk for the caller
+    terms: list[str]
+    stats: Counter = field(default_factory=Counter)
+
+
+def bm25(query: Sequence[str], candidates: Sequence[Candidate], total: int, average: float) -> list[tuple[float, Candidate]]:
+    """BM25 scores of the candidates, best first. `total` and `average` are the number of chunks
+    and their mean length in terms over the whole searched collection; every chunk holding a
+    query term is a candidate, so document frequencies are exact."""
+    wanted = set(query)
+    for c in candidates:
+        c.stats = Counter(t for t in c.terms if t in wanted)
+    df = Counter(t for c in candidates for t in c.stats)
+    total = max(total, len(candidates), 1)
+    average = average or 1.0
+    idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+    scored = []
+    for c in candidates:
+        norm = K1 * (1 - B + B * len(c.terms) / average)
+        score = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in c.stats.items())
+        if score > 0:
+            scored.append((score, c))
+    scored.sort(key=lambda sc: -sc[0])
+    return scored
+
+
+def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
+    """The k best passages of the documents, ranked in memory."""
+    pool: list[tuple[DocumentText, Chunk, list[str]]] = []
+    languages = []
+    for doc in documents:
+        language = document_language(doc.items)
+        languages.append(language)
+        pool.extend((doc, chunk, index_terms(chunk.text, language)) for chunk in chunk_items(doc.items))
+    if not pool:
+        return []
+    query = query_terms(question, languages)
+    wanted = set(query)
+    candidates = [Candidate(key=i, terms=terms) for i, (_, _, terms) in enumerate(pool) if wanted & set(terms)]
+    average = sum(len(t) for _, _, t in pool) / len(pool)
+    out = []
+    for score, cand in bm25(query, candidates, len(pool), average)[:k]:
+        doc, chunk, _ = pool[cand.key]  # type: ignore[index]
+        out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id, page=chunk.page,
+                           sheet=chunk.sheet, section=chunk.section))
+    return out
+
+
+class MemoryRetriever:
+    """Ranks the documents' passages in memory (off the event loop for long documents)."""
+
+    async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
+        size = sum(text_size(d.items) for d in documents)
+        return await off_loop_if_long(size, rank_documents, query, documents, k)

@@ -1,0 +1,139 @@
+"""Deterministic plan repairs: each slip a small model makes, fixed without a second model call."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from agents.base import OutputSpec, Plan, TaskSpec
+from agents.manager import RoundInput, make_plan
+from agents.registry import build_registry
+from agents.repairs import close_json, closest_agent, repair_plan
+from app.llm import OpenAIModel
+from tests.agents.conftest import text_document
+from tests.openai_stub import OpenAIStub, Reply, Truncated, no_remote_network, openai_stub  # noqa: F401
+
+AGENTS = ["analyst", "data_extractor", "summarizer", "translator", "writer"]
+
+
+def plan_json(*tasks: dict, finals: list[str] | None = None) -> dict:
+    return {"userLanguage": "en", "objUserResponse": "On it.", "objWorkplan": list(tasks),
+            "objFinalDocuments": [{"name": n, "type": n.rsplit(".", 1)[-1], "purpose": ""} for n in finals or []]}
+
+
+def task(id: str, agent: str, inputs: list[str] | None = None, deps: list[str] | None = None,
+         outputs: list[str] | None = None) -> dict:
+    return {"id": id, "instructions": f"{agent} work", "agent": agent, "inputs": inputs or [],
+            "outputs": [{"name": o, "type": "", "purpose": ""} for o in outputs or []], "dependsOn": deps or []}
+
+
+def test_close_json_keeps_the_complete_part_of_a_cut_answer() -> None:
+    assert close_json('{"a": [1, 2, {"b": "x') == {"a": [1, 2]}
+    assert close_json('Sure: {"a": {"b": [1]}, "c": "unfini') == {"a": {"b": [1]}}
+    assert close_json('{"a": "brace } in a string", "b": [3') == {"a": "brace } in a string", "b": []}
+    assert close_json("no json here") is None
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("Summarizer", "summarizer"), ("summarize", "summarizer"), ("data extractor", "data_extractor"),
+    ("extractor", "data_extractor"), ("writter", "writer"), ("poet", None), ("a", None),
+])
+def test_closest_agent_maps_only_unambiguous_names(name: str, expected: str | None) -> None:
+    assert closest_agent(name, AGENTS) == expected
+
+
+def test_repair_plan_reports_each_fix_in_a_sentence() -> None:
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("report.md")], tasks=[
+        TaskSpec("t1", "data extractor", "x", ["a.xlsx"], [OutputSpec("a.csv")], ["t1"]),
+        TaskSpec("t2", "writer", "w", ["a.csv"], [OutputSpec("a.csv"), OutputSpec("memo.docx")])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.xlsx"])
+    assert [t.agent for t in fixed.tasks] == ["data_extractor", "writer"]
+    assert fixed.tasks[0].depends_on == [] and fixed.tasks[1].depends_on == ["t1"]
+    assert [o.name for o in fixed.tasks[1].outputs] == ["memo.docx"]
+    assert [d.name for d in fixed.final_documents] == ["memo.docx"]
+    assert len(notes) == 5, notes
+
+
+@pytest.fixture
+def inp() -> RoundInput:
+    return RoundInput(prompt="Summarise the report and write a memo.",
+                      documents=[text_document("report.txt", "The plant made 12 tons. It rained.")])
+
+
+@pytest.mark.parametrize(("answer", "fixed"), [
+    (plan_json(task("t1", "summarizer", ["report.txt"], deps=["t1"])), "dropped its dependency on itself"),
+    (plan_json(task("t1", "summarizer", ["report.txt"], outputs=["sum.md"]), finals=["report.md"]),
+     "taken from the tasks' outputs instead: sum.md"),
+    (plan_json(task("t1", "Summarize", ["report.txt"])), "unknown agent 'Summarize' replaced by 'summarizer'"),
+    (Truncated(json.dumps(plan_json(task("t1", "summarizer", ["report.txt"]), finals=["a.md"]))[:-30]),
+     "the answer was cut at the token limit"),
+])
+async def test_the_stub_models_slips_are_repaired_without_a_second_call(
+        openai_stub: OpenAIStub, no_remote_network: None, inp: RoundInput, answer: object, fixed: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    openai_stub.script([answer if isinstance(answer, Truncated) else Reply(answer)])
+    caplog.set_level(logging.WARNING, logger="foreman.planner")
+    async with OpenAIModel(base_url=openai_stub.base_url, api_key="k", model="stub-model", timeout=10,
+                           max_retries=0) as model:
+        outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert len(openai_stub.requests) == 1  # no second model call
+    assert [t.agent for t in outcome.plan.tasks] == ["summarizer"]
+    assert any(fixed in note for note in outcome.repairs), outcome.repairs
+    assert any(fixed in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
+
+
+async def test_a_cut_answer_with_nothing_to_keep_is_asked_again_with_more_room(
+        openai_stub: OpenAIStub, no_remote_network: None, inp: RoundInput) -> None:
+    good = plan_json(task("t1", "summarizer", ["report.txt"]))
+    openai_stub.script([Truncated('{"userLanguage": "en", "objUserResponse": "I will summ'), Reply(good)])
+    async with OpenAIModel(base_url=openai_stub.base_url, api_key="k", model="stub-model", timeout=10,
+                           max_retries=0) as model:
+        model.context_tokens = 8000  # type: ignore[attr-defined]
+        outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    first, second = openai_stub.requests
+    assert second["max_tokens"] > first["max_tokens"]
+    assert outcome.plan.tasks[0].agent == "summarizer"
+
+
+async def test_the_model_side_repair_shows_the_answer_and_the_exact_errors(
+        openai_stub: OpenAIStub, no_remote_network: None, inp: RoundInput) -> None:
+    bad = plan_json(task("t1", "poet", ["report.txt"]))
+    openai_stub.script([Reply(bad), Reply(plan_json(task("t1", "summarizer", ["report.txt"])))])
+    async with OpenAIModel(base_url=openai_stub.base_url, api_key="k", model="stub-model", timeout=10,
+                           max_retries=0) as model:
+        await make_plan(inp, model, build_registry(entry_points=False))
+    repair = openai_stub.requests[1]["messages"]
+    assert repair[-2] == {"role": "assistant", "content": json.dumps(bad)}
+    assert "task 't1': unknown agent 'poet'" in repair[-1]["content"]
+    # The plan request carries the schema with the registered agents as an enum, work plan first.
+    schema = openai_stub.requests[0]["response_format"]["json_schema"]
+    assert schema["strict"] is True
+    assert list(schema["schema"]["properties"])[2:] == ["objWorkplan", "objFinalDocuments"]
+    assert schema["schema"]["properties"]["objWorkplan"]["items"]["properties"]["agent"]["enum"] == AGENTS
+    assert openai_stub.requests[0]["temperature"] == 0.0
+
+
+@pytest.mark.parametrize(("instructions", "chosen", "expected"), [
+    ("Fasse das Dokument in fünf Sätzen zusammen.", "writer", "summarizer"),
+    ("Extract the table from sales.xlsx as CSV.", "writer", "data_extractor"),
+    ("Traduis le document en anglais.", "summarizer", "translator"),
+    ("Write a short memo on the extracted data.", "writer", "writer"),  # two kinds of work: kept
+    ("Look into it.", "analyst", "analyst"),  # no kind of work named: kept
+])
+def test_the_instructions_decide_between_built_in_agents(instructions: str, chosen: str, expected: str) -> None:
+    plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", chosen, instructions, ["a.docx"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
+    assert fixed.tasks[0].agent == expected
+    assert bool(notes) == (expected != chosen)
+
+
+def test_a_task_repeated_word_for_word_is_dropped() -> None:
+    plan = Plan(language="en", answer="ok", tasks=[
+        TaskSpec("t1", "summarizer", "Summarise it.", ["a.docx"]),
+        TaskSpec("t2", "summarizer", "Summarise  it.", ["a.docx"]),
+        TaskSpec("t3", "writer", "Write a memo.", [], [OutputSpec("memo.md")], ["t2"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
+    assert [t.id for t in fixed.tasks] == ["t1", "t3"] and fixed.tasks[1].depends_on == ["t1"]
+    assert "task 't2': dropped, it repeats task 't1'" in notes

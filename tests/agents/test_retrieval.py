@@ -1,0 +1,54 @@
+"""Passage retrieval: chunks keep their place, terms are stemmed per language, BM25 finds the passage,
+and the analyst cites what it was given, with a model too."""
+
+from __future__ import annotations
+
+from agents.analyst import Analyst
+from agents.base import DocumentText, TaskContext, TaskSpec
+from agents.retrieval import chunk_items, index_terms, query_terms, rank_documents
+from tests.agents.conftest import ScriptedModel
+
+
+def doc(name: str, *items: tuple[str, str], file_id: int = 1) -> DocumentText:
+    return DocumentText(name=name, ext=name.rsplit(".", 1)[-1], mime="", size=10, items=list(items), file_id=file_id)
+
+
+def test_chunks_keep_their_page_sheet_or_section():
+    chunks = chunk_items([("page 3", "One sentence here. " * 80), ("sheet Revenue", "Zone NA\t12553"),
+                          ("comments", "John: fine.")])
+    assert {c.page for c in chunks if c.page} == {3} and len([c for c in chunks if c.page]) >= 2
+    assert [c.sheet for c in chunks if c.sheet] == ["Revenue"]
+    assert [c.section for c in chunks if c.section] == ["comments"]
+    assert all(len(c.text.split()) <= 100 for c in chunks)
+
+
+def test_terms_are_snowball_stems_without_the_languages_stop_words():
+    assert index_terms("Die Kündigungsfristen der Verträge", "de") == ["kundigungsfrist", "vertrag"]
+    assert index_terms("Les contrats et les résiliations", "fr") == ["contrat", "resili"]
+    assert index_terms("The contracts were terminated", "en") == ["contract", "termin"]
+    assert "vertrag" in query_terms("Was steht im Vertrag?", ["en"])
+
+
+def test_bm25_picks_the_document_that_answers_among_distractors():
+    docs = [doc("a.txt", ("text", "The weather was mild all year. Nothing else happened."), file_id=1),
+            doc("contract.pdf", ("page 1", "This agreement starts in May."),
+                ("page 2", "Either party may terminate the contract with three months notice."), file_id=2),
+            doc("b.txt", ("text", "A contract of sale was mentioned once."), file_id=3)]
+    [best, *_] = rank_documents("How can the contract be terminated?", docs, 3)
+    assert (best.name, best.page) == ("contract.pdf", 2)
+    german = rank_documents("Wie viele Monate Kündigung (notice) gelten?", docs, 1)
+    assert german and german[0].name == "contract.pdf"
+
+
+async def test_with_a_model_the_analyst_sends_numbered_passages_and_lists_its_sources():
+    model = ScriptedModel("Either party may terminate it.")
+    docs = {"contract.pdf": doc("contract.pdf", ("page 2", "Either party may terminate the contract with notice."),
+                                file_id=9)}
+    task = TaskSpec(id="t1", agent="analyst", instructions="How can the contract be terminated?")
+    result = await Analyst().run(task, TaskContext(prompt=task.instructions, language="en", documents=docs,
+                                                   predecessors={}, model=model))
+    [request] = model.requests
+    assert "[1] contract.pdf, page 2:" in request.messages[-1]["content"]
+    assert result.text == "Either party may terminate it.\n\nSources: [1] contract.pdf, page 2"
+    assert result.meta["citations"] == [{"fileId": 9, "name": "contract.pdf", "page": 2,
+                                         "quote": "Either party may terminate the contract with notice."}]

@@ -1,0 +1,111 @@
+"""Whole rounds through HTTP against a real model: Qwen2.5-Coder-0.5B on a local llama.cpp server.
+
+Skipped, saying why, when the model or llama-cpp-python's server is not installed
+(`.ci/install-realmodel.sh` installs both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agents.phrases import say
+from agents.toolkit.language import detect_language
+from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
+from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.realmodel
+ROUND_SECONDS = 900  # a shared 2-core machine generates a few tokens a second
+
+
+@pytest.fixture(scope="module")
+def client(qwen_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    settings = settings_for(Path(tmp_path_factory.mktemp("qwen")), openai_base_url=qwen_server.base_url,
+                            llm_model="qwen2.5-coder-0.5b", llm_context_tokens=4096,
+                            llm_timeout_seconds=300, llm_max_retries=1, max_round_seconds=ROUND_SECONDS)
+    with LiveServer(settings) as server, server.client() as c:
+        c.timeout = 60
+        yield c
+
+
+def run(client: httpx.Client, prompt: str, files: list[str] = ()) -> tuple[dict, list[dict]]:
+    ids = [f["id"] for f in upload(client, *files)] if files else []
+    started = client.post("/api/workflows/start", json={"prompt": prompt, "listFileId": ids})
+    assert started.status_code == 200, started.text
+    workflow = started.json()["id"]
+    status = wait_status(client, workflow, "completed", "failed", timeout=ROUND_SECONDS)
+    messages = client.get(f"/api/workflows/{workflow}/messages").json()["items"]
+    logs = client.get(f"/api/workflows/{workflow}/logs").json()["items"]
+    assert status["status"] == "completed", [entry["message"] for entry in logs]
+    return status, messages
+
+
+def plan_of(messages: list[dict]) -> dict:
+    [pm] = [m for m in messages if m["agentName"] == "project_manager" and "plan" in (m.get("metadata") or {})]
+    return pm["metadata"]["plan"]
+
+
+def test_a_question_that_needs_no_task_is_answered_by_the_project_manager(client: httpx.Client) -> None:
+    _, messages = run(client, "What is a good name for a bakery?")
+    assert plan_of(messages)["tasks"] == []
+    last = messages[-1]
+    assert last["status"] == "last" and last["agentName"] == "project_manager"
+    assert len(messages) == 2  # the user's message and the answer: no final review call
+    assert last["content"].strip() and detect_language(last["content"]) == "en"
+
+
+def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
+    _, messages = run(client, "Fasse das Dokument zusammen", ["testWORD.docx"])
+    agents = [t["agent"] for t in plan_of(messages)["tasks"]]
+    assert "summarizer" in agents, agents
+    summary = next(m for m in messages if m["agentName"] == "summarizer")
+    assert summary["content"].strip()
+    # The project manager answers in German; the last message's checklist is German too (its
+    # review text may quote the English document: a 0.5B model copies what it was given).
+    answer = next(m for m in messages if m["agentName"] == "project_manager" and m["status"] == "step")
+    assert detect_language(answer["content"]) == "de", answer["content"]
+    assert messages[-1]["status"] == "last" and f"**{say('delivered', 'de')}:**" in messages[-1]["content"]
+
+
+def test_a_table_to_csv_from_an_xlsx(client: httpx.Client) -> None:
+    _, messages = run(client, "Extract the table as CSV", ["testEXCEL.xlsx"])
+    agents = [t["agent"] for t in plan_of(messages)["tasks"]]
+    assert "data_extractor" in agents, agents
+    delivered = [d for m in messages if m["agentName"] == "data_extractor" for d in m["documents"]]
+    assert any(d["ext"] == "csv" for d in delivered), [(d["name"], d["ext"]) for d in delivered]
+    csv = next(d for d in delivered if d["ext"] == "csv")
+    data = client.get(f"/api/files/{csv['fileId']}/content").text
+    assert "," in data and len(data.splitlines()) >= 2
+    answer = next(m for m in messages if m["agentName"] == "project_manager" and m["status"] == "step")
+    assert detect_language(answer["content"]) == "en", answer["content"]
+
+
+def test_a_stop_ends_the_generation_on_the_server_and_the_next_round_is_served(
+        client: httpx.Client, qwen_server: LlamaServer) -> None:
+    served = '"POST /v1/chat/completions HTTP/1.1" 200'
+    before = qwen_server.log_text().count(served)
+    started = client.post("/api/workflows/start", json={
+        "prompt": "Write a very long story about a dragon and a baker, with many chapters.", "listFileId": []})
+    workflow = started.json()["id"]
+    # The planning call is streaming once the server has answered its headers.
+    wait_for(lambda: qwen_server.log_text().count(served) > before, 300, "the planning call to stream")
+    mark = len(qwen_server.log_text())
+    assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
+    # llama.cpp notices a closed stream at its next token and stops generating; without streaming
+    # it would generate up to max_tokens while holding its lock.
+    # (It notices at the next token it would send, after the prompt is read: minutes on a busy CPU.)
+    wait_for(lambda: "Disconnected from client" in qwen_server.log_text()[mark:], 300,
+             "the server to see the stream closed")
+    nxt = client.post("/api/workflows/start", json={"prompt": "Say hello.", "listFileId": []}).json()["id"]
+    wait_for(lambda: qwen_server.log_text()[mark:].count(served) >= 1, 300, "the next round's call")
+    after = qwen_server.log_text()[mark:]
+    # In the server's own log: the stopped generation ended without running to its end (llama.cpp
+    # prints its timings only for a generation that finished), then the next call was served.
+    closed = after.index("Disconnected from client")
+    assert closed < after.index(served)
+    assert "llama_perf_context_print" not in after[:after.index(served)]
+    wait_status(client, nxt, "completed", "failed", timeout=ROUND_SECONDS)
+    assert client.get(f"/api/workflows/{workflow}/status").json()["status"] == "stopped"

@@ -1,0 +1,155 @@
+"""A workflow is a conversation: later rounds see earlier rounds' documents, results and plans (offline model, HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sqlite3
+import threading
+from typing import Any
+
+import docx
+import httpx
+import pytest
+
+from agents.offline import OfflineModel
+from app.model import ModelRequest, ModelResponse
+from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
+
+
+def start(client: httpx.Client, prompt: str, files: list[int] | None = None, wid: str | None = None) -> str:
+    response = client.post("/api/workflows/start", params={"id": wid} if wid else None,
+                           json={"prompt": prompt, "listFileId": files or []})
+    assert response.status_code == 200, response.text
+    return response.json()["id"]
+
+
+def finish(client: httpx.Client, wid: str) -> None:
+    assert wait_status(client, wid, "completed", "failed", "stopped")["status"] == "completed"
+
+
+def messages(client: httpx.Client, wid: str, round_no: int) -> list[dict[str, Any]]:
+    items = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    return [m for m in items if m["round"] == round_no]
+
+
+def docx_text(client: httpx.Client, document: dict[str, Any]) -> str:
+    data = client.get(f"/api/files/{document['fileId']}/content").content
+    return "\n".join(p.text for p in docx.Document(io.BytesIO(data)).paragraphs)
+
+
+def test_a_follow_up_without_files_quotes_and_cites_the_earlier_document_and_writes_it_up(tmp_path, database_url):
+    with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
+        [doc] = upload(client, "docx_comments.docx")
+        wid = start(client, "Summarize this document.", [doc["id"]])
+        finish(client, wid)
+
+        start(client, "What does the reviewer's comment say?", wid=wid)
+        finish(client, wid)
+        [answer] = [m for m in messages(client, wid, 2) if m["agentName"] == "analyst"]
+        assert "This is a sample reviewer comment on the first paragraph." in answer["content"]
+        assert "docx_comments.docx, comments" in answer["content"]  # the source, in the text
+        first = answer["metadata"]["citations"][0]
+        assert first == {"fileId": doc["id"], "name": "docx_comments.docx", "section": "comments",
+                         "quote": "John Reviewer: This is a sample reviewer comment on the first paragraph."}
+
+        start(client, "Write that as a Word document.", wid=wid)
+        finish(client, wid)
+        last = messages(client, wid, 3)[-1]
+        [report] = [d for d in last["documents"] if d["ext"] == "docx"]
+        text = docx_text(client, report)
+        assert "This is the first paragraph that has a comment attached to it." in text
+        assert "This is a sample reviewer comment on the first paragraph." in text
+
+
+def test_the_excel_from_before_is_the_workbook_of_an_earlier_round(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        sheet, tsv = upload(client, "testEXCEL.xlsx", "stanley-cups.tsv")
+        wid = start(client, "Summarize these files.", [sheet["id"], tsv["id"]])
+        finish(client, wid)
+        [pdf] = upload(client, "google-doc-document.pdf")
+        start(client, "Extract the tables of the Excel from before.", [pdf["id"]], wid)
+        finish(client, wid)
+        plan = next(m for m in messages(client, wid, 2) if "plan" in m["metadata"])["metadata"]["plan"]
+        inputs = {t["agent"]: t["inputs"] for t in plan["tasks"]}
+        assert inputs["data_extractor"] == ["testEXCEL.xlsx"]
+
+        # By file name, with no files posted: the name picks the document among all of the workflow's.
+        start(client, "Summarize stanley-cups.tsv again.", wid=wid)
+        finish(client, wid)
+        plan = next(m for m in messages(client, wid, 3) if "plan" in m["metadata"])["metadata"]["plan"]
+        assert [t["inputs"] for t in plan["tasks"]] == [["stanley-cups.tsv"]]
+
+
+def test_a_removed_file_and_a_deleted_message_leave_the_conversation_and_delete_drops_the_index(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        comments, french = upload(client, "docx_comments.docx", "sample-french-1.txt")
+        wid = start(client, "Summarize these.", [comments["id"], french["id"]])
+        finish(client, wid)
+        [user] = [m for m in messages(client, wid, 1) if m["status"] == "first"]
+        removed = client.delete(f"/api/workflows/{wid}/messages/{user['id']}/files/{french['id']}")
+        assert removed.status_code in (200, 204), removed.text
+
+        start(client, "Summarize the documents again.", wid=wid)
+        finish(client, wid)
+        plan = next(m for m in messages(client, wid, 2) if "plan" in m["metadata"])["metadata"]["plan"]
+        assert [t["inputs"] for t in plan["tasks"]] == [["docx_comments.docx"]]
+
+        assert client.delete(f"/api/workflows/{wid}/messages/{user['id']}").status_code in (200, 204)
+        start(client, "What does the reviewer's comment say?", wid=wid)
+        finish(client, wid)
+        round3 = messages(client, wid, 3)
+        assert not any(m["agentName"] == "analyst" for m in round3)  # no document is left to ask
+
+        database = tmp_path / "data" / "foreman.db"
+        with sqlite3.connect(database) as conn:
+            assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 0
+        assert client.delete(f"/api/workflows/{wid}").status_code in (200, 204)
+        with sqlite3.connect(database) as conn:
+            assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+            assert conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == 0
+
+
+class HoldingWriter:
+    """The offline model, except that the first writer call waits until the round is stopped."""
+
+    name = "offline"
+    offline = True
+
+    def __init__(self) -> None:
+        self.inner = OfflineModel()
+        self.calls: list[str] = []
+        self.held = threading.Event()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls.append(request.agent or request.purpose)
+        if request.agent == "writer" and not self.held.is_set():
+            self.held.set()
+            await asyncio.Event().wait()  # until the stop cancels the round
+        return await self.inner.complete(request)
+
+
+@pytest.mark.parametrize("prompt", ["continue", "weiter", "continue là où tu t'es arrêté"])
+def test_continue_after_a_stop_runs_only_what_was_not_delivered(tmp_path, prompt):
+    model = HoldingWriter()
+    with LiveServer(settings_for(tmp_path), model) as server, server.client() as client:
+        [doc] = upload(client, "docx_comments.docx")
+        wid = start(client, "Summarize the document and write a report about it.", [doc["id"]])
+        wait_for(model.held.is_set, 60, "the writer's call to be held")
+        assert client.post(f"/api/workflows/{wid}/stop").status_code == 200
+        summary = next(m for m in messages(client, wid, 1) if m["agentName"] == "summarizer")
+
+        calls_before = len(model.calls)
+        start(client, prompt, wid=wid)
+        finish(client, wid)
+        agents_called = model.calls[calls_before:]
+        assert "summarizer" not in agents_called and "writer" in agents_called
+        logs = [entry for entry in client.get(f"/api/workflows/{wid}/logs").json()["items"] if entry["round"] == 2]
+        assert [e["agentName"] for e in logs if e["message"].startswith("Running task")] == ["writer"]
+        assert any("reused" in e["message"] and e["agentName"] == "summarizer" for e in logs)
+
+        last = messages(client, wid, 2)[-1]
+        assert "t1 (summarizer)" in last["content"] and "t2 (writer)" in last["content"]
+        [report] = [d for d in last["documents"] if d["ext"] == "docx"]
+        first_point = next(line[2:] for line in summary["content"].splitlines() if line.startswith("- "))
+        assert first_point in docx_text(client, report)  # round 1's summary is the report's material
