@@ -44,9 +44,8 @@ class DataExtractor:
 
     name = "data_extractor"
     description = (
-        "Extracts the tables of the given documents (spreadsheets, CSV, tables in PDF/Word/"
-        "PowerPoint/HTML; figures in prose with a model) into one .xlsx workbook with a sheet per "
-        "table; plan .csv outputs only when the user asks for CSV."
+        "Extracts tables and figures from the given documents (spreadsheets, CSV, tables in "
+        "PDFs/Word, figures in text) into one .xlsx workbook (a sheet per table) and .csv files."
     )
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:

@@ -118,6 +118,8 @@ def make_table(name: str, rows: list[list[Cell]], source: str, **meta: Any) -> T
     filled_rows = [row for row in rows if sum(1 for cell in row if not _blank(cell)) >= 1]
     if len(filled_rows) < 2 or max((len(row) for row in rows), default=0) < 2:
         return None
+    if not any(sum(1 for cell in row if not _blank(cell)) >= 2 for row in rows):
+        return None  # one filled cell a row is a layout frame around text, not a table
     return Table(name=name, rows=rows, header_row=header_index(rows), source=source, meta=dict(meta))
 
 
