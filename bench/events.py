@@ -1,6 +1,6 @@
 """The event stream: delivery latency against polling, and what idle streams cost the empty poll.
 
-    python bench/events.py [--items 500] [--streams 200] [--seconds 5] [--turns 3]
+    python bench/events.py [--items 500] [--streams 200] [--seconds 3] [--turns 5]
 
 Starts `python -m app` on 127.0.0.1 with a fresh data dir (SQLite, one process, offline model).
 
@@ -153,8 +153,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--streams", type=int, default=200)
-    parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=3)
+    parser.add_argument("--turns", type=int, default=5)
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
