@@ -8,12 +8,21 @@ import sys
 
 import uvicorn
 
-from app.config import SettingsError, from_env
+from app.config import SettingsError, from_env, help_text
 from app.logs import configure_logging
-from app.main import create_app
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args:
+        print(help_text())
+        if any(a not in ("-h", "--help") for a in args):
+            print(f"\nforeman: unknown arguments {' '.join(args)!r}; settings come from the environment.",
+                  file=sys.stderr)
+            return 2
+        return 0
+    from app.main import create_app  # only once we are to serve
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = from_env(os.environ)

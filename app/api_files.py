@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated
-from urllib.parse import quote
 
 from litestar import Request, Response, get, post
 from litestar.datastructures import UploadFile
@@ -14,8 +13,8 @@ from litestar.params import Parameter
 from litestar.status_codes import HTTP_201_CREATED
 
 from app.clock import now
-from app.documents import split_name
-from app.errors import BadRequestError, NotFoundError, PayloadTooLargeError
+from app.errors import BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError
+from app.filenames import DOWNLOAD_CSP, clean_name, content_disposition, served_type, split_name
 from app.http import errors
 from app.schemas import FileInfo
 from app.tables import FileRow
@@ -41,7 +40,7 @@ async def upload(request: Request) -> list[FileInfo]:
     state = request.app.state
     owner = state.auth.owner(request)
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        raise BadRequestError("Send the files as multipart/form-data, one part named 'files' per file.",
+        raise UnsupportedMediaTypeError("Send the files as multipart/form-data, one part named 'files' per file.",
                               code="not_multipart")
     try:
         form = await request.form()
@@ -57,12 +56,15 @@ async def upload(request: Request) -> list[FileInfo]:
     rows = []
     for part in parts:
         data = await part.read()
+        display = clean_name(part.filename or "")
         if len(data) > limit:
-            raise PayloadTooLargeError(f"{part.filename!r} is {len(data)} bytes; the limit is {limit} bytes "
+            raise PayloadTooLargeError(f"{display!r} is {len(data)} bytes; the limit is {limit} bytes "
                                        "(MAX_UPLOAD_BYTES). Nothing was stored.", code="file_too_large")
-        name, ext = split_name((part.filename or "").replace("\x00", "") or "upload")  # PostgreSQL refuses NUL
-        rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name[:200],
-                                   ext=ext[:20], mime=detect_mime(data, part.filename or ""), size=len(data),
+        if not data:
+            raise BadRequestError(f"{display!r} is empty (0 bytes); nothing was stored.", code="empty_file")
+        name, ext = split_name(display)
+        rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
+                                   ext=ext, mime=detect_mime(data, display), size=len(data),
                                    sha256="", origin="upload", created_at=now())))
     storage = state.runtime.storage
     for data, row in rows:  # stored only once every part passed the checks
@@ -91,10 +93,9 @@ async def get_content(request: Request, file_id: FileId) -> Response[bytes]:
     row = await _owned_file(request, file_id)
     data = request.app.state.runtime.storage.get(row.sha256)
     filename = f"{row.name}.{row.ext}" if row.ext else row.name
-    # Control characters in a header value make the server drop the connection: the fallback is printable ASCII.
-    ascii_name = "".join(ch if " " <= ch < "\x7f" and ch not in '"\\' else "_" for ch in filename)
-    disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
-    return Response(content=data, media_type=row.mime, headers={"Content-Disposition": disposition})
+    return Response(content=data, media_type=served_type(row.mime),
+                    headers={"content-type": served_type(row.mime), "Content-Disposition": content_disposition(filename),
+                             "Content-Security-Policy": DOWNLOAD_CSP, "Cache-Control": "private, no-cache"})
 
 
 ROUTES = [upload, get_file, get_content]

@@ -15,9 +15,10 @@ from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
 from app.errors import NotFoundError
-from app.service import MAX_ID, MAX_LIMIT, page_query
+from app.service import MAX_ID, MAX_LIMIT, decode_cursor, encode_cursor, page_query
 from app.http import errors
 from app.schemas import (
+    Deleted,
     LogPage,
     MessagePage,
     StartAnswer,
@@ -53,6 +54,14 @@ POLL_PARAMETERS = [
 ]
 
 
+def etag_matches(header: str | None, etag: str) -> bool:
+    """RFC 9110 If-None-Match: `*` matches any current representation; tags compare weakly."""
+    if not header:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or etag in (t.removeprefix("W/") for t in tags)
+
+
 def _deps(request: Request):
     state = request.app.state
     return state.auth.owner(request), state.workflows
@@ -65,6 +74,7 @@ async def start(request: Request, data: JSONBody[StartRequest],
                 idempotency_key: Annotated[str | None, HeaderParameter(name="Idempotency-Key", max_length=200,
                                                                        required=False)] = None) -> StartAnswer:
     owner, workflows = _deps(request)
+    data = await request.data_as(StartRequest)  # strictly: "1" is not a file id
     answer = await workflows.start(owner, workflow_id, data, idempotency_key)
     return msgspec.convert(answer, StartAnswer, from_attributes=False)
 
@@ -78,16 +88,27 @@ async def stop(request: Request, workflow_id: WorkflowId) -> WorkflowStatusView:
 
 @delete("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(404),
         summary="Delete a workflow with its messages, logs and the files only it used")
-async def delete_workflow(request: Request, workflow_id: WorkflowId) -> dict[str, str]:
+async def delete_workflow(request: Request, workflow_id: WorkflowId) -> Deleted:
     owner, workflows = _deps(request)
     await workflows.delete(owner, workflow_id)
-    return {"id": workflow_id, "status": "deleted"}
+    return Deleted(deleted="workflow", workflow_id=workflow_id, message_id=None, file_id=None)
 
 
-@get("/api/workflows", responses=errors(), summary="The caller's workflows, newest activity first")
-async def list_workflows(request: Request) -> WorkflowList:
+@get("/api/workflows", responses=errors(), summary="The caller's workflows, newest activity first, a page at a time",
+     operation_id="listWorkflows", tags=["workflows"])
+async def list_workflows(
+    request: Request,
+    limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT, description="How many at most (default 100).")] = 100,
+    cursor: Annotated[str | None, QueryParameter(max_length=200, required=False,
+                                                 description="The `cursor` of the page before.")] = None,
+) -> WorkflowList:
     owner, workflows = _deps(request)
-    return WorkflowList(items=[summary_view(r) for r in await workflows.repo.workflows(owner)])
+    after = decode_cursor(cursor) if cursor else None
+    rows = await workflows.repo.workflows(owner, limit + 1, after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return WorkflowList(items=[summary_view(r) for r in rows], has_more=more,
+                        cursor=encode_cursor(rows[-1].last_activity, rows[-1].id) if more else None)
 
 
 @get("/api/workflows/{workflow_id:str}", responses=errors(404), summary="The whole workflow")
@@ -111,7 +132,7 @@ async def get_status(request: Request, workflow_id: WorkflowId) -> Response[Work
     view = status_view(await workflows.owned(owner, workflow_id))
     body = msgspec.json.encode(view)
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    if etag in (request.headers.get("if-none-match") or ""):
+    if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(content=b"", status_code=HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
     return Response(content=view, headers={"ETag": etag, "Cache-Control": "no-cache"})
 
@@ -136,23 +157,23 @@ async def _poll(request: Request, workflow_id: str, kind: str) -> Response:
 
 @delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}", status_code=HTTP_200_OK,
         responses=errors(404), summary="Delete a message (its id stays valid as a cursor)")
-async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> dict[str, object]:
+async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> Deleted:
     owner, workflows = _deps(request)
     await workflows.owned(owner, workflow_id)
     if not await workflows.repo.delete_message(workflow_id, message_id):
         raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
-    return {"id": message_id, "deleted": True}
+    return Deleted(deleted="message", workflow_id=workflow_id, message_id=message_id, file_id=None)
 
 
 @delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}/files/{file_id:int}", status_code=HTTP_200_OK,
         responses=errors(404), summary="Remove a file from a message")
-async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> dict[str, object]:
+async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> Deleted:
     owner, workflows = _deps(request)
     await workflows.owned(owner, workflow_id)
     if not await workflows.repo.remove_document(workflow_id, message_id, file_id):
         raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
                             code="document_not_found")
-    return {"messageId": message_id, "fileId": file_id, "removed": True}
+    return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)
 
 
 ROUTES = [start, stop, delete_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,

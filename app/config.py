@@ -58,6 +58,12 @@ class Settings:
     executor_id: str = "local"  # one per process when several share a PostgreSQL database
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
+    cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
+
+    @property
+    def max_json_bytes(self) -> int:
+        """The largest JSON body: room for the longest prompt, each character escaped."""
+        return max(1 << 20, self.max_prompt_chars * 6 + (64 << 10))
 
     @property
     def offline(self) -> bool:
@@ -113,6 +119,14 @@ def _parse_keys(raw: str) -> tuple[ApiKey, ...]:
     if len({k.key for k in keys}) != len(keys):
         raise SettingsError("API_KEYS lists the same key twice.")
     return tuple(keys)
+
+
+def _parse_origins(raw: str) -> tuple[str, ...]:
+    origins = tuple(dict.fromkeys(o.strip().rstrip("/") for o in raw.split(",") if o.strip()))
+    for origin in origins:
+        if origin != "*" and not (origin.startswith(("http://", "https://")) and "/" not in origin.split("://", 1)[1]):
+            raise SettingsError(f"CORS_ORIGINS must list origins such as https://app.example.com, not {origin!r}.")
+    return origins
 
 
 def _number(env: Mapping[str, str], name: str, default: float, kind: type = int) -> float:
@@ -198,5 +212,45 @@ def from_env(env: Mapping[str, str]) -> Settings:
         log_format=log_format,
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or base.executor_id,
+        cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
         **numbers,
     )
+
+
+# Every variable `from_env` reads, with its default and meaning (`python -m app --help` prints them).
+HELP: tuple[tuple[str, str, str], ...] = (
+    ("HOST", "127.0.0.1", "address to listen on"),
+    ("PORT", "8000", "port to listen on"),
+    ("DATA_DIR", "./data", "database files and stored uploads"),
+    ("DATABASE_URL", "SQLite in DATA_DIR", "e.g. postgresql+asyncpg://user@host/db"),
+    ("OPENAI_BASE_URL", "unset", "an OpenAI-compatible endpoint; unset with no key: the offline model answers"),
+    ("OPENAI_API_KEY", "unset", "the provider's key"),
+    ("LLM_MODEL", "gpt-4o-mini", "model name sent to the provider"),
+    ("LLM_MODEL_<AGENT>", "LLM_MODEL", "model for one agent, e.g. LLM_MODEL_WRITER"),
+    ("API_KEYS", "empty", "key:mandateId:userId,...; empty: single-user local mode (loopback only)"),
+    ("CORS_ORIGINS", "empty", "comma-separated browser origins allowed to call the API; empty: no CORS"),
+    ("MAX_UPLOAD_BYTES", str(Settings.max_upload_bytes), "largest upload (413 above it)"),
+    ("MAX_PROMPT_CHARS", str(Settings.max_prompt_chars), "longest prompt (400 prompt_too_long above it)"),
+    ("MAX_CONCURRENT_ROUNDS", str(Settings.max_concurrent_rounds), "rounds running at once in this process"),
+    ("TASK_CONCURRENCY", str(Settings.task_concurrency), "tasks of one round running at once"),
+    ("MAX_TASKS_PER_PLAN", str(Settings.max_tasks_per_plan), "most tasks in one plan"),
+    ("MAX_ROUND_TOKENS", str(Settings.max_round_tokens), "token budget of one round"),
+    ("MAX_ROUND_SECONDS", str(int(Settings.max_round_seconds)), "time budget of one round"),
+    ("LLM_CONTEXT_TOKENS", "the model family's", "the served model's context window"),
+    ("LLM_TIMEOUT_SECONDS", str(int(Settings.llm_timeout_seconds)), "timeout of one model call"),
+    ("LLM_MAX_RETRIES", str(Settings.llm_max_retries), "retries of one model call (transient errors)"),
+    ("ROUND_RETRY_BUDGET", str(Settings.round_retry_budget), "retries in one round"),
+    ("EXTRACT_TIMEOUT_SECONDS", str(int(Settings.extract_timeout_seconds)),
+     "time limit for extracting one file (its own work, not time queued)"),
+    ("MAX_RECOVERY_ATTEMPTS", str(Settings.max_recovery_attempts), "times a crashed round is resumed"),
+    ("EXECUTOR_ID", "local", "DBOS executor id; one per process sharing a PostgreSQL database"),
+)
+
+
+def help_text() -> str:
+    """The settings as a table: name, default, meaning."""
+    width = max(len(name) for name, _, _ in HELP)
+    dwidth = max(len(default) for _, default, _ in HELP)
+    lines = ["usage: python -m app   (settings come from the environment)", ""]
+    lines += [f"  {name:<{width}}  {default:<{dwidth}}  {meaning}" for name, default, meaning in HELP]
+    return "\n".join(lines)

@@ -61,6 +61,13 @@ class PayloadTooLargeError(ApplicationError):
     code = "payload_too_large"
 
 
+class UnsupportedMediaTypeError(ApplicationError):
+    """A body in a media type the route does not take."""
+
+    status_code = 415
+    code = "unsupported_media_type"
+
+
 class NotReadyError(ApplicationError):
     """The service is starting or stopping."""
 

@@ -4,18 +4,35 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, SerializationException, ValidationException
+from litestar.exceptions import (
+    ClientException,
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    SerializationException,
+    ValidationException,
+)
 from litestar.openapi.datastructures import ResponseSpec
 
 from app.config import Settings
-from app.errors import ApplicationError, UnauthorizedError
+from app.errors import (
+    ApplicationError,
+    BadRequestError,
+    PayloadTooLargeError,
+    UnauthorizedError,
+    UnsupportedMediaTypeError,
+)
 from app.records import Owner
 from app.schemas import ConflictBody, ErrorBody
 
 log = logging.getLogger("foreman.http")
+T = TypeVar("T")
+
+MAX_JSON_DEPTH = 64
 
 _CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
           409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 429: "too_many_requests",
@@ -33,12 +50,12 @@ ERROR_DESCRIPTIONS = {
 }
 
 
-def errors(*codes: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the error answers a route can give (401 is on every /api route)."""
+def errors(*codes: int, auth: bool = True) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the error answers a route can give (400 and 401 are on every /api route)."""
     return {
         code: ResponseSpec(data_container=ConflictBody if code == 409 else ErrorBody,
                            description=ERROR_DESCRIPTIONS[code], generate_examples=False)
-        for code in sorted({*codes, 400, 401})
+        for code in sorted({*codes, *((400, 401) if auth else ())})
     }
 
 
@@ -56,6 +73,16 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
     if status >= 500:
         return on_unexpected(request, exc)
     detail = exc.detail or "The request could not be handled."
+    if isinstance(exc, NotFoundException) and detail == "Not Found":  # no route: say which path
+        return error_response(404, f"There is nothing at {request.url.path[:200]!r}; the API is described at "
+                              "/schema/openapi.json and /docs.", "route_not_found")
+    if isinstance(exc, MethodNotAllowedException):
+        allowed = (exc.headers or {}).get("Allow", "")
+        response = error_response(405, f"{request.method[:20]} is not allowed on {request.url.path[:200]!r}"
+                                  + (f"; use {allowed}." if allowed else "."), "method_not_allowed")
+        if allowed:
+            response.headers["Allow"] = allowed
+        return response
     if isinstance(exc, ValidationException):
         problems = [_problem(e) for e in (exc.extra or []) if isinstance(e, dict)]
         detail = "The request is not valid" + (": " + "; ".join(problems) if problems else ".")
@@ -89,6 +116,71 @@ EXCEPTION_HANDLERS = {
     HTTPException: on_http_exception,
     Exception: on_unexpected,
 }
+
+
+class StrictRequest(Request):
+    """A request whose JSON body must say it is JSON, be UTF-8, not too large and not nested too deep."""
+
+    async def json(self) -> Any:
+        if getattr(self, "_strict_json", None) is None:
+            media = self.content_type[0]
+            if media != "application/json" and not (media.startswith("application/") and media.endswith("+json")):
+                raise UnsupportedMediaTypeError(f"Send the body as JSON with 'Content-Type: application/json', "
+                                                f"not {media[:80]!r}.", code="not_json")
+            settings = self.app.state.settings
+            limit = settings.max_json_bytes
+            if int(self.headers.get("content-length") or 0) > limit:
+                raise _json_too_large(limit)
+            try:
+                body = await self.body()
+            except ClientException as exc:
+                if exc.status_code != 413:
+                    raise
+                raise _json_too_large(limit) from None
+            if len(body) > limit:
+                raise _json_too_large(limit)
+            self._strict_json = (parse_json(body),)
+        return self._strict_json[0]
+
+    async def data_as(self, kind: type[T]) -> T:
+        """The JSON body as `kind`, strictly: a string is never taken for a number."""
+        try:
+            return msgspec.convert(await self.json(), kind, strict=True)
+        except msgspec.ValidationError as exc:
+            raise BadRequestError(f"The request body does not fit: {exc}.", code="invalid_body") from None
+
+
+def _json_too_large(limit: int) -> PayloadTooLargeError:
+    return PayloadTooLargeError(f"The JSON body is larger than {limit} bytes; attach long text as a file.",
+                                code="body_too_large")
+
+
+def parse_json(body: bytes) -> Any:
+    """Decode a JSON body, or BadRequestError saying what is wrong with it (never a crash)."""
+    if not body.strip():
+        raise BadRequestError("The request body is empty; send a JSON object.", code="invalid_json")
+    try:
+        value = msgspec.json.decode(body)
+    except UnicodeDecodeError:
+        raise BadRequestError("The request body is not valid UTF-8 text.", code="not_utf8") from None
+    except RecursionError:
+        raise _too_deep() from None
+    except msgspec.DecodeError as exc:
+        raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
+    level, stack = 0, [(value, 1)]
+    while stack:  # iterative: a deep value must not exhaust our own stack either
+        item, level = stack.pop()
+        if level > MAX_JSON_DEPTH:
+            raise _too_deep()
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return value
+
+
+def _too_deep() -> BadRequestError:
+    return BadRequestError(f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep.", code="too_deep")
 
 
 class Authenticator:

@@ -6,21 +6,43 @@ import logging
 import os
 
 from litestar import Litestar, Request, get
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.config.compression import CompressionConfig
+from litestar.config.cors import CORSConfig
+from litestar.types import Receive, Scope, Send
 
 from agents.registry import Registry, build_registry
-from app import api_events, api_files, api_workflows, page
+from app import api_events, api_files, api_workflows, docs, edge, page
 from app.config import Settings, from_env
 from app.engine import Runtime
 from app.errors import NotReadyError
-from app.http import EXCEPTION_HANDLERS, Authenticator, errors
+from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 from app.model import Model
+from app.schemas import Health
 from app.service import WorkflowService
 
 log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
+COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
+STREAMS = r"/events$"  # server-sent events go out as written, never held in a compressor's buffer
+
+
+class ForemanApp(Litestar):
+    """The Litestar application, answering HEAD as GET and saying `nosniff` on every response."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await edge.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """The browser origins CORS_ORIGINS allows, or None (no CORS headers at all)."""
+    if not settings.cors_origins:
+        return None
+    return CORSConfig(allow_origins=list(settings.cors_origins),
+                      allow_methods=["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
+                      allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match",
+                                     "Last-Event-ID"],
+                      expose_headers=["ETag", "Content-Disposition", "Content-Length"], max_age=600)
 
 
 def build_model(settings: Settings) -> Model:
@@ -42,16 +64,18 @@ def build_model(settings: Settings) -> Model:
     return model
 
 
-@get("/health", summary="200 while the process is up")
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
+@get("/health", summary="200 while the process is up", operation_id="health", tags=["service"],
+     security=[{}])
+async def health() -> Health:
+    return Health(status="ok")
 
 
-@get("/ready", summary="200 once the database and the workflow engine are ready", responses=errors(503))
-async def ready(request: Request) -> dict[str, str]:
+@get("/ready", summary="200 once the database and the workflow engine are ready", operation_id="ready",
+     tags=["service"], security=[{}], responses=errors(503, auth=False))
+async def ready(request: Request) -> Health:
     if not request.app.state.runtime.ready:
         raise NotReadyError("The service is starting; try again in a moment.")
-    return {"status": "ready"}
+    return Health(status="ready")
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
@@ -74,15 +98,18 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
 
-    app = Litestar(
+    app = ForemanApp(
         route_handlers=[health, ready, *api_files.ROUTES, *api_workflows.ROUTES, *api_events.ROUTES,
-                        *page.ROUTES],
+                        *page.ROUTES, *docs.routes()],
+        request_class=StrictRequest,
+        compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
+                                             brotli_quality=4, gzip_compress_level=6, exclude=STREAMS),
+        cors_config=cors_config(settings),
         on_startup=[startup],
         on_shutdown=[runtime.close],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
-        openapi_config=OpenAPIConfig(title="Foreman", version="1.0.0", path="/schema",
-                                     render_plugins=[JsonRenderPlugin()]),
+        openapi_config=docs.openapi_config(),
         debug=False,
     )
     app.state.settings = settings

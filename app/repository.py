@@ -6,7 +6,7 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, Sequence
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -109,12 +109,19 @@ class Repository:
             row = (await conn.execute(query)).first()
             return WorkflowRow.model_validate(row._mapping) if row else None
 
-    async def workflows(self, owner: Owner) -> list[WorkflowRow]:
+    async def workflows(self, owner: Owner, limit: int | None = None,
+                        after: tuple[datetime, str] | None = None) -> list[WorkflowRow]:
+        """The owner's workflows, newest activity first; `after` is the (activity, id) a page ended with."""
         query = (
             select(W)
             .where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
             .order_by(W.last_activity.desc(), W.id)
         )
+        if after is not None:
+            stamp, last_id = after
+            query = query.where(or_(W.last_activity < stamp, and_(W.last_activity == stamp, W.id > last_id)))
+        if limit is not None:
+            query = query.limit(limit)
         async with self.db.reader.connect() as conn:
             return [WorkflowRow.model_validate(r._mapping) for r in await conn.execute(query)]
 
@@ -268,9 +275,14 @@ class Repository:
         cost = cost or Cost()
         sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
         progress = row.progress
+        parent: int | None = None  # an assistant message answers its round's user message
+        if any(msg.role != "user" for msg in messages):
+            parent = conn.execute(select(M.id).where(M.workflow_id == row.id, M.round == row.current_round,
+                                                     M.role == "user").order_by(M.id).limit(1)).scalar()
         for msg in messages:
             values = dict(
                 workflow_id=row.id, key=msg.key, round=row.current_round, started_at=msg.started_at or stamp,
+                parent_message_id=None if msg.role == "user" else parent,
                 finished_at=stamp, sequence_no=seq, status=msg.status, role=msg.role, content=msg.content,
                 agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
                 tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
@@ -278,6 +290,8 @@ class Repository:
             new_id = conn.execute(self._insert_message, values).scalar_one_or_none()
             if new_id is None:
                 continue  # written before a crash; the replay must not write it twice
+            if msg.role == "user":
+                parent = parent or new_id
             seq += 1
             message_ids.append(new_id)
             sent, received = sent + msg.bytes_sent, received + msg.bytes_received
@@ -289,7 +303,8 @@ class Repository:
                 ))
         for entry in logs:
             # Parallel tasks finish in any order; the progress a poller sees never goes back.
-            shown = None if entry.progress is None else max(entry.progress, progress)
+            # A log without its own progress (a warning, say) shows where the round is.
+            shown = progress if entry.progress is None else max(entry.progress, progress)
             values = dict(
                 workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message, type=entry.type,
                 timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
@@ -298,8 +313,7 @@ class Repository:
             new_id = conn.execute(self._insert_log, values).scalar_one_or_none()
             if new_id is not None:
                 log_ids.append(new_id)
-                if shown is not None:
-                    progress = shown
+                progress = shown
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
         conn.execute(self._update_totals, dict(

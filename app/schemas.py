@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
+
+from app.fsm import WorkflowStatus
 
 
 # File ids are INTEGER keys (32-bit on PostgreSQL): anything outside is a 400, not a database overflow.
 FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+MessageStatus = Literal["first", "step", "last"]
+Role = Literal["user", "assistant", "system"]
+LogType = Literal["info", "warning", "error"]
+RoundStatus = Literal["running", "completed", "stopped", "failed"]  # a workflow's status on the wire
 
 
 class Camel(msgspec.Struct, rename="camel", omit_defaults=False):
@@ -19,10 +27,10 @@ class Camel(msgspec.Struct, rename="camel", omit_defaults=False):
 class DataStats(Camel):
     """What the model provider was sent and returned, and how long the work took."""
 
-    bytes_sent: int = 0
-    bytes_received: int = 0
-    tokens_used: int = 0
-    processing_time: float = 0.0
+    bytes_sent: int
+    bytes_received: int
+    tokens_used: int
+    processing_time: float
 
 
 class ContentItem(Camel):
@@ -61,8 +69,8 @@ class Message(Camel):
     finished_at: datetime | None
     sequence_no: int
     round: int
-    status: str
-    role: str
+    status: MessageStatus
+    role: Role
     data_stats: DataStats
     documents: list[Document]
     content: str
@@ -76,11 +84,11 @@ class LogEntry(Camel):
     id: int
     workflow_id: str
     message: str
-    type: str
+    type: LogType
     timestamp: datetime
     agent_name: str
-    status: str
-    progress: int | None
+    status: RoundStatus
+    progress: Annotated[int, msgspec.Meta(ge=0, le=100)]
     round: int
     mandate_id: int
     user_id: int
@@ -94,7 +102,7 @@ class WorkflowSummary(Camel):
     user_id: int
     name: str
     started_at: datetime
-    status: str
+    status: RoundStatus
     last_activity: datetime
     data_stats: DataStats
     current_round: int
@@ -110,16 +118,27 @@ class Workflow(WorkflowSummary):
 
 
 class WorkflowList(Camel):
-    """The caller's workflows, newest activity first."""
+    """A page of the caller's workflows, newest activity first; pass `cursor` back for the next page."""
 
     items: list[WorkflowSummary]
+    has_more: bool
+    cursor: str | None
+
+
+class Deleted(Camel):
+    """The answer of every DELETE: what was deleted, and from where."""
+
+    deleted: Literal["workflow", "message", "document"]
+    workflow_id: str
+    message_id: int | None
+    file_id: int | None
 
 
 class WorkflowStatusView(Camel):
     """The cheap status poll."""
 
     id: str
-    status: str
+    status: RoundStatus
     last_activity: datetime
     current_round: int
     progress: int
@@ -131,7 +150,7 @@ class StartAnswer(Camel):
     """The answer to a start: the round runs in the background."""
 
     id: str
-    status: str
+    status: Literal["running"]
     current_round: int
 
 
@@ -170,6 +189,12 @@ class StartRequest(Camel, forbid_unknown_fields=False):
     passwords: dict[str, str] = {}
 
 
+class Health(msgspec.Struct):
+    """The answer of /health and /ready."""
+
+    status: str
+
+
 class ErrorBody(msgspec.Struct):
     """Every error answer."""
 
@@ -179,7 +204,7 @@ class ErrorBody(msgspec.Struct):
 
 
 class ConflictBody(ErrorBody):
-    """A start while the round is still running."""
+    """A request the workflow's state does not allow: its status and round say why."""
 
-    status: str | None = None
-    currentRound: int | None = None  # noqa: N815 (wire name)
+    status: RoundStatus
+    currentRound: int  # noqa: N815 (wire name)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import time
 import uuid
 import weakref
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -136,12 +138,12 @@ class WorkflowService:
         row = await self.owned(owner, workflow_id)
         if row.status == WorkflowStatus.STOPPED:
             return status_view(row)
-        next_status(WorkflowStatus(row.status), Event.STOP)  # 409 for completed or failed
+        _may_stop(row)  # 409 for completed or failed
         stopped = await stop_log(self.rt.journal, workflow_id, row.current_round)
         if stopped is None:  # the round finished or failed while we looked
             row = await self.owned(owner, workflow_id)
             if row.status != WorkflowStatus.STOPPED:
-                next_status(WorkflowStatus(row.status), Event.STOP)
+                _may_stop(row)
         await self.rt.stop(workflow_id, row.current_round)
         return status_view(await self.owned(owner, workflow_id))
 
@@ -189,10 +191,12 @@ class WorkflowService:
             rows = await self.repo.message_page(workflow_id, after, limit + 1)
             files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
             items = [message_view(m, docs, files, self.blobs(include_data)) for m, docs in rows[:limit]]
-            return MessagePage(items=items, last_id=items[-1].id if items else after, has_more=len(rows) > limit)
+            more = len(rows) > limit
+            return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
         logs = await self.repo.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
-        return LogPage(items=items, last_id=items[-1].id if items else after, has_more=len(logs) > limit)
+        more = len(logs) > limit
+        return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
 
 
     def blobs(self, include: bool):
@@ -204,6 +208,24 @@ def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:
     """What an Idempotency-Key is bound to besides its caller: the target workflow and the body."""
     canonical = msgspec.json.encode({"workflow": workflow_id, "body": msgspec.to_builtins(body)}, order="sorted")
     return hashlib.sha256(canonical).hexdigest()
+
+
+def encode_cursor(stamp: datetime, workflow_id: str) -> str:
+    """An opaque cursor for the workflow list: where the page ended."""
+    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{workflow_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The (activity, id) an `encode_cursor` value holds, or BadRequestError."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        stamp, _, workflow_id = raw.partition("|")
+        if not workflow_id:
+            raise ValueError(raw)
+        return datetime.fromisoformat(stamp), workflow_id
+    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        raise BadRequestError("cursor is not one this server gave; pass the `cursor` of the page before, or none "
+                              "to start from the newest.", code="bad_cursor") from None
 
 
 def page_query(query: Any) -> tuple[int | None, int | None, bool]:
@@ -229,12 +251,28 @@ def _int_param(query: Any, name: str, minimum: int) -> int | None:
     return int(raw)
 
 
+def _reached(items: list, after: int, last: int, more: bool) -> int:
+    """The cursor a page leaves the poller at: past deleted messages up to the workflow's last id when the
+    page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
+    reached = items[-1].id if items else after
+    return max(reached, last) if not more else reached
+
+
 def _limit(limit: int | None) -> int:
     if limit is None:
         return 100
     if not 1 <= limit <= MAX_LIMIT:
         raise BadRequestError(f"limit must be between 1 and {MAX_LIMIT}.", code="bad_limit")
     return limit
+
+
+def _may_stop(row: Any) -> None:
+    """TransitionError (409) unless the workflow can be stopped; its body says the status and round."""
+    try:
+        next_status(WorkflowStatus(row.status), Event.STOP)
+    except TransitionError as exc:
+        exc.extra = {"status": row.status, "currentRound": row.current_round}
+        raise
 
 
 def _still_running(current_round: int | None) -> ConflictError:

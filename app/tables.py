@@ -12,6 +12,9 @@ from sqlmodel import Field, SQLModel
 # 64-bit ids on PostgreSQL; on SQLite "INTEGER PRIMARY KEY" is already 64-bit and must be spelt
 # that way to stay the rowid (autoincrementing).
 ID = BigInteger().with_variant(Integer(), "sqlite")
+# Ids are never given again after a delete (a client may still hold one): SQLite's AUTOINCREMENT
+# instead of reusing the highest freed rowid; PostgreSQL's BIGSERIAL sequences never go back.
+NEVER_REUSE = {"sqlite_autoincrement": True}
 
 
 def _pk() -> Any:
@@ -26,6 +29,7 @@ class FileRow(SQLModel, table=True):
     """An uploaded file or an agent's output document; the bytes live in storage under `sha256`."""
 
     __tablename__ = "files"
+    __table_args__ = NEVER_REUSE
 
     id: int | None = _pk()
     mandate_id: int = Field(index=True)
@@ -67,7 +71,7 @@ class MessageRow(SQLModel, table=True):
     """One chat message; `key` makes a replayed step's write a no-op."""
 
     __tablename__ = "messages"
-    __table_args__ = (Index("ix_messages_workflow_id", "workflow_id", "id"),)
+    __table_args__ = (Index("ix_messages_workflow_id", "workflow_id", "id"), NEVER_REUSE)
 
     id: int | None = _pk()
     workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
@@ -106,7 +110,7 @@ class LogRow(SQLModel, table=True):
     """One log entry of a workflow; `key` makes a replayed step's write a no-op."""
 
     __tablename__ = "logs"
-    __table_args__ = (Index("ix_logs_workflow_id", "workflow_id", "id"),)
+    __table_args__ = (Index("ix_logs_workflow_id", "workflow_id", "id"), NEVER_REUSE)
 
     id: int | None = _pk()
     workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))

@@ -30,11 +30,13 @@ def file_info(row: FileRow) -> FileInfo:
                     mime_type=row.mime, size=row.size, created_at=aware(row.created_at))
 
 
-def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = None) -> Document:
+def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = None,
+                  include_data: bool = False) -> Document:
+    # Base64 of binary items (images, embedded files) is as heavy as the file: only with includeData=true.
     contents = [
         ContentItem(sequence_nr=c["sequenceNr"], name=c["name"], ext=c["ext"], content_type=c["contentType"],
-                    data=c["data"], data_extracted=c.get("dataExtracted"), metadata=c["metadata"],
-                    summary=c["summary"])
+                    data=c["data"] if include_data or not c["metadata"].get("base64Encoded") else "",
+                    data_extracted=c.get("dataExtracted"), metadata=c["metadata"], summary=c["summary"])
         for c in doc.contents
     ]
     return Document(id=doc.id, file_id=doc.file_id, name=file.name if file else "", ext=file.ext if file else "",
@@ -51,7 +53,8 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
         id=row.id, workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
         started_at=aware(row.started_at), finished_at=aware(row.finished_at), sequence_no=row.sequence_no,
         round=row.round, status=row.status, role=row.role, data_stats=stats_of(row),
-        documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id))) for d in docs],
+        documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id)), blobs is not None)
+                   for d in docs],
         content=row.content,
         agent_name=row.agent_name, metadata=row.meta,
     )
@@ -60,7 +63,7 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
 def log_view(row: LogRow, mandate_id: int, user_id: int) -> LogEntry:
     return LogEntry(id=row.id, workflow_id=row.workflow_id, message=row.message, type=row.type,
                     timestamp=aware(row.timestamp), agent_name=row.agent_name, status=row.status,
-                    progress=row.progress, round=row.round, mandate_id=mandate_id, user_id=user_id)
+                    progress=row.progress or 0, round=row.round, mandate_id=mandate_id, user_id=user_id)
 
 
 def summary_view(row: WorkflowRow) -> WorkflowSummary:

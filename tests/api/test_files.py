@@ -71,10 +71,10 @@ def test_unknown_file_is_404(c1):
     check_error(c1.get("/api/files/999999/content"), 404)
 
 
-def test_non_multipart_upload_is_400(c1):
-    check_error(c1.post("/api/files", json={"files": ["a"]}), 400)
+def test_non_multipart_upload_is_415(c1):
+    check_error(c1.post("/api/files", json={"files": ["a"]}), 415, "not_multipart")
     check_error(c1.post("/api/files", content=b"raw bytes", headers={"content-type": "application/octet-stream"}),
-                400)
+                415, "not_multipart")
 
 
 def test_upload_without_files_part_is_400(c1):

@@ -52,7 +52,7 @@ def test_python_m_app_exits_with_a_message_on_malformed_api_keys(tmp_path, keys)
 
 def test_local_mode_needs_no_key(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
-        assert client.get("/api/workflows").json() == {"items": []}
+        assert client.get("/api/workflows").json() == {"items": [], "hasMore": False, "cursor": None}
         with server.client("anything") as keyed:
             assert keyed.get("/api/workflows").status_code == 200
         check_error(client.get("/api/workflows/nope"), 404)
