@@ -1,0 +1,123 @@
+"""Uploads with hostile names and disguised types, downloaded as a browser would receive them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import unquote
+
+import httpx
+import pytest
+
+from app.filenames import clean_name, content_disposition, served_type, split_name
+from tests.api.conftest import check_error
+from tests.harness import CORPUS, LiveServer, settings_for, wait_status
+
+
+def raw_upload(client: httpx.Client, filename: bytes, data: bytes) -> httpx.Response:
+    """A multipart upload whose file name goes on the wire exactly as given (no client escaping)."""
+    boundary = b"x8a7b6c5d4e3f"
+    body = (b"--" + boundary + b"\r\nContent-Disposition: form-data; name=\"files\"; filename=\"" + filename
+            + b"\"\r\nContent-Type: application/pdf\r\n\r\n" + data + b"\r\n--" + boundary + b"--\r\n")
+    return client.post("/api/files", content=body,
+                       headers={"content-type": "multipart/form-data; boundary=" + boundary.decode()})
+
+
+def disposition_name(header: str) -> str:
+    """The name a browser takes from an RFC 6266 header: filename* when present."""
+    star = re.search(r"filename\*=UTF-8''([^;]+)", header)
+    assert star, header
+    fallback = re.search(r'filename="([^"]*)"', header)
+    assert fallback and fallback.group(1).isascii() and fallback.group(1).isprintable(), header
+    return unquote(star.group(1))
+
+
+HOSTILE_NAMES = [
+    ("../../etc/passwd".encode(), "passwd", ""),
+    ("..\\..\\windows\\boot.ini".encode(), "boot.ini", "ini"),
+    ("/abs/path/report.PDF".encode(), "report.pdf", "pdf"),
+    ("invoice\u202efdp.exe".encode(), "invoicefdp.exe", "exe"),
+    ("tab\there\x07bell.txt".encode(), "tabherebell.txt", "txt"),
+    ("Bericht für Zürich.pdf".encode(), "Bericht für Zürich.pdf", "pdf"),
+    ("it's; x=1 %22q%22.txt".encode(), "it's; x=1 \"q\".txt", "txt"),  # browsers send a quote as %22
+    (b"....", "upload", ""),
+    (("a" * 300 + ".csv").encode(), "a" * 196 + ".csv", "csv"),
+]
+
+
+@pytest.mark.parametrize(("raw", "shown", "ext"), HOSTILE_NAMES)
+def test_hostile_names_are_cleaned_and_downloaded_safely(c1, raw, shown, ext):
+    response = raw_upload(c1, raw, b"plain words, nothing more\n")
+    assert response.status_code == 201, response.text
+    info = response.json()[0]
+    assert info["name"] == shown and info["ext"] == ext
+    download = c1.get(f"/api/files/{info['id']}/content")
+    assert download.status_code == 200
+    assert download.headers["x-content-type-options"] == "nosniff"
+    assert disposition_name(download.headers["content-disposition"]) == shown
+    assert download.headers["content-disposition"].startswith("attachment;")
+    assert download.content == b"plain words, nothing more\n"
+
+
+DISGUISED = [
+    ("invoice.pdf", b"<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>"),
+    ("photo.png", b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+    ("data.json", b"<html><script>fetch('/api/files')</script></html>"),
+]
+
+
+@pytest.mark.parametrize(("name", "data"), DISGUISED, ids=[d[0] for d in DISGUISED])
+def test_active_content_is_never_served_as_a_page(c1, name, data):
+    info = c1.post("/api/files", files={"files": (name, data)}).json()[0]
+    download = c1.get(f"/api/files/{info['id']}/content")
+    content_type = download.headers["content-type"]
+    assert not any(t in content_type for t in ("html", "svg", "xml", "javascript")), content_type
+    assert download.headers["x-content-type-options"] == "nosniff"
+    assert "sandbox" in download.headers["content-security-policy"]
+    assert download.headers["content-disposition"].startswith("attachment;")
+    assert download.content == data
+
+
+def test_an_empty_file_is_refused_and_nothing_is_stored(c1):
+    body = check_error(c1.post("/api/files", files=[("files", ("a.txt", b"x")), ("files", ("empty.txt", b""))]),
+                       400, "empty_file")
+    assert "empty.txt" in body["detail"]
+
+
+@pytest.fixture(scope="module")
+def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("dl")))) as live:
+        yield live
+
+
+def test_agent_csv_and_markdown_outputs_carry_one_charset(offline_server):
+    with offline_server.client() as client:
+        file_id = client.post("/api/files", files={"files": ("cups.tsv", (CORPUS / "stanley-cups.tsv").read_bytes())}
+                              ).json()[0]["id"]
+        started = client.post("/api/workflows/start", json={"prompt": "Extract the tables as CSV.",
+                                                             "listFileId": [file_id]}).json()
+        wait_status(client, started["id"], "completed", timeout=120)
+        messages = client.get(f"/api/workflows/{started['id']}/messages").json()["items"]
+        produced = [d for m in messages if m["role"] == "assistant" for d in m["documents"]]
+        csvs = [d for d in produced if d["ext"] == "csv"]
+        assert csvs, produced
+        for doc in csvs:
+            download = client.get(f"/api/files/{doc['fileId']}/content")
+            assert download.headers["content-type"].count("charset") == 1, download.headers["content-type"]
+            assert download.headers["content-type"].startswith("text/csv")
+
+
+def test_name_rules():
+    assert clean_name("C:\\Users\\x\\..\\secret.docx") == "secret.docx"
+    assert clean_name("\u200bzero\u2066width\u2069.txt") == "zerowidth.txt"
+    assert clean_name("") == "upload"
+    assert split_name("archive.tar.gz") == ("archive.tar", "gz")
+    assert split_name("noext") == ("noext", "")
+    assert split_name("x." + "y" * 30) == ("x." + "y" * 30, "")
+    assert served_type("text/csv; charset=utf-8") == "text/csv; charset=utf-8"
+    assert served_type("text/html") == "application/octet-stream"
+    assert served_type("image/svg+xml") == "application/octet-stream"
+    assert served_type("application/pdf") == "application/pdf"
+    header = content_disposition("Zürich\r\n.pdf")
+    assert "\r" not in header and "\n" not in header

@@ -1,0 +1,149 @@
+"""The HTTP edge as a frontend and an attacker meet it: hostile bodies, 404/405, HEAD, CORS, compression."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.api.conftest import KEYS, check_error, run_round, start
+from tests.harness import LiveServer, settings_for, upload
+
+JSON = {"content-type": "application/json"}
+
+HOSTILE = [
+    pytest.param(b'{"prompt":"\xff\xfe","listFileId":[]}', JSON, 400, "not_utf8", id="not-utf8"),
+    pytest.param(b"[" * 100_000, JSON, 400, "too_deep", id="nested-100000"),
+    pytest.param(b'{"prompt":"x","passwords":' + b'{"a":' * 70 + b'"p"' + b"}" * 70 + b"}", JSON, 400, "too_deep",
+                 id="nested-70-objects"),
+    pytest.param(b'{"prompt":"' + b"x" * 3_000_000 + b'"}', JSON, 413, "body_too_large", id="huge"),
+    pytest.param(b'{"prompt":"x"}', {"content-type": "text/plain"}, 415, "not_json", id="text-plain"),
+    pytest.param(b'{"prompt":"x"}', {"content-type": "application/x-www-form-urlencoded"}, 415, "not_json",
+                 id="form"),
+    pytest.param(b'{"prompt":"x","listFileId":["1"]}', JSON, 400, "invalid_body", id="string-id"),
+    pytest.param(b'{"prompt":"x","listFileId":[1.5]}', JSON, 400, None, id="float-id"),
+    pytest.param(b'{"prompt":5}', JSON, 400, None, id="number-prompt"),
+    pytest.param(b'{"prompt":"x",', JSON, 400, None, id="truncated"),
+    pytest.param(b'"\\ud800"', JSON, 400, None, id="lone-surrogate"),
+    pytest.param(b"", JSON, 400, None, id="empty"),
+]
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "code"), HOSTILE)
+def test_hostile_bodies_get_a_4xx_with_a_sentence_never_a_5xx(c1, body, headers, status, code):
+    for path in ("/api/workflows/start", "/api/workflows/start?id=00000000-0000-0000-0000-000000000000"):
+        check_error(c1.post(path, content=body, headers=headers), status, code)
+
+
+def test_a_string_file_id_starts_nothing(c1):
+    files = upload(c1, "testCSV.csv")
+    before = c1.get("/api/workflows", params={"limit": 500}).json()["items"]
+    check_error(c1.post("/api/workflows/start", json={"prompt": "x", "listFileId": [str(files[0]["id"])]}), 400,
+                "invalid_body")
+    assert c1.get("/api/workflows", params={"limit": 500}).json()["items"] == before
+
+
+def test_unknown_paths_and_methods_answer_json_with_a_sentence(c1):
+    for path in ("/nope", "/schema/swagger", "/schema/redoc", "/schema/nope.json", "/api/workflows/x/nope"):
+        body = check_error(c1.get(path), 404)
+        assert path in body["detail"]
+    body = check_error(c1.put("/api/files"), 405, "method_not_allowed")
+    assert "PUT" in body["detail"]
+    check_error(c1.patch("/api/workflows/start"), 405)
+
+
+def test_every_answer_says_nosniff(c1):
+    for response in (c1.get("/health"), c1.get("/nope"), c1.get("/api/workflows"), c1.get("/schema/openapi.json"),
+                     c1.post("/api/workflows/start", content=b"{", headers=JSON)):
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_head_works_wherever_get_does(c1):
+    wid = run_round(c1, "Compare the figures.")["id"]
+    for path in ("/health", "/ready", "/api/workflows", f"/api/workflows/{wid}", f"/api/workflows/{wid}/status",
+                 f"/api/workflows/{wid}/messages", f"/api/workflows/{wid}/logs", "/schema/openapi.json", "/docs"):
+        got, head = c1.get(path), c1.head(path)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b""
+        assert head.headers["content-type"] == got.headers["content-type"]
+    assert c1.head("/api/workflows/nope/status").status_code == 404
+
+
+def test_if_none_match_star_and_lists(c1):
+    wid = run_round(c1, "Compare the figures.")["id"]
+    first = c1.get(f"/api/workflows/{wid}/status")
+    etag = first.headers["etag"]
+    assert c1.get(f"/api/workflows/{wid}/status", headers={"If-None-Match": "*"}).status_code == 304
+    assert c1.get(f"/api/workflows/{wid}/status", headers={"If-None-Match": f'"other", W/{etag}'}).status_code == 304
+    assert c1.get(f"/api/workflows/{wid}/status", headers={"If-None-Match": '"other"'}).status_code == 200
+    check_error(c1.get("/api/workflows/nope/status", headers={"If-None-Match": "*"}), 404)
+
+
+def test_docs_page_is_served_from_package_files(c1):
+    page = c1.get("/docs")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "http" not in page.text.replace("http-equiv", "")  # nothing from another origin
+    for asset in ("/docs/static/swagger-ui-bundle.js", "/docs/static/swagger-ui.css", "/docs/static/docs.js"):
+        assert c1.get(asset).status_code == 200, asset
+    assert "/schema/openapi.json" in c1.get("/docs/static/docs.js").text
+
+
+def test_large_answers_are_compressed_when_accepted(c1):
+    wid = run_round(c1, "Compare the figures.", [f["id"] for f in upload(c1, "testCSV.csv")])["id"]
+    path = f"/api/workflows/{wid}"
+    plain = c1.get(path, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and len(plain.content) > 1024
+    for encoding in ("gzip", "br"):
+        with c1.stream("GET", path, headers={"Accept-Encoding": encoding}) as raw:
+            body = b"".join(raw.iter_raw())
+            assert raw.headers["content-encoding"] == encoding
+        assert len(body) < len(plain.content) / 2
+        if encoding == "gzip":
+            assert gzip.decompress(body) == plain.content
+    empty = c1.get(f"/api/workflows/{wid}/logs", params={"id": plain.json()["logs"][-1]["id"]},
+                   headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in empty.headers  # an empty poll is too small to be worth it
+
+
+ORIGIN = "http://localhost:3000"
+
+
+@pytest.fixture(scope="module")
+def cors_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    settings = settings_for(Path(tmp_path_factory.mktemp("cors")), api_keys=KEYS, cors_origins=(ORIGIN,))
+    with LiveServer(settings) as live:
+        yield live
+
+
+def test_cors_preflight_and_request_from_an_allowed_origin(cors_server):
+    with cors_server.client("k1") as client:
+        pre = client.options("/api/workflows/start", headers={
+            "Origin": ORIGIN, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, idempotency-key"})
+        assert pre.status_code in (200, 204)
+        assert pre.headers["access-control-allow-origin"] == ORIGIN
+        allowed = pre.headers["access-control-allow-headers"].lower()
+        assert {"authorization", "idempotency-key", "content-type"} <= {h.strip() for h in allowed.split(",")}
+        assert "POST" in pre.headers["access-control-allow-methods"]
+        wid = start(client, "Compare the figures.").json()["id"]
+        actual = client.get(f"/api/workflows/{wid}/status", headers={"Origin": ORIGIN})
+        assert actual.headers["access-control-allow-origin"] == ORIGIN
+        assert "etag" in actual.headers["access-control-expose-headers"].lower()
+
+
+def test_cors_refuses_other_origins(cors_server):
+    with cors_server.client("k1") as client:
+        pre = client.options("/api/workflows/start", headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization"})
+        assert pre.status_code >= 400
+        assert "access-control-allow-origin" not in pre.headers
+        actual = client.get("/api/workflows", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in actual.headers
+
+
+def test_no_cors_headers_without_cors_origins(c1):
+    response = c1.get("/api/workflows", headers={"Origin": ORIGIN})
+    assert "access-control-allow-origin" not in response.headers
