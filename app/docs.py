@@ -50,7 +50,7 @@ class PolishedJson(JsonRenderPlugin):
     def render(self, request: Request, openapi_schema: dict[str, Any]) -> bytes:
         state = request.app.state
         if getattr(state, "openapi_json", None) is None:  # the schema is built once per app
-            state.openapi_json = self.render_json(request, polish(openapi_schema))
+            state.openapi_json = self.render_json(request, polish(openapi_schema, state.settings.max_prompt_chars))
         return state.openapi_json
 
 

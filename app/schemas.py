@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from app.fsm import WorkflowStatus
 
 
 # File ids are INTEGER keys (32-bit on PostgreSQL): anything outside is a 400, not a database overflow.

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Iterator
 from urllib.parse import unquote
 
 import httpx
@@ -12,7 +10,6 @@ import pytest
 
 from app.filenames import clean_name, content_disposition, served_type, split_name
 from tests.api.conftest import check_error
-from tests.harness import CORPUS, LiveServer, settings_for, wait_status
 
 
 def raw_upload(client: httpx.Client, filename: bytes, data: bytes) -> httpx.Response:
@@ -83,29 +80,6 @@ def test_an_empty_file_is_refused_and_nothing_is_stored(c1):
     body = check_error(c1.post("/api/files", files=[("files", ("a.txt", b"x")), ("files", ("empty.txt", b""))]),
                        400, "empty_file")
     assert "empty.txt" in body["detail"]
-
-
-@pytest.fixture(scope="module")
-def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("dl")))) as live:
-        yield live
-
-
-def test_agent_csv_and_markdown_outputs_carry_one_charset(offline_server):
-    with offline_server.client() as client:
-        file_id = client.post("/api/files", files={"files": ("cups.tsv", (CORPUS / "stanley-cups.tsv").read_bytes())}
-                              ).json()[0]["id"]
-        started = client.post("/api/workflows/start", json={"prompt": "Extract the tables as CSV.",
-                                                             "listFileId": [file_id]}).json()
-        wait_status(client, started["id"], "completed", timeout=120)
-        messages = client.get(f"/api/workflows/{started['id']}/messages").json()["items"]
-        produced = [d for m in messages if m["role"] == "assistant" for d in m["documents"]]
-        csvs = [d for d in produced if d["ext"] == "csv"]
-        assert csvs, produced
-        for doc in csvs:
-            download = client.get(f"/api/files/{doc['fileId']}/content")
-            assert download.headers["content-type"].count("charset") == 1, download.headers["content-type"]
-            assert download.headers["content-type"].startswith("text/csv")
 
 
 def test_name_rules():
