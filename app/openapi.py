@@ -169,10 +169,9 @@ def _start_request(request: dict[str, Any], max_prompt_chars: int) -> None:
         "type": "object", "propertyNames": {"pattern": "^[0-9]{1,19}$"},
         "additionalProperties": {"type": "string", "pattern": no_nul},
         "description": "Passwords of encrypted files, by file id (each id also in listFileId)."}
-    request["anyOf"] = [
-        {"required": ["prompt"], "properties": {"prompt": {"pattern": "\\S"}}},
-        {"required": ["listFileId"], "properties": {"listFileId": {"minItems": 1}}},
-    ]
+    # Without files, a prompt with something in it (one plain object for generated clients, not a union).
+    request["if"] = {"properties": {"listFileId": {"maxItems": 0}}}
+    request["then"] = {"required": ["prompt"], "properties": {"prompt": {"pattern": "\\S"}}}
 
 
 def _start(operation: dict[str, Any]) -> None:
