@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"foreman: {exc}", file=sys.stderr)
         return 2
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)
+    # log_config=None: uvicorn's records use the format above too (one log format).
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
+                timeout_graceful_shutdown=5)
     return 0
 
 

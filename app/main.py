@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 
@@ -32,6 +33,24 @@ class ForemanApp(Litestar):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await edge.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
+
+
+class QuietCancellations(logging.Filter):
+    """Drops DBOS's warning per cancelled task of a stopped round (the service logs one line per stop)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.WARNING
+                    and str(record.msg).startswith("Asyncio task cancelled for workflow or step"))
+
+
+def one_log_format() -> None:
+    """DBOS's records go through the root logger's handlers, filtered, like everyone else's."""
+    dbos_log = logging.getLogger("dbos")
+    for handler in list(dbos_log.handlers):
+        dbos_log.removeHandler(handler)
+    dbos_log.propagate = True
+    if not any(isinstance(f, QuietCancellations) for f in dbos_log.filters):
+        dbos_log.addFilter(QuietCancellations())
 
 
 def cors_config(settings: Settings) -> CORSConfig | None:
@@ -88,12 +107,16 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     async def startup() -> None:
         await runtime.start()
+        one_log_format()
         if settings.offline:
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
                         "(extractive, deterministic, no generative AI).")
         else:
             log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
-        from extractors.runner import ocr_available
+        from extractors.runner import ocr_available, warm_pool
+
+        # Workers import the extractors before the first round needs them (in a thread: it blocks).
+        asyncio.get_running_loop().run_in_executor(None, warm_pool)
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import logging
 import time
 import uuid
 import weakref
@@ -22,6 +23,8 @@ from app.records import NewLog, Owner
 from app.repository import KeyReusedError
 from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
 from app.views import log_view, message_view, status_view
+
+log = logging.getLogger("foreman.workflows")
 
 MAX_LIMIT = 500
 CLAIM_WAIT_SECONDS = 30.0
@@ -145,6 +148,7 @@ class WorkflowService:
             if row.status != WorkflowStatus.STOPPED:
                 _may_stop(row)
         await self.rt.stop(workflow_id, row.current_round)
+        log.info("Workflow %s round %s stopped by its user.", workflow_id, row.current_round)
         return status_view(await self.owned(owner, workflow_id))
 
     async def delete(self, owner: Owner, workflow_id: str) -> None:

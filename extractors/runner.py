@@ -21,7 +21,7 @@ from extractors.ocr import ocr_available
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ExtractionPool", "extract_isolated", "ocr_available", "shutdown_pool"]
+__all__ = ["ExtractionPool", "extract_isolated", "ocr_available", "shutdown_pool", "warm_pool"]
 
 # (bytes, name, mime, password, whether to report progress)
 _Job = tuple[bytes, str, "str | None", "str | None", bool]
@@ -32,6 +32,8 @@ WORKER_NICENESS = 10
 # enough that a person sees it move, rarely enough to cost nothing.
 PROGRESS_SECONDS = 2.0
 PROGRESS = "progress"  # tag of a progress report on the pipe, ahead of the job's result
+READY = "ready"
+START_SECONDS = 120.0  # a worker that has not finished its imports by then is broken, not slow
 
 
 def _serve(conn: Connection) -> None:
@@ -45,6 +47,7 @@ def _serve(conn: Connection) -> None:
     from extractors.registry import failure, finish
 
     registry = build_registry()
+    conn.send(READY)  # imports done: from here on, the time a job takes is the file's own work
     while True:
         try:
             job = conn.recv()
@@ -84,6 +87,16 @@ class _Worker:
         self.process = context.Process(target=_serve, args=(child,), daemon=True, name="foreman-extractor")
         self.process.start()
         child.close()
+        self.ready = False
+
+    def wait_ready(self) -> bool:
+        """Wait for the worker's imports (not counted in any file's time limit); False if it died."""
+        if not self.ready:
+            try:
+                self.ready = self.conn.poll(START_SECONDS) and self.conn.recv() == READY
+            except (EOFError, OSError):
+                self.ready = False
+        return self.ready
 
     def kill(self) -> None:
         self.process.kill()
@@ -122,17 +135,31 @@ class ExtractionPool:
         job = (data, name, mime, password, relay is not None)
         return await loop.run_in_executor(self._threads, self._run, job, timeout, relay)
 
+    def warm(self) -> None:
+        """Start every worker and wait for its imports, so the first files do not pay for them."""
+        with self._lock:
+            missing = self.size - len(self._idle)
+        started = [_Worker(self._context) for _ in range(max(0, missing))]
+        for worker in started:
+            if worker.wait_ready():
+                self._give_back(worker)
+            else:
+                worker.kill()
+
     def _run(self, job: _Job, timeout: float, relay: Progress | None = None) -> Extraction:
         data, name, mime, _, _ = job
-        # The limit covers waiting for a free worker too, so a caller never waits longer.
-        deadline = time.monotonic() + timeout
         # Typed results keep the file's type, so the caller can still say what it was.
         mime = mime or detect_mime(data, name)
         late = f"{name}: extraction stopped after the {timeout:g} s time limit."
-        if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            return _notice(name, "timeout", f"{late} No worker became free in time.", mime)
+        # The limit is the file's own work: time queued for a free worker, or a worker's start-up,
+        # is not counted (a 217-byte CSV must not time out because a book is being read).
+        self._slots.acquire()
         try:
             worker = self._take()
+            if not worker.wait_ready():
+                worker.kill()
+                return _notice(name, "corrupt", f"{name}: the extraction process did not start.", mime)
+            deadline = time.monotonic() + timeout
             try:
                 worker.conn.send(job)
                 while True:
@@ -164,7 +191,7 @@ class ExtractionPool:
 
     def _give_back(self, worker: _Worker) -> None:
         with self._lock:
-            if not self._closed:
+            if not self._closed and len(self._idle) < self.size:
                 self._idle.append(worker)
                 return
         worker.kill()
@@ -203,6 +230,11 @@ def _shared_pool() -> ExtractionPool:
             _pool = ExtractionPool()
             atexit.register(_pool.shutdown)
         return _pool
+
+
+def warm_pool() -> None:
+    """Start the shared pool's workers now (blocking: call it in a thread)."""
+    _shared_pool().warm()
 
 
 def shutdown_pool() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 
 import pytest
 
@@ -109,3 +110,14 @@ def test_no_cors_headers_without_cors_origins(c1):
     response = c1.get("/api/workflows", headers={"Origin": "http://localhost:3000"})
     assert response.status_code == 200
     assert "access-control-allow-origin" not in response.headers
+
+
+def test_a_stop_logs_one_info_line_and_no_dbos_warnings(c1, model, caplog):
+    from tests.api.conftest import start_held
+
+    held = start_held(c1, model)
+    with caplog.at_level(logging.INFO):
+        assert c1.post(f"/api/workflows/{held['id']}/stop").json()["status"] == "stopped"
+    stops = [r for r in caplog.records if "stopped by its user" in r.getMessage()]
+    assert len(stops) == 1 and stops[0].levelno == logging.INFO
+    assert not [r for r in caplog.records if r.name.startswith("dbos") and r.levelno >= logging.WARNING]

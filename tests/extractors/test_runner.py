@@ -86,3 +86,19 @@ async def test_garbage_gives_a_result_not_an_exception():
     result = await extract_isolated(b"%PDF-1.7\n\x00\x01garbage", "bad.pdf", None, None, timeout=60)
     assert result.status == "corrupt"
     assert result.warnings
+
+
+async def test_the_time_limit_counts_the_files_own_work_not_the_queue():
+    """A tiny file queued behind a book in a one-worker pool still gets its whole limit."""
+    from extractors.runner import ExtractionPool
+
+    pool = ExtractionPool(size=1)
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, pool.warm)
+        book = asyncio.create_task(pool.run(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, 300))
+        await asyncio.sleep(0)  # the book takes the only worker first
+        small = await pool.run(b"region,sales\nnorth,10\n", "small.csv", None, None, 2)
+        assert (await book).status == "ok"
+        assert small.status == "ok", small.warnings
+    finally:
+        pool.shutdown()
