@@ -27,6 +27,7 @@ from app.errors import (
     UnsupportedMediaTypeError,
 )
 from app.records import Owner
+from app.openapi import ERROR_TEXT
 from app.schemas import ConflictBody, ErrorBody
 
 log = logging.getLogger("foreman.http")
@@ -38,23 +39,13 @@ _CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "metho
           409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 429: "too_many_requests",
           503: "not_ready"}
 
-ERROR_DESCRIPTIONS = {
-    400: "The request is malformed or names something that does not fit.",
-    401: "The Authorization header is missing or names an unknown key.",
-    404: "No such object, or it belongs to someone else.",
-    409: "The workflow's state does not allow this request.",
-    413: "The upload is larger than MAX_UPLOAD_BYTES.",
-    415: "The request body is not of a supported media type.",
-    422: "The Idempotency-Key was already used for a different request (code idempotency_key_reused).",
-    503: "The service is starting or stopping.",
-}
 
 
 def errors(*codes: int, auth: bool = True) -> dict[int, ResponseSpec]:
     """OpenAPI entries for the error answers a route can give (400 and 401 are on every /api route)."""
     return {
         code: ResponseSpec(data_container=ConflictBody if code == 409 else ErrorBody,
-                           description=ERROR_DESCRIPTIONS[code], generate_examples=False)
+                           description=ERROR_TEXT[code], generate_examples=False)
         for code in sorted({*codes, *((400, 401) if auth else ())})
     }
 

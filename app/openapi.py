@@ -79,6 +79,21 @@ CONTENT_METADATA = {
 }
 
 
+CITATION = {
+    "type": "object", "required": ["fileId", "name", "quote"], "additionalProperties": True,
+    "properties": {"fileId": {"type": "integer", "format": "int64"}, "name": {"type": "string"},
+                   "page": {"type": "integer"}, "sheet": {"type": "string"}, "section": {"type": "string"},
+                   "quote": {"type": "string"}},
+}
+MESSAGE_METADATA = {
+    "type": "object", "additionalProperties": True,
+    "description": "What produced the message; more keys may appear.",
+    "properties": {"offline": {"type": "boolean", "description": "Written by the built-in offline model."},
+                   "model": {"type": "string"}, "language": {"type": "string"}, "taskId": {"type": "string"},
+                   "citations": {"type": "array", "items": CITATION}},
+}
+
+
 def all_codes() -> list[str]:
     """Every error code the API can answer."""
     found = {c for _, _, statuses in OPERATIONS.values() for codes in statuses.values() for c in codes}
@@ -101,6 +116,7 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     error["properties"]["status_code"] = {"type": "integer", "minimum": 400, "maximum": 599}
     schemas["ConflictBody"]["properties"]["code"] = {"type": "string", "enum": all_codes()}
     schemas["ContentItem"]["properties"]["metadata"] = CONTENT_METADATA
+    schemas["Message"]["properties"]["metadata"] = MESSAGE_METADATA
     _start_request(schemas["StartRequest"], max_prompt_chars)
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():

@@ -121,3 +121,18 @@ def test_a_stop_logs_one_info_line_and_no_dbos_warnings(c1, model, caplog):
     stops = [r for r in caplog.records if "stopped by its user" in r.getMessage()]
     assert len(stops) == 1 and stops[0].levelno == logging.INFO
     assert not [r for r in caplog.records if r.name.startswith("dbos") and r.levelno >= logging.WARNING]
+
+
+def test_base64_of_binary_items_only_with_include_data(c1):
+    files = upload(c1, "testOCR.png")
+    wid = run_round(c1, "Compare the figures.", [f["id"] for f in files])["id"]
+    light = c1.get(f"/api/workflows/{wid}/messages", params={"limit": 1}).json()["items"][0]["documents"][0]
+    full = c1.get(f"/api/workflows/{wid}/messages", params={"limit": 1, "includeData": "true"}).json()["items"][0][
+        "documents"][0]
+    binary = [i for i, item in enumerate(full["contents"]) if item["metadata"]["base64Encoded"]]
+    assert binary, "an image is a binary item"
+    for i in binary:
+        assert full["contents"][i]["data"] and light["contents"][i]["data"] == ""
+    texts = [i for i, item in enumerate(full["contents"]) if not item["metadata"]["base64Encoded"]]
+    assert all(light["contents"][i]["data"] == full["contents"][i]["data"] for i in texts)  # OCR text stays
+    assert light["data"] is None and full["data"]
