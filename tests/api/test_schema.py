@@ -18,7 +18,7 @@ from tests.harness import CORPUS, LiveServer, wait_for
 APP = Path(__file__).resolve().parents[2] / "app"
 # Codes of errors that never reach HTTP (the model client's own) or that only name a base class.
 NOT_HTTP = {"model_budget_exhausted", "model_error", "model_output_invalid", "bad_request", "conflict",
-            "not_found", "unauthorized", "payload_too_large", "unsupported_media_type"}
+            "not_found", "unauthorized", "payload_too_large", "unsupported_media_type", "unprocessable"}
 
 
 @pytest.fixture(scope="module")
@@ -114,16 +114,17 @@ def test_a_generated_client_does_a_whole_round(server: LiveServer, tmp_path, mon
     from foreman_client.types import File
 
     data = (CORPUS / "testCSV.csv").read_bytes()
-    api = client_mod.AuthenticatedClient(base_url=server.url, token="k1")
-    stored = upload_files.sync(client=api, body=UploadFilesBody(files=[File(payload=data, file_name="testCSV.csv")]))
-    assert isinstance(stored, list) and stored[0].name == "testCSV.csv", stored
-    answer = start_workflow.sync(client=api, body=StartRequest(prompt="Compare the figures.",
-                                                               list_file_id=[stored[0].id]))
-    assert answer.status == "running", answer
-    wait_for(lambda: get_status.sync(answer.id, client=api).status == "completed", 60, "the round to complete")
-    page = poll_messages.sync(answer.id, client=api, limit=500)
-    assert page.items[-1].status == "last" and not page.has_more
-    assert page.items[0].documents[0].file_id == stored[0].id
-    downloaded = download_file.sync(stored[0].id, client=api)
-    assert downloaded.payload.read() == data
-    assert delete_workflow.sync(answer.id, client=api).deleted == "workflow"
+    with client_mod.AuthenticatedClient(base_url=server.url, token="k1") as api:
+        stored = upload_files.sync(client=api, body=UploadFilesBody(files=[File(payload=data,
+                                                                                 file_name="testCSV.csv")]))
+        assert isinstance(stored, list) and stored[0].name == "testCSV.csv", stored
+        answer = start_workflow.sync(client=api, body=StartRequest(prompt="Compare the figures.",
+                                                                   list_file_id=[stored[0].id]))
+        assert answer.status == "running", answer
+        wait_for(lambda: get_status.sync(answer.id, client=api).status == "completed", 60, "the round to complete")
+        page = poll_messages.sync(answer.id, client=api, limit=500)
+        assert page.items[-1].status == "last" and not page.has_more
+        assert page.items[0].documents[0].file_id == stored[0].id
+        downloaded = download_file.sync(stored[0].id, client=api)
+        assert downloaded.payload.read() == data
+        assert delete_workflow.sync(answer.id, client=api).deleted == "workflow"
