@@ -158,15 +158,20 @@ def parse_json(body: bytes) -> Any:
         raise _too_deep() from None
     except msgspec.DecodeError as exc:
         raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
-    level, stack = 0, [(value, 1)]
+    stack = [(value, 1)]
     while stack:  # iterative: a deep value must not exhaust our own stack either
         item, level = stack.pop()
         if level > MAX_JSON_DEPTH:
             raise _too_deep()
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
+        if isinstance(item, (dict, list)):
+            keys = item.keys() if isinstance(item, dict) else range(len(item))
+            for key in keys:
+                child = item[key]
+                # JSON (and JSON Schema's "integer") does not tell 1.0 from 1; strings stay strings.
+                if isinstance(child, float) and child.is_integer() and abs(child) < 2**63:
+                    item[key] = int(child)
+                elif isinstance(child, (dict, list)):
+                    stack.append((child, level + 1))
     return value
 
 

@@ -19,6 +19,7 @@ AUTH = ["missing_key", "unknown_key"]
 PARAMS = ["bad_request"]  # a path or query value out of its documented range
 NO_ROUTE = ["route_not_found"]  # a path whose id is not a number matches no route
 WF = ["workflow_not_found"]
+CLASH = ["method_not_allowed"]  # the id "start" names POST /api/workflows/start
 
 # (method, path): (operationId, tag, {status: [codes]})
 OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
@@ -39,11 +40,11 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("post", "/api/workflows/{workflow_id}/stop"): ("stopWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"]}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
-        400: PARAMS, 401: AUTH, 404: WF}),
+        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH}),
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
         400: ["bad_cursor", "bad_request"], 401: AUTH}),
     ("get", "/api/workflows/{workflow_id}"): ("getWorkflow", "workflows", {
-        400: PARAMS, 401: AUTH, 404: WF}),
+        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH}),
     ("get", "/api/workflows/{workflow_id}/status"): ("getStatus", "polling", {
         400: PARAMS, 401: AUTH, 404: WF}),
     ("get", "/api/workflows/{workflow_id}/messages"): ("pollMessages", "polling", {
@@ -62,6 +63,7 @@ ERROR_TEXT = {
     404: "No such object, or it belongs to someone else.",
     409: "The workflow's state does not allow this request.",
     413: "The body is larger than the limit.",
+    405: "The path names another operation (the workflow id `start`).",
     415: "The request body is not of the media type this operation takes.",
     422: "The Idempotency-Key was used before with a different request.",
     503: "The service is starting or stopping.",

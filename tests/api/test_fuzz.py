@@ -112,7 +112,8 @@ def steer(case: Any, targets: dict[str, Any]) -> None:
     """Point half the cases at real objects (chosen from the generated value, so runs repeat)."""
     body = case.body if isinstance(case.body, dict) else None
     if body is not None and isinstance(body.get("listFileId"), list) and body["listFileId"]:
-        body["listFileId"] = [targets["file_id"] if isinstance(i, int) else i for i in body["listFileId"]]
+        body["listFileId"] = [targets["file_id"] if isinstance(i, (int, float)) and not isinstance(i, bool) else i
+                              for i in body["listFileId"]]
         if isinstance(body.get("passwords"), dict) and body["passwords"]:
             body["passwords"] = {str(targets["file_id"]): next(iter(body["passwords"].values()))}
     elif body is not None and isinstance(body.get("passwords"), dict):
