@@ -47,3 +47,29 @@ def test_local_mode_refuses_a_public_address():
         from_env({"HOST": "0.0.0.0"}).check()
     from_env({"HOST": "0.0.0.0", "API_KEYS": "k:1:1"}).check()
     from_env({"HOST": "::1"}).check()
+
+
+def test_help_prints_every_setting_and_exits_without_serving():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from app.config import HELP
+
+    done = subprocess.run([sys.executable, "-m", "app", "--help"], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2], env={"PATH": "/usr/bin:/bin", "HOST": "0.0.0.0"})
+    assert done.returncode == 0, done.stderr
+    for name, default, meaning in HELP:
+        assert name in done.stdout and meaning in done.stdout
+    assert "CORS_ORIGINS" in done.stdout and "EXTRACT_TIMEOUT_SECONDS" in done.stdout
+    assert "Uvicorn running" not in done.stdout + done.stderr
+
+
+def test_cors_origins_are_read_and_checked():
+    from app.config import SettingsError, from_env
+
+    assert from_env({}).cors_origins == ()
+    assert from_env({"CORS_ORIGINS": "http://localhost:3000, https://app.example/"}).cors_origins == (
+        "http://localhost:3000", "https://app.example")
+    with pytest.raises(SettingsError, match="CORS_ORIGINS"):
+        from_env({"CORS_ORIGINS": "localhost:3000"})
