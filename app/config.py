@@ -244,6 +244,12 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "time limit for extracting one file (its own work, not time queued)"),
     ("MAX_RECOVERY_ATTEMPTS", str(Settings.max_recovery_attempts), "times a crashed round is resumed"),
     ("EXECUTOR_ID", "local", "DBOS executor id; one per process sharing a PostgreSQL database"),
+    ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
+    ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
+    ("LOG_MODEL_IO", "false", "true: log every model request and answer"),
+    ("EVENT_HEARTBEAT_SECONDS", str(int(Settings.event_heartbeat_seconds)), "comment line on an idle event stream"),
+    ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
+     "an event stream client that reads nothing this long is dropped"),
 )
 
 

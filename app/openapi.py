@@ -51,6 +51,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: ["bad_cursor", "bad_id", "bad_limit", "bad_includeData", "bad_request"], 401: AUTH, 404: WF}),
     ("get", "/api/workflows/{workflow_id}/logs"): ("pollLogs", "polling", {
         400: ["bad_cursor", "bad_id", "bad_limit", "bad_request"], 401: AUTH, 404: WF}),
+    ("get", "/api/workflows/{workflow_id}/events"): ("streamEvents", "polling", {
+        400: ["bad_cursor", "bad_event_id", "bad_request"], 401: AUTH, 404: WF}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}"): ("deleteMessage", "workflows", {
         400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "message_not_found", *NO_ROUTE]}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}"): ("removeDocument", "workflows", {
