@@ -6,11 +6,14 @@ import asyncio
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import httpx
@@ -21,6 +24,7 @@ from app.config import Settings
 from app.main import create_app
 from app.model import ModelRequest, ModelResponse, Usage
 
+ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PG_URL = os.environ.get("FOREMAN_TEST_PG_URL", "")  # e.g. postgresql+asyncpg://postgres@127.0.0.1/postgres
 
@@ -164,3 +168,30 @@ def backend_url(backend: str) -> Iterator[str]:
         yield f"{PG_URL.rsplit('/', 1)[0]}/{name}"
     finally:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@contextmanager
+def other_process(tmp: Path, database_url: str, executor_id: str = "b") -> Iterator[httpx.Client]:
+    """`python -m app` as a second process on the same database, offline: its client once it is ready."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp / executor_id), "PORT": str(port),
+           "EXECUTOR_ID": executor_id}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
+        env.pop(name, None)
+    with open(tmp / f"{executor_id}.log", "wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        try:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+                wait_for(lambda: _ready(client), 60, "the second process")
+                yield client
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+def _ready(client: httpx.Client) -> bool:
+    try:
+        return client.get("/ready").status_code == 200
+    except httpx.HTTPError:
+        return False

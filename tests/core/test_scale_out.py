@@ -2,91 +2,39 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import httpx
-import pytest
-
-from tests.harness import LiveServer, free_port, settings_for, wait_for, wait_status
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def postgres_url(database_url):
-    if not database_url:
-        pytest.skip("scale-out needs PostgreSQL")
-    return database_url
+from tests.harness import LiveServer, other_process, settings_for, wait_for, wait_status
 
 
 def test_poll_on_one_process_sees_rounds_run_by_another(tmp_path, postgres_url):
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path / "b"), "PORT": str(port),
-           "EXECUTOR_ID": "b"}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
-        env.pop(name, None)
     with LiveServer(settings_for(tmp_path, postgres_url, executor_id="a")) as a, a.client() as poller, \
-            open(tmp_path / "b.log", "wb") as log:
-        other = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
-                                 stderr=subprocess.STDOUT)
-        try:
-            b = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-            wait_for(lambda: _ready(b), 60, "the second process")
-            wid = poller.post("/api/workflows/start", json={"prompt": "Summarise the request"}).json()["id"]
-            wait_status(poller, wid, "completed")
-            last = poller.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]
-            assert poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).json()["items"] == []
+            other_process(tmp_path, postgres_url) as b:
+        wid = poller.post("/api/workflows/start", json={"prompt": "Summarise the request"}).json()["id"]
+        wait_status(poller, wid, "completed")
+        last = poller.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]
+        assert poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).json()["items"] == []
 
-            assert b.post(f"/api/workflows/start?id={wid}", json={"prompt": "And again"}).status_code == 200
-            fresh = wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last})
-                             .json()["items"], 30, "the other process's messages")
-            assert fresh[0]["content"] == "And again" and fresh[0]["round"] == 2
-            wait_status(b, wid, "completed")
+        assert b.post(f"/api/workflows/start?id={wid}", json={"prompt": "And again"}).status_code == 200
+        fresh = wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last})
+                         .json()["items"], 30, "the other process's messages")
+        assert fresh[0]["content"] == "And again" and fresh[0]["round"] == 2
+        wait_status(b, wid, "completed")
 
-            assert b.delete(f"/api/workflows/{wid}").status_code == 200
-            wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).status_code == 404,
-                     30, "the deletion to reach the first process")
-            b.close()
-        finally:
-            other.terminate()
-            other.wait(30)
-
-
-def _ready(client: httpx.Client) -> bool:
-    try:
-        return client.get("/ready").status_code == 200
-    except httpx.HTTPError:
-        return False
+        assert b.delete(f"/api/workflows/{wid}").status_code == 200
+        wait_for(lambda: poller.get(f"/api/workflows/{wid}/messages", params={"id": last}).status_code == 404,
+                 30, "the deletion to reach the first process")
 
 
 def test_a_stop_said_to_one_process_aborts_the_model_call_in_the_other(tmp_path, postgres_url, openai_stub):
     from tests.openai_stub import Hold
 
     openai_stub.script([Hold()])
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path / "b"), "PORT": str(port),
-           "EXECUTOR_ID": "b"}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
-        env.pop(name, None)
     settings = settings_for(tmp_path, postgres_url, executor_id="a", openai_base_url=openai_stub.base_url,
                             openai_api_key="test")
-    with LiveServer(settings) as a, a.client() as client, open(tmp_path / "b.log", "wb") as log:
-        other = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
-                                 stderr=subprocess.STDOUT)
-        try:
-            b = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-            wait_for(lambda: _ready(b), 60, "the second process")
-            wid = client.post("/api/workflows/start", json={"prompt": "Plan this"}).json()["id"]
-            assert openai_stub.wait_requests(1, timeout=30)
-            assert b.post(f"/api/workflows/{wid}/stop").json()["status"] == "stopped"
-            assert openai_stub.wait_disconnected(timeout=10), "the running process kept its model call"
-            openai_stub.release()
-            logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
-            assert logs[-1] == "Workflow stopped by user"
-            b.close()
-        finally:
-            other.terminate()
-            other.wait(30)
+    with LiveServer(settings) as a, a.client() as client, other_process(tmp_path, postgres_url) as b:
+        wid = client.post("/api/workflows/start", json={"prompt": "Plan this"}).json()["id"]
+        assert openai_stub.wait_requests(1, timeout=30)
+        assert b.post(f"/api/workflows/{wid}/stop").json()["status"] == "stopped"
+        assert openai_stub.wait_disconnected(timeout=10), "the running process kept its model call"
+        openai_stub.release()
+        logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
+        assert logs[-1] == "Workflow stopped by user"
