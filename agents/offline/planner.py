@@ -32,8 +32,11 @@ INTENTS: list[tuple[str, str, list[str]]] = [
     # A report is asked for with a verb or an indefinite article; "summarise the report" is not.
     ("write", "writer", [
         r"\b(?:write|draft|compose)\b",
-        r"\ban? (?:report|memo|letter|article|brief(?:ing)?)\b", r"\bdocx\b", r"word[- ]?dok",
-        r"word document", r"schreib", r"verfass", r"\bentw(?:irf|erfen)",
+        r"\ban? (?:report|memo|letter|article|brief(?:ing)?)\b",
+        # A format asked for ("as a Word document", "als DOCX"), not a document referred to
+        # ("the comment in the Word document", "im Word-Dokument").
+        r"\b(?:as|in|into|als|en|comme)(?: an?| ein\w*| une?)? (?:word[- ]?(?:dok|doc)\w*|docx|document word)\b",
+        r"schreib", r"verfass", r"\bentw(?:irf|erfen)",
         r"\beine?n? (?:bericht|memo|brief|artikel)\b", r"rédig", r"écri[sr]",
         r"\bune? (?:rapport|mémo|lettre|article)\b",
     ]),

@@ -106,6 +106,25 @@ def test_a_request_phrased_as_a_question_is_a_command(prompt, intents):
     assert detect_intents(prompt, has_tables=True) == intents
 
 
+@pytest.mark.parametrize("prompt, intents", [
+    ("Was sagt der Kommentar des Reviewers im Word-Dokument?", ["answer"]),
+    ("What does the comment in the Word document say?", ["answer"]),
+    ("Que dit le commentaire dans le document Word ?", ["answer"]),
+    ("Write that as a Word document", ["write"]),
+    ("Gib mir das als Word-Dokument", ["write"]),
+    ("Mets ça en document Word", ["write"]),
+])
+def test_a_word_document_referred_to_is_not_a_word_document_asked_for(prompt, intents):
+    assert detect_intents(prompt, has_tables=False) == intents
+
+
+def test_a_german_question_about_an_earlier_word_document_is_answered_not_written_up():
+    plan = parse_plan(plan_offline(hints("Was sagt der Kommentar des Reviewers im Word-Dokument?",
+                                         "docx_comments.docx", language="de")))
+    assert validate_plan(plan, [a["name"] for a in AGENTS], ["docx_comments.docx"], 8) == []
+    assert [t.agent for t in plan.tasks] == ["analyst"]
+
+
 @pytest.mark.parametrize("prompt, outputs", [
     ("Kannst du mir die Tabellen als Excel-Datei geben?", ["a-tables.xlsx"]),
     ("Extract the tables.", ["a-tables.xlsx"]),
