@@ -60,7 +60,7 @@ def test_a_question_that_needs_no_task_is_answered_by_the_project_manager(client
 def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     _, messages = run(client, "Fasse das Dokument zusammen", ["testWORD.docx"])
     agents = [t["agent"] for t in plan_of(messages)["tasks"]]
-    assert "summarizer" in agents, agents
+    assert "summarizer" in agents, plan_of(messages)
     summary = next(m for m in messages if m["agentName"] == "summarizer")
     assert summary["content"].strip()
     # The project manager answers in German; the last message's checklist is German too (its
