@@ -25,7 +25,7 @@ SECURITY = {
 @get("/", include_in_schema=False, media_type="text/html")
 async def chat_page() -> Response[bytes]:
     """The chat page."""
-    return Response(content=INDEX, media_type="text/html; charset=utf-8",
+    return Response(content=INDEX, media_type="text/html",  # litestar adds the charset
                     headers=SECURITY)
 
 

@@ -95,3 +95,11 @@ def test_name_rules():
     assert served_type("application/pdf") == "application/pdf"
     header = content_disposition("Zürich\r\n.pdf")
     assert "\r" not in header and "\n" not in header
+
+
+def test_the_chat_page_and_the_docs_carry_one_charset(c1):
+    for path in ("/", "/docs"):
+        answer = c1.get(path)
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "text/html; charset=utf-8", path
+        assert answer.headers["x-content-type-options"] == "nosniff"
