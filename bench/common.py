@@ -66,16 +66,16 @@ def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
 
 
 @contextmanager
-def service(data_dir: str, port: int) -> Iterator[str]:
-    """`python -m app` on the embedded default (SQLite, offline model); yields its base URL when ready."""
+def service(data_dir: str, port: int, root: Path = ROOT, ready_within: float = 60) -> Iterator[str]:
+    """`python -m app` of the tree at `root` on the embedded default (SQLite, offline model); its URL when ready."""
     env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port)}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
         env.pop(name, None)
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait(lambda: httpx.get(base + "/ready").status_code == 200, 60, "the server")
+        wait(lambda: httpx.get(base + "/ready").status_code == 200, ready_within, "the server")
         yield base
     finally:
         server.terminate()

@@ -13,34 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
-from common import ROOT, wait
+from common import ROOT, service, wait
 
 BOOK = ROOT.parent / "shared" / "corpus" / "freeculture.pdf"
-
-
-@contextmanager
-def served(root: Path, data_dir: str, port: int) -> Iterator[str]:
-    env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port)}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
-        env.pop(name, None)
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait(lambda: httpx.get(base + "/ready").status_code == 200, 120, "the server")
-        yield base
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def wire_bytes(client: httpx.Client, path: str, encoding: str | None) -> int:
@@ -56,7 +36,7 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout whose `python -m app` is measured")
     args = parser.parse_args()
     port = 19000 + os.getpid() % 1000
-    with tempfile.TemporaryDirectory() as tmp, served(args.root, tmp, port) as base, \
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port, root=args.root, ready_within=120) as base, \
             httpx.Client(base_url=base, timeout=120) as client:
         file_id = client.post("/api/files", files={"files": (BOOK.name, BOOK.read_bytes())}).json()[0]["id"]
         wid = client.post("/api/workflows/start", json={"prompt": "Summarise this book.",
