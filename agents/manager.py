@@ -148,7 +148,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
-    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks)
+    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks, inp.prompt)
     first = await check.ask(ledger, request)
     outcome = first
     if first.errors:
@@ -183,6 +183,7 @@ class _Checker:
     agents: list[str]
     documents: list[str]
     max_tasks: int
+    request: str = ""
 
     async def ask(self, ledger: Ledger, request: ModelRequest) -> _Attempt:
         """One planning call, parsed, repaired without the model where that is safe, validated."""
@@ -206,7 +207,7 @@ class _Checker:
             plan = parse_plan(data if data is not None else response.text)
         except PlanFormatError as exc:
             return _Attempt(None, exc.errors, response.text, truncated=truncated)
-        plan, fixes = repair_plan(plan, self.agents, self.documents)
+        plan, fixes = repair_plan(plan, self.agents, self.documents, self.request)
         for fix in repairs + fixes:
             log.warning("plan repaired: %s", fix)
         errors = validate_plan(plan, self.agents, self.documents, self.max_tasks)

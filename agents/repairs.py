@@ -103,8 +103,13 @@ def agent_for_instructions(instructions: str, agents: list[str] | set[str]) -> s
 
 
 def repair_plan(plan: Plan, agents: list[str] | set[str],
-                uploads: list[str] | set[str]) -> tuple[Plan, list[str]]:
-    """The plan with every safe fix applied, and one sentence per fix."""
+                uploads: list[str] | set[str], request: str = "") -> tuple[Plan, list[str]]:
+    """The plan with every safe fix applied, and one sentence per fix.
+
+    `request` is the user's prompt: the one task of a plan whose instructions name no kind of
+    work gets the agent the request plainly asks for ("Fasse das Dokument zusammen" read by a
+    0.5B model as "Combine the document into one document" stays a summary).
+    """
     notes: list[str] = []
     known_agents = set(agents)
     upload_names = set(uploads)
@@ -123,8 +128,11 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
         # A small model writes what a task must do well, and then often picks the wrong name for
         # it; among the built-in agents, the instructions decide.
         wanted = agent_for_instructions(task.instructions, known_agents)
+        if wanted is None and len(plan.tasks) == 1 and request:
+            wanted = agent_for_instructions(request, known_agents)
         if wanted and wanted != agent and agent in _BUILT_INS:
-            notes.append(f"task '{task.id}': its instructions ask for the {wanted} agent, not {agent}")
+            notes.append(f"task '{task.id}': its instructions or the request ask for the {wanted} agent, "
+                         f"not {agent}")
             agent = wanted
         depends = []
         for dep in task.depends_on:

@@ -129,6 +129,22 @@ def test_the_instructions_decide_between_built_in_agents(instructions: str, chos
     assert bool(notes) == (expected != chosen)
 
 
+@pytest.mark.parametrize(("request_text", "tasks", "expected"), [
+    ("Fasse das Dokument zusammen", 1, ["summarizer"]),  # the 0.5B model's "Combine ... into one"
+    ("Extract the table as CSV", 1, ["data_extractor"]),
+    ("What is a good name for a bakery?", 1, ["writer"]),  # a question names no built-in's work
+    ("Fasse das Dokument zusammen", 2, ["writer", "writer"]),  # several tasks: the request does not decide
+])
+def test_the_request_decides_the_one_task_whose_instructions_name_no_work(request_text: str, tasks: int,
+                                                                          expected: list[str]) -> None:
+    plan = Plan(language="de", answer="ok", tasks=[
+        TaskSpec(f"t{n}", "writer", f"Combine the a.docx file into one document, part {n}.", ["a.docx"])
+        for n in range(1, tasks + 1)])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"], request_text)
+    assert [t.agent for t in fixed.tasks] == expected
+    assert any("the request ask for" in n for n in notes) == (expected[0] != "writer")
+
+
 def test_a_task_repeated_word_for_word_is_dropped() -> None:
     plan = Plan(language="en", answer="ok", tasks=[
         TaskSpec("t1", "summarizer", "Summarise it.", ["a.docx"]),
