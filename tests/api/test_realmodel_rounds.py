@@ -57,9 +57,9 @@ def test_a_question_that_needs_no_task_is_answered_by_the_project_manager(client
     assert last["content"].strip() and detect_language(last["content"]) == "en"
 
 
-# Not a strict check: in a full run the 0.5B model, warmed by the round before, has planned a
-# two-task plan for "Fasse das Dokument zusammen" that the deterministic repairs do not turn into a
-# summary (issue 13 stays open on it); run alone, the round passes.
+# Not a strict check: in full runs the 0.5B model, after the round before it on the same server,
+# has planned "Fasse das Dokument zusammen" without a summarizer (once as the writer's "Combine the
+# document into one document"), while run alone the round passes; issue 13 stays open on it.
 @pytest.mark.xfail(reason="the 0.5B model's plan for a German summary depends on the rounds before it", strict=False)
 def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     _, messages = run(client, "Fasse das Dokument zusammen", ["testWORD.docx"])
