@@ -9,12 +9,12 @@ from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
+from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, Passage
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.tokens import count_tokens, fit_to_budget
-from app.model import ModelRequest
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
 SOURCES = 3  # passages listed as sources under an answer that cited none itself

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from app.model import Model, Usage
+from agents.model import Model, Usage
 from extractors.tables import Table
 
 if TYPE_CHECKING:

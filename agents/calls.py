@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 from agents.toolkit.cpu import off_loop_if_long
 from agents.toolkit.tokens import chunk_text, context_size, count_tokens, fit_to_budget
-from app.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 
 # Share of the context window kept free for the model's answer and the prompt's own wording.
 OUTPUT_SHARE = 0.25
@@ -37,7 +37,7 @@ class Ledger:
             exc.usage = self.usage  # the engine books what the whole task cost up to the failure
             raise
         self.usage = self.usage + response.usage
-        self.model_name = response.model or getattr(self.model, "name", "")
+        self.model_name = response.model or self.model.name
         self.offline = self.offline or response.offline
         return response
 
@@ -45,11 +45,7 @@ class Ledger:
 def context_tokens(model: Model, agent: str | None = None) -> int:
     """The model's context window: its own `context_tokens` if it declares one, else the toolkit's
     figure for the model name that serves `agent` (a client may route agents to other models)."""
-    declared = getattr(model, "context_tokens", None)
-    if declared:
-        return int(declared)
-    route = getattr(model, "model_for", None)
-    return context_size(route(agent) if callable(route) else getattr(model, "name", ""))
+    return model.context_tokens or context_size(model.model_for(agent))
 
 
 def input_budget(model: Model, agent: str | None = None) -> int:

@@ -8,14 +8,14 @@ from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskS
 from agents.calls import Ledger, input_budget, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, task_documents
+from agents.model import ModelRequest
 from agents.outputs import planned, stem_of, xml_safe
 from agents.phrases import say
 from agents.toolkit.cpu import off_loop
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
 from agents.toolkit.tables import Table, document_tables
-from extractors.tables import make_table, text_of
 from agents.toolkit.tokens import chunk_text
-from app.model import ModelRequest
+from extractors.tables import make_table, text_of
 
 TABLES_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.model import Usage
+from agents.model import Usage
 
 
 class AgentsError(Exception):

@@ -13,18 +13,18 @@ from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
-from agents.notices import nothing_delivered, unreadable_note
 from agents.memory import PriorRound, fit_history, previous_hint, render_catalogue
+from agents.model import Model, ModelOutputError, ModelRequest, Usage
+from agents.notices import nothing_delivered, unreadable_note
 from agents.phrases import say
 from agents.plan import parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.repairs import close_json, repair_plan
+from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.language import detect_language, detector_loaded, load_detector
 from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tables import document_tables
-from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens, fit_to_budget
-from app.model import Model, ModelOutputError, ModelRequest, Usage
 
 PM_NAME = "project_manager"
 SHORT_PROMPT_WORDS = 3  # up to this many words, the model's userLanguage may break a tie

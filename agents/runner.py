@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
+from agents.model import Model
 from agents.outputs import ext_of
 from agents.registry import Registry
 from agents.toolkit.tokens import count_long_texts
-from app.model import Model
 
 _TEXT_EXTS = {"md", "markdown", "txt", "csv", "tsv", "json"}
 

@@ -6,10 +6,10 @@ from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
+from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
 from agents.toolkit.tokens import count_tokens
-from app.model import ModelRequest
 
 
 class Summarizer:

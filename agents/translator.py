@@ -6,10 +6,10 @@ from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
+from agents.model import ModelRequest
 from agents.outputs import stem_of, text_files
 from agents.phrases import language_label, say, target_language
 from agents.toolkit.tokens import chunk_text
-from app.model import ModelRequest
 
 
 class Translator:

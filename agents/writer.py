@@ -5,11 +5,11 @@ from __future__ import annotations
 from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.inputs import base_hints, language_name, task_documents
+from agents.model import ModelRequest
 from agents.outputs import ext_of, planned, stem_of, text_file
 from agents.phrases import say
 from agents.summarizer import summarize_document
 from agents.toolkit.tokens import count_tokens, fit_to_budget
-from app.model import ModelRequest
 
 
 class Writer:

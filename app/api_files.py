@@ -69,14 +69,14 @@ async def upload(request: Request) -> list[FileInfo]:
     storage = state.runtime.storage
     for data, row in rows:  # stored only once every part passed the checks
         row.sha256 = storage.put(data)
-    stored = await state.runtime.repo.add_files([row for _, row in rows])
+    stored = await state.runtime.repo.files.add_files([row for _, row in rows])
     return [file_info(row) for row in stored]
 
 
 async def _owned_file(request: Request, file_id: int) -> FileRow:
     state = request.app.state
     owner = state.auth.owner(request)
-    row = (await state.runtime.repo.files(owner, [file_id])).get(file_id)
+    row = (await state.runtime.repo.files.files(owner, [file_id])).get(file_id)
     if row is None:
         raise NotFoundError(f"There is no file {file_id}.", code="file_not_found")
     return row

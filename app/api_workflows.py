@@ -15,7 +15,6 @@ from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
 from app.errors import NotFoundError
-from app.service import MAX_ID, MAX_LIMIT, decode_cursor, encode_cursor, page_query
 from app.http import errors
 from app.schemas import (
     Deleted,
@@ -27,6 +26,7 @@ from app.schemas import (
     WorkflowList,
     WorkflowStatusView,
 )
+from app.service import MAX_ID, MAX_LIMIT, decode_cursor, encode_cursor, page_query
 from app.views import log_view, message_view, status_view, summary_view, workflow_view
 
 Id = Annotated[int, Parameter(ge=1, le=MAX_ID)]
@@ -104,7 +104,7 @@ async def list_workflows(
 ) -> WorkflowList:
     owner, workflows = _deps(request)
     after = decode_cursor(cursor) if cursor else None
-    rows = await workflows.repo.workflows(owner, limit + 1, after)
+    rows = await workflows.repo.workflows.workflows(owner, limit + 1, after)
     more = len(rows) > limit
     rows = rows[:limit]
     return WorkflowList(items=[summary_view(r) for r in rows], has_more=more,
@@ -117,10 +117,10 @@ async def get_workflow(request: Request, workflow_id: WorkflowId,
     owner, workflows = _deps(request)
     row = await workflows.owned(owner, workflow_id)
     repo = workflows.repo
-    rows = await repo.messages_of(workflow_id)
-    files = await repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+    rows = await repo.messages.messages_of(workflow_id)
+    files = await repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
     messages = [message_view(m, docs, files, workflows.blobs(include_data)) for m, docs in rows]
-    logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.logs_of(workflow_id)]
+    logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.messages.logs_of(workflow_id)]
     return workflow_view(row, messages, logs)
 
 
@@ -160,7 +160,7 @@ async def _poll(request: Request, workflow_id: str, kind: str) -> Response:
 async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> Deleted:
     owner, workflows = _deps(request)
     await workflows.owned(owner, workflow_id)
-    if not await workflows.repo.delete_message(workflow_id, message_id):
+    if not await workflows.repo.messages.delete_message(workflow_id, message_id):
         raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
     return Deleted(deleted="message", workflow_id=workflow_id, message_id=message_id, file_id=None)
 
@@ -170,7 +170,7 @@ async def delete_message(request: Request, workflow_id: WorkflowId, message_id: 
 async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> Deleted:
     owner, workflows = _deps(request)
     await workflows.owned(owner, workflow_id)
-    if not await workflows.repo.remove_document(workflow_id, message_id, file_id):
+    if not await workflows.repo.messages.remove_document(workflow_id, message_id, file_id):
         raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
                             code="document_not_found")
     return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)

@@ -8,6 +8,7 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 from sqlalchemy import create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlmodel import SQLModel
@@ -44,6 +45,8 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
+        self.insert = sqlite.insert if self.is_sqlite else postgresql.insert
         if self.is_sqlite:
             self.writer = create_async_engine(url, connect_args={"isolation_level": None}, **JSON)
             event.listen(self.writer.sync_engine, "connect", _sqlite_pragmas)

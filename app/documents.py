@@ -12,8 +12,8 @@ from typing import Any, Callable
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_loop_if_long
-from app.chunks import ChunkStore
 from app.repository import Repository
+from app.repository.chunks import ChunkStore
 from app.search import INDEXED_STATUSES, build_rows
 from app.storage import Storage
 from app.tables import ExtractionRow, FileRow
@@ -98,7 +98,7 @@ class Documents:
         """
         t0 = time.perf_counter()
         key = cache_key(file.sha256, password)
-        cached = await self.repo.extraction(key)
+        cached = await self.repo.files.extraction(key)
         if cached is not None:
             result = extraction_from_row(cached)
             if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
@@ -117,7 +117,7 @@ class Documents:
             # Only from what reads without a password: what a password opened stays out of it.
             rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
             try:
-                await self.repo.save_extraction(
+                await self.repo.files.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,
                                   items=[asdict(i) for i in result.items], warnings=list(result.warnings)),
                     file.sha256, rows,

@@ -12,24 +12,23 @@ import sqlalchemy as sa
 
 from dbos import DBOS, SetWorkflowID
 
+from agents.model import Model
 from agents.registry import Registry
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.clock import now
-from app.chunks import ChunkStore
 from app.config import Settings
 from app.cursors import CursorCache
 from app.db import Database
 from app.documents import Documents
 from app.events import Changes
-from app.fsm import Event, WorkflowStatus
 from app.journal import Journal
-from app.model import Model
 from app.notify import Listener
 from app.records import NewLog
-from app.search import IndexRetriever
 from app.repository import Repository
+from app.repository.chunks import ChunkStore
 from app.round_data import RoundData
+from app.search import IndexRetriever
 from app.storage import Storage
 
 log = logging.getLogger("foreman.engine")
@@ -157,7 +156,7 @@ class Runtime:
 
     async def reconcile(self) -> None:
         """No workflow stays `running` with nothing running it."""
-        for row in await self.repo.running_workflows():
+        for row in await self.repo.workflows.running_workflows():
             rid = round_id(row.id, row.current_round)
             status = await DBOS.get_workflow_status_async(rid)
             if status is None:  # crashed between the start's commit and the round's launch
@@ -241,13 +240,3 @@ class Runtime:
             finally:
                 self.rounds.forget(workflow_id, round_no)
 
-
-async def stop_log(journal: Journal, workflow_id: str, round_no: int) -> WorkflowStatus | None:
-    """Move a running round to stopped with its log; None when the round is not running."""
-    written = await journal.append(
-        workflow_id, round_no,
-        logs=[NewLog(f"{round_id(workflow_id, round_no)}:stopped", "Workflow stopped by user", agent_name="system",
-                     progress=100, status="stopped")],
-        event=Event.STOP,
-    )
-    return written.status if written else None

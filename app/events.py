@@ -100,7 +100,7 @@ class EventStream:
     async def check_cursors(self) -> None:
         """Cursors that never belonged to this workflow are a 400, as for polling."""
         for kind, after in (("messages", self.position.message_id), ("logs", self.position.log_id)):
-            if after and not await self.repo.cursor_belongs(self.workflow_id, kind, after):
+            if after and not await self.repo.messages.cursor_belongs(self.workflow_id, kind, after):
                 raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last "
                                       "ids you received, or none to start from the beginning.", code="bad_cursor")
 
@@ -138,7 +138,7 @@ class EventStream:
     async def _read(self) -> AsyncIterator[bytes]:
         # The row first: its last ids bound what this read sends, so the status that follows the
         # items is never older than they are; whatever is written meanwhile wakes the next read.
-        row = await self.repo.workflow(self.owner, self.workflow_id)
+        row = await self.repo.workflows.workflow(self.owner, self.workflow_id)
         if row is None:
             self.gone = True
             return
@@ -155,10 +155,10 @@ class EventStream:
     async def _messages(self, last: int) -> AsyncIterator[bytes]:
         blobs = self.workflows.blobs(self.include_data)
         while self.position.message_id < last:
-            rows = [r for r in await self.repo.message_page(self.workflow_id, self.position.message_id, PAGE)
+            rows = [r for r in await self.repo.messages.message_page(self.workflow_id, self.position.message_id, PAGE)
                     if r[0].id <= last]
             file_ids = sorted({d.file_id for _, docs in rows for d in docs})
-            files = await self.repo.files_by_id(file_ids) if file_ids else {}
+            files = await self.repo.files.files_by_id(file_ids) if file_ids else {}
             for message, docs in rows:
                 self.position.message_id = message.id
                 view = message_view(message, docs, files, blobs)
@@ -169,7 +169,7 @@ class EventStream:
 
     async def _logs(self, last: int) -> AsyncIterator[bytes]:
         while self.position.log_id < last:
-            logs = [e for e in await self.repo.log_page(self.workflow_id, self.position.log_id, PAGE) if e.id <= last]
+            logs = [e for e in await self.repo.messages.log_page(self.workflow_id, self.position.log_id, PAGE) if e.id <= last]
             for entry in logs:
                 self.position.log_id = entry.id
                 view = log_view(entry, self.owner.mandate_id, self.owner.user_id)

@@ -9,9 +9,9 @@ from typing import Any, Sequence
 from sqlalchemy.exc import SQLAlchemyError
 
 from agents.errors import AgentsError
+from agents.model import ModelError
 from app.cursors import CursorCache
-from app.fsm import Event
-from app.model import ModelError
+from app.fsm import Event, WorkflowStatus
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
 
@@ -36,8 +36,8 @@ class Journal:
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
         event: Event | None = None, require_running: bool = True, cost: Cost | None = None,
     ) -> Appended | None:
-        """Append to the round, if it is still the workflow's running round (see Repository.append)."""
-        written = await self.repo.append(workflow_id, round_no, messages, logs, event=event,
+        """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
+        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event,
                                          require_running=require_running, cost=cost)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
@@ -48,8 +48,8 @@ class Journal:
 
     async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[dict[str, Any]],
                      logs: Sequence[NewLog] = ()) -> Appended | None:
-        """Fill in a document of the round's user message, with logs (see Repository.attach_contents)."""
-        written = await self.repo.attach_contents(workflow_id, round_no, file_id, contents, logs)
+        """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
+        written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
         return written
@@ -65,6 +65,16 @@ class Journal:
             logs=[NewLog(key, reason, type="error", agent_name="system", progress=100, status="failed")],
             event=Event.FAIL, cost=cost,
         )
+
+    async def stop(self, workflow_id: str, round_no: int) -> WorkflowStatus | None:
+        """Move a running round to stopped with its log; None when the round is not running."""
+        written = await self.append(
+            workflow_id, round_no,
+            logs=[NewLog(f"{workflow_id}:{round_no}:stopped", "Workflow stopped by user", agent_name="system",
+                         progress=100, status="stopped")],
+            event=Event.STOP,
+        )
+        return written.status if written else None
 
 
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:

@@ -23,8 +23,8 @@ from typing import Any
 
 import openai
 
-from app.jsonschema import strict_compatible
-from app.model import (
+from agents.model import (
+    Model,
     ModelBudgetError,
     ModelError,
     ModelOutputError,
@@ -33,6 +33,7 @@ from app.model import (
     Usage,
     current_budget,
 )
+from app.jsonschema import strict_compatible
 from app.modellog import ModelCall, log_call
 from app.structured import (
     KIND_TEMPERATURES,
@@ -134,7 +135,7 @@ class _Spent:
     usage: Usage = Usage()
 
 
-class OpenAIModel:
+class OpenAIModel(Model):
     """A `Model` backed by any OpenAI-compatible chat-completions endpoint."""
 
     offline = False
@@ -156,8 +157,10 @@ class OpenAIModel:
         agent_temperatures: Mapping[str, float] | None = None,
         log_io: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
+        context_tokens: int | None = None,
     ) -> None:
         self.name = model
+        self.context_tokens = context_tokens  # None: the served model's known context size
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.agent_models = dict(agent_models or {})

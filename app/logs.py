@@ -1,7 +1,7 @@
 """The server log's format: `LOG_FORMAT=plain` (default) or `json`, one object per line.
 
 Both name the workflow, round and task a line belongs to when the code that logs runs for one
-(the context `app.model.use_call_context` sets). Model I/O records (`LOG_MODEL_IO=true`) carry
+(the context `agents.model.use_call_context` sets). Model I/O records (`LOG_MODEL_IO=true`) carry
 their call's fields: merged into the object in JSON, appended as JSON in plain text.
 """
 
@@ -12,7 +12,7 @@ import logging
 from datetime import datetime, timezone
 from typing import Any
 
-from app.model import call_context
+from agents.model import call_context
 
 FORMATS = ("plain", "json")
 _PLAIN = "%(asctime)s %(levelname)s %(name)s: %(message)s"

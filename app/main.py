@@ -11,13 +11,13 @@ from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.types import Receive, Scope, Send
 
+from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import api_events, api_files, api_workflows, docs, edge, page
 from app.config import Settings, from_env
 from app.engine import Runtime
 from app.errors import NotReadyError
 from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
-from app.model import Model
 from app.schemas import Health
 from app.service import WorkflowService
 
@@ -77,9 +77,8 @@ def build_model(settings: Settings) -> Model:
         model=settings.llm_model, agent_models=settings.agent_models, timeout=settings.llm_timeout_seconds,
         max_retries=settings.llm_max_retries, temperature=settings.llm_temperature,
         agent_temperatures=settings.agent_temperatures, log_io=settings.log_model_io,
+        context_tokens=settings.llm_context_tokens or None,
     )
-    if settings.llm_context_tokens:
-        model.context_tokens = settings.llm_context_tokens  # agents size their prompts to it
     return model
 
 

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from app.model import ModelRequest, Usage, call_context
+from agents.model import ModelRequest, Usage, call_context
 
 log = logging.getLogger("foreman.model_io")
 TEXT_LIMIT = 4000  # characters of one message or answer kept in the log

@@ -12,6 +12,9 @@ import asyncio
 import logging
 from typing import Callable
 
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+
 from app.cursors import CursorCache
 
 log = logging.getLogger("foreman.notify")
@@ -20,8 +23,27 @@ CHANNEL = "foreman_cursors"
 STOP_CHANNEL = "foreman_stop"  # a round was stopped: whichever process runs it cancels it at once
 
 
-def payload(workflow_id: str, last_message_id: int, last_log_id: int) -> str:
-    return f"{workflow_id} {last_message_id} {last_log_id}"
+def _notify(conn: Connection, is_sqlite: bool, channel: str, message: str) -> None:
+    # Sent in the writing transaction: PostgreSQL delivers it when the rows become visible.
+    # SQLite serves one process, whose cache the writer advances itself.
+    if not is_sqlite:
+        conn.execute(select(func.pg_notify(channel, message)))
+
+
+def announce_cursors(conn: Connection, is_sqlite: bool, workflow_id: str, last_message_id: int,
+                     last_log_id: int) -> None:
+    """Tell every process the workflow's new last ids."""
+    _notify(conn, is_sqlite, CHANNEL, f"{workflow_id} {last_message_id} {last_log_id}")
+
+
+def announce_deleted(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:
+    """Tell every process the workflow is gone."""
+    _notify(conn, is_sqlite, CHANNEL, f"{workflow_id} deleted")
+
+
+def announce_stop(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:
+    """Tell every process the workflow's round was stopped (the one running it cancels it)."""
+    _notify(conn, is_sqlite, STOP_CHANNEL, workflow_id)
 
 
 def apply(cache: CursorCache, message: str) -> None:

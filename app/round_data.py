@@ -35,10 +35,10 @@ class RoundData:
         input, built from what was just extracted and kept for the round's later steps, so they
         do not read back what this step wrote.
         """
-        spec = await self.repo.round_input(workflow_id, round_no)
+        spec = await self.repo.workflows.round_input(workflow_id, round_no)
         if spec is None:
             return RoundInput(prompt="", documents=[])
-        files = await self.repo.files_by_id(spec.file_ids)
+        files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
         await self.journal.append(workflow_id, round_no, logs=[
             NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)])
@@ -51,7 +51,7 @@ class RoundData:
         if then:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
-            await self.repo.forget_passwords(workflow_id, round_no)
+            await self.repo.workflows.forget_passwords(workflow_id, round_no)
         return self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
@@ -60,10 +60,10 @@ class RoundData:
         if cached is not None:
             return cached
         # A round resumed after a crash: read back what its first step wrote.
-        spec = await self.repo.round_input(workflow_id, round_no)
-        messages = await self.repo.messages_of(workflow_id)
+        spec = await self.repo.workflows.round_input(workflow_id, round_no)
+        messages = await self.repo.messages.messages_of(workflow_id)
         mine = [d for m, docs in messages if m.round == round_no and m.status == "first" for d in docs]
-        files = await self.repo.files_by_id(sorted({d.file_id for d in mine}))
+        files = await self.repo.files.files_by_id(sorted({d.file_id for d in mine}))
         current = [await read_document(files[d.file_id], d.contents, round_no=round_no) for d in mine if d.file_id in files]
         inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current, messages)
         return self._keep(workflow_id, round_no, inp)
@@ -74,9 +74,9 @@ class RoundData:
         first, then earlier rounds', newest first; none whose message was deleted or that was
         removed from its message) and the earlier rounds."""
         if messages is None:
-            messages = await self.repo.messages_of(workflow_id) if round_no > 1 else []
+            messages = await self.repo.messages.messages_of(workflow_id) if round_no > 1 else []
         earlier = [(m, docs) for m, docs in messages if m.round < round_no]
-        files = await self.repo.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
+        files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
         seen: set[int | None] = set()
         documents = []
         for doc in current:
@@ -88,7 +88,7 @@ class RoundData:
                 if d.file_id in files and d.file_id not in seen:
                     seen.add(d.file_id)
                     documents.append(await read_document(files[d.file_id], d.contents, round_no=message.round, new=False))
-        completed = await self.repo.completed_rounds(workflow_id, round_no) if earlier else set()
+        completed = await self.repo.messages.completed_rounds(workflow_id, round_no) if earlier else set()
         rounds = prior_rounds(earlier, completed)
         return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
                           previous=rounds[-1] if rounds else None, round=round_no)
@@ -109,7 +109,7 @@ class RoundData:
         ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
         if not ids:
             return docs
-        found = await self.repo.files_by_id(ids)
+        found = await self.repo.files.files_by_id(ids)
         for file, contents in await self.contents_of([found[i] for i in ids if i in found]):
             doc = await read_document(file, contents)
             docs[doc.name] = doc
@@ -120,14 +120,14 @@ class RoundData:
         """Store an agent's documents as files of the workflow's owner, with their contents."""
         if not outputs:
             return []
-        owner = await self.repo.workflow(None, workflow_id)
+        owner = await self.repo.workflows.workflow(None, workflow_id)
         rows = []
         for out in outputs:
             sha = self.storage.put(out.data)
             name, ext = split_name(out.name)
             rows.append(FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name, ext=ext,
                                 mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))
-        return await self.contents_of(await self.repo.add_files(rows))
+        return await self.contents_of(await self.repo.files.add_files(rows))
 
     async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[dict[str, Any]]]]:
         """Each file with its content items as the wire shows them (extracted once per content hash)."""

@@ -17,13 +17,13 @@ from agents.base import OutputFile, Plan, TaskContext, TaskResult
 from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
 from agents.memory import reusable
+from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from agents.plan import schedule
 from agents.runner import run_task
 from app.documents import display_name
 from app.engine import current
 from app.fsm import Event
 from app.journal import reason_of
-from app.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from app.records import Cost, NewDocument, NewLog, NewMessage
 
 MAX_RECOVERY_ATTEMPTS = 3
@@ -185,7 +185,7 @@ async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict
                                                                  agent_name="project_manager", progress=90)])
     inp = await rt.rounds.round_input(workflow_id, round_no)
     delivered_ids = [fid for o in outcomes.values() for fid in o.files]
-    found = await rt.repo.files_by_id(delivered_ids)
+    found = await rt.repo.files.files_by_id(delivered_ids)
     files = [found[i] for i in delivered_ids if i in found]
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
     results = {tid: (TaskResult(text=o.text) if o.ok else None) for tid, o in outcomes.items()}

@@ -18,7 +18,7 @@ from agents.retrieval import (
     rank_documents,
 )
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
-from app.chunks import ChunkStore
+from app.repository.chunks import ChunkStore
 from extractors.base import ContentItem
 
 INDEXED_STATUSES = ("ok", "partial")

@@ -15,12 +15,12 @@ from typing import Any
 import msgspec
 
 from app.cursors import Cursor
-from app.engine import Runtime, stop_log
+from app.engine import Runtime
 from app.errors import BadRequestError, ConflictError, NotFoundError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
 from app.records import NewLog, Owner
-from app.repository import KeyReusedError
+from app.repository.idempotency import KeyReusedError
 from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
 from app.views import log_view, message_view, status_view
 
@@ -42,7 +42,7 @@ class WorkflowService:
 
     async def owned(self, owner: Owner, workflow_id: str):
         # PostgreSQL refuses NUL in text; no workflow id has one.
-        row = None if "\x00" in workflow_id else await self.repo.workflow(owner, workflow_id)
+        row = None if "\x00" in workflow_id else await self.repo.workflows.workflow(owner, workflow_id)
         if row is None:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         return row
@@ -65,7 +65,7 @@ class WorkflowService:
             deadline = time.monotonic() + CLAIM_WAIT_SECONDS
             while True:
                 try:
-                    claimed, first = await self.repo.claim_idempotency(key, fingerprint)
+                    claimed, first = await self.repo.idempotency.claim(key, fingerprint)
                 except KeyReusedError:
                     raise UnprocessableError(
                         "This Idempotency-Key was already used for a different request (another workflow, "
@@ -82,9 +82,9 @@ class WorkflowService:
             try:
                 answer = await self._start(owner, workflow_id, body)
             except BaseException:
-                await self.repo.answer_idempotency(key, None)  # a retry may try again
+                await self.repo.idempotency.answer(key, None)  # a retry may try again
                 raise
-            await self.repo.answer_idempotency(key, answer)
+            await self.repo.idempotency.answer(key, answer)
             return answer
 
     async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest) -> dict[str, Any]:
@@ -100,7 +100,7 @@ class WorkflowService:
                                   "(MAX_PROMPT_CHARS). Attach longer text as a file instead.",
                                   code="prompt_too_long")
         file_ids = list(dict.fromkeys(body.list_file_id))
-        files = await self.repo.files(owner, file_ids)
+        files = await self.repo.files.files(owner, file_ids)
         missing = [fid for fid in file_ids if fid not in files]
         if missing:
             raise BadRequestError(f"Unknown file ids: {missing}. Upload the files first with POST /api/files.",
@@ -120,13 +120,13 @@ class WorkflowService:
                 raise _still_running(current.current_round)
             name, message = current.name, f"Resuming workflow, round {current.current_round + 1}"
         try:
-            row = await self.repo.start_round(
+            row = await self.repo.workflows.start_round(
                 owner, workflow_id, name, new, prompt, file_ids, body.passwords,
                 NewLog("", message, agent_name="system", progress=0, status="running"),
             )
         except TransitionError as exc:  # a concurrent start won the compare-and-set
             if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
-                latest = await self.repo.workflow(owner, workflow_id)
+                latest = await self.repo.workflows.workflow(owner, workflow_id)
                 raise _still_running(latest.current_round if latest else None) from None
             raise
         except LookupError:
@@ -142,7 +142,7 @@ class WorkflowService:
         if row.status == WorkflowStatus.STOPPED:
             return status_view(row)
         _may_stop(row)  # 409 for completed or failed
-        stopped = await stop_log(self.rt.journal, workflow_id, row.current_round)
+        stopped = await self.rt.journal.stop(workflow_id, row.current_round)
         if stopped is None:  # the round finished or failed while we looked
             row = await self.owned(owner, workflow_id)
             if row.status != WorkflowStatus.STOPPED:
@@ -155,22 +155,22 @@ class WorkflowService:
         """Stop it if running, then delete it with its messages, logs and files only it used."""
         row = await self.owned(owner, workflow_id)
         if row.status == WorkflowStatus.RUNNING:
-            await stop_log(self.rt.journal, workflow_id, row.current_round)
+            await self.rt.journal.stop(workflow_id, row.current_round)
             await self.rt.stop(workflow_id, row.current_round)
-        files = await self.repo.delete_workflow(owner, workflow_id)
+        files = await self.repo.workflows.delete_workflow(owner, workflow_id)
         if files is None:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         self.rt.cursors.drop(workflow_id)
         transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
         for file in files:
-            if not await self.repo.sha_in_use(file.sha256):
+            if not await self.repo.files.sha_in_use(file.sha256):
                 self.rt.storage.remove(file.sha256)
 
     async def cursor(self, owner: Owner, workflow_id: str) -> Cursor:
         """The cached owner and last ids of a workflow, loading them once from the database."""
         entry = self.rt.cursors.get(workflow_id)
         if entry is None:
-            row = None if "\x00" in workflow_id else await self.repo.workflow(None, workflow_id)
+            row = None if "\x00" in workflow_id else await self.repo.workflows.workflow(None, workflow_id)
             if row is None:
                 raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
             entry = Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id)
@@ -188,16 +188,16 @@ class WorkflowService:
         after = after or 0
         if after and after == last:
             return EMPTY_PAGE % after  # the hot path: nothing new, no database
-        if after < 0 or (after and not await self.repo.cursor_belongs(workflow_id, kind, after)):
+        if after < 0 or (after and not await self.repo.messages.cursor_belongs(workflow_id, kind, after)):
             raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
                                   "you received, or no id to start from the beginning.", code="bad_cursor")
         if kind == "messages":
-            rows = await self.repo.message_page(workflow_id, after, limit + 1)
-            files = await self.repo.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+            rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
+            files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
             items = [message_view(m, docs, files, self.blobs(include_data)) for m, docs in rows[:limit]]
             more = len(rows) > limit
             return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
-        logs = await self.repo.log_page(workflow_id, after, limit + 1)
+        logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
         more = len(logs) > limit
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)

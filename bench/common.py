@@ -16,10 +16,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.model import ModelRequest, ModelResponse, Usage  # noqa: E402
+from agents.model import Model, ModelRequest, ModelResponse, Usage  # noqa: E402
 
 
-class DelayedModel:
+class DelayedModel(Model):
     """Answers every call after `delay` seconds: plans of `tasks` independent tasks, short texts."""
 
     name = "bench"

@@ -61,6 +61,7 @@ import asyncio, json, sys, time
 from pathlib import Path
 sys.path.insert(0, ".")
 from agents.base import DocumentText
+from agents.model import Model
 from agents.manager import PlanLimits, RoundInput, make_plan
 from agents.registry import build_registry
 from app.llm import OpenAIModel
@@ -76,7 +77,7 @@ def load(name):
     return DocumentText(name=name, ext=name.rsplit(".", 1)[-1], mime=found.mime, size=len(data),
                         items=items, summary=summary)
 
-class Counting:
+class Counting(Model):
     def __init__(self, inner):
         self.inner, self.name, self.offline, self.calls = inner, inner.name, False, []
         self.context_tokens = 4096

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from app.chunks import ChunkStore  # noqa: E402
 from app.db import Database  # noqa: E402
+from app.repository.chunks import ChunkStore  # noqa: E402
 from app.search import INDEXED_STATUSES, IndexRetriever, chunk_rows, text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import QUESTIONS  # noqa: E402

@@ -34,7 +34,7 @@ async def one_round(service: WorkflowService, runtime: Runtime, prompt: str) -> 
     answer = await service.start(OWNER, None, StartRequest(prompt=prompt), None)
     await runtime.wait_round(answer["id"])
     elapsed = time.perf_counter() - t0
-    row = await runtime.repo.workflow(OWNER, answer["id"])
+    row = await runtime.repo.workflows.workflow(OWNER, answer["id"])
     assert row.status == "completed", row.status
     return elapsed
 

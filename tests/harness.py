@@ -20,9 +20,9 @@ import httpx
 import pytest
 import uvicorn
 
+from agents.model import Model, ModelRequest, ModelResponse, Usage
 from app.config import Settings
 from app.main import create_app
-from app.model import ModelRequest, ModelResponse, Usage
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -47,7 +47,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condi
         time.sleep(0.01)
 
 
-class ScriptedModel:
+class ScriptedModel(Model):
     """A deterministic model: answers plans from `plan`, tasks with their agent's name.
 
     `gate` (an asyncio.Event per call purpose) holds a call until the test opens it.

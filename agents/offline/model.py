@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import work
 from agents.offline.planner import plan_offline
 from agents.phrases import say
 from agents.toolkit.cpu import off_loop
 from agents.toolkit.tokens import count_tokens
-from app.model import ModelRequest, ModelResponse, Usage
 
 
-class OfflineModel:
+class OfflineModel(Model):
     """Deterministic, no network: plans by keywords, quotes and extracts from the documents."""
 
     name = "offline"
     offline = True
 
-    def __init__(self, context_tokens: int = 8192) -> None:
+    def __init__(self, context_tokens: int | None = 8192) -> None:
         self.context_tokens = context_tokens  # the budget agents chunk long documents against
 
     async def complete(self, request: ModelRequest) -> ModelResponse:

@@ -12,15 +12,15 @@ import pytest
 
 from agents.base import DocumentText, OutputFile, Plan, TaskResult
 from agents.manager import FinalOutcome, PlanOutcome, RoundInput, make_plan, write_final
+from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.plan import schedule
 from agents.registry import Registry
 from agents.runner import run_task, task_context
-from app.model import Model, ModelRequest, ModelResponse, Usage
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 
-class ScriptedModel:
+class ScriptedModel(Model):
     """Answers with queued responses (dicts become JSON data, exceptions are raised) and records
     every request."""
 
@@ -44,15 +44,18 @@ class ScriptedModel:
         return ModelResponse(text=str(answer), usage=self.usage, model=self.name)
 
 
-class RecordingModel:
+class RecordingModel(Model):
     """Passes every request to another model and keeps each request and response."""
 
     def __init__(self, inner: Model) -> None:
         self.inner = inner
         self.name = inner.name
         self.offline = inner.offline
-        self.context_tokens = getattr(inner, "context_tokens", None)
+        self.context_tokens = inner.context_tokens
         self.calls: list[tuple[ModelRequest, ModelResponse]] = []
+
+    def model_for(self, agent: str | None) -> str:
+        return self.inner.model_for(agent)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         response = await self.inner.complete(request)

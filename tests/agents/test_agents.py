@@ -11,10 +11,10 @@ import pytest
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.calls import input_budget
 from agents.errors import AgentsError, UnknownAgentError
+from agents.model import ModelError, Usage
 from agents.registry import Registry, build_registry
 from agents.runner import output_document, run_task, task_context
 from agents.toolkit.tokens import count_tokens
-from app.model import ModelError, Usage
 from tests.agents.conftest import ScriptedModel, text_document
 
 

@@ -7,8 +7,8 @@ import pytest
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
+from agents.model import ModelOutputError, Usage
 from agents.registry import build_registry
-from app.model import ModelOutputError, Usage
 from tests.agents.conftest import ScriptedModel, text_document
 
 

@@ -12,11 +12,11 @@ from contextlib import asynccontextmanager
 
 from agents.base import TaskContext, TaskSpec
 from agents.manager import RoundInput, make_plan
+from agents.model import ModelRequest
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
 from agents.toolkit.language import load_detector
-from app.model import ModelRequest
 from tests.agents.conftest import ScriptedModel, load_document
 from tests.harness import plan_of
 

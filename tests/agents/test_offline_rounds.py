@@ -10,10 +10,10 @@ import openpyxl
 import pytest
 
 from agents.manager import render_plan_message
+from agents.model import Usage
 from agents.offline import OfflineModel
 from agents.registry import Registry, build_registry, builtin_agents
 from agents.toolkit.tokens import count_tokens
-from app.model import Usage
 from tests.agents.conftest import RecordingModel, Round, load_document, run_round, squash
 
 

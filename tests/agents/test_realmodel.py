@@ -17,8 +17,7 @@ pytestmark = pytest.mark.realmodel
 async def test_a_document_longer_than_the_context_is_summarised_by_map_reduce(llama_server: str) -> None:
     doc = load_document("sample-french-1.txt")
     async with OpenAIModel(base_url=llama_server, api_key="none", model="smollm2", timeout=180,
-                           max_retries=1) as client:
-        client.context_tokens = 2048  # type: ignore[attr-defined]  # the server runs with --n_ctx 2048
+                           max_retries=1, context_tokens=2048) as client:  # the server runs with --n_ctx 2048
         model = RecordingModel(client)
         task = TaskSpec("t1", "summarizer", "Summarise the document.", [doc.name])
         plan = Plan(language="en", answer="", tasks=[task])

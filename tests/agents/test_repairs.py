@@ -89,8 +89,7 @@ async def test_a_cut_answer_with_nothing_to_keep_is_asked_again_with_more_room(
     good = plan_json(task("t1", "summarizer", ["report.txt"]))
     openai_stub.script([Truncated('{"userLanguage": "en", "objUserResponse": "I will summ'), Reply(good)])
     async with OpenAIModel(base_url=openai_stub.base_url, api_key="k", model="stub-model", timeout=10,
-                           max_retries=0) as model:
-        model.context_tokens = 8000  # type: ignore[attr-defined]
+                           max_retries=0, context_tokens=8000) as model:
         outcome = await make_plan(inp, model, build_registry(entry_points=False))
     first, second = openai_stub.requests
     assert second["max_tokens"] > first["max_tokens"]

@@ -13,8 +13,8 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
+from agents.model import ModelError, ModelRequest, ModelResponse
 from app.config import ApiKey
-from app.model import ModelError, ModelRequest, ModelResponse
 from tests.harness import (
     BACKENDS,
     LiveServer,

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
-from app.model import ModelRequest, ModelResponse
+from agents.model import ModelRequest, ModelResponse
 from tests.api.conftest import KEYS, check_error, start
 from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
 from tests.sse import EventReader, poll_all, until_status

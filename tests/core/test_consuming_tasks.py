@@ -7,12 +7,12 @@ from typing import Any
 
 import docx
 
+from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import OfflineModel
-from app.model import ModelRequest, ModelResponse, Usage
 from tests.harness import CORPUS, LiveServer, settings_for, upload, wait_status
 
 
-class PlannedOffline:
+class PlannedOffline(Model):
     """A scripted plan (the planner's judgement is not under test here); every task is the offline
     model's own work, except translations, which it cannot do: those upper-case the text and mark it."""
 

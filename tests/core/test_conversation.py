@@ -12,8 +12,8 @@ import docx
 import httpx
 import pytest
 
+from agents.model import Model, ModelRequest, ModelResponse
 from agents.offline import OfflineModel
-from app.model import ModelRequest, ModelResponse
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 
 
@@ -110,7 +110,7 @@ def test_a_removed_file_and_a_deleted_message_leave_the_conversation_and_delete_
             assert conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == 0
 
 
-class HoldingWriter:
+class HoldingWriter(Model):
     """The offline model, except that the first writer call waits until the round is stopped."""
 
     name = "offline"

@@ -7,7 +7,7 @@ import asyncio
 import threading
 from typing import Any
 
-from app.model import ModelRequest, ModelResponse
+from agents.model import ModelRequest, ModelResponse
 from tests.harness import LiveServer, ScriptedModel, settings_for, upload, wait_for, wait_status
 
 

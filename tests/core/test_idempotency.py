@@ -8,31 +8,31 @@ from sqlalchemy import update
 
 from app.clock import now
 from app.db import Database
-from app.repository import CLAIM_SECONDS, Repository
+from app.repository.idempotency import CLAIM_SECONDS, IdempotencyStore
 from app.tables import IdempotencyRow
 
 
 async def test_one_claim_wins_and_the_others_get_its_answer(tmp_path, database_url):
     db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'claims.db'}")
     await db.create_schema()
-    first, second = Repository(db), Repository(db)  # as two processes would hold them
+    first, second = IdempotencyStore(db), IdempotencyStore(db)  # as two processes would hold them
     try:
-        assert await first.claim_idempotency("1:1:abc") == (True, None)
-        assert await second.claim_idempotency("1:1:abc") == (False, None)  # still being started
-        await first.answer_idempotency("1:1:abc", {"id": "w1", "status": "running", "currentRound": 1})
-        assert await second.claim_idempotency("1:1:abc") == (False, {"id": "w1", "status": "running",
+        assert await first.claim("1:1:abc") == (True, None)
+        assert await second.claim("1:1:abc") == (False, None)  # still being started
+        await first.answer("1:1:abc", {"id": "w1", "status": "running", "currentRound": 1})
+        assert await second.claim("1:1:abc") == (False, {"id": "w1", "status": "running",
                                                                       "currentRound": 1})
-        await second.answer_idempotency("1:1:abc", None)  # giving up a claim never drops an answer
-        assert (await second.claim_idempotency("1:1:abc"))[1]["id"] == "w1"
+        await second.answer("1:1:abc", None)  # giving up a claim never drops an answer
+        assert (await second.claim("1:1:abc"))[1]["id"] == "w1"
 
-        assert await first.claim_idempotency("1:1:failed") == (True, None)
-        await first.answer_idempotency("1:1:failed", None)  # the start failed: a retry may try again
-        assert await second.claim_idempotency("1:1:failed") == (True, None)
+        assert await first.claim("1:1:failed") == (True, None)
+        await first.answer("1:1:failed", None)  # the start failed: a retry may try again
+        assert await second.claim("1:1:failed") == (True, None)
 
         # A claim whose process died is taken over once it is older than CLAIM_SECONDS.
         async with db.writer.begin() as conn:
             await conn.execute(update(IdempotencyRow).where(IdempotencyRow.key == "1:1:failed")
                                .values(created_at=now() - timedelta(seconds=CLAIM_SECONDS + 1)))
-        assert await first.claim_idempotency("1:1:failed") == (True, None)
+        assert await first.claim("1:1:failed") == (True, None)
     finally:
         await db.dispose()

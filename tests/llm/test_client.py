@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from app.llm import OpenAIModel
-from app.model import (
+from agents.model import (
     Model,
     ModelBudgetError,
     ModelError,
@@ -17,6 +16,7 @@ from app.model import (
     current_budget,
     use_budget,
 )
+from app.llm import OpenAIModel
 from tests.openai_stub import BrokenBody, Drop, Hang, Hold, OpenAIStub, Reply, Status
 
 ASK = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}])

@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
+from agents.model import ModelRequest, use_call_context
 from app.config import SettingsError, from_env
 from app.logs import JsonFormatter, PlainFormatter
-from app.model import ModelRequest, use_call_context
 from tests.openai_stub import OpenAIStub, Reply
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agents.model import ModelOutputError, ModelRequest
 from app.jsonschema import validate
 from app.llm import OpenAIModel
-from app.model import ModelOutputError, ModelRequest
 
 pytestmark = pytest.mark.realmodel
 

@@ -1,7 +1,8 @@
 """The model interface every agent talks to: one request in, one response out.
 
-Two implementations sit behind it: the OpenAI-compatible client (`app.llm`, the only module
-that imports `openai`) and the built-in offline model (`agents.offline`). Tests add scripted ones.
+Agents program against it; `app` implements it. Two implementations sit behind it: the
+OpenAI-compatible client (`app.llm`, the only module that imports `openai`) and the built-in
+offline model (`agents.offline`). Tests add scripted ones.
 """
 
 from __future__ import annotations
@@ -76,10 +77,20 @@ class ModelResponse:
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers a `ModelRequest`."""
+    """Anything that answers a `ModelRequest`.
+
+    `context_tokens` is the context window agents size their prompts to; None leaves it to
+    the known size of the served model `model_for` names. An implementation may subclass
+    `Model` to take the defaults: one model name for every agent, no declared window.
+    """
 
     name: str
-    offline: bool
+    offline: bool = False
+    context_tokens: int | None = None
+
+    def model_for(self, agent: str | None) -> str:
+        """The served model name an agent's requests go to."""
+        return self.name
 
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
 

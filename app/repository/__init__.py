@@ -1,0 +1,25 @@
+"""Every SQL statement of the service, one module per aggregate. Nothing else builds queries.
+
+`Repository` holds the stores of one database: workflows and their transitions
+(`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
+the full-text `chunks`), and idempotency keys (`idempotency`).
+"""
+
+from __future__ import annotations
+
+from app.db import Database
+from app.repository.files import FileStore
+from app.repository.idempotency import IdempotencyStore
+from app.repository.messages import MessageStore
+from app.repository.workflows import WorkflowStore
+
+
+class Repository:
+    """The stores of one database, one per aggregate."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.files = FileStore(db)
+        self.messages = MessageStore(db)
+        self.workflows = WorkflowStore(db, self.messages)
+        self.idempotency = IdempotencyStore(db)

@@ -1,0 +1,174 @@
+"""Messages (with their documents) and logs: the rows a round appends, the pages pollers read."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Sequence
+
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.clock import now
+from app.db import Database
+from app.fsm import WorkflowStatus
+from app.notify import announce_cursors
+from app.records import Appended, Cost, NewLog, NewMessage
+from app.tables import DocumentRow, LogRow, MessageRow, WorkflowRow
+
+W, M, L, D = WorkflowRow, MessageRow, LogRow, DocumentRow
+
+
+class MessageStore:
+    """Queries over messages, their documents and logs."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        # The hot statements are built once with bound parameters, so each append only binds
+        # values: building SQLAlchemy statements per call cost more than SQLite's own work.
+        wt = W.__table__
+        self._insert_message = (db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
+                                .returning(M.__table__.c.id))
+        self._insert_log = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
+                            .returning(L.__table__.c.id))
+        self._insert_document = D.__table__.insert()
+        self._update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
+            last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
+            last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
+            bytes_sent=wt.c.bytes_sent + bindparam("sent"), bytes_received=wt.c.bytes_received + bindparam("received"),
+            tokens_used=wt.c.tokens_used + bindparam("tokens"),
+            processing_time=wt.c.processing_time + bindparam("seconds"),
+        )
+
+    def append_rows_tx(
+        self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        stamp: datetime, cost: Cost | None = None,
+    ) -> Appended:
+        """Write messages and logs to the workflow `row` (locked by the caller) and update its totals."""
+        message_ids, log_ids = [], []
+        seq = row.next_sequence_no
+        cost = cost or Cost()
+        sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
+        progress = row.progress
+        parent: int | None = None  # an assistant message answers its round's user message
+        if any(msg.role != "user" for msg in messages):
+            parent = conn.execute(select(M.id).where(M.workflow_id == row.id, M.round == row.current_round,
+                                                     M.role == "user").order_by(M.id).limit(1)).scalar()
+        for msg in messages:
+            values = dict(
+                workflow_id=row.id, key=msg.key, round=row.current_round, started_at=msg.started_at or stamp,
+                parent_message_id=None if msg.role == "user" else parent,
+                finished_at=stamp, sequence_no=seq, status=msg.status, role=msg.role, content=msg.content,
+                agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
+                tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
+            )
+            new_id = conn.execute(self._insert_message, values).scalar_one_or_none()
+            if new_id is None:
+                continue  # written before a crash; the replay must not write it twice
+            if msg.role == "user":
+                parent = parent or new_id
+            seq += 1
+            message_ids.append(new_id)
+            sent, received = sent + msg.bytes_sent, received + msg.bytes_received
+            tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
+            for position, doc in enumerate(msg.documents):
+                conn.execute(self._insert_document, dict(
+                    id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
+                    contents=doc.contents,
+                ))
+        for entry in logs:
+            # Parallel tasks finish in any order; the progress a poller sees never goes back.
+            # A log without its own progress (a warning, say) shows where the round is.
+            shown = progress if entry.progress is None else max(entry.progress, progress)
+            values = dict(
+                workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message, type=entry.type,
+                timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
+                progress=shown,
+            )
+            new_id = conn.execute(self._insert_log, values).scalar_one_or_none()
+            if new_id is not None:
+                log_ids.append(new_id)
+                progress = shown
+        last_message_id = max(message_ids, default=row.last_message_id)
+        last_log_id = max(log_ids, default=row.last_log_id)
+        conn.execute(self._update_totals, dict(
+            wid=row.id, stamp=stamp, last_message=last_message_id, last_log=last_log_id, seq=seq, shown=progress,
+            sent=sent, received=received, tokens=tokens, seconds=seconds,
+        ))
+        if message_ids or log_ids:
+            announce_cursors(conn, self.db.is_sqlite, row.id, last_message_id, last_log_id)
+        return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id)
+
+    async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        async with self.db.reader.connect() as conn:
+            rows = [
+                MessageRow.model_validate(r._mapping)
+                for r in await conn.execute(
+                    select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
+                    .order_by(M.id).limit(limit)
+                )
+            ]
+            docs = await self._documents(conn, [r.id for r in rows])
+            return [(r, docs.get(r.id, [])) for r in rows]
+
+    async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        return await self.message_page(workflow_id, 0, 1_000_000)
+
+    async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
+        """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
+        query = (select(L.round).where(L.workflow_id == workflow_id, L.round < before_round,
+                                       L.status == WorkflowStatus.COMPLETED).distinct())
+        async with self.db.reader.connect() as conn:
+            return {r for (r,) in await conn.execute(query)}
+
+    async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
+        if not message_ids:
+            return {}
+        out: dict[int, list[DocumentRow]] = {}
+        query = select(D).where(D.message_id.in_(message_ids)).order_by(D.message_id, D.position)
+        for r in await conn.execute(query):
+            doc = DocumentRow.model_validate(r._mapping)
+            out.setdefault(doc.message_id, []).append(doc)
+        return out
+
+    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[LogRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(
+                select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit)
+            )
+            return [LogRow.model_validate(r._mapping) for r in result]
+
+    async def logs_of(self, workflow_id: str) -> list[LogRow]:
+        return await self.log_page(workflow_id, 0, 1_000_000)
+
+    async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:
+        table = M if kind == "messages" else L
+        async with self.db.reader.connect() as conn:
+            found = await conn.execute(select(table.id).where(table.id == item_id, table.workflow_id == workflow_id))
+            return found.first() is not None
+
+    async def delete_message(self, workflow_id: str, message_id: int) -> bool:
+        """Hide a message; its id stays valid as a cursor."""
+        return await self.db.run_write(self._delete_message_tx, workflow_id, message_id)
+
+    def _delete_message_tx(self, conn: Connection, workflow_id: str, message_id: int) -> bool:
+        changed = conn.execute(
+            update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+            .values(deleted=True)
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)
+
+    async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
+        return await self.db.run_write(self._remove_document_tx, workflow_id, message_id, file_id)
+
+    def _remove_document_tx(self, conn: Connection, workflow_id: str, message_id: int, file_id: int) -> bool:
+        owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+        changed = conn.execute(
+            delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)

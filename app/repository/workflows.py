@@ -1,0 +1,242 @@
+"""Workflows and their transitions: start a round, append to it under a status event, delete."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any, Sequence
+
+from sqlalchemy import and_, bindparam, delete, or_, select, update
+from sqlalchemy.engine import Connection
+
+from app.clock import now
+from app.db import Database
+from app.fsm import Event, WorkflowStatus, next_status, sources
+from app.notify import announce_deleted, announce_stop
+from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
+from app.repository.chunks import delete_unused_chunks_tx
+from app.repository.messages import MessageStore
+from app.tables import (
+    DocumentRow,
+    FileRow,
+    IdempotencyRow,
+    LogRow,
+    MessageRow,
+    RoundFileRow,
+    WorkflowRow,
+)
+
+W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
+
+
+def user_message_key(workflow_id: str, round_no: int) -> str:
+    """The key of a round's user message (status first), written by the start."""
+    return f"{workflow_id}:{round_no}:prepare:message"
+
+
+class WorkflowStore:
+    """Queries over workflows, their rounds' inputs and their status transitions."""
+
+    def __init__(self, db: Database, messages: MessageStore) -> None:
+        self.db = db
+        self.messages = messages
+        wt = W.__table__
+        self._lock_query = select(wt).where(wt.c.id == bindparam("wid"))
+        if not db.is_sqlite:
+            self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
+
+    async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
+        query = select(W).where(W.id == workflow_id)
+        if owner is not None:
+            query = query.where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(query)).first()
+            return WorkflowRow.model_validate(row._mapping) if row else None
+
+    async def workflows(self, owner: Owner, limit: int | None = None,
+                        after: tuple[datetime, str] | None = None) -> list[WorkflowRow]:
+        """The owner's workflows, newest activity first; `after` is the (activity, id) a page ended with."""
+        query = (
+            select(W)
+            .where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+            .order_by(W.last_activity.desc(), W.id)
+        )
+        if after is not None:
+            stamp, last_id = after
+            query = query.where(or_(W.last_activity < stamp, and_(W.last_activity == stamp, W.id > last_id)))
+        if limit is not None:
+            query = query.limit(limit)
+        async with self.db.reader.connect() as conn:
+            return [WorkflowRow.model_validate(r._mapping) for r in await conn.execute(query)]
+
+    async def running_workflows(self) -> list[WorkflowRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(select(W).where(W.status == WorkflowStatus.RUNNING))
+            return [WorkflowRow.model_validate(r._mapping) for r in result]
+
+    async def start_round(
+        self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
+        passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
+        """Create the workflow (round 1) or move it to its next round, as one compare-and-set.
+
+        The round's user message (status first, with its documents, their contents still to
+        come) is written in the same transaction: the first poll after the answer shows it.
+        """
+        return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
+                                       passwords, log)
+
+    def _start_round_tx(
+        self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
+        file_ids: list[int], passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
+        stamp = now()
+        if new:
+            next_status(None, Event.START)
+            row = WorkflowRow(
+                id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
+                status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
+            )
+            conn.execute(W.__table__.insert().values(**row.model_dump()))
+        else:
+            current = self._lock(conn, workflow_id)
+            if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
+                raise LookupError(workflow_id)
+            next_status(WorkflowStatus(current.status), Event.START)
+            changed = conn.execute(
+                update(W)
+                .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
+                .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
+                        progress=0)
+            )
+            if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
+                next_status(WorkflowStatus.RUNNING, Event.START)
+        row = self._lock(conn, workflow_id)
+        log.key = f"{workflow_id}:{row.current_round}:start"
+        conn.execute(
+            RoundFileRow.__table__.insert().values(
+                workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
+                passwords=passwords,
+            )
+        )
+        message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
+                             documents=[NewDocument(fid) for fid in file_ids])
+        self.messages.append_rows_tx(conn, row, [message], [log], stamp)
+        return WorkflowRow.model_validate(vars(self._lock(conn, workflow_id)))
+
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
+        async with self.db.reader.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+                )
+            ).first()
+            return RoundFileRow.model_validate(row._mapping) if row else None
+
+    async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
+        return await self.db.run_write(self._forget_passwords_tx, workflow_id, round_no)
+
+    def _forget_passwords_tx(self, conn: Connection, workflow_id: str, round_no: int) -> None:
+        conn.execute(
+            update(RoundFileRow)
+            .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+            .values(passwords={})
+        )
+
+    async def append(
+        self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
+        event: Event | None = None, progress: int | None = None, require_running: bool = True,
+        cost: Cost | None = None,
+    ) -> Appended | None:
+        """Write a step's messages and logs, and apply `event`, in one transaction.
+
+        Nothing is written (None) unless the workflow is still in round `round_no` and, with
+        `require_running`, still running: a stopped or deleted round gets no further output.
+        """
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, progress,
+                                       require_running, cost)
+
+    def _append_tx(
+        self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
+        logs: Sequence[NewLog], event: Event | None, progress: int | None, require_running: bool,
+        cost: Cost | None = None,
+    ) -> Appended | None:
+        stamp = now()
+        row = self._lock(conn, workflow_id)
+        if row is None or row.current_round != round_no:
+            return None
+        status = before = WorkflowStatus(row.status)
+        if require_running and status is not WorkflowStatus.RUNNING:
+            return None
+        if event is not None:
+            if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
+                return None
+            status = next_status(status, event)
+            conn.execute(
+                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
+            )
+            row.status = status
+            if event is Event.STOP:  # the process running it may be another
+                announce_stop(conn, self.db.is_sqlite, workflow_id)
+        if progress is not None:
+            row.progress = progress
+        written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
+        written.before = before
+        return written
+
+    async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
+                              contents: list[dict[str, Any]], logs: Sequence[NewLog] = ()) -> Appended | None:
+        """Fill in one document of the round's user message with its extracted contents, with `logs`.
+
+        The contents are filled in whatever the round's status (they are the file's, and later
+        rounds read them); the logs only while the round runs.
+        """
+        return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs)
+
+    def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
+                            contents: list[dict[str, Any]], logs: Sequence[NewLog]) -> Appended | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or row.current_round != round_no:
+            return None
+        message = select(M.id).where(M.key == user_message_key(workflow_id, round_no)).scalar_subquery()
+        conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
+        if row.status != WorkflowStatus.RUNNING:
+            return None
+        return self.messages.append_rows_tx(conn, row, [], logs, now())
+
+    def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
+        # The row's columns as attributes, unvalidated: every append reads it, and validating
+        # it into a WorkflowRow cost more than the statements the append runs.
+        row = conn.execute(self._lock_query, {"wid": workflow_id}).first()
+        return SimpleNamespace(**row._mapping) if row else None
+
+    async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        """Delete the workflow with its messages and logs, and the files only it referenced."""
+        return await self.db.run_write(self._delete_workflow_tx, owner, workflow_id)
+
+    def _delete_workflow_tx(self, conn: Connection, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+            return None
+        next_status(WorkflowStatus(row.status), Event.DELETE)
+        mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
+        others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
+        input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
+        file_ids = {fid for (fid,) in conn.execute(mine)}
+        for (ids,) in conn.execute(input_ids):
+            file_ids.update(ids)
+        shared = {fid for (fid,) in conn.execute(others.where(D.file_id.in_(file_ids)))}
+        orphans = sorted(file_ids - shared)
+        files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(F.id.in_(orphans)))]
+        conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
+        conn.execute(delete(M).where(M.workflow_id == workflow_id))
+        conn.execute(delete(L).where(L.workflow_id == workflow_id))
+        conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+        # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
+        conn.execute(delete(IdempotencyRow).where(IdempotencyRow.workflow_id == workflow_id))
+        conn.execute(delete(W).where(W.id == workflow_id))
+        if orphans:
+            conn.execute(delete(F).where(F.id.in_(orphans)))
+            delete_unused_chunks_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
+        announce_deleted(conn, self.db.is_sqlite, workflow_id)
+        return files
