@@ -1,4 +1,7 @@
-"""`python -m app`: serve the API (HOST, PORT and the rest from the environment)."""
+"""`python -m app`: serve the API; `python -m app migrate`: only bring the database schema up to date.
+
+Settings (HOST, PORT, DATABASE_URL and the rest) come from the environment.
+"""
 
 from __future__ import annotations
 
@@ -6,32 +9,51 @@ import logging
 import os
 import sys
 
-import uvicorn
-
-from app.config import SettingsError, from_env, help_text
+from app.config import Settings, SettingsError, from_env, help_text
 from app.logs import configure_logging
-
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args:
+    if args and args != ["migrate"]:
         print(help_text())
         if any(a not in ("-h", "--help") for a in args):
             print(f"\nforeman: unknown arguments {' '.join(args)!r}; settings come from the environment.",
                   file=sys.stderr)
             return 2
         return 0
-    from app.main import create_app  # only once we are to serve
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = from_env(os.environ)
-        configure_logging(settings.log_format)
+    except SettingsError as exc:
+        print(f"foreman: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_format)
+    if args == ["migrate"]:
+        return migrate(settings.app_database_url, settings.data_dir)
+    return serve(settings)
+
+
+def migrate(url: str, data_dir: os.PathLike[str]) -> int:
+    """Apply every pending migration and exit (the service also does this itself at start-up)."""
+    from app import schema
+
+    if url.startswith("sqlite"):
+        os.makedirs(data_dir, exist_ok=True)
+    revision = schema.upgrade(url)
+    logging.getLogger("foreman.schema").info("The database schema is at revision %s.", revision)
+    return 0
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    from app.main import create_app  # only once we are to serve
+
+    try:
         app = create_app(settings)
     except SettingsError as exc:
         print(f"foreman: {exc}", file=sys.stderr)
         return 2
-    # log_config=None: uvicorn's records use the format above too (one log format).
+    # log_config=None: uvicorn's records use the root logger's format too (one log format).
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
                 timeout_graceful_shutdown=5)
     return 0

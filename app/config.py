@@ -257,6 +257,9 @@ def help_text() -> str:
     """The settings as a table: name, default, meaning."""
     width = max(len(name) for name, _, _ in HELP)
     dwidth = max(len(default) for _, default, _ in HELP)
-    lines = ["usage: python -m app   (settings come from the environment)", ""]
+    lines = ["usage: python -m app           serve the API (migrates the database schema first)",
+             "       python -m app migrate   only migrate the database schema to the newest revision, then exit",
+             "                               (for operators who run migrations as a separate deploy step)",
+             "", "Settings come from the environment:", ""]
     lines += [f"  {name:<{width}}  {default:<{dwidth}}  {meaning}" for name, default, meaning in HELP]
     return "\n".join(lines)

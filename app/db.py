@@ -1,4 +1,4 @@
-"""The application database: an async engine with the pragmas SQLite needs, and the schema."""
+"""The application database: an async engine with the pragmas SQLite needs, and its migration."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.ext.asyncio import create_async_engine
-from sqlmodel import SQLModel
 
-from app import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+from app import schema
 
 T = TypeVar("T")
 
@@ -118,10 +117,9 @@ class Database:
         except Exception as exc:
             return False, exc
 
-    async def create_schema(self) -> None:
-        """Create missing tables (idempotent)."""
-        async with self.writer.begin() as conn:
-            await conn.run_sync(SQLModel.metadata.create_all)
+    async def migrate(self) -> str:
+        """Bring the schema to the newest migration (in a thread: Alembic blocks); return its revision."""
+        return await asyncio.to_thread(schema.upgrade, self.url)
 
     async def dispose(self) -> None:
         await self.writer.dispose()

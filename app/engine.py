@@ -101,12 +101,12 @@ class Runtime:
                          else Listener(settings.app_database_url, self.cursors, on_stop=self.cancel_local))
 
     async def start(self) -> None:
-        """Create the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
+        """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
         global _current
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
         threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
-        await self.db.create_schema()
+        await self.db.migrate()
         if self.listener is not None:
             self.listener.start()
         if _current is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DDL, JSON, BigInteger, Column, ForeignKey, Index, Integer, String, event
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String
 from sqlmodel import Field, SQLModel
 
 
@@ -178,13 +178,3 @@ class ChunkRow(SQLModel, table=True):
     page: int | None = None
     sheet: str | None = None
     section: str | None = None
-
-
-# The full-text index over `chunks.terms`: an FTS5 table on SQLite (rowid = chunk id), a GIN
-# index on PostgreSQL. Created with the table, since the schema is made at start-up.
-event.listen(ChunkRow.__table__, "after_create", DDL(
-    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0')"
-).execute_if(dialect="sqlite"))
-event.listen(ChunkRow.__table__, "after_create", DDL(
-    "CREATE INDEX IF NOT EXISTS ix_chunks_terms ON chunks USING GIN (to_tsvector('simple', terms))"
-).execute_if(dialect="postgresql"))

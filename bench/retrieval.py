@@ -38,7 +38,7 @@ async def main() -> None:
     files = sorted(p for p in CORPUS.iterdir() if p.name not in ("manifest.json",) and p.is_file())
     with tempfile.TemporaryDirectory() as tmp:
         db = Database(f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}")
-        await db.create_schema()
+        await db.migrate()
         store = ChunkStore(db)
         extract_s = index_s = 0.0
         pages = 0

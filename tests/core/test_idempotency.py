@@ -14,7 +14,7 @@ from app.tables import IdempotencyRow
 
 async def test_one_claim_wins_and_the_others_get_its_answer(tmp_path, database_url):
     db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'claims.db'}")
-    await db.create_schema()
+    await db.migrate()
     first, second = IdempotencyStore(db), IdempotencyStore(db)  # as two processes would hold them
     try:
         assert await first.claim("1:1:abc") == (True, None)

@@ -21,7 +21,7 @@ def _file(name: str) -> FileRow:
 @pytest.fixture
 async def repo(tmp_path, database_url):
     db = Database(Settings(data_dir=tmp_path, database_url=database_url).app_database_url)
-    await db.create_schema()
+    await db.migrate()
     yield Repository(db)
     await db.dispose()
 
