@@ -59,6 +59,7 @@ class Settings:
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
+    metrics: bool = True  # GET /metrics (Prometheus text, no key) and the HTTP request metrics
 
     @property
     def max_json_bytes(self) -> int:
@@ -213,6 +214,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or base.executor_id,
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
+        metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
         **numbers,
     )
 
@@ -247,6 +249,7 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
     ("LOG_MODEL_IO", "false", "true: log every model request and answer"),
+    ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
     ("EVENT_HEARTBEAT_SECONDS", str(int(Settings.event_heartbeat_seconds)), "comment line on an idle event stream"),
     ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
      "an event stream client that reads nothing this long is dropped"),

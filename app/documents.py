@@ -12,6 +12,7 @@ from typing import Any, Callable
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_loop_if_long
+from app.metrics import record_extraction
 from app.repository import Repository
 from app.repository.chunks import ChunkStore
 from app.search import INDEXED_STATUSES, build_rows
@@ -106,12 +107,15 @@ class Documents:
                     await self.chunks.add(file.sha256, await build_rows(result.items))
                 except Exception:  # noqa: BLE001 - the index is an aid; the file was read
                     log.exception("the full-text index of file %s could not be stored", file.id)
+            record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
             return Reading(result, True, time.perf_counter() - t0)
         data = self.storage.get(file.sha256)
         # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
         # extractors are registered by the bare type.
         mime = file.mime.split(";", 1)[0].strip()
+        t1 = time.perf_counter()
         result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
+        record_extraction(mime, result.status, time.perf_counter() - t1)
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
             # The full-text index is built once per content hash, with the extraction it comes from.
             # Only from what reads without a password: what a password opened stays out of it.

@@ -23,6 +23,7 @@ from app.db import Database
 from app.documents import Documents
 from app.events import Changes
 from app.journal import Journal
+from app.metrics import RoundTimer
 from app.notify import Listener
 from app.records import NewLog
 from app.repository import Repository
@@ -234,9 +235,12 @@ class Runtime:
                 f"{round_id(workflow_id, round_no)}:waiting",
                 f"Waiting for a free slot: {self.settings.max_concurrent_rounds} rounds are running.",
                 agent_name="system", progress=0)])
+        timer = RoundTimer()
         async with self._slots:
+            timer.acquire()
             try:
                 yield
             finally:
+                timer.release()
                 self.rounds.forget(workflow_id, round_no)
 

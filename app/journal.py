@@ -12,6 +12,7 @@ from agents.errors import AgentsError
 from agents.model import ModelError
 from app.cursors import CursorCache
 from app.fsm import Event, WorkflowStatus
+from app.metrics import record_transition
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
 
@@ -78,7 +79,8 @@ class Journal:
 
 
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
-    """One structured line per status change."""
+    """One structured line per status change, and the round counters it moves."""
+    record_transition(before, after, event)
     log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after, "event": event}))
 
 

@@ -13,7 +13,7 @@ from litestar.types import Receive, Scope, Send
 
 from agents.model import Model
 from agents.registry import Registry, build_registry
-from app import api_events, api_files, api_workflows, docs, edge, page
+from app import api_events, api_files, api_workflows, docs, edge, metrics, page
 from app.config import Settings, from_env
 from app.engine import Runtime
 from app.errors import NotReadyError
@@ -101,7 +101,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     """The application: reads the environment only when no settings are given."""
     settings = settings or from_env(os.environ)
     settings.check()
-    model = model or build_model(settings)
+    model = metrics.MeteredModel(model or build_model(settings))
     runtime = Runtime(settings, model, registry or build_registry())
 
     async def startup() -> None:
@@ -122,7 +122,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     app = ForemanApp(
         route_handlers=[health, ready, *api_files.ROUTES, *api_workflows.ROUTES, *api_events.ROUTES,
-                        *page.ROUTES, *docs.routes()],
+                        *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else [])],
+        middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
                                              brotli_quality=4, gzip_compress_level=6, exclude=STREAMS),

@@ -12,7 +12,7 @@ import copy
 from typing import Any
 
 MAX_ID = 2**63 - 1
-PUBLIC = ("/health", "/ready")
+PUBLIC = ("/health", "/ready", "/metrics")
 REF = "#/components/schemas/"
 
 AUTH = ["missing_key", "unknown_key"]
@@ -25,6 +25,7 @@ CLASH = ["method_not_allowed"]  # the id "start" names POST /api/workflows/start
 OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/health"): ("health", "service", {}),
     ("get", "/ready"): ("ready", "service", {503: ["not_ready"]}),
+    ("get", "/metrics"): ("metrics", "service", {}),
     ("post", "/api/files"): ("uploadFiles", "files", {
         400: ["no_files", "empty_file", "multipart_limit", "bad_request"], 401: AUTH,
         413: ["file_too_large", "payload_too_large"], 415: ["not_multipart"]}),
@@ -74,7 +75,7 @@ TAGS = [
     {"name": "files", "description": "Uploads and documents produced by agents."},
     {"name": "workflows", "description": "Conversations: start a round, stop, read, delete."},
     {"name": "polling", "description": "Status with ETag; messages and logs after an id cursor."},
-    {"name": "service", "description": "Liveness and readiness (no key needed)."},
+    {"name": "service", "description": "Liveness, readiness and Prometheus metrics (no key needed)."},
 ]
 CONTENT_METADATA = {
     "type": "object", "required": ["isText", "base64Encoded", "aiProcessed"], "additionalProperties": True,
