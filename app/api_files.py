@@ -68,7 +68,7 @@ async def upload(request: Request) -> list[FileInfo]:
                                    sha256="", origin="upload", created_at=now())))
     storage = state.runtime.storage
     for data, row in rows:  # stored only once every part passed the checks
-        row.sha256 = storage.put(data)
+        row.sha256 = await storage.put(data)
     stored = await state.runtime.repo.files.add_files([row for _, row in rows])
     return [file_info(row) for row in stored]
 
@@ -91,7 +91,7 @@ async def get_file(request: Request, file_id: FileId) -> FileInfo:
      media_type="*/*")  # documented as any type: the answer carries the detected type of the bytes
 async def get_content(request: Request, file_id: FileId) -> Response[bytes]:
     row = await _owned_file(request, file_id)
-    data = request.app.state.runtime.storage.get(row.sha256)
+    data = await request.app.state.runtime.storage.get(row.sha256)
     filename = f"{row.name}.{row.ext}" if row.ext else row.name
     return Response(content=data, media_type=served_type(row.mime),
                     headers={"content-type": served_type(row.mime), "Content-Disposition": content_disposition(filename),

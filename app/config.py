@@ -59,6 +59,7 @@ class Settings:
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
+    file_store: str = ""  # "local" or "database"; empty: database on PostgreSQL, local on SQLite
     metrics: bool = True  # GET /metrics (Prometheus text, no key) and the HTTP request metrics
 
     @property
@@ -83,6 +84,11 @@ class Settings:
     @property
     def is_sqlite(self) -> bool:
         return self.app_database_url.startswith("sqlite")
+
+    @property
+    def file_store_kind(self) -> str:
+        """Where file bytes live: FILE_STORE, else the database on PostgreSQL (replicas share it) and DATA_DIR on SQLite."""
+        return self.file_store or ("local" if self.is_sqlite else "database")
 
     @property
     def system_database_url(self) -> str:
@@ -174,6 +180,9 @@ def from_env(env: Mapping[str, str]) -> Settings:
     }
     temperatures = {name[len("LLM_TEMPERATURE_"):].lower(): _temperature(value, name)
                     for name, value in env.items() if name.startswith("LLM_TEMPERATURE_") and value.strip()}
+    file_store = (env.get("FILE_STORE") or "").strip().lower()
+    if file_store not in ("", "local", "database"):
+        raise SettingsError(f"FILE_STORE must be local or database, not {file_store!r}.")
     log_format = (env.get("LOG_FORMAT") or "plain").strip().lower()
     if log_format not in ("plain", "json"):
         raise SettingsError(f"LOG_FORMAT must be plain or json, not {log_format!r}.")
@@ -214,6 +223,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or base.executor_id,
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
+        file_store=file_store,
         metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
         **numbers,
     )
@@ -225,6 +235,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("PORT", "8000", "port to listen on"),
     ("DATA_DIR", "./data", "database files and stored uploads"),
     ("DATABASE_URL", "SQLite in DATA_DIR", "e.g. postgresql+asyncpg://user@host/db"),
+    ("FILE_STORE", "database on PostgreSQL, else local",
+     "where file bytes live: local (DATA_DIR/files) or database (shared by every replica)"),
     ("OPENAI_BASE_URL", "unset", "an OpenAI-compatible endpoint; unset with no key: the offline model answers"),
     ("OPENAI_API_KEY", "unset", "the provider's key"),
     ("LLM_MODEL", "gpt-4o-mini", "model name sent to the provider"),

@@ -12,11 +12,12 @@ from typing import Any, Callable
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_loop_if_long
+from app.errors import StoredFileError
+from app.filestore import BlobStore
 from app.metrics import record_extraction
 from app.repository import Repository
 from app.repository.chunks import ChunkStore
 from app.search import INDEXED_STATUSES, build_rows
-from app.storage import Storage
 from app.tables import ExtractionRow, FileRow
 from extractors.base import ContentItem, Extraction
 from extractors.registry import failure, finish
@@ -80,7 +81,7 @@ class Reading:
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
-    def __init__(self, repo: Repository, storage: Storage, timeout: float, chunks: ChunkStore | None = None) -> None:
+    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
@@ -109,10 +110,16 @@ class Documents:
                     log.exception("the full-text index of file %s could not be stored", file.id)
             record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
             return Reading(result, True, time.perf_counter() - t0)
-        data = self.storage.get(file.sha256)
         # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
         # extractors are registered by the bare type.
         mime = file.mime.split(";", 1)[0].strip()
+        try:
+            data = await self.storage.get(file.sha256)
+        except StoredFileError as exc:  # this file is unreadable, the round goes on (nothing cached)
+            name = display_name(file)
+            return Reading(finish(failure(mime, "error", name, "its stored copy is damaged or missing",
+                                          sentence=f"{name} could not be read: {exc}")), False,
+                           time.perf_counter() - t0)
         t1 = time.perf_counter()
         result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
         record_extraction(mime, result.status, time.perf_counter() - t1)

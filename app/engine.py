@@ -22,6 +22,7 @@ from app.cursors import CursorCache
 from app.db import Database
 from app.documents import Documents
 from app.events import Changes
+from app.filestore import open_store
 from app.journal import Journal
 from app.metrics import RoundTimer
 from app.notify import Listener
@@ -30,7 +31,6 @@ from app.repository import Repository
 from app.repository.chunks import ChunkStore
 from app.round_data import RoundData
 from app.search import IndexRetriever
-from app.storage import Storage
 
 log = logging.getLogger("foreman.engine")
 
@@ -84,7 +84,7 @@ class Runtime:
         self.registry = registry
         self.db = Database(settings.app_database_url)
         self.repo = Repository(self.db)
-        self.storage = Storage(settings.data_dir / "files")
+        self.storage = open_store(settings.file_store_kind, self.db, settings.data_dir / "files")
         self.changes = Changes()  # wakes the event streams of a workflow that was written to
         self.cursors = CursorCache(on_change=self.changes.touch)
         self.journal = Journal(self.repo, self.cursors)

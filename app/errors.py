@@ -73,3 +73,10 @@ class NotReadyError(ApplicationError):
 
     status_code = 503
     code = "not_ready"
+
+
+class StoredFileError(ApplicationError):
+    """A file's stored bytes are missing or no longer match their checksum: never served wrong."""
+
+    status_code = 500
+    code = "stored_file_damaged"

@@ -153,12 +153,12 @@ class EventStream:
             yield frame("status", self.position.event_id, msgspec.json.encode(view))
 
     async def _messages(self, last: int) -> AsyncIterator[bytes]:
-        blobs = self.workflows.blobs(self.include_data)
         while self.position.message_id < last:
             rows = [r for r in await self.repo.messages.message_page(self.workflow_id, self.position.message_id, PAGE)
                     if r[0].id <= last]
             file_ids = sorted({d.file_id for _, docs in rows for d in docs})
             files = await self.repo.files.files_by_id(file_ids) if file_ids else {}
+            blobs = await self.workflows.blobs(self.include_data, files)
             for message, docs in rows:
                 self.position.message_id = message.id
                 view = message_view(message, docs, files, blobs)

@@ -19,6 +19,7 @@ AUTH = ["missing_key", "unknown_key"]
 PARAMS = ["bad_request"]  # a path or query value out of its documented range
 NO_ROUTE = ["route_not_found"]  # a path whose id is not a number matches no route
 WF = ["workflow_not_found"]
+STORED = {500: ["stored_file_damaged", "stored_file_missing"]}  # bytes that fail their checksum are not served
 CLASH = ["method_not_allowed"]  # the id "start" names POST /api/workflows/start
 
 # (method, path): (operationId, tag, {status: [codes]})
@@ -32,7 +33,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/api/files/{file_id}"): ("getFile", "files", {
         400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE]}),
     ("get", "/api/files/{file_id}/content"): ("downloadFile", "files", {
-        400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE]}),
+        400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE], **STORED}),
     ("post", "/api/workflows/start"): ("startWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_request",
               "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files"],
@@ -45,15 +46,15 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
         400: ["bad_cursor", "bad_request"], 401: AUTH}),
     ("get", "/api/workflows/{workflow_id}"): ("getWorkflow", "workflows", {
-        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH}),
+        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH, **STORED}),
     ("get", "/api/workflows/{workflow_id}/status"): ("getStatus", "polling", {
         400: PARAMS, 401: AUTH, 404: WF}),
     ("get", "/api/workflows/{workflow_id}/messages"): ("pollMessages", "polling", {
-        400: ["bad_cursor", "bad_id", "bad_limit", "bad_includeData", "bad_request"], 401: AUTH, 404: WF}),
+        400: ["bad_cursor", "bad_id", "bad_limit", "bad_includeData", "bad_request"], 401: AUTH, 404: WF, **STORED}),
     ("get", "/api/workflows/{workflow_id}/logs"): ("pollLogs", "polling", {
         400: ["bad_cursor", "bad_id", "bad_limit", "bad_request"], 401: AUTH, 404: WF}),
     ("get", "/api/workflows/{workflow_id}/events"): ("streamEvents", "polling", {
-        400: ["bad_cursor", "bad_event_id", "bad_request"], 401: AUTH, 404: WF}),
+        400: ["bad_cursor", "bad_event_id", "bad_request"], 401: AUTH, 404: WF, **STORED}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}"): ("deleteMessage", "workflows", {
         400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "message_not_found", *NO_ROUTE]}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}"): ("removeDocument", "workflows", {
@@ -69,6 +70,7 @@ ERROR_TEXT = {
     405: "The path names another operation (the workflow id `start`).",
     415: "The request body is not of the media type this operation takes.",
     422: "The Idempotency-Key was used before with a different request.",
+    500: "A file's stored bytes are missing or fail their checksum on the server; they are not served.",
     503: "The service is starting or stopping.",
 }
 TAGS = [

@@ -14,14 +14,14 @@ from app.journal import Journal
 from app.reading import RoundReader
 from app.records import NewLog
 from app.repository import Repository
-from app.storage import Storage
+from app.filestore import BlobStore
 from app.tables import DocumentRow, FileRow, MessageRow
 
 
 class RoundData:
     """Loads and stores the data of rounds; caches each running round's input in memory."""
 
-    def __init__(self, repo: Repository, storage: Storage, documents: Documents, journal: Journal) -> None:
+    def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal) -> None:
         self.repo = repo
         self.storage = storage
         self.documents = documents
@@ -123,7 +123,7 @@ class RoundData:
         owner = await self.repo.workflows.workflow(None, workflow_id)
         rows = []
         for out in outputs:
-            sha = self.storage.put(out.data)
+            sha = await self.storage.put(out.data)
             name, ext = split_name(out.name)
             rows.append(FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name, ext=ext,
                                 mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))

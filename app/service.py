@@ -10,7 +10,7 @@ import time
 import uuid
 import weakref
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -22,6 +22,7 @@ from app.journal import transition
 from app.records import NewLog, Owner
 from app.repository.idempotency import KeyReusedError
 from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
+from app.tables import FileRow
 from app.views import log_view, message_view, status_view
 
 log = logging.getLogger("foreman.workflows")
@@ -164,7 +165,7 @@ class WorkflowService:
         transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
         for file in files:
             if not await self.repo.files.sha_in_use(file.sha256):
-                self.rt.storage.remove(file.sha256)
+                await self.rt.storage.remove(file.sha256)
 
     async def cursor(self, owner: Owner, workflow_id: str) -> Cursor:
         """The cached owner and last ids of a workflow, loading them once from the database."""
@@ -194,7 +195,8 @@ class WorkflowService:
         if kind == "messages":
             rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
             files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
-            items = [message_view(m, docs, files, self.blobs(include_data)) for m, docs in rows[:limit]]
+            blobs = await self.blobs(include_data, files)
+            items = [message_view(m, docs, files, blobs) for m, docs in rows[:limit]]
             more = len(rows) > limit
             return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
         logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
@@ -203,9 +205,12 @@ class WorkflowService:
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
 
 
-    def blobs(self, include: bool):
-        """How views get a document's bytes: from storage with `?includeData=true`, else not at all."""
-        return (lambda file: self.rt.storage.get(file.sha256)) if include else None
+    async def blobs(self, include: bool, files: dict[int, FileRow]) -> Callable[[FileRow], bytes] | None:
+        """How views get the documents' bytes: read from the store with `?includeData=true`, else not at all."""
+        if not include:
+            return None
+        data = {sha: await self.rt.storage.get(sha) for sha in sorted({f.sha256 for f in files.values()})}
+        return lambda file: data[file.sha256]
 
 
 def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:

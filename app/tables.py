@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
 
@@ -41,6 +41,16 @@ class FileRow(SQLModel, table=True):
     sha256: str = Field(index=True)
     origin: str = "upload"  # "upload" or "agent"
     created_at: datetime
+
+
+class FileChunkRow(SQLModel, table=True):
+    """1 MB of a file's bytes when FILE_STORE=database (app.filestore), by the bytes' SHA-256 and order."""
+
+    __tablename__ = "file_chunks"
+
+    sha256: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class WorkflowRow(SQLModel, table=True):

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sqlalchemy as sa
 
+from app.schema import sync_url
 from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for
 
 
-def stored_blobs(server: LiveServer) -> set[Path]:
-    return {p for p in server.app.state.runtime.storage.root.rglob("*") if p.is_file()}
+def stored_blobs(server: LiveServer) -> set[str]:
+    """What the file store holds: files under DATA_DIR, or the contents in the database."""
+    store = server.app.state.runtime.storage
+    if store.kind == "local":
+        return {p.name for p in store.root.rglob("*") if p.is_file()}
+    engine = sa.create_engine(sync_url(server.settings.app_database_url))
+    try:
+        with engine.connect() as conn:
+            return set(conn.execute(sa.text("SELECT DISTINCT sha256 FROM file_chunks")).scalars())
+    finally:
+        engine.dispose()
 
 
 def test_over_the_limit_is_413_and_stores_nothing(tmp_path, database_url):
