@@ -10,11 +10,11 @@ from agents.manager import RoundInput
 from agents.memory import PriorRound, PriorTask, history_entries
 from app.clock import now
 from app.documents import Documents, item_to_wire, read_document, split_name
+from app.filestore import BlobStore
 from app.journal import Journal
 from app.reading import RoundReader
 from app.records import NewLog
 from app.repository import Repository
-from app.filestore import BlobStore
 from app.tables import DocumentRow, FileRow, MessageRow
 
 
