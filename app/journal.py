@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from sqlalchemy.exc import SQLAlchemyError
 
 from agents.errors import AgentsError
-from agents.model import ModelError
+from agents.model import ModelError, use_call_context
 from app.cursors import CursorCache
 from app.fsm import Event, WorkflowStatus
 from app.metrics import record_transition
@@ -81,7 +81,9 @@ class Journal:
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
     """One structured line per status change, and the round counters it moves."""
     record_transition(before, after, event)
-    log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after, "event": event}))
+    with use_call_context(workflow=workflow_id, round=round_no):  # also outside the round (start, stop, delete)
+        log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after,
+                             "event": event}))
 
 
 def reason_of(exc: BaseException, what: str) -> str:

@@ -133,6 +133,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
         openapi_config=docs.openapi_config(),
+        # Litestar's default logging config would replace the root logger's handler at start-up
+        # with its own text format, so LOG_FORMAT=json came out as plain text: logging is ours.
+        logging_config=None,
         debug=False,
     )
     app.state.settings = settings

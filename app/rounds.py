@@ -134,7 +134,8 @@ async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, n
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
-        reason = reason_of(exc, f"the {task.agent} agent")
+        with use_call_context(task=task_id):  # the server log names the task that failed
+            reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
         await rt.journal.append(
             workflow_id, round_no,
