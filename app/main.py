@@ -25,7 +25,10 @@ log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
 COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
-STREAMS = r"/events$"  # server-sent events go out as written, never held in a compressor's buffer
+# Server-sent events go out as written, never held in a compressor's buffer. File downloads go out
+# as stored: compressing 50 MB (mostly already-compressed PDF, DOCX, XLSX) took the event loop's
+# time and held the file 3.6 times over in memory (bench/upload_memory.py).
+UNCOMPRESSED = r"(/events|/api/files/\d+/content)$"
 
 
 class ForemanApp(Litestar):
@@ -126,7 +129,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
-                                             brotli_quality=4, gzip_compress_level=6, exclude=STREAMS),
+                                             brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
         on_shutdown=[runtime.close],

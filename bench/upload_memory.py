@@ -2,7 +2,7 @@
 
 Starts `python -m app` (offline) for each store: the directory on SQLite, the database and the
 directory on PostgreSQL (when FOREMAN_BENCH_PG_URL names a server); reads the server's resident
-memory when idle, then its peak (VmHWM) after the upload and after the download:
+memory, then its peak (VmHWM, restarted before each step) during the upload and each download:
 
     FOREMAN_BENCH_PG_URL=postgresql+asyncpg://postgres@127.0.0.1/postgres .venv/bin/python bench/upload_memory.py
 """
@@ -37,6 +37,13 @@ def kb(pid: int, field: str) -> int:
         return next(int(line.split()[1]) for line in status if line.startswith(field))
 
 
+def reset_peak(pid: int) -> int:
+    """Start a new peak (VmHWM) from the process's present footprint, which is returned (kB)."""
+    with open(f"/proc/{pid}/clear_refs", "w") as refs:
+        refs.write("5")
+    return kb(pid, "VmRSS:")
+
+
 def measure(env: dict[str, str]) -> tuple[float, ...]:
     port = free_port()
     env = {**os.environ, **env, "PORT": str(port)}
@@ -48,19 +55,20 @@ def measure(env: dict[str, str]) -> tuple[float, ...]:
     try:
         wait(lambda: httpx.get(base + "/ready").status_code == 200, 120, "the server")
         time.sleep(2)  # the extraction workers' warm-up is over
-        idle = kb(server.pid, "VmRSS:")
         data = os.urandom(SIZE)
         with httpx.Client(base_url=base, timeout=300) as client:
+            idle = reset_peak(server.pid)
             answer = client.post("/api/files", files=[("files", ("big.bin", data))])
             assert answer.status_code == 201, answer.text
-            upload_peak = kb(server.pid, "VmHWM:")
+            upload = kb(server.pid, "VmHWM:") - idle
             url = f"/api/files/{answer.json()[0]['id']}/content"
+            before = reset_peak(server.pid)
             assert client.get(url, headers={"Accept-Encoding": "identity"}).content == data
-            download_peak = kb(server.pid, "VmHWM:")
+            download = kb(server.pid, "VmHWM:") - before
+            before = reset_peak(server.pid)
             assert client.get(url).content == data  # as a browser asks: brotli or gzip accepted
-            compressed_peak = kb(server.pid, "VmHWM:")
-        return tuple(x / 1024 for x in (idle,)) + tuple((p - idle) * 1024 / SIZE
-                                                       for p in (upload_peak, download_peak, compressed_peak))
+            compressed = kb(server.pid, "VmHWM:") - before
+        return (idle / 1024, *(peak * 1024 / SIZE for peak in (upload, download, compressed)))
     finally:
         server.terminate()
         server.wait(30)
@@ -75,7 +83,8 @@ def main() -> None:
         cases += [("database on PostgreSQL", {"DATABASE_URL": url, "FILE_STORE": "database"}),
                   ("local on PostgreSQL", {"DATABASE_URL": url, "FILE_STORE": "local"})]
         subprocess.run(["psql", admin.replace("+asyncpg", ""), "-qc", f"CREATE DATABASE {name}"], check=True)
-    print(f"one {SIZE >> 20} MB upload, then its download; peak resident memory above idle, in multiples of the file")
+    print(f"one {SIZE >> 20} MB upload, then its download; the server's peak resident memory above its footprint "
+          "before each step, in multiples of the file")
     print(f"{'store':<24}{'idle MB':>9}{'upload peak':>13}{'download peak':>15}{'compressed download':>21}")
     try:
         for label, env in cases:

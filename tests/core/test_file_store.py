@@ -84,3 +84,12 @@ def test_files_stored_in_data_dir_before_are_served_and_moved_into_the_database(
         assert client.get(f"/api/files/{file['id']}/content").content == raw
     with LiveServer(settings_for(tmp_path / "elsewhere", postgres_url)) as server, server.client() as client:
         assert client.get(f"/api/files/{file['id']}/content").content == raw  # from the database now
+
+
+def test_downloads_go_out_as_stored_not_compressed(tmp_path):
+    raw = (CORPUS / "stanley-cups.tsv").read_bytes() * 20  # text, well over the 1 KB compression threshold
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        [file] = client.post("/api/files", files=[("files", ("cups.tsv", raw))]).json()
+        answer = client.get(f"/api/files/{file['id']}/content", headers={"Accept-Encoding": "br, gzip"})
+        assert answer.content == raw and "content-encoding" not in answer.headers
+        assert answer.headers["content-length"] == str(len(raw))
