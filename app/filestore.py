@@ -132,9 +132,8 @@ class DatabaseBlobs:
         parts = await self.rows.read(sha256)
         if not parts:
             return await self._adopt(sha256)
-        data = b"".join(parts)
-        del parts
-        return await asyncio.to_thread(checked, sha256, data)
+        # Joining 50 MB is a copy the event loop should not wait on: done with the hash, in a thread.
+        return await asyncio.to_thread(lambda: checked(sha256, b"".join(parts)))
 
     async def _adopt(self, sha256: str) -> bytes:
         if self.legacy is None or not await asyncio.to_thread(self.legacy.has, sha256):
