@@ -93,3 +93,25 @@ def test_downloads_go_out_as_stored_not_compressed(tmp_path):
         answer = client.get(f"/api/files/{file['id']}/content", headers={"Accept-Encoding": "br, gzip"})
         assert answer.content == raw and "content-encoding" not in answer.headers
         assert answer.headers["content-length"] == str(len(raw))
+
+
+async def test_hashing_and_joining_50_mb_leave_the_event_loop_free(tmp_path, database_url):
+    from app.db import Database
+    from app.filestore import open_store
+    from tests.agents.test_off_loop import ticker
+
+    db = Database(settings_for(tmp_path, database_url).app_database_url)
+    (tmp_path / "data").mkdir()
+    await db.migrate()
+    data = bytes(range(256)) * (50 * 4096)
+    try:
+        for kind in ("local", "database"):
+            store = open_store(kind, db, tmp_path / "files")
+            async with ticker() as ticks:
+                sha = await store.put(data)
+            assert ticks[0] > 0  # the loop turned while 50 MB were hashed (and written)
+            async with ticker() as ticks:
+                assert await store.get(sha) == data
+            assert ticks[0] > 0  # ... and while they were read, joined and checked
+    finally:
+        await db.dispose()
