@@ -49,7 +49,7 @@ def api_schema(server: LiveServer, targets: dict[str, Any]) -> Iterator[Any]:
 
 
 OPERATIONS = [
-    "GET /health", "GET /ready",
+    "GET /health", "GET /ready", "GET /metrics",
     "POST /api/files", "GET /api/files/{file_id}", "GET /api/files/{file_id}/content",
     "POST /api/workflows/start", "GET /api/workflows", "GET /api/workflows/{workflow_id}",
     "DELETE /api/workflows/{workflow_id}", "POST /api/workflows/{workflow_id}/stop",
@@ -68,7 +68,7 @@ def test_every_operation_is_fuzzed(api_schema):
 
 
 # Operations without parameters or a documented body have nothing to make invalid.
-NO_INPUT = {"GET /health", "GET /ready", "GET /api/workflows"}
+NO_INPUT = {"GET /health", "GET /ready", "GET /metrics", "GET /api/workflows"}
 RUNS = [pytest.param(label, mode, id=f"{label}-{mode.value}") for label in OPERATIONS
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
         if (mode is GenerationMode.POSITIVE or label not in NO_INPUT) and label not in ENDLESS]
