@@ -27,7 +27,10 @@ class Service:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "DATA_DIR": str(tmp_path / "data"), "PORT": str(self.port),
                     "OPENAI_BASE_URL": stub_url, "OPENAI_API_KEY": "test", "DATABASE_URL": database_url,
-                    "LLM_MAX_RETRIES": "0"}
+                    "LLM_MAX_RETRIES": "0",
+                    # Pinned: the restarted process resumes the rounds of the one killed (on PostgreSQL the
+                    # default id is new in every process, and another replica takes over instead).
+                    "EXECUTOR_ID": "crash-test"}
         self.log = open(tmp_path / "service.log", "ab")
         self.proc: subprocess.Popen | None = None
         self.clients: list[httpx.Client] = []
