@@ -14,7 +14,7 @@ from agents.outputs import text_files
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, Passage
 from agents.toolkit.sentences import best_passages, normalize_space
-from agents.toolkit.tokens import count_tokens, fit_to_budget
+from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
 SOURCES = 3  # passages listed as sources under an answer that cited none itself
@@ -103,7 +103,7 @@ class Analyst:
         material = []
         for doc in docs:
             text = doc.text
-            if count_tokens(text) > per_doc:
+            if await count_tokens_off_loop(text) > per_doc:
                 # Keep only what bears on the question, so every document fits the final call.
                 text = await map_reduce(
                     ledger, agent=self.name, kind="answer", text=text, budget=budget,
@@ -115,7 +115,7 @@ class Analyst:
                 )
             material.append(doc_facts(doc, text=text))
         # Condensed documents can still add up to more than one request holds.
-        for facts, text in zip(material, fit_to_budget([m["text"] for m in material], budget), strict=True):
+        for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
             facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
         system = (f"You are the {self.name} agent. Answer in {language} from the documents only, "

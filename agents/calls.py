@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
-from agents.toolkit.cpu import off_loop_if_long
-from agents.toolkit.tokens import chunk_text, context_size, count_tokens, fit_to_budget
+from agents.toolkit.cpu import off_gil_if_long, off_loop_if_long
+from agents.toolkit.tokens import chunk_text, context_size, count_tokens, count_tokens_off_loop, fit_to_budget_off_loop
 
 # Share of the context window kept free for the model's answer and the prompt's own wording.
 OUTPUT_SHARE = 0.25
@@ -69,7 +69,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                      doc: Mapping[str, Any]) -> str:
     """Condense a text too long for one request: one "map" call per chunk, then "reduce" calls
     until the partial results fit one request. Returns the final reduced text."""
-    chunks = await off_loop_if_long(len(text), chunk_text, text, budget)
+    chunks = await off_gil_if_long(len(text), chunk_text, text, budget)
     parts = len(chunks)
 
     gate = asyncio.Semaphore(MAP_CONCURRENCY)
@@ -89,7 +89,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
     # Map calls are independent; gather keeps their results in document order.
     partials = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(chunks, 1))))
     while True:
-        groups = _groups(partials, budget)
+        groups = await off_loop_if_long(sum(map(len, partials)), _groups, partials, budget)
         reduced = []
         for group in groups:
             request = ModelRequest(
@@ -107,9 +107,11 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
         partials = reduced
 
 
-def message_excerpt(text: str, limit: int = MESSAGE_TOKENS) -> str:
+async def message_excerpt(text: str, limit: int = MESSAGE_TOKENS) -> str:
     """`text` cut to what a chat message should show (the cut is marked)."""
-    return fit_to_budget([text], limit)[0] if count_tokens(text) > limit else text
+    if await count_tokens_off_loop(text) <= limit:
+        return text
+    return (await fit_to_budget_off_loop([text], limit))[0]
 
 
 def _groups(partials: list[str], budget: int) -> list[list[str]]:

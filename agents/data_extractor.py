@@ -11,7 +11,7 @@ from agents.inputs import base_hints, task_documents
 from agents.model import ModelRequest
 from agents.outputs import planned, stem_of, xml_safe
 from agents.phrases import say
-from agents.toolkit.cpu import off_loop
+from agents.toolkit.cpu import off_gil
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
 from agents.toolkit.tables import Table, document_tables
 from agents.toolkit.tokens import chunk_text
@@ -68,7 +68,8 @@ class DataExtractor:
         # "-tables" keeps a CSV upload and its extracted table from sharing a name.
         stem = f"{stem_of(docs[0].name)}-tables" if len(docs) == 1 else "tables"
         labels = sheet_names([xml_safe(label) for label in _labels(found)])
-        files = await off_loop(_files, task, [t for _, t in found], labels, stem)
+        # A workbook of hundreds of sheets is seconds of openpyxl: in a worker process.
+        files = await off_gil(_files, task, [t for _, t in found], labels, stem)
         text = _report(found, labels, files, context.language)
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
                           offline=offline)

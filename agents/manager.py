@@ -24,7 +24,7 @@ from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.language import detect_language, detector_loaded, load_detector
 from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tables import document_tables
-from agents.toolkit.tokens import count_tokens, fit_to_budget
+from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
 
 PM_NAME = "project_manager"
 SHORT_PROMPT_WORDS = 3  # up to this many words, the model's userLanguage may break a tie
@@ -329,8 +329,8 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
     lang = plan.language
     review = _review(plan, results, skipped, delivered)
     review["reasons"] = dict(failures or {})
-    excerpts = fit_to_budget([r.text for r in results.values() if r is not None],
-                             max(256, context_tokens(model, PM_NAME) // 2))
+    texts = [r.text for r in results.values() if r is not None]
+    excerpts = await fit_to_budget_off_loop(texts, max(256, context_tokens(model, PM_NAME) // 2))
     material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
     user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(plan_to_json(plan), ensure_ascii=False)}\n\n"
             f"Review:\n{json.dumps(review, ensure_ascii=False)}\n\n{material}")

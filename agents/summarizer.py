@@ -9,7 +9,7 @@ from agents.inputs import base_hints, language_name, task_documents
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.toolkit.tokens import count_tokens
+from agents.toolkit.tokens import count_tokens_off_loop
 
 
 class Summarizer:
@@ -48,7 +48,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     hints = base_hints(task, context, agent, "summary")
     budget = input_budget(context.model, agent)
     text = doc.text
-    if count_tokens(text) > budget:
+    if await count_tokens_off_loop(text) > budget:
         text = await map_reduce(
             ledger, agent=agent, kind="summary", text=text, budget=budget,
             map_system=f"Summarise this part of a longer document in {language}: keep every key "

@@ -59,7 +59,7 @@ class Translator:
         full = "\n\n".join(sections)
         default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]
         files = text_files(task, full, defaults=default)
-        text = message_excerpt(full)
+        text = await message_excerpt(full)
         if text != full:
             text += "\n\n" + say("full_text_in", context.language, files=", ".join(f.name for f in files))
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,

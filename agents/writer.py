@@ -9,7 +9,7 @@ from agents.model import ModelRequest
 from agents.outputs import ext_of, planned, stem_of, text_file
 from agents.phrases import say
 from agents.summarizer import summarize_document
-from agents.toolkit.tokens import count_tokens, fit_to_budget
+from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget_off_loop
 
 
 class Writer:
@@ -31,10 +31,10 @@ class Writer:
             sources.append({"name": f"{task_id}", "text": result.text})
         for doc in task_documents(task, context) if task.inputs or not sources else []:
             text = doc.text
-            if count_tokens(text) > budget // 2:  # condense long inputs instead of cutting them
+            if await count_tokens_off_loop(text) > budget // 2:  # condense long inputs instead of cutting them
                 text = await summarize_document(ledger, task, context, doc, agent=self.name)
             sources.append({"name": doc.name, "text": text})
-        fitted = fit_to_budget([s["text"] for s in sources], budget)
+        fitted = await fit_to_budget_off_loop([s["text"] for s in sources], budget)
         sources = [dict(s, text=t) for s, t in zip(sources, fitted, strict=True)]
         material = "\n\n".join(f"### {s['name']}\n\n{s['text']}" for s in sources)
         system = (f"You are the {self.name} agent. Write the document '{title}' in "
@@ -51,7 +51,7 @@ class Writer:
         markdown = (await ledger.ask(request)).text
         files = [text_file(name, markdown, title) for name in _with_both_formats(names, title)]
         text = say("document_written", context.language, files=", ".join(f.name for f in files))
-        return TaskResult(text=f"{text}\n\n{message_excerpt(markdown)}", files=files, usage=ledger.usage,
+        return TaskResult(text=f"{text}\n\n{await message_excerpt(markdown)}", files=files, usage=ledger.usage,
                           model=ledger.model_name, offline=ledger.offline)
 
 

@@ -115,10 +115,12 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                         "(extractive, deterministic, no generative AI).")
         else:
             log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
+        from agents.toolkit.cpu import warm_processes
         from extractors.runner import ocr_available, warm_pool
 
         # Workers import the extractors before the first round needs them (in a thread: it blocks).
         asyncio.get_running_loop().run_in_executor(None, warm_pool)
+        asyncio.get_running_loop().run_in_executor(None, warm_processes)  # the agents' CPU work
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")

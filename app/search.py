@@ -17,7 +17,7 @@ from agents.retrieval import (
     query_terms,
     rank_documents,
 )
-from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
+from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from app.repository.chunks import ChunkStore
 from extractors.base import ContentItem
 
@@ -42,8 +42,8 @@ def chunk_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
 
 
 async def build_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
-    """`chunk_rows` in a worker thread: stemming a book is seconds of CPU."""
-    return await off_loop(chunk_rows, items)
+    """`chunk_rows` in a worker process: stemming a book is seconds of CPU."""
+    return await off_gil(chunk_rows, items)
 
 
 class IndexRetriever:

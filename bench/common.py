@@ -42,6 +42,15 @@ class DelayedModel(Model):
         return ModelResponse(text="Checked.", usage=usage, model=self.name)
 
 
+def free_port() -> int:
+    """A port nobody listens on now (others run the same benchmarks on this machine)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
@@ -66,9 +75,10 @@ def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
 
 
 @contextmanager
-def service(data_dir: str, port: int, root: Path = ROOT, ready_within: float = 60) -> Iterator[str]:
+def service(data_dir: str, port: int, root: Path = ROOT, ready_within: float = 60,
+            settings: dict[str, str] | None = None) -> Iterator[str]:
     """`python -m app` of the tree at `root` on the embedded default (SQLite, offline model); its URL when ready."""
-    env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port)}
+    env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port), **(settings or {})}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
         env.pop(name, None)
     server = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=env, stdout=subprocess.DEVNULL,
@@ -87,3 +97,38 @@ def completed_workflow(client: httpx.Client, prompt: str = "Summarize the reques
     wid = client.post("/api/workflows/start", json={"prompt": prompt}).json()["id"]
     wait(lambda: client.get(f"/api/workflows/{wid}/status").json()["status"] == "completed", 60, "the round")
     return wid, client.get(f"/api/workflows/{wid}/status").json()["lastMessageId"]
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def table_document(tables: int = 600, size: int = 3_400_000) -> bytes:
+    """An HTML page of `tables` small tables cut from corpus spreadsheets, with prose between them, about `size` bytes.
+
+    The shape that once froze the event loop for seconds: every table is extracted, saved to a workbook,
+    and the text is long enough for the summarizer's map-reduce and the final answer's budget.
+    """
+    import csv
+    import html
+
+    sources = [list(csv.reader((CORPUS / "testCSV.csv").open(encoding="utf-8"))),
+               list(csv.reader((CORPUS / "stanley-cups.tsv").open(encoding="utf-8"), delimiter="\t"))]
+    grids = [[[c for c in row] for row in grid if any(c.strip() for c in row)] for grid in sources]
+    prose = [line.strip() for line in (CORPUS / "sample-french-1.txt").read_text(encoding="latin-1").splitlines()
+             if len(line.split()) > 8]
+    pieces: list[str] = []
+    per_table = size // tables
+    for n in range(tables):
+        grid = grids[n % len(grids)]
+        rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in grid)
+        block = [f"<h2>Table {n + 1}</h2>", f"<table>{rows}</table>"]
+        used = sum(map(len, block))
+        k = n
+        while used < per_table:
+            sentence = f"<p>{html.escape(prose[k % len(prose)])} (section {n + 1})</p>"
+            block.append(sentence)
+            used += len(sentence)
+            k += 1
+        pieces.append("".join(block))
+    return ("<html><head><meta charset='utf-8'><title>Tables</title></head><body>" + "".join(pieces)
+            + "</body></html>").encode("utf-8")

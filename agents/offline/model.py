@@ -9,7 +9,7 @@ from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import work
 from agents.offline.planner import plan_offline
 from agents.phrases import say
-from agents.toolkit.cpu import off_loop
+from agents.toolkit.cpu import LONG_TEXT, off_gil, off_loop
 from agents.toolkit.tokens import count_tokens
 
 
@@ -23,7 +23,9 @@ class OfflineModel(Model):
         self.context_tokens = context_tokens  # the budget agents chunk long documents against
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        return await off_loop(self._complete, request)  # seconds of CPU on a long document
+        size = sum(len(m.get("content", "")) for m in request.messages)
+        # Seconds of CPU on a long document: in a worker process, so the loop's hops never wait for it.
+        return await (off_gil if size >= LONG_TEXT else off_loop)(self._complete, request)
 
     def _complete(self, request: ModelRequest) -> ModelResponse:
         data = self._answer(request)

