@@ -1,23 +1,27 @@
 """The OpenAI-compatible model client: the only module that imports `openai`.
 
 It owns what the SDK would otherwise decide for us: a hard timeout per call, retries on
-transient failures only (drawn from the round's `RetryBudget`), byte and token accounting,
-and structured output that degrades from `json_schema` to `json_object` to a prompt.
+transient failures only (drawn from the round's `RetryBudget`, see `app.retries`), byte and
+token accounting, and structured output that degrades from `json_schema` to `json_object` to a
+prompt (see `app.modes`).
 
 Calls stream (`stream=True`): when a round is stopped or a call times out, closing the stream
 closes the connection, and servers such as llama.cpp stop generating only then.
+
+The call path is lean, since a round makes many calls and 100 rounds share one process: the
+body is built once as plain JSON values and sent as encoded bytes through the SDK's own
+`post` (no per-call transform of typed parameters), chunks arrive as the decoded dicts (no
+model objects built per chunk), byte counts come from the body and the response, and the
+connection pool is sized to the calls that can run at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib
 import json
-import random
 import time
-from collections.abc import AsyncIterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,93 +37,35 @@ from agents.model import (
     Usage,
     current_budget,
 )
-from app.jsonschema import strict_compatible
 from app.modellog import ModelCall, log_call
+from app.modes import FormatRejectedError, ModeProbes, rejects_format
+from app.retries import TransientError, backoff, is_transient, retry_after
 from app.structured import (
     KIND_TEMPERATURES,
     cause,
     check,
     count,
-    format_name,
+    encode_streamed,
     parse,
     repair_instruction,
+    request_body,
     with_instruction,
 )
 
 
 def _sdk_http_module() -> Any:
-    # openai 1.x sends through httpx, 3.x through its fork httpx2; our client and transport
-    # must come from the same package or the SDK cannot use them.
+    # openai 1.x sends through httpx, 3.x through its fork httpx2; our client must come from the
+    # same package or the SDK cannot use it.
     base = next(c for c in openai.DefaultAsyncHttpxClient.__mro__ if c.__name__ == "AsyncClient")
     return importlib.import_module(base.__module__.split(".")[0])
 
 
 httpx = _sdk_http_module()
 
-# Structured-output modes, strongest first; an endpoint that rejects one moves to the next.
-MODES = ("json_schema", "json_object", "prompt")
-_REJECTION_MARKERS = ("response_format", "json_schema", "json_object")
-
-
-@dataclass
-class _Meter:
-    """Bytes moved by the HTTP calls of one `complete()`; set in a ContextVar per call."""
-
-    sent: int = 0
-    received: int = 0
-
-
-_meter: ContextVar[_Meter | None] = ContextVar("foreman_llm_meter", default=None)
-
-
-class _CountingStream(httpx.AsyncByteStream):
-    """Counts response body bytes as the SDK reads them (raw, before any decompression)."""
-
-    def __init__(self, stream: httpx.AsyncByteStream, meter: _Meter) -> None:
-        self._stream, self._meter = stream, meter
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            self._meter.received += len(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-
-class MeteredTransport(httpx.AsyncBaseTransport):
-    """Wraps a transport to count request and response body bytes into the current meter."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self._inner = inner or httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        meter = _meter.get()
-        if meter is None:
-            return await self._inner.handle_async_request(request)
-        try:
-            meter.sent += len(request.content)  # the SDK sends a buffered JSON body
-        except httpx.RequestNotRead:
-            pass  # a streamed upload; chat completions never send one
-        response = await self._inner.handle_async_request(request)
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _CountingStream(response.stream, meter)
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class _Transient(Exception):
-    """One attempt failed in a way worth retrying."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class _FormatRejected(Exception):
-    """The endpoint refused the `response_format` we sent."""
+# Chunks are passed on as the dicts the SDK decodes; a typed chunk class would build a model
+# object per streamed token.
+_Chunks = openai.AsyncStream[object]
+DEFAULT_CONNECTIONS = 100
 
 
 @dataclass
@@ -156,8 +102,8 @@ class OpenAIModel(Model):
         temperature: float | None = None,
         agent_temperatures: Mapping[str, float] | None = None,
         log_io: bool = False,
-        transport: httpx.AsyncBaseTransport | None = None,
         context_tokens: int | None = None,
+        max_connections: int = DEFAULT_CONNECTIONS,
     ) -> None:
         self.name = model
         self.context_tokens = context_tokens  # None: the served model's known context size
@@ -173,12 +119,13 @@ class OpenAIModel(Model):
         self.temperature = temperature
         self.agent_temperatures = dict(agent_temperatures or {})
         self.log_io = log_io
-        # Which structured-output mode works, per served model name (the base URL is fixed).
-        self.modes: dict[str, str] = {}
-        # A first structured call per model finds the mode; concurrent ones wait for its verdict.
-        self._probes: dict[str, asyncio.Event] = {}
+        self._modes = ModeProbes()
+        self.modes = self._modes.modes  # which structured-output mode works, per served model name
         self._stream_usage = True  # False once the server refuses `stream_options`
-        self._http = httpx.AsyncClient(transport=MeteredTransport(transport), timeout=timeout)
+        # As many connections as calls can run at once: more would sit idle, fewer would queue
+        # calls in the pool, whose every release scans the queue.
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self._http = httpx.AsyncClient(timeout=timeout, limits=limits)
         # The SDK's own retries are off: they would hide attempts from our budget and meter.
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url, api_key=api_key, max_retries=0, timeout=timeout,
@@ -223,57 +170,38 @@ class OpenAIModel(Model):
     async def _complete_structured(self, model: str, request: ModelRequest,
                                    spent: _Spent) -> ModelResponse:
         assert request.schema is not None
-        known = await self._known_mode(model)
+        known = await self._modes.known(model)
         try:
-            for mode in MODES[MODES.index(known or MODES[0]):]:
+            for mode in self._modes.candidates(known):
                 messages = with_instruction(request.messages, request.schema, mode)
                 try:
                     answer = await self._call(model, messages, mode, request, spent)
-                except _FormatRejected:
+                except FormatRejectedError:
                     continue
-                self._accept(model, mode)
+                self._modes.accept(model, mode)
                 if not request.validate:  # the caller validates and repairs
-                    data = parse(answer.text)
-                    return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model,
-                                         finish_reason=answer.finish_reason)
+                    return self._response(answer, parse(answer.text), spent, model)
                 data, problems = check(answer.text, answer.finish_reason, request.schema)
                 if not problems:
-                    return ModelResponse(text=answer.text, data=data, usage=spent.usage,
-                                         model=model, finish_reason=answer.finish_reason)
+                    return self._response(answer, data, spent, model)
                 repair = [*messages, {"role": "assistant", "content": answer.text or "(empty answer)"},
                           repair_instruction(problems)]
                 answer = await self._call(model, repair, mode, request, spent)
                 data, problems = check(answer.text, answer.finish_reason, request.schema)
                 if not problems:
-                    return ModelResponse(text=answer.text, data=data, usage=spent.usage,
-                                         model=model, finish_reason=answer.finish_reason)
+                    return self._response(answer, data, spent, model)
                 raise ModelOutputError(f"{model} gave invalid {request.schema_name} output after a "
                                        f"repair request: {'; '.join(problems[:5])}")
         finally:
             if known is None:
-                self._settle(model)
+                self._modes.settle(model)
         # The prompt mode sends no response_format, so nothing can reject it.
         raise AssertionError("unreachable")
 
-    async def _known_mode(self, model: str) -> str | None:
-        """The mode that works for `model`, waiting for a probe under way; None: probe it now."""
-        while model not in self.modes:
-            probe = self._probes.get(model)
-            if probe is None:
-                self._probes[model] = asyncio.Event()
-                return None
-            await probe.wait()
-        return self.modes[model]
-
-    def _accept(self, model: str, mode: str) -> None:
-        """The endpoint took `mode`: remember it and let waiting first calls go on."""
-        self.modes[model] = mode
-        self._settle(model)
-
-    def _settle(self, model: str) -> None:
-        probe = self._probes.pop(model, None)
-        if probe is not None:
-            probe.set()
+    @staticmethod
+    def _response(answer: _Answer, data: Any, spent: _Spent, model: str) -> ModelResponse:
+        return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model,
+                             finish_reason=answer.finish_reason)
 
     async def _call(self, model: str, messages: list[dict[str, str]], mode: str | None,
                     request: ModelRequest, spent: _Spent) -> _Answer:
@@ -281,19 +209,21 @@ class OpenAIModel(Model):
         budget = current_budget.get()
         if budget is not None and budget.tokens_exhausted:
             raise ModelBudgetError(f"the round's token budget is spent ({budget!r})")
-        body = self._body(model, messages, mode, request)
+        body = request_body(model, messages, mode, request.schema, request.schema_name,
+                            request.max_tokens or self.max_tokens, self.temperature_for(request))
         attempt = 0
         while True:
             try:
                 answer, usage = await self._attempt(body, mode, request, spent)
-            except _Transient as failure:
+            except TransientError as failure:
                 if attempt >= self.max_retries:
                     raise ModelError(f"{model} at {self.base_url} failed after {attempt + 1} "
                                      f"attempts: {failure}") from failure
                 if budget is not None and not budget.spend_retry():
                     raise ModelBudgetError(f"retry budget spent ({budget!r}); last failure: "
                                            f"{failure}") from failure
-                await asyncio.sleep(self._delay(attempt, failure.retry_after))
+                await asyncio.sleep(backoff(attempt, failure.retry_after, base=self.backoff_base,
+                                            cap=self.backoff_max, retry_after_max=self.retry_after_max))
                 attempt += 1
                 continue
             if budget is not None:
@@ -303,115 +233,96 @@ class OpenAIModel(Model):
     async def _attempt(self, body: dict[str, Any], mode: str | None, request: ModelRequest,
                        spent: _Spent) -> tuple[_Answer, Usage]:
         """One streamed HTTP request; adds its cost to `spent` whatever happens."""
-        meter = _Meter()
-        token = _meter.set(meter)
         started = time.monotonic()
         tokens: tuple[int, int] | None = None
         parts: list[str] = []
         finish = ""
         error: str | None = None
+        payload = encode_streamed(body, usage=self._stream_usage)
+        sent = len(payload)
+        response: Any = None  # the HTTP response, once there is one: its bytes are the cost
         opened = False
         try:
             async with asyncio.timeout(self.timeout):
-                stream = await self._open(body)
-                opened = True
+                stream, sent = await self._open(body, payload)
+                response, opened = stream.response, True
                 if mode is not None:
-                    self._accept(body["model"], mode)
+                    self._modes.accept(body["model"], mode)
                 try:
                     async for chunk in stream:
-                        if chunk.usage is not None:
-                            tokens = (chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
-                        for choice in chunk.choices or ():
-                            if choice.delta is not None and choice.delta.content:
-                                parts.append(choice.delta.content)
-                            finish = choice.finish_reason or finish
+                        usage = chunk.get("usage")  # type: ignore[attr-defined]
+                        if usage:
+                            tokens = (usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
+                        for choice in chunk.get("choices") or ():  # type: ignore[attr-defined]
+                            content = (choice.get("delta") or {}).get("content")
+                            if content:
+                                parts.append(content)
+                            finish = choice.get("finish_reason") or finish
                 finally:
                     await stream.close()  # a stop or timeout ends the generation on the server
             if not finish:
                 # OpenAI ends every choice with a finish_reason; a stream without one was cut
                 # (llama-cpp-python ends a stream that way when a newer request interrupts it).
-                raise _Transient("the response has no message" if not parts else
-                                 "the answer stream ended before the answer was complete")
+                raise TransientError("the response has no message" if not parts else
+                                     "the answer stream ended before the answer was complete")
         except (TimeoutError, openai.APITimeoutError) as exc:
             error = f"no answer within {self.timeout:g}s"
-            raise _Transient(error) from exc
+            raise TransientError(error) from exc
         except (openai.APIConnectionError, httpx.HTTPError) as exc:
             error = f"connection failed: {cause(exc)}"
-            raise _Transient(error) from exc
+            raise TransientError(error) from exc
         except openai.APIStatusError as exc:
+            response = exc.response
             failure = self._classify(exc, mode)
             error = str(failure)
             raise failure from exc
-        except _Transient as exc:
+        except TransientError as exc:
             error = str(exc)
             raise
         except asyncio.CancelledError:
             error = "cancelled"
             raise
         finally:
-            _meter.reset(token)
             text = "".join(parts)
             if tokens is None and not opened:
                 tokens = (0, 0)  # refused or unreachable: the server processed nothing
             elif tokens is None:  # the server gave no usage: count it ourselves
-                tokens = (count(json.dumps(body["messages"], ensure_ascii=False)),
+                tokens = (count("\n".join(str(m.get("content", "")) for m in body["messages"])),
                           count(text) if text else 0)
-            cost = Usage(tokens[0], tokens[1], meter.sent, meter.received, 1,
-                         time.monotonic() - started)
+            received = response.num_bytes_downloaded if response is not None else 0
+            cost = Usage(tokens[0], tokens[1], sent, received, 1, time.monotonic() - started)
             spent.usage += cost
             if self.log_io:
                 log_call(ModelCall(request=request, body=body, mode=mode, answer=text,
                                    finish_reason=finish, usage=cost, error=error))
         return _Answer(text, finish), cost
 
-    async def _open(self, body: dict[str, Any]) -> Any:
-        """Start a streamed completion; without `stream_options` when the server refuses it."""
-        if self._stream_usage:
-            try:
-                return await self._client.chat.completions.create(
-                    **body, stream=True, stream_options={"include_usage": True})
-            except openai.APIStatusError as exc:
-                if exc.status_code not in (400, 422) or "stream_options" not in _error_text(exc):
-                    raise
-                self._stream_usage = False
-        return await self._client.chat.completions.create(**body, stream=True)
+    async def _open(self, body: dict[str, Any], payload: bytes) -> tuple[Any, int]:
+        """Start a streamed completion of the encoded `body`; again without `stream_options` when
+        the server refuses it. Returns the stream and the bytes sent."""
+        try:
+            return await self._post(payload), len(payload)
+        except openai.APIStatusError as exc:
+            if (not self._stream_usage or exc.status_code not in (400, 422)
+                    or "stream_options" not in _error_text(exc)):
+                raise
+            self._stream_usage = False
+        plain = encode_streamed(body, usage=False)
+        return await self._post(plain), len(payload) + len(plain)
+
+    async def _post(self, payload: bytes) -> Any:
+        # The SDK's own `post` with the encoded body: `chat.completions.create` would transform
+        # every typed parameter and encode the body again on each call.
+        return await self._client.post("/chat/completions", content=payload, cast_to=object, stream=True,
+                                       stream_cls=_Chunks)
 
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
         status, detail = exc.status_code, _error_text(exc)
-        # llama-cpp-python answers an unknown response_format with a 500, others with 400/422.
-        if mode in ("json_schema", "json_object") and status in (400, 422, 500) and any(
-                marker in detail.lower() for marker in _REJECTION_MARKERS):
-            return _FormatRejected(detail)
-        if status in (408, 429) or status >= 500:
-            return _Transient(f"HTTP {status}: {detail}", _retry_after(exc.response.headers))
+        if rejects_format(mode, status, detail):
+            return FormatRejectedError(detail)
+        if is_transient(status):
+            return TransientError(f"HTTP {status}: {detail}", retry_after(exc.response.headers))
         return ModelError(f"{self.base_url} answered HTTP {status}: {detail}")
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        # A Retry-After longer than we are willing to wait is ignored, as the SDK does: the
-        # round's budget, not the provider, decides how long a round may stall.
-        if retry_after is not None and 0 <= retry_after <= self.retry_after_max:
-            return retry_after
-        # Exponential backoff with jitter, so parallel agents hitting one limit spread out.
-        return min(self.backoff_max, self.backoff_base * 2 ** attempt) * random.uniform(0.5, 1.0)
-
-    def _body(self, model: str, messages: list[dict[str, str]], mode: str | None,
-              request: ModelRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model, "messages": messages}
-        max_tokens = request.max_tokens or self.max_tokens
-        if max_tokens:
-            body["max_tokens"] = max_tokens
-        temperature = self.temperature_for(request)
-        if temperature is not None:
-            body["temperature"] = temperature
-        schema = dict(request.schema or {})
-        if mode == "json_schema":
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": format_name(request.schema_name), "schema": schema,
-                "strict": strict_compatible(schema)}}
-        elif mode == "json_object":
-            # OpenAI ignores the extra "schema" key; llama.cpp turns it into a grammar.
-            body["response_format"] = {"type": "json_object", "schema": schema}
-        return body
 
 
 def _error_text(exc: openai.APIStatusError) -> str:
@@ -420,23 +331,3 @@ def _error_text(exc: openai.APIStatusError) -> str:
         message = body.get("message") or body.get("error") or body
         return message if isinstance(message, str) else json.dumps(message)[:300]
     return exc.response.text[:300] if exc.response is not None else str(exc)
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    value = headers.get("retry-after-ms")
-    if value is not None:
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-    except (TypeError, ValueError):
-        return None

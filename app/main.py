@@ -81,6 +81,8 @@ def build_model(settings: Settings) -> Model:
         max_retries=settings.llm_max_retries, temperature=settings.llm_temperature,
         agent_temperatures=settings.agent_temperatures, log_io=settings.log_model_io,
         context_tokens=settings.llm_context_tokens or None,
+        # The calls that can run at once: every running round's parallel tasks.
+        max_connections=settings.max_concurrent_rounds * settings.task_concurrency,
     )
     return model
 

@@ -7,8 +7,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from agents.toolkit.tokens import count_tokens
-from app.jsonschema import JSONExtractError, extract_json, validate
+from app.jsonschema import JSONExtractError, extract_json, strict_compatible, validate
 
 # Planning and repairs want the likeliest answer; writing reads better with some variety.
 KIND_TEMPERATURES = {"plan": 0.0, "repair": 0.0, "map": 0.2, "reduce": 0.2, "task": 0.5, "final": 0.5}
@@ -71,3 +73,29 @@ def format_name(name: str) -> str:
     # OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ for the schema name.
     cleaned = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64]
     return cleaned or "output"
+
+
+def request_body(model: str, messages: list[dict[str, str]], mode: str | None, schema: Mapping[str, Any] | None,
+                 schema_name: str, max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
+    """The chat-completions body of one call, as plain JSON values (sent as built, never transformed)."""
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    if max_tokens:
+        body["max_tokens"] = max_tokens
+    if temperature is not None:
+        body["temperature"] = temperature
+    plain = dict(schema or {})
+    if mode == "json_schema":
+        body["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": format_name(schema_name), "schema": plain, "strict": strict_compatible(plain)}}
+    elif mode == "json_object":
+        # OpenAI ignores the extra "schema" key; llama.cpp turns it into a grammar.
+        body["response_format"] = {"type": "json_object", "schema": plain}
+    return body
+
+
+def encode_streamed(body: Mapping[str, Any], usage: bool) -> bytes:
+    """The body as the JSON bytes of a streamed request (with the usage chunk asked for when `usage`)."""
+    extra: dict[str, Any] = {"stream": True}
+    if usage:
+        extra["stream_options"] = {"include_usage": True}
+    return msgspec.json.encode({**body, **extra})

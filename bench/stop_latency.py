@@ -20,10 +20,11 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import httpx
 
-from common import free_port, median, service, table_document, wait
+from common import ROOT, free_port, median, service, table_document, wait
 
 PROMPT = "Summarise this document and extract all its tables as an Excel workbook."
 
@@ -79,9 +80,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stops", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree whose service to run (another worktree to compare)")
     args = parser.parse_args()
     rng = random.Random(7)
-    with tempfile.TemporaryDirectory() as tmp, service(tmp, free_port(), settings={"MAX_CONCURRENT_ROUNDS": str(args.rounds + 2)}) as base, \
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, free_port(), root=args.checkout, settings={"MAX_CONCURRENT_ROUNDS": str(args.rounds + 2)}) as base, \
             httpx.Client(base_url=base, timeout=120) as client:
         document = table_document()
         file_id = client.post("/api/files", files={"files": ("tables.html", document, "text/html")}).json()[0]["id"]
