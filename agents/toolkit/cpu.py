@@ -33,7 +33,7 @@ LONG_TEXT = 20_000
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="foreman-text")
 
 WORKER_PROCESSES = 2  # the machine's cores; more would only queue on them
-WORKER_NICENESS = 5  # background work: the service's own requests go first
+WORKER_NICENESS = 10  # background work, as extraction: on a busy machine the service's own requests go first
 
 _processes: ProcessPoolExecutor | None = None
 _processes_lock = threading.Lock()
