@@ -136,7 +136,7 @@ async def test_the_final_answer_is_fitted_to_its_budget_off_the_loop():
     assert ticks[0] > 0
 
 
-async def test_a_long_document_is_counted_and_chunked_for_its_summary_off_the_loop():
+async def test_a_long_document_is_chunked_for_its_summary_off_the_loop():
     from tests.agents.conftest import text_document
 
     doc = text_document("book.txt", _fresh_book())
@@ -158,4 +158,22 @@ async def test_a_long_result_is_cut_for_its_chat_message_off_the_loop():
     async with ticker() as ticks:
         excerpt = await message_excerpt(text)
     assert excerpt.endswith(TRUNCATED) and len(excerpt) < len(text) // 20 and text.startswith(excerpt[:1000])
+    assert ticks[0] > 0
+
+
+async def test_a_long_document_that_fits_is_counted_off_the_loop():
+    from agents.calls import Ledger
+    from agents.summarizer import summarize_document
+    from tests.agents.conftest import text_document
+
+    doc = text_document("book.txt", _fresh_book()[:200_000])
+    task = TaskSpec(id="t1", agent="summarizer", instructions="Summarise it.", inputs=[doc.name])
+    model = ScriptedModel("The summary.")  # answers without ever yielding: only the counting can
+    model.context_tokens = 1_000_000  # room for the whole text: one call, no chunks
+    context = TaskContext(prompt="Summarise it.", language="en", documents={doc.name: doc}, predecessors={},
+                          model=model, history=[])
+    async with ticker() as ticks:  # the summary itself, without the runner counting the documents first
+        summary = await summarize_document(Ledger(model), task, context, doc, agent="summarizer")
+    [request] = model.requests
+    assert doc.text in request.messages[-1]["content"] and summary == "The summary."
     assert ticks[0] > 0
