@@ -27,18 +27,16 @@ _INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, Asserti
 class Journal:
     """The one way a round writes its output."""
 
-    def __init__(self, repo: Repository, cursors: CursorCache, notify=None) -> None:
+    def __init__(self, repo: Repository, cursors: CursorCache) -> None:
         self.repo = repo
         self.cursors = cursors
-        self.notify = notify  # async (workflow_id, last_message_id, last_log_id) for other processes
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, require_running: bool = True, cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
-        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event,
-                                         require_running=require_running, cost=cost)
+        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:

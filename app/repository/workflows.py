@@ -145,32 +145,27 @@ class WorkflowStore:
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, progress: int | None = None, require_running: bool = True,
-        cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None,
     ) -> Appended | None:
         """Write a step's messages and logs, and apply `event`, in one transaction.
 
-        Nothing is written (None) unless the workflow is still in round `round_no` and, with
-        `require_running`, still running: a stopped or deleted round gets no further output.
+        Nothing is written (None) unless the workflow is still running round `round_no`: a
+        stopped or deleted round gets no further output.
         """
-        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, progress,
-                                       require_running, cost)
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
-        logs: Sequence[NewLog], event: Event | None, progress: int | None, require_running: bool,
-        cost: Cost | None = None,
+        logs: Sequence[NewLog], event: Event | None, cost: Cost | None,
     ) -> Appended | None:
         stamp = now()
         row = self._lock(conn, workflow_id)
         if row is None or row.current_round != round_no:
             return None
         status = before = WorkflowStatus(row.status)
-        if require_running and status is not WorkflowStatus.RUNNING:
+        if status is not WorkflowStatus.RUNNING:
             return None
         if event is not None:
-            if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
-                return None
             status = next_status(status, event)
             conn.execute(
                 update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
@@ -178,8 +173,6 @@ class WorkflowStore:
             row.status = status
             if event is Event.STOP:  # the process running it may be another
                 announce_stop(conn, self.db.is_sqlite, workflow_id)
-        if progress is not None:
-            row.progress = progress
         written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
         written.before = before
         return written
