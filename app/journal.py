@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Sequence
+from typing import Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -14,6 +14,7 @@ from app.cursors import CursorCache
 from app.fsm import Event, WorkflowStatus
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
+from extractors.base import ContentItem
 
 log = logging.getLogger("foreman.transitions")
 failures = logging.getLogger("foreman.failures")
@@ -44,7 +45,7 @@ class Journal:
                 transition(workflow_id, round_no, before, written.status.value, event.value)
         return written
 
-    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[dict[str, Any]],
+    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
                      logs: Sequence[NewLog] = ()) -> Appended | None:
         """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
         written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs)

@@ -11,10 +11,10 @@ import csv
 import datetime as dt
 import io
 import re
-from pathlib import Path
 from typing import Any
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from tests.corpus import CORPUS
+
 
 # Table-bearing corpus documents, and documents of prose that must yield no table.
 TABLE_DOCS = [

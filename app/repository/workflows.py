@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, Sequence
+from typing import Sequence
 
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.engine import Connection
@@ -16,6 +16,7 @@ from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
 from app.repository.chunks import delete_unused_chunks_tx
 from app.repository.messages import MessageStore
+from extractors.base import ContentItem
 from app.tables import (
     DocumentRow,
     FileRow,
@@ -178,7 +179,7 @@ class WorkflowStore:
         return written
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
-                              contents: list[dict[str, Any]], logs: Sequence[NewLog] = ()) -> Appended | None:
+                              contents: list[ContentItem], logs: Sequence[NewLog] = ()) -> Appended | None:
         """Fill in one document of the round's user message with its extracted contents, with `logs`.
 
         The contents are filled in whatever the round's status (they are the file's, and later
@@ -187,7 +188,7 @@ class WorkflowStore:
         return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs)
 
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
-                            contents: list[dict[str, Any]], logs: Sequence[NewLog]) -> Appended | None:
+                            contents: list[ContentItem], logs: Sequence[NewLog]) -> Appended | None:
         row = self._lock(conn, workflow_id)
         if row is None or row.current_round != round_no:
             return None
