@@ -13,6 +13,7 @@ import io
 import re
 from typing import Any
 
+from extractors.tables import trim
 from tests.corpus import CORPUS
 
 
@@ -107,18 +108,7 @@ def workbook_tables(data: bytes) -> list[Grid]:
 def grid(rows: Grid) -> Grid:
     """Rows without empty rows/columns around the table and without trailing empty cells."""
     rows = [[None if _blank(c) else (" ".join(c.split()) if isinstance(c, str) else c) for c in row] for row in rows]
-    for row in rows:
-        while row and row[-1] is None:
-            row.pop()
-    while rows and not rows[-1]:
-        rows.pop()
-    while rows and not rows[0]:
-        rows.pop(0)
-    filled = [row for row in rows if row]
-    if not filled:
-        return []
-    left = min(next(i for i, c in enumerate(row) if c is not None) for row in filled)
-    return [row[left:] for row in rows]
+    return trim(rows)
 
 
 def compare(source: list[Grid], delivered: list[Grid]) -> tuple[int, int]:
