@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, Passage, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, Passage
+from agents.retrieval import MemoryRetriever
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 

@@ -6,14 +6,12 @@ step results) and the planner, scheduler and agents stay testable without I/O.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agents.model import Model, Usage
 from extractors.tables import Table
-
-if TYPE_CHECKING:
-    from agents.retrieval import Retriever
 
 
 @dataclass
@@ -93,6 +91,41 @@ class TaskResult:
     model: str = ""
     offline: bool = False
     meta: dict[str, Any] = field(default_factory=dict)  # added to the task's message metadata (citations)
+
+
+@dataclass
+class Passage:
+    """A ranked passage with its source, as agents quote and cite it."""
+
+    name: str  # the document's name in the round
+    text: str
+    score: float
+    file_id: int | None = None
+    page: int | None = None
+    sheet: str | None = None
+    section: str | None = None
+
+    def where(self) -> str:
+        """"contract.pdf, page 3" / "book.xlsx, sheet Revenue" / "notes.docx, comments"."""
+        place = (f"page {self.page}" if self.page else f"sheet {self.sheet}" if self.sheet
+                 else self.section or "")
+        return f"{self.name}, {place}" if place else self.name
+
+    def citation(self, quote: str) -> dict[str, object]:
+        """The message metadata's citation: {fileId, name, page?, sheet?, section?, quote}."""
+        out: dict[str, object] = {"fileId": self.file_id, "name": self.name}
+        for key in ("page", "sheet", "section"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        out["quote"] = quote
+        return out
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Finds the passages of `documents` that best answer `query`, best first."""
+
+    async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]: ...
 
 
 @dataclass

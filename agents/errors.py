@@ -8,13 +8,9 @@ from agents.model import Usage
 class AgentsError(Exception):
     """Base of every error the agents layer raises on purpose."""
 
-    code = "agents_error"
-
 
 class PlanError(AgentsError):
     """The project manager could not produce a valid work plan, even after one repair."""
-
-    code = "plan_invalid"
 
     def __init__(self, message: str, *, errors: list[str] | None = None, usage: Usage = Usage()) -> None:
         super().__init__(message)
@@ -25,8 +21,6 @@ class PlanError(AgentsError):
 class PlanFormatError(AgentsError):
     """The model's plan is not the JSON shape the plan schema asks for."""
 
-    code = "plan_format"
-
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
         self.errors = errors
@@ -35,19 +29,13 @@ class PlanFormatError(AgentsError):
 class RegistryError(AgentsError):
     """An agent cannot be registered or loaded."""
 
-    code = "registry_error"
-
 
 class DuplicateAgentError(RegistryError):
     """Two agents claim the same name."""
 
-    code = "agent_duplicate"
-
 
 class UnknownAgentError(RegistryError, KeyError):
     """No agent of that name is registered."""
-
-    code = "agent_unknown"
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0]) if self.args else ""

@@ -98,8 +98,6 @@ class Model(Protocol):
 class ModelError(Exception):
     """A model call failed for good (after retries, or on a non-retryable answer)."""
 
-    code = "model_error"
-
     def __init__(self, message: str, *, usage: Usage = Usage()) -> None:
         super().__init__(message)
         self.usage = usage
@@ -108,13 +106,9 @@ class ModelError(Exception):
 class ModelOutputError(ModelError):
     """The model answered, but not with output that parses and validates."""
 
-    code = "model_output_invalid"
-
 
 class ModelBudgetError(ModelError):
     """The round's retry or token budget is spent."""
-
-    code = "model_budget_exhausted"
 
 
 class RetryBudget:

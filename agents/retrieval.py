@@ -15,12 +15,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
 
 import Stemmer
 from stopwords import get_stopwords
 
-from agents.base import DocumentText
+from agents.base import DocumentText, Passage
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS, split_sentences
@@ -46,41 +45,6 @@ class Chunk:
     page: int | None = None
     sheet: str | None = None
     section: str | None = None
-
-
-@dataclass
-class Passage:
-    """A ranked passage with its source, as agents quote and cite it."""
-
-    name: str  # the document's name in the round
-    text: str
-    score: float
-    file_id: int | None = None
-    page: int | None = None
-    sheet: str | None = None
-    section: str | None = None
-
-    def where(self) -> str:
-        """"contract.pdf, page 3" / "book.xlsx, sheet Revenue" / "notes.docx, comments"."""
-        place = (f"page {self.page}" if self.page else f"sheet {self.sheet}" if self.sheet
-                 else self.section or "")
-        return f"{self.name}, {place}" if place else self.name
-
-    def citation(self, quote: str) -> dict[str, object]:
-        """The message metadata's citation: {fileId, name, page?, sheet?, section?, quote}."""
-        out: dict[str, object] = {"fileId": self.file_id, "name": self.name}
-        for key in ("page", "sheet", "section"):
-            if getattr(self, key):
-                out[key] = getattr(self, key)
-        out["quote"] = quote
-        return out
-
-
-@runtime_checkable
-class Retriever(Protocol):
-    """Finds the passages of `documents` that best answer `query`, best first."""
-
-    async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]: ...
 
 
 # ---- terms -----------------------------------------------------------------------------------

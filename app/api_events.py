@@ -14,9 +14,9 @@ from litestar.response.base import ASGIResponse
 from litestar.types import Receive, Scope, Send
 
 from app.events import EventStream, Position, parse_event_id
-from app.http import errors
 from app.api_workflows import WorkflowId
-from app.service import MAX_ID
+from app.http import errors
+from app.schemas import MAX_ID
 
 log = logging.getLogger("foreman.events")
 

@@ -12,14 +12,12 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Requ
 from litestar.params import Parameter
 from litestar.status_codes import HTTP_201_CREATED
 
-from app.clock import now
-from app.errors import BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError
-from app.filenames import DOWNLOAD_CSP, clean_name, content_disposition, served_type, split_name
+from app.errors import BadRequestError, UnsupportedMediaTypeError
+from app.filenames import DOWNLOAD_CSP, content_disposition, served_type
 from app.http import errors
-from app.schemas import FileInfo
-from app.tables import FileRow
+from app.schemas import MAX_ID, FileInfo
 from app.views import file_info
-from extractors.detect import detect_mime
+
 
 @dataclass
 class UploadOperation(Operation):
@@ -31,7 +29,7 @@ class UploadOperation(Operation):
             schema=Schema(type=OpenAPIType.OBJECT, properties={"files": files}, required=["files"]))})
 
 
-FileId = Annotated[int, Parameter(ge=1, le=2**63 - 1)]  # ids are 64-bit columns
+FileId = Annotated[int, Parameter(ge=1, le=MAX_ID)]
 
 
 @post("/api/files", status_code=HTTP_201_CREATED, responses=errors(413, 415),
@@ -52,46 +50,21 @@ async def upload(request: Request) -> list[FileInfo]:
     parts = [p for p in form.getall("files") if isinstance(p, UploadFile)] if "files" in form else []
     if not parts:
         raise BadRequestError("No file found: send each file as a multipart part named 'files'.", code="no_files")
-    limit = state.settings.max_upload_bytes
-    rows = []
-    for part in parts:
-        data = await part.read()
-        display = clean_name(part.filename or "")
-        if len(data) > limit:
-            raise PayloadTooLargeError(f"{display!r} is {len(data)} bytes; the limit is {limit} bytes "
-                                       "(MAX_UPLOAD_BYTES). Nothing was stored.", code="file_too_large")
-        if not data:
-            raise BadRequestError(f"{display!r} is empty (0 bytes); nothing was stored.", code="empty_file")
-        name, ext = split_name(display)
-        rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
-                                   ext=ext, mime=detect_mime(data, display), size=len(data),
-                                   sha256="", origin="upload", created_at=now())))
-    storage = state.runtime.storage
-    for data, row in rows:  # stored only once every part passed the checks
-        row.sha256 = await storage.put(data)
-    stored = await state.runtime.repo.files.add_files([row for _, row in rows])
-    return [file_info(row) for row in stored]
-
-
-async def _owned_file(request: Request, file_id: int) -> FileRow:
-    state = request.app.state
-    owner = state.auth.owner(request)
-    row = (await state.runtime.repo.files.files(owner, [file_id])).get(file_id)
-    if row is None:
-        raise NotFoundError(f"There is no file {file_id}.", code="file_not_found")
-    return row
+    return await state.files.upload(owner, [(p.filename or "", await p.read()) for p in parts])
 
 
 @get("/api/files/{file_id:int}", responses=errors(404), summary="A file's metadata")
 async def get_file(request: Request, file_id: FileId) -> FileInfo:
-    return file_info(await _owned_file(request, file_id))
+    state = request.app.state
+    return file_info(await state.files.owned(state.auth.owner(request), file_id))
 
 
 @get("/api/files/{file_id:int}/content", responses=errors(404), summary="A file's bytes",
      media_type="*/*")  # documented as any type: the answer carries the detected type of the bytes
 async def get_content(request: Request, file_id: FileId) -> Response[bytes]:
-    row = await _owned_file(request, file_id)
-    data = await request.app.state.runtime.storage.get(row.sha256)
+    state = request.app.state
+    row = await state.files.owned(state.auth.owner(request), file_id)
+    data = await state.files.content(row)
     filename = f"{row.name}.{row.ext}" if row.ext else row.name
     return Response(content=data, media_type=served_type(row.mime),
                     headers={"content-type": served_type(row.mime), "Content-Disposition": content_disposition(filename),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from dataclasses import dataclass
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, delete, get, post
@@ -14,9 +16,10 @@ from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
-from app.errors import NotFoundError
+from app.errors import BadRequestError
 from app.http import errors
 from app.schemas import (
+    MAX_ID,
     Deleted,
     LogPage,
     MessagePage,
@@ -26,9 +29,9 @@ from app.schemas import (
     WorkflowList,
     WorkflowStatusView,
 )
-from app.service import MAX_ID, MAX_LIMIT, decode_cursor, encode_cursor, page_query
-from app.views import log_view, message_view, status_view, summary_view, workflow_view
+from app.views import status_view
 
+MAX_LIMIT = 500
 Id = Annotated[int, Parameter(ge=1, le=MAX_ID)]
 WorkflowId = Annotated[str, Parameter(max_length=64)]
 
@@ -60,6 +63,51 @@ def etag_matches(header: str | None, etag: str) -> bool:
         return False
     tags = [t.strip() for t in header.split(",")]
     return "*" in tags or etag in (t.removeprefix("W/") for t in tags)
+
+
+def encode_cursor(stamp: datetime, workflow_id: str) -> str:
+    """An opaque cursor for the workflow list: where the page ended."""
+    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{workflow_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The (activity, id) an `encode_cursor` value holds, or BadRequestError."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        stamp, _, workflow_id = raw.partition("|")
+        if not workflow_id:
+            raise ValueError(raw)
+        return datetime.fromisoformat(stamp), workflow_id
+    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        raise BadRequestError("cursor is not one this server gave; pass the `cursor` of the page before, or none "
+                              "to start from the newest.", code="bad_cursor") from None
+
+
+def page_query(query: Any) -> tuple[int, int, bool]:
+    """`id` (0 when absent), `limit` (100 when absent) and `includeData` from a poll's query string,
+    or BadRequestError saying what is wrong. Parsed by hand: polling is the hot path."""
+    after, limit, include = _int_param(query, "id", 0), _int_param(query, "limit", 1), flag(query, "includeData")
+    if limit is not None and limit > MAX_LIMIT:
+        raise BadRequestError(f"limit must be between 1 and {MAX_LIMIT}.", code="bad_limit")
+    return after or 0, limit or 100, include
+
+
+def flag(query: Any, name: str) -> bool:
+    """A boolean query parameter: true/1 or false/0 (absent is false)."""
+    raw = (query.get(name) or "false").lower()
+    if raw not in ("true", "1", "false", "0"):
+        raise BadRequestError(f"{name} must be true or false, not {raw[:20]!r}.", code=f"bad_{name}")
+    return raw in ("true", "1")
+
+
+def _int_param(query: Any, name: str, minimum: int) -> int | None:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 19) or not minimum <= int(raw) <= MAX_ID:
+        raise BadRequestError(f"{name} must be a whole number of at least {minimum}, not {raw[:40]!r}.",
+                              code=f"bad_{name}")
+    return int(raw)
 
 
 def _deps(request: Request):
@@ -103,26 +151,16 @@ async def list_workflows(
                                                  description="The `cursor` of the page before.")] = None,
 ) -> WorkflowList:
     owner, workflows = _deps(request)
-    after = decode_cursor(cursor) if cursor else None
-    rows = await workflows.repo.workflows.workflows(owner, limit + 1, after)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return WorkflowList(items=[summary_view(r) for r in rows], has_more=more,
-                        cursor=encode_cursor(rows[-1].last_activity, rows[-1].id) if more else None)
+    items, following = await workflows.workflows(owner, limit, decode_cursor(cursor) if cursor else None)
+    return WorkflowList(items=items, has_more=following is not None,
+                        cursor=encode_cursor(*following) if following else None)
 
 
 @get("/api/workflows/{workflow_id:str}", responses=errors(404), summary="The whole workflow")
 async def get_workflow(request: Request, workflow_id: WorkflowId,
                        include_data: Annotated[bool, QueryParameter(name="includeData")] = False) -> Workflow:
     owner, workflows = _deps(request)
-    row = await workflows.owned(owner, workflow_id)
-    repo = workflows.repo
-    rows = await repo.messages.messages_of(workflow_id)
-    files = await repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
-    blobs = await workflows.blobs(include_data, files)
-    messages = [message_view(m, docs, files, blobs) for m, docs in rows]
-    logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.messages.logs_of(workflow_id)]
-    return workflow_view(row, messages, logs)
+    return await workflows.whole(owner, workflow_id, include_data)
 
 
 @get("/api/workflows/{workflow_id:str}/status", summary="Status, with an ETag for conditional polling",
@@ -160,9 +198,7 @@ async def _poll(request: Request, workflow_id: str, kind: str) -> Response:
         responses=errors(404), summary="Delete a message (its id stays valid as a cursor)")
 async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> Deleted:
     owner, workflows = _deps(request)
-    await workflows.owned(owner, workflow_id)
-    if not await workflows.repo.messages.delete_message(workflow_id, message_id):
-        raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
+    await workflows.delete_message(owner, workflow_id, message_id)
     return Deleted(deleted="message", workflow_id=workflow_id, message_id=message_id, file_id=None)
 
 
@@ -170,10 +206,7 @@ async def delete_message(request: Request, workflow_id: WorkflowId, message_id: 
         responses=errors(404), summary="Remove a file from a message")
 async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> Deleted:
     owner, workflows = _deps(request)
-    await workflows.owned(owner, workflow_id)
-    if not await workflows.repo.messages.remove_document(workflow_id, message_id, file_id):
-        raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
-                            code="document_not_found")
+    await workflows.remove_document(owner, workflow_id, message_id, file_id)
     return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)
 
 

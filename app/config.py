@@ -53,7 +53,6 @@ class Settings:
     max_round_seconds: float = 900.0
     task_concurrency: int = 4
     extract_timeout_seconds: float = 120.0
-    max_recovery_attempts: int = 3
     app_version: str = "foreman-1"
     executor_id: str = "local"  # one per process when several share a PostgreSQL database
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
@@ -197,7 +196,6 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
         "max_round_tokens": "MAX_ROUND_TOKENS",
         "task_concurrency": "TASK_CONCURRENCY",
-        "max_recovery_attempts": "MAX_RECOVERY_ATTEMPTS",
     }
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
@@ -256,7 +254,6 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("ROUND_RETRY_BUDGET", str(Settings.round_retry_budget), "retries in one round"),
     ("EXTRACT_TIMEOUT_SECONDS", str(int(Settings.extract_timeout_seconds)),
      "time limit for extracting one file (its own work, not time queued)"),
-    ("MAX_RECOVERY_ATTEMPTS", str(Settings.max_recovery_attempts), "times a crashed round is resumed"),
     ("EXECUTOR_ID", "local", "DBOS executor id; one per process sharing a PostgreSQL database"),
     ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),

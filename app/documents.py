@@ -6,8 +6,10 @@ import base64
 import hashlib
 import logging
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
+
+import msgspec
 
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
@@ -31,42 +33,35 @@ log = logging.getLogger(__name__)
 UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
 
 
-def split_name(filename: str) -> tuple[str, str]:
-    """("report", "pdf") from "report.pdf"; the extension is lower case, without the dot."""
-    base, dot, ext = filename.rpartition(".")
-    if not dot or not base:
-        return filename, ""
-    return base, ext.lower()
-
-
 def cache_key(sha256: str, password: str | None) -> str:
     if not password:
         return sha256
     return f"{sha256}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
 
 
-def item_to_wire(item: ContentItem) -> dict[str, Any]:
-    """A content item as the contract shows it (camelCase)."""
-    return {
-        "sequenceNr": item.sequence_nr,
-        "name": item.name,
-        "ext": item.ext,
-        "contentType": item.content_type,
-        "data": item.data,
-        "dataExtracted": None,
-        "metadata": {
-            **item.metadata,
-            "isText": item.is_text,
-            "base64Encoded": item.base64_encoded,
-            "aiProcessed": False,
-        },
-        "summary": item.summary,
-    }
-
-
 def extraction_from_row(row: ExtractionRow) -> Extraction:
-    return Extraction(mime=row.mime, status=row.status, items=[ContentItem(**i) for i in row.items],
+    return Extraction(mime=row.mime, status=row.status, items=msgspec.convert(row.items, list[ContentItem]),
                       warnings=list(row.warnings))
+
+
+def stored_items(raw: list[dict[str, Any]]) -> list[ContentItem]:
+    """A message document's content items as its row stores them.
+
+    Rows written before items were stored as they are hold the wire's shape (camelCase, the
+    flags inside `metadata`); they read as the same items.
+    """
+    if raw and "sequenceNr" in raw[0]:
+        raw = [_from_wire(item) for item in raw]
+    return msgspec.convert(raw, list[ContentItem])
+
+
+def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(item.get("metadata") or {})
+    is_text, base64_encoded = meta.pop("isText", True), meta.pop("base64Encoded", False)
+    meta.pop("aiProcessed", None)
+    return {"sequence_nr": item["sequenceNr"], "name": item["name"], "ext": item["ext"],
+            "content_type": item["contentType"], "data": item["data"], "is_text": is_text,
+            "base64_encoded": base64_encoded, "summary": item.get("summary", ""), "metadata": meta}
 
 
 @dataclass
@@ -130,7 +125,7 @@ class Documents:
             try:
                 await self.repo.files.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,
-                                  items=[asdict(i) for i in result.items], warnings=list(result.warnings)),
+                                  items=msgspec.to_builtins(result.items), warnings=list(result.warnings)),
                     file.sha256, rows,
                 )
             except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
@@ -146,13 +141,13 @@ def not_stored(file: FileRow, mime: str) -> Extraction:
                           sentence=f"{name} was read, but its contents could not be stored."))
 
 
-def unread_reason(contents: list[dict[str, Any]]) -> str:
+def unread_reason(contents: list[ContentItem]) -> str:
     """The status of a document none of whose content could be read ("encrypted", ...), else ""."""
     if not contents:
         return ""
     statuses = []
     for item in contents:
-        meta = item.get("metadata", {})
+        meta = item.metadata
         if meta.get("extractor") == "none":  # the bytes kept for a format we do not read
             statuses.append("unsupported")
         elif meta.get("status") in UNREAD:
@@ -162,36 +157,36 @@ def unread_reason(contents: list[dict[str, Any]]) -> str:
     return statuses[0]
 
 
-def is_notice(item: dict[str, Any]) -> bool:
+def is_notice(item: ContentItem) -> bool:
     """A content item that says why something could not be read: never document text."""
-    return bool(item.get("metadata", {}).get("status"))
+    return bool(item.metadata.get("status"))
 
 
-async def read_document(file: FileRow, contents: list[dict[str, Any]], *, round_no: int = 0,
+async def read_document(file: FileRow, contents: list[ContentItem], *, round_no: int = 0,
                         new: bool = True) -> DocumentText:
     """`document_text` in a worker thread when the contents are long (the clean-up of a book's
     text takes a fifth of a second)."""
-    size = sum(len(c.get("data", "")) for c in contents)
+    size = sum(len(c.data) for c in contents)
     return await off_loop_if_long(size, document_text, file, contents, round_no=round_no, new=new)
 
 
-def document_text(file: FileRow, contents: list[dict[str, Any]], *, round_no: int = 0, new: bool = True) -> DocumentText:
+def document_text(file: FileRow, contents: list[ContentItem], *, round_no: int = 0, new: bool = True) -> DocumentText:
     """What an agent reads of a stored document: its text items in order, its tables and its catalogue facts."""
     doc = document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
     return replace(doc, round=round_no, origin="produced" if file.origin == "agent" else "uploaded", new=new,
                    sha256=file.sha256)
 
 
-def document_of(name: str, ext: str, mime: str, size: int, contents: list[dict[str, Any]],
+def document_of(name: str, ext: str, mime: str, size: int, contents: list[ContentItem],
                 file_id: int | None = None) -> DocumentText:
-    """A document for agents from its wire content items (the same for uploads and outputs)."""
+    """A document for agents from its content items (the same for uploads and outputs)."""
     # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
     # it as content. The document carries its `problem` instead.
     readable = [c for c in contents if not is_notice(c)]
     items = clean_contents(readable)
-    summary = "; ".join(filter(None, (c.get("summary", "") for c in readable)))[:500]
-    tables = [table_from_wire(t) for c in readable for t in c.get("metadata", {}).get("tables", [])]
-    metas = [c.get("metadata", {}) for c in readable]
+    summary = "; ".join(filter(None, (c.summary for c in readable)))[:500]
+    tables = [table_from_wire(t) for c in readable for t in c.metadata.get("tables", [])]
+    metas = [c.metadata for c in readable]
     pages = {m.get("page") or m.get("slide") for m in metas} - {None}
     sheets = {m.get("sheet") for m in metas} - {None}
     return DocumentText(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary,

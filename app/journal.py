@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Sequence
+from typing import Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -15,6 +15,7 @@ from app.fsm import Event, WorkflowStatus
 from app.metrics import record_transition
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.repository import Repository
+from extractors.base import ContentItem
 
 log = logging.getLogger("foreman.transitions")
 failures = logging.getLogger("foreman.failures")
@@ -28,18 +29,16 @@ _INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, Asserti
 class Journal:
     """The one way a round writes its output."""
 
-    def __init__(self, repo: Repository, cursors: CursorCache, notify=None) -> None:
+    def __init__(self, repo: Repository, cursors: CursorCache) -> None:
         self.repo = repo
         self.cursors = cursors
-        self.notify = notify  # async (workflow_id, last_message_id, last_log_id) for other processes
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, require_running: bool = True, cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
-        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event,
-                                         require_running=require_running, cost=cost)
+        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:
@@ -47,7 +46,7 @@ class Journal:
                 transition(workflow_id, round_no, before, written.status.value, event.value)
         return written
 
-    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[dict[str, Any]],
+    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
                      logs: Sequence[NewLog] = ()) -> Appended | None:
         """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
         written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs)

@@ -17,6 +17,7 @@ from app import api_events, api_files, api_workflows, docs, edge, metrics, page
 from app.config import Settings, from_env
 from app.engine import Runtime
 from app.errors import NotReadyError
+from app.files import FileService
 from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 from app.schemas import Health
 from app.service import WorkflowService
@@ -149,4 +150,5 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.runtime = runtime
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(runtime)
+    app.state.files = FileService(runtime.repo.files, runtime.storage, settings.max_upload_bytes)
     return app

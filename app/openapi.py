@@ -11,7 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-MAX_ID = 2**63 - 1
+from app.schemas import MAX_ID
+
 PUBLIC = ("/health", "/ready", "/metrics")
 REF = "#/components/schemas/"
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
-from app.documents import Documents, Reading, display_name, item_to_wire, not_stored, unread_reason
+from app.documents import Documents, Reading, display_name, not_stored, unread_reason
 from app.journal import Journal
 from app.records import NewLog
 from app.tables import FileRow
+from extractors.base import ContentItem
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class RoundReader:
         """The round's progress while file `index` (0-based) is `fraction` read."""
         return min(LAST, FIRST + int((LAST - FIRST) * (index + fraction) / self.count))
 
-    async def read(self, position: int, index: int, file: FileRow, password: str | None) -> list[dict[str, Any]]:
+    async def read(self, position: int, index: int, file: FileRow, password: str | None) -> list[ContentItem]:
         """The file's content items as the wire shows them, filled into the round's user message."""
         name = display_name(file)
         key = f"{self.workflow_id}:{self.round_no}:prepare:file:{position}"
@@ -65,7 +65,7 @@ class RoundReader:
             await writer  # its logs come before the file's last one
         finally:
             writer.cancel()
-        contents = [item_to_wire(i) for i in reading.extraction.items]
+        contents = reading.extraction.items
         logs = [_done(reading, contents, name, f"{key}:done", self.progress(index + 1))]
         logs += [NewLog(f"{key}:warn:{n}", warning, type="warning", agent_name=AGENT)
                  for n, warning in enumerate(reading.extraction.warnings)]
@@ -75,7 +75,7 @@ class RoundReader:
             log.exception("the contents of file %s could not be stored in round %s:%s", file.id, self.workflow_id,
                           self.round_no)
             failed = Reading(not_stored(file, reading.extraction.mime), False, reading.seconds)
-            contents = [item_to_wire(i) for i in failed.extraction.items]
+            contents = failed.extraction.items
             await self.journal.attach(self.workflow_id, self.round_no, file.id, contents,
                                       [_done(failed, contents, name, f"{key}:done", self.progress(index + 1))])
         return contents
@@ -91,7 +91,7 @@ class RoundReader:
         await self.journal.append(self.workflow_id, self.round_no, logs=[entry])
 
 
-def _done(reading: Reading, contents: list[dict[str, Any]], name: str, key: str, progress: int) -> NewLog:
+def _done(reading: Reading, contents: list[ContentItem], name: str, key: str, progress: int) -> NewLog:
     problem = unread_reason(contents)
     if problem:
         return NewLog(key, f"Could not read {name}: {WHY.get(problem, WHY['corrupt'])}.", type="warning",
@@ -101,9 +101,9 @@ def _done(reading: Reading, contents: list[dict[str, Any]], name: str, key: str,
     return NewLog(key, f"Read {name}: {_parts(contents)} {source}{partly}", agent_name=AGENT, progress=progress)
 
 
-def _parts(contents: list[dict[str, Any]]) -> str:
+def _parts(contents: list[ContentItem]) -> str:
     """'352 pages', '3 sheets', '12 slides' or '4 parts' of a document's own items (not its attachments)."""
-    own = [c.get("metadata", {}) for c in contents]
+    own = [c.metadata for c in contents]
     own = [m for m in own if "attachment" not in m and "member" not in m]
     for field, word in (("page", "page"), ("sheet", "sheet"), ("slide", "slide")):
         n = sum(1 for m in own if field in m)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.fsm import WorkflowStatus
+from extractors.base import ContentItem
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class NewDocument:
     """A file to attach to a new message, with its content items."""
 
     file_id: int
-    contents: list[dict[str, Any]] = field(default_factory=list)
+    contents: list[ContentItem] = field(default_factory=list)
 
 
 @dataclass

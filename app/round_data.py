@@ -9,13 +9,15 @@ from agents.base import DocumentText, OutputFile, Plan
 from agents.manager import RoundInput
 from agents.memory import PriorRound, PriorTask, history_entries
 from app.clock import now
-from app.documents import Documents, item_to_wire, read_document, split_name
+from app.documents import Documents, read_document, stored_items
+from app.filenames import split_name
 from app.filestore import BlobStore
 from app.journal import Journal
 from app.reading import RoundReader
 from app.records import NewLog
 from app.repository import Repository
 from app.tables import DocumentRow, FileRow, MessageRow
+from extractors.base import ContentItem
 
 
 class RoundData:
@@ -64,7 +66,8 @@ class RoundData:
         messages = await self.repo.messages.messages_of(workflow_id)
         mine = [d for m, docs in messages if m.round == round_no and m.status == "first" for d in docs]
         files = await self.repo.files.files_by_id(sorted({d.file_id for d in mine}))
-        current = [await read_document(files[d.file_id], d.contents, round_no=round_no) for d in mine if d.file_id in files]
+        current = [await read_document(files[d.file_id], stored_items(d.contents), round_no=round_no)
+                   for d in mine if d.file_id in files]
         inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current, messages)
         return self._keep(workflow_id, round_no, inp)
 
@@ -87,7 +90,8 @@ class RoundData:
             for d in docs:
                 if d.file_id in files and d.file_id not in seen:
                     seen.add(d.file_id)
-                    documents.append(await read_document(files[d.file_id], d.contents, round_no=message.round, new=False))
+                    documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
+                                                            new=False))
         completed = await self.repo.messages.completed_rounds(workflow_id, round_no) if earlier else set()
         rounds = prior_rounds(earlier, completed)
         return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
@@ -116,7 +120,7 @@ class RoundData:
         return docs
 
     async def store_outputs(self, workflow_id: str, round_no: int,
-                            outputs: list[OutputFile]) -> list[tuple[FileRow, list[dict[str, Any]]]]:
+                            outputs: list[OutputFile]) -> list[tuple[FileRow, list[ContentItem]]]:
         """Store an agent's documents as files of the workflow's owner, with their contents."""
         if not outputs:
             return []
@@ -129,9 +133,9 @@ class RoundData:
                                 mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))
         return await self.contents_of(await self.repo.files.add_files(rows))
 
-    async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[dict[str, Any]]]]:
-        """Each file with its content items as the wire shows them (extracted once per content hash)."""
-        return [(file, [item_to_wire(i) for i in (await self.documents.extract(file)).items]) for file in files]
+    async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[ContentItem]]]:
+        """Each file with its content items (extracted once per content hash)."""
+        return [(file, (await self.documents.extract(file)).items) for file in files]
 
     @staticmethod
     def plan_meta(plan: Plan) -> dict[str, Any]:

@@ -7,10 +7,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+MAX_ID = 2**63 - 1  # ids are 64-bit columns: anything outside is a 400, not a database overflow
 
-
-# File ids are INTEGER keys (32-bit on PostgreSQL): anything outside is a 400, not a database overflow.
-FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 
 
 MessageStatus = Literal["first", "step", "last"]

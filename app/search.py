@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.base import DocumentText
+from agents.base import DocumentText, Passage
 from agents.retrieval import (
     Candidate,
-    Passage,
     bm25,
     chunk_items,
     document_language,

@@ -1,9 +1,8 @@
-"""What the API does with workflows: start, stop, delete, read, poll."""
+"""What the API does with workflows: start, stop, delete, read, poll. No HTTP here: the routes parse."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import logging
 import time
@@ -21,16 +20,13 @@ from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
 from app.records import NewLog, Owner
 from app.repository.idempotency import KeyReusedError
-from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, WorkflowStatusView
-from app.tables import FileRow
-from app.views import log_view, message_view, status_view
+from app.schemas import LogPage, MessagePage, StartAnswer, StartRequest, Workflow, WorkflowStatusView, WorkflowSummary
+from app.tables import FileRow, WorkflowRow
+from app.views import log_view, message_view, status_view, summary_view, workflow_view
 
 log = logging.getLogger("foreman.workflows")
 
-MAX_LIMIT = 500
 CLAIM_WAIT_SECONDS = 30.0
-MAX_ID = 2**63 - 1  # ids are 64-bit columns
-EMPTY_PAGE = b'{"items":[],"lastId":%d,"hasMore":false}'
 
 
 class WorkflowService:
@@ -41,7 +37,8 @@ class WorkflowService:
         self.repo = runtime.repo
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    async def owned(self, owner: Owner, workflow_id: str):
+    async def owned(self, owner: Owner, workflow_id: str) -> WorkflowRow:
+        """The owner's workflow, or NotFoundError."""
         # PostgreSQL refuses NUL in text; no workflow id has one.
         row = None if "\x00" in workflow_id else await self.repo.workflows.workflow(owner, workflow_id)
         if row is None:
@@ -180,15 +177,46 @@ class WorkflowService:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         return entry
 
-    async def page(self, owner: Owner, workflow_id: str, kind: str, after: int | None,
-                   limit: int | None, include_data: bool = False) -> bytes | MessagePage | LogPage:
-        """Items after the cursor, in the order they were written."""
-        limit = _limit(limit)
+    async def workflows(self, owner: Owner, limit: int, after: tuple[datetime, str] | None
+                        ) -> tuple[list[WorkflowSummary], tuple[datetime, str] | None]:
+        """A page of the owner's workflows, newest activity first, and where the next page starts
+        (None at the end); `after` is where this one starts."""
+        rows = await self.repo.workflows.workflows(owner, limit + 1, after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return [summary_view(r) for r in rows], (rows[-1].last_activity, rows[-1].id) if more else None
+
+    async def whole(self, owner: Owner, workflow_id: str, include_data: bool = False) -> Workflow:
+        """The workflow with all its messages and logs."""
+        row = await self.owned(owner, workflow_id)
+        rows = await self.repo.messages.messages_of(workflow_id)
+        files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+        blobs = await self.blobs(include_data, files)
+        messages = [message_view(m, docs, files, blobs) for m, docs in rows]
+        logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await self.repo.messages.logs_of(workflow_id)]
+        return workflow_view(row, messages, logs)
+
+    async def delete_message(self, owner: Owner, workflow_id: str, message_id: int) -> None:
+        """Hide a message of the owner's workflow; its id stays valid as a cursor."""
+        await self.owned(owner, workflow_id)
+        if not await self.repo.messages.delete_message(workflow_id, message_id):
+            raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
+
+    async def remove_document(self, owner: Owner, workflow_id: str, message_id: int, file_id: int) -> None:
+        """Take a file off a message of the owner's workflow."""
+        await self.owned(owner, workflow_id)
+        if not await self.repo.messages.remove_document(workflow_id, message_id, file_id):
+            raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
+                                code="document_not_found")
+
+    async def page(self, owner: Owner, workflow_id: str, kind: str, after: int, limit: int,
+                   include_data: bool = False) -> MessagePage | LogPage:
+        """Items after the cursor (0: from the start), in the order they were written."""
         cursor = await self.cursor(owner, workflow_id)
         last = cursor.last_message_id if kind == "messages" else cursor.last_log_id
-        after = after or 0
+        empty = MessagePage if kind == "messages" else LogPage
         if after and after == last:
-            return EMPTY_PAGE % after  # the hot path: nothing new, no database
+            return empty(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
         if after < 0 or (after and not await self.repo.messages.cursor_belongs(workflow_id, kind, after)):
             raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
                                   "you received, or no id to start from the beginning.", code="bad_cursor")
@@ -204,7 +232,6 @@ class WorkflowService:
         more = len(logs) > limit
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
 
-
     async def blobs(self, include: bool, files: dict[int, FileRow]) -> Callable[[FileRow], bytes] | None:
         """How views get the documents' bytes: read from the store with `?includeData=true`, else not at all."""
         if not include:
@@ -219,60 +246,11 @@ def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-def encode_cursor(stamp: datetime, workflow_id: str) -> str:
-    """An opaque cursor for the workflow list: where the page ended."""
-    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{workflow_id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The (activity, id) an `encode_cursor` value holds, or BadRequestError."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        stamp, _, workflow_id = raw.partition("|")
-        if not workflow_id:
-            raise ValueError(raw)
-        return datetime.fromisoformat(stamp), workflow_id
-    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
-        raise BadRequestError("cursor is not one this server gave; pass the `cursor` of the page before, or none "
-                              "to start from the newest.", code="bad_cursor") from None
-
-
-def page_query(query: Any) -> tuple[int | None, int | None, bool]:
-    """`id`, `limit` and `includeData` from a poll's query string, or BadRequestError saying what is wrong."""
-    return _int_param(query, "id", 0), _int_param(query, "limit", 1), flag(query, "includeData")
-
-
-def flag(query: Any, name: str) -> bool:
-    """A boolean query parameter: true/1 or false/0 (absent is false)."""
-    raw = (query.get(name) or "false").lower()
-    if raw not in ("true", "1", "false", "0"):
-        raise BadRequestError(f"{name} must be true or false, not {raw[:20]!r}.", code=f"bad_{name}")
-    return raw in ("true", "1")
-
-
-def _int_param(query: Any, name: str, minimum: int) -> int | None:
-    raw = query.get(name)
-    if raw is None or raw == "":
-        return None
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 19) or not minimum <= int(raw) <= MAX_ID:
-        raise BadRequestError(f"{name} must be a whole number of at least {minimum}, not {raw[:40]!r}.",
-                              code=f"bad_{name}")
-    return int(raw)
-
-
 def _reached(items: list, after: int, last: int, more: bool) -> int:
     """The cursor a page leaves the poller at: past deleted messages up to the workflow's last id when the
     page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
     reached = items[-1].id if items else after
     return max(reached, last) if not more else reached
-
-
-def _limit(limit: int | None) -> int:
-    if limit is None:
-        return 100
-    if not 1 <= limit <= MAX_LIMIT:
-        raise BadRequestError(f"limit must be between 1 and {MAX_LIMIT}.", code="bad_limit")
-    return limit
 
 
 def _may_stop(row: Any) -> None:

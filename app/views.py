@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from app.clock import aware
-from app.documents import encode
+from app.documents import encode, stored_items
 from app.schemas import (
     ContentItem,
     DataStats,
@@ -34,10 +34,12 @@ def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = N
                   include_data: bool = False) -> Document:
     # Base64 of binary items (images, embedded files) is as heavy as the file: only with includeData=true.
     contents = [
-        ContentItem(sequence_nr=c["sequenceNr"], name=c["name"], ext=c["ext"], content_type=c["contentType"],
-                    data=c["data"] if include_data or not c["metadata"].get("base64Encoded") else "",
-                    data_extracted=c.get("dataExtracted"), metadata=c["metadata"], summary=c["summary"])
-        for c in doc.contents
+        ContentItem(sequence_nr=c.sequence_nr, name=c.name, ext=c.ext, content_type=c.content_type,
+                    data=c.data if include_data or not c.base64_encoded else "", data_extracted=None,
+                    metadata={**c.metadata, "isText": c.is_text, "base64Encoded": c.base64_encoded,
+                              "aiProcessed": False},
+                    summary=c.summary)
+        for c in stored_items(doc.contents)
     ]
     return Document(id=doc.id, file_id=doc.file_id, name=file.name if file else "", ext=file.ext if file else "",
                     mime_type=file.mime if file else "", size=file.size if file else 0, contents=contents,

@@ -31,9 +31,11 @@ from agents.toolkit import language  # noqa: E402
 from agents.toolkit.files import xlsx_bytes  # noqa: E402
 from agents.toolkit.tables import find_tables  # noqa: E402
 from extractors import extract  # noqa: E402
+from extractors.language import by_words  # noqa: E402
 from tests.agents.conftest import load_document, run_round  # noqa: E402
 from app.search import text_items  # noqa: E402
-from tests.fidelity import CORPUS, TABLE_DOCS, compare, source_tables, workbook_tables  # noqa: E402
+from tests.corpus import CORPUS  # noqa: E402
+from tests.fidelity import TABLE_DOCS, compare, source_tables, workbook_tables  # noqa: E402
 from tests.question_set import GROUPS, QUESTIONS, correct, keyword_baseline  # noqa: E402
 
 UDHR_LANGUAGES = {
@@ -122,7 +124,7 @@ def language_detection() -> list[tuple[str, int, int, int, int, str, float]]:
     samples, out = _udhr(), []
     language.load_detector()
     for label, detect in (("py3langid + stopwords", language.detect_language),
-                          ("stopwords alone (before)", language._by_words)):
+                          ("stopwords alone (before)", by_words)):
         start = time.perf_counter()
         udhr = sum(detect(text) == code for code, text in samples)
         prompts = sum(detect(text) == code for code, text in PROMPTS)

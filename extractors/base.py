@@ -5,10 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 
-@dataclass
-class ContentItem:
-    """One piece of a document: a page, a sheet, a slide, a table, an image, a notice."""
+
+class ContentItem(msgspec.Struct):
+    """One piece of a document: a page, a sheet, a slide, a table, an image, a notice.
+
+    The one shape of an item from the extractor to the wire: the extraction cache and a
+    message's documents store it as it is, agents read it, and only the view of a message
+    turns it into the contract's camelCase object.
+    """
 
     sequence_nr: int
     name: str  # e.g. "page 3", "sheet Revenue", "slide 2", "encrypted"
@@ -18,7 +24,7 @@ class ContentItem:
     is_text: bool = True
     base64_encoded: bool = False
     summary: str = ""  # static summary, made without a model
-    metadata: dict[str, Any] = field(default_factory=dict)  # how it was extracted, page, sheet...
+    metadata: dict[str, Any] = {}  # how it was extracted, page, sheet... (msgspec copies the default)
 
 
 @dataclass

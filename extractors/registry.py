@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from extractors.base import ContentItem, Extraction
 from extractors.detect import detect_mime
@@ -112,7 +114,7 @@ _REASONS = {
 def nested(items: list[ContentItem], prefix: str, **metadata: object) -> list[ContentItem]:
     """Items of a file found inside another, renamed under `prefix` and summarised afresh."""
     return [
-        replace(item, name=f"{prefix}: {item.name}", summary="", metadata={**item.metadata, **metadata})
+        msgspec.structs.replace(item, name=f"{prefix}: {item.name}", summary="", metadata={**item.metadata, **metadata})
         for item in items
     ]
 
@@ -125,7 +127,7 @@ def finish(extraction: Extraction) -> Extraction:
     """
     items = []
     for number, item in enumerate(extraction.items, start=1):
-        item = replace(item, sequence_nr=number, name=str(item.name), ext=str(item.ext),
+        item = msgspec.structs.replace(item, sequence_nr=number, name=str(item.name), ext=str(item.ext),
                        content_type=str(item.content_type), data=str(item.data), summary=str(item.summary),
                        metadata=plain(item.metadata))
         if not item.summary:

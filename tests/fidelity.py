@@ -11,10 +11,11 @@ import csv
 import datetime as dt
 import io
 import re
-from pathlib import Path
 from typing import Any
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from extractors.tables import trim
+from tests.corpus import CORPUS
+
 
 # Table-bearing corpus documents, and documents of prose that must yield no table.
 TABLE_DOCS = [
@@ -107,18 +108,7 @@ def workbook_tables(data: bytes) -> list[Grid]:
 def grid(rows: Grid) -> Grid:
     """Rows without empty rows/columns around the table and without trailing empty cells."""
     rows = [[None if _blank(c) else (" ".join(c.split()) if isinstance(c, str) else c) for c in row] for row in rows]
-    for row in rows:
-        while row and row[-1] is None:
-            row.pop()
-    while rows and not rows[-1]:
-        rows.pop()
-    while rows and not rows[0]:
-        rows.pop(0)
-    filled = [row for row in rows if row]
-    if not filled:
-        return []
-    left = min(next(i for i, c in enumerate(row) if c is not None) for row in filled)
-    return [row[left:] for row in rows]
+    return trim(rows)
 
 
 def compare(source: list[Grid], delivered: list[Grid]) -> tuple[int, int]:

@@ -23,9 +23,9 @@ import uvicorn
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from app.config import Settings
 from app.main import create_app
+from tests.corpus import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PG_URL = os.environ.get("FOREMAN_TEST_PG_URL", "")  # e.g. postgresql+asyncpg://postgres@127.0.0.1/postgres
 
 

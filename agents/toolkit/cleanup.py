@@ -18,6 +18,8 @@ import re
 from collections import Counter
 from typing import Any, Iterable
 
+from extractors.base import ContentItem
+
 _HYPHEN = re.compile(r"(?<=[^\W\d_]{2})-[ \t]*\r?\n[ \t]*(?=[a-zäöüßàâçéèêëîïôûùœ]{2})")
 _NUMBER_TOKEN = re.compile(r"\S*\d\S*|(?<!\S)[ivxlc]+(?!\S)")
 # Headings that open the back matter of a document (when they come late in it).
@@ -45,14 +47,14 @@ def join_hyphens(text: str) -> str:
     return _HYPHEN.sub("", text)
 
 
-def clean_contents(contents: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
     """(item name, text) of a document's text items, cleaned for agents (see the module doc)."""
     items: list[tuple[str, str, dict[str, Any]]] = []
     for c in contents:
-        meta = c.get("metadata", {})
-        if not meta.get("isText", True) or meta.get("base64Encoded", False):
+        meta = c.metadata
+        if not c.is_text or c.base64_encoded:
             continue
-        name, text = c.get("name", ""), c.get("data", "")
+        name, text = c.name, c.data
         if "slide" in meta:
             prose, notes = _split_slide(text, bool(meta.get("tables")))
             items.append((name, prose, meta))

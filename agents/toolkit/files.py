@@ -9,7 +9,7 @@ import math
 import re
 import zipfile
 
-from agents.toolkit.tables import _MD_SEPARATOR, _pipe_cells
+from agents.toolkit.tables import pipe_table
 from extractors.tables import Cell, Table, number, text_of
 
 CSV_MIME = "text/csv; charset=utf-8"
@@ -193,13 +193,9 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
             flush()
             level = min(len(match.group(1)), 3)
             _runs(document.add_heading("", level=level), match.group(2))
-        elif i + 1 < len(lines) and "|" in line and _MD_SEPARATOR.match(lines[i + 1]):
+        elif table := pipe_table(lines, i):
             flush()
-            rows = [_pipe_cells(line)]
-            i += 2
-            while i < len(lines) and "|" in lines[i] and lines[i].strip():
-                rows.append(_pipe_cells(lines[i]))
-                i += 1
+            rows, i = table
             _table(document, rows)
             continue
         elif match := _BULLET.match(line) or _NUMBERED.match(line):

@@ -8,7 +8,7 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from agents.toolkit.language import _WORDS
+from extractors.language import WORDS
 
 # Sentence ends that a following capitalised word does not confirm: titles, initials,
 # common abbreviations in English, German and French (compared case-folded, without the dot).
@@ -29,7 +29,7 @@ _CONTENT = frozenset(
     verslag bestand bestanden tabel relatório arquivo tabela""".split()
 )
 # Function and prompt words of every supported language; they carry no topic.
-STOPWORDS = frozenset().union(*_WORDS.values()) - _CONTENT
+STOPWORDS = frozenset().union(*WORDS.values()) - _CONTENT
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")

@@ -41,17 +41,27 @@ def _pipe_cells(line: str) -> list[str]:
 Found = tuple[list[list[str]] | None, int]
 
 
-def _markdown(lines: list[str], i: int) -> Found:
-    """A pipe table starting at line i: header, separator, rows."""
+def pipe_table(lines: list[str], i: int) -> tuple[list[list[str]], int] | None:
+    """The cells of a Markdown pipe table starting at line i (header, separator, rows) and the
+    line after it; None when no table starts there."""
     if i + 1 >= len(lines) or "|" not in lines[i] or "|" not in lines[i + 1]:
-        return None, i + 1
+        return None
     if not _MD_SEPARATOR.match(lines[i + 1]):
-        return None, i + 1
+        return None
     rows = [_pipe_cells(lines[i])]
     j = i + 2
     while j < len(lines) and "|" in lines[j] and lines[j].strip():
         rows.append(_pipe_cells(lines[j]))
         j += 1
+    return rows, j
+
+
+def _markdown(lines: list[str], i: int) -> Found:
+    """A pipe table starting at line i, made rectangular."""
+    found = pipe_table(lines, i)
+    if found is None:
+        return None, i + 1
+    rows, j = found
     return _rectangular(rows), j
 
 

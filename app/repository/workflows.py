@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, Sequence
+from typing import Sequence
 
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.engine import Connection
@@ -16,6 +16,7 @@ from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
 from app.repository.chunks import delete_unused_chunks_tx
 from app.repository.messages import MessageStore
+from extractors.base import ContentItem
 from app.tables import (
     DocumentRow,
     FileRow,
@@ -145,32 +146,27 @@ class WorkflowStore:
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, progress: int | None = None, require_running: bool = True,
-        cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None,
     ) -> Appended | None:
         """Write a step's messages and logs, and apply `event`, in one transaction.
 
-        Nothing is written (None) unless the workflow is still in round `round_no` and, with
-        `require_running`, still running: a stopped or deleted round gets no further output.
+        Nothing is written (None) unless the workflow is still running round `round_no`: a
+        stopped or deleted round gets no further output.
         """
-        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, progress,
-                                       require_running, cost)
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
-        logs: Sequence[NewLog], event: Event | None, progress: int | None, require_running: bool,
-        cost: Cost | None = None,
+        logs: Sequence[NewLog], event: Event | None, cost: Cost | None,
     ) -> Appended | None:
         stamp = now()
         row = self._lock(conn, workflow_id)
         if row is None or row.current_round != round_no:
             return None
         status = before = WorkflowStatus(row.status)
-        if require_running and status is not WorkflowStatus.RUNNING:
+        if status is not WorkflowStatus.RUNNING:
             return None
         if event is not None:
-            if status is not WorkflowStatus.RUNNING and event is not Event.STOP:
-                return None
             status = next_status(status, event)
             conn.execute(
                 update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
@@ -178,14 +174,12 @@ class WorkflowStore:
             row.status = status
             if event is Event.STOP:  # the process running it may be another
                 announce_stop(conn, self.db.is_sqlite, workflow_id)
-        if progress is not None:
-            row.progress = progress
         written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
         written.before = before
         return written
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
-                              contents: list[dict[str, Any]], logs: Sequence[NewLog] = ()) -> Appended | None:
+                              contents: list[ContentItem], logs: Sequence[NewLog] = ()) -> Appended | None:
         """Fill in one document of the round's user message with its extracted contents, with `logs`.
 
         The contents are filled in whatever the round's status (they are the file's, and later
@@ -194,7 +188,7 @@ class WorkflowStore:
         return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs)
 
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
-                            contents: list[dict[str, Any]], logs: Sequence[NewLog]) -> Appended | None:
+                            contents: list[ContentItem], logs: Sequence[NewLog]) -> Appended | None:
         row = self._lock(conn, workflow_id)
         if row is None or row.current_round != round_no:
             return None

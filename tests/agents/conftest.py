@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,7 @@ from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.plan import schedule
 from agents.registry import Registry
 from agents.runner import run_task, task_context
-
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+from tests.corpus import CORPUS
 
 
 class ScriptedModel(Model):
@@ -135,11 +133,10 @@ def _extracted(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
     from extractors import extract
 
-    from app.documents import document_of, item_to_wire
+    from app.documents import document_of
 
     extraction = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data),
-                       [item_to_wire(i) for i in extraction.items])
+    return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)
 
 
 def text_document(name: str, text: str) -> DocumentText:

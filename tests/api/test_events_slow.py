@@ -5,7 +5,8 @@ from __future__ import annotations
 import socket
 from dataclasses import replace
 
-from tests.harness import CORPUS, LiveServer, settings_for, wait_for, wait_status
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, settings_for, wait_for, wait_status
 
 
 def test_a_client_that_reads_nothing_is_dropped_and_the_stream_stops_following(tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.api.conftest import check_error
-from tests.harness import CORPUS, upload
+from tests.corpus import CORPUS
+from tests.harness import upload
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 

@@ -7,7 +7,8 @@ from typing import Iterator
 
 import pytest
 
-from tests.harness import CORPUS, LiveServer, settings_for, wait_status
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, settings_for, wait_status
 
 
 @pytest.fixture(scope="module")

@@ -211,7 +211,7 @@ def test_ids_beyond_the_database_range_are_400_on_every_backend(c1, done):
 def test_include_data_returns_document_bytes_as_base64(c1, done):
     import base64
 
-    from tests.harness import CORPUS
+    from tests.corpus import CORPUS
 
     expected = base64.b64encode((CORPUS / "testCSV.csv").read_bytes()).decode()
     whole = c1.get(f"/api/workflows/{done['id']}", params={"includeData": "true"}).json()

@@ -13,7 +13,8 @@ import pytest
 from openapi_spec_validator import validate
 
 from app.openapi import OPERATIONS, all_codes
-from tests.harness import CORPUS, LiveServer, wait_for
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, wait_for
 
 APP = Path(__file__).resolve().parents[2] / "app"
 # Codes of errors that never reach HTTP (the model client's own) or that only name a base class.

@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 
 from tests.api.conftest import check_error, items, run_round, start, start_held
-from tests.harness import CORPUS, upload, wait_for, wait_status
+from tests.corpus import CORPUS
+from tests.harness import upload, wait_for, wait_status
 
 STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
 

@@ -9,7 +9,8 @@ import docx
 
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import OfflineModel
-from tests.harness import CORPUS, LiveServer, settings_for, upload, wait_status
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, settings_for, upload, wait_status
 
 
 class PlannedOffline(Model):

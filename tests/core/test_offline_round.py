@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from tests.harness import CORPUS, LiveServer, settings_for, upload, wait_status
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, settings_for, upload, wait_status
 
 
 def test_a_german_table_request_delivers_the_documents_cells_as_downloadable_files(tmp_path):

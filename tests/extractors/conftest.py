@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-
 import pytest
 
 from extractors import Extraction, build_registry
 from extractors.runner import shutdown_pool
+from tests.corpus import CORPUS
 
-# The repository's parent directory holds `shared/`, locally and in CI.
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text(encoding="utf-8"))
 ENTRIES = {entry["file"]: entry for entry in MANIFEST}
 

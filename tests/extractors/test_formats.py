@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import CORPUS, normalise, plain_text
+from tests.corpus import CORPUS
+
+from .conftest import normalise, plain_text
 
 
 def test_pdf_pages_become_items_in_order(extracted):

@@ -159,3 +159,20 @@ async def test_the_guard_refuses_remote_providers(make_model: Make, url: str) ->
     model = make_model(base_url=url, max_retries=0)
     with pytest.raises(ModelError, match="test guard"):
         await model.complete(ASK)
+
+
+async def test_agents_size_their_prompts_to_the_configured_context_window() -> None:
+    from agents.calls import context_tokens
+    from app.config import from_env
+    from app.main import build_model
+
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "gpt-4o", "LLM_MODEL_WRITER": "llama-3-8b"}
+    known = build_model(from_env(env))
+    configured = build_model(from_env({**env, "LLM_CONTEXT_TOKENS": "2048"}))
+    try:
+        # Without a setting each agent's window is the known size of the model that serves it.
+        assert context_tokens(known, "summarizer") == 128_000 and context_tokens(known, "writer") == 8192
+        assert context_tokens(configured, "summarizer") == context_tokens(configured, "writer") == 2048
+    finally:
+        await known.aclose()
+        await configured.aclose()

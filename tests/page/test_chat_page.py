@@ -11,7 +11,8 @@ from typing import Iterator
 
 import pytest
 
-from tests.harness import CORPUS, LiveServer, settings_for
+from tests.corpus import CORPUS
+from tests.harness import LiveServer, settings_for
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

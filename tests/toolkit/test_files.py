@@ -17,7 +17,7 @@ from agents.toolkit.files import (
     xlsx_bytes,
 )
 from agents.toolkit.tables import Table, find_tables
-from tests.toolkit import corpus
+from tests import corpus
 
 
 def test_csv_has_a_bom_and_reads_back_the_same_cells() -> None:

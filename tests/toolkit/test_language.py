@@ -3,7 +3,7 @@
 import pytest
 
 from agents.toolkit.language import LANGUAGE_NAMES, detect_language
-from tests.toolkit import corpus
+from tests import corpus
 
 PROMPTS = [
     ("Fasse das Dokument zusammen", "de"),

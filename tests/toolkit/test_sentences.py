@@ -3,7 +3,7 @@
 import pytest
 
 from agents.toolkit.sentences import best_passages, normalize_space, split_sentences, summarize
-from tests.toolkit import corpus
+from tests import corpus
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import csv
 import io
 
 from agents.toolkit.tables import Table, find_tables, tables_from_text
-from tests.toolkit import corpus
+from tests import corpus
 
 
 def test_csv_sheet_round_trips_to_the_same_cells() -> None:

@@ -5,7 +5,7 @@ import pytest
 from agents.toolkit import tokens
 from agents.toolkit.sentences import split_sentences
 from agents.toolkit.tokens import TRUNCATED, chunk_text, context_size, count_tokens, fit_to_budget
-from tests.toolkit import corpus
+from tests import corpus
 
 
 @pytest.fixture(scope="module")

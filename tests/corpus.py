@@ -1,4 +1,4 @@
-"""Access to the shared corpus of real documents that sits beside the repository."""
+"""The shared corpus of real documents that sits beside the repository: the one place tests find it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+# The repository's parent directory holds `shared/`, locally and in CI.
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def path(name: str) -> Path:
