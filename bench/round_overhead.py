@@ -21,7 +21,8 @@ from dbos_floor import floor
 
 from agents.registry import build_registry
 from app.config import Settings
-from app.engine import Runtime
+from app.engine import Engine
+from app.main import build_engine
 from app.records import Owner
 from app.schemas import StartRequest
 from app.service import WorkflowService
@@ -29,12 +30,12 @@ from app.service import WorkflowService
 OWNER = Owner(1, 1)
 
 
-async def one_round(service: WorkflowService, runtime: Runtime, prompt: str) -> float:
+async def one_round(service: WorkflowService, runtime: Engine, prompt: str) -> float:
     t0 = time.perf_counter()
     answer = await service.start(OWNER, None, StartRequest(prompt=prompt), None)
     await runtime.wait_round(answer["id"])
     elapsed = time.perf_counter() - t0
-    row = await runtime.repo.workflows.workflow(OWNER, answer["id"])
+    row = await runtime.rt.repo.workflows.workflow(OWNER, answer["id"])
     assert row.status == "completed", row.status
     return elapsed
 
@@ -42,7 +43,7 @@ async def one_round(service: WorkflowService, runtime: Runtime, prompt: str) -> 
 async def measure(model: DelayedModel, data_dir: Path, database_url: str, rounds: int, concurrent: int) -> list[float]:
     settings = Settings(data_dir=data_dir, database_url=database_url, max_concurrent_rounds=max(concurrent, 8),
                         task_concurrency=5)
-    runtime = Runtime(settings, model, build_registry(entry_points=False))
+    runtime = build_engine(settings, model, build_registry(entry_points=False))
     await runtime.start()
     service = WorkflowService(runtime)
     try:
