@@ -62,7 +62,7 @@ async def measure(data_dir: Path, database_url: str, rounds: int) -> tuple[Count
     async def one(prompt: str) -> None:
         answer = await service.start(owner, None, StartRequest(prompt=prompt), None)
         await engine.wait_round(answer["id"])
-        store = getattr(repo, "workflows", repo)  # one repository or one store per aggregate
+        store = repo.workflows if hasattr(repo, "messages") else repo  # one store per aggregate, or one repository
         assert (await store.workflow(owner, answer["id"])).status == "completed"
 
     counts: Counter = Counter()
