@@ -189,6 +189,8 @@ def main() -> None:
         tasks = Counter(m["metadata"]["taskId"] for m in items if (m.get("metadata") or {}).get("taskId"))
         if sorted(tasks) != [f"t{i}" for i in range(1, TASKS + 1)] or set(tasks.values()) != {1}:
             problems.append(f"round R{mark}: task messages {dict(tasks)}")
+        if items and items[-1]["status"] != "last":
+            problems.append(f"round R{mark} ended without its final message; its last logs: {logs[mark][-2:]}")
         repeated = [t for t, n in Counter(logs[mark]).items() if n > 1]
         if repeated:
             problems.append(f"round R{mark}: logs written twice: {repeated}")
