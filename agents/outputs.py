@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 
 from agents.base import OutputFile, TaskSpec
+from agents.toolkit.cpu import off_loop_if_long
 from agents.toolkit.files import DOCX_MIME, MARKDOWN_MIME, docx_bytes, markdown_bytes
 
 TEXT_EXTS = {"md", "markdown", "txt", "docx"}
@@ -48,3 +51,29 @@ def text_files(task: TaskSpec, markdown: str, *, title: str | None = None,
     """The task's planned text documents (or `defaults` when none are planned) holding `markdown`."""
     names = planned(task, TEXT_EXTS) or list(defaults or [])
     return [text_file(name, markdown, title) for name in names]
+
+
+async def capped(files: list[OutputFile], cap: int, name: str) -> list[OutputFile]:
+    """A task's files, at most `cap` of them as they are and the rest in one ZIP archive `name`;
+    a large archive is made in a worker thread."""
+    if len(files) <= cap:
+        return files
+    return await off_loop_if_long(sum(len(f.data) for f in files), bundle, files, cap, name)
+
+
+def bundle(files: list[OutputFile], cap: int, name: str) -> list[OutputFile]:
+    """At most `cap` of the files as they are; the rest in one ZIP archive `name` (their names kept,
+    numbered where two are alike)."""
+    if len(files) <= cap:
+        return files
+    buffer = io.BytesIO()
+    seen: set[str] = set()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in files[cap:]:
+            entry, n = file.name, 1
+            while entry in seen:
+                n += 1
+                entry = f"{stem_of(file.name)} ({n}).{ext_of(file.name)}" if ext_of(file.name) else f"{file.name} ({n})"
+            seen.add(entry)
+            archive.writestr(entry, file.data)
+    return [*files[:cap], OutputFile(name=name, mime="application/zip", data=buffer.getvalue())]

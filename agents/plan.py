@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from typing import Any
+from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
@@ -270,16 +271,62 @@ def schedule(plan: Plan, done: set[str], failed: set[str],
     return ready, to_skip
 
 
-def waves(plan: Plan) -> list[list[TaskSpec]]:
-    """The tasks in topological waves: each wave can run in parallel once the earlier ones are done."""
-    done: set[str] = set()
-    result: list[list[TaskSpec]] = []
-    while True:
-        ready, _ = schedule(plan, done, set(), set())
-        if not ready:
-            return result
-        result.append(ready)
-        done |= {t.id for t in ready}
+class Finished(Protocol):
+    """What the scheduler needs of a task's outcome: whether it delivered, and the tokens it spent."""
+
+    ok: bool
+    tokens: int
+
+
+O = TypeVar("O", bound=Finished)
+
+
+async def run_plan(plan: Plan, run: Callable[[TaskSpec, dict[str, O]], Awaitable[O]],
+                   skip: Callable[[TaskSpec, str], Awaitable[None]], *, concurrency: int,
+                   finished: dict[str, O] | None = None, max_tokens: int | None = None,
+                   spent: int = 0) -> tuple[dict[str, O], dict[str, str]]:
+    """Run the plan's tasks: each starts as soon as every task it depends on is done, with at most
+    `concurrency` running at once; a task whose dependency failed or was skipped is skipped.
+
+    `run(task, dependencies)` runs one task, given the outcomes of the tasks it depends on, and
+    returns its outcome (it must not raise: a failed task is an outcome);
+    `skip` reports a skipped task with the reason. `finished` are outcomes known before (tasks
+    delivered before a crash or in an earlier round): those tasks do not run. Once the tokens
+    spent exceed `max_tokens`, tasks not yet started are skipped. Returns every outcome and the
+    skipped tasks with their reasons. Cancelling it cancels the running tasks.
+    """
+    outcomes: dict[str, O] = dict(finished or {})
+    skipped: dict[str, str] = {}
+    running: dict[asyncio.Task, str] = {}
+    try:
+        while True:
+            done = {t for t, o in outcomes.items() if o.ok}
+            failed = set(outcomes) - done
+            ready, to_skip = schedule(plan, done, failed, set(skipped))
+            ready = [t for t in ready if t.id not in running.values()]
+            if max_tokens is not None and spent > max_tokens:
+                to_skip += [(t, "the round's token budget (MAX_ROUND_TOKENS) is spent") for t in ready]
+                ready = []
+            for task, reason in to_skip:
+                skipped[task.id] = reason
+                await skip(task, reason)
+            if to_skip:
+                continue  # what depends on the skipped tasks is skipped in the next pass
+            for task in ready[:max(1, concurrency) - len(running)]:
+                dependencies = {d: outcomes[d] for d in task.depends_on if d in outcomes}
+                running[asyncio.ensure_future(run(task, dependencies))] = task.id
+            if not running:
+                return outcomes, skipped
+            ended, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for future in ended:
+                outcome = future.result()
+                outcomes[running.pop(future)] = outcome
+                spent += outcome.tokens
+    finally:
+        for future in running:
+            future.cancel()
+        if running:
+            await asyncio.wait(running)
 
 
 def _strings(value: Any, where: str, errors: list[str]) -> list[str]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult, TaskSpec
+from typing import TYPE_CHECKING, Mapping
+
+from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.model import Model
-from agents.outputs import ext_of
 from agents.registry import Registry
 from agents.toolkit.tokens import count_long_texts
 
-_TEXT_EXTS = {"md", "markdown", "txt", "csv", "tsv", "json"}
+if TYPE_CHECKING:
+    from agents.retrieval import Retriever
 
 
 async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> TaskResult:
@@ -22,34 +24,16 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     return result
 
 
-def output_document(file: OutputFile) -> DocumentText | None:
-    """An agent's output file as a document later tasks can read; None when it has no text."""
-    if ext_of(file.name) in _TEXT_EXTS:
-        items = [(file.name, file.data.decode("utf-8", errors="replace"))]
-    else:
-        try:
-            from extractors import extract  # another layer; optional so agents run without it
-        except ImportError:
-            return None
-        extraction = extract(file.data, file.name, mime=file.mime)
-        items = [(i.name, i.data) for i in extraction.items if i.is_text and i.data.strip()]
-    if not items:
-        return None
-    return DocumentText(name=file.name, ext=ext_of(file.name), mime=file.mime, size=len(file.data),
-                        items=items)
-
-
 def task_context(plan: Plan, task: TaskSpec, *, prompt: str, uploads: list[DocumentText],
-                 results: dict[str, TaskResult], model: Model,
-                 history: list[tuple[str, str]] | None = None) -> TaskContext:
-    """The context of a task: the uploads, the text of every finished task's outputs, and the
-    results of the tasks it depends on."""
+                 results: Mapping[str, TaskResult], outputs: Mapping[str, list[DocumentText]], model: Model,
+                 history: list[tuple[str, str]] | None = None, retriever: Retriever | None = None) -> TaskContext:
+    """What a task sees: the uploads, the output documents of the tasks it depends on (an output
+    named like an upload replaces it) and those tasks' results; `results` and `outputs` hold the
+    tasks that delivered."""
     documents = {d.name: d for d in uploads}
-    for other in plan.tasks:
-        for file in results[other.id].files if other.id in results else []:
-            doc = output_document(file)
-            if doc is not None and doc.name not in documents:
-                documents[doc.name] = doc
+    for dep in task.depends_on:
+        for doc in outputs.get(dep, []):
+            documents[doc.name] = doc
     predecessors = {d: results[d] for d in task.depends_on if d in results}
-    return TaskContext(prompt=prompt, language=plan.language, documents=documents,
-                       predecessors=predecessors, model=model, history=list(history or []))
+    return TaskContext(prompt=prompt, language=plan.language, documents=documents, predecessors=predecessors,
+                       model=model, history=list(history or []), retriever=retriever)

@@ -96,7 +96,7 @@ async def events(
     await workflows.owned(owner, workflow_id)
     position = parse_event_id(last_event_id) if last_event_id else Position(message_id or 0, log_id or 0)
     settings, runtime = state.settings, workflows.rt
-    listener = runtime.listener
+    listener = workflows.engine.listener
     stream = EventStream(workflows, owner, workflow_id, position, include_data,
                          settings.event_heartbeat_seconds,
                          listening=lambda: listener is None or listener.connected.is_set())

@@ -52,6 +52,7 @@ class Settings:
     max_round_tokens: int = 200_000
     max_round_seconds: float = 900.0
     task_concurrency: int = 4
+    max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
     app_version: str = "foreman-1"
     executor_id: str = "local"  # one per process when several share a PostgreSQL database
@@ -99,6 +100,8 @@ class Settings:
 
     def check(self) -> None:
         """Refuse settings that would be unsafe to run with."""
+        if self.max_task_outputs < 1:
+            raise SettingsError(f"MAX_TASK_OUTPUTS must be at least 1, not {self.max_task_outputs}.")
         if self.local_mode and not _is_loopback(self.host):
             raise SettingsError(
                 f"API_KEYS is empty (single-user local mode), so HOST must be a loopback address, "
@@ -196,6 +199,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
         "max_round_tokens": "MAX_ROUND_TOKENS",
         "task_concurrency": "TASK_CONCURRENCY",
+        "max_task_outputs": "MAX_TASK_OUTPUTS",
     }
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
@@ -246,6 +250,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("MAX_CONCURRENT_ROUNDS", str(Settings.max_concurrent_rounds), "rounds running at once in this process"),
     ("TASK_CONCURRENCY", str(Settings.task_concurrency), "tasks of one round running at once"),
     ("MAX_TASKS_PER_PLAN", str(Settings.max_tasks_per_plan), "most tasks in one plan"),
+    ("MAX_TASK_OUTPUTS", str(Settings.max_task_outputs),
+     "documents one task delivers as they are; the rest come in one ZIP archive"),
     ("MAX_ROUND_TOKENS", str(Settings.max_round_tokens), "token budget of one round"),
     ("MAX_ROUND_SECONDS", str(int(Settings.max_round_seconds)), "time budget of one round"),
     ("LLM_CONTEXT_TOKENS", "the model family's", "the served model's context window"),

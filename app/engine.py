@@ -1,4 +1,4 @@
-"""The round engine: DBOS's lifecycle, concurrency slots, immediate stop, crash reconciliation."""
+"""The round supervisor: DBOS's lifecycle, concurrency slots, tracking, immediate stop, reconciliation."""
 
 from __future__ import annotations
 
@@ -12,42 +12,22 @@ import sqlalchemy as sa
 
 from dbos import DBOS, SetWorkflowID
 
-from agents.model import Model
-from agents.registry import Registry
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
-from app.clock import now
-from app.config import Settings
-from app.cursors import CursorCache
-from app.db import Database
-from app.documents import Documents
-from app.events import Changes
-from app.filestore import open_store
-from app.journal import Journal
+from app import handle
 from app.metrics import RoundTimer
 from app.notify import Listener
 from app.records import NewLog
-from app.repository import Repository
-from app.repository.chunks import ChunkStore
-from app.round_data import RoundData
-from app.search import IndexRetriever
+from app.rounds import round_id, round_workflow
+from app.runtime import Runtime
 
 log = logging.getLogger("foreman.engine")
-
-_current: Runtime | None = None
 
 RECONCILE_SECONDS = 2.0
 DBOS_THREADS = 4
 
 # DBOS states after which nothing will run the round again.
 _FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
-
-
-def current() -> Runtime:
-    """The runtime of this process (DBOS workflows are process-global, so is this)."""
-    if _current is None:
-        raise RuntimeError("The round engine is not running.")
-    return _current
 
 
 def system_engine(url: str) -> sa.Engine:
@@ -70,56 +50,35 @@ def system_engine(url: str) -> sa.Engine:
     return engine
 
 
-def round_id(workflow_id: str, round_no: int) -> str:
-    """The DBOS workflow id of a round: starting it twice runs it once."""
-    return f"{workflow_id}:{round_no}"
+class Engine:
+    """Runs rounds as DBOS workflows: at most MAX_CONCURRENT_ROUNDS at once, stopped at once on request."""
 
-
-class Runtime:
-    """Everything a round needs, and the handle on the DBOS engine that runs rounds."""
-
-    def __init__(self, settings: Settings, model: Model, registry: Registry) -> None:
-        self.settings = settings
-        self.model = model
-        self.registry = registry
-        self.db = Database(settings.app_database_url)
-        self.repo = Repository(self.db)
-        self.storage = open_store(settings.file_store_kind, self.db, settings.data_dir / "files")
-        self.changes = Changes()  # wakes the event streams of a workflow that was written to
-        self.cursors = CursorCache(on_change=self.changes.touch)
-        self.journal = Journal(self.repo, self.cursors)
-        self.chunks = ChunkStore(self.db)
-        self.documents = Documents(self.repo, self.storage, settings.extract_timeout_seconds, self.chunks)
-        self.retriever = IndexRetriever(self.chunks)
-        self.rounds = RoundData(self.repo, self.storage, self.documents, self.journal)
-        self.clock = now
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
         self.ready = False
         self._tasks: dict[str, set[asyncio.Task]] = {}
-        self._slots = asyncio.Semaphore(max(1, settings.max_concurrent_rounds))
+        self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
-        self.listener = (None if settings.is_sqlite
-                         else Listener(settings.app_database_url, self.cursors, on_stop=self.cancel_local))
+        self.listener = (None if rt.settings.is_sqlite
+                         else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local))
 
     async def start(self) -> None:
         """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
-        global _current
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        settings = self.rt.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
         threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
         threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
-        await self.db.migrate()
+        await self.rt.db.migrate()
         if self.listener is not None:
             self.listener.start()
-        if _current is not None:
-            raise RuntimeError("Only one Foreman runtime may run in a process (DBOS is process-wide).")
-        _current = self
-        import app.rounds  # noqa: F401  (registers the round workflow before DBOS recovers rounds)
+        handle.install(self)  # before DBOS launches: it resumes interrupted rounds, which reach us here
 
         config: dict = {
             "name": "foreman",
-            "system_database_url": self.settings.system_database_url,
-            "application_version": self.settings.app_version,
-            "executor_id": self.settings.executor_id,
+            "system_database_url": settings.system_database_url,
+            "application_version": settings.app_version,
+            "executor_id": settings.executor_id,
             "log_level": "WARNING",
             "sys_db_pool_size": 40,
             # DBOS's own default is a thread per concurrent checkpoint, without bound: 100 rounds of
@@ -127,8 +86,8 @@ class Runtime:
             # connection. A small pool does the same checkpoints with less switching.
             "max_executor_threads": DBOS_THREADS,
         }
-        if self.settings.is_sqlite:
-            config["system_database_engine"] = system_engine(self.settings.system_database_url)
+        if settings.is_sqlite:
+            config["system_database_engine"] = system_engine(settings.system_database_url)
         DBOS(config=config)
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
@@ -137,7 +96,6 @@ class Runtime:
 
     async def close(self) -> None:
         """Stop running rounds' tasks (DBOS resumes them on the next start) and shut down."""
-        global _current
         self.ready = False
         if self._reconciler is not None:
             self._reconciler.cancel()
@@ -149,21 +107,21 @@ class Runtime:
         DBOS.destroy()
         if self.listener is not None:
             await self.listener.stop()
-        await self.db.dispose()
-        close = getattr(self.model, "aclose", None)
+        await self.rt.db.dispose()
+        close = getattr(self.rt.model, "aclose", None)
         if close is not None:
             await close()
-        _current = None
+        handle.release()
 
     async def reconcile(self) -> None:
         """No workflow stays `running` with nothing running it."""
-        for row in await self.repo.workflows.running_workflows():
+        for row in await self.rt.repo.workflows.running_workflows():
             rid = round_id(row.id, row.current_round)
             status = await DBOS.get_workflow_status_async(rid)
             if status is None:  # crashed between the start's commit and the round's launch
                 await self.launch(row.id, row.current_round)
-            elif status.status in _FINISHED and not self._is_tracked(row.id):
-                await self.journal.fail(
+            elif status.status in _FINISHED and not self.is_running(row.id):
+                await self.rt.journal.fail(
                     row.id, row.current_round,
                     "The round was interrupted and could not be resumed "
                     f"(the engine reports {status.status.lower()}); post again to retry.",
@@ -182,8 +140,6 @@ class Runtime:
 
     async def launch(self, workflow_id: str, round_no: int) -> None:
         """Run the round in the background, durably."""
-        from app.rounds import round_workflow  # registers the DBOS workflow and steps
-
         with SetWorkflowID(round_id(workflow_id, round_no)):
             handle = await DBOS.start_workflow_async(round_workflow, workflow_id, round_no)
         task = getattr(handle, "task", None)
@@ -206,7 +162,7 @@ class Runtime:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=5)
-        self.rounds.forget(workflow_id, round_no)
+        self.rt.rounds.forget(workflow_id, round_no)
 
     def cancel_local(self, workflow_id: str) -> None:
         """Cancel the round's task if this process runs it (a stop said in another process)."""
@@ -224,16 +180,17 @@ class Runtime:
             if not tasks:
                 del self._tasks[workflow_id]
 
-    def _is_tracked(self, workflow_id: str) -> bool:
+    def is_running(self, workflow_id: str) -> bool:
+        """Whether this process runs a round of the workflow right now."""
         return bool(self._tasks.get(workflow_id))
 
     @contextlib.asynccontextmanager
     async def slot(self, workflow_id: str, round_no: int) -> AsyncIterator[None]:
         """At most MAX_CONCURRENT_ROUNDS rounds run at once; the others wait and say so."""
         if self._slots.locked():
-            await self.journal.append(workflow_id, round_no, logs=[NewLog(
+            await self.rt.journal.append(workflow_id, round_no, logs=[NewLog(
                 f"{round_id(workflow_id, round_no)}:waiting",
-                f"Waiting for a free slot: {self.settings.max_concurrent_rounds} rounds are running.",
+                f"Waiting for a free slot: {self.rt.settings.max_concurrent_rounds} rounds are running.",
                 agent_name="system", progress=0)])
         timer = RoundTimer()
         async with self._slots:
@@ -242,5 +199,5 @@ class Runtime:
                 yield
             finally:
                 timer.release()
-                self.rounds.forget(workflow_id, round_no)
+                self.rt.rounds.forget(workflow_id, round_no)
 

@@ -15,7 +15,19 @@ from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import api_events, api_files, api_workflows, docs, edge, metrics, page
 from app.config import Settings, from_env
-from app.engine import Runtime
+from app.clock import now
+from app.cursors import CursorCache
+from app.db import Database
+from app.documents import Documents
+from app.engine import Engine
+from app.events import Changes
+from app.journal import Journal
+from app.repository import Repository
+from app.repository.chunks import ChunkStore
+from app.round_data import RoundData
+from app.runtime import Runtime
+from app.search import IndexRetriever
+from app.filestore import open_store
 from app.errors import NotReadyError
 from app.files import FileService
 from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
@@ -88,6 +100,26 @@ def build_model(settings: Settings) -> Model:
     return model
 
 
+def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
+    """The service's dependencies, wired once per process."""
+    db = Database(settings.app_database_url)
+    repo = Repository(db)
+    storage = open_store(settings.file_store_kind, db, settings.data_dir / "files")
+    changes = Changes()
+    cursors = CursorCache(on_change=changes.touch)
+    journal = Journal(repo, cursors)
+    chunks = ChunkStore(db)
+    documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks)
+    return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
+                   changes=changes, cursors=cursors, journal=journal, documents=documents,
+                   retriever=IndexRetriever(chunks), rounds=RoundData(repo, storage, documents, journal), clock=now)
+
+
+def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:
+    """The round engine over freshly wired dependencies (the app's, a benchmark's)."""
+    return Engine(build_runtime(settings, model, registry))
+
+
 @get("/health", summary="200 while the process is up", operation_id="health", tags=["service"],
      security=[{}])
 async def health() -> Health:
@@ -97,7 +129,7 @@ async def health() -> Health:
 @get("/ready", summary="200 once the database and the workflow engine are ready", operation_id="ready",
      tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
-    if not request.app.state.runtime.ready:
+    if not request.app.state.engine.ready:
         raise NotReadyError("The service is starting; try again in a moment.")
     return Health(status="ready")
 
@@ -108,10 +140,10 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     settings = settings or from_env(os.environ)
     settings.check()
     model = metrics.MeteredModel(model or build_model(settings))
-    runtime = Runtime(settings, model, registry or build_registry())
+    engine = build_engine(settings, model, registry or build_registry())
 
     async def startup() -> None:
-        await runtime.start()
+        await engine.start()
         one_log_format()
         if settings.offline:
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
@@ -137,7 +169,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[runtime.close],
+        on_shutdown=[engine.close],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
         openapi_config=docs.openapi_config(),
@@ -147,8 +179,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         debug=False,
     )
     app.state.settings = settings
-    app.state.runtime = runtime
+    app.state.runtime = engine.rt
+    app.state.engine = engine
     app.state.auth = Authenticator(settings)
-    app.state.workflows = WorkflowService(runtime)
-    app.state.files = FileService(runtime.repo.files, runtime.storage, settings.max_upload_bytes)
+    app.state.workflows = WorkflowService(engine)
+    app.state.files = FileService(engine.rt.repo.files, engine.rt.storage, settings.max_upload_bytes)
     return app

@@ -20,10 +20,16 @@ class Owner:
 
 @dataclass
 class NewDocument:
-    """A file to attach to a new message, with its content items."""
+    """A file to attach to a new message, with its content items.
 
-    file_id: int
+    `file` is a file to create with the message (an agent's output): its row is written in the
+    message's transaction, and not at all when the message was written before, so no file row
+    exists that no message references.
+    """
+
+    file_id: int = 0
     contents: list[ContentItem] = field(default_factory=list)
+    file: Any = None  # a FileRow without id
 
 
 @dataclass
@@ -76,3 +82,4 @@ class Appended:
     last_message_id: int
     last_log_id: int
     before: WorkflowStatus | None = None
+    file_ids: list[int] = field(default_factory=list)  # the files created with the messages, in order

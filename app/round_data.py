@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
-from agents.base import DocumentText, OutputFile, Plan
+from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult, TaskSpec
 from agents.manager import RoundInput
+from agents.model import Model
+from agents.base import Retriever
+from agents.runner import task_context
 from agents.memory import PriorRound, PriorTask, history_entries
 from app.clock import now
 from app.documents import Documents, read_document, stored_items
@@ -14,8 +18,9 @@ from app.filenames import split_name
 from app.filestore import BlobStore
 from app.journal import Journal
 from app.reading import RoundReader
-from app.records import NewLog
+from app.records import NewDocument, NewLog
 from app.repository import Repository
+from app.repository.messages import user_message_key
 from app.tables import DocumentRow, FileRow, MessageRow
 from extractors.base import ContentItem
 
@@ -29,6 +34,7 @@ class RoundData:
         self.documents = documents
         self.journal = journal
         self._inputs: dict[tuple[str, int], RoundInput] = {}
+        self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
 
     async def prepare(self, workflow_id: str, round_no: int, then: Sequence[NewLog] = ()) -> RoundInput:
         """Extract the round's files into its user message (written by the start), logging each one.
@@ -42,9 +48,11 @@ class RoundData:
             return RoundInput(prompt="", documents=[])
         files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
-        await self.journal.append(workflow_id, round_no, logs=[
-            NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)])
         present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
+        started = NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)
+        # With no file to read in between, what follows is written in the same transaction.
+        await self.journal.append(workflow_id, round_no, logs=[started, *(then if not present else ())])
+        then = then if present else ()
         reader = RoundReader(self.documents, self.journal, workflow_id, round_no, len(present))
         texts: list[DocumentText] = []
         for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
@@ -63,22 +71,24 @@ class RoundData:
             return cached
         # A round resumed after a crash: read back what its first step wrote.
         spec = await self.repo.workflows.round_input(workflow_id, round_no)
-        messages = await self.repo.messages.messages_of(workflow_id)
-        mine = [d for m, docs in messages if m.round == round_no and m.status == "first" for d in docs]
+        first = await self.repo.messages.round_messages(workflow_id, round_no, user_message_key(workflow_id, round_no))
+        mine = [d for _, docs in first for d in docs]
         files = await self.repo.files.files_by_id(sorted({d.file_id for d in mine}))
         current = [await read_document(files[d.file_id], stored_items(d.contents), round_no=round_no)
                    for d in mine if d.file_id in files]
-        inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current, messages)
+        inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current)
         return self._keep(workflow_id, round_no, inp)
 
-    async def conversation(self, workflow_id: str, round_no: int, prompt: str, current: list[DocumentText],
-                           messages: list[tuple[MessageRow, list[DocumentRow]]] | None = None) -> RoundInput:
+    def resumed(self, workflow_id: str, round_no: int) -> bool:
+        """Whether the round's input was not prepared by this process (a round resumed after a crash)."""
+        return (workflow_id, round_no) not in self._inputs
+
+    async def conversation(self, workflow_id: str, round_no: int, prompt: str,
+                           current: list[DocumentText]) -> RoundInput:
         """The round's input: the request, every document of the workflow (this round's uploads
         first, then earlier rounds', newest first; none whose message was deleted or that was
         removed from its message) and the earlier rounds."""
-        if messages is None:
-            messages = await self.repo.messages.messages_of(workflow_id) if round_no > 1 else []
-        earlier = [(m, docs) for m, docs in messages if m.round < round_no]
+        earlier = await self.repo.messages.messages_of(workflow_id, before_round=round_no) if round_no > 1 else []
         files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
         seen: set[int | None] = set()
         documents = []
@@ -106,32 +116,55 @@ class RoundData:
     def forget(self, workflow_id: str, round_no: int) -> None:
         self._inputs.pop((workflow_id, round_no), None)
 
-    async def documents_for(self, workflow_id: str, round_no: int, inp: RoundInput,
-                            predecessors: dict[str, Any]) -> dict[str, DocumentText]:
-        """The uploads and the outputs of the tasks this one depends on, by name."""
-        docs = {d.name: d for d in inp.documents}
-        ids = [fid for o in predecessors.values() if o.ok for fid in o.files]
-        if not ids:
-            return docs
-        found = await self.repo.files.files_by_id(ids)
-        for file, contents in await self.contents_of([found[i] for i in ids if i in found]):
-            doc = await read_document(file, contents)
-            docs[doc.name] = doc
-        return docs
+    async def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, delivered: dict[str, Any],
+                           model: Model, retriever: Retriever | None) -> TaskContext:
+        """What the task sees (agents.runner.task_context) of the round so far; `delivered` are the
+        outcomes of the tasks that delivered, with their text and file ids."""
+        outputs: dict[str, list[DocumentText]] = {}
+        wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}
+        found = await self.repo.files.files_by_id([fid for ids in wanted.values() for fid in ids])
+        for dep, ids in wanted.items():
+            outputs[dep] = [await read_document(file, contents)
+                            for file, contents in await self.contents_of([found[i] for i in ids if i in found])]
+        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=model,
+                            results={tid: TaskResult(text=o.text) for tid, o in delivered.items()},
+                            history=inp.history, retriever=retriever)
 
-    async def store_outputs(self, workflow_id: str, round_no: int,
-                            outputs: list[OutputFile]) -> list[tuple[FileRow, list[ContentItem]]]:
-        """Store an agent's documents as files of the workflow's owner, with their contents."""
-        if not outputs:
-            return []
-        owner = await self.repo.workflows.workflow(None, workflow_id)
-        rows = []
+    async def owner(self, workflow_id: str) -> FileRow:
+        """A file of the workflow's owner, to make new files from."""
+        row = await self.repo.workflows.workflow(None, workflow_id)
+        return FileRow(mandate_id=row.mandate_id, user_id=row.user_id, name="", ext="", mime="", size=0, sha256="",
+                       origin="agent", created_at=now())
+
+    async def store(self, owner: FileRow | None, outputs: list[OutputFile]) -> list[NewDocument]:
+        """An agent's documents as new files of the workflow's owner, to be written with the task's
+        message; their bytes are stored now, and `settle` says whether the write kept them."""
+        documents = []
         for out in outputs:
             sha = await self.storage.put(out.data)
+            self._pending[sha] += 1
             name, ext = split_name(out.name)
-            rows.append(FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name, ext=ext,
-                                mime=out.mime, size=len(out.data), sha256=sha, origin="agent", created_at=now()))
-        return await self.contents_of(await self.repo.files.add_files(rows))
+            row = owner.model_copy(update=dict(name=name, ext=ext, mime=out.mime, size=len(out.data), sha256=sha))
+            documents.append(NewDocument(file=row))
+        return documents
+
+    async def fill(self, documents: list[NewDocument]) -> None:
+        """The content items of the new files, as the wire shows them."""
+        for document, (_, contents) in zip(documents, await self.contents_of([d.file for d in documents])):
+            document.contents = contents
+
+    async def settle(self, documents: list[NewDocument], kept: bool) -> None:
+        """The task's write of its new files is over: when it wrote nothing (the round ended first),
+        their stored bytes are removed unless a file, or another write still on its way, uses them."""
+        shas = [d.file.sha256 for d in documents if d.file is not None]
+        for sha in shas:
+            self._pending[sha] -= 1
+        self._pending = +self._pending  # drop what is no longer pending
+        if kept:
+            return
+        for sha in set(shas):
+            if not self._pending[sha] and not await self.repo.files.sha_in_use(sha):
+                await self.storage.remove(sha)
 
     async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[ContentItem]]]:
         """Each file with its content items (extracted once per content hash)."""

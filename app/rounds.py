@@ -1,8 +1,10 @@
-"""A round as a durable DBOS workflow: plan, tasks (in parallel where they can), final.
+"""A round as a durable DBOS workflow: plan, tasks (each as soon as its inputs are ready), final.
 
-Each step writes its messages and logs under keys derived from the round and the step, so a
-step replayed after a crash writes nothing twice; DBOS replays finished steps from their
-recorded results, so a crash resumes from the last finished step.
+Every write is keyed by the round and the step, so a step replayed after a crash writes nothing
+twice. Planning and the final answer are DBOS steps: DBOS replays them from their recorded
+results. A task is not: its journal write (message, logs, output files, in one transaction) is
+its checkpoint, and a resumed round reads the finished tasks' outcomes back from the journal and
+runs only the others.
 """
 
 from __future__ import annotations
@@ -13,25 +15,28 @@ from dataclasses import dataclass, field
 
 from dbos import DBOS
 
-from agents.base import OutputFile, Plan, TaskContext, TaskResult
+from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
-from agents.plan import schedule
+from agents.outputs import capped
+from agents.plan import run_plan
 from agents.runner import run_task
 from app.documents import display_name
-from app.engine import current
+from app.handle import current
 from app.fsm import Event
 from app.journal import reason_of
-from app.records import Cost, NewDocument, NewLog, NewMessage
+from app.records import Appended, Cost, NewDocument, NewLog, NewMessage
+from app.runtime import Runtime
+from app.tables import DocumentRow, MessageRow
 
 MAX_RECOVERY_ATTEMPTS = 3
 
 
 @dataclass
 class TaskOutcome:
-    """What a task step recorded: small, because DBOS keeps it in its system database."""
+    """What the scheduler and the final answer need of a finished task (read back from its message)."""
 
     task_id: str
     ok: bool
@@ -39,6 +44,11 @@ class TaskOutcome:
     files: list[int] = field(default_factory=list)
     tokens: int = 0
     error: str = ""
+
+
+def round_id(workflow_id: str, round_no: int) -> str:
+    """The DBOS workflow id of a round: starting it twice runs it once."""
+    return f"{workflow_id}:{round_no}"
 
 
 def _key(workflow_id: str, round_no: int, *parts: object) -> str:
@@ -61,7 +71,7 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[st
     Extraction shares the planning step: a replay after a crash finds each file's contents in
     the extraction cache and the user's message already written, so it costs no second step.
     """
-    rt = current()
+    rt = current().rt
     key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
     inp = await rt.rounds.prepare(workflow_id, round_no, then=[
         NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
@@ -107,68 +117,91 @@ def _agent(plan: Plan, task_id: str) -> str:
     return next((t.agent for t in plan.tasks if t.id == task_id), "")
 
 
-@DBOS.step(name="foreman.task")
-async def task_step(workflow_id: str, round_no: int, plan: Plan, task_id: str, number: int,
-                    predecessors: dict[str, TaskOutcome]) -> TaskOutcome:
-    """Run one task of the plan; a failure fails the task, not the round."""
-    rt = current()
-    task = next(t for t in plan.tasks if t.id == task_id)
+async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
+                  delivered: dict[str, TaskOutcome]) -> TaskOutcome:
+    """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
+    with its message, logs and files, in one transaction: that write is the task's checkpoint."""
     total = len(plan.tasks)
-    key = lambda *p: _key(workflow_id, round_no, "task", task_id, *p)  # noqa: E731
+    key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
     await rt.journal.append(workflow_id, round_no, logs=[
         NewLog(key("start"), f"Running task {number}/{total}: {task.agent}", agent_name=task.agent,
                progress=30 + 60 * (number - 1) // total)])
     started, t0 = rt.clock(), time.perf_counter()
     try:
-        context = TaskContext(
-            prompt=(inp := await rt.rounds.round_input(workflow_id, round_no)).prompt,
-            language=plan.language,
-            documents=await rt.rounds.documents_for(workflow_id, round_no, inp, predecessors),
-            predecessors={tid: TaskResult(text=o.text) for tid, o in predecessors.items() if o.ok},
-            model=rt.model,
-            history=inp.history,
-            retriever=rt.retriever,
-        )
-        with use_call_context(task=task_id):
+        inp = await rt.rounds.round_input(workflow_id, round_no)
+        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        with use_call_context(task=task.id):
             result = await run_task(rt.registry, task, context)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
-        with use_call_context(task=task_id):  # the server log names the task that failed
+        with use_call_context(task=task.id):  # the server log names the task that failed
             reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
         await rt.journal.append(
             workflow_id, round_no,
             messages=[NewMessage(key("message"), "assistant", "step",
                                  f"Task {number}/{total} ({task.agent}) failed: {reason}", agent_name=task.agent,
-                                 started_at=started, meta={"taskId": task_id, "failed": True},
+                                 started_at=started, meta={"taskId": task.id, "failed": True, "error": reason},
                                  **_stats(usage, time.perf_counter() - t0))],
             logs=[NewLog(key("error"), f"Task {number}/{total} ({task.agent}) failed: {reason}", type="error",
                          agent_name=task.agent, progress=30 + 60 * number // total)],
         )
-        return TaskOutcome(task_id, ok=False, error=reason, tokens=usage.total_tokens)
-    files = await rt.rounds.store_outputs(workflow_id, round_no, result.files)
-    await rt.journal.append(
-        workflow_id, round_no,
-        messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
-                             started_at=started,
-                             meta={**result.meta, "taskId": task_id, "offline": result.offline,
-                                   "model": result.model},
-                             documents=[NewDocument(f.id, contents) for f, contents in files],
-                             **_stats(result.usage, time.perf_counter() - t0))],
-        logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
-                     progress=30 + 60 * number // total)],
-    )
-    return TaskOutcome(task_id, ok=True, text=result.text, files=[f.id for f, _ in files],
+        return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
+    # One message carries a bounded number of documents.
+    files = await capped(result.files, rt.settings.max_task_outputs, f"{task.id}-more-documents.zip")
+    documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
+    write: asyncio.Future | None = None
+    try:
+        await rt.rounds.fill(documents)
+        write = asyncio.ensure_future(rt.journal.append(
+            workflow_id, round_no,
+            messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
+                                 started_at=started,
+                                 meta={**result.meta, "taskId": task.id, "offline": result.offline,
+                                       "model": result.model},
+                                 documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
+            logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
+                         progress=30 + 60 * number // total)],
+        ))
+        written = await asyncio.shield(write)  # a stop does not tear the write in two: it lands or not
+    finally:
+        await rt.rounds.settle(documents, kept=await _landed(write))
+    return TaskOutcome(task.id, ok=True, text=result.text, files=written.file_ids if written else [],
                        tokens=result.usage.total_tokens)
 
 
-@DBOS.step(name="foreman.skip")
-async def skip_step(workflow_id: str, round_no: int, task_id: str, agent: str, reason: str) -> None:
+async def _landed(write: asyncio.Future | None) -> bool:
+    """Whether the task's write stored its message (waiting for it when the task was cancelled meanwhile)."""
+    if write is None:
+        return False
+    if not write.done():
+        await asyncio.wait([write])
+    if write.cancelled() or write.exception() is not None:
+        return False
+    written: Appended | None = write.result()
+    return bool(written and written.message_ids)
+
+
+def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> dict[str, TaskOutcome]:
+    """The outcomes of the tasks whose message the round wrote before it was interrupted."""
+    outcomes = {}
+    for message, docs in rows:
+        task_id, meta = message.meta.get("taskId"), message.meta
+        if not task_id or meta.get("skipped"):
+            continue
+        failed = bool(meta.get("failed"))
+        outcomes[task_id] = TaskOutcome(task_id, ok=not failed, text="" if failed else message.content,
+                                        files=[d.file_id for d in docs], tokens=message.tokens_used,
+                                        error=meta.get("error", message.content) if failed else "")
+    return outcomes
+
+
+async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, agent: str, reason: str) -> None:
     """Tell the user a task was skipped because something it needs is missing: a warning and a step message."""
     key = lambda *p: _key(workflow_id, round_no, "skip", task_id, *p)  # noqa: E731
     label = f"Task {task_id} ({agent})"
-    await current().journal.append(
+    await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", f"{label} was skipped: {reason}.",
                              agent_name=agent, meta={"taskId": task_id, "skipped": True})],
@@ -180,7 +213,7 @@ async def skip_step(workflow_id: str, round_no: int, task_id: str, agent: str, r
 async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
                      skipped: dict[str, str]) -> None:
     """The last message reviews what was delivered against the plan; the round completes."""
-    rt = current()
+    rt = current().rt
     key = lambda *p: _key(workflow_id, round_no, "final", *p)  # noqa: E731
     await rt.journal.append(workflow_id, round_no, logs=[NewLog(key("start"), "Creating final response",
                                                                  agent_name="project_manager", progress=90)])
@@ -231,20 +264,21 @@ def outcome_log(key: str, planned: int, done: int) -> NewLog:
 @DBOS.step(name="foreman.fail")
 async def fail_step(workflow_id: str, round_no: int, reason: str) -> None:
     """End the round as failed with an error log that says why."""
-    await current().journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
+    await current().rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
 
 
 @DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
 async def round_workflow(workflow_id: str, round_no: int) -> None:
     """One round of a workflow, from the user's message to the final answer."""
-    rt = current()
-    rt.track(workflow_id, asyncio.current_task())
+    engine = current()
+    rt = engine.rt
+    engine.track(workflow_id, asyncio.current_task())
     try:
-        async with rt.slot(workflow_id, round_no):
+        async with engine.slot(workflow_id, round_no):
             with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
                     with use_call_context(workflow=workflow_id, round=round_no):
-                        await _run(workflow_id, round_no)
+                        await _run(rt, workflow_id, round_no)
     except TimeoutError:
         await fail_step(workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
@@ -253,39 +287,28 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
     except Exception as exc:  # anything unforeseen fails the round with a log, never silently
         await fail_step(workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
     finally:
-        rt.untrack(workflow_id, asyncio.current_task())
+        engine.untrack(workflow_id, asyncio.current_task())
 
 
-async def _run(workflow_id: str, round_no: int) -> None:
-    rt = current()
+async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
     planned = await plan_step(workflow_id, round_no)
     if planned is None:
         return
     plan, tokens, reused = planned
-    outcomes: dict[str, TaskOutcome] = dict(reused)
-    skipped: dict[str, str] = {}
+    finished: dict[str, TaskOutcome] = dict(reused)
+    if rt.rounds.resumed(workflow_id, round_no):  # tasks finished before the crash are not run again
+        finished.update(finished_tasks(await rt.repo.messages.round_messages(
+            workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
-    while True:
-        done = {t for t, o in outcomes.items() if o.ok}
-        failed = {t for t, o in outcomes.items() if not o.ok}
-        ready, skip = schedule(plan, done, failed, set(skipped))
-        if tokens > rt.settings.max_round_tokens:
-            skip += [(task, "the round's token budget (MAX_ROUND_TOKENS) is spent") for task in ready]
-            ready = []
-        for task, reason in skip:
-            skipped[task.id] = reason
-            await skip_step(workflow_id, round_no, task.id, task.agent, reason)
-        if not ready:
-            if skip:
-                continue  # what depends on the skipped tasks is skipped in the next pass
-            break
-        for start in range(0, len(ready), rt.settings.task_concurrency):
-            wave = ready[start:start + rt.settings.task_concurrency]
-            results = await asyncio.gather(*(
-                task_step(workflow_id, round_no, plan, task.id, numbers[task.id],
-                          {d: outcomes[d] for d in task.depends_on if d in outcomes})
-                for task in wave))
-            for outcome in results:
-                outcomes[outcome.task_id] = outcome
-                tokens += outcome.tokens
+
+    async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        delivered = {t: o for t, o in dependencies.items() if o.ok}
+        return await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered)
+
+    async def skip(task: TaskSpec, reason: str) -> None:
+        await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
+
+    outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency, finished=finished,
+                                       max_tokens=rt.settings.max_round_tokens,
+                                       spent=tokens + sum(o.tokens for t, o in finished.items() if t not in reused))
     await final_step(workflow_id, round_no, plan, outcomes, skipped)

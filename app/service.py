@@ -14,7 +14,7 @@ from typing import Any, Callable
 import msgspec
 
 from app.cursors import Cursor
-from app.engine import Runtime
+from app.engine import Engine
 from app.errors import BadRequestError, ConflictError, NotFoundError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
@@ -32,9 +32,10 @@ CLAIM_WAIT_SECONDS = 30.0
 class WorkflowService:
     """Workflows as their owner sees them."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.rt = runtime
-        self.repo = runtime.repo
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rt = engine.rt
+        self.repo = engine.rt.repo
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def owned(self, owner: Owner, workflow_id: str) -> WorkflowRow:
@@ -131,7 +132,7 @@ class WorkflowService:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found") from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
-        await self.rt.launch(row.id, row.current_round)
+        await self.engine.launch(row.id, row.current_round)
         return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
 
     async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
@@ -145,7 +146,7 @@ class WorkflowService:
             row = await self.owned(owner, workflow_id)
             if row.status != WorkflowStatus.STOPPED:
                 _may_stop(row)
-        await self.rt.stop(workflow_id, row.current_round)
+        await self.engine.stop(workflow_id, row.current_round)
         log.info("Workflow %s round %s stopped by its user.", workflow_id, row.current_round)
         return status_view(await self.owned(owner, workflow_id))
 
@@ -154,7 +155,7 @@ class WorkflowService:
         row = await self.owned(owner, workflow_id)
         if row.status == WorkflowStatus.RUNNING:
             await self.rt.journal.stop(workflow_id, row.current_round)
-            await self.rt.stop(workflow_id, row.current_round)
+            await self.engine.stop(workflow_id, row.current_round)
         files = await self.repo.workflows.delete_workflow(owner, workflow_id)
         if files is None:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")

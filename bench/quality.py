@@ -32,7 +32,7 @@ from agents.toolkit.files import xlsx_bytes  # noqa: E402
 from agents.toolkit.tables import find_tables  # noqa: E402
 from extractors import extract  # noqa: E402
 from extractors.language import by_words  # noqa: E402
-from tests.agents.conftest import load_document, run_round  # noqa: E402
+from tests.agents.conftest import load_document, play_round  # noqa: E402
 from app.search import text_items  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.fidelity import TABLE_DOCS, compare, source_tables, workbook_tables  # noqa: E402
@@ -88,7 +88,7 @@ def print_question_set(ours: int, baseline: int, total: int) -> None:
 
 
 async def _delivered(name: str) -> bytes:
-    done = await run_round("Extract the tables as Excel.", [load_document(name)], OfflineModel(),
+    done = await play_round("Extract the tables as Excel.", [load_document(name)], OfflineModel(),
                            build_registry(entry_points=False))
     files = [f for r in done.results.values() if r for f in r.files if f.name.endswith(".xlsx")]
     return files[0].data if files else b""

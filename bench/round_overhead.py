@@ -37,8 +37,8 @@ from common import ROOT
 
 from agents.registry import build_registry
 from app.config import Settings
-from app.engine import Runtime
 from app.llm import OpenAIModel
+from app.main import build_engine
 from app.records import Owner
 from app.schemas import StartRequest
 from app.service import WorkflowService
@@ -112,14 +112,14 @@ async def foreman(base_url: str, data_dir: Path, pg_url: str) -> AsyncIterator[t
     settings = Settings(data_dir=data_dir, database_url=database_url, max_concurrent_rounds=200, task_concurrency=5)
     model = OpenAIModel(base_url=base_url, api_key="none", model="stub",
                         max_connections=settings.max_concurrent_rounds * settings.task_concurrency)
-    runtime = Runtime(settings, model, build_registry(entry_points=False))
+    runtime = build_engine(settings, model, build_registry(entry_points=False))
     await runtime.start()
     service = WorkflowService(runtime)
 
     async def run(prompt: str) -> None:
         answer = await service.start(OWNER, None, StartRequest(prompt=prompt), None)
         await runtime.wait_round(answer["id"])
-        row = await runtime.repo.workflows.workflow(OWNER, answer["id"])
+        row = await runtime.rt.repo.workflows.workflow(OWNER, answer["id"])
         assert row.status == "completed", row.status
 
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.engine import Connection
@@ -15,9 +15,14 @@ from app.db import Database
 from app.fsm import WorkflowStatus
 from app.notify import announce_cursors
 from app.records import Appended, Cost, NewLog, NewMessage
-from app.tables import DocumentRow, LogRow, MessageRow, WorkflowRow
+from app.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
 
-W, M, L, D = WorkflowRow, MessageRow, LogRow, DocumentRow
+W, M, L, D, F = WorkflowRow, MessageRow, LogRow, DocumentRow, FileRow
+
+
+def user_message_key(workflow_id: str, round_no: int) -> str:
+    """The key of a round's user message (status first), written by the start."""
+    return f"{workflow_id}:{round_no}:prepare:message"
 
 
 class MessageStore:
@@ -32,7 +37,12 @@ class MessageStore:
                                 .returning(M.__table__.c.id))
         self._insert_log = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
                             .returning(L.__table__.c.id))
+        self._insert_reply = (db.insert(M.__table__)
+                              .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
+                                      .scalar_subquery())
+                              .on_conflict_do_nothing(index_elements=["key"]).returning(M.__table__.c.id))
         self._insert_document = D.__table__.insert()
+        self._insert_file = F.__table__.insert().returning(F.__table__.c.id)
         self._update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
             last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
             last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
@@ -46,35 +56,36 @@ class MessageStore:
         stamp: datetime, cost: Cost | None = None,
     ) -> Appended:
         """Write messages and logs to the workflow `row` (locked by the caller) and update its totals."""
-        message_ids, log_ids = [], []
+        message_ids, log_ids, file_ids = [], [], []
         seq = row.next_sequence_no
         cost = cost or Cost()
         sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
         progress = row.progress
-        parent: int | None = None  # an assistant message answers its round's user message
-        if any(msg.role != "user" for msg in messages):
-            parent = conn.execute(select(M.id).where(M.workflow_id == row.id, M.round == row.current_round,
-                                                     M.role == "user").order_by(M.id).limit(1)).scalar()
         for msg in messages:
             values = dict(
                 workflow_id=row.id, key=msg.key, round=row.current_round, started_at=msg.started_at or stamp,
-                parent_message_id=None if msg.role == "user" else parent,
                 finished_at=stamp, sequence_no=seq, status=msg.status, role=msg.role, content=msg.content,
                 agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
                 tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
             )
-            new_id = conn.execute(self._insert_message, values).scalar_one_or_none()
+            if msg.role == "user":
+                new_id = conn.execute(self._insert_message, dict(values, parent_message_id=None)).scalar_one_or_none()
+            else:  # an answer names its round's user message as its parent, found by key in the same statement
+                values["parent_key"] = user_message_key(row.id, row.current_round)
+                new_id = conn.execute(self._insert_reply, values).scalar_one_or_none()
             if new_id is None:
                 continue  # written before a crash; the replay must not write it twice
-            if msg.role == "user":
-                parent = parent or new_id
             seq += 1
             message_ids.append(new_id)
             sent, received = sent + msg.bytes_sent, received + msg.bytes_received
             tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
             for position, doc in enumerate(msg.documents):
+                file_id = doc.file_id
+                if doc.file is not None:  # a file made with the message: written only with it
+                    file_id = conn.execute(self._insert_file, doc.file.model_dump(exclude={"id"})).scalar_one()
+                    file_ids.append(file_id)
                 conn.execute(self._insert_document, dict(
-                    id=f"doc_{new_id}_{position}", message_id=new_id, file_id=doc.file_id, position=position,
+                    id=f"doc_{new_id}_{position}", message_id=new_id, file_id=file_id, position=position,
                     contents=doc.contents,
                 ))
         for entry in logs:
@@ -98,22 +109,34 @@ class MessageStore:
         ))
         if message_ids or log_ids:
             announce_cursors(conn, self.db.is_sqlite, row.id, last_message_id, last_log_id)
-        return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id)
+        return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id,
+                        file_ids=file_ids)
 
     async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        return await self._with_documents(
+            select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
+            .order_by(M.id).limit(limit))
+
+    async def messages_of(self, workflow_id: str, before_round: int | None = None,
+                          ) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The workflow's messages (those of rounds before `before_round`), with their documents."""
+        query = select(M).where(M.workflow_id == workflow_id, M.deleted.is_(False))
+        if before_round is not None:
+            query = query.where(M.round < before_round)
+        return await self._with_documents(query.order_by(M.id))
+
+    async def round_messages(self, workflow_id: str, round_no: int,
+                             key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The round's messages whose key starts with `key_prefix` (a step's), with their documents."""
+        return await self._with_documents(
+            select(M).where(M.workflow_id == workflow_id, M.round == round_no,
+                            M.key.startswith(key_prefix, autoescape=True)).order_by(M.id))
+
+    async def _with_documents(self, query: Any) -> list[tuple[MessageRow, list[DocumentRow]]]:
         async with self.db.reader.connect() as conn:
-            rows = [
-                MessageRow.model_validate(r._mapping)
-                for r in await conn.execute(
-                    select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
-                    .order_by(M.id).limit(limit)
-                )
-            ]
+            rows = [MessageRow.model_validate(r._mapping) for r in await conn.execute(query)]
             docs = await self._documents(conn, [r.id for r in rows])
             return [(r, docs.get(r.id, [])) for r in rows]
-
-    async def messages_of(self, workflow_id: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        return await self.message_page(workflow_id, 0, 1_000_000)
 
     async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
         """The earlier rounds that completed (their logs say so even when the final message was deleted)."""

@@ -15,7 +15,7 @@ from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
 from app.repository.chunks import delete_unused_chunks_tx
-from app.repository.messages import MessageStore
+from app.repository.messages import MessageStore, user_message_key
 from extractors.base import ContentItem
 from app.tables import (
     DocumentRow,
@@ -28,11 +28,6 @@ from app.tables import (
 )
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
-
-
-def user_message_key(workflow_id: str, round_no: int) -> str:
-    """The key of a round's user message (status first), written by the start."""
-    return f"{workflow_id}:{round_no}:prepare:message"
 
 
 class WorkflowStore:
@@ -122,8 +117,10 @@ class WorkflowStore:
         )
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
                              documents=[NewDocument(fid) for fid in file_ids])
-        self.messages.append_rows_tx(conn, row, [message], [log], stamp)
-        return WorkflowRow.model_validate(vars(self._lock(conn, workflow_id)))
+        written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
+        return WorkflowRow.model_validate(dict(vars(row), last_activity=stamp, last_message_id=written.last_message_id,
+                                               last_log_id=written.last_log_id,
+                                               next_sequence_no=row.next_sequence_no + len(written.message_ids)))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
         async with self.db.reader.connect() as conn:

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agents.base import DocumentText, OutputFile, Plan, TaskResult
+from agents.base import DocumentText, OutputFile, Plan, TaskResult, TaskSpec
 from agents.manager import FinalOutcome, PlanOutcome, RoundInput, make_plan, write_final
 from agents.model import Model, ModelRequest, ModelResponse, Usage
-from agents.plan import schedule
+from agents.plan import run_plan
 from agents.registry import Registry
 from agents.runner import run_task, task_context
 from tests.corpus import CORPUS
@@ -68,6 +68,19 @@ class RecordingModel(Model):
 
 
 @dataclass
+class Outcome:
+    """A task's outcome as the scheduler sees it."""
+
+    result: TaskResult | None
+    ok: bool = field(init=False)
+    tokens: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ok = self.result is not None
+        self.tokens = self.result.usage.total_tokens if self.result else 0
+
+
+@dataclass
 class Round:
     """Everything one round produced, as the round engine would see it."""
 
@@ -76,7 +89,7 @@ class Round:
     skipped: dict[str, str]
     errors: dict[str, BaseException]
     final: FinalOutcome
-    order: list[list[str]] = field(default_factory=list)  # task ids, wave by wave
+    order: list[str] = field(default_factory=list)  # task ids in the order they started
 
     @property
     def files(self) -> dict[str, OutputFile]:
@@ -87,37 +100,50 @@ class Round:
                 if t.agent == agent and self.results.get(t.id) is not None]
 
 
-async def run_round(prompt: str, documents: list[DocumentText], model: Model, registry: Registry,
-                    history: list[tuple[str, str]] | None = None) -> Round:
-    """A whole round the way the engine drives it: plan, waves of tasks, final message."""
+async def play_round(prompt: str, documents: list[DocumentText], model: Model, registry: Registry,
+                     history: list[tuple[str, str]] | None = None) -> Round:
+    """A round in memory, made of the engine's own parts: the plan, the scheduling loop
+    (`run_plan`), what a task sees (`task_context`) and the final message; output files become
+    documents the way the service extracts them."""
     inp = RoundInput(prompt=prompt, documents=documents, history=list(history or []))
     outcome = await make_plan(inp, model, registry)
     plan: Plan = outcome.plan
-    results: dict[str, TaskResult | None] = {}
-    skipped: dict[str, str] = {}
     errors: dict[str, BaseException] = {}
-    order: list[list[str]] = []
-    while True:
-        done = {k for k, v in results.items() if v is not None}
-        failed = {k for k, v in results.items() if v is None}
-        ready, to_skip = schedule(plan, done, failed, set(skipped))
-        for task, reason in to_skip:
-            skipped[task.id] = reason
-        if not ready and not to_skip:
-            break
-        order.append([t.id for t in ready])
-        finished = {k: v for k, v in results.items() if v is not None}
-        for task in ready:
-            context = task_context(plan, task, prompt=prompt, uploads=documents, results=finished,
-                                   model=model, history=inp.history)
-            try:
-                results[task.id] = await run_task(registry, task, context)
-            except Exception as exc:  # the engine logs it and goes on
-                results[task.id] = None
-                errors[task.id] = exc
+    order: list[str] = []
+
+    async def run(task: TaskSpec, dependencies: dict[str, Outcome]) -> Outcome:
+        order.append(task.id)
+        delivered = {d: o.result for d, o in dependencies.items() if o.result is not None}
+        context = task_context(plan, task, prompt=prompt, uploads=documents, results=delivered,
+                               outputs={d: [doc for f in r.files if (doc := output_document(f))]
+                                        for d, r in delivered.items()},
+                               model=model, history=inp.history)
+        try:
+            return Outcome(await run_task(registry, task, context))
+        except Exception as exc:  # the engine logs it and goes on
+            errors[task.id] = exc
+            return Outcome(None)
+
+    async def skip(task: TaskSpec, reason: str) -> None:
+        pass
+
+    outcomes, skipped = await run_plan(plan, run, skip, concurrency=4)
+    results = {tid: o.result for tid, o in outcomes.items()}
     delivered = [f for r in results.values() if r for f in r.files]
     final = await write_final(inp, plan, results, skipped, delivered, model)
     return Round(outcome, results, skipped, errors, final, order)
+
+
+def output_document(file: OutputFile) -> DocumentText | None:
+    """An agent's output as a later task reads it: extracted as the service extracts a stored file."""
+    from extractors import extract
+
+    from app.documents import document_of, item_to_wire
+
+    extraction = extract(file.data, file.name, mime=file.mime.split(";", 1)[0].strip())
+    doc = document_of(file.name, file.name.rsplit(".", 1)[-1], extraction.mime, len(file.data),
+                      [item_to_wire(i) for i in extraction.items])
+    return doc if doc.text.strip() else None
 
 
 def load_document(name: str) -> DocumentText:

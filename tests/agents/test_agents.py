@@ -13,14 +13,15 @@ from agents.calls import input_budget
 from agents.errors import AgentsError, UnknownAgentError
 from agents.model import ModelError, Usage
 from agents.registry import Registry, build_registry
-from agents.runner import output_document, run_task, task_context
+from agents.runner import run_task, task_context
 from agents.toolkit.tokens import count_tokens
-from tests.agents.conftest import ScriptedModel, text_document
+from tests.agents.conftest import ScriptedModel, output_document, text_document
 
 
 def context_for(task: TaskSpec, model, *docs, language: str = "en", results=None):
     plan = Plan(language=language, answer="", tasks=[task])
-    return task_context(plan, task, prompt="request", uploads=list(docs), results=results or {}, model=model)
+    return task_context(plan, task, prompt="request", uploads=list(docs), results=results or {}, outputs={},
+                        model=model)
 
 
 async def test_the_writer_delivers_md_and_docx_from_the_model_text():
@@ -101,17 +102,17 @@ async def test_run_task_needs_a_known_agent_and_a_task_result():
         await run_task(registry, task, context_for(task, ScriptedModel()))
 
 
-def test_task_context_offers_finished_outputs_and_only_the_dependencies_results():
+def test_a_task_sees_the_uploads_and_only_its_dependencies_outputs_and_results():
     t1 = TaskSpec("t1", "summarizer", "s", outputs=[OutputSpec("sum.md")])
-    t2 = TaskSpec("t2", "analyst", "a")
+    t2 = TaskSpec("t2", "analyst", "a", outputs=[OutputSpec("notes.md")])
     t3 = TaskSpec("t3", "writer", "w", inputs=["sum.md"], depends_on=["t1"])
     plan = Plan("en", "", tasks=[t1, t2, t3])
-    results = {"t1": TaskResult("summary", files=[OutputFile("sum.md", "text/markdown", b"- fact")]),
-               "t2": TaskResult("answer")}
-    context = task_context(plan, t3, prompt="p", uploads=[text_document("a.txt", "A.")], results=results,
-                           model=ScriptedModel())
+    results = {"t1": TaskResult("summary"), "t2": TaskResult("answer")}
+    outputs = {"t1": [text_document("sum.md", "- fact")], "t2": [text_document("notes.md", "- other")]}
+    context = task_context(plan, t3, prompt="p", uploads=[text_document("a.txt", "A."), text_document("sum.md", "old")],
+                           results=results, outputs=outputs, model=ScriptedModel())
     assert set(context.documents) == {"a.txt", "sum.md"}
-    assert context.documents["sum.md"].text == "- fact"
+    assert context.documents["sum.md"].text == "- fact"  # the dependency's output, not the older upload
     assert list(context.predecessors) == ["t1"]
 
 

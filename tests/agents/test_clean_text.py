@@ -10,7 +10,7 @@ import pytest
 from agents.offline import OfflineModel
 from agents.registry import build_registry
 from agents.toolkit.cleanup import INDEX_LINE, REFERENCE_LINE, TOC_LINE
-from tests.agents.conftest import load_document, run_round
+from tests.agents.conftest import load_document, play_round
 
 # Lines that must never reach a summary: printer's slugs and running heads (header/footer), dot
 # leaders and page-numbered entries (contents, index), numbered references and citation forms.
@@ -27,7 +27,7 @@ def marked(line: str) -> bool:
 
 @pytest.mark.parametrize("name", ["freeculture.pdf", "tracemonkey.pdf"])
 async def test_summaries_of_long_documents_carry_no_back_matter_or_running_heads(name: str) -> None:
-    done = await run_round("Summarize this document.", [load_document(name)], OfflineModel(),
+    done = await play_round("Summarize this document.", [load_document(name)], OfflineModel(),
                            build_registry(entry_points=False))
     [summary] = done.by_agent("summarizer")
     bullets = [line[2:] for line in summary.text.splitlines() if line.startswith("- ")]
@@ -61,7 +61,7 @@ def test_slide_tables_and_notes_stay_apart_from_the_slide_prose() -> None:
 
 
 async def test_the_slide_summary_quotes_prose_not_table_cells() -> None:
-    done = await run_round("Summarize the presentation.", [load_document("powerpoint_sample.pptx")],
+    done = await play_round("Summarize the presentation.", [load_document("powerpoint_sample.pptx")],
                            OfflineModel(), build_registry(entry_points=False))
     [summary] = done.by_agent("summarizer")
     assert "True False" not in summary.text and "R1" not in summary.text

@@ -177,3 +177,15 @@ async def test_a_long_document_that_fits_is_counted_off_the_loop():
     [request] = model.requests
     assert doc.text in request.messages[-1]["content"] and summary == "The summary."
     assert ticks[0] > 0
+
+
+async def test_bundling_a_task_s_many_large_outputs_into_a_zip_keeps_the_loop_turning():
+    from agents.base import OutputFile
+    from agents.outputs import capped
+
+    text = load_document(BOOK).text.encode()
+    files = [OutputFile(f"copy-{i}.txt", "text/plain", text) for i in range(8)]
+    async with ticker() as ticks:
+        delivered = await capped(files, 2, "t1-more-documents.zip")
+    assert [f.name for f in delivered] == ["copy-0.txt", "copy-1.txt", "t1-more-documents.zip"]
+    assert ticks[0] > 0

@@ -14,13 +14,13 @@ from agents.model import Usage
 from agents.offline import OfflineModel
 from agents.registry import Registry, build_registry, builtin_agents
 from agents.toolkit.tokens import count_tokens
-from tests.agents.conftest import RecordingModel, Round, load_document, run_round, squash
+from tests.agents.conftest import RecordingModel, Round, load_document, play_round, squash
 
 
 async def offline_round(prompt: str, *names: str, context_tokens: int = 8192) -> tuple[Round, RecordingModel]:
     model = RecordingModel(OfflineModel(context_tokens=context_tokens))
     docs = [load_document(n) for n in names]
-    return await run_round(prompt, docs, model, build_registry(entry_points=False)), model
+    return await play_round(prompt, docs, model, build_registry(entry_points=False)), model
 
 
 def bullets(text: str) -> list[str]:
@@ -121,7 +121,7 @@ async def test_a_question_is_answered_with_quoted_passages():
 async def test_the_writer_delivers_markdown_and_docx_that_open():
     done, _ = await offline_round("Summarize the document and write a report about it.", "testWORD.docx")
     assert [t.agent for t in done.plan.plan.tasks] == ["summarizer", "writer"]
-    assert done.order == [["t1"], ["t2"]]
+    assert done.order == ["t1", "t2"]
     files = done.files
     assert set(files) == {"report.md", "report.docx"}
     markdown = files["report.md"].data.decode("utf-8")
@@ -192,7 +192,7 @@ async def test_a_failed_task_skips_its_dependents_and_the_final_message_says_so_
         if agent.name != "summarizer":
             registry.add(agent)
     doc = load_document("testWORD.docx")
-    done = await run_round("Fasse das Dokument zusammen und schreibe einen Bericht.", [doc], OfflineModel(), registry)
+    done = await play_round("Fasse das Dokument zusammen und schreibe einen Bericht.", [doc], OfflineModel(), registry)
     assert [(t.id, t.agent) for t in done.plan.plan.tasks] == [("t1", "summarizer"), ("t2", "writer")]
     assert str(done.errors["t1"]) == "disk full"
     assert done.skipped == {"t2": "it depends on task 't1' (summarizer), which failed"}

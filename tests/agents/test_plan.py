@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import dataclass
 
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
-from agents.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, schedule, validate_plan, waves
+from agents.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, run_plan, schedule, validate_plan
 
 AGENTS = ["analyst", "summarizer", "writer"]
 DOCS = ["report.pdf", "data.csv"]
@@ -108,7 +110,8 @@ def test_two_tasks_producing_the_same_file_is_an_error():
 
 def test_schedule_runs_independent_tasks_together_and_waits_for_dependencies():
     p = plan(task("a"), task("b"), task("c", deps=["a", "b"]), task("d", deps=["c"]))
-    assert [[t.id for t in wave] for wave in waves(p)] == [["a", "b"], ["c"], ["d"]]
+    ready, _ = schedule(p, set(), set(), set())
+    assert [t.id for t in ready] == ["a", "b"]
     ready, skip = schedule(p, {"a"}, set(), set())
     assert [t.id for t in ready] == ["b"] and skip == []
     ready, _ = schedule(p, {"a", "b"}, set(), set())
@@ -132,3 +135,95 @@ def test_dependents_of_a_failed_task_are_skipped_with_a_reason():
 def test_the_plan_language_is_read_as_an_iso_code(written, code):
     raw = {"userLanguage": written, "objUserResponse": "", "objFinalDocuments": [], "objWorkplan": []}
     assert parse_plan(raw).language == code
+
+
+@dataclass
+class Done:
+    ok: bool = True
+    tokens: int = 0
+
+
+class Tasks:
+    """Runs tasks for `run_plan`: each waits for its gate when it has one, and records what it saw."""
+
+    def __init__(self, **gates: asyncio.Event) -> None:
+        self.gates = gates
+        self.started: list[str] = []
+        self.finished: list[str] = []
+        self.seen: dict[str, list[str]] = {}
+        self.skipped: list[tuple[str, str]] = []
+        self.fail = set()
+
+    async def run(self, t, dependencies):
+        self.started.append(t.id)
+        self.seen[t.id] = sorted(dependencies)
+        if t.id in self.gates:
+            await self.gates[t.id].wait()
+        self.finished.append(t.id)
+        return Done(ok=t.id not in self.fail, tokens=10)
+
+    async def skip(self, t, reason):
+        self.skipped.append((t.id, reason))
+
+
+async def wait_until(check, what):
+    async with asyncio.timeout(10):  # a deadline, not a measurement
+        while not check():
+            await asyncio.sleep(0)
+    return what
+
+
+async def test_a_slow_task_does_not_delay_a_task_whose_dependency_finished():
+    slow = asyncio.Event()
+    tasks = Tasks(a=slow)
+    p = plan(task("a"), task("b"), task("c", deps=["b"]), task("d", deps=["a", "c"]))
+    running = asyncio.create_task(run_plan(p, tasks.run, tasks.skip, concurrency=4))
+    await wait_until(lambda: "c" in tasks.finished, "c done while a still runs")
+    assert "a" not in tasks.finished and "d" not in tasks.started
+    slow.set()
+    outcomes, skipped = await running
+    assert tasks.finished[-1] == "d" and set(outcomes) == {"a", "b", "c", "d"} and skipped == {}
+    assert tasks.seen["d"] == ["a", "c"] and tasks.seen["c"] == ["b"]
+
+
+async def test_at_most_concurrency_tasks_run_at_once_and_the_next_starts_when_one_ends():
+    gates = {n: asyncio.Event() for n in "abc"}
+    tasks = Tasks(**gates)
+    running = asyncio.create_task(run_plan(plan(task("a"), task("b"), task("c")), tasks.run, tasks.skip,
+                                           concurrency=2))
+    await wait_until(lambda: len(tasks.started) == 2, "two started")
+    await asyncio.sleep(0)
+    assert tasks.started == ["a", "b"]
+    gates["b"].set()
+    await wait_until(lambda: "c" in tasks.started, "c started when b ended")
+    assert "a" not in tasks.finished
+    gates["a"].set(), gates["c"].set()
+    await running
+
+
+async def test_finished_tasks_do_not_run_and_failures_skip_their_dependents():
+    tasks = Tasks()
+    tasks.fail = {"b"}
+    p = plan(task("a"), task("b"), task("c", deps=["b"]), task("d", deps=["c"]), task("e", deps=["a"]))
+    outcomes, skipped = await run_plan(p, tasks.run, tasks.skip, concurrency=1, finished={"a": Done()})
+    assert tasks.started == ["b", "e"] and tasks.seen["e"] == ["a"]
+    assert skipped == {"c": "it depends on task 'b' (summarizer), which failed",
+                       "d": "it depends on task 'c' (summarizer), which was skipped"}
+    assert [t for t, _ in tasks.skipped] == ["c", "d"] and set(outcomes) == {"a", "b", "e"}
+
+
+async def test_tasks_not_started_once_the_token_budget_is_spent_are_skipped():
+    tasks = Tasks()
+    p = plan(task("a"), task("b", deps=["a"]))
+    outcomes, skipped = await run_plan(p, tasks.run, tasks.skip, concurrency=2, max_tokens=5)
+    assert tasks.started == ["a"] and skipped == {"b": "the round's token budget (MAX_ROUND_TOKENS) is spent"}
+
+
+async def test_cancelling_the_loop_cancels_the_running_tasks():
+    tasks = Tasks(a=asyncio.Event(), b=asyncio.Event())
+    running = asyncio.create_task(run_plan(plan(task("a"), task("b")), tasks.run, tasks.skip, concurrency=2))
+    await wait_until(lambda: len(tasks.started) == 2, "both started")
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert tasks.finished == []

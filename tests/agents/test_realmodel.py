@@ -21,7 +21,7 @@ async def test_a_document_longer_than_the_context_is_summarised_by_map_reduce(ll
         model = RecordingModel(client)
         task = TaskSpec("t1", "summarizer", "Summarise the document.", [doc.name])
         plan = Plan(language="en", answer="", tasks=[task])
-        context = task_context(plan, task, prompt="Summarise this.", uploads=[doc], results={}, model=model)
+        context = task_context(plan, task, prompt="Summarise this.", uploads=[doc], results={}, outputs={}, model=model)
         result = await run_task(build_registry(entry_points=False), task, context)
     purposes = [request.purpose for request, _ in model.calls]
     # The server would refuse any request over its context window; none was refused.

@@ -11,7 +11,7 @@ from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
 from agents.offline import OfflineModel
 from agents.registry import Registry, build_registry
-from tests.agents.conftest import run_round, text_document
+from tests.agents.conftest import play_round, text_document
 
 PLUGIN = '''
 from agents.base import TaskResult
@@ -106,7 +106,7 @@ async def test_an_entry_point_agent_is_planned_and_run(tmp_path, monkeypatch):
     install_plugin(tmp_path, monkeypatch)
     registry = build_registry()
     doc = text_document("notes.txt", "The meeting is on Monday. Bring the budget.")
-    done = await run_round("Please use the echo agent on my notes.", [doc], OfflineModel(), registry)
+    done = await play_round("Please use the echo agent on my notes.", [doc], OfflineModel(), registry)
     echo_tasks = [t for t in done.plan.plan.tasks if t.agent == "echo"]
     assert len(echo_tasks) == 1
     assert done.results[echo_tasks[0].id].text == "PLEASE USE THE ECHO AGENT ON MY NOTES."

@@ -10,12 +10,12 @@ import pytest
 
 from agents.offline import OfflineModel
 from agents.registry import build_registry
-from tests.agents.conftest import load_document, run_round
+from tests.agents.conftest import load_document, play_round
 from tests.fidelity import PROSE_DOCS, TABLE_DOCS, compare, source_tables, workbook_tables
 
 
 async def tables_round(name: str, prompt: str = "Extract the tables as Excel."):
-    done = await run_round(prompt, [load_document(name)], OfflineModel(), build_registry(entry_points=False))
+    done = await play_round(prompt, [load_document(name)], OfflineModel(), build_registry(entry_points=False))
     [result] = done.by_agent("data_extractor")
     return result
 

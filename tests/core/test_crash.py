@@ -99,6 +99,43 @@ def test_killed_mid_task_resumes_without_duplicates(service, openai_stub):
     assert [w["status"] for w in client.get("/api/workflows").json()["items"]] == ["completed"]
 
 
+def test_killed_after_some_parallel_tasks_finished_runs_only_the_unfinished_ones_again(service, openai_stub):
+    # Four independent tasks run at once: the first two model calls to arrive answer, the other two hold.
+    openai_stub.script([Reply(plan_of(4)), Reply("Part analysed."), Reply("Part analysed."), Hold(then="lost"),
+                        Hold(then="lost")])
+    service.start()
+    client = service.client()
+    wid = client.post("/api/workflows/start", json={"prompt": "Analyse four parts"}).json()["id"]
+    assert openai_stub.wait_requests(5, timeout=60), "the four tasks never called the model"
+
+    def task_messages() -> list[dict]:
+        items = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+        return [m for m in items if (m.get("metadata") or {}).get("taskId")]
+
+    wait_for(lambda: len(task_messages()) == 2, 60, "the two answered tasks to write their messages")
+    finished = {m["metadata"]["taskId"] for m in task_messages()}
+    service.kill()
+    openai_stub.release()
+
+    calls_before = len(openai_stub.requests)
+    openai_stub.script([Reply("Part analysed again."), Reply("Part analysed again."), Reply("All done.")])
+    service.start()
+    assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
+
+    asked = Counter(f"t{i}" for r in openai_stub.requests[1:] for i in range(1, 5)
+                    if f"Question: Look at part {i}" in json.dumps(r))
+    assert len(openai_stub.requests) - calls_before == 3  # two unfinished tasks and the final answer
+    assert all(asked[t] == 1 for t in finished)  # a finished task did not call the model again
+    assert all(asked[t] == 2 for t in {"t1", "t2", "t3", "t4"} - finished)
+
+    messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    assert [m["status"] for m in messages] == ["first", "step", "step", "step", "step", "step", "last"]
+    assert sorted(m["metadata"]["taskId"] for m in task_messages()) == ["t1", "t2", "t3", "t4"]
+    logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
+    assert not [text for text, n in Counter(logs).items() if n > 1]
+    assert sum(text.startswith("Task ") and " done: " in text for text in logs) == 4
+
+
 def test_a_round_that_keeps_crashing_ends_failed(service, openai_stub):
     openai_stub.script([Hold()] * 10)
     service.start()

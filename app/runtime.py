@@ -1,0 +1,39 @@
+"""What rounds and requests work with: settings, the model, agents, database, files, journal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+
+from agents.model import Model
+from agents.registry import Registry
+from app.config import Settings
+from app.cursors import CursorCache
+from app.db import Database
+from app.documents import Documents
+from app.events import Changes
+from app.journal import Journal
+from app.repository import Repository
+from app.round_data import RoundData
+from app.search import IndexRetriever
+from app.filestore import BlobStore
+
+
+@dataclass
+class Runtime:
+    """The service's dependencies, built once per process (see app.main.build_runtime)."""
+
+    settings: Settings
+    model: Model
+    registry: Registry
+    db: Database
+    repo: Repository
+    storage: BlobStore
+    changes: Changes  # wakes the event streams of a workflow that was written to
+    cursors: CursorCache
+    journal: Journal
+    documents: Documents
+    retriever: IndexRetriever
+    rounds: RoundData
+    clock: Callable[[], datetime]

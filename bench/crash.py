@@ -1,0 +1,210 @@
+"""Crash: SIGKILL at random moments while rounds of 5 tasks run; every round completes, no finished task runs again.
+
+    python bench/crash.py [--rounds 20] [--batch 5] [--kills 2] [--seed 1] [--database-url URL]
+
+`python -m app` runs against a model stub over real HTTP (answering after 50-400 ms) and is
+killed with SIGKILL `--kills` times during each batch of rounds, each time after a random number
+of the batch's model calls and a random delay, then started again. At each kill the tasks whose message is in the journal are noted; the stub counts the
+model calls of every task. Prints the counts and exits non-zero on any loss, duplicate or
+finished task that called the model again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.harness import free_port  # noqa: E402
+from tests.openai_stub import OpenAIStub, Reply, request_schema  # noqa: E402
+
+TASKS = 5
+MARK = re.compile(r"R(\d{3})\b")
+PART = re.compile(r"Question: R(\d{3}) part (\d)")
+
+
+def plan(round_no: str) -> dict[str, Any]:
+    return {"userLanguage": "en", "objUserResponse": "Here is the plan.", "objFinalDocuments": [],
+            "objWorkplan": [{"id": f"t{i}", "agent": "analyst", "instructions": f"R{round_no} part {i}.",
+                             "inputs": [], "outputs": [], "dependsOn": []} for i in range(1, TASKS + 1)]}
+
+
+def answer(body: dict[str, Any]) -> Any:
+    text = json.dumps(body)
+    if request_schema(body) is not None:  # the project manager plans
+        return plan(MARK.search(text).group(1))
+    return "Part analysed." if PART.search(text) else "All parts analysed."
+
+
+class SlowStub(OpenAIStub):
+    """The stub, answering each call after a random 50-400 ms, as a provider would."""
+
+    async def _answer(self, behaviour, body, record, receive, send) -> None:
+        await asyncio.sleep(random.uniform(0.05, 0.4))
+        await super()._answer(Reply(answer(body)), body, record, receive, send)
+
+
+class Service:
+    def __init__(self, data_dir: Path, stub_url: str, database_url: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "DATA_DIR": str(data_dir), "PORT": str(self.port), "OPENAI_BASE_URL": stub_url,
+                    "OPENAI_API_KEY": "bench", "DATABASE_URL": database_url, "LLM_MAX_RETRIES": "0",
+                    "TASK_CONCURRENCY": str(TASKS)}
+        self.env.pop("API_KEYS", None)
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/ready", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit("the service did not start")
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+def journal(client: httpx.Client, workflows: dict[str, str]) -> dict[str, list[dict]]:
+    """Every workflow's messages, by round mark."""
+    return {mark: client.get(f"/api/workflows/{wid}/messages", params={"limit": 500}).json()["items"]
+            for mark, wid in workflows.items()}
+
+
+def finished_tasks(url: str, workflows: dict[str, str]) -> set[tuple[str, str]]:
+    """The tasks whose message is in the journal, read from the database while the service is down."""
+    marks = {wid: mark for mark, wid in workflows.items()}
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT workflow_id, meta FROM messages WHERE role = 'assistant'")).all()
+    finally:
+        engine.dispose()
+    found = set()
+    for wid, meta in rows:
+        meta = json.loads(meta) if isinstance(meta, str) else meta
+        if wid in marks and meta.get("taskId") and not meta.get("skipped"):
+            found.add((marks[wid], meta["taskId"]))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=5)
+    parser.add_argument("--kills", type=int, default=2, help="kills per batch (DBOS resumes a round 3 times)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database-url", default="")
+    args = parser.parse_args()
+    random.seed(args.seed)
+    problems: list[str] = []
+    kills = 0
+    with tempfile.TemporaryDirectory() as tmp, SlowStub() as stub:
+        service = Service(Path(tmp) / "data", stub.base_url, args.database_url)
+        db_url = (args.database_url.replace("+asyncpg", "+psycopg", 1) if args.database_url
+                  else f"sqlite:///{Path(tmp) / 'data' / 'foreman.db'}")
+        service.start()
+        client = httpx.Client(base_url=service.url, timeout=30)
+        workflows: dict[str, str] = {}
+        # (round mark, task id) -> the stub's call count when the task was seen finished at a kill
+        finished_at_kill: dict[tuple[str, str], int] = {}
+        try:
+            for first in range(0, args.rounds, args.batch):
+                batch = {f"{n:03d}": "" for n in range(first, min(first + args.batch, args.rounds))}
+                for mark in batch:
+                    batch[mark] = client.post("/api/workflows/start",
+                                              json={"prompt": f"Analyse R{mark} in {TASKS} parts"}).json()["id"]
+                workflows.update(batch)
+                calls_per_batch = len(batch) * (TASKS + 2)
+                for _ in range(args.kills):
+                    # A random moment of the batch's progress: after a random number of its model calls.
+                    target = len(stub.records) + random.randint(1, calls_per_batch // args.kills)
+                    deadline = time.monotonic() + 120
+                    while len(stub.records) < target and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                    time.sleep(random.uniform(0, 0.3))
+                    service.kill()
+                    kills += 1
+                    calls = len(stub.records)
+                    for key in finished_tasks(db_url, batch):
+                        finished_at_kill.setdefault(key, calls)
+                    service.start()
+                deadline = time.monotonic() + 300
+                while any(client.get(f"/api/workflows/{w}/status").json()["status"] == "running"
+                          for w in batch.values()):
+                    if time.monotonic() > deadline:
+                        raise SystemExit("rounds did not finish within 300 s")
+                    time.sleep(0.2)
+            records = [r.body for r in stub.records]
+            messages = journal(client, workflows)
+            statuses = Counter(client.get(f"/api/workflows/{w}/status").json()["status"] for w in workflows.values())
+            logs = {mark: [e["message"] for e in client.get(f"/api/workflows/{w}/logs", params={"limit": 500})
+                           .json()["items"]] for mark, w in workflows.items()}
+        finally:
+            client.close()
+            service.stop()
+    calls: Counter = Counter()
+    again = 0
+    for index, body in enumerate(records):
+        found = PART.search(json.dumps(body))
+        if found:
+            key = (found.group(1), f"t{found.group(2)}")
+            calls[key] += 1
+            if key in finished_at_kill and index >= finished_at_kill[key]:
+                again += 1
+                problems.append(f"round R{key[0]} task {key[1]} had finished before a kill and called the model again")
+    for mark, items in messages.items():
+        shape = [m["status"] for m in items]
+        if shape != ["first", "step"] + ["step"] * TASKS + ["last"]:
+            problems.append(f"round R{mark}: messages {shape}")
+        tasks = Counter(m["metadata"]["taskId"] for m in items if (m.get("metadata") or {}).get("taskId"))
+        if sorted(tasks) != [f"t{i}" for i in range(1, TASKS + 1)] or set(tasks.values()) != {1}:
+            problems.append(f"round R{mark}: task messages {dict(tasks)}")
+        if items and items[-1]["status"] != "last":
+            problems.append(f"round R{mark} ended without its final message; its last logs: {logs[mark][-2:]}")
+        repeated = [t for t, n in Counter(logs[mark]).items() if n > 1]
+        if repeated:
+            problems.append(f"round R{mark}: logs written twice: {repeated}")
+    runs = Counter(calls.values())
+    print(f"{args.rounds} rounds of {TASKS} tasks, {kills} SIGKILLs at random moments, {len(records)} model calls")
+    print(f"rounds: {dict(statuses)}")
+    print(f"tasks finished before a kill: {len(finished_at_kill)}; of those called again after it: {again}")
+    print("model calls per task: " + ", ".join(f"{n} call(s): {k} tasks" for n, k in sorted(runs.items())))
+    print(f"problems: {len(problems)}")
+    for problem in problems[:20]:
+        print("  " + problem)
+    if problems or statuses.get("completed", 0) != args.rounds:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
