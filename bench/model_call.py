@@ -38,7 +38,10 @@ def stub(delay: float = 0.0) -> Iterator[int]:
 
 async def calls(port: int, count: int, concurrency: int) -> float:
     from app.llm import OpenAIModel
-    from app.model import ModelRequest
+    try:
+        from agents.model import ModelRequest
+    except ImportError:  # a tree from before the model interface moved to agents/
+        from app.model import ModelRequest  # type: ignore[no-redef]
 
     request = ModelRequest(purpose="task", messages=[{"role": "system", "content": "You are the analyst agent."},
                                                      {"role": "user", "content": PROMPT}], agent="analyst")

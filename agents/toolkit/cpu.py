@@ -20,6 +20,7 @@ import functools
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, TypeVar
@@ -87,7 +88,8 @@ def _worker_processes() -> ProcessPoolExecutor:
         if _processes is None:
             # forkserver: never fork this process, whose threads may hold locks at that moment.
             context = multiprocessing.get_context("forkserver")
-            _processes = ProcessPoolExecutor(WORKER_PROCESSES, mp_context=context, initializer=_start_worker)
+            _processes = ProcessPoolExecutor(WORKER_PROCESSES, mp_context=context, initializer=_start_worker,
+                                             initargs=(os.getpid(),))
         return _processes
 
 
@@ -99,11 +101,23 @@ def _discard_processes() -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _start_worker() -> None:
+def _start_worker(service: int) -> None:
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
+    # A worker's parent is the fork server, not the service: without this, a killed service
+    # would leave its workers (and their fork server) running for good.
+    threading.Thread(target=_exit_with, args=(service,), name="foreman-orphan-check", daemon=True).start()
     from agents.toolkit.language import load_detector
     from agents.toolkit.tokens import load_tokenizer
 
     load_tokenizer()
     load_detector()
+
+
+def _exit_with(service: int) -> None:
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(service, 0)
+        except ProcessLookupError:
+            os._exit(0)
