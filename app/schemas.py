@@ -203,7 +203,8 @@ class ErrorBody(msgspec.Struct):
 
 
 class ConflictBody(ErrorBody):
-    """A request the workflow's state does not allow: its status and round say why."""
+    """A request the workflow's state does not allow: its status and round say why (both null for
+    `idempotency_in_progress`, which is about the request, not a workflow's state)."""
 
-    status: RoundStatus
-    currentRound: int  # noqa: N815 (wire name)
+    status: RoundStatus | None
+    currentRound: int | None  # noqa: N815 (wire name)
