@@ -120,7 +120,8 @@ async def get_workflow(request: Request, workflow_id: WorkflowId,
     rows = await repo.messages.messages_of(workflow_id)
     files = await repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
     messages = [message_view(m, docs, files, workflows.blobs(include_data)) for m, docs in rows]
-    logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await repo.messages.logs_of(workflow_id)]
+    logs = [log_view(entry, row.mandate_id, row.user_id, updated)
+            for entry, updated in await repo.messages.logs_of(workflow_id)]
     return workflow_view(row, messages, logs)
 
 

@@ -198,7 +198,7 @@ class WorkflowService:
             more = len(rows) > limit
             return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
         logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
-        items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
+        items = [log_view(entry, cursor.mandate_id, cursor.user_id, updated) for entry, updated in logs[:limit]]
         more = len(logs) > limit
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
 
