@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -49,6 +50,13 @@ def median(values: list[float]) -> float:
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A port nobody listens on now (others run benchmarks on this machine at the same time)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:

@@ -10,14 +10,13 @@ round, then loads `/health` and `/api/workflows/{id}/messages?id=<last>` in turn
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
 import tempfile
 
 import httpx
-from common import completed_workflow, service
+from common import completed_workflow, free_port, service
 
 
 def wrk(url: str, seconds: int, connections: int) -> float:
@@ -37,7 +36,7 @@ def main() -> None:
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
-    port = 18000 + os.getpid() % 1000
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base, httpx.Client(base_url=base) as client:
         wid, last = completed_workflow(client)
         poll = f"{base}/api/workflows/{wid}/messages?id={last}"
