@@ -88,10 +88,11 @@ async def health() -> Health:
     return Health(status="ok")
 
 
-@get("/ready", summary="200 once the database and the workflow engine are ready", operation_id="ready",
-     tags=["service"], security=[{}], responses=errors(503, auth=False))
+@get("/ready", summary="200 once the database, the workflow engine and the file readers are ready",
+     operation_id="ready", tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
-    if not request.app.state.runtime.ready:
+    warm = request.app.state.readers_warm
+    if not request.app.state.runtime.ready or warm is None or not warm.done():
         raise NotReadyError("The service is starting; try again in a moment.")
     return Health(status="ready")
 
@@ -114,8 +115,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
         from extractors.runner import ocr_available, warm_pool
 
-        # Workers import the extractors before the first round needs them (in a thread: it blocks).
-        asyncio.get_running_loop().run_in_executor(None, warm_pool)
+        # Workers import the extractors before the first round needs them (in a thread: it blocks);
+        # /ready waits for them, so a round started once the service is ready finds them warm.
+        app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
@@ -136,6 +138,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     )
     app.state.settings = settings
     app.state.runtime = runtime
+    app.state.readers_warm = None  # the extraction workers' warm-up, once started
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(runtime)
     return app

@@ -98,6 +98,8 @@ def _done(reading: Reading, contents: list[dict[str, Any]], name: str, key: str,
         return NewLog(key, f"Could not read {name}: {WHY.get(problem, WHY['corrupt'])}.", type="warning",
                       agent_name=AGENT, progress=progress)
     source = "from the cache" if reading.cached else f"in {reading.seconds:.1f} s"
+    if reading.extraction.startup_seconds:  # no warm reader process was free: say where the time went
+        source += f" ({reading.extraction.startup_seconds:.1f} s of it starting a reader process)"
     partly = "; parts of it could not be read" if reading.extraction.status == "partial" else ""
     return NewLog(key, f"Read {name}: {_parts(contents)} {source}{partly}", agent_name=AGENT, progress=progress)
 
