@@ -38,7 +38,7 @@ def claim_elsewhere(database_url: str, key: str, body: dict[str, Any]) -> None:
         db = Database(database_url)
         try:
             fingerprint = request_fingerprint(None, StartRequest(prompt=body["prompt"], list_file_id=[]))
-            assert await Repository(db).claim_idempotency(f"1:1:{key}", fingerprint) == (True, None)
+            assert await Repository(db).idempotency.claim(f"1:1:{key}", fingerprint) == (True, None)
         finally:
             await db.dispose()
 
