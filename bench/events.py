@@ -13,8 +13,10 @@ Starts `python -m app` on 127.0.0.1 with a fresh data dir (SQLite, one process, 
    50 connections) without and with `--streams` idle event streams open on the same process,
    in `--turns` interleaved turns (the order alternating). Each turn gives the change of the
    ratio with the streams against the one measured next to it without them; prints the median
-   change and its spread (target: within 10 %). A shared machine's load moves single ratios
-   by tens of percent; the median of paired changes is what the streams themselves cost.
+   change and its spread (target: within 10 %). The ratio is given twice: by throughput (as
+   bench/polling.py) and by the server's CPU time per request (/health's over the poll's, from
+   /proc), which the other processes of a shared machine move far less. Then the server's CPU
+   while only the idle streams are open.
 
 Prints the load average before and after each part: the figures mean little without it.
 """
@@ -32,8 +34,8 @@ import time
 from datetime import datetime
 
 import httpx
-from common import completed_workflow, free_port, median, service, wait
-from polling import wrk
+from common import completed_workflow, cpu_seconds, free_port, median, service, wait
+from polling import wrk_run
 
 POLL_INTERVAL = 0.25
 
@@ -138,33 +140,59 @@ def open_streams(port: int, wid: str, cursors: str, count: int) -> list[socket.s
     return streams
 
 
-def idle_streams(base: str, port: int, count: int, seconds: int, turns: int) -> None:
+def idle_streams(base: str, port: int, pid: int, count: int, seconds: int, turns: int) -> None:
     with httpx.Client(base_url=base, timeout=30) as client:
         wid, last = completed_workflow(client)
         status = client.get(f"/api/workflows/{wid}/status").json()
     cursors = f"messageId={status['lastMessageId']}&logId={status['lastLogId']}"
     poll_url = f"{base}/api/workflows/{wid}/messages?id={last}"
 
-    def ratio(with_streams: bool) -> float:
+    def served(url: str) -> tuple[float, float]:
+        """Requests per second, and the server's CPU microseconds per request."""
+        before = cpu_seconds(pid)
+        rate, requests = wrk_run(url, seconds, 50)
+        return rate, (cpu_seconds(pid) - before) * 1e6 / max(1, requests)
+
+    def turn(with_streams: bool) -> tuple[float, float]:
+        """The empty-poll ratio by throughput and by the server's CPU per request."""
         streams = open_streams(port, wid, cursors, count) if with_streams else []
         try:
-            return wrk(poll_url, seconds, 50) / wrk(base + "/health", seconds, 50)
+            (poll_rate, poll_cpu), (health_rate, health_cpu) = served(poll_url), served(base + "/health")
+            return poll_rate / health_rate, health_cpu / poll_cpu
         finally:
             for sock in streams:
                 sock.close()
 
     pairs = []
-    for turn in range(turns):  # interleaved, the order alternating, so drift hits both sides alike
-        if turn % 2:
-            with_, without = ratio(True), ratio(False)
+    for n in range(turns):  # interleaved, the order alternating, so drift hits both sides alike
+        if n % 2:
+            with_, without = turn(True), turn(False)
         else:
-            without, with_ = ratio(False), ratio(True)
+            without, with_ = turn(False), turn(True)
         pairs.append((without, with_))
-    changes = sorted(w / wo - 1 for wo, w in pairs)
-    print(f"empty-poll ratio without streams {median([p[0] for p in pairs]):.2f}, with {count} idle streams "
-          f"{median([p[1] for p in pairs]):.2f} (medians); change with the streams, median of {turns} paired "
-          f"turns: {median(changes):+.1%} (target within 10%; single turns {changes[0]:+.0%} to {changes[-1]:+.0%}); "
-          f"{seconds} s per wrk run")
+    for index, name in ((0, "throughput (req/s)"), (1, "server CPU per request")):
+        changes = sorted(w[index] / wo[index] - 1 for wo, w in pairs)
+        print(f"empty-poll ratio by {name}: without streams {median([p[0][index] for p in pairs]):.2f}, with "
+              f"{count} idle streams {median([p[1][index] for p in pairs]):.2f} (medians); change, median of "
+              f"{turns} paired turns: {median(changes):+.1%} (single turns {changes[0]:+.0%} to {changes[-1]:+.0%}; "
+              f"target within 10%)")
+    quiet = 10.0
+
+    def idle(with_streams: bool) -> float:
+        """The server's CPU milliseconds in `quiet` seconds of nothing but (maybe) idle streams."""
+        streams = open_streams(port, wid, cursors, count) if with_streams else []
+        try:
+            time.sleep(1.0)  # past the streams' first read
+            before = cpu_seconds(pid)
+            time.sleep(quiet)
+            return (cpu_seconds(pid) - before) * 1000
+        finally:
+            for sock in streams:
+                sock.close()
+
+    without, with_ = idle(False), idle(True)
+    print(f"the server's CPU in {quiet:.0f} s of nothing: {without:.0f} ms without streams, {with_:.0f} ms with "
+          f"{count} idle streams open")
 
 
 def load() -> str:
@@ -180,12 +208,12 @@ def main() -> None:
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base:
+    port, pids = free_port(), []
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port, pids=pids) as base:
         print(f"latency: {load()}")
         latency(base, args.items)
         print(f"idle streams: {load()}")
-        idle_streams(base, port, args.streams, args.seconds, args.turns)
+        idle_streams(base, port, pids[0], args.streams, args.seconds, args.turns)
         print(f"end: {load()}")
 
 

@@ -20,12 +20,18 @@ from common import completed_workflow, free_port, service
 
 
 def wrk(url: str, seconds: int, connections: int) -> float:
+    """Requests per second `url` answered under wrk."""
+    return wrk_run(url, seconds, connections)[0]
+
+
+def wrk_run(url: str, seconds: int, connections: int) -> tuple[float, int]:
+    """Requests per second and requests answered in all, under wrk."""
     out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", url], capture_output=True, text=True,
                          check=True).stdout
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:
         raise SystemExit(f"{url} answered errors under load:\n{out}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), int(re.search(r"(\d+) requests in", out)[1])
 
 
 def main() -> None:
