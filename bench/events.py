@@ -38,6 +38,7 @@ from common import completed_workflow, cpu_seconds, free_port, median, service, 
 from polling import wrk_run
 
 POLL_INTERVAL = 0.25
+SETTLE = 2.0  # seconds after opening the idle streams (200 first reads) before measuring, and likewise without
 
 
 def stamp(item: dict) -> float:
@@ -156,6 +157,7 @@ def idle_streams(base: str, port: int, pid: int, count: int, seconds: int, turns
     def turn(with_streams: bool) -> tuple[float, float]:
         """The empty-poll ratio by throughput and by the server's CPU per request."""
         streams = open_streams(port, wid, cursors, count) if with_streams else []
+        time.sleep(SETTLE)  # the streams' first reads are done: what is measured is them idle
         try:
             (poll_rate, poll_cpu), (health_rate, health_cpu) = served(poll_url), served(base + "/health")
             return poll_rate / health_rate, health_cpu / poll_cpu
@@ -182,7 +184,7 @@ def idle_streams(base: str, port: int, pid: int, count: int, seconds: int, turns
         """The server's CPU milliseconds in `quiet` seconds of nothing but (maybe) idle streams."""
         streams = open_streams(port, wid, cursors, count) if with_streams else []
         try:
-            time.sleep(1.0)  # past the streams' first read
+            time.sleep(SETTLE)
             before = cpu_seconds(pid)
             time.sleep(quiet)
             return (cpu_seconds(pid) - before) * 1000
