@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
@@ -24,6 +25,7 @@ from app.service import WorkflowService
 log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
+WARM_WAIT_SECONDS = 20.0  # at most this long /ready waits for the file readers to start
 COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
 STREAMS = r"/events$"  # server-sent events go out as written, never held in a compressor's buffer
 
@@ -91,8 +93,12 @@ async def health() -> Health:
 @get("/ready", summary="200 once the database, the workflow engine and the file readers are ready",
      operation_id="ready", tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
-    warm = request.app.state.readers_warm
-    if not request.app.state.runtime.ready or warm is None or not warm.done():
+    state = request.app.state
+    warm = state.readers_warm
+    # The file readers' warm-up is waited for, within bounds: on a machine too loaded to start them
+    # in WARM_WAIT_SECONDS the service is ready without them (the first file's log says so).
+    warming = warm is not None and not warm.done() and time.monotonic() - state.readers_since < WARM_WAIT_SECONDS
+    if not state.runtime.ready or warm is None or warming:
         raise NotReadyError("The service is starting; try again in a moment.")
     return Health(status="ready")
 
@@ -118,6 +124,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         # Workers import the extractors before the first round needs them (in a thread: it blocks);
         # /ready waits for them, so a round started once the service is ready finds them warm.
         app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
+        app.state.readers_since = time.monotonic()
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
@@ -139,6 +146,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.settings = settings
     app.state.runtime = runtime
     app.state.readers_warm = None  # the extraction workers' warm-up, once started
+    app.state.readers_since = 0.0
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(runtime)
     return app
