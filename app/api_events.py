@@ -28,6 +28,9 @@ as `text/event-stream`:
 - `event: log`, `data:` the log entry as `GET .../logs` returns it;
 - `event: status`, `data:` the object of `GET .../status`: sent first, then whenever the
   status, round or progress changes;
+- `event: update`, `data:` a Message sent before, as it is now: right after the log that
+  says a file was read (its `updatedMessageId` names the message), with that file's
+  extracted contents filled into the round's user message;
 - a comment line (`: keepalive`) when nothing was sent for `EVENT_HEARTBEAT_SECONDS` (15 s).
 
 Every event's `id:` is `<lastMessageId>-<lastLogId>`; a client that reconnects with it in

@@ -136,43 +136,36 @@ class EventStream:
             return False
 
     async def _read(self) -> AsyncIterator[bytes]:
-        # The row first: its last ids bound what this read sends, so the status that follows the
-        # items is never older than they are; whatever is written meanwhile wakes the next read.
-        row = await self.repo.workflows.workflow(self.owner, self.workflow_id)
-        if row is None:
-            self.gone = True
-            return
-        async for chunk in self._messages(row.last_message_id):
-            yield chunk
-        async for chunk in self._logs(row.last_log_id):
-            yield chunk
+        # Each page is one snapshot: the workflow row, then the items up to its last ids, so the
+        # status sent after them is never older than they are; whatever is written meanwhile
+        # wakes the next read.
+        while True:
+            page = await self.repo.live.page(self.owner, self.workflow_id, self.position.message_id,
+                                             self.position.log_id, PAGE)
+            if page is None:
+                self.gone = True
+                return
+            blobs = await self.workflows.blobs(self.include_data, page.files)
+            row = page.workflow
+            for message, docs in page.messages:
+                self.position.message_id = message.id
+                yield frame("message", self.position.event_id,
+                            msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+            caught_up = len(page.messages) < PAGE and len(page.logs) < PAGE
+            if len(page.messages) < PAGE:  # the rest up to the row's last id was deleted: skip it for good
+                self.position.message_id = max(self.position.message_id, row.last_message_id)
+            for entry, updated in page.logs:
+                self.position.log_id = entry.id
+                view = log_view(entry, self.owner.mandate_id, self.owner.user_id, updated)
+                yield frame("log", self.position.event_id, msgspec.json.encode(view))
+                if updated in page.updated:  # the message it names, with the contents just filled in
+                    message, docs = page.updated[updated]
+                    yield frame("update", self.position.event_id,
+                                msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+            if caught_up:
+                break
         view = status_view(row)
         key = (view.status, view.current_round, view.progress)
         if key != self._status:
             self._status = key
             yield frame("status", self.position.event_id, msgspec.json.encode(view))
-
-    async def _messages(self, last: int) -> AsyncIterator[bytes]:
-        while self.position.message_id < last:
-            rows = [r for r in await self.repo.messages.message_page(self.workflow_id, self.position.message_id, PAGE)
-                    if r[0].id <= last]
-            file_ids = sorted({d.file_id for _, docs in rows for d in docs})
-            files = await self.repo.files.files_by_id(file_ids) if file_ids else {}
-            blobs = await self.workflows.blobs(self.include_data, files)
-            for message, docs in rows:
-                self.position.message_id = message.id
-                view = message_view(message, docs, files, blobs)
-                yield frame("message", self.position.event_id, msgspec.json.encode(view))
-            if len(rows) < PAGE:
-                self.position.message_id = last  # the rest up to `last` was deleted: skip it for good
-                return
-
-    async def _logs(self, last: int) -> AsyncIterator[bytes]:
-        while self.position.log_id < last:
-            logs = [e for e in await self.repo.messages.log_page(self.workflow_id, self.position.log_id, PAGE) if e.id <= last]
-            for entry in logs:
-                self.position.log_id = entry.id
-                view = log_view(entry, self.owner.mandate_id, self.owner.user_id)
-                yield frame("log", self.position.event_id, msgspec.json.encode(view))
-            if len(logs) < PAGE:
-                return

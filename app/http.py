@@ -56,7 +56,10 @@ def error_response(status: int, detail: str, code: str, extra: dict[str, Any] | 
 
 
 def on_application_error(_: Request, exc: ApplicationError) -> Response:
-    return error_response(exc.status_code, exc.detail, exc.code, exc.extra)
+    extra = exc.extra
+    if exc.status_code == 409:  # ConflictBody: status and round always there, null when no workflow state is at issue
+        extra = {"status": None, "currentRound": None} | extra
+    return error_response(exc.status_code, exc.detail, exc.code, extra)
 
 
 def on_http_exception(request: Request, exc: HTTPException) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
@@ -37,6 +38,7 @@ from app.service import WorkflowService
 log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
+WARM_WAIT_SECONDS = 20.0  # at most this long /ready waits for the file readers to start
 COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
 # Server-sent events go out as written, never held in a compressor's buffer. File downloads go out
 # as stored: compressing 50 MB (mostly already-compressed PDF, DOCX, XLSX) took the event loop's
@@ -126,10 +128,15 @@ async def health() -> Health:
     return Health(status="ok")
 
 
-@get("/ready", summary="200 once the database and the workflow engine are ready", operation_id="ready",
-     tags=["service"], security=[{}], responses=errors(503, auth=False))
+@get("/ready", summary="200 once the database, the workflow engine and the file readers are ready",
+     operation_id="ready", tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
-    if not request.app.state.engine.ready:
+    state = request.app.state
+    warm = state.readers_warm
+    # The file readers' warm-up is waited for, within bounds: on a machine too loaded to start them
+    # in WARM_WAIT_SECONDS the service is ready without them (the first file's log says so).
+    warming = warm is not None and not warm.done() and time.monotonic() - state.readers_since < WARM_WAIT_SECONDS
+    if not state.engine.ready or warm is None or warming:
         raise NotReadyError("The service is starting; try again in a moment.")
     return Health(status="ready")
 
@@ -153,8 +160,10 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         from agents.toolkit.cpu import warm_processes
         from extractors.runner import ocr_available, warm_pool
 
-        # Workers import the extractors before the first round needs them (in a thread: it blocks).
-        asyncio.get_running_loop().run_in_executor(None, warm_pool)
+        # Workers import the extractors before the first round needs them (in a thread: it blocks);
+        # /ready waits for them, so a round started once the service is ready finds them warm.
+        app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
+        app.state.readers_since = time.monotonic()
         asyncio.get_running_loop().run_in_executor(None, warm_processes)  # the agents' CPU work
 
         if not ocr_available():
@@ -181,6 +190,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.settings = settings
     app.state.runtime = engine.rt
     app.state.engine = engine
+    app.state.readers_warm = None  # the extraction workers' warm-up, once started
+    app.state.readers_since = 0.0
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(engine)
     app.state.files = FileService(engine.rt.repo.files, engine.rt.storage, settings.max_upload_bytes)

@@ -135,8 +135,25 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     _start(schema["paths"]["/api/workflows/start"]["post"])
     logs = schema["paths"]["/api/workflows/{workflow_id}/logs"]["get"]
     logs["parameters"] = [p for p in logs["parameters"] if p["name"] != "includeData"]
+    _heads(schema["paths"])
     _walk(schema)
     return schema
+
+
+def _heads(paths: dict[str, Any]) -> None:
+    """HEAD wherever GET is (`app.edge` answers it as the GET without the body): the GET's
+    operation under its own id, every answer with its headers and without a body."""
+    for item in paths.values():
+        get = item.get("get")
+        if get is None:
+            continue
+        head = copy.deepcopy(get)
+        head["operationId"] = get["operationId"] + "Head"
+        head["summary"] = f"{get['summary']}: the headers only"
+        head.pop("description", None)
+        for response in head["responses"].values():
+            response.pop("content", None)
+        item["head"] = head
 
 
 def _operation(method: str, path: str, operation: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ import logging
 from app.documents import Documents, Reading, display_name, not_stored, unread_reason
 from app.journal import Journal
 from app.records import NewLog
+from app.repository.messages import READ_DONE, reading_key
 from app.tables import FileRow
 from extractors.base import ContentItem
 
@@ -53,7 +54,7 @@ class RoundReader:
     async def read(self, position: int, index: int, file: FileRow, password: str | None) -> list[ContentItem]:
         """The file's content items as the wire shows them, filled into the round's user message."""
         name = display_name(file)
-        key = f"{self.workflow_id}:{self.round_no}:prepare:file:{position}"
+        key = reading_key(self.workflow_id, self.round_no, position)
         await self._log(NewLog(f"{key}:start", f"Reading {name} (file {index + 1} of {self.count}, "
                                                 f"{_size(file.size)})", agent_name=AGENT,
                                progress=self.progress(index)))
@@ -66,7 +67,7 @@ class RoundReader:
         finally:
             writer.cancel()
         contents = reading.extraction.items
-        logs = [_done(reading, contents, name, f"{key}:done", self.progress(index + 1))]
+        logs = [_done(reading, contents, name, key + READ_DONE, self.progress(index + 1))]
         logs += [NewLog(f"{key}:warn:{n}", warning, type="warning", agent_name=AGENT)
                  for n, warning in enumerate(reading.extraction.warnings)]
         try:
@@ -77,7 +78,7 @@ class RoundReader:
             failed = Reading(not_stored(file, reading.extraction.mime), False, reading.seconds)
             contents = failed.extraction.items
             await self.journal.attach(self.workflow_id, self.round_no, file.id, contents,
-                                      [_done(failed, contents, name, f"{key}:done", self.progress(index + 1))])
+                                      [_done(failed, contents, name, key + READ_DONE, self.progress(index + 1))])
         return contents
 
     async def _report(self, reports: asyncio.Queue, key: str, name: str, index: int) -> None:
@@ -97,6 +98,8 @@ def _done(reading: Reading, contents: list[ContentItem], name: str, key: str, pr
         return NewLog(key, f"Could not read {name}: {WHY.get(problem, WHY['corrupt'])}.", type="warning",
                       agent_name=AGENT, progress=progress)
     source = "from the cache" if reading.cached else f"in {reading.seconds:.1f} s"
+    if reading.extraction.startup_seconds:  # no warm reader process was free: say where the time went
+        source += f" ({reading.extraction.startup_seconds:.1f} s of it starting a reader process)"
     partly = "; parts of it could not be read" if reading.extraction.status == "partial" else ""
     return NewLog(key, f"Read {name}: {_parts(contents)} {source}{partly}", agent_name=AGENT, progress=progress)
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.fsm import WorkflowStatus
 from extractors.base import ContentItem
+
+if TYPE_CHECKING:
+    from app.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,14 @@ class Appended:
     last_log_id: int
     before: WorkflowStatus | None = None
     file_ids: list[int] = field(default_factory=list)  # the files created with the messages, in order
+
+
+@dataclass
+class LivePage:
+    """What an event stream reads in one snapshot: the workflow row and the items after its cursors."""
+
+    workflow: WorkflowRow
+    messages: list[tuple[MessageRow, list[DocumentRow]]]
+    files: dict[int, FileRow]
+    logs: list[tuple[LogRow, int | None]]  # with the id of the message the log's transaction filled in
+    updated: dict[int, tuple[MessageRow, list[DocumentRow]]]  # those messages as they are now

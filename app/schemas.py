@@ -90,6 +90,11 @@ class LogEntry(Camel):
     round: int
     mandate_id: int
     user_id: int
+    # The log that says a file was read was written with that file's contents, filled into its
+    # round's user message (already delivered): the message to read again, if it still exists.
+    updated_message_id: Annotated[int | None, msgspec.Meta(
+        description="Set on the log that says a file was read: the id of the (earlier) user message its "
+                    "contents were just filled into; read that message again. Null otherwise.")] = None
 
 
 class WorkflowSummary(Camel):
@@ -202,7 +207,8 @@ class ErrorBody(msgspec.Struct):
 
 
 class ConflictBody(ErrorBody):
-    """A request the workflow's state does not allow: its status and round say why."""
+    """A request the workflow's state does not allow: its status and round say why (both null for
+    `idempotency_in_progress`, which is about the request, not a workflow's state)."""
 
-    status: RoundStatus
-    currentRound: int  # noqa: N815 (wire name)
+    status: RoundStatus | None
+    currentRound: int | None  # noqa: N815 (wire name)

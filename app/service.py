@@ -194,7 +194,8 @@ class WorkflowService:
         files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
         blobs = await self.blobs(include_data, files)
         messages = [message_view(m, docs, files, blobs) for m, docs in rows]
-        logs = [log_view(entry, row.mandate_id, row.user_id) for entry in await self.repo.messages.logs_of(workflow_id)]
+        logs = [log_view(entry, row.mandate_id, row.user_id, updated)
+                for entry, updated in await self.repo.messages.logs_of(workflow_id)]
         return workflow_view(row, messages, logs)
 
     async def delete_message(self, owner: Owner, workflow_id: str, message_id: int) -> None:
@@ -229,7 +230,7 @@ class WorkflowService:
             more = len(rows) > limit
             return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
         logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
-        items = [log_view(entry, cursor.mandate_id, cursor.user_id) for entry in logs[:limit]]
+        items = [log_view(entry, cursor.mandate_id, cursor.user_id, updated) for entry, updated in logs[:limit]]
         more = len(logs) > limit
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
 

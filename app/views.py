@@ -62,10 +62,11 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
     )
 
 
-def log_view(row: LogRow, mandate_id: int, user_id: int) -> LogEntry:
+def log_view(row: LogRow, mandate_id: int, user_id: int, updated_message_id: int | None = None) -> LogEntry:
     return LogEntry(id=row.id, workflow_id=row.workflow_id, message=row.message, type=row.type,
                     timestamp=aware(row.timestamp), agent_name=row.agent_name, status=row.status,
-                    progress=row.progress or 0, round=row.round, mandate_id=mandate_id, user_id=user_id)
+                    progress=row.progress or 0, round=row.round, mandate_id=mandate_id, user_id=user_id,
+                    updated_message_id=updated_message_id)
 
 
 def summary_view(row: WorkflowRow) -> WorkflowSummary:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -60,6 +61,20 @@ def median(values: list[float]) -> float:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def free_port() -> int:
+    """A port nobody listens on now (others run benchmarks on this machine at the same time)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) a process has used so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
     """Poll `check` until it is truthy (HTTP errors count as not yet); exit when `timeout` passes."""
     deadline = time.monotonic() + timeout
@@ -76,14 +91,17 @@ def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
 
 @contextmanager
 def service(data_dir: str, port: int, root: Path = ROOT, ready_within: float = 60,
-            settings: dict[str, str] | None = None) -> Iterator[str]:
-    """`python -m app` of the tree at `root` on the embedded default (SQLite, offline model); its URL when ready."""
+            settings: dict[str, str] | None = None, pids: list[int] | None = None) -> Iterator[str]:
+    """`python -m app` of the tree at `root` on the embedded default (SQLite, offline model), with `settings` on
+    top; its URL when ready (its process id appended to `pids`, when given)."""
     env = {**os.environ, "DATA_DIR": data_dir, "PORT": str(port), **(settings or {})}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
         env.pop(name, None)
     server = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    if pids is not None:
+        pids.append(server.pid)
     try:
         wait(lambda: httpx.get(base + "/ready").status_code == 200, ready_within, "the server")
         yield base

@@ -10,8 +10,15 @@ Starts `python -m app` on 127.0.0.1 with a fresh data dir (SQLite, one process, 
    it in the writing transaction (`timestamp` of a log, `finishedAt` of a message; same machine,
    same clock). Prints median and p99 of both (target: stream p99 < 50 ms).
 2. Idle streams: the empty-poll ratio of bench/polling.py (empty poll vs /health under wrk,
-   50 connections), in turns without and with `--streams` idle event streams open on the same
-   process. Prints both ratios and how far they differ (target: within 10 %).
+   50 connections) without and with `--streams` idle event streams open on the same process,
+   in `--turns` interleaved turns (the order alternating). Each turn gives the change of the
+   ratio with the streams against the one measured next to it without them; prints the median
+   change and its spread (target: within 10 %). The ratio is given twice: by throughput (as
+   bench/polling.py) and by the server's CPU time per request (/health's over the poll's, from
+   /proc), which the other processes of a shared machine move far less. Then the server's CPU
+   while only the idle streams are open.
+
+Prints the load average before and after each part: the figures mean little without it.
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ import time
 from datetime import datetime
 
 import httpx
-from common import completed_workflow, median, service, wait
-from polling import wrk
+from common import completed_workflow, cpu_seconds, free_port, median, service, wait
+from polling import wrk_run
 
 POLL_INTERVAL = 0.25
+SETTLE = 2.0  # seconds after opening the idle streams (200 first reads) before measuring, and likewise without
 
 
 def stamp(item: dict) -> float:
@@ -59,20 +67,24 @@ class Arrivals:
 
 
 def follow(base: str, wid: str, seen: Arrivals, done: threading.Event) -> None:
-    with httpx.Client(timeout=httpx.Timeout(30, read=None)) as client, \
-            client.stream("GET", f"{base}/api/workflows/{wid}/events") as response:
-        kind, data = "", ""
-        for line in response.iter_lines():
-            if done.is_set():
-                return
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:"):
-                data = line[5:].strip()
-            elif not line and data:
-                if kind in ("message", "log"):
-                    seen.note(kind + "s", json.loads(data))
-                data = ""
+    try:
+        with httpx.Client(timeout=httpx.Timeout(30, read=None)) as client, \
+                client.stream("GET", f"{base}/api/workflows/{wid}/events") as response:
+            kind, data = "", ""
+            for line in response.iter_lines():
+                if done.is_set():
+                    return
+                if line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:"):
+                    data = line[5:].strip()
+                elif not line and data:
+                    if kind in ("message", "log"):
+                        seen.note(kind + "s", json.loads(data))
+                    data = ""
+    except httpx.HTTPError:
+        if not done.is_set():  # the server going away at the end is not news
+            raise
 
 
 def poll(base: str, wid: str, seen: Arrivals, done: threading.Event) -> None:
@@ -113,12 +125,13 @@ def latency(base: str, items: int) -> None:
     print(f"stream p99 target < 50 ms: {'met' if percentile(stream_values, 0.99) < 0.05 else 'MISSED'}")
 
 
-def open_streams(port: int, wid: str, count: int) -> list[socket.socket]:
-    """`count` idle event streams: raw connections that read the response head and then nothing."""
+def open_streams(port: int, wid: str, cursors: str, count: int) -> list[socket.socket]:
+    """`count` idle event streams after the workflow's last items: raw connections that read the
+    response head and then nothing."""
     streams = []
     for _ in range(count):
         sock = socket.create_connection(("127.0.0.1", port))
-        sock.sendall(f"GET /api/workflows/{wid}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        sock.sendall(f"GET /api/workflows/{wid}/events?{cursors} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         head = b""
         while b"\r\n\r\n" not in head:
             head += sock.recv(4096)
@@ -128,25 +141,64 @@ def open_streams(port: int, wid: str, count: int) -> list[socket.socket]:
     return streams
 
 
-def idle_streams(base: str, port: int, count: int, seconds: int, turns: int) -> None:
+def idle_streams(base: str, port: int, pid: int, count: int, seconds: int, turns: int) -> None:
     with httpx.Client(base_url=base, timeout=30) as client:
         wid, last = completed_workflow(client)
+        status = client.get(f"/api/workflows/{wid}/status").json()
+    cursors = f"messageId={status['lastMessageId']}&logId={status['lastLogId']}"
     poll_url = f"{base}/api/workflows/{wid}/messages?id={last}"
-    ratios: dict[bool, list[float]] = {False: [], True: []}
-    for _ in range(turns):  # in turns, so drift on a shared machine hits both alike
-        for with_streams in (False, True):
-            streams = open_streams(port, wid, count) if with_streams else []
-            try:
-                health = wrk(base + "/health", seconds, 50)
-                polls = wrk(poll_url, seconds, 50)
-            finally:
-                for sock in streams:
-                    sock.close()
-            ratios[with_streams].append(polls / health)
-    without, with_ = max(ratios[False]), max(ratios[True])
-    change = (with_ - without) / without
-    print(f"empty-poll ratio without streams {without:.2f}, with {count} idle streams {with_:.2f}: "
-          f"{change:+.1%} (target within 10%); best of {turns} turns of {seconds} s each")
+
+    def served(url: str) -> tuple[float, float]:
+        """Requests per second, and the server's CPU microseconds per request."""
+        before = cpu_seconds(pid)
+        rate, requests = wrk_run(url, seconds, 50)
+        return rate, (cpu_seconds(pid) - before) * 1e6 / max(1, requests)
+
+    def turn(with_streams: bool) -> tuple[float, float]:
+        """The empty-poll ratio by throughput and by the server's CPU per request."""
+        streams = open_streams(port, wid, cursors, count) if with_streams else []
+        time.sleep(SETTLE)  # the streams' first reads are done: what is measured is them idle
+        try:
+            (poll_rate, poll_cpu), (health_rate, health_cpu) = served(poll_url), served(base + "/health")
+            return poll_rate / health_rate, health_cpu / poll_cpu
+        finally:
+            for sock in streams:
+                sock.close()
+
+    pairs = []
+    for n in range(turns):  # interleaved, the order alternating, so drift hits both sides alike
+        if n % 2:
+            with_, without = turn(True), turn(False)
+        else:
+            without, with_ = turn(False), turn(True)
+        pairs.append((without, with_))
+    for index, name in ((0, "throughput (req/s)"), (1, "server CPU per request")):
+        changes = sorted(w[index] / wo[index] - 1 for wo, w in pairs)
+        print(f"empty-poll ratio by {name}: without streams {median([p[0][index] for p in pairs]):.2f}, with "
+              f"{count} idle streams {median([p[1][index] for p in pairs]):.2f} (medians); change, median of "
+              f"{turns} paired turns: {median(changes):+.1%} (single turns {changes[0]:+.0%} to {changes[-1]:+.0%}; "
+              f"target within 10%)")
+    quiet = 10.0
+
+    def idle(with_streams: bool) -> float:
+        """The server's CPU milliseconds in `quiet` seconds of nothing but (maybe) idle streams."""
+        streams = open_streams(port, wid, cursors, count) if with_streams else []
+        try:
+            time.sleep(SETTLE)
+            before = cpu_seconds(pid)
+            time.sleep(quiet)
+            return (cpu_seconds(pid) - before) * 1000
+        finally:
+            for sock in streams:
+                sock.close()
+
+    without, with_ = idle(False), idle(True)
+    print(f"the server's CPU in {quiet:.0f} s of nothing: {without:.0f} ms without streams, {with_:.0f} ms with "
+          f"{count} idle streams open")
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def main() -> None:
@@ -154,14 +206,17 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--seconds", type=int, default=3)
-    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=8)
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
-    port = 19000 + os.getpid() % 1000
-    with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base:
+    port, pids = free_port(), []
+    with tempfile.TemporaryDirectory() as tmp, service(tmp, port, pids=pids) as base:
+        print(f"latency: {load()}")
         latency(base, args.items)
-        idle_streams(base, port, args.streams, args.seconds, args.turns)
+        print(f"idle streams: {load()}")
+        idle_streams(base, port, pids[0], args.streams, args.seconds, args.turns)
+        print(f"end: {load()}")
 
 
 if __name__ == "__main__":

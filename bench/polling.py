@@ -10,23 +10,28 @@ round, then loads `/health` and `/api/workflows/{id}/messages?id=<last>` in turn
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
 import tempfile
 
 import httpx
-from common import completed_workflow, service
+from common import completed_workflow, free_port, service
 
 
 def wrk(url: str, seconds: int, connections: int) -> float:
+    """Requests per second `url` answered under wrk."""
+    return wrk_run(url, seconds, connections)[0]
+
+
+def wrk_run(url: str, seconds: int, connections: int) -> tuple[float, int]:
+    """Requests per second and requests answered in all, under wrk."""
     out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", url], capture_output=True, text=True,
                          check=True).stdout
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:
         raise SystemExit(f"{url} answered errors under load:\n{out}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), int(re.search(r"(\d+) requests in", out)[1])
 
 
 def main() -> None:
@@ -37,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
-    port = 18000 + os.getpid() % 1000
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp, service(tmp, port) as base, httpx.Client(base_url=base) as client:
         wid, last = completed_workflow(client)
         poll = f"{base}/api/workflows/{wid}/messages?id={last}"

@@ -36,3 +36,5 @@ class Extraction:
     status: str
     items: list[ContentItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Seconds the file waited for its worker process to start (0 when a warm one took it).
+    startup_seconds: float = 0.0

@@ -156,9 +156,11 @@ class ExtractionPool:
         self._slots.acquire()
         try:
             worker = self._take()
+            cold, started = not worker.ready, time.monotonic()
             if not worker.wait_ready():
                 worker.kill()
                 return _notice(name, "corrupt", f"{name}: the extraction process did not start.", mime)
+            startup = time.monotonic() - started if cold else 0.0
             deadline = time.monotonic() + timeout
             try:
                 worker.conn.send(job)
@@ -176,6 +178,7 @@ class ExtractionPool:
                 log.warning("the extraction process for %s stopped unexpectedly: %s", name, error)
                 return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly.", mime)
             self._give_back(worker)
+            result.startup_seconds = startup
             return result
         finally:
             self._slots.release()

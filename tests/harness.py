@@ -171,13 +171,16 @@ def backend_url(backend: str) -> Iterator[str]:
 
 
 @contextmanager
-def other_process(tmp: Path, database_url: str, executor_id: str = "b") -> Iterator[httpx.Client]:
-    """`python -m app` as a second process on the same database, offline: its client once it is ready."""
+def other_process(tmp: Path, database_url: str, executor_id: str = "b",
+                  environ: dict[str, str] | None = None) -> Iterator[httpx.Client]:
+    """`python -m app` as a second process on the same database (or its own SQLite with ''), offline,
+    with `environ` added: its client once it is ready. Its output goes to `tmp/<executor_id>.log`."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp / executor_id), "PORT": str(port),
            "EXECUTOR_ID": executor_id}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
         env.pop(name, None)
+    env.update(environ or {})
     with open(tmp / f"{executor_id}.log", "wb") as log:
         process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
                                    stderr=subprocess.STDOUT)

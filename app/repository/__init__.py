@@ -2,7 +2,8 @@
 
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
-the full-text `chunks`), and idempotency keys (`idempotency`).
+the full-text `chunks`), and idempotency keys (`idempotency`); `live` reads across them in one
+snapshot for the event stream.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from app.db import Database
 from app.repository.files import FileStore
 from app.repository.idempotency import IdempotencyStore
+from app.repository.live import LiveReads
 from app.repository.messages import MessageStore
 from app.repository.workflows import WorkflowStore
 
@@ -23,3 +25,4 @@ class Repository:
         self.messages = MessageStore(db)
         self.workflows = WorkflowStore(db, self.messages)
         self.idempotency = IdempotencyStore(db)
+        self.live = LiveReads(db, self.workflows, self.messages, self.files)

@@ -44,9 +44,13 @@ class FileStore:
     async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
         if not ids:
             return {}
-        async with self.db.reader.connect() as conn:
-            result = await conn.execute(select(F).where(F.id.in_(list(ids))))
-            return {row.id: FileRow.model_validate(row._mapping) for row in result}
+        return await self.db.run_read(self.files_by_id_tx, ids)
+
+    def files_by_id_tx(self, conn: Connection, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
+        result = conn.execute(select(F).where(F.id.in_(list(ids))))
+        return {row.id: FileRow.model_validate(row._mapping) for row in result}
 
     async def sha_in_use(self, sha256: str) -> bool:
         async with self.db.reader.connect() as conn:

@@ -6,9 +6,8 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, Sequence
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.clock import now
 from app.db import Database
@@ -23,6 +22,18 @@ W, M, L, D, F = WorkflowRow, MessageRow, LogRow, DocumentRow, FileRow
 def user_message_key(workflow_id: str, round_no: int) -> str:
     """The key of a round's user message (status first), written by the start."""
     return f"{workflow_id}:{round_no}:prepare:message"
+
+READ_DONE = ":done"  # the reading log written with the file's contents (`attach_contents`) ends so
+
+
+def reading_key(workflow_id: str, round_no: int, position: int) -> str:
+    """The key prefix of the logs about reading the file at `position` of a round's user message."""
+    return f"{workflow_id}:{round_no}:prepare:file:{position}"
+
+
+def fills_message(log_key: str) -> bool:
+    """Whether a log was written in the transaction that filled a file's contents into its round's user message."""
+    return log_key.endswith(READ_DONE) and ":prepare:file:" in log_key
 
 
 class MessageStore:
@@ -113,30 +124,48 @@ class MessageStore:
                         file_ids=file_ids)
 
     async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        return await self._with_documents(
-            select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
-            .order_by(M.id).limit(limit))
+        return await self.db.run_read(self.message_page_tx, workflow_id, after, limit)
+
+    def message_page_tx(self, conn: Connection, workflow_id: str, after: int,
+                        limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        query = (select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
+                 .order_by(M.id).limit(limit))
+        return self._with_documents(conn, query)
+
+    def messages_by_id_tx(self, conn: Connection, workflow_id: str,
+                          ids: list[int]) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        if not ids:
+            return []
+        query = select(M).where(M.workflow_id == workflow_id, M.id.in_(ids), M.deleted.is_(False)).order_by(M.id)
+        return self._with_documents(conn, query)
+
+    def _with_documents(self, conn: Connection, query: Any) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        rows = [MessageRow.model_validate(r._mapping) for r in conn.execute(query)]
+        docs = self._documents(conn, [r.id for r in rows])
+        return [(r, docs.get(r.id, [])) for r in rows]
 
     async def messages_of(self, workflow_id: str, before_round: int | None = None,
                           ) -> list[tuple[MessageRow, list[DocumentRow]]]:
         """The workflow's messages (those of rounds before `before_round`), with their documents."""
+        return await self.db.run_read(self._messages_of_tx, workflow_id, before_round)
+
+    def _messages_of_tx(self, conn: Connection, workflow_id: str,
+                        before_round: int | None) -> list[tuple[MessageRow, list[DocumentRow]]]:
         query = select(M).where(M.workflow_id == workflow_id, M.deleted.is_(False))
         if before_round is not None:
             query = query.where(M.round < before_round)
-        return await self._with_documents(query.order_by(M.id))
+        return self._with_documents(conn, query.order_by(M.id))
 
     async def round_messages(self, workflow_id: str, round_no: int,
                              key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         """The round's messages whose key starts with `key_prefix` (a step's), with their documents."""
-        return await self._with_documents(
-            select(M).where(M.workflow_id == workflow_id, M.round == round_no,
-                            M.key.startswith(key_prefix, autoescape=True)).order_by(M.id))
+        return await self.db.run_read(self._round_messages_tx, workflow_id, round_no, key_prefix)
 
-    async def _with_documents(self, query: Any) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        async with self.db.reader.connect() as conn:
-            rows = [MessageRow.model_validate(r._mapping) for r in await conn.execute(query)]
-            docs = await self._documents(conn, [r.id for r in rows])
-            return [(r, docs.get(r.id, [])) for r in rows]
+    def _round_messages_tx(self, conn: Connection, workflow_id: str, round_no: int,
+                           key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        query = (select(M).where(M.workflow_id == workflow_id, M.round == round_no,
+                                 M.key.startswith(key_prefix, autoescape=True)).order_by(M.id))
+        return self._with_documents(conn, query)
 
     async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
         """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
@@ -145,24 +174,35 @@ class MessageStore:
         async with self.db.reader.connect() as conn:
             return {r for (r,) in await conn.execute(query)}
 
-    async def _documents(self, conn: AsyncConnection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
+    def _documents(self, conn: Connection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
         if not message_ids:
             return {}
         out: dict[int, list[DocumentRow]] = {}
         query = select(D).where(D.message_id.in_(message_ids)).order_by(D.message_id, D.position)
-        for r in await conn.execute(query):
+        for r in conn.execute(query):
             doc = DocumentRow.model_validate(r._mapping)
             out.setdefault(doc.message_id, []).append(doc)
         return out
 
-    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[LogRow]:
-        async with self.db.reader.connect() as conn:
-            result = await conn.execute(
-                select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit)
-            )
-            return [LogRow.model_validate(r._mapping) for r in result]
+    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[LogRow, int | None]]:
+        """Log entries after `after`, each with the id of the message its transaction filled in (or None)."""
+        return await self.db.run_read(self.log_page_tx, workflow_id, after, limit)
 
-    async def logs_of(self, workflow_id: str) -> list[LogRow]:
+    def log_page_tx(self, conn: Connection, workflow_id: str, after: int,
+                    limit: int) -> list[tuple[LogRow, int | None]]:
+        result = conn.execute(select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit))
+        logs = [LogRow.model_validate(r._mapping) for r in result]
+        rounds = sorted({e.round for e in logs if fills_message(e.key)})
+        users: dict[int, int] = {}
+        if rounds:  # each round's user message is its first one (written by the start)
+            query = (select(M.round, func.min(M.id)).where(M.workflow_id == workflow_id, M.round.in_(rounds),
+                                                           M.role == "user").group_by(M.round))
+            users = dict(conn.execute(query).all())
+            hidden = set(conn.execute(select(M.id).where(M.id.in_(list(users.values())), M.deleted.is_(True))).scalars())
+            users = {r: mid for r, mid in users.items() if mid not in hidden}
+        return [(e, users.get(e.round) if fills_message(e.key) else None) for e in logs]
+
+    async def logs_of(self, workflow_id: str) -> list[tuple[LogRow, int | None]]:
         return await self.log_page(workflow_id, 0, 1_000_000)
 
     async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:

@@ -42,12 +42,14 @@ class WorkflowStore:
             self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
 
     async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
+        return await self.db.run_read(self.workflow_tx, owner, workflow_id)
+
+    def workflow_tx(self, conn: Connection, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
         query = select(W).where(W.id == workflow_id)
         if owner is not None:
             query = query.where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
-        async with self.db.reader.connect() as conn:
-            row = (await conn.execute(query)).first()
-            return WorkflowRow.model_validate(row._mapping) if row else None
+        row = conn.execute(query).first()
+        return WorkflowRow.model_validate(row._mapping) if row else None
 
     async def workflows(self, owner: Owner, limit: int | None = None,
                         after: tuple[datetime, str] | None = None) -> list[WorkflowRow]:

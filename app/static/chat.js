@@ -237,7 +237,7 @@ function showStatus(status) {
 // ---- following a conversation -------------------------------------------------------
 
 function dispatch(kind, data) {
-  if (kind === "message") showMessage(data);
+  if (kind === "message" || kind === "update") showMessage(data);  // update: a file's contents filled in
   else if (kind === "log") showLog(data);
   else if (kind === "status") showStatus(data);
 }
@@ -292,9 +292,15 @@ async function poll(gen) {
   notify("Live updates are not available; following the conversation by polling.", "info");
   while (gen === view.gen) {
     const ok = await attempt(async () => {
+      const updated = new Set();
       for (const [kind, key, show] of [["messages", "m", showMessage], ["logs", "l", showLog]]) {
         const page = await api("GET", `${wid(view.id)}/${kind}?id=${view.cursor[key] || ""}`);
         page.items.forEach(show);
+        page.items.forEach((item) => { if (item.updatedMessageId) updated.add(item.updatedMessageId); });
+      }
+      if (updated.size) {  // a file was read: its contents were filled into a message already shown
+        const all = await api("GET", `${wid(view.id)}/messages?limit=500`);
+        all.items.filter((message) => updated.has(message.id)).forEach(showMessage);
       }
       showStatus(await api("GET", `${wid(view.id)}/status`));
     });

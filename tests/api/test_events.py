@@ -15,7 +15,7 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse
 from tests.api.conftest import KEYS, check_error, start
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_for, wait_status
 from tests.sse import EventReader, poll_all, until_status
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
@@ -126,6 +126,46 @@ def test_a_stop_during_the_stream_ends_with_the_stop_log_and_a_stopped_status(se
     assert [e.event for e in reader.snapshot()][-2:] == ["log", "status"]
     assert sum(entry["message"] == "Workflow stopped by user" for entry in logs) == 1
     reader.close()
+
+
+def test_contents_filled_into_a_delivered_user_message_reach_streams_and_pollers(server, c1, model):
+    # A long PDF: its user message is delivered with empty contents while the file is read.
+    book = upload(c1, "freeculture.pdf")[0]
+    token = uuid.uuid4().hex
+    response = start(c1, f"[gate] {token} Summarise the book.", files=[book["id"]])
+    assert response.status_code == 200, response.text
+    wid = response.json()["id"]
+    reader = stream(server, wid)
+    wait_for(lambda: token in model.waiting, 120, "the book to be read")
+    wait_for(lambda: reader.of("update"), 30, "the update of the user message")
+    first = reader.of("message")[0]
+    assert first["role"] == "user" and first["documents"][0]["contents"] == [], \
+        "the user message must have been delivered before its file was read for this test to mean anything"
+
+    # The stream: the log that says the file was read names the message, and an update follows
+    # it with the message as a poller now reads it, the book's pages filled in.
+    events = reader.snapshot()
+    read = next(i for i, e in enumerate(events) if e.event == "log" and e.data["updatedMessageId"] is not None)
+    assert events[read].data["message"].startswith("Read freeculture.pdf")
+    assert events[read].data["updatedMessageId"] == first["id"]
+    update = events[read + 1]
+    assert update.event == "update" and update.id == events[read].id
+    polled = poll_all(c1, wid, "messages")[0]
+    assert update.data == polled and len(polled["documents"][0]["contents"]) > 100
+    assert [e.data["id"] for e in events if e.event == "update"] == [first["id"]]
+
+    # A poller: the same log, read by cursor, names the message to read again.
+    logs = poll_all(c1, wid, "logs")
+    assert [entry["updatedMessageId"] for entry in logs if entry["updatedMessageId"]] == [first["id"]]
+    assert all(entry["updatedMessageId"] is None for entry in logs if entry["id"] != events[read].data["id"])
+    # A client that reconnects from before that log gets the log and the update again, once.
+    resumed = stream(server, wid, headers={"Last-Event-ID": events[read - 1].id})
+    wait_for(lambda: resumed.of("update"), 30, "the update after reconnecting")
+    assert resumed.of("update") == [polled] and resumed.of("log")[0] == events[read].data
+    model.gates[token].set()
+    until_status(reader, "completed")
+    reader.close()
+    resumed.close()
 
 
 def test_cursors_in_the_query_start_after_them(server, c1, model):

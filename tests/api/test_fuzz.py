@@ -58,7 +58,9 @@ OPERATIONS = [
     "DELETE /api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}",
     "GET /api/workflows/{workflow_id}/events",
 ]
-# A valid event stream never ends, so it is not fuzzed here; tests/api/test_events.py covers its answers.
+OPERATIONS += [label.replace("GET ", "HEAD ", 1) for label in OPERATIONS if label.startswith("GET ")]
+# A valid event stream never ends, so it is not fuzzed here; tests/api/test_events.py covers its answers
+# (its HEAD answers with the headers and ends, so that is fuzzed).
 ENDLESS = {"GET /api/workflows/{workflow_id}/events"}
 
 
@@ -68,7 +70,8 @@ def test_every_operation_is_fuzzed(api_schema):
 
 
 # Operations without parameters or a documented body have nothing to make invalid.
-NO_INPUT = {"GET /health", "GET /ready", "GET /metrics", "GET /api/workflows"}
+NO_INPUT = {"GET /health", "GET /ready", "GET /metrics", "GET /api/workflows",
+            "HEAD /health", "HEAD /ready", "HEAD /metrics", "HEAD /api/workflows"}
 RUNS = [pytest.param(label, mode, id=f"{label}-{mode.value}") for label in OPERATIONS
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
         if (mode is GenerationMode.POSITIVE or label not in NO_INPUT) and label not in ENDLESS]

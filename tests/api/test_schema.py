@@ -51,7 +51,15 @@ def test_schema_says_what_the_server_does(schema):
         assert paths[path]["get"]["security"] == []
     assert sorted(paths["/ready"]["get"]["responses"]) == ["200", "503"]
     ids = [op["operationId"] for item in paths.values() for op in item.values()]
-    assert len(ids) == len(set(ids)) == len(OPERATIONS) and all(len(i) <= 20 for i in ids)
+    gets = [path for (method, path) in OPERATIONS if method == "get"]
+    assert len(ids) == len(set(ids)) == len(OPERATIONS) + len(gets) and all(len(i) <= 20 for i in ids)
+    for path in gets:  # HEAD wherever GET is: the same answers, with their headers and no body
+        get, head = paths[path]["get"], paths[path]["head"]
+        assert head["operationId"] == get["operationId"] + "Head"
+        assert sorted(head["responses"]) == sorted(get["responses"])
+        assert not any("content" in answer for answer in head["responses"].values())
+        assert head.get("parameters") == get.get("parameters")
+    assert "ETag" in paths["/api/workflows/{workflow_id}/status"]["head"]["responses"]["200"]["headers"]
     assert all(op.get("tags") for item in paths.values() for op in item.values())
     start = paths["/api/workflows/start"]["post"]
     assert {"200", "400", "401", "404", "409", "413", "415", "422"} <= set(start["responses"])

@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from tests.corpus import CORPUS
-from tests.harness import LiveServer, settings_for
+from tests.harness import LiveServer, other_process, settings_for
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -222,3 +222,55 @@ def test_the_api_key_is_kept_and_an_unknown_conversation_is_a_readable_notice(pa
     expect(page.get_by_label("API key")).to_have_value("not-a-key")
     page.goto(server.url + "/#/w/no-such-conversation")
     expect(page.get_by_role("alert")).to_contain_text("There is no workflow")
+
+
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`python -m app` with API_KEYS, in its own process (one runtime per process: the module's
+    server already runs here); its URL."""
+    tmp = tmp_path_factory.mktemp("keyed")
+    with other_process(tmp, "", executor_id="keyed", environ={"API_KEYS": "page-key-1:1:1"}) as client:
+        yield str(client.base_url).rstrip("/")
+
+
+def test_on_a_server_with_api_keys_the_typed_key_makes_the_page_work(browser, keyed_server, tmp_path):
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    expect.set_options(timeout=TIMEOUT)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    sent: list[str | None] = []
+    page.on("request", lambda request: sent.append(request.headers.get("authorization"))
+            if "/api/" in request.url else None)
+    try:
+        with screenshot_on_failure(page, tmp_path / "keyed.png"):
+            page.goto(keyed_server + "/")
+            # No key yet: the server refuses, and the page says how to fix it.
+            expect(page.get_by_role("alert")).to_contain_text("Send your API key")
+            # A wrong key: a readable notice, nothing else happens.
+            page.get_by_role("button", name="Dismiss").first.click()
+            page.get_by_label("API key").fill("not-the-key")
+            page.get_by_label("API key").press("Tab")
+            expect(page.get_by_role("alert")).to_contain_text("This API key is not known to the server")
+            assert "Bearer not-the-key" in sent
+            for button in page.get_by_role("button", name="Dismiss").all():
+                button.click()
+            # The right key: the page works, the key sent as the bearer header with every call.
+            page.get_by_label("API key").fill("page-key-1")
+            page.get_by_label("API key").press("Tab")
+            sent.clear()
+            send(page, "Summarise the request")
+            expect(messages(page).first).to_contain_text("Summarise the request")
+            expect(messages(page).last).to_contain_text("last")
+            expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
+            expect(page.get_by_role("navigation").get_by_role("link", name="Summarise the request")).to_be_visible()
+            expect(page.locator("#notices")).not_to_contain_text("API key")
+            assert sent and set(sent) == {"Bearer page-key-1"}, sent
+            # Kept for the next visit.
+            page.reload()
+            expect(page.get_by_label("API key")).to_have_value("page-key-1")
+            expect(page.get_by_role("navigation").get_by_role("link", name="Summarise the request")).to_be_visible()
+            assert errors == []
+    finally:
+        context.close()
