@@ -138,11 +138,11 @@ def output_document(file: OutputFile) -> DocumentText | None:
     """An agent's output as a later task reads it: extracted as the service extracts a stored file."""
     from extractors import extract
 
-    from app.documents import document_of, item_to_wire
+    from app.documents import document_of
 
     extraction = extract(file.data, file.name, mime=file.mime.split(";", 1)[0].strip())
     doc = document_of(file.name, file.name.rsplit(".", 1)[-1], extraction.mime, len(file.data),
-                      [item_to_wire(i) for i in extraction.items])
+                      extraction.items)
     return doc if doc.text.strip() else None
 
 
