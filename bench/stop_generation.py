@@ -48,9 +48,10 @@ def cpu_rate(server: LlamaServer, seconds: float = 1.0) -> float:
 
 def stop_a_round(server: LlamaServer, relay: Relay, client: httpx.Client) -> dict[str, float]:
     """One round stopped while its planning call streams; seconds from the stop to each event."""
+    seen = relay.received()
     started = time.monotonic()
     workflow = client.post("/api/workflows/start", json={"prompt": PROMPT, "listFileId": []}).json()["id"]
-    stream = wait_for(lambda: relay.streaming(at_least=STREAMING_BYTES), 900, "tokens to stream")
+    stream = wait_for(lambda: relay.streaming(STREAMING_BYTES, since=seen), 900, "tokens to stream")
     generating = cpu_rate(server)
     stopped = time.monotonic()
     assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200

@@ -101,8 +101,9 @@ class LlamaServer:
                    "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                    # By default a new request cuts the running stream short; rounds run calls in parallel.
                    "--interrupt_requests", "false"]
+        # Unbuffered: what the server prints (e.g. "Disconnected from client") is in the log at once.
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+                                        stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             self.wait_ready(STARTUP_SECONDS)
         except BaseException:

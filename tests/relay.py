@@ -3,7 +3,8 @@ records, per connection, how much the server sent and which side closed first, a
 
     with Relay(upstream_port) as relay:      # point the client at relay.port
         ...
-        wait_for(lambda: relay.streaming(), ...)        # a response is coming in, chunk by chunk
+        seen = relay.received()
+        wait_for(lambda: relay.streaming(3000, since=seen), ...)  # a new response is coming in
         wait_for(lambda: relay.closed_by_client(), ...) # the client hung up on a running response
 """
 
@@ -46,10 +47,19 @@ class Relay:
             for sock in self._open:
                 _close(sock)
 
-    def streaming(self, at_least: int = 1) -> Pipe | None:
-        """The connection still open on both sides that has received at least `at_least` bytes."""
+    def received(self) -> list[int]:
+        """Bytes each connection has received so far, to count a later response's from."""
         with self._lock:
-            return next((p for p in self.pipes if p.received >= at_least
+            return [p.received for p in self.pipes]
+
+    def streaming(self, at_least: int = 1, since: list[int] | None = None) -> Pipe | None:
+        """The connection, still open on both sides, that has received at least `at_least` bytes
+        since `since` (a `received()` taken before: a kept-alive connection carries earlier
+        responses' bytes too)."""
+        before = since or []
+        with self._lock:
+            return next((p for n, p in enumerate(self.pipes)
+                         if p.received - (before[n] if n < len(before) else 0) >= at_least
                          and p.client_closed is None and p.server_closed is None), None)
 
     def _accept(self) -> None:

@@ -99,11 +99,12 @@ def test_a_table_to_csv_from_an_xlsx(client: httpx.Client) -> None:
 
 def test_a_stop_while_the_model_generates_ends_the_generation_on_the_server(
         client: httpx.Client, qwen_server: LlamaServer, relay: Relay) -> None:
+    seen = relay.received()
     started = client.post("/api/workflows/start", json={
         "prompt": "Write a very long story about a dragon and a baker, with many chapters.", "listFileId": []})
     workflow = started.json()["id"]
     # The server generates: token chunks (a few hundred bytes each) stream in.
-    stream = wait_for(lambda: relay.streaming(at_least=STREAMING_BYTES), ROUND_SECONDS,
+    stream = wait_for(lambda: relay.streaming(STREAMING_BYTES, since=seen), ROUND_SECONDS,
                       "the planning call to stream tokens")
     mark = len(qwen_server.log_text())
     assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
