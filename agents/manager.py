@@ -19,7 +19,7 @@ from agents.notices import nothing_delivered, unreadable_note
 from agents.phrases import say
 from agents.plan import parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
-from agents.repairs import close_json, repair_plan
+from agents.repairs import close_json, repair_answer_language, repair_plan
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.language import detect_language, detector_loaded, load_detector
 from agents.toolkit.sentences import split_sentences, summarize
@@ -160,11 +160,16 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     plan = outcome.plan
     assert plan is not None
     plan.language = _reply_language(inp, language, plan.language)
+    repairs = first.repairs + (outcome.repairs if outcome is not first else [])
+    plan, fix = repair_answer_language(plan, plan.language)
+    if fix:
+        log.warning("plan repaired: %s", fix)
+        repairs.append(fix)
     note = unreadable_note(unread, plan.language)
     if note:
         plan.answer = f"{plan.answer.strip()}\n\n{note}".strip()
     return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline,
-                       repairs=first.repairs + (outcome.repairs if outcome is not first else []))
+                       repairs=repairs)
 
 
 @dataclass

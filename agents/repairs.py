@@ -16,9 +16,12 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.offline.planner import INTENTS, detect_intents
+from agents.phrases import PHRASES, say
+from agents.toolkit.language import detect_language
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
 _BUILT_INS = {"analyst", "data_extractor", "summarizer", "translator", "writer"}
+_SURE_WORDS = 4  # a text of fewer words is too short for the language detector to be sure
 
 
 def close_json(text: str) -> Any:
@@ -127,13 +130,19 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
                 agent = mapped
         # A small model writes what a task must do well, and then often picks the wrong name for
         # it; among the built-in agents, the instructions decide.
-        wanted = agent_for_instructions(task.instructions, known_agents)
-        if wanted is None and len(plan.tasks) == 1 and request:
-            wanted = agent_for_instructions(request, known_agents)
+        instructions = task.instructions
+        wanted = agent_for_instructions(instructions, known_agents)
         if wanted and wanted != agent and agent in _BUILT_INS:
-            notes.append(f"task '{task.id}': its instructions or the request ask for the {wanted} agent, "
-                         f"not {agent}")
+            notes.append(f"task '{task.id}': its instructions ask for the {wanted} agent, not {agent}")
             agent = wanted
+        elif wanted is None and len(plan.tasks) == 1 and request and agent in _BUILT_INS:
+            wanted = agent_for_instructions(request, known_agents)
+            if wanted and wanted != agent:
+                # The model misread the request (its instructions name no kind of work): the
+                # agent gets the user's own words rather than the misreading.
+                notes.append(f"task '{task.id}': the request asks for the {wanted} agent, not {agent}; "
+                             "its instructions are the request itself")
+                agent, instructions = wanted, request
         depends = []
         for dep in task.depends_on:
             if dep == task.id:
@@ -151,13 +160,14 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
             if out.name not in upload_names:
                 produced[out.name] = task.id
             outputs.append(out)
-        same = (agent, " ".join(task.instructions.lower().split()), tuple(task.inputs))
+        same = (agent, " ".join(instructions.lower().split()), tuple(task.inputs))
         if same in seen:  # a small model may repeat a task word for word
             notes.append(f"task '{task.id}': dropped, it repeats task '{seen[same]}'")
             alias[task.id] = seen[same]
             continue
         seen[same] = task.id
-        tasks.append(replace(task, agent=agent, depends_on=depends, outputs=outputs))
+        tasks.append(replace(task, agent=agent, instructions=instructions, depends_on=depends,
+                             outputs=outputs))
     if alias:
         tasks = [replace(t, depends_on=list(dict.fromkeys(alias.get(d, d) for d in t.depends_on
                                                           if alias.get(d, d) != t.id)))
@@ -235,3 +245,18 @@ def _final_documents(named: list[OutputSpec], tasks: list[TaskSpec], produced: d
     notes.append(f"final documents {', '.join(unknown)} are produced by no task; "
                  f"taken from the tasks' outputs instead: {shown}")
     return derived
+
+
+def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]:
+    """A plan with tasks whose answer is plainly in another language than the user's (a 0.5B
+    model answers a German request in English) gets its steps announced in the user's language;
+    the sentence says what was fixed. An answer-only plan is the answer itself and is kept."""
+    if not plan.tasks or language not in PHRASES["plan_steps"] or len(plan.answer.split()) < _SURE_WORDS:
+        return plan, None
+    written = detect_language(plan.answer, default="")
+    if not written or written == language:
+        return plan, None
+    steps = "; ".join(say("step_agent", language, agent=t.agent) for t in plan.tasks)
+    answer = say("plan_steps", language, n=len(plan.tasks), steps=steps)
+    return replace(plan, answer=answer), (f"the answer was written in '{written}', not in the user's "
+                                          f"'{language}': it announces the plan's steps instead")

@@ -101,8 +101,9 @@ class LlamaServer:
                    "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                    # By default a new request cuts the running stream short; rounds run calls in parallel.
                    "--interrupt_requests", "false"]
+        # Unbuffered: what the server prints (e.g. "Disconnected from client") is in the log at once.
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+                                        stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             self.wait_ready(STARTUP_SECONDS)
         except BaseException:
@@ -128,6 +129,16 @@ class LlamaServer:
             raise RuntimeError(f"llama.cpp server exited with {code}:\n{self.log_tail()}")
         raise RuntimeError(f"llama.cpp server not ready after {seconds:g}s:\n{self.log_tail()}")
 
+    def wait_idle(self, seconds: float) -> None:
+        """Return once no generation runs on the server (see `wait_idle`)."""
+        wait_idle(self.base_url, seconds)
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server process has used so far (user and system, from /proc)."""
+        assert self.process is not None
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def log_text(self) -> str:
         """Everything the server wrote so far (its access log and llama.cpp's timings)."""
         return Path(self.log.name).read_text(errors="replace")
@@ -145,6 +156,17 @@ class LlamaServer:
                 self.process.wait(timeout=10)
         self.log.close()
         os.unlink(self.log.name)
+
+
+def wait_idle(base_url: str, seconds: float) -> None:
+    """Return once no generation runs on the llama-cpp-python server at `base_url`.
+
+    Its GET /v1/models takes the model's lock, which a generation holds to its end, so the answer
+    comes only once the model is free. (Started with `--interrupt_requests false`, the server lets
+    this request wait; by default a waiting request would itself cut a running stream short.)
+    """
+    with urllib.request.urlopen(f"{base_url}/models", timeout=seconds) as response:
+        response.read()
 
 
 @pytest.fixture(scope="session")

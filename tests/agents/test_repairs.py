@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.manager import RoundInput, make_plan
 from agents.registry import build_registry
-from agents.repairs import close_json, closest_agent, repair_plan
+from agents.repairs import close_json, closest_agent, repair_answer_language, repair_plan
+from agents.toolkit.language import load_detector
 from app.llm import OpenAIModel
 from tests.agents.conftest import text_document
 from tests.openai_stub import OpenAIStub, Reply, Truncated, no_remote_network, openai_stub  # noqa: F401
@@ -141,7 +143,10 @@ def test_the_request_decides_the_one_task_whose_instructions_name_no_work(reques
         for n in range(1, tasks + 1)])
     fixed, notes = repair_plan(plan, AGENTS, ["a.docx"], request_text)
     assert [t.agent for t in fixed.tasks] == expected
-    assert any("the request ask for" in n for n in notes) == (expected[0] != "writer")
+    repaired = expected[0] != "writer"
+    assert any("the request asks for" in n for n in notes) == repaired
+    # The agent chosen by the request works from the request, not from the model's misreading.
+    assert (fixed.tasks[0].instructions == request_text) == repaired
 
 
 def test_a_task_repeated_word_for_word_is_dropped() -> None:
@@ -152,3 +157,17 @@ def test_a_task_repeated_word_for_word_is_dropped() -> None:
     fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
     assert [t.id for t in fixed.tasks] == ["t1", "t3"] and fixed.tasks[1].depends_on == ["t1"]
     assert "task 't2': dropped, it repeats task 't1'" in notes
+
+
+def test_an_answer_in_another_language_than_the_users_announces_the_steps_in_the_users() -> None:
+    load_detector()
+    plan = Plan(language="de", answer="I will combine the testWORD.docx document into one file.",
+                tasks=[TaskSpec("t1", "summarizer", "Fasse das Dokument zusammen", ["testWORD.docx"])])
+    fixed, note = repair_answer_language(plan, "de")
+    assert fixed.answer == "Ich habe 1 Schritt geplant: den Agenten summarizer ausführen."
+    assert note and "'en'" in note
+    # Kept: an answer in the user's language, one too short to be sure of, an answer-only plan.
+    for kept, language in ((replace(plan, answer="Ich fasse das Dokument für Sie zusammen."), "de"),
+                           (replace(plan, answer="OK, gerne."), "de"),
+                           (replace(plan, tasks=[]), "de")):
+        assert repair_answer_language(kept, language) == (kept, None)

@@ -16,14 +16,24 @@ from agents.phrases import say
 from agents.toolkit.language import detect_language
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
+from tests.relay import Relay
 
 pytestmark = pytest.mark.realmodel
 ROUND_SECONDS = 900  # a shared 2-core machine generates a few tokens a second
+STREAMING_BYTES = 3000  # of a streamed answer: a dozen token chunks, so the model is generating
 
 
 @pytest.fixture(scope="module")
-def client(qwen_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    settings = settings_for(Path(tmp_path_factory.mktemp("qwen")), openai_base_url=qwen_server.base_url,
+def relay(qwen_server: LlamaServer) -> Iterator[Relay]:
+    """Foreman reaches the model through a relay that sees each stream's bytes and who hangs up."""
+    with Relay(qwen_server.port) as relay:
+        yield relay
+
+
+@pytest.fixture(scope="module")
+def client(relay: Relay, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    settings = settings_for(Path(tmp_path_factory.mktemp("qwen")),
+                            openai_base_url=f"http://127.0.0.1:{relay.port}/v1",
                             llm_model="qwen2.5-coder-0.5b", llm_context_tokens=4096,
                             llm_timeout_seconds=300, llm_max_retries=1, max_round_seconds=ROUND_SECONDS)
     with LiveServer(settings) as server, server.client() as c:
@@ -57,10 +67,10 @@ def test_a_question_that_needs_no_task_is_answered_by_the_project_manager(client
     assert last["content"].strip() and detect_language(last["content"]) == "en"
 
 
-# Not a strict check: in full runs the 0.5B model, after the round before it on the same server,
-# has planned "Fasse das Dokument zusammen" without a summarizer (once as the writer's "Combine the
-# document into one document"), while run alone the round passes; issue 13 stays open on it.
-@pytest.mark.xfail(reason="the 0.5B model's plan for a German summary depends on the rounds before it", strict=False)
+# The 0.5B model reads "Fasse das Dokument zusammen" as "Combine the document into one file", picks
+# the writer and answers in English, the same way on a fresh server or after other rounds
+# (temperature 0 is greedy decoding). The plan repairs make it the summary the user asked for,
+# announced in German.
 def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     _, messages = run(client, "Fasse das Dokument zusammen", ["testWORD.docx"])
     agents = [t["agent"] for t in plan_of(messages)["tasks"]]
@@ -87,29 +97,28 @@ def test_a_table_to_csv_from_an_xlsx(client: httpx.Client) -> None:
     assert detect_language(answer["content"]) == "en", answer["content"]
 
 
-def test_a_stop_ends_the_generation_on_the_server_and_the_next_round_is_served(
-        client: httpx.Client, qwen_server: LlamaServer) -> None:
-    served = '"POST /v1/chat/completions HTTP/1.1" 200'
-    before = qwen_server.log_text().count(served)
+def test_a_stop_while_the_model_generates_ends_the_generation_on_the_server(
+        client: httpx.Client, qwen_server: LlamaServer, relay: Relay) -> None:
+    seen = relay.received()
     started = client.post("/api/workflows/start", json={
         "prompt": "Write a very long story about a dragon and a baker, with many chapters.", "listFileId": []})
     workflow = started.json()["id"]
-    # The planning call is streaming once the server has answered its headers.
-    wait_for(lambda: qwen_server.log_text().count(served) > before, 300, "the planning call to stream")
+    # The server generates: token chunks (a few hundred bytes each) stream in.
+    stream = wait_for(lambda: relay.streaming(STREAMING_BYTES, since=seen), ROUND_SECONDS,
+                      "the planning call to stream tokens")
     mark = len(qwen_server.log_text())
     assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
-    # llama.cpp notices a closed stream at its next token and stops generating; without streaming
-    # it would generate up to max_tokens while holding its lock.
-    # (It notices at the next token it would send, after the prompt is read: minutes on a busy CPU.)
-    wait_for(lambda: "Disconnected from client" in qwen_server.log_text()[mark:], 300,
-             "the server to see the stream closed")
-    nxt = client.post("/api/workflows/start", json={"prompt": "Say hello.", "listFileId": []}).json()["id"]
-    wait_for(lambda: qwen_server.log_text()[mark:].count(served) >= 1, 300, "the next round's call")
-    after = qwen_server.log_text()[mark:]
-    # In the server's own log: the stopped generation ended without running to its end (llama.cpp
-    # prints its timings only for a generation that finished), then the next call was served.
-    closed = after.index("Disconnected from client")
-    assert closed < after.index(served)
-    assert "llama_perf_context_print" not in after[:after.index(served)]
-    wait_status(client, nxt, "completed", "failed", timeout=ROUND_SECONDS)
+    # Foreman hangs up on the running stream (the server did not end it) ...
+    wait_for(lambda: stream.client_closed or stream.server_closed, 60, "the stream to end")
+    assert stream.client_closed and not stream.server_closed
+    # ... and the server stops generating: its model is free again (bench/stop_generation.py
+    # measures how soon).
+    qwen_server.wait_idle(60)
+    log = qwen_server.log_text()[mark:]
+    # llama-cpp-python says so, and prints its timings only for a generation that ran to its end.
+    assert "Disconnected from client" in log
+    assert "llama_perf_context_print" not in log
     assert client.get(f"/api/workflows/{workflow}/status").json()["status"] == "stopped"
+    # The next round's call is served, not queued behind the stopped generation.
+    nxt = client.post("/api/workflows/start", json={"prompt": "Say hello.", "listFileId": []}).json()["id"]
+    assert wait_status(client, nxt, "completed", "failed", timeout=ROUND_SECONDS)["status"] == "completed"
