@@ -2,14 +2,51 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import signal
 import sys
+from types import FrameType
 
 import uvicorn
 
 from app.config import SettingsError, from_env, help_text
 from app.logs import configure_logging
+
+
+class Server(uvicorn.Server):
+    """uvicorn, with a graceful SIGTERM: the runtime drains and hands its rounds over, then uvicorn stops.
+
+    uvicorn alone would close its socket at once, and /ready could not say 503 to the load balancer.
+    A second SIGTERM, or SIGINT, stops at once as before.
+    """
+
+    def __init__(self, config: uvicorn.Config, runtime) -> None:  # noqa: ANN001 (app.engine.Runtime)
+        super().__init__(config)
+        self.runtime = runtime
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._draining = False
+        self._drain: asyncio.Task | None = None  # held, so the loop does not drop the task
+
+    async def serve(self, sockets=None) -> None:  # noqa: ANN001 (uvicorn's signature)
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig != signal.SIGTERM or self._loop is None or self._draining:
+            return super().handle_exit(sig, frame)
+        self._draining = True
+        self._loop.call_soon_threadsafe(self._begin_drain, sig, frame)
+
+    def _begin_drain(self, sig: int, frame: FrameType | None) -> None:
+        async def drain() -> None:
+            try:
+                await self.runtime.shutdown()
+            finally:
+                super(Server, self).handle_exit(sig, frame)
+
+        self._drain = asyncio.get_running_loop().create_task(drain())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"foreman: {exc}", file=sys.stderr)
         return 2
     # log_config=None: uvicorn's records use the format above too (one log format).
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
-                timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
+                            timeout_graceful_shutdown=5)
+    Server(config, app.state.engine).run()
     return 0
 
 

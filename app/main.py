@@ -96,7 +96,7 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
-    db = Database(settings.app_database_url)
+    db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds)
     repo = Repository(db)
     storage = Storage(settings.data_dir / "files")
     changes = Changes()
@@ -123,7 +123,10 @@ async def health() -> Health:
 @get("/ready", summary="200 once the database and the workflow engine are ready", operation_id="ready",
      tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
-    if not request.app.state.engine.ready:
+    engine = request.app.state.engine
+    if engine.drain.draining:
+        raise NotReadyError("The service is shutting down; its rounds are handed to the other replicas.")
+    if not engine.ready:
         raise NotReadyError("The service is starting; try again in a moment.")
     return Health(status="ready")
 

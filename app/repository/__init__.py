@@ -2,7 +2,7 @@
 
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
-the full-text `chunks`), and idempotency keys (`idempotency`).
+the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats (`replicas`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from app.db import Database
 from app.repository.files import FileStore
 from app.repository.idempotency import IdempotencyStore
 from app.repository.messages import MessageStore
+from app.repository.replicas import ReplicaStore
 from app.repository.workflows import WorkflowStore
 
 
@@ -23,3 +24,4 @@ class Repository:
         self.messages = MessageStore(db)
         self.workflows = WorkflowStore(db, self.messages)
         self.idempotency = IdempotencyStore(db)
+        self.replicas = ReplicaStore(db)
