@@ -223,6 +223,10 @@ def test_sigterm_hands_the_rounds_over_at_once_after_the_running_steps(tmp_path,
         watch.start()
         wait_for(lambda: watch.answers, 10, "a first answer from /ready")
         r2.signal(signal.SIGTERM)
+        wait_for(lambda: 503 in watch.answers, 30, "r2 to say it is not ready")
+        with r2.client() as draining:  # still up while its running steps finish, it starts nothing new
+            refused = draining.post("/api/workflows/start", json={"prompt": "One more."})
+        assert refused.status_code == 503 and refused.json()["code"] == "shutting_down", refused.text
         with r1.client() as client:
             wait_all_ended(client, started)
             assert_each_round_finished_once(client, postgres_url, started)
