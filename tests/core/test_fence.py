@@ -27,9 +27,8 @@ def test_a_write_by_an_execution_that_lost_the_round_is_refused_whole(tmp_path, 
         async def write(token: str):
             db = Database(postgres_url)
             try:
-                return await Repository(db).workflows.append(wid, 1, logs=[NewLog(f"{rid}:probe:{token}", f"Written by {token}",
-                                                                        agent_name="system")],
-                                                   claim=Claim(rid, token))
+                probe = NewLog(f"{rid}:probe:{token}", f"Written by {token}", agent_name="system")
+                return await Repository(db).workflows.append(wid, 1, logs=[probe], claim=Claim(rid, token))
             finally:
                 await db.dispose()
 
