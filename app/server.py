@@ -11,15 +11,15 @@ import uvicorn
 
 
 class Server(uvicorn.Server):
-    """uvicorn, whose first SIGTERM drains the runtime and hands its rounds over before uvicorn stops.
+    """uvicorn, whose first SIGTERM drains the engine and hands its rounds over before uvicorn stops.
 
     uvicorn alone closes its socket at once, so /ready could not answer 503 to the load balancer
     while the running steps finish. A second SIGTERM, or SIGINT, stops at once as before.
     """
 
-    def __init__(self, config: uvicorn.Config, runtime: Any) -> None:  # runtime: app.engine.Runtime
+    def __init__(self, config: uvicorn.Config, engine: Any) -> None:  # app.engine.Engine
         super().__init__(config)
-        self.runtime = runtime
+        self.engine = engine
         self._loop: asyncio.AbstractEventLoop | None = None
         self._draining = False
         self._drain: asyncio.Task | None = None  # held, so the loop does not drop the task
@@ -37,7 +37,7 @@ class Server(uvicorn.Server):
     def _begin_drain(self, sig: int, frame: FrameType | None) -> None:
         async def drain() -> None:
             try:
-                await self.runtime.shutdown()
+                await self.engine.shutdown()
             finally:
                 super(Server, self).handle_exit(sig, frame)
 
