@@ -47,6 +47,7 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from app.main import create_app  # only once we are to serve
+    from app.server import Server
 
     try:
         app = create_app(settings)
@@ -54,8 +55,9 @@ def serve(settings: Settings) -> int:
         print(f"foreman: {exc}", file=sys.stderr)
         return 2
     # log_config=None: uvicorn's records use the root logger's format too (one log format).
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
-                timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
+                            timeout_graceful_shutdown=5)
+    Server(config, app.state.engine).run()
     return 0
 
 

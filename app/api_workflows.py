@@ -115,7 +115,7 @@ def _deps(request: Request):
     return state.auth.owner(request), state.workflows
 
 
-@post("/api/workflows/start", status_code=HTTP_200_OK, responses=errors(404, 409, 422),
+@post("/api/workflows/start", status_code=HTTP_200_OK, responses=errors(404, 409, 422, 503),
       summary="Start a workflow, or its next round with ?id=")
 async def start(request: Request, data: JSONBody[StartRequest],
                 workflow_id: Annotated[str | None, QueryParameter(name="id", max_length=64, required=False)] = None,

@@ -56,6 +56,8 @@ class Settings:
     extract_timeout_seconds: float = 120.0
     app_version: str = "foreman-1"
     executor_id: str = "local"  # one per process when several share a PostgreSQL database
+    heartbeat_timeout_seconds: float = 30.0  # a replica silent this long has its rounds taken over
+    shutdown_grace_seconds: float = 20.0  # on SIGTERM, running steps may finish this long before the handover
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
@@ -207,9 +209,13 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "extract_timeout_seconds": "EXTRACT_TIMEOUT_SECONDS",
         "event_heartbeat_seconds": "EVENT_HEARTBEAT_SECONDS",
         "event_send_timeout_seconds": "EVENT_SEND_TIMEOUT_SECONDS",
+        "heartbeat_timeout_seconds": "HEARTBEAT_TIMEOUT_SECONDS",
+        "shutdown_grace_seconds": "SHUTDOWN_GRACE_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
+    if not numbers["heartbeat_timeout_seconds"]:
+        raise SettingsError("HEARTBEAT_TIMEOUT_SECONDS must be more than 0.")
     return Settings(
         host=env.get("HOST", base.host) or base.host,
         data_dir=Path(env.get("DATA_DIR") or base.data_dir),
@@ -261,6 +267,10 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("EXTRACT_TIMEOUT_SECONDS", str(int(Settings.extract_timeout_seconds)),
      "time limit for extracting one file (its own work, not time queued)"),
     ("EXECUTOR_ID", "local", "DBOS executor id; one per process sharing a PostgreSQL database"),
+    ("HEARTBEAT_TIMEOUT_SECONDS", str(int(Settings.heartbeat_timeout_seconds)),
+     "a replica silent this long has its rounds taken over by another (PostgreSQL)"),
+    ("SHUTDOWN_GRACE_SECONDS", str(int(Settings.shutdown_grace_seconds)),
+     "on SIGTERM, running steps may finish this long; then the rest is handed over"),
     ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
     ("LOG_MODEL_IO", "false", "true: log every model request and answer"),

@@ -43,7 +43,7 @@ def _sqlite_begin(conn: Any) -> None:
 class Database:
     """The engines of one database: a writer and a reader (the same engine on PostgreSQL)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, idle_transaction_seconds: float = 0) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
@@ -68,7 +68,12 @@ class Database:
             event.listen(self.sync_reader, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
             self._reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="foreman-reader")
         else:
-            self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True, **JSON)
+            # A replica paused inside a transaction (SIGSTOP, a frozen VM) must not hold the row locks
+            # its taker needs: PostgreSQL ends such a session after the heartbeat timeout.
+            settings = ({"idle_in_transaction_session_timeout": str(int(idle_transaction_seconds * 1000))}
+                        if idle_transaction_seconds else {})
+            self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True,
+                                              connect_args={"server_settings": settings}, **JSON)
             self.reader = self.writer
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.

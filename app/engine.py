@@ -1,4 +1,5 @@
-"""The round supervisor: DBOS's lifecycle, concurrency slots, tracking, immediate stop, reconciliation."""
+"""The round supervisor: DBOS's lifecycle, concurrency slots, tracking, immediate stop, reconciliation,
+the replicas' heartbeat and takeover, and the drain on SIGTERM."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from dbos import DBOS, SetWorkflowID
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app import handle
+from app.drain import Drain
 from app.metrics import RoundTimer
 from app.notify import Listener
 from app.records import NewLog
+from app.replicas import Observer, Replicas
 from app.rounds import round_id, round_workflow
 from app.runtime import Runtime
 
@@ -50,10 +53,18 @@ def system_engine(url: str) -> sa.Engine:
     return engine
 
 
+def stop_dequeuing() -> None:
+    """This process takes no more rounds off DBOS's queue, where recovery puts a taken-over replica's
+    rounds: one it took while leaving would be left to no one."""
+    from dbos._dbos import _get_dbos_instance  # DBOS has no public switch for its internal queue
+
+    _get_dbos_instance()._registry.get_internal_queue()._worker_concurrency = 0
+
+
 class Engine:
     """Runs rounds as DBOS workflows: at most MAX_CONCURRENT_ROUNDS at once, stopped at once on request."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, observer: Observer | None = None) -> None:
         self.rt = rt
         self.ready = False
         self._tasks: dict[str, set[asyncio.Task]] = {}
@@ -62,6 +73,12 @@ class Engine:
         self._rounds: dict[str, asyncio.Future] = {}
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local))
+        self.drain = Drain()
+        # Replicas share a PostgreSQL database; on SQLite one process runs everything, and resumes its own.
+        self.replicas = (None if rt.settings.is_sqlite else Replicas(
+            rt.repo.replicas, rt.settings.executor_id, rt.settings.heartbeat_timeout_seconds,
+            recover=lambda executors: asyncio.to_thread(DBOS._recover_pending_workflows, executors),
+            on_lost=self.cancel_all, observer=observer))
 
     async def start(self) -> None:
         """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
@@ -72,6 +89,8 @@ class Engine:
         await self.rt.db.migrate()
         if self.listener is not None:
             self.listener.start()
+        if self.replicas is not None:
+            await self.replicas.join()
         handle.install(self)  # before DBOS launches: it resumes interrupted rounds, which reach us here
 
         config: dict = {
@@ -88,22 +107,51 @@ class Engine:
         }
         if settings.is_sqlite:
             config["system_database_engine"] = system_engine(settings.system_database_url)
+        else:  # a paused replica's open transaction must not hold locks its taker waits on
+            config["sys_db_idle_transaction_timeout_sec"] = settings.heartbeat_timeout_seconds
         DBOS(config=config)
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
         self._reconciler = asyncio.create_task(self._reconcile_forever())
+        if self.replicas is not None:
+            self.replicas.start()
         self.ready = True
 
-    async def close(self) -> None:
-        """Stop running rounds' tasks (DBOS resumes them on the next start) and shut down."""
+    async def shutdown(self) -> None:
+        """SIGTERM: refuse new rounds at once, let running steps finish for up to SHUTDOWN_GRACE_SECONDS,
+        then stop this replica's rounds and hand them over (another replica resumes them at once)."""
         self.ready = False
-        if self._reconciler is not None:
-            self._reconciler.cancel()
+        if self._reconciler is None:  # SIGTERM before DBOS launched: nothing runs yet
+            return
+        stop_dequeuing()
+        if self.replicas is not None:
+            self.replicas.takes_over = False
+        grace = self.rt.settings.shutdown_grace_seconds
+        finished = await self.drain.begin(grace)
+        log.info("Shutting down: %s; handing %d round(s) over.", "running steps finished" if finished
+                 else f"{self.drain.running} step(s) cut short by SHUTDOWN_GRACE_SECONDS ({grace:g} s)",
+                 len(self._tasks))
+        await self.cancel_all()
+        if self.replicas is not None:
+            await self.replicas.leave()
+
+    async def cancel_all(self) -> None:
+        """Cancel every round task of this process, writing nothing; DBOS keeps the rounds pending."""
         tasks = [t for ts in self._tasks.values() for t in ts]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop running rounds' tasks and hand them over (or, alone, resume them on the next start)."""
+        self.ready = False
+        if self._reconciler is not None:
+            self._reconciler.cancel()
+            stop_dequeuing()
+        await self.cancel_all()
+        if self.replicas is not None:
+            await self.replicas.leave()
         DBOS.destroy()
         if self.listener is not None:
             await self.listener.stop()

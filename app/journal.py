@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from agents.errors import AgentsError
 from agents.model import ModelError, use_call_context
 from app.cursors import CursorCache
+from app.fence import current_claim
 from app.fsm import Event, WorkflowStatus
 from app.metrics import record_transition
 from app.records import Appended, Cost, NewLog, NewMessage
@@ -27,7 +28,7 @@ _INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, Asserti
 
 
 class Journal:
-    """The one way a round writes its output."""
+    """The one way a round writes its output; inside a round's execution, only while it owns the round."""
 
     def __init__(self, repo: Repository, cursors: CursorCache) -> None:
         self.repo = repo
@@ -38,7 +39,8 @@ class Journal:
         event: Event | None = None, cost: Cost | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
-        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost)
+        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
+                                                   claim=current_claim())
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:
@@ -49,7 +51,8 @@ class Journal:
     async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
                      logs: Sequence[NewLog] = ()) -> Appended | None:
         """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
-        written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs)
+        written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs,
+                                                  claim=current_claim())
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
         return written

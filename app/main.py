@@ -104,7 +104,7 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
-    db = Database(settings.app_database_url)
+    db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds)
     repo = Repository(db)
     storage = open_store(settings.file_store_kind, db, settings.data_dir / "files")
     changes = Changes()
@@ -119,7 +119,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:
     """The round engine over freshly wired dependencies (the app's, a benchmark's)."""
-    return Engine(build_runtime(settings, model, registry))
+    return Engine(build_runtime(settings, model, registry), observer=metrics.ReplicaMetrics(settings.executor_id))
 
 
 @get("/health", summary="200 while the process is up", operation_id="health", tags=["service"],
@@ -132,6 +132,8 @@ async def health() -> Health:
      operation_id="ready", tags=["service"], security=[{}], responses=errors(503, auth=False))
 async def ready(request: Request) -> Health:
     state = request.app.state
+    if state.engine.drain.draining:
+        raise NotReadyError("The service is shutting down; its rounds are handed to the other replicas.")
     warm = state.readers_warm
     # The file readers' warm-up is waited for, within bounds: on a machine too loaded to start them
     # in WARM_WAIT_SECONDS the service is ready without them (the first file's log says so).

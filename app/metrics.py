@@ -166,3 +166,16 @@ async def metrics_endpoint() -> Response[bytes]:
 
 
 ROUTES = [metrics_endpoint]
+
+
+class ReplicaMetrics:
+    """The takeover code's observer (app.replicas.Observer): takeovers and the other replicas' heartbeat ages."""
+
+    def __init__(self, me: str) -> None:
+        self.me = me
+
+    def took_over(self, executor_id: str) -> None:
+        record_takeover()
+
+    def heartbeat_ages(self, ages: Mapping[str, float]) -> None:
+        record_heartbeats(ages, self.me)

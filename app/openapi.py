@@ -39,7 +39,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_request",
               "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files"],
         401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress"],
-        413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"]}),
+        413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"],
+        503: ["shutting_down"]}),
     ("post", "/api/workflows/{workflow_id}/stop"): ("stopWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"]}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {

@@ -24,6 +24,8 @@ from agents.outputs import capped
 from agents.plan import run_plan
 from agents.runner import run_task
 from app.documents import display_name
+from app.drain import gated
+from app.fence import ClaimLostError
 from app.handle import current
 from app.fsm import Event
 from app.journal import reason_of
@@ -65,6 +67,7 @@ def _cost(usage: Usage, seconds: float) -> Cost:
 
 
 @DBOS.step(name="foreman.plan")
+@gated
 async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[str, TaskOutcome]] | None:
     """Extract the round's files, write the user's message; the project manager answers and plans.
 
@@ -117,6 +120,7 @@ def _agent(plan: Plan, task_id: str) -> str:
     return next((t.agent for t in plan.tasks if t.id == task_id), "")
 
 
+@gated
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
                   delivered: dict[str, TaskOutcome]) -> TaskOutcome:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
@@ -132,7 +136,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         with use_call_context(task=task.id):
             result = await run_task(rt.registry, task, context)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, ClaimLostError):
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
         with use_call_context(task=task.id):  # the server log names the task that failed
@@ -210,6 +214,7 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
 
 
 @DBOS.step(name="foreman.final")
+@gated
 async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
                      skipped: dict[str, str]) -> None:
     """The last message reviews what was delivered against the plan; the round completes."""
@@ -262,6 +267,7 @@ def outcome_log(key: str, planned: int, done: int) -> NewLog:
 
 
 @DBOS.step(name="foreman.fail")
+@gated
 async def fail_step(workflow_id: str, round_no: int, reason: str) -> None:
     """End the round as failed with an error log that says why."""
     await current().rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
@@ -282,8 +288,8 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
     except TimeoutError:
         await fail_step(workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
-    except asyncio.CancelledError:
-        raise
+    except (asyncio.CancelledError, ClaimLostError):
+        raise  # stopped, or taken over by another replica (which writes the rest): nothing to write here
     except Exception as exc:  # anything unforeseen fails the round with a log, never silently
         await fail_step(workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
     finally:

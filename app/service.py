@@ -15,7 +15,7 @@ import msgspec
 
 from app.cursors import Cursor
 from app.engine import Engine
-from app.errors import BadRequestError, ConflictError, NotFoundError, UnprocessableError
+from app.errors import BadRequestError, ConflictError, NotFoundError, NotReadyError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.journal import transition
 from app.records import NewLog, Owner
@@ -53,6 +53,9 @@ class WorkflowService:
         An Idempotency-Key is bound to the caller (in the key), the target workflow and the body
         (in the fingerprint): a retry gets the first answer, another request with it a 422.
         """
+        if self.engine.drain.draining:
+            raise NotReadyError("This server is shutting down and starts no new rounds; send the request again "
+                                "(a load balancer sends it to another replica).", code="shutting_down")
         key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
         if key is None:
             return await self._start(owner, workflow_id, body)

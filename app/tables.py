@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, LargeBinary, String
+from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
 
@@ -188,3 +188,18 @@ class ChunkRow(SQLModel, table=True):
     page: int | None = None
     sheet: str | None = None
     section: str | None = None
+
+
+class ReplicaRow(SQLModel, table=True):
+    """One replica (a process with its DBOS executor id) on a shared database: its heartbeat, and
+    whether another replica took its rounds over. Times are the database's clock, not the replicas'."""
+
+    __tablename__ = "replicas"
+
+    executor_id: str = Field(primary_key=True)
+    state: str  # "alive", "gone" (left, handing its rounds over) or "taken" (another replica took them)
+    last_beat: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    started_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    taken_by: str | None = None
+    taken_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+

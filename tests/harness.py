@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -155,6 +156,20 @@ async def _admin(statement: str) -> None:
         await conn.close()
 
 
+def pg_fetch(database_url: str, query: str, *args: Any) -> list[Any]:
+    """The rows of one query on a test's PostgreSQL database (asyncpg records)."""
+    import asyncpg
+
+    async def run() -> list[Any]:
+        conn = await asyncpg.connect(database_url.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            return await conn.fetch(query, *args)
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
 def backend_url(backend: str) -> Iterator[str]:
     """'' for SQLite, or the URL of a fresh PostgreSQL database (dropped afterwards) for "postgres"."""
     if backend == "sqlite":
@@ -170,27 +185,74 @@ def backend_url(backend: str) -> Iterator[str]:
         asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+class Replica:
+    """`python -m app` as a process of its own on a shared database (a replica), with its own data dir.
+
+    `env` adds settings (e.g. OPENAI_BASE_URL); without a model endpoint it runs offline.
+    """
+
+    def __init__(self, tmp: Path, database_url: str, executor_id: str, **env: str) -> None:
+        self.name = executor_id
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp / f"{executor_id}.log"
+        self.env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp / executor_id),
+                    "PORT": str(self.port), "EXECUTOR_ID": executor_id}
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
+            self.env.pop(name, None)
+        self.env.update(env)
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Replica:
+        """Launch the process (wait for it with `wait_ready`)."""
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT)
+        return self
+
+    def wait_ready(self, timeout: float = 60) -> Replica:
+        def ready() -> bool:
+            assert self.process is not None and self.process.poll() is None, f"{self.name} exited; see {self.log_path}"
+            with httpx.Client(base_url=self.url, timeout=5) as client:
+                return _ready(client)
+
+        wait_for(ready, timeout, f"replica {self.name} to be ready")
+        return self
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30)
+
+    def signal(self, sig: int) -> None:
+        assert self.process is not None
+        self.process.send_signal(sig)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        """End the process if it still runs (continued first, in case a test paused it)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGCONT)
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(30)
+
+
 @contextmanager
 def other_process(tmp: Path, database_url: str, executor_id: str = "b",
                   environ: dict[str, str] | None = None) -> Iterator[httpx.Client]:
     """`python -m app` as a second process on the same database (or its own SQLite with ''), offline,
     with `environ` added: its client once it is ready. Its output goes to `tmp/<executor_id>.log`."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "DATA_DIR": str(tmp / executor_id), "PORT": str(port),
-           "EXECUTOR_ID": executor_id}
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS"):
-        env.pop(name, None)
-    env.update(environ or {})
-    with open(tmp / f"{executor_id}.log", "wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT)
-        try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-                wait_for(lambda: _ready(client), 60, "the second process")
-                yield client
-        finally:
-            process.terminate()
-            process.wait(30)
+    replica = Replica(tmp, database_url, executor_id, **(environ or {})).start()
+    try:
+        with replica.wait_ready().client() as client:
+            yield client
+    finally:
+        replica.stop()
 
 
 def _ready(client: httpx.Client) -> bool:

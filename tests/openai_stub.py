@@ -111,6 +111,9 @@ class Record:
     usage: tuple[int, int] = (0, 0)
     behaviour: str = ""
     disconnected: bool = False
+    path: str = ""  # e.g. "/r1/v1/chat/completions": several clients tell themselves apart by a prefix
+    answered_at: float = 0.0  # time.monotonic() when the answer was sent
+    text: str = ""  # the content of a 200 answer
 
 
 # --- default answers ------------------------------------------------------------------------------
@@ -168,6 +171,7 @@ class OpenAIStub:
     def __init__(self, default: Callable[[dict[str, Any]], Any] = default_reply) -> None:
         # Streaming requests (`"stream": true`) are answered with server-sent events.
         self.default = default
+        self.delay = 0.0  # seconds every answer takes (a slow provider), on the stub's own loop
         # Response-format types ("json_schema", "json_object") refused by every Reply, and how.
         self.reject_formats: set[str] = set()
         self.reject_status = 400
@@ -202,6 +206,15 @@ class OpenAIStub:
         """The JSON bodies of the chat requests received so far, in order."""
         with self._lock:
             return [r.body for r in self.records]
+
+    def records_of(self, client: str) -> list[Record]:
+        """The requests that came in through `url_for(client)`."""
+        with self._lock:
+            return [r for r in self.records if r.path.startswith(f"/{client}/")]
+
+    def url_for(self, client: str) -> str:
+        """A base URL for one of several clients: the same stub, its requests recorded under `/<client>`."""
+        return f"http://127.0.0.1:{self.port}/{client}/v1"
 
     @property
     def usage_total(self) -> tuple[int, int]:
@@ -299,7 +312,7 @@ class OpenAIStub:
         except ValueError:
             body = {"_raw": raw.decode("utf-8", "replace")}
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        record = Record(body=body, headers=headers, bytes_received=len(raw))
+        record = Record(body=body, headers=headers, bytes_received=len(raw), path=path)
         with self._arrived:
             if response_format_type(body) in self.reject_formats:
                 # A server without the feature refuses before the script gets a say.
@@ -309,7 +322,10 @@ class OpenAIStub:
             record.behaviour = type(behaviour).__name__
             self.records.append(record)
             self._arrived.notify_all()
+        if self.delay:
+            await asyncio.sleep(self.delay)
         await self._answer(behaviour, body, record, receive, send)
+        record.answered_at = time.monotonic()
 
     async def _answer(self, behaviour: Behaviour, body: dict[str, Any], record: Record,
                       receive: Callable, send: Callable) -> None:
@@ -364,7 +380,7 @@ class OpenAIStub:
             "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
                       "total_tokens": usage[0] + usage[1]},
         }
-        record.usage, record.status = usage, 200
+        record.usage, record.status, record.text = usage, 200, text
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             record.bytes_sent = await _send_stream(send, answer, include_usage)

@@ -2,8 +2,8 @@
 
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
-the full-text `chunks`), and idempotency keys (`idempotency`); `live` reads across them in one
-snapshot for the event stream.
+the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
+(`replicas`); `live` reads across them in one snapshot for the event stream.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from app.repository.files import FileStore
 from app.repository.idempotency import IdempotencyStore
 from app.repository.live import LiveReads
 from app.repository.messages import MessageStore
+from app.repository.replicas import ReplicaStore
 from app.repository.workflows import WorkflowStore
 
 
@@ -26,3 +27,4 @@ class Repository:
         self.workflows = WorkflowStore(db, self.messages)
         self.idempotency = IdempotencyStore(db)
         self.live = LiveReads(db, self.workflows, self.messages, self.files)
+        self.replicas = ReplicaStore(db)

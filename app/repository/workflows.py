@@ -6,11 +6,12 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Sequence
 
-from sqlalchemy import and_, bindparam, delete, or_, select, update
+from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
 
 from app.clock import now
 from app.db import Database
+from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
@@ -28,6 +29,8 @@ from app.tables import (
 )
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
+# DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").
+DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xid"), schema="dbos")
 
 
 class WorkflowStore:
@@ -145,18 +148,20 @@ class WorkflowStore:
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None, claim: Claim | None = None,
     ) -> Appended | None:
         """Write a step's messages and logs, and apply `event`, in one transaction.
 
         Nothing is written (None) unless the workflow is still running round `round_no`: a
         stopped or deleted round gets no further output.
+        With a `claim` (on PostgreSQL), nothing is written and ClaimLostError raised unless the
+        execution still owns the round (see app.fence).
         """
-        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost)
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
-        logs: Sequence[NewLog], event: Event | None, cost: Cost | None,
+        logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
     ) -> Appended | None:
         stamp = now()
         row = self._lock(conn, workflow_id)
@@ -165,6 +170,7 @@ class WorkflowStore:
         status = before = WorkflowStatus(row.status)
         if status is not WorkflowStatus.RUNNING:
             return None
+        self._fence(conn, claim)
         if event is not None:
             status = next_status(status, event)
             conn.execute(
@@ -178,24 +184,41 @@ class WorkflowStore:
         return written
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
-                              contents: list[ContentItem], logs: Sequence[NewLog] = ()) -> Appended | None:
+                              contents: list[ContentItem], logs: Sequence[NewLog] = (),
+                              claim: Claim | None = None) -> Appended | None:
         """Fill in one document of the round's user message with its extracted contents, with `logs`.
 
         The contents are filled in whatever the round's status (they are the file's, and later
         rounds read them); the logs only while the round runs.
         """
-        return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs)
+        return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs,
+                                       claim)
 
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
-                            contents: list[ContentItem], logs: Sequence[NewLog]) -> Appended | None:
+                            contents: list[ContentItem], logs: Sequence[NewLog],
+                            claim: Claim | None = None) -> Appended | None:
         row = self._lock(conn, workflow_id)
         if row is None or row.current_round != round_no:
             return None
+        if row.status == WorkflowStatus.RUNNING:
+            self._fence(conn, claim)
         message = select(M.id).where(M.key == user_message_key(workflow_id, round_no)).scalar_subquery()
         conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
         if row.status != WorkflowStatus.RUNNING:
             return None
         return self.messages.append_rows_tx(conn, row, [], logs, now())
+
+    def _fence(self, conn: Connection, claim: Claim | None) -> None:
+        """Raise ClaimLostError unless `claim` still owns its DBOS workflow; its status row stays locked
+        until commit. On SQLite one process runs every round, and DBOS's tables are in another file."""
+        if claim is None or self.db.is_sqlite:
+            return
+        # FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes
+        # of one round's parallel tasks do not wait for each other here.
+        owner = conn.execute(select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == claim.workflow)
+                             .with_for_update(read=True)).scalar()
+        if owner != claim.token:
+            raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
 
     def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
         # The row's columns as attributes, unvalidated: every append reads it, and validating
