@@ -73,8 +73,7 @@ def start_replicas(stack: ExitStack, tmp: Path, url: str, stub: OpenAIStub, name
                    **env: str) -> list[Replica]:
     replicas = []
     for name in names:
-        replica = Replica(tmp, url, name, OPENAI_BASE_URL=stub.url_for(name), OPENAI_API_KEY="bench",
-                          LLM_MAX_RETRIES="0", **env)
+        replica = Replica(tmp, url, name, OPENAI_BASE_URL=stub.url_for(name), OPENAI_API_KEY="bench", **env)
         stack.callback(replica.stop)
         replicas.append(replica.start())
         if len(replicas) == 1:

@@ -43,7 +43,7 @@ def cluster(tmp_path, database_url: str, stub, names: list[str], **env: str) -> 
         replicas = {}
         for name in names:
             replica = Replica(tmp_path, database_url, name, OPENAI_BASE_URL=stub.url_for(name),
-                              OPENAI_API_KEY="test", LLM_MAX_RETRIES="0", MAX_CONCURRENT_ROUNDS="20", **env)
+                              OPENAI_API_KEY="test", MAX_CONCURRENT_ROUNDS="20", **env)
             stack.callback(replica.stop)
             replicas[name] = replica.start()
             if len(replicas) == 1:
