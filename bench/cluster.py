@@ -155,6 +155,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.2, help="seconds the model takes per call")
     parser.add_argument("--heartbeat-timeout", type=float, default=5.0)
     parser.add_argument("--takeovers", type=int, default=5)
+    parser.add_argument("--replicas", type=int, nargs="*", default=[1, 2, 3], help="the configurations to measure")
     args = parser.parse_args()
     numbers = itertools.count(1)
     stub = OpenAIStub(default=lambda body: plan_of(2) if request_schema(body) else f"Answer {next(numbers)}.")
@@ -165,7 +166,7 @@ def main() -> None:
           f"(replica logs in {tmp}):", flush=True)
     with stub:
         one = 0.0
-        for n in (1, 2, 3):
+        for n in args.replicas:
             rate, mid, p99 = throughput(args.database_url, Path(tmp), stub, n, args.rounds)
             one = one or rate
             print(f"  {n} replica{'s' if n > 1 else ' '}: {rate:6.2f} rounds/s ({rate / one:.2f} x one replica), "
