@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import os
+import secrets
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -55,7 +58,7 @@ class Settings:
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
     app_version: str = "foreman-1"
-    executor_id: str = "local"  # one per process when several share a PostgreSQL database
+    executor_id: str = "local"  # from_env: one per process on PostgreSQL (see default_executor_id)
     heartbeat_timeout_seconds: float = 30.0  # a replica silent this long has its rounds taken over
     shutdown_grace_seconds: float = 20.0  # on SIGTERM, running steps may finish this long before the handover
     event_heartbeat_seconds: float = 15.0  # an idle event stream sends a comment line this often
@@ -174,6 +177,14 @@ def _flag(raw: str, name: str) -> bool:
     raise SettingsError(f"{name} must be true or false, not {raw!r}.")
 
 
+def default_executor_id(database_url: str) -> str:
+    """SQLite: the fixed "local", so a restarted process resumes its own rounds. PostgreSQL: this
+    process's own (host, pid and a random part), so two replicas never share one by accident."""
+    if not database_url or database_url.startswith("sqlite"):
+        return Settings.executor_id
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
 def from_env(env: Mapping[str, str]) -> Settings:
     """Build settings from an environment mapping (os.environ in production, a dict in tests)."""
     base = Settings()
@@ -229,7 +240,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         log_model_io=_flag(env.get("LOG_MODEL_IO", ""), "LOG_MODEL_IO"),
         log_format=log_format,
         api_keys=_parse_keys(env.get("API_KEYS", "")),
-        executor_id=env.get("EXECUTOR_ID") or base.executor_id,
+        executor_id=env.get("EXECUTOR_ID") or default_executor_id(env.get("DATABASE_URL", "")),
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
         file_store=file_store,
         metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
@@ -266,7 +277,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("ROUND_RETRY_BUDGET", str(Settings.round_retry_budget), "retries in one round"),
     ("EXTRACT_TIMEOUT_SECONDS", str(int(Settings.extract_timeout_seconds)),
      "time limit for extracting one file (its own work, not time queued)"),
-    ("EXECUTOR_ID", "local", "DBOS executor id; one per process sharing a PostgreSQL database"),
+    ("EXECUTOR_ID", "local on SQLite; host-pid-random on PostgreSQL",
+     "DBOS executor id: which process runs (and on SQLite resumes) a round"),
     ("HEARTBEAT_TIMEOUT_SECONDS", str(int(Settings.heartbeat_timeout_seconds)),
      "a replica silent this long has its rounds taken over by another (PostgreSQL)"),
     ("SHUTDOWN_GRACE_SECONDS", str(int(Settings.shutdown_grace_seconds)),
