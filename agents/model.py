@@ -98,6 +98,8 @@ class Model(Protocol):
 class ModelError(Exception):
     """A model call failed for good (after retries, or on a non-retryable answer)."""
 
+    code = "model_error"  # the outcome label of the model-call metrics
+
     def __init__(self, message: str, *, usage: Usage = Usage()) -> None:
         super().__init__(message)
         self.usage = usage
@@ -106,9 +108,13 @@ class ModelError(Exception):
 class ModelOutputError(ModelError):
     """The model answered, but not with output that parses and validates."""
 
+    code = "model_output_invalid"  # the outcome label of the model-call metrics
+
 
 class ModelBudgetError(ModelError):
     """The round's retry or token budget is spent."""
+
+    code = "model_budget_exhausted"  # the outcome label of the model-call metrics
 
 
 class RetryBudget:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import zipfile
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from agents.base import OutputFile, TaskResult
 from agents.registry import build_registry
@@ -36,7 +40,20 @@ def registry_with(agent) -> object:
 
 
 def blobs(server: LiveServer) -> set[str]:
-    return {p.name for p in server.app.state.runtime.storage.root.rglob("*") if p.is_file()}
+    """The hashes of the bytes the server's file store keeps (a directory, or rows of the database)."""
+    storage = server.app.state.runtime.storage
+    if storage.kind == "local":
+        return {p.name for p in storage.root.rglob("*") if p.is_file()}
+
+    async def stored() -> set[str]:  # on a connection of its own: the server's pool lives on its loop
+        engine = create_async_engine(server.app.state.settings.app_database_url)
+        try:
+            async with engine.connect() as conn:
+                return set((await conn.execute(sa.text("SELECT DISTINCT sha256 FROM file_chunks"))).scalars())
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(stored())
 
 
 def test_a_task_over_the_cap_delivers_the_cap_and_one_zip_that_holds_the_rest(tmp_path, database_url):
