@@ -22,7 +22,8 @@ from stopwords import get_stopwords
 from agents.base import DocumentText, Passage
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.language import detect_language
-from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS, split_sentences
+from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS
+from agents.toolkit.sentences import split_sentences
 
 CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants

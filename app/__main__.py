@@ -12,6 +12,7 @@ import sys
 from app.config import Settings, SettingsError, from_env, help_text
 from app.logs import configure_logging
 
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args != ["migrate"]:

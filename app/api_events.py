@@ -13,8 +13,8 @@ from litestar.response import Stream
 from litestar.response.base import ASGIResponse
 from litestar.types import Receive, Scope, Send
 
-from app.events import EventStream, Position, parse_event_id
 from app.api_workflows import WorkflowId
+from app.events import EventStream, Position, parse_event_id
 from app.http import errors
 from app.schemas import MAX_ID
 

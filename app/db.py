@@ -9,8 +9,8 @@ from typing import Any, Callable, TypeVar
 import msgspec
 from sqlalchemy import create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.pool import StaticPool
 from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import StaticPool
 
 from app import schema
 

@@ -10,7 +10,6 @@ import threading
 from typing import Any, AsyncIterator
 
 import sqlalchemy as sa
-
 from dbos import DBOS, SetWorkflowID
 
 from agents.toolkit.language import load_detector

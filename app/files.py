@@ -5,10 +5,10 @@ from __future__ import annotations
 from app.clock import now
 from app.errors import BadRequestError, NotFoundError, PayloadTooLargeError
 from app.filenames import clean_name, split_name
+from app.filestore import BlobStore
 from app.records import Owner
 from app.repository.files import FileStore
 from app.schemas import FileInfo
-from app.filestore import BlobStore
 from app.tables import FileRow
 from app.views import file_info
 from extractors.detect import detect_mime

@@ -26,8 +26,8 @@ from app.errors import (
     UnauthorizedError,
     UnsupportedMediaTypeError,
 )
-from app.records import Owner
 from app.openapi import ERROR_TEXT
+from app.records import Owner
 from app.schemas import ConflictBody, ErrorBody
 
 log = logging.getLogger("foreman.http")

@@ -15,24 +15,24 @@ from litestar.types import Receive, Scope, Send
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import api_events, api_files, api_workflows, docs, edge, metrics, page
-from app.config import Settings, from_env
 from app.clock import now
+from app.config import Settings, from_env
 from app.cursors import CursorCache
 from app.db import Database
 from app.documents import Documents
 from app.engine import Engine
+from app.errors import NotReadyError
 from app.events import Changes
+from app.files import FileService
+from app.filestore import open_store
+from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 from app.journal import Journal
 from app.repository import Repository
 from app.repository.chunks import ChunkStore
 from app.round_data import RoundData
 from app.runtime import Runtime
-from app.search import IndexRetriever
-from app.filestore import open_store
-from app.errors import NotReadyError
-from app.files import FileService
-from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 from app.schemas import Health
+from app.search import IndexRetriever
 from app.service import WorkflowService
 
 log = logging.getLogger("foreman")

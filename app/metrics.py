@@ -17,8 +17,16 @@ from typing import Any, Mapping
 
 from litestar import Response, get
 from litestar.plugins.prometheus import PrometheusConfig
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
-                               generate_latest, multiprocess)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 from agents.model import ModelError, ModelRequest, ModelResponse
 

@@ -6,12 +6,11 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
-from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.manager import RoundInput
-from agents.model import Model
-from agents.base import Retriever
-from agents.runner import task_context
 from agents.memory import PriorRound, PriorTask, history_entries
+from agents.model import Model
+from agents.runner import task_context
 from app.clock import now
 from app.documents import Documents, read_document, stored_items
 from app.filenames import split_name

@@ -26,8 +26,8 @@ from agents.runner import run_task
 from app.documents import display_name
 from app.drain import gated
 from app.fence import ClaimLostError
-from app.handle import current
 from app.fsm import Event
+from app.handle import current
 from app.journal import reason_of
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.runtime import Runtime

@@ -13,11 +13,11 @@ from app.cursors import CursorCache
 from app.db import Database
 from app.documents import Documents
 from app.events import Changes
+from app.filestore import BlobStore
 from app.journal import Journal
 from app.repository import Repository
 from app.round_data import RoundData
 from app.search import IndexRetriever
-from app.filestore import BlobStore
 
 
 @dataclass

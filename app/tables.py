@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
-
 # 64-bit ids on PostgreSQL; on SQLite "INTEGER PRIMARY KEY" is already 64-bit and must be spelt
 # that way to stay the rowid (autoincrementing).
 ID = BigInteger().with_variant(Integer(), "sqlite")

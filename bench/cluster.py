@@ -28,7 +28,6 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
-import httpx
 from common import median
 
 from tests.harness import Replica, pg_fetch, plan_of

@@ -43,15 +43,6 @@ class DelayedModel(Model):
         return ModelResponse(text="Checked.", usage=usage, model=self.name)
 
 
-def free_port() -> int:
-    """A port nobody listens on now (others run the same benchmarks on this machine)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2

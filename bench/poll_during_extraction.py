@@ -18,7 +18,7 @@ import threading
 import time
 
 import httpx
-from common import ROOT, service, completed_workflow
+from common import ROOT, completed_workflow, service
 
 PDF = ROOT.parent / "shared" / "corpus" / "freeculture.pdf"
 TURNS = 3

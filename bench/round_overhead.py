@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Iterator
 
 import sqlalchemy as sa
-
 from common import ROOT
 
 from agents.registry import build_registry

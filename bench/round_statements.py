@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
     sys.path.insert(0, args.root)
-    import agents, app, extractors  # noqa: E401, F401  (the tree measured, before common puts this one first)
+    import agents  # noqa: E401, F401  (the tree measured, before common puts this one first)
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     with tempfile.TemporaryDirectory() as tmp:

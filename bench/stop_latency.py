@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import httpx
-
 from common import ROOT, free_port, median, service, table_document, wait
 
 PROMPT = "Summarise this document and extract all its tables as an Excel workbook."

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_UP, Decimal
 from datetime import date, datetime, time, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]

@@ -260,6 +260,6 @@ async def extract_isolated(data: bytes, name: str, mime: str | None, password: s
         return await _shared_pool().run(data, name, mime, password, timeout, progress)
     except asyncio.CancelledError:
         raise
-    except Exception as error:  # noqa: BLE001 - the caller gets a result, never an exception
+    except Exception:  # the caller gets a result, never an exception
         log.exception("isolated extraction of %s failed", name)
         return _notice(name, "corrupt", f"{name}: extraction failed for a reason of the service; try again.")

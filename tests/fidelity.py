@@ -16,7 +16,6 @@ from typing import Any
 from extractors.tables import trim
 from tests.corpus import CORPUS
 
-
 # Table-bearing corpus documents, and documents of prose that must yield no table.
 TABLE_DOCS = [
     "2023-half-year-analyses-by-segment.xlsx", "testEXCEL.xlsx", "testEXCEL-formats.xlsx",

@@ -12,9 +12,9 @@ import sys
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import httpx

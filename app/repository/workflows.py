@@ -17,7 +17,6 @@ from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
 from app.repository.chunks import delete_unused_chunks_tx
 from app.repository.messages import MessageStore, user_message_key
-from extractors.base import ContentItem
 from app.tables import (
     DocumentRow,
     FileRow,
@@ -27,6 +26,7 @@ from app.tables import (
     RoundFileRow,
     WorkflowRow,
 )
+from extractors.base import ContentItem
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
 # DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").

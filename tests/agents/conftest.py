@@ -136,9 +136,8 @@ async def play_round(prompt: str, documents: list[DocumentText], model: Model, r
 
 def output_document(file: OutputFile) -> DocumentText | None:
     """An agent's output as a later task reads it: extracted as the service extracts a stored file."""
-    from extractors import extract
-
     from app.documents import document_of
+    from extractors import extract
 
     extraction = extract(file.data, file.name, mime=file.mime.split(";", 1)[0].strip())
     doc = document_of(file.name, file.name.rsplit(".", 1)[-1], extraction.mime, len(file.data),
@@ -157,9 +156,8 @@ def load_document(name: str) -> DocumentText:
 @functools.cache  # extraction of a long PDF takes seconds; agents never modify documents
 def _extracted(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
-    from extractors import extract
-
     from app.documents import document_of
+    from extractors import extract
 
     extraction = extract(data, name)
     return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)

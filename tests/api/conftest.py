@@ -18,8 +18,8 @@ from app.config import ApiKey
 from tests.harness import (
     BACKENDS,
     LiveServer,
-    backend_url,
     ScriptedModel,
+    backend_url,
     plan_of,
     settings_for,
     wait_for,

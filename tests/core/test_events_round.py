@@ -18,7 +18,7 @@ def test_a_multi_task_offline_round_on_real_documents_streams_what_a_poller_sees
             "listFileId": [f["id"] for f in files]}).json()["id"]
         reader = EventReader(f"{live.url}/api/workflows/{wid}/events").start()
         polled = {"messages": [], "logs": []}
-        while not (reader.last_status() or {}).get("status") in ("completed", "failed"):
+        while (reader.last_status() or {}).get("status") not in ("completed", "failed"):
             for kind, items in polled.items():  # a poller beside the stream, by cursor
                 page = client.get(f"/api/workflows/{wid}/{kind}",
                                   params={"id": items[-1]["id"]} if items else {}).json()

@@ -13,12 +13,13 @@ import threading
 import time
 from collections import Counter
 from contextlib import ExitStack, contextmanager
-from typing import Any, Iterator
+from typing import Iterator
 
 import httpx
 import pytest
 
-from tests.harness import Replica, pg_fetch as sql, plan_of, wait_for
+from tests.harness import Replica, plan_of, wait_for
+from tests.harness import pg_fetch as sql
 from tests.openai_stub import request_schema
 
 TIMEOUT = "4"  # HEARTBEAT_TIMEOUT_SECONDS of the replicas that may be taken over
