@@ -161,7 +161,9 @@ def _report(found: list[tuple[DocumentText, Table]], labels: list[str], files: l
     docs = list(dict.fromkeys(doc.name for doc, _ in found))
     lines = [say("tables_found", language, n=len(found), docs=", ".join(docs)), ""]
     for (doc, table), label in zip(found, labels):
-        where = say("table_from", language, doc=doc.name, source=table.source or table.name)
+        # A workbook's sheet is named by its label already; other sources (a PDF page) are said.
+        named = table.meta.get("sheet") == label
+        where = doc.name if named else say("table_from", language, doc=doc.name, source=table.source or table.name)
         lines.append(f"- {say('table_sheet', language, sheet=label, where=where, rows=len(table.rows), cols=table.width)}")
     lines.append("")
     for (doc, table), label in list(zip(found, labels))[:3]:

@@ -145,3 +145,14 @@ async def test_a_document_without_text_is_reported_not_sent_to_the_model():
         task = TaskSpec("t1", agent, "Work on it", ["scan.pdf"])
         result = await run_task(registry, task, context_for(task, ScriptedModel(), empty, language="fr"))
         assert "scan.pdf ne contient aucun texte lisible." in result.text
+
+
+async def test_the_data_extractor_names_each_workbook_sheet_once_in_the_user_s_language():
+    from tests.agents.conftest import load_document
+
+    doc = load_document("2023-half-year-analyses-by-segment.xlsx")
+    task = TaskSpec("t1", "data_extractor", "Die Tabellen als Excel-Datei", [doc.name])
+    result = await run_task(build_registry(entry_points=False), task,
+                            context_for(task, ScriptedModel(), doc, language="de"))
+    line = next(x for x in result.text.splitlines() if x.startswith("- Blatt „OS-Rev.and results 30 06 2023“"))
+    assert line == "- Blatt „OS-Rev.and results 30 06 2023“: 2023-half-year-analyses-by-segment.xlsx, 39 Zeilen × 10 Spalten"

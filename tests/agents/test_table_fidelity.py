@@ -53,7 +53,7 @@ async def test_each_sheet_is_named_after_its_source_with_a_frozen_bold_header() 
     assert len(numbers) > 50
     assert sheet.column_dimensions["A"].width > 8
     assert "5 tables extracted from 2023-half-year-analyses-by-segment.xlsx." in result.text
-    assert "sheet “OS-Rev.and results 30 06 2023”: sheet OS-Rev.and results 30 06 2023 of" in result.text
+    assert "sheet “OS-Rev.and results 30 06 2023”: 2023-half-year-analyses-by-segment.xlsx, 39 rows" in result.text
     assert result.text.rstrip().endswith("2023-half-year-analyses-by-segment-tables.xlsx (5 sheets)")
 
 
