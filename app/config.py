@@ -66,6 +66,11 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
     file_store: str = ""  # "local" or "database"; empty: database on PostgreSQL, local on SQLite
     metrics: bool = True  # GET /metrics (Prometheus text, no key) and the HTTP request metrics
+    # PostgreSQL connections of one replica, at most: the sum of these three plus 2 (see `max_connections`).
+    database_pool_size: int = 10  # the service's own pool: connections kept open
+    database_max_overflow: int = 5  # ... and opened beyond those under a burst, closed when returned
+    database_pool_timeout_seconds: float = 30.0  # a request (or a round's write) waits this long for a connection
+    dbos_pool_size: int = 10  # DBOS's system-database pool (its checkpoints, queue and recovery)
 
     @property
     def max_json_bytes(self) -> int:
@@ -81,6 +86,12 @@ class Settings:
     def local_mode(self) -> bool:
         """Single-user mode: no API keys configured."""
         return not self.api_keys
+
+    @property
+    def max_connections(self) -> int:
+        """The most PostgreSQL connections one replica opens: both pools, DBOS's LISTEN connection
+        (which it takes out of its pool) and the cursor notifications' LISTEN connection."""
+        return self.database_pool_size + self.database_max_overflow + self.dbos_pool_size + 2
 
     @property
     def app_database_url(self) -> str:
@@ -213,6 +224,9 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_round_tokens": "MAX_ROUND_TOKENS",
         "task_concurrency": "TASK_CONCURRENCY",
         "max_task_outputs": "MAX_TASK_OUTPUTS",
+        "database_pool_size": "DATABASE_POOL_SIZE",
+        "database_max_overflow": "DATABASE_MAX_OVERFLOW",
+        "dbos_pool_size": "DBOS_POOL_SIZE",
     }
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
@@ -222,11 +236,15 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "event_send_timeout_seconds": "EVENT_SEND_TIMEOUT_SECONDS",
         "heartbeat_timeout_seconds": "HEARTBEAT_TIMEOUT_SECONDS",
         "shutdown_grace_seconds": "SHUTDOWN_GRACE_SECONDS",
+        "database_pool_timeout_seconds": "DATABASE_POOL_TIMEOUT_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
     if not numbers["heartbeat_timeout_seconds"]:
         raise SettingsError("HEARTBEAT_TIMEOUT_SECONDS must be more than 0.")
+    for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE")):
+        if not numbers[attr]:
+            raise SettingsError(f"{var} must be at least 1.")
     return Settings(
         host=env.get("HOST", base.host) or base.host,
         data_dir=Path(env.get("DATA_DIR") or base.data_dir),
@@ -283,6 +301,14 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "a replica silent this long has its rounds taken over by another (PostgreSQL)"),
     ("SHUTDOWN_GRACE_SECONDS", str(int(Settings.shutdown_grace_seconds)),
      "on SIGTERM, running steps may finish this long; then the rest is handed over"),
+    ("DATABASE_POOL_SIZE", str(Settings.database_pool_size),
+     "PostgreSQL: connections the service's pool keeps open"),
+    ("DATABASE_MAX_OVERFLOW", str(Settings.database_max_overflow),
+     "PostgreSQL: connections opened beyond the pool under a burst"),
+    ("DATABASE_POOL_TIMEOUT_SECONDS", str(int(Settings.database_pool_timeout_seconds)),
+     "PostgreSQL: a request waits this long for a free connection, then answers 503 database_unavailable"),
+    ("DBOS_POOL_SIZE", str(Settings.dbos_pool_size),
+     "PostgreSQL: DBOS's pool; one replica opens at most the three sizes + 2 connections"),
     ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
     ("LOG_MODEL_IO", "false", "true: log every model request and answer"),

@@ -8,6 +8,7 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 from sqlalchemy import create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import StaticPool
@@ -21,6 +22,32 @@ READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see
 # msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
 # times faster than the standard library, so a large document holds the GIL for less time.
 JSON = {"json_serializer": lambda value: msgspec.json.encode(value).decode(), "json_deserializer": msgspec.json.decode}
+
+
+# PostgreSQL's SQLSTATEs of a server that cannot serve a session now: a connection failure (08),
+# too many clients or out of resources (53), shutting down or starting up (57P01-57P03).
+_UNAVAILABLE_STATES = ("08", "53", "57P01", "57P02", "57P03")
+
+
+def unavailable(exc: BaseException) -> bool:
+    """True when `exc` (or what caused it) says the database refused or lost the connection, or no
+    pooled connection came free in time: the request may succeed later, unchanged."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        error = todo.pop()
+        if error is None or id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, (sa_exc.TimeoutError, ConnectionError)):  # pool exhausted; refused or reset
+            return True
+        if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
+            return True
+        state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
+        if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
+            return True
+        todo += [getattr(error, "orig", None), error.__cause__, error.__context__]
+    return False
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -43,7 +70,11 @@ def _sqlite_begin(conn: Any) -> None:
 class Database:
     """The engines of one database: a writer and a reader (the same engine on PostgreSQL)."""
 
-    def __init__(self, url: str, idle_transaction_seconds: float = 0) -> None:
+    def __init__(self, url: str, idle_transaction_seconds: float = 0, *, pool_size: int = 10, max_overflow: int = 5,
+                 pool_timeout: float = 30.0, application_name: str = "foreman") -> None:
+        """`pool_size`, `max_overflow` and `pool_timeout` size the PostgreSQL pool (DATABASE_POOL_SIZE,
+        DATABASE_MAX_OVERFLOW, DATABASE_POOL_TIMEOUT_SECONDS); `application_name` names its
+        connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged."""
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
@@ -70,9 +101,11 @@ class Database:
         else:
             # A replica paused inside a transaction (SIGSTOP, a frozen VM) must not hold the row locks
             # its taker needs: PostgreSQL ends such a session after the heartbeat timeout.
-            settings = ({"idle_in_transaction_session_timeout": str(int(idle_transaction_seconds * 1000))}
-                        if idle_transaction_seconds else {})
-            self.writer = create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True,
+            settings = {"application_name": application_name[:63]}  # PostgreSQL keeps 63 bytes of it
+            if idle_transaction_seconds:
+                settings["idle_in_transaction_session_timeout"] = str(int(idle_transaction_seconds * 1000))
+            self.writer = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
+                                              pool_timeout=pool_timeout, pool_pre_ping=True,
                                               connect_args={"server_settings": settings}, **JSON)
             self.reader = self.writer
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []

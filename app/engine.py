@@ -71,7 +71,8 @@ class Engine:
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
         self.listener = (None if rt.settings.is_sqlite
-                         else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local))
+                         else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
+                                       application_name=f"foreman {rt.settings.executor_id}"))
         self.drain = Drain()
         # Replicas share a PostgreSQL database; on SQLite one process runs everything, and resumes its own.
         self.replicas = (None if rt.settings.is_sqlite else Replicas(
@@ -98,7 +99,6 @@ class Engine:
             "application_version": settings.app_version,
             "executor_id": settings.executor_id,
             "log_level": "WARNING",
-            "sys_db_pool_size": 40,
             # DBOS's own default is a thread per concurrent checkpoint, without bound: 100 rounds of
             # five parallel tasks spawned hundreds of threads fighting over the GIL and one SQLite
             # connection. A small pool does the same checkpoints with less switching.
@@ -106,8 +106,14 @@ class Engine:
         }
         if settings.is_sqlite:
             config["system_database_engine"] = system_engine(settings.system_database_url)
-        else:  # a paused replica's open transaction must not hold locks its taker waits on
+        else:
+            # A paused replica's open transaction must not hold locks its taker waits on.
             config["sys_db_idle_transaction_timeout_sec"] = settings.heartbeat_timeout_seconds
+            # DBOS's pool has no overflow: it opens at most DBOS_POOL_SIZE connections, plus the one
+            # it takes out of the pool to LISTEN. Its connections carry the replica's name.
+            config["sys_db_pool_size"] = settings.dbos_pool_size
+            config["db_engine_kwargs"] = {"connect_args": {
+                "application_name": f"foreman-dbos {settings.executor_id}"[:63]}}
         DBOS(config=config)
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()

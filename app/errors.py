@@ -75,6 +75,14 @@ class NotReadyError(ApplicationError):
     code = "not_ready"
 
 
+class DatabaseUnavailableError(ApplicationError):
+    """The database refused a connection, lost it, or none came free in time: try again shortly."""
+
+    status_code = 503
+    code = "database_unavailable"
+    retry_after_seconds = 5
+
+
 class StoredFileError(ApplicationError):
     """A file's stored bytes are missing or no longer match their checksum: never served wrong."""
 

@@ -19,9 +19,11 @@ from litestar.exceptions import (
 from litestar.openapi.datastructures import ResponseSpec
 
 from app.config import Settings
+from app.db import unavailable
 from app.errors import (
     ApplicationError,
     BadRequestError,
+    DatabaseUnavailableError,
     PayloadTooLargeError,
     UnauthorizedError,
     UnsupportedMediaTypeError,
@@ -99,10 +101,26 @@ def _problem(error: dict[str, Any]) -> str:
 
 
 def on_unexpected(request: Request, exc: Exception) -> Response:
+    if unavailable(exc):  # not a defect: the database is down, full, or every connection is busy
+        return on_database_unavailable(request, exc)
     # The client learns that something broke and when; the trace stays in the server's log.
     log.exception("Unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, "The server could not complete this request; it has been logged. Try again.",
                           "internal_error")
+
+
+def on_database_unavailable(request: Request, exc: Exception) -> Response:
+    """503 with Retry-After: the request is fine and may be sent again unchanged."""
+    log.warning("Database unavailable on %s %s: %s", request.method, request.url.path,
+                f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+    error = DatabaseUnavailableError(
+        "The database cannot take this request now (it refused the connection, is unreachable, or every "
+        f"connection is busy). Try again in {DatabaseUnavailableError.retry_after_seconds} seconds; if this "
+        "persists, the operator should check that PostgreSQL is up and that its max_connections covers "
+        "every replica's pools (see the README).")
+    response = on_application_error(request, error)
+    response.headers["Retry-After"] = str(error.retry_after_seconds)
+    return response
 
 
 EXCEPTION_HANDLERS = {

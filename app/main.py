@@ -104,7 +104,10 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
-    db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds)
+    db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds,
+                  pool_size=settings.database_pool_size, max_overflow=settings.database_max_overflow,
+                  pool_timeout=settings.database_pool_timeout_seconds,
+                  application_name=f"foreman {settings.executor_id}")
     repo = Repository(db)
     storage = open_store(settings.file_store_kind, db, settings.data_dir / "files")
     changes = Changes()

@@ -58,8 +58,10 @@ def apply(cache: CursorCache, message: str) -> None:
 class Listener:
     """A LISTEN connection feeding the cache; reconnects, and keeps the cache off while down."""
 
-    def __init__(self, database_url: str, cache: CursorCache, on_stop: Callable[[str], None]) -> None:
+    def __init__(self, database_url: str, cache: CursorCache, on_stop: Callable[[str], None],
+                 application_name: str = "foreman") -> None:
         self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        self.application_name = application_name[:63]
         self.cache = cache
         self.on_stop = on_stop
         self._task: asyncio.Task | None = None
@@ -80,7 +82,7 @@ class Listener:
         while True:
             conn = None
             try:
-                conn = await asyncpg.connect(self.dsn)
+                conn = await asyncpg.connect(self.dsn, server_settings={"application_name": self.application_name})
                 lost = asyncio.Event()
                 conn.add_termination_listener(lambda _c: lost.set())
                 await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, msg: apply(self.cache, msg))

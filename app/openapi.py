@@ -62,7 +62,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}"): ("removeDocument", "workflows", {
         400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "document_not_found", *NO_ROUTE]}),
 }
-GENERAL = {405: ["method_not_allowed"], 404: NO_ROUTE, 500: ["internal_error"]}
+GENERAL = {405: ["method_not_allowed"], 404: NO_ROUTE, 500: ["internal_error"], 503: ["database_unavailable"]}
 ERROR_TEXT = {
     400: "The request is malformed or names something that does not fit.",
     401: "The Authorization header is missing or names an unknown key.",
@@ -73,7 +73,7 @@ ERROR_TEXT = {
     415: "The request body is not of the media type this operation takes.",
     422: "The Idempotency-Key was used before with a different request.",
     500: "A file's stored bytes are missing or fail their checksum on the server; they are not served.",
-    503: "The service is starting or stopping.",
+    503: "The service is starting or stopping, or its database cannot take the request now (Retry-After).",
 }
 TAGS = [
     {"name": "files", "description": "Uploads and documents produced by agents."},

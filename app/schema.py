@@ -47,7 +47,7 @@ def sync_engine(url: str) -> sa.Engine:
     """An engine for migrating: on SQLite, DDL in a real transaction that holds the write lock."""
     url = sync_url(url)
     if not url.startswith("sqlite"):
-        return sa.create_engine(url, poolclass=NullPool)
+        return sa.create_engine(url, poolclass=NullPool, connect_args={"application_name": "foreman migrate"})
     engine = sa.create_engine(url, poolclass=NullPool, connect_args={"isolation_level": None})
 
     @sa.event.listens_for(engine, "connect")

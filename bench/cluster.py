@@ -11,6 +11,12 @@ from its start's answer to its last write (the database's own stamps). Then: one
 killed with SIGKILL while its rounds wait for the model, and the takeover time is measured from
 the kill to the first message the taker writes for one of them (which includes the heartbeat
 timeout, the takeover and the interrupted model call), median of `--takeovers`.
+
+Each replica runs with MAX_CONCURRENT_ROUNDS=16 and pools smaller than the defaults, passed
+explicitly: DATABASE_POOL_SIZE=8, DATABASE_MAX_OVERFLOW=4, DBOS_POOL_SIZE=8, so at most
+8 + 4 + 8 + 2 = 22 connections each and 66 for three replicas, which leaves room under PostgreSQL's
+default max_connections of 100 for the other users of a shared server. The most connections each
+replica held at once (pg_stat_activity, sampled every 50 ms) is printed beside its figures.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import os
 import signal
 import statistics
 import tempfile
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +44,42 @@ SERVER = os.environ.get("FOREMAN_TEST_PG_URL", "postgresql+asyncpg://postgres@12
 
 
 SLOTS = 16
+POOLS = {"DATABASE_POOL_SIZE": "8", "DATABASE_MAX_OVERFLOW": "4", "DBOS_POOL_SIZE": "8"}
+MOST = sum(int(v) for v in POOLS.values()) + 2  # the README's formula: both pools and two LISTEN connections
+
+
+class Peaks:
+    """The most connections each replica (by the application_name its connections carry) held at once."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.peak: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._sample()), daemon=True)
+
+    async def _sample(self) -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(self.url.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            while not self._stop.is_set():
+                rows = await conn.fetch("SELECT split_part(application_name, ' ', 2) AS replica, count(*) AS n "
+                                        "FROM pg_stat_activity WHERE datname = current_database() "
+                                        "AND application_name LIKE 'foreman%' "
+                                        "AND application_name <> 'foreman migrate' GROUP BY 1")
+                for row in rows:
+                    self.peak[row["replica"]] = max(self.peak.get(row["replica"], 0), row["n"])
+                await asyncio.sleep(0.05)
+        finally:
+            await conn.close()
+
+    def __enter__(self) -> Peaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
 
 
 def admin(url: str, statement: str) -> None:
@@ -101,13 +144,13 @@ def wait_rows(url: str, query: str, timeout: float, what: str, every: float = 0.
     raise SystemExit(f"timed out waiting for {what}")
 
 
-def throughput(server: str, tmp: Path, stub: OpenAIStub, replicas: int, rounds: int) -> tuple[float, float, float]:
-    """Rounds per second, median and p99 round time (s) for `rounds` rounds spread over `replicas`."""
-    with Database(server) as url, ExitStack() as stack:
+def throughput(server: str, tmp: Path, stub: OpenAIStub, replicas: int,
+               rounds: int) -> tuple[float, float, float, int]:
+    """Rounds per second, median and p99 round time (s) for `rounds` rounds spread over `replicas`, and
+    the most connections one replica held at once."""
+    with Database(server) as url, ExitStack() as stack, Peaks(url) as peaks:
         names = [f"n{replicas}r{i}" for i in range(1, replicas + 1)]
-        # 16 rounds at once per replica: with many more, three replicas' pools (each up to 40 connections
-        # for its writes and 40 for DBOS) outgrow PostgreSQL's default max_connections of 100.
-        nodes = start_replicas(stack, tmp, url, stub, names, MAX_CONCURRENT_ROUNDS=str(SLOTS))
+        nodes = start_replicas(stack, tmp, url, stub, names, MAX_CONCURRENT_ROUNDS=str(SLOTS), **POOLS)
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda n: start(nodes[n % replicas], f"Look at case {n}."), range(rounds)))
         wait_rows(url, "SELECT 1 FROM workflows HAVING count(*) FILTER (WHERE status = 'running') = 0",
@@ -120,14 +163,14 @@ def throughput(server: str, tmp: Path, stub: OpenAIStub, replicas: int, rounds: 
             raise SystemExit(f"{len(failed)} round(s) did not complete: {failed[0]['message']}")
         times = sorted((r["ended"] - r["started_at"]).total_seconds() for r in rows)
         wall = (max(r["ended"] for r in rows) - min(r["started_at"] for r in rows)).total_seconds()
-        return rounds / wall, median(times), statistics.quantiles(times, n=100)[-1]
+        return rounds / wall, median(times), statistics.quantiles(times, n=100)[-1], max(peaks.peak.values())
 
 
 def takeover_times(server: str, tmp: Path, stub: OpenAIStub, runs: int, timeout: float) -> list[float]:
     """Seconds from SIGKILL of a replica whose rounds wait for the model to the taker's first message."""
     times = []
     with Database(server) as url, ExitStack() as stack:
-        env = {"HEARTBEAT_TIMEOUT_SECONDS": str(timeout)}
+        env = {"HEARTBEAT_TIMEOUT_SECONDS": str(timeout), **POOLS}
         start_replicas(stack, tmp, url, stub, ["taker"], **env)
         for run in range(runs):
             victim = start_replicas(stack, tmp, url, stub, [f"victim{run}"], **env)[0]
@@ -161,15 +204,18 @@ def main() -> None:
     stub.delay = args.delay
     tmp = tempfile.mkdtemp(prefix="foreman-cluster-")  # the replicas' logs stay there
     print(f"{args.rounds} rounds started at once (3 model calls of {args.delay * 1000:.0f} ms each, one after "
-          f"another; MAX_CONCURRENT_ROUNDS={SLOTS}), replicas on one PostgreSQL, {os.cpu_count()} cores "
-          f"(replica logs in {tmp}):", flush=True)
+          f"another; MAX_CONCURRENT_ROUNDS={SLOTS}), replicas on one PostgreSQL, {os.cpu_count()} cores, "
+          f"{' '.join(f'{k}={v}' for k, v in POOLS.items())} (at most {MOST} connections a replica), "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (replica logs in {tmp}):", flush=True)
     with stub:
         one = 0.0
         for n in args.replicas:
-            rate, mid, p99 = throughput(args.database_url, Path(tmp), stub, n, args.rounds)
+            rate, mid, p99, most = throughput(args.database_url, Path(tmp), stub, n, args.rounds)
             one = one or rate
             print(f"  {n} replica{'s' if n > 1 else ' '}: {rate:6.2f} rounds/s ({rate / one:.2f} x one replica), "
-                  f"round time median {mid * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms", flush=True)
+                  f"round time median {mid * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms; most connections held by "
+                  f"one replica {most} of {MOST}; load average now "
+                  f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         stub.delay = max(args.delay, 1.0)  # the victim's rounds must still wait for the model when it is killed
         takeovers = takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
     print(f"takeover (SIGKILL -> the taker's first message, HEARTBEAT_TIMEOUT_SECONDS={args.heartbeat_timeout:g}, "

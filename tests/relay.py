@@ -6,6 +6,7 @@ records, per connection, how much the server sent and which side closed first, a
         seen = relay.received()
         wait_for(lambda: relay.streaming(3000, since=seen), ...)  # a new response is coming in
         wait_for(lambda: relay.closed_by_client(), ...) # the client hung up on a running response
+        relay.down(); ...; relay.up()             # the server is unreachable meanwhile (refused)
 """
 
 from __future__ import annotations
@@ -42,10 +43,20 @@ class Relay:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._listener.close()
+        self.down()
+
+    def down(self) -> None:
+        """Cut every relayed connection and refuse new ones, as a server that went away."""
+        _close(self._listener)  # shut down first: a bare close leaves a blocked accept() accepting
         with self._lock:
             for sock in self._open:
                 _close(sock)
+            self._open.clear()
+
+    def up(self) -> None:
+        """Accept connections on the same port again (after `down`)."""
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
 
     def received(self) -> list[int]:
         """Bytes each connection has received so far, to count a later response's from."""
@@ -63,9 +74,10 @@ class Relay:
                          and p.client_closed is None and p.server_closed is None), None)
 
     def _accept(self) -> None:
+        listener = self._listener
         while True:
             try:
-                client, _ = self._listener.accept()
+                client, _ = listener.accept()
             except OSError:  # the relay was closed
                 return
             try:

@@ -1,0 +1,141 @@
+"""The PostgreSQL pools are sized by settings, and a database that cannot take a request answers 503.
+
+One replica opens at most DATABASE_POOL_SIZE + DATABASE_MAX_OVERFLOW + DBOS_POOL_SIZE + 2
+connections (the README's formula, which operators size max_connections by); its connections
+are named in pg_stat_activity after its EXECUTOR_ID, so they are counted there per replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+import sqlalchemy as sa
+
+from app.config import from_env
+from app.db import Database, unavailable
+from tests.harness import LiveServer, Replica, plan_of, settings_for, wait_for
+from tests.openai_stub import request_schema
+from tests.relay import Relay
+
+SMALL = {"DATABASE_POOL_SIZE": "2", "DATABASE_MAX_OVERFLOW": "1", "DBOS_POOL_SIZE": "2"}
+
+
+class Peaks:
+    """The most connections each application_name held at once on one database, sampled in a thread
+    on a connection of its own (not counted) until stopped."""
+
+    def __init__(self, database_url: str) -> None:
+        self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        self.peak: Counter[str] = Counter()
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._sample()), daemon=True)
+
+    async def _sample(self) -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(self.dsn, server_settings={"application_name": "pool-test sampler"})
+        try:
+            while not self._stop.is_set():
+                rows = await conn.fetch("SELECT application_name AS name, count(*) AS n FROM pg_stat_activity "
+                                        "WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1")
+                for row in rows:
+                    self.peak[row["name"]] = max(self.peak[row["name"]], row["n"])
+                self.samples += 1
+                await asyncio.sleep(0.02)  # the sampling interval, not a wait for work
+        finally:
+            await conn.close()
+
+    def __enter__(self) -> Peaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def test_pool_settings_are_read_and_add_up_to_the_documented_most():
+    defaults = from_env({})
+    assert defaults.max_connections == 10 + 5 + 10 + 2
+    small = from_env(SMALL)
+    assert (small.database_pool_size, small.database_max_overflow, small.dbos_pool_size) == (2, 1, 2)
+    assert small.max_connections == 7
+    with pytest.raises(ValueError, match="DBOS_POOL_SIZE must be at least 1"):
+        from_env({"DBOS_POOL_SIZE": "0"})
+
+
+def test_a_replica_under_load_opens_no_more_connections_than_its_pool_settings(tmp_path, postgres_url, openai_stub):
+    """Twelve rounds of two parallel tasks at once on a replica with pools of 2 + 1 and 2: every round
+    completes, and pg_stat_activity never shows more of its connections than the settings allow."""
+    numbers = itertools.count(1)
+    openai_stub.default = lambda body: plan_of(2) if request_schema(body) else f"Answer {next(numbers)}."
+    openai_stub.delay = 0.2
+    replica = Replica(tmp_path, postgres_url, "small", OPENAI_BASE_URL=openai_stub.url_for("small"),
+                      OPENAI_API_KEY="test", MAX_CONCURRENT_ROUNDS="12", **SMALL)
+    try:
+        with Peaks(postgres_url) as peaks:
+            replica.start().wait_ready()
+            with replica.client() as client:
+                started = [client.post("/api/workflows/start", json={"prompt": f"Look at case {n}."})
+                           for n in range(12)]
+                assert all(a.status_code == 200 for a in started), [a.text for a in started]
+                ids = [a.json()["id"] for a in started]
+
+                def statuses() -> list[str] | None:
+                    found = [client.get(f"/api/workflows/{w}/status").json()["status"] for w in ids]
+                    return None if "running" in found else found
+
+                final = wait_for(statuses, 120, "every round to end")
+    finally:
+        replica.stop()
+    assert final == ["completed"] * 12, replica.log()[-3000:]
+    assert peaks.samples > 0
+    # The service's pool (2 + 1) and its LISTEN connection; DBOS's pool (2) and the one it takes out to LISTEN.
+    assert 1 <= peaks.peak["foreman small"] <= 2 + 1 + 1, peaks.peak
+    assert 1 <= peaks.peak["foreman-dbos small"] <= 2 + 1, peaks.peak
+
+
+def test_a_full_pool_is_reported_as_the_database_being_unavailable(postgres_url):
+    async def run() -> BaseException:
+        db = Database(postgres_url, pool_size=1, max_overflow=0, pool_timeout=0.1)
+        try:
+            async with db.writer.connect():  # the pool's only connection, held
+                with pytest.raises(sa.exc.TimeoutError) as caught:
+                    await db.run_read(lambda conn: conn.execute(sa.text("SELECT 1")).scalar())
+            assert await db.run_read(lambda conn: conn.execute(sa.text("SELECT 1")).scalar()) == 1  # free again
+            return caught.value
+        finally:
+            await db.dispose()
+
+    assert unavailable(asyncio.run(run()))
+    assert not unavailable(ValueError("not a database problem"))
+
+
+def test_requests_answer_503_with_retry_after_while_postgresql_is_unreachable(tmp_path, postgres_url):
+    """Through a relay that cuts every connection and refuses new ones (as a server that went away):
+    a request answers 503 `database_unavailable` with Retry-After and a sentence, not a 500 with a
+    trace; once the server is back the same request succeeds."""
+    host_port = postgres_url.split("@", 1)[1].split("/", 1)[0]
+    upstream = int(host_port.rsplit(":", 1)[1]) if ":" in host_port else 5432
+    with Relay(upstream) as relay:
+        url = postgres_url.replace(host_port, f"127.0.0.1:{relay.port}", 1)
+        settings = replace(settings_for(tmp_path, url), database_pool_timeout_seconds=2.0)
+        with LiveServer(settings) as server, server.client() as client:
+            assert client.get("/api/workflows").status_code == 200
+            relay.down()
+            answer = client.get("/api/workflows")
+            assert answer.status_code == 503, answer.text
+            body = answer.json()
+            assert body["code"] == "database_unavailable"
+            assert answer.headers["Retry-After"] == "5"
+            assert "Try again in 5 seconds" in body["detail"] and "Traceback" not in answer.text
+            started = client.post("/api/workflows/start", json={"prompt": "Hello"})
+            assert (started.status_code, started.json()["code"]) == (503, "database_unavailable"), started.text
+            relay.up()
+            wait_for(lambda: client.get("/api/workflows").status_code == 200, 30, "the service to reach PostgreSQL again")
