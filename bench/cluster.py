@@ -179,9 +179,11 @@ def takeover_times(server: str, tmp: Path, stub: OpenAIStub, runs: int, timeout:
             # Mid-round: every round planned and its tasks waiting for the model.
             wait_rows(url, f"SELECT 1 FROM messages WHERE workflow_id IN ('{ids}') AND role = 'assistant' "
                            f"HAVING count(*) >= {len(workflows)}", 60, "the victim's plans")
-            last = pg_fetch(url, "SELECT coalesce(max(id), 0) AS id FROM messages")[0]["id"]
             killed = time.monotonic()
             victim.signal(signal.SIGKILL)
+            victim.process.wait()
+            # Read only once the victim is gone: a message it wrote just before the kill is not the taker's.
+            last = pg_fetch(url, "SELECT coalesce(max(id), 0) AS id FROM messages")[0]["id"]
             wait_rows(url, f"SELECT 1 FROM messages WHERE id > {last} AND workflow_id IN ('{ids}')", 120 + timeout,
                       "the taker's first message", every=0.01)
             times.append(time.monotonic() - killed)
