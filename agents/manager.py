@@ -38,13 +38,14 @@ PLAN_SYSTEM = """You plan work for a team of agents. Reply with one JSON object:
 userLanguage: the request's language code; objUserResponse: your reply to the user in that language \
 (the full answer when no agent is needed); objWorkplan: the tasks, at most {max_tasks}, none when you \
 can answer yourself; objFinalDocuments: the files the user gets, each an output of a task.
-Each task: id, instructions (what this task must do for this request, in your words), agent, \
-inputs (document names, or outputs of tasks in dependsOn), outputs (files it writes), dependsOn.
+A task's instructions say in your words what it must do for this request; its inputs are document \
+names or outputs of tasks in dependsOn.
 Plan a task only for what the user asks. Agents: {agents}."""
 
 # One worked example per kind of request: several tasks with a dependency; one task; answer only.
 # A small model leans on the last example it saw: answering without a task is the safest lean, and
-# "Documents: none" in the request tells it when that is all it can do.
+# "Documents: none" in the request tells it when that is all it can do. The one-task example works
+# on a document, so a request without documents is not shown it (`_examples`).
 PLAN_EXAMPLES: list[tuple[str, str]] = [
     ("Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
      "\n\nDocuments:\n- sales.xlsx",
@@ -59,6 +60,12 @@ PLAN_EXAMPLES: list[tuple[str, str]] = [
      '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
      '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
      '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}'),
+    # Without documents, the one task is a text to write.
+    ("Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none",
+     '{"userLanguage":"fr","objUserResponse":"J\'écris le mot.","objWorkplan":[{"id":"t1",'
+     '"instructions":"Écris un court mot de remerciement.","agent":"writer","inputs":[],'
+     '"outputs":[{"name":"merci.docx","type":"docx","purpose":"mot"}],"dependsOn":[]}],'
+     '"objFinalDocuments":[{"name":"merci.docx","type":"docx","purpose":"mot"}]}'),
     ("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
      '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
      '"objFinalDocuments":[]}'),
@@ -253,6 +260,13 @@ def _beginning(doc: DocumentText, sentences: int = 2) -> str:
     return " ".join(" ".join(s.split()) for s in found)
 
 
+def _examples(documents: bool) -> list[tuple[str, str]]:
+    """The worked examples for this request. Without documents the summary of one cannot apply,
+    and the examples are most of a small model's prompt; the several-task example stays for its
+    writer and its dependency."""
+    return PLAN_EXAMPLES[:2] + PLAN_EXAMPLES[3:] if documents else PLAN_EXAMPLES[:1] + PLAN_EXAMPLES[2:]
+
+
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
                   language: str) -> ModelRequest:
     window = limits.context_tokens or context_tokens(model, PM_NAME)
@@ -291,7 +305,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
         "previous": previous_hint(inp.previous),
     }
     turns = [{"role": "system", "content": system}]
-    for asked, answered in PLAN_EXAMPLES:
+    for asked, answered in _examples(bool(facts)):
         turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
     turns.append({"role": "user", "content": user})
     return ModelRequest(purpose="plan", messages=turns,

@@ -174,3 +174,25 @@ async def test_the_detector_decides_the_language_and_the_model_only_breaks_a_tie
     model = ScriptedModel(plan_json(t("t1", "summarizer", ["a.txt"]), language="fr"))
     outcome = await make_plan(terse, model, build_registry(entry_points=False))
     assert outcome.plan.language == (detect_language("Kurzfassung", default="") or "fr")
+
+
+async def test_a_request_without_documents_is_not_shown_the_example_that_works_on_one(inp):
+    model = ScriptedModel(plan_json(), plan_json(t("t1", "summarizer", ["report.txt"])))
+    registry = build_registry(entry_points=False)
+    await make_plan(RoundInput(prompt="What is a good name for a bakery?", documents=[]), model, registry)
+    await make_plan(inp, model, registry)
+    bare, with_docs = model.requests
+    from agents.toolkit.tokens import count_tokens
+
+    def size(request):
+        return sum(count_tokens(m["content"]) for m in request.messages)
+
+    # Every worked example is an earlier turn; the summary of a document is one of them.
+    assert not any("bericht.pdf" in m["content"] for m in bare.messages)
+    assert any("bericht.pdf" in m["content"] for m in with_docs.messages)
+    # ... and without documents the one task shown is a text to write.
+    assert any('"agent":"writer","inputs":[]' in m["content"] for m in bare.messages)
+    assert not any('"inputs":[]' in m["content"] for m in with_docs.messages[:-1])
+    assert bare.messages[-1]["content"].endswith("Documents: none")
+    # Qwen's tokenizer counts about as many (520 where this one counts 510); under 600 is the aim.
+    assert size(bare) < 570
