@@ -68,9 +68,10 @@ class DataExtractor:
         # "-tables" keeps a CSV upload and its extracted table from sharing a name.
         stem = f"{stem_of(docs[0].name)}-tables" if len(docs) == 1 else "tables"
         labels = sheet_names([xml_safe(label) for label in _labels(found)])
-        # A workbook of hundreds of sheets is seconds of openpyxl: in a worker process.
-        files = await off_gil(_files, task, [t for _, t in found], labels, stem)
-        text = _report(found, labels, files, context.language)
+        # A workbook of hundreds of sheets is seconds of openpyxl, its report of them tens of
+        # milliseconds: both in a worker process.
+        files, text = await off_gil(_deliver, task, [d.name for d, _ in found], [t for _, t in found], labels, stem,
+                                    context.language)
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
                           offline=offline)
 
@@ -155,23 +156,29 @@ def _xml_safe(table: Table) -> Table:
     return Table(table.name, rows, table.header_row, table.source, table.meta)
 
 
-def _report(found: list[tuple[DocumentText, Table]], labels: list[str], files: list[OutputFile],
-            language: str) -> str:
+def _deliver(task: TaskSpec, names: list[str], tables: list[Table], labels: list[str], stem: str,
+             language: str) -> tuple[list[OutputFile], str]:
+    """The files and the report on them (`names[i]`: the document table i comes from)."""
+    files = _files(task, tables, labels, stem)
+    return files, _report(names, tables, labels, files, language)
+
+
+def _report(names: list[str], tables: list[Table], labels: list[str], files: list[OutputFile], language: str) -> str:
     """What was found where and what was delivered, then a preview of the first tables."""
-    docs = list(dict.fromkeys(doc.name for doc, _ in found))
-    lines = [say("tables_found", language, n=len(found), docs=", ".join(docs)), ""]
-    for (doc, table), label in zip(found, labels):
+    docs = list(dict.fromkeys(names))
+    lines = [say("tables_found", language, n=len(tables), docs=", ".join(docs)), ""]
+    for name, table, label in zip(names, tables, labels):
         # A workbook's sheet is named by its label already; other sources (a PDF page) are said.
         named = table.meta.get("sheet") == label
-        where = doc.name if named else say("table_from", language, doc=doc.name, source=table.source or table.name)
+        where = name if named else say("table_from", language, doc=name, source=table.source or table.name)
         lines.append(f"- {say('table_sheet', language, sheet=label, where=where, rows=len(table.rows), cols=table.width)}")
     lines.append("")
-    for (doc, table), label in list(zip(found, labels))[:3]:
+    for table, label in list(zip(tables, labels))[:3]:
         lines.append(f"**{label}**")
         lines.append("")
         lines.extend(_markdown_table(table, PREVIEW_ROWS))
         lines.append("")
-    delivered = [f"{f.name} ({say('sheets', language, n=len(found))})" if f.mime == XLSX_MIME else f.name for f in files]
+    delivered = [f"{f.name} ({say('sheets', language, n=len(tables))})" if f.mime == XLSX_MIME else f.name for f in files]
     lines.append(say("files_delivered", language, files=", ".join(delivered)))
     return "\n".join(lines)
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator
 
 import sqlalchemy as sa
@@ -27,6 +28,10 @@ log = logging.getLogger("foreman.engine")
 
 RECONCILE_SECONDS = 2.0
 DBOS_THREADS = 4
+
+# A stop's cancel in DBOS's system database runs on its own thread: DBOS's async API queues it
+# on its few executor threads behind the steps the running rounds record.
+_STOPPER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="foreman-stop")
 
 # DBOS states after which nothing will run the round again.
 _FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
@@ -209,7 +214,8 @@ class Engine:
 
     async def stop(self, workflow_id: str, round_no: int) -> None:
         """Cancel the round at once: its DBOS workflow and the task running its current step."""
-        await DBOS.cancel_workflow_async(round_id(workflow_id, round_no))
+        rid = round_id(workflow_id, round_no)
+        await asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
         tasks = list(self._tasks.get(workflow_id, ()))
         for task in tasks:
             task.cancel()

@@ -9,7 +9,7 @@ from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import work
 from agents.offline.planner import plan_offline
 from agents.phrases import say
-from agents.toolkit.cpu import LONG_TEXT, off_gil, off_loop
+from agents.toolkit.cpu import off_gil, off_loop
 from agents.toolkit.tokens import count_tokens
 
 
@@ -17,6 +17,10 @@ class OfflineModel(Model):
     """Deterministic, no network: plans by keywords, quotes and extracts from the documents."""
 
     name = "offline"
+    # Above this many characters an answer is milliseconds to seconds of CPU (a summary of a chunk,
+    # a quote found in a document): in a worker process. A thread of this process would hold the
+    # GIL that long, and every hop of the loop (a poll, a stop) would wait for it.
+    in_process_below = 2_000
     offline = True
 
     def __init__(self, context_tokens: int | None = 8192) -> None:
@@ -24,8 +28,7 @@ class OfflineModel(Model):
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         size = sum(len(m.get("content", "")) for m in request.messages)
-        # Seconds of CPU on a long document: in a worker process, so the loop's hops never wait for it.
-        return await (off_gil if size >= LONG_TEXT else off_loop)(self._complete, request)
+        return await (off_gil if size >= self.in_process_below else off_loop)(self._complete, request)
 
     def _complete(self, request: ModelRequest) -> ModelResponse:
         data = self._answer(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -135,13 +136,19 @@ async def play_round(prompt: str, documents: list[DocumentText], model: Model, r
 
 
 def output_document(file: OutputFile) -> DocumentText | None:
-    """An agent's output as a later task reads it: extracted as the service extracts a stored file."""
-    from app.documents import document_of
+    """An agent's output as a later task reads it: the file row the engine stores for it, its
+    content items as the extractor gives them, and the engine's own rule (`document_text`)
+    for what a task sees of a stored file. Only the database and the file store are left out."""
+    from app.documents import document_text
+    from app.filenames import split_name
+    from app.tables import FileRow
     from extractors import extract
 
+    name, ext = split_name(file.name)
+    row = FileRow(mandate_id=1, user_id=1, name=name, ext=ext, mime=file.mime, size=len(file.data), sha256="",
+                  origin="agent", created_at=datetime.now(timezone.utc))
     extraction = extract(file.data, file.name, mime=file.mime.split(";", 1)[0].strip())
-    doc = document_of(file.name, file.name.rsplit(".", 1)[-1], extraction.mime, len(file.data),
-                      extraction.items)
+    doc = document_text(row, extraction.items)
     return doc if doc.text.strip() else None
 
 

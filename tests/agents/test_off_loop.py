@@ -71,6 +71,31 @@ async def test_the_offline_model_summarises_a_book_off_the_loop():
     assert ticks[0] > 0
 
 
+async def test_the_offline_model_answers_over_a_chunk_in_a_worker_process(monkeypatch):
+    """A summary of one chunk is tens of milliseconds of CPU: a thread of the service would hold
+    the GIL that long, and with ten rounds summarising, every poll and stop waited for it."""
+    from agents.offline import model as offline
+
+    chunk = load_document(BOOK).text[20_000:25_000]
+    ran_in_process: list[str] = []
+
+    async def recording(fn, *args):
+        ran_in_process.append(fn.__name__)
+        return await real(fn, *args)
+
+    real = offline.off_gil
+    monkeypatch.setattr(offline, "off_gil", recording)
+    request = ModelRequest(purpose="task", messages=[{"role": "user", "content": chunk}], agent="summarizer",
+                           hints={"kind": "summary", "language": "en", "documents": [{"name": BOOK, "text": chunk}]})
+    response = await OfflineModel().complete(request)
+    assert ran_in_process == ["_complete"]
+    assert response.text.count("\n- ") >= 2  # a summary, made in the worker
+    short = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}], agent="writer",
+                         hints={"kind": "answer", "language": "en", "documents": []})
+    await OfflineModel().complete(short)
+    assert ran_in_process == ["_complete"]  # a short answer is not worth a process hop
+
+
 async def test_writing_a_workbook_keeps_the_loop_turning():
     book = load_document("2023-half-year-analyses-by-segment.xlsx")
     task = TaskSpec(id="t1", agent="data_extractor", instructions="Extract the tables.", inputs=[book.name])
