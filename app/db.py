@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
@@ -16,8 +18,10 @@ from sqlalchemy.pool import StaticPool
 from app import schema
 
 T = TypeVar("T")
+log = logging.getLogger("foreman.db")
 
 READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see `run_read`)
+CHECKPOINT_SECONDS = 5.0  # while writes go on, the WAL is copied into the database file at most this often
 
 # msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
 # times faster than the standard library, so a large document holds the GIL for less time.
@@ -61,6 +65,14 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _sqlite_writer_pragmas(dbapi_conn: Any, record: Any) -> None:
+    _sqlite_pragmas(dbapi_conn, record)
+    # SQLite checkpoints inside the commit that takes the WAL past 1000 pages: two fsyncs, 40-110 ms
+    # on this machine's disk, which every item of that commit waited for before any stream or
+    # poller could see it. The writer never checkpoints; `_checkpoint` does, on a thread of its own.
+    dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
+
+
 def _sqlite_begin(conn: Any) -> None:
     # Every write transaction takes the write lock up front: read-then-write never deadlocks,
     # and ids are committed in the order they were assigned (the cursor contract relies on it).
@@ -71,10 +83,12 @@ class Database:
     """The engines of one database: a writer and a reader (the same engine on PostgreSQL)."""
 
     def __init__(self, url: str, idle_transaction_seconds: float = 0, *, pool_size: int = 10, max_overflow: int = 5,
-                 pool_timeout: float = 30.0, application_name: str = "foreman") -> None:
+                 pool_timeout: float = 30.0, application_name: str = "foreman",
+                 checkpoint_seconds: float = CHECKPOINT_SECONDS) -> None:
         """`pool_size`, `max_overflow` and `pool_timeout` size the PostgreSQL pool (DATABASE_POOL_SIZE,
         DATABASE_MAX_OVERFLOW, DATABASE_POOL_TIMEOUT_SECONDS); `application_name` names its
-        connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged."""
+        connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged;
+        `checkpoint_seconds` spaces its WAL checkpoints (see `_schedule_checkpoint`)."""
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
@@ -86,8 +100,14 @@ class Database:
             self.sync_writer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                              connect_args={"isolation_level": None, "check_same_thread": False},
                                              **JSON)
-            event.listen(self.sync_writer, "connect", _sqlite_pragmas)
+            event.listen(self.sync_writer, "connect", _sqlite_writer_pragmas)
             event.listen(self.sync_writer, "begin", _sqlite_begin)
+            self.checkpointer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
+                                              connect_args={"isolation_level": None, "check_same_thread": False})
+            event.listen(self.checkpointer, "connect", _sqlite_pragmas)
+            self._checkpoints = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-checkpoint")
+            self._checkpoint_seconds = checkpoint_seconds
+            self._next_checkpoint = time.monotonic() + checkpoint_seconds
             self.reader = create_async_engine(url, connect_args={"isolation_level": None}, pool_size=20,
                                               max_overflow=20, **JSON)
             event.listen(self.reader.sync_engine, "connect", _sqlite_pragmas)
@@ -168,11 +188,35 @@ class Database:
         # the call's own statements.
         try:
             with self.sync_writer.begin() as conn:
-                return [(True, work(conn, *args)) for work, args, _ in batch]
+                results = [(True, work(conn, *args)) for work, args, _ in batch]
         except Exception as exc:
             if len(batch) == 1:
-                return [(False, exc)]
-        return [self._write_one(work, args) for work, args, _ in batch]
+                results = [(False, exc)]
+            else:
+                results = [self._write_one(work, args) for work, args, _ in batch]
+        self._schedule_checkpoint()
+        return results
+
+    def _schedule_checkpoint(self) -> None:
+        # After a commit, at most one checkpoint per interval and one at a time. Each completed
+        # checkpoint lets the next commit restart the WAL, which costs it one small fsync of the
+        # WAL's header: an interval of seconds keeps those rare.
+        clock = time.monotonic()
+        if clock >= self._next_checkpoint:
+            self._next_checkpoint = clock + self._checkpoint_seconds
+            try:
+                self._checkpoints.submit(self._checkpoint)
+            except RuntimeError:  # shutting down: closing the last connection checkpoints anyway
+                pass
+
+    def _checkpoint(self) -> None:
+        # PASSIVE: copies what no reader still needs and waits for no one; the rest goes next time.
+        # sqlite3 lets go of the GIL while it writes and syncs, so the event loop runs on meanwhile.
+        try:
+            with self.checkpointer.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        except Exception:  # the next commit's checkpoint tries again; the WAL only grows meanwhile
+            log.warning("A WAL checkpoint failed.", exc_info=True)
 
     def _write_one(self, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
         try:
@@ -191,6 +235,10 @@ class Database:
             self.sync_writer.dispose()
             self._reads.shutdown(wait=False)
             self.sync_reader.dispose()
+            # Its own thread closes the checkpoint's connection, after a checkpoint under way: the loop
+            # does not wait for it (nor can it use the loop's executor: at exit that is already shut down).
+            self._checkpoints.submit(self.checkpointer.dispose)
+            self._checkpoints.shutdown(wait=False)
         self._thread.shutdown(wait=False)
         if self.reader is not self.writer:
             await self.reader.dispose()

@@ -1,8 +1,11 @@
-"""Concurrent writes: a failing one takes only itself back, the others commit, on both backends."""
+"""Concurrent writes: a failing one takes only itself back, the others commit, on both backends; SQLite's
+checkpoints stay out of the commits."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +14,7 @@ from app.config import Settings
 from app.db import Database
 from app.repository import Repository
 from app.tables import FileRow
+from tests.harness import wait_for
 
 
 def _file(name: str) -> FileRow:
@@ -54,3 +58,37 @@ async def test_sqlite_writes_commit_in_the_order_they_were_made(repo):
     results = await asyncio.gather(*(repo.files.add_files([_file(f"f{i}")]) for i in range(20)))
     ids = [rows[0].id for rows in results]
     assert ids == sorted(ids)
+
+
+def _sqlite(tmp_path, checkpoint_seconds: float) -> tuple[Database, Path]:
+    path = tmp_path / "app.db"
+    return Database(f"sqlite+aiosqlite:///{path}", checkpoint_seconds=checkpoint_seconds), path
+
+
+async def _write_megabytes(db: Database, megabytes: int) -> None:
+    def write(conn):
+        conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS big (b BLOB)")
+        conn.exec_driver_sql("INSERT INTO big VALUES (?)", (os.urandom(megabytes << 20),))
+    await db.run_write(write)
+
+
+async def test_a_sqlite_commit_never_copies_the_wal_into_the_database_itself(tmp_path):
+    # SQLite's own checkpoint would run inside the commit that takes the WAL past 1000 pages
+    # (4 MB), and every item of that commit would wait for its fsyncs.
+    db, path = _sqlite(tmp_path, checkpoint_seconds=3600)
+    try:
+        await _write_megabytes(db, 8)
+        assert path.stat().st_size < 1 << 20, "the commit copied its pages into the database file"
+        assert Path(f"{path}-wal").stat().st_size > 8 << 20
+        assert await db.run_read(lambda conn: conn.exec_driver_sql("SELECT length(b) FROM big").scalar()) == 8 << 20
+    finally:
+        await db.dispose()
+
+
+async def test_sqlite_writes_are_checkpointed_on_a_thread_of_their_own(tmp_path):
+    db, path = _sqlite(tmp_path, checkpoint_seconds=0)
+    try:
+        await _write_megabytes(db, 8)
+        wait_for(lambda: path.stat().st_size > 8 << 20, what="the WAL's pages to reach the database file")
+    finally:
+        await db.dispose()
