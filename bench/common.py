@@ -66,6 +66,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def waited_seconds(pid: int) -> float:
+    """Time the process's threads have spent so far runnable but waiting for a core (schedstat, all threads)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as stat:
+                total += int(stat.read().split()[1])
+        except OSError:  # the thread ended meanwhile
+            pass
+    return total / 1e9
+
+
 def wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
     """Poll `check` until it is truthy (HTTP errors count as not yet); exit when `timeout` passes."""
     deadline = time.monotonic() + timeout
