@@ -28,7 +28,6 @@ import os
 import signal
 import statistics
 import tempfile
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +36,7 @@ from pathlib import Path
 
 from common import median
 
-from tests.harness import Replica, pg_fetch, plan_of
+from tests.harness import ConnectionPeaks, Replica, pg_fetch, plan_of
 from tests.openai_stub import OpenAIStub, request_schema
 
 SERVER = os.environ.get("FOREMAN_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
@@ -48,38 +47,12 @@ POOLS = {"DATABASE_POOL_SIZE": "8", "DATABASE_MAX_OVERFLOW": "4", "DBOS_POOL_SIZ
 MOST = sum(int(v) for v in POOLS.values()) + 2  # the README's formula: both pools and two LISTEN connections
 
 
-class Peaks:
-    """The most connections each replica (by the application_name its connections carry) held at once."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.peak: dict[str, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._sample()), daemon=True)
-
-    async def _sample(self) -> None:
-        import asyncpg
-
-        conn = await asyncpg.connect(self.url.replace("postgresql+asyncpg://", "postgresql://"))
-        try:
-            while not self._stop.is_set():
-                rows = await conn.fetch("SELECT split_part(application_name, ' ', 2) AS replica, count(*) AS n "
-                                        "FROM pg_stat_activity WHERE datname = current_database() "
-                                        "AND application_name LIKE 'foreman%' "
-                                        "AND application_name <> 'foreman migrate' GROUP BY 1")
-                for row in rows:
-                    self.peak[row["replica"]] = max(self.peak.get(row["replica"], 0), row["n"])
-                await asyncio.sleep(0.05)
-        finally:
-            await conn.close()
-
-    def __enter__(self) -> Peaks:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(10)
+def replica_of(application_name: str) -> str | None:
+    """A replica's connections are named 'foreman <id>' and 'foreman-dbos <id>'; migrations and others are not counted."""
+    if application_name == "foreman migrate":
+        return None
+    kind, _, replica = application_name.partition(" ")
+    return replica if kind in ("foreman", "foreman-dbos") and replica else None
 
 
 def admin(url: str, statement: str) -> None:
@@ -148,7 +121,7 @@ def throughput(server: str, tmp: Path, stub: OpenAIStub, replicas: int,
                rounds: int) -> tuple[float, float, float, int]:
     """Rounds per second, median and p99 round time (s) for `rounds` rounds spread over `replicas`, and
     the most connections one replica held at once."""
-    with Database(server) as url, ExitStack() as stack, Peaks(url) as peaks:
+    with Database(server) as url, ExitStack() as stack, ConnectionPeaks(url, replica_of) as peaks:
         names = [f"n{replicas}r{i}" for i in range(1, replicas + 1)]
         nodes = start_replicas(stack, tmp, url, stub, names, MAX_CONCURRENT_ROUNDS=str(SLOTS), **POOLS)
         with ThreadPoolExecutor(8) as pool:
@@ -220,10 +193,11 @@ def main() -> None:
                   f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         stub.delay = max(args.delay, 1.0)  # the victim's rounds must still wait for the model when it is killed
         takeovers = takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
-    print(f"takeover (SIGKILL -> the taker's first message, HEARTBEAT_TIMEOUT_SECONDS={args.heartbeat_timeout:g}, "
-          f"model {stub.delay * 1000:.0f} ms): median {median(takeovers):.2f} s of {len(takeovers)} "
-          f"({', '.join(f'{t:.2f}' for t in takeovers)}); beyond the timeout: "
-          f"{median(takeovers) - args.heartbeat_timeout:.2f} s")
+    if takeovers:
+        print(f"takeover (SIGKILL -> the taker's first message, HEARTBEAT_TIMEOUT_SECONDS={args.heartbeat_timeout:g}, "
+              f"model {stub.delay * 1000:.0f} ms): median {median(takeovers):.2f} s of {len(takeovers)} "
+              f"({', '.join(f'{t:.2f}' for t in takeovers)}); beyond the timeout: "
+              f"{median(takeovers) - args.heartbeat_timeout:.2f} s")
 
 
 if __name__ == "__main__":

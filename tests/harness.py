@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -260,3 +261,44 @@ def _ready(client: httpx.Client) -> bool:
         return client.get("/ready").status_code == 200
     except httpx.HTTPError:
         return False
+
+
+class ConnectionPeaks:
+    """The most connections each group of application_names held at once on one PostgreSQL database,
+    sampled in a thread on a connection of its own (not counted) until stopped. `group` maps an
+    application_name to its group (None: not counted); by default each name is its own group."""
+
+    def __init__(self, database_url: str, group: Callable[[str], str | None] = lambda name: name) -> None:
+        self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        self.group = group
+        self.peak: Counter[str] = Counter()
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._sample()), daemon=True)
+
+    async def _sample(self) -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(self.dsn, server_settings={"application_name": "connection sampler"})
+        try:
+            while not self._stop.is_set():
+                rows = await conn.fetch("SELECT application_name AS name, count(*) AS n FROM pg_stat_activity "
+                                        "WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1")
+                now: Counter[str] = Counter()
+                for row in rows:
+                    if (key := self.group(row["name"])) is not None:
+                        now[key] += row["n"]
+                for key, n in now.items():
+                    self.peak[key] = max(self.peak[key], n)
+                self.samples += 1
+                await asyncio.sleep(0.02)  # the sampling interval, not a wait for work
+        finally:
+            await conn.close()
+
+    def __enter__(self) -> ConnectionPeaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import threading
-from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -18,46 +16,11 @@ import sqlalchemy as sa
 
 from app.config import from_env
 from app.db import Database, unavailable
-from tests.harness import LiveServer, Replica, plan_of, settings_for, wait_for
+from tests.harness import ConnectionPeaks, LiveServer, Replica, plan_of, settings_for, wait_for
 from tests.openai_stub import request_schema
 from tests.relay import Relay
 
 SMALL = {"DATABASE_POOL_SIZE": "2", "DATABASE_MAX_OVERFLOW": "1", "DBOS_POOL_SIZE": "2"}
-
-
-class Peaks:
-    """The most connections each application_name held at once on one database, sampled in a thread
-    on a connection of its own (not counted) until stopped."""
-
-    def __init__(self, database_url: str) -> None:
-        self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
-        self.peak: Counter[str] = Counter()
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._sample()), daemon=True)
-
-    async def _sample(self) -> None:
-        import asyncpg
-
-        conn = await asyncpg.connect(self.dsn, server_settings={"application_name": "pool-test sampler"})
-        try:
-            while not self._stop.is_set():
-                rows = await conn.fetch("SELECT application_name AS name, count(*) AS n FROM pg_stat_activity "
-                                        "WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1")
-                for row in rows:
-                    self.peak[row["name"]] = max(self.peak[row["name"]], row["n"])
-                self.samples += 1
-                await asyncio.sleep(0.02)  # the sampling interval, not a wait for work
-        finally:
-            await conn.close()
-
-    def __enter__(self) -> Peaks:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(10)
 
 
 def test_pool_settings_are_read_and_add_up_to_the_documented_most():
@@ -79,7 +42,7 @@ def test_a_replica_under_load_opens_no_more_connections_than_its_pool_settings(t
     replica = Replica(tmp_path, postgres_url, "small", OPENAI_BASE_URL=openai_stub.url_for("small"),
                       OPENAI_API_KEY="test", MAX_CONCURRENT_ROUNDS="12", **SMALL)
     try:
-        with Peaks(postgres_url) as peaks:
+        with ConnectionPeaks(postgres_url) as peaks:
             replica.start().wait_ready()
             with replica.client() as client:
                 started = [client.post("/api/workflows/start", json={"prompt": f"Look at case {n}."})
