@@ -12,11 +12,11 @@ import json
 from agents.base import DocumentText
 
 FORMATS = {
-    "en": "PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV/TSV, plain text, Markdown, JSON, XML, "
+    "en": "PDF, Word (.docx), Excel (.xlsx, .xls), PowerPoint (.pptx), CSV/TSV, plain text, Markdown, JSON, XML, "
           "HTML, images (PNG, JPEG, GIF, TIFF, BMP, WebP) and ZIP archives of these",
-    "de": "PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV/TSV, Text, Markdown, JSON, XML, HTML, "
+    "de": "PDF, Word (.docx), Excel (.xlsx, .xls), PowerPoint (.pptx), CSV/TSV, Text, Markdown, JSON, XML, HTML, "
           "Bilder (PNG, JPEG, GIF, TIFF, BMP, WebP) und ZIP-Archive davon",
-    "fr": "PDF, Word (.docx), Excel (.xlsx), PowerPoint (.pptx), CSV/TSV, texte brut, Markdown, JSON, XML, "
+    "fr": "PDF, Word (.docx), Excel (.xlsx, .xls), PowerPoint (.pptx), CSV/TSV, texte brut, Markdown, JSON, XML, "
           "HTML, images (PNG, JPEG, GIF, TIFF, BMP, WebP) et archives ZIP de ces formats",
 }
 
@@ -47,12 +47,12 @@ NOTICES: dict[str, dict[str, str]] = {
     },
     "unsupported": {
         "en": "**{name}** (file {id}) is in a format that is not read. The formats read are {formats}; "
-              "save it in one of them (a .doc as .docx, an .xls as .xlsx) and upload it again.",
+              "save it in one of them (a .doc as .docx, a .ppt as .pptx) and upload it again.",
         "de": "**{name}** (Datei {id}) hat ein Format, das nicht gelesen wird. Gelesen werden {formats}; "
-              "speichern Sie sie in einem davon (eine .doc als .docx, eine .xls als .xlsx) und laden Sie "
+              "speichern Sie sie in einem davon (eine .doc als .docx, eine .ppt als .pptx) und laden Sie "
               "sie erneut hoch.",
         "fr": "**{name}** (fichier {id}) est dans un format qui n'est pas lu. Les formats lus sont : "
-              "{formats} ; enregistrez-le dans l'un d'eux (un .doc en .docx, un .xls en .xlsx) et "
+              "{formats} ; enregistrez-le dans l'un d'eux (un .doc en .docx, un .ppt en .pptx) et "
               "téléversez-le de nouveau.",
     },
     "refused": {

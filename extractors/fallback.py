@@ -9,7 +9,6 @@ from extractors.registry import ExtractorRegistry, Source
 
 _FORMAT_NAMES = {
     "application/msword": "an old binary Word document (.doc)",
-    "application/vnd.ms-excel": "an old binary Excel workbook (.xls)",
     "application/vnd.ms-powerpoint": "an old binary PowerPoint presentation (.ppt)",
     "application/x-ole-storage": "an OLE2 compound file (old Office format)",
     "application/x-empty": "an empty file",

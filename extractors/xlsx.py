@@ -31,32 +31,36 @@ def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
     try:
         for number, sheet in enumerate(workbook.worksheets, start=1):
             raw = [list(row) for row in sheet.iter_rows()]
-            rows = [[format_value(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in raw]
-            table = render_rows(_trim(rows))
-            # The cells themselves (numbers, dates, cached formula results) for table work.
-            cells = make_table(f"sheet {sheet.title}", [[cell.value for cell in row] for row in raw],
-                               f"sheet {sheet.title}", sheet=sheet.title)
-            items.append(
-                ContentItem(
-                    sequence_nr=number,
-                    name=f"sheet {sheet.title}",
-                    ext="tsv",
-                    content_type="text/tab-separated-values",
-                    data=table,
-                    metadata=attach({
-                        "extractor": "openpyxl",
-                        "sheet": sheet.title,
-                        "rows": table.count("\n") + 1 if table else 0,
-                        "hidden": sheet.sheet_state != "visible",
-                        "ocr": False,
-                    }, [cells] if cells else []),
-                )
-            )
+            shown = [[format_value(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in raw]
+            items.append(sheet_item(number, sheet.title, [[cell.value for cell in row] for row in raw], shown,
+                                    hidden=sheet.sheet_state != "visible", extractor="openpyxl"))
     finally:
         workbook.close()
     if not items:
         return failure(source.mime, "corrupt", source.name, "the workbook has no worksheets")
     return Extraction(mime=source.mime, status="ok", items=items)
+
+
+def sheet_item(number: int, title: str, values: list[list[object]], shown: list[list[str]], *, hidden: bool,
+               extractor: str) -> ContentItem:
+    """One sheet as a content item: its rows as the sheet shows them (tab-separated), and its cells
+    themselves (numbers, dates, cached formula results) as a table for table work."""
+    table = render_rows(_trim(shown))
+    cells = make_table(f"sheet {title}", values, f"sheet {title}", sheet=title)
+    return ContentItem(
+        sequence_nr=number,
+        name=f"sheet {title}",
+        ext="tsv",
+        content_type="text/tab-separated-values",
+        data=table,
+        metadata=attach({
+            "extractor": extractor,
+            "sheet": title,
+            "rows": table.count("\n") + 1 if table else 0,
+            "hidden": hidden,
+            "ocr": False,
+        }, [cells] if cells else []),
+    )
 
 
 def _trim(rows: list[list[str]]) -> list[list[str]]:

@@ -35,7 +35,7 @@ def test_each_problem_has_its_remedy_and_an_unknown_language_gets_english():
     lines = note.splitlines()
     assert lines[0] == "I could not read every file you sent:"
     assert "Upload it again" in lines[1] and "DOCX" in lines[1]
-    assert "a .doc as .docx" in lines[2] and "Excel (.xlsx)" in lines[2]
+    assert "a .doc as .docx" in lines[2] and "Excel (.xlsx, .xls)" in lines[2]
     assert "one by one" in lines[3] and "time limit" in lines[4] and "operator" in lines[5]
 
 

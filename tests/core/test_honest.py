@@ -15,7 +15,6 @@ UNREADABLE = {  # corpus file: what the answer must tell the user to do
     "testWORD_truncated.docx": "corrupt",
     "issue15590.pdf": "corrupt",
     "testWORD.doc": "unsupported",
-    "testEXCEL.xls": "unsupported",
 }
 
 
@@ -42,7 +41,7 @@ def test_every_unreadable_file_is_named_with_its_remedy_and_never_read_as_text(t
             elif kind == "corrupt":
                 assert "damaged" in line and "Upload it again" in line
             else:
-                assert "format that is not read" in line and "PDF, Word (.docx), Excel (.xlsx)" in line
+                assert "format that is not read" in line and "PDF, Word (.docx), Excel (.xlsx, .xls)" in line
         assert "**helloworld-bad.pdf**" not in answer  # read: it is summarised, not listed
 
         # The extractor's notices stay in the user's message; no assistant message quotes them.

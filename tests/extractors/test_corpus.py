@@ -73,12 +73,26 @@ def test_broken_files_say_they_are_corrupt(name, extracted):
     assert result.warnings
 
 
-@pytest.mark.parametrize(("name", "format_words"), [("testWORD.doc", "Word"), ("testEXCEL.xls", "Excel")])
-def test_old_binary_office_files_are_unsupported_and_named(name, format_words, extracted):
-    result = extracted(name)
+def test_an_old_binary_word_file_is_unsupported_and_named(extracted):
+    result = extracted("testWORD.doc")
     assert result.status == "unsupported"
     assert [item.is_text for item in result.items] == [False]
-    assert any(format_words in warning and "old binary" in warning for warning in result.warnings)
+    assert any("Word" in warning and "old binary" in warning for warning in result.warnings)
+
+
+def test_an_old_binary_excel_workbook_is_read_sheet_by_sheet_with_its_numbers(extracted):
+    result = extracted("testEXCEL.xls")
+    assert result.status == "ok"
+    assert [item.metadata["sheet"] for item in result.items] == ["Feuil1", "Feuil2", "Feuil3"]
+    sheet = result.items[0]
+    # The text the manifest names, and the squares (formulas) as the workbook's cached results.
+    assert "Sample Excel Worksheet - Numbers and their Squares" in sheet.data
+    assert "\tNumber\tSquare\n" in sheet.data and "\t12\t144\n" in sheet.data  # not 12.0 / 144.0
+    # The same workbook saved as .xlsx reads the same: shown text and cells (numbers as numbers).
+    as_xlsx = extracted("testEXCEL.xlsx").items[0]
+    assert sheet.data == as_xlsx.data
+    assert sheet.metadata["tables"] == as_xlsx.metadata["tables"]
+    assert [None, 15, 225] in sheet.metadata["tables"][0]["rows"]
 
 
 def test_the_zip_yields_its_members_text(extracted):
