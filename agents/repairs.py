@@ -98,8 +98,10 @@ _INTENT_AGENTS = {intent: agent for intent, agent, _ in INTENTS if intent != "an
 def agent_for_instructions(instructions: str, agents: list[str] | set[str]) -> str | None:
     """The built-in agent a task's own instructions plainly ask for ("Fasse … zusammen" is a
     summary), or None when they name no kind of work or more than one."""
-    intents = [i for i in detect_intents(instructions, has_tables=False) if i in _INTENT_AGENTS]
-    if len(intents) != 1:
+    # A question is a kind of work too: "Was ist das Quadrat von 12 laut der Tabelle?" names a
+    # table, but asks for an answer, not for the table to be extracted.
+    intents = [i for i in detect_intents(instructions, has_tables=False) if i in _INTENT_AGENTS or i == "answer"]
+    if len(intents) != 1 or intents[0] not in _INTENT_AGENTS:
         return None
     agent = _INTENT_AGENTS[intents[0]]
     return agent if agent in agents else None

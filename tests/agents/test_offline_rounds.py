@@ -118,6 +118,13 @@ async def test_a_question_is_answered_with_quoted_passages():
     assert "Offline answer" in answer.text
 
 
+async def test_a_question_about_a_table_in_an_old_xls_is_answered_by_the_analyst_with_the_row():
+    done, _ = await offline_round("Was ist das Quadrat von 12 laut der Tabelle?", "testEXCEL.xls")
+    [answer] = done.by_agent("analyst")  # "Tabelle" in a question does not make it a table extraction
+    assert answer.text.startswith("_Offline-Antwort")
+    assert "12 144" in answer.text  # the row, numbers as the sheet shows them
+
+
 async def test_the_writer_delivers_markdown_and_docx_that_open():
     done, _ = await offline_round("Summarize the document and write a report about it.", "testWORD.docx")
     assert [t.agent for t in done.plan.plan.tasks] == ["summarizer", "writer"]

@@ -122,6 +122,9 @@ async def test_the_model_side_repair_shows_the_answer_and_the_exact_errors(
     ("Traduis le document en anglais.", "summarizer", "translator"),
     ("Write a short memo on the extracted data.", "writer", "writer"),  # two kinds of work: kept
     ("Look into it.", "analyst", "analyst"),  # no kind of work named: kept
+    # A question about a table asks for an answer, not for the table: kept with the analyst.
+    ("Was ist das Quadrat von 12 laut der Tabelle?", "analyst", "analyst"),
+    ("What does the table say about Zone NA?", "analyst", "analyst"),
 ])
 def test_the_instructions_decide_between_built_in_agents(instructions: str, chosen: str, expected: str) -> None:
     plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", chosen, instructions, ["a.docx"])])
