@@ -1,6 +1,6 @@
 """Plan quality on a small local model: this tree's planner against an older one, in one run.
 
-    .venv/bin/python bench/plans.py [--before REF] [--base-url URL] [--only N] [--limit SECONDS]
+    .venv/bin/python bench/plans.py [--before REF] [--base-url URL] [--skip N] [--only N] [--limit SECONDS]
 
 Serves Qwen2.5-Coder-0.5B-Instruct (Q4_K_M, installed by .ci/install-realmodel.sh) with
 llama-cpp-python at n_ctx 4096, unless --base-url names a running OpenAI-compatible server,
@@ -170,13 +170,13 @@ class Side:
                 self.process.kill()
 
 
-def summary(results: list[dict]) -> dict[str, float]:
+def summary(results: list[dict], cases: list[tuple[str, list[str], list[set[str]]]]) -> dict[str, float]:
     n = len(results)
     first = [r for r in results if r["ok"] and r["purposes"].count("repair") == 0 and not r["repairs"]]
     no_second = [r for r in results if r["ok"] and r["purposes"].count("repair") == 0]
-    right = [r for r, (_, _, expected) in zip(results, CASES[:n]) if r["ok"] and set(r["agents"]) in expected]
-    bare = [r["first_prompt_tokens"] for r, c in zip(results, CASES[:n]) if not c[1] and r["first_prompt_tokens"]]
-    docs = [r["first_prompt_tokens"] for r, c in zip(results, CASES[:n]) if c[1] and r["first_prompt_tokens"]]
+    right = [r for r, (_, _, expected) in zip(results, cases) if r["ok"] and set(r["agents"]) in expected]
+    bare = [r["first_prompt_tokens"] for r, c in zip(results, cases) if not c[1] and r["first_prompt_tokens"]]
+    docs = [r["first_prompt_tokens"] for r, c in zip(results, cases) if c[1] and r["first_prompt_tokens"]]
     return {
         "valid_first": len(first) / n, "valid_no_second_call": len(no_second) / n,
         "valid_after_repairs": sum(r["ok"] for r in results) / n, "right_agents": len(right) / n,
@@ -192,10 +192,12 @@ def main() -> int:
                         "('none': this tree's planner only)")
     parser.add_argument("--base-url", default="", help="a running OpenAI-compatible server (…/v1)")
     parser.add_argument("--only", type=int, default=len(CASES), help="the first N requests only")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N requests (with --only: "
+                        "requests N+1 to --only)")
     parser.add_argument("--limit", type=float, default=LIMIT, help="seconds a plan may take (first answer "
                         "and repairs); a plan not made by then counts as not valid")
     args = parser.parse_args()
-    cases = CASES[:args.only]
+    cases = CASES[args.skip:args.only]
     with contextlib.ExitStack() as stack:
         sides: dict[str, Side] = {}
         base_url = args.base_url
@@ -214,7 +216,7 @@ def main() -> int:
         for side in sides.values():
             stack.callback(side.close)
         results: dict[str, list[dict]] = {name: [] for name in sides}
-        for number, case in enumerate(cases, 1):
+        for number, case in enumerate(cases, args.skip + 1):
             for name, side in sides.items():
                 result = side.plan(case)
                 results[name].append(result)
@@ -225,8 +227,8 @@ def main() -> int:
                     # The older planner does not stream: the server goes on generating after the
                     # client gave up. The next request must not pay for that.
                     wait_idle(base_url, 900)
-    sums = {side: summary(r) for side, r in results.items()}
-    print(f"\n{len(cases)} requests, Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx 4096, "
+    sums = {side: summary(r, cases) for side, r in results.items()}
+    print(f"\n{len(cases)} requests ({args.skip + 1}-{args.skip + len(cases)}), Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx 4096, "
           f"at most {args.limit:g}s per plan")
     print(f"{'':32s}" + "".join(f"{name:>10s}" for name in sums) + ("  after/before" if "before" in sums else ""))
     for key in sums["after"]:
