@@ -44,32 +44,34 @@ Plan a task only for what the user asks. Agents: {agents}."""
 
 # One worked example per kind of request: several tasks with a dependency; one task; answer only.
 # A small model leans on the last example it saw: answering without a task is the safest lean, and
-# "Documents: none" in the request tells it when that is all it can do. The one-task example works
-# on a document, so a request without documents is not shown it (`_examples`).
-PLAN_EXAMPLES: list[tuple[str, str]] = [
-    ("Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
-     "\n\nDocuments:\n- sales.xlsx",
-     '{"userLanguage":"en","objUserResponse":"I will extract the table, then write the memo.",'
-     '"objWorkplan":[{"id":"t1","instructions":"Extract the sales table as CSV.","agent":"data_extractor",'
-     '"inputs":["sales.xlsx"],"outputs":[{"name":"sales.csv","type":"csv","purpose":"table"}],'
-     '"dependsOn":[]},{"id":"t2","instructions":"Write a short memo on the sales figures.",'
-     '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
-     '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
-     '"purpose":"memo"}]}'),
-    ("Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
-     '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
-     '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
-     '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}'),
-    # Without documents, the one task is a text to write.
-    ("Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none",
-     '{"userLanguage":"fr","objUserResponse":"J\'écris le mot.","objWorkplan":[{"id":"t1",'
-     '"instructions":"Écris un court mot de remerciement.","agent":"writer","inputs":[],'
-     '"outputs":[{"name":"merci.docx","type":"docx","purpose":"mot"}],"dependsOn":[]}],'
-     '"objFinalDocuments":[{"name":"merci.docx","type":"docx","purpose":"mot"}]}'),
-    ("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
-     '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
-     '"objFinalDocuments":[]}'),
-]
+# "Documents: none" in the request tells it when that is all it can do. The one task works on a
+# document when the request has documents, else it is a text to write (`_examples`).
+SEVERAL_TASKS = (
+    "Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
+    "\n\nDocuments:\n- sales.xlsx",
+    '{"userLanguage":"en","objUserResponse":"I will extract the table, then write the memo.",'
+    '"objWorkplan":[{"id":"t1","instructions":"Extract the sales table as CSV.","agent":"data_extractor",'
+    '"inputs":["sales.xlsx"],"outputs":[{"name":"sales.csv","type":"csv","purpose":"table"}],'
+    '"dependsOn":[]},{"id":"t2","instructions":"Write a short memo on the sales figures.",'
+    '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
+    '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
+    '"purpose":"memo"}]}')
+ONE_TASK_ON_A_DOCUMENT = (
+    "Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
+    '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
+    '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
+    '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}')
+ONE_TASK_TO_WRITE = (
+    "Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none",
+    '{"userLanguage":"fr","objUserResponse":"J\'écris le mot.","objWorkplan":[{"id":"t1",'
+    '"instructions":"Écris un court mot de remerciement.","agent":"writer","inputs":[],'
+    '"outputs":[{"name":"merci.docx","type":"docx","purpose":"mot"}],"dependsOn":[]}],'
+    '"objFinalDocuments":[{"name":"merci.docx","type":"docx","purpose":"mot"}]}')
+ANSWER_ONLY = (
+    "Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
+    '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
+    '"objFinalDocuments":[]}')
+
 
 # What each built-in agent is for, in the fewest words; a plug-in's description is cut instead.
 AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables to CSV/Excel",
@@ -260,11 +262,11 @@ def _beginning(doc: DocumentText, sentences: int = 2) -> str:
     return " ".join(" ".join(s.split()) for s in found)
 
 
-def _examples(documents: bool) -> list[tuple[str, str]]:
+def _examples(has_documents: bool) -> list[tuple[str, str]]:
     """The worked examples for this request. Without documents the summary of one cannot apply,
     and the examples are most of a small model's prompt; the several-task example stays for its
     writer and its dependency."""
-    return PLAN_EXAMPLES[:2] + PLAN_EXAMPLES[3:] if documents else PLAN_EXAMPLES[:1] + PLAN_EXAMPLES[2:]
+    return [SEVERAL_TASKS, ONE_TASK_ON_A_DOCUMENT if has_documents else ONE_TASK_TO_WRITE, ANSWER_ONLY]
 
 
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,

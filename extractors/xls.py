@@ -33,9 +33,10 @@ def extract_xls(source: Source, registry: ExtractorRegistry) -> Extraction:
     items = []
     try:
         for number, sheet in enumerate(book.sheets(), start=1):
-            values = [[_value(book, sheet.cell(r, c)) for c in range(sheet.ncols)] for r in range(sheet.nrows)]
-            shown = [[format_value(value, _format(book, sheet.cell(r, c))) for c, value in enumerate(row)]
-                     for r, row in enumerate(values)]
+            cells = [sheet.row(r) for r in range(sheet.nrows)]
+            values = [[_value(book, cell) for cell in row] for row in cells]
+            shown = [[format_value(value, _format(book, cell)) for value, cell in zip(vrow, row)]
+                     for vrow, row in zip(values, cells)]
             items.append(sheet_item(number, sheet.name, values, shown, hidden=sheet.visibility != 0,
                                     extractor="xlrd"))
     finally:
