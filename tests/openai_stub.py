@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import aiohappyeyeballs
 import pytest
 import uvicorn
+from aiohttp import resolver
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -114,6 +116,7 @@ class Record:
     path: str = ""  # e.g. "/r1/v1/chat/completions": several clients tell themselves apart by a prefix
     answered_at: float = 0.0  # time.monotonic() when the answer was sent
     text: str = ""  # the content of a 200 answer
+    client_port: int = 0  # the client's end of the connection: requests on one connection share it
 
 
 # --- default answers ------------------------------------------------------------------------------
@@ -217,6 +220,11 @@ class OpenAIStub:
         return f"http://127.0.0.1:{self.port}/{client}/v1"
 
     @property
+    def open_connections(self) -> int:
+        """How many client connections the server holds open now."""
+        return len(self._server.server_state.connections)
+
+    @property
     def usage_total(self) -> tuple[int, int]:
         """Prompt and completion tokens reported across every answer sent."""
         with self._lock:
@@ -312,7 +320,8 @@ class OpenAIStub:
         except ValueError:
             body = {"_raw": raw.decode("utf-8", "replace")}
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        record = Record(body=body, headers=headers, bytes_received=len(raw), path=path)
+        record = Record(body=body, headers=headers, bytes_received=len(raw), path=path,
+                        client_port=(scope.get("client") or ("", 0))[1])
         with self._arrived:
             if response_format_type(body) in self.reject_formats:
                 # A server without the feature refuses before the script gets a say.
@@ -461,22 +470,50 @@ def openai_stub() -> Iterator[OpenAIStub]:
 
 @pytest.fixture
 def no_remote_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make any connection to a host other than loopback fail the test loudly."""
-    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+    """Make any connection to a host other than loopback fail the test loudly.
 
-    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    Name lookups and connects are refused where they happen, whichever event loop runs: the
+    socket module (blocking clients, asyncio's own loop), and for the model client's aiohttp
+    transport its resolvers (aiodns, or uvloop's `getaddrinfo`, never reach the socket module)
+    and the happy-eyeballs connect it makes every connection through.
+    """
+    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+    real_start = aiohappyeyeballs.start_connection
+
+    def check_name(host: Any) -> None:
         name = host.decode() if isinstance(host, bytes) else host
         if name not in LOOPBACK_HOSTS and name is not None:
             raise OSError(f"test guard: network access to {name!r} refused (use the stub on 127.0.0.1)")
+
+    def check_address(host: Any) -> None:
+        if host not in LOOPBACK_HOSTS:
+            raise OSError(f"test guard: connection to {host!r} refused (use the stub on 127.0.0.1)")
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        check_name(host)
         return real_getaddrinfo(host, *args, **kwargs)
 
     def guarded_connect(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in LOOPBACK_HOSTS:
-            raise OSError(f"test guard: connection to {address[0]!r} refused (use the stub on 127.0.0.1)")
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            check_address(address[0])
         return real_connect(sock, address)
+
+    def guarded_resolve(real: Callable[..., Any]) -> Callable[..., Any]:
+        async def resolve(self: Any, host: str, *args: Any, **kwargs: Any) -> Any:
+            check_name(host)
+            return await real(self, host, *args, **kwargs)
+        return resolve
+
+    async def guarded_start(addr_infos: Any, *args: Any, **kwargs: Any) -> Any:
+        for info in addr_infos:  # (family, type, proto, canonname, sockaddr)
+            check_address(info[4][0])
+        return await real_start(addr_infos, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    for kind in (resolver.ThreadedResolver, resolver.AsyncResolver):
+        monkeypatch.setattr(kind, "resolve", guarded_resolve(kind.resolve))
+    monkeypatch.setattr(aiohappyeyeballs, "start_connection", guarded_start)
 
 
 if __name__ == "__main__":

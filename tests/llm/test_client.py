@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 
 import pytest
+import uvloop
 
 from agents.model import (
     Model,
@@ -17,6 +19,7 @@ from agents.model import (
     use_budget,
 )
 from app.llm import OpenAIModel
+from tests.harness import wait_for
 from tests.openai_stub import BrokenBody, Drop, Hang, Hold, OpenAIStub, Reply, Status
 
 ASK = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}])
@@ -154,11 +157,46 @@ async def test_a_spent_token_budget_stops_further_calls(openai_stub: OpenAIStub,
     assert len(openai_stub.requests) == 1
 
 
+async def test_a_refused_connection_is_a_connection_failure_not_a_timeout(make_model: Make) -> None:
+    with socket.socket() as closed:  # bound, never listening: connecting is refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        model = make_model(base_url=url, api_key="sk-do-not-show", max_retries=1)
+        with pytest.raises(ModelError, match="connection failed: ConnectionRefusedError") as caught:
+            await model.complete(ASK)
+    assert caught.value.usage.calls == 2 and "sk-do-not-show" not in str(caught.value)
+
+
+async def test_the_pool_holds_max_connections(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([Hold(then=str(n)) for n in range(5)])
+    model = make_model(max_connections=2)
+    calls = [asyncio.create_task(model.complete(ASK)) for _ in range(5)]
+    assert await openai_stub.until_requests(2)
+    openai_stub.release()
+    assert sorted(r.text for r in await asyncio.gather(*calls)) == ["0", "1", "2", "3", "4"]
+    # Five calls at once on a pool of two: the three later ones waited for a free connection.
+    assert len({r.client_port for r in openai_stub.records}) == 2
+
+
+async def test_closing_the_client_closes_its_connections(openai_stub: OpenAIStub, make_model: Make) -> None:
+    model = make_model()
+    await asyncio.gather(model.complete(ASK), model.complete(ASK))
+    assert openai_stub.open_connections == 2  # kept alive for the next calls
+    await model.aclose()
+    await asyncio.to_thread(wait_for, lambda: openai_stub.open_connections == 0, 5, "the connections closed")
+
+
+@pytest.mark.parametrize("loop", [asyncio.new_event_loop, uvloop.new_event_loop], ids=["asyncio", "uvloop"])
 @pytest.mark.parametrize("url", ["https://api.openai.com/v1", "http://10.255.255.1:8080/v1"])
-async def test_the_guard_refuses_remote_providers(make_model: Make, url: str) -> None:
-    model = make_model(base_url=url, max_retries=0)
-    with pytest.raises(ModelError, match="test guard"):
-        await model.complete(ASK)
+def test_the_guard_refuses_remote_providers(url: str, loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+    # uvloop looks names up and connects without the socket module; the service runs on it.
+    async def call() -> None:
+        async with OpenAIModel(base_url=url, api_key="test-key", model="stub-model", max_retries=0) as model:
+            with pytest.raises(ModelError, match="connection failed: OSError: test guard"):
+                await model.complete(ASK)
+
+    with asyncio.Runner(loop_factory=loop) as runner:
+        runner.run(call())
 
 
 async def test_agents_size_their_prompts_to_the_configured_context_window() -> None:
