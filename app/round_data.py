@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
-from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, OutputSpec, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.manager import RoundInput
 from agents.memory import PriorRound, PriorTask, history_entries
 from agents.model import Model
@@ -35,22 +35,26 @@ class RoundData:
         self._inputs: dict[tuple[str, int], RoundInput] = {}
         self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
 
-    async def prepare(self, workflow_id: str, round_no: int, then: Sequence[NewLog] = ()) -> RoundInput:
+    async def prepare(self, workflow_id: str, round_no: int,
+                      then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:
         """Extract the round's files into its user message (written by the start), logging each one.
 
         `then` are logs of what follows, written once every file is read. Returns the round's
         input, built from what was just extracted and kept for the round's later steps, so they
-        do not read back what this step wrote.
+        do not read back what this step wrote, and whether this is a replay (the round's first
+        log was written before: a round resumed after a crash). None when the round no longer runs.
         """
         spec = await self.repo.workflows.round_input(workflow_id, round_no)
         if spec is None:
-            return RoundInput(prompt="", documents=[])
+            return None
         files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
         present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
         started = NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)
         # With no file to read in between, what follows is written in the same transaction.
-        await self.journal.append(workflow_id, round_no, logs=[started, *(then if not present else ())])
+        written = await self.journal.append(workflow_id, round_no, logs=[started, *(then if not present else ())])
+        if written is None:  # stopped or deleted since the start
+            return None
         then = then if present else ()
         reader = RoundReader(self.documents, self.journal, workflow_id, round_no, len(present))
         texts: list[DocumentText] = []
@@ -61,7 +65,8 @@ class RoundData:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
             await self.repo.workflows.forget_passwords(workflow_id, round_no)
-        return self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
+        inp = self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
+        return inp, not written.log_ids
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
         """The round's prompt, its documents and the conversation so far."""
@@ -77,10 +82,6 @@ class RoundData:
                    for d in mine if d.file_id in files]
         inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current)
         return self._keep(workflow_id, round_no, inp)
-
-    def resumed(self, workflow_id: str, round_no: int) -> bool:
-        """Whether the round's input was not prepared by this process (a round resumed after a crash)."""
-        return (workflow_id, round_no) not in self._inputs
 
     async def conversation(self, workflow_id: str, round_no: int, prompt: str,
                            current: list[DocumentText]) -> RoundInput:
@@ -171,9 +172,20 @@ class RoundData:
 
     @staticmethod
     def plan_meta(plan: Plan) -> dict[str, Any]:
-        """The plan as message metadata, for frontends that draw it."""
+        """The plan as message metadata, for frontends that draw it (and `plan_of` reads back)."""
         return {"finalDocuments": [asdict(d) for d in plan.final_documents],
                 "tasks": [asdict(t) for t in plan.tasks]}
+
+
+def plan_of(message: MessageRow) -> Plan:
+    """The plan a round's planning message carries (see `RoundData.plan_meta`): a resumed round goes on
+    with the plan it made before the crash, without asking the model again."""
+    meta = message.meta or {}
+    stored = meta.get("plan", {})
+    tasks = [TaskSpec(**dict(t, outputs=[OutputSpec(**o) for o in t.get("outputs", [])]))
+             for t in stored.get("tasks", [])]
+    return Plan(language=meta.get("language", ""), answer=message.content.split("\n\n### ", 1)[0],
+                final_documents=[OutputSpec(**d) for d in stored.get("finalDocuments", [])], tasks=tasks)
 
 
 def _unique(documents: list[DocumentText]) -> list[DocumentText]:

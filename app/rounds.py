@@ -1,10 +1,13 @@
 """A round as a durable DBOS workflow: plan, tasks (each as soon as its inputs are ready), final.
 
 Every write is keyed by the round and the step, so a step replayed after a crash writes nothing
-twice. Planning and the final answer are DBOS steps: DBOS replays them from their recorded
-results. A task is not: its journal write (message, logs, output files, in one transaction) is
-its checkpoint, and a resumed round reads the finished tasks' outcomes back from the journal and
-runs only the others.
+twice. No step is a DBOS step: each one's journal write (its message, logs and output files, in
+one transaction) is its checkpoint. A round resumed after a crash goes on with the plan its
+planning message carries, reads the finished tasks' outcomes back from the journal and runs only
+the others; a round whose final message was written no longer runs, so nothing of it runs again.
+DBOS keeps what only it gives: the durable workflow, its recovery, cancellation and takeover.
+(Recording plan and final as DBOS steps as well cost a round about twice the CPU of the
+workflow without them: `bench/round_overhead.py`, its two floor lines.)
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dbos import DBOS
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.manager import PlanLimits, make_plan, render_plan_message, write_final
+from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from agents.outputs import capped
@@ -30,6 +33,7 @@ from app.fsm import Event
 from app.handle import current
 from app.journal import reason_of
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage
+from app.round_data import plan_of
 from app.runtime import Runtime
 from app.tables import DocumentRow, MessageRow
 
@@ -66,18 +70,36 @@ def _cost(usage: Usage, seconds: float) -> Cost:
     return Cost(**_stats(usage, seconds))
 
 
-@DBOS.step(name="foreman.plan")
+@dataclass
+class Planned:
+    """The plan a round runs, the tokens planning spent, the tasks an interrupted earlier round
+    delivered, and whether the round resumed after a crash (its tasks may have finished)."""
+
+    plan: Plan
+    tokens: int
+    reused: dict[str, TaskOutcome]
+    resumed: bool = False
+
+
 @gated
-async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[str, TaskOutcome]] | None:
+async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | None:
     """Extract the round's files, write the user's message; the project manager answers and plans.
 
-    Extraction shares the planning step: a replay after a crash finds each file's contents in
-    the extraction cache and the user's message already written, so it costs no second step.
+    Replayed after a crash, extraction finds each file's contents in the extraction cache, and
+    the plan is the one the planning message carries. None: nothing more to run.
     """
-    rt = current().rt
     key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
-    inp = await rt.rounds.prepare(workflow_id, round_no, then=[
+    prepared = await rt.rounds.prepare(workflow_id, round_no, then=[
         NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
+    if prepared is None:  # stopped, deleted or finished before this step
+        return None
+    inp, replayed = prepared
+    if replayed:
+        written = await rt.repo.messages.round_messages(workflow_id, round_no, key("message"))
+        if written:
+            message = written[0][0]
+            plan = plan_of(message)
+            return Planned(plan, message.tokens_used, _reused(plan, inp), resumed=True)
     started, t0 = rt.clock(), time.perf_counter()
     limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
     try:
@@ -87,9 +109,7 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[st
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
         return None
     plan = outcome.plan
-    # Tasks an interrupted previous round delivered are not run again: their results carry over.
-    reused = {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
-              for tid, t in reusable(plan, inp.previous).items()}
+    reused = _reused(plan, inp)
     previous_round = inp.previous.round if inp.previous else 0
     # Fixes made to the model's plan without asking it again are worth knowing about.
     repaired = [NewLog(key("repair", n), f"Work plan repaired: {fix}", type="warning",
@@ -113,7 +133,13 @@ async def plan_step(workflow_id: str, round_no: int) -> tuple[Plan, int, dict[st
                         progress=100, status="completed")] if answer_only else [])],
         event=Event.FINISH if answer_only else None,
     )
-    return None if answer_only else (plan, outcome.usage.total_tokens, reused)
+    return None if answer_only else Planned(plan, outcome.usage.total_tokens, reused)
+
+
+def _reused(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
+    """Tasks an interrupted previous round delivered are not run again: their results carry over."""
+    return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
+            for tid, t in reusable(plan, inp.previous).items()}
 
 
 def _agent(plan: Plan, task_id: str) -> str:
@@ -213,12 +239,10 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
                      type="warning", agent_name=agent)])
 
 
-@DBOS.step(name="foreman.final")
 @gated
-async def final_step(workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
+async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
                      skipped: dict[str, str]) -> None:
     """The last message reviews what was delivered against the plan; the round completes."""
-    rt = current().rt
     key = lambda *p: _key(workflow_id, round_no, "final", *p)  # noqa: E731
     await rt.journal.append(workflow_id, round_no, logs=[NewLog(key("start"), "Creating final response",
                                                                  agent_name="project_manager", progress=90)])
@@ -266,11 +290,10 @@ def outcome_log(key: str, planned: int, done: int) -> NewLog:
                   status="completed")
 
 
-@DBOS.step(name="foreman.fail")
 @gated
-async def fail_step(workflow_id: str, round_no: int, reason: str) -> None:
+async def fail_step(rt: Runtime, workflow_id: str, round_no: int, reason: str) -> None:
     """End the round as failed with an error log that says why."""
-    await current().rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
+    await rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
 
 
 @DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
@@ -286,23 +309,23 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
                     with use_call_context(workflow=workflow_id, round=round_no):
                         await _run(rt, workflow_id, round_no)
     except TimeoutError:
-        await fail_step(workflow_id, round_no,
+        await fail_step(rt, workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
     except (asyncio.CancelledError, ClaimLostError):
         raise  # stopped, or taken over by another replica (which writes the rest): nothing to write here
     except Exception as exc:  # anything unforeseen fails the round with a log, never silently
-        await fail_step(workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
+        await fail_step(rt, workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
     finally:
         engine.untrack(workflow_id, asyncio.current_task())
 
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
-    planned = await plan_step(workflow_id, round_no)
+    planned = await plan_step(rt, workflow_id, round_no)
     if planned is None:
         return
-    plan, tokens, reused = planned
+    plan, tokens, reused = planned.plan, planned.tokens, planned.reused
     finished: dict[str, TaskOutcome] = dict(reused)
-    if rt.rounds.resumed(workflow_id, round_no):  # tasks finished before the crash are not run again
+    if planned.resumed:  # tasks finished before the crash are not run again
         finished.update(finished_tasks(await rt.repo.messages.round_messages(
             workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
@@ -317,4 +340,4 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
     outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency, finished=finished,
                                        max_tokens=rt.settings.max_round_tokens,
                                        spent=tokens + sum(o.tokens for t, o in finished.items() if t not in reused))
-    await final_step(workflow_id, round_no, plan, outcomes, skipped)
+    await final_step(rt, workflow_id, round_no, plan, outcomes, skipped)

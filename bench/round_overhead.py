@@ -44,6 +44,8 @@ from app.service import WorkflowService
 
 OWNER = Owner(1, 1)
 INSTANT_ROUNDS = 20
+FLOOR = "Floor: DBOS + model client"
+STEPLESS = "Floor without DBOS steps"
 SINGLE_ROUNDS = 3
 
 
@@ -172,10 +174,12 @@ def main() -> None:
     parser.add_argument("--crowd", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    systems = {"Foreman, SQLite": (foreman, ""), "LangGraph + AsyncSqliteSaver": (peer, "")}
-    if args.pg_url:
-        systems = {"Foreman, SQLite": (foreman, ""), "Foreman, PostgreSQL": (foreman, args.pg_url),
-                   "LangGraph + AsyncSqliteSaver": (peer, "")}
+    from dbos_floor import floor_system, stepless_floor_system
+
+    systems = {"Foreman, SQLite": (foreman, ""), **({"Foreman, PostgreSQL": (foreman, args.pg_url)} if args.pg_url
+                                                       else {}),
+               "LangGraph + AsyncSqliteSaver": (peer, ""), FLOOR: (floor_system, ""),
+               STEPLESS: (stepless_floor_system, "")}
     figures = {name: Figures() for name in systems}
     with tempfile.TemporaryDirectory() as tmp, stub(0.0) as instant, stub(0.2) as delayed:
         for repeat in range(args.repeats):
@@ -199,6 +203,16 @@ def main() -> None:
         pg = figures["Foreman, PostgreSQL"]
         print(f"Foreman PostgreSQL / SQLite: CPU per round instant {med(pg.cpu_instant) / med(ours.cpu_instant):.2f}x, "
               f"during the crowd {med(pg.cpu_crowd) / med(ours.cpu_crowd):.2f}x (target <= 1.5)")
+    floor = figures[FLOOR]
+    print(f"Floor (DBOS workflow, plan and final as DBOS steps, 7 model calls through Foreman's client, nothing "
+          f"else) / peer: CPU per round instant {med(floor.cpu_instant) / med(other.cpu_instant):.2f}x, during the "
+          f"crowd {med(floor.cpu_crowd) / med(other.cpu_crowd):.2f}x; Foreman SQLite / floor: "
+          f"{med(ours.cpu_instant) / med(floor.cpu_instant):.2f}x, {med(ours.cpu_crowd) / med(floor.cpu_crowd):.2f}x")
+    stepless = figures[STEPLESS]
+    print(f"Floor without DBOS steps / floor: CPU per round instant "
+          f"{med(stepless.cpu_instant) / med(floor.cpu_instant):.2f}x, during the crowd "
+          f"{med(stepless.cpu_crowd) / med(floor.cpu_crowd):.2f}x (what making plan and final journal-checkpointed "
+          "could save at most)")
     print(f"5-task round, instant model, Foreman SQLite: median {med(ours.wall_instant):.1f} ms (target <= 15 ms)")
 
 
