@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection
 
 from app.clock import now
-from app.db import Database
+from app.db import Database, batch_of
 from app.fsm import WorkflowStatus
 from app.notify import announce_cursors
 from app.records import Appended, Cost, NewLog, NewMessage
@@ -114,14 +114,33 @@ class MessageStore:
                 progress = shown
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
-        conn.execute(self._update_totals, dict(
-            wid=row.id, stamp=stamp, last_message=last_message_id, last_log=last_log_id, seq=seq, shown=progress,
-            sent=sent, received=received, tokens=tokens, seconds=seconds,
-        ))
-        if message_ids or log_ids:
-            announce_cursors(conn, self.db.is_sqlite, row.id, last_message_id, last_log_id)
+        row.last_activity, row.next_sequence_no, row.progress = stamp, seq, progress
+        row.last_message_id, row.last_log_id = last_message_id, last_log_id
+        self._add_totals(conn, row, dict(sent=sent, received=received, tokens=tokens, seconds=seconds),
+                         announce=bool(message_ids or log_ids))
         return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id,
                         file_ids=file_ids)
+
+    def _add_totals(self, conn: Connection, row: SimpleNamespace, costs: dict[str, Any], announce: bool) -> None:
+        """Write the row's new last ids, sequence and progress and add `costs` to its totals; in a batch,
+        once for all its calls (see app.db.Batch), with the cursors announced once."""
+        shared = batch_of(conn)
+        if shared is not None and row.id in shared.updates:  # an earlier call of the batch left its own
+            earlier, announced = shared.costs[row.id]
+            costs, announce = {name: value + earlier[name] for name, value in costs.items()}, announce or announced
+
+        def update() -> None:
+            conn.execute(self._update_totals, dict(
+                wid=row.id, stamp=row.last_activity, last_message=row.last_message_id, last_log=row.last_log_id,
+                seq=row.next_sequence_no, shown=row.progress, **costs))
+            if announce:
+                announce_cursors(conn, self.db.is_sqlite, row.id, row.last_message_id, row.last_log_id)
+
+        if shared is None:
+            update()
+        else:
+            shared.costs[row.id] = costs, announce
+            shared.updates[row.id] = update
 
     async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
         return await self.db.run_read(self.message_page_tx, workflow_id, after, limit)

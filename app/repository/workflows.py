@@ -10,7 +10,7 @@ from sqlalchemy import and_, bindparam, column, delete, or_, select, table, upda
 from sqlalchemy.engine import Connection
 
 from app.clock import now
-from app.db import Database
+from app.db import Database, batch_of
 from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
@@ -31,6 +31,12 @@ from extractors.base import ContentItem
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
 # DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").
 DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xid"), schema="dbos")
+
+
+def _settle(conn: Connection, workflow_id: str) -> None:
+    # A statement that changes the workflow row follows: what the batch left to write goes first.
+    if (shared := batch_of(conn)) is not None:
+        shared.settle(workflow_id)
 
 
 class WorkflowStore:
@@ -104,6 +110,7 @@ class WorkflowStore:
             if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
                 raise LookupError(workflow_id)
             next_status(WorkflowStatus(current.status), Event.START)
+            _settle(conn, workflow_id)
             changed = conn.execute(
                 update(W)
                 .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
@@ -213,18 +220,29 @@ class WorkflowStore:
         until commit. On SQLite one process runs every round, and DBOS's tables are in another file."""
         if claim is None or self.db.is_sqlite:
             return
+        fenced = shared.fenced if (shared := batch_of(conn)) is not None else set()
+        if claim in fenced:  # checked earlier in this transaction, and locked since
+            return
         # FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes
         # of one round's parallel tasks do not wait for each other here.
         owner = conn.execute(select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == claim.workflow)
                              .with_for_update(read=True)).scalar()
         if owner != claim.token:
             raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
+        fenced.add(claim)
 
     def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
         # The row's columns as attributes, unvalidated: every append reads it, and validating
-        # it into a WorkflowRow cost more than the statements the append runs.
-        row = conn.execute(self._lock_query, {"wid": workflow_id}).first()
-        return SimpleNamespace(**row._mapping) if row else None
+        # it into a WorkflowRow cost more than the statements the append runs. In a batch the
+        # first call reads it, and the others get it as the calls before them left it.
+        shared = batch_of(conn)
+        if shared is not None and workflow_id in shared.rows:
+            return shared.rows[workflow_id]
+        found = conn.execute(self._lock_query, {"wid": workflow_id}).first()
+        row = SimpleNamespace(**found._mapping) if found else None
+        if shared is not None and row is not None:
+            shared.rows[workflow_id] = row
+        return row
 
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
         """Delete the workflow with its messages and logs, and the files only it referenced."""
@@ -235,6 +253,8 @@ class WorkflowStore:
         if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         next_status(WorkflowStatus(row.status), Event.DELETE)
+        if (shared := batch_of(conn)) is not None:
+            shared.forget(workflow_id)
         mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
         others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
         input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)

@@ -12,6 +12,8 @@ import pytest
 from app.clock import now
 from app.config import Settings
 from app.db import Database
+from app.fsm import Event
+from app.records import NewLog, NewMessage, Owner
 from app.repository import Repository
 from app.tables import FileRow
 from tests.harness import wait_for
@@ -92,3 +94,39 @@ async def test_sqlite_writes_are_checkpointed_on_a_thread_of_their_own(tmp_path)
         wait_for(lambda: path.stat().st_size > 8 << 20, what="the WAL's pages to reach the database file")
     finally:
         await db.dispose()
+
+
+async def test_appends_written_together_add_up_as_if_written_one_by_one(repo):
+    # Issued together they share a batch (app.db.Batch): the workflow row is read and updated
+    # once for all of them, so each must see what the ones before it left.
+    owner = Owner(1, 1)
+    start = lambda n: NewLog(f"w:{n}:start", "Started", agent_name="system", progress=0)  # noqa: E731
+    await repo.workflows.start_round(owner, "w", "w", True, "first", [], {}, start(1))
+
+    def step(round_no: int, n: int, progress: int, tokens: int) -> NewMessage:
+        return NewMessage(f"w:{round_no}:step:{n}", "assistant", "step", f"Step {n} of round {round_no}.",
+                          tokens_used=tokens, bytes_sent=10 * tokens)
+
+    def append(round_no: int, n: int, progress: int, tokens: int, event: Event | None = None):
+        return repo.workflows.append("w", round_no, [step(round_no, n, progress, tokens)],
+                                     [NewLog(f"w:{round_no}:log:{n}", f"Step {n}", progress=progress)], event=event)
+
+    written = await asyncio.gather(
+        append(1, 1, 40, 5), append(1, 2, 30, 7), append(1, 1, 90, 100),  # the third replays the first's keys
+        append(1, 3, 60, 11, Event.FINISH),
+        repo.workflows.start_round(owner, "w", "w", False, "second", [], {}, start(2)),
+        append(1, 4, 95, 13),  # round 1 is over: nothing written
+        append(2, 1, 20, 17),
+    )
+
+    assert [bool(w and w.message_ids) for w in (*written[:4], *written[5:])] == [True, True, False, True, False, True]
+    row = await repo.workflows.workflow(owner, "w")
+    messages = [m for m, _ in await repo.messages.messages_of("w")]
+    assert row.current_round == 2 and row.status == "running"
+    assert row.tokens_used == 5 + 7 + 11 + 17 and row.bytes_sent == 10 * (5 + 7 + 11 + 17)
+    assert row.last_message_id == messages[-1].id and row.next_sequence_no == len(messages) + 1
+    assert [m.sequence_no for m in messages] == list(range(1, len(messages) + 1))
+    assert [m.content for m in messages] == ["first", "Step 1 of round 1.", "Step 2 of round 1.",
+                                             "Step 3 of round 1.", "second", "Step 1 of round 2."]
+    logs = [entry for entry, _ in await repo.messages.logs_of("w")]
+    assert row.last_log_id == logs[-1].id and row.progress == 20  # the new round's progress starts again
