@@ -34,6 +34,8 @@ _ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish",
                "fi": "finnish", "ru": "russian", "hu": "hungarian", "ro": "romanian", "tr": "turkish"}
 _STOP_LANGUAGES = {"en": "english", "de": "german", "fr": "french"}
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"^[(+\-−]?[$€£¥]?\d[\d.,'’ ]*%?\)?$|^[—–-]$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _LOCATION = re.compile(r"^(?:(page|slide) (\d+)|sheet (.+))$", re.IGNORECASE)
 
 
@@ -82,8 +84,10 @@ def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     """A question's terms, stemmed for its own language and every language of the documents it
     searches (a German question over an English report still matches its numbers and names)."""
     own = detect_language(question, default="en")
-    words = [w for w in (t.casefold() for t in _TOKEN.findall(question))
-             if w not in PROMPT_WORDS and w not in stop_words(own) and (len(w) > 1 or w.isdigit())]
+    # A word in capitals is a name ("Zone NA", "the US"), even when it is a function word somewhere.
+    words = [t.casefold() for t in _TOKEN.findall(question)
+             if (len(t) > 1 and t.isupper()) or (t.casefold() not in PROMPT_WORDS and t.casefold() not in stop_words(own)
+                                                  and (len(t) > 1 or t.isdigit()))]
     if not words:  # a question made only of common words still asks something
         words = [w.casefold() for w in _TOKEN.findall(question)]
     terms: list[str] = []
@@ -110,11 +114,59 @@ def location(item_name: str) -> dict[str, object]:
     return {"section": name} if name and name.lower() not in ("text", "body") else {}
 
 
+def _is_number(cell: str) -> bool:
+    return bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
+
+
+def _row_passage(caption: str, header: list[str], row: list[str]) -> str:
+    """A table row with its column headings: "Zone NA; Sales (a): 12,553; ...", the sheet's values as shown."""
+    heads = header + [""] * (len(row) - len(header))
+    cells = "; ".join(f"{h}: {v}" if h else v for h, v in zip(heads, row, strict=False) if v)
+    return f"{caption} — {cells}" if caption else cells
+
+
+def table_rows(text: str) -> tuple[list[str], str]:
+    """The data rows of a tab-separated sheet as passages of their own, each with the heading row
+    above its block (and the row above that, which names the unit or period), and the text left:
+    titles and notes, for sentence chunks.
+
+    A row is data when it has two cells or more and one of them is a number (a year alone is a
+    heading: "2023 | 2022"); the other rows of two cells or more are headings."""
+    rows: list[str] = []
+    rest: list[str] = []
+    headings: list[list[str]] = []
+    in_data = False
+    for line in text.split("\n"):
+        cells = [c.strip() for c in line.split("\t")]
+        filled = [c for c in cells if c]
+        if len(filled) < 2:
+            rest.append(line)
+        elif any(_is_number(c) for c in filled):
+            header = headings[-1] if headings else []
+            caption = ", ".join(c for c in headings[-2] if c) if len(headings) > 1 else ""
+            rows.append(_row_passage(caption, header, cells))
+            in_data = True
+        else:
+            if in_data:  # a heading after data starts the next block
+                headings, in_data = [], False
+            headings.append(cells)
+    return rows, "\n".join(rest)
+
+
+def _is_table(where: dict[str, object], text: str) -> bool:
+    lines = [line for line in text.split("\n") if line.strip()]
+    return "sheet" in where or (len(lines) > 1 and 2 * sum("\t" in line for line in lines) >= len(lines))
+
+
 def chunk_items(items: Sequence[tuple[str, str]]) -> list[Chunk]:
-    """A document's text items cut into passages of about CHUNK_WORDS words at sentence ends."""
+    """A document's text items cut into passages of about CHUNK_WORDS words at sentence ends; a
+    sheet's rows are passages of their own, with their headings, so an answer quotes the row."""
     chunks: list[Chunk] = []
     for name, text in items:
         where = location(name)
+        if _is_table(where, text):
+            rows, text = table_rows(text)
+            chunks += [Chunk(seq=len(chunks) + i, text=row, **where) for i, row in enumerate(rows)]
         current: list[str] = []
         words = 0
         for sentence in split_sentences(text):

@@ -23,6 +23,7 @@ class Question:
     question: str
     document: str  # the file that answers it
     fact: str  # what the answer must contain (compared case- and space-insensitively)
+    source_fact: str = ""  # the fact as the document's own text writes it, when the answer adds headings
 
 
 QUESTIONS: list[Question] = [
@@ -34,8 +35,10 @@ QUESTIONS: list[Question] = [
     Question("A", "fr", "Qui a publié l'édition de ses œuvres en 1682 ?", "sample-french-1.txt", "Lagrange"),
     Question("A", "fr", "Selon Boileau, quel est le plus grand des écrivains du règne de Louis XIV ?",
              "sample-french-1.txt", "c'est Molière"),
-    Question("A", "en", "How many Stanley Cups do the Maple Leafs have?", "stanley-cups.tsv", "Maple Leafs TOR 13"),
-    Question("A", "de", "Wie viele Stanley Cups haben die Flyers?", "stanley-cups.tsv", "Flyers PHI 2"),
+    Question("A", "en", "How many Stanley Cups do the Maple Leafs have?", "stanley-cups.tsv", "Team: Maple Leafs; Location: TOR; Stanley Cups: 13",
+             "Maple Leafs TOR 13"),
+    Question("A", "de", "Wie viele Stanley Cups haben die Flyers?", "stanley-cups.tsv", "Team: Flyers; Location: PHI; Stanley Cups: 2",
+             "Flyers PHI 2"),
     Question("A", "en", "Is explicit better than implicit?", "google-doc-document.pdf",
              "Explicit is better than implicit"),
     Question("A", "en", "What should errors never do?", "google-doc-document.pdf", "Errors should never pass silently"),
@@ -79,4 +82,5 @@ def keyword_baseline(question: Question, texts: dict[str, str]) -> bool:
             score = len(words & set(re.findall(r"\w{3,}", paragraph.casefold())))
             if score > best_score:
                 best, best_doc, best_score = paragraph, name, score
-    return correct(question, best, [best_doc])
+    fact = question.source_fact or question.fact
+    return _norm(fact) in _norm(best) and best_doc == question.document

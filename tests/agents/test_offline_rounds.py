@@ -122,7 +122,20 @@ async def test_a_question_about_a_table_in_an_old_xls_is_answered_by_the_analyst
     done, _ = await offline_round("Was ist das Quadrat von 12 laut der Tabelle?", "testEXCEL.xls")
     [answer] = done.by_agent("analyst")  # "Tabelle" in a question does not make it a table extraction
     assert answer.text.startswith("_Offline-Antwort")
-    assert "12 144" in answer.text  # the row, numbers as the sheet shows them
+    # The row with its headings, numbers as the sheet shows them; not the whole flattened sheet.
+    assert quotes(answer.text) == ["Number: 12; Square: 144"]
+
+
+async def test_a_question_about_a_workbook_quotes_the_matching_row_with_its_headings():
+    done, _ = await offline_round("What were the sales of Zone NA in the first half of 2023?",
+                                  "2023-half-year-analyses-by-segment.xlsx")
+    [answer] = done.by_agent("analyst")
+    [best, *_] = quotes(answer.text)
+    assert best.startswith("In millions of CHF, January–June 2023 — Zone NA; Sales (a): 12,553; "
+                           "Underlying Trading operating profit (b): 2,713;")
+    assert "Zone EUR" not in best and "12,138" not in best  # one row: not the other zones, not 2022
+    assert "sheet OS-Rev.and results 30 06 2023 [1]" in answer.text
+    assert answer.meta["citations"][0]["quote"] == best
 
 
 async def test_the_writer_delivers_markdown_and_docx_that_open():

@@ -22,6 +22,19 @@ def test_chunks_keep_their_page_sheet_or_section():
     assert all(len(c.text.split()) <= 100 for c in chunks)
 
 
+def test_a_sheets_rows_are_passages_with_their_headings():
+    sheet = ("Squares\n\n\tNumber\tSquare\n\t11\t121\n\t12\t144\n\nIn CHF\t\t2023\n\tSales\tMargin\n"
+             "Zone NA\t12,553\t(81)\n\nWritten in Excel.")
+    texts = [c.text for c in chunk_items([("sheet Feuil1", sheet)])]
+    assert texts == ["Number: 11; Square: 121", "Number: 12; Square: 144", "In CHF, 2023 — Zone NA; Sales: 12,553; Margin: (81)",
+                     "Squares Written in Excel."]
+
+
+def test_a_name_in_capitals_is_a_query_term_even_when_it_is_a_function_word_elsewhere():
+    assert "na" in query_terms("What were the sales of Zone NA?", ["en"])
+    assert "na" not in query_terms("What were the sales of zone na?", ["en"])
+
+
 def test_terms_are_snowball_stems_without_the_languages_stop_words():
     assert index_terms("Die Kündigungsfristen der Verträge", "de") == ["kundigungsfrist", "vertrag"]
     assert index_terms("Les contrats et les résiliations", "fr") == ["contrat", "resili"]
