@@ -10,6 +10,11 @@ from agents.memory import resolve_references, wants_continuation
 from agents.outputs import stem_of
 from agents.phrases import language_label, say, target_language
 
+_INDIRECT = (
+    r"\b(?:tell|show) me,? (?:what|which|who|when|where|why|how|whether|if)\b"
+    r"|\b(?:sag|sage|sagt|sagen sie|zeig|zeige|zeigen sie) mir,? (?:was|wer|wann|wo|welche\w*|warum|wieso|wie|ob)\b"
+    r"|\b(?:dis|dites|montre|montrez)[- ]moi,? (?:ce qu|quel\w*|qui|quand|où|pourquoi|comment|combien|si)"
+)
 # (intent, agent, patterns) in the order the tasks run; patterns match the lowercased prompt.
 INTENTS: list[tuple[str, str, list[str]]] = [
     ("extract", "data_extractor", [
@@ -28,6 +33,8 @@ INTENTS: list[tuple[str, str, list[str]]] = [
         r"^\s*(?:was|wer|wann|wo|welche\w*|warum|wieso|wie|erkläre?|vergleiche?|gibt es)\b",
         r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|explique\w*|compare\w*)\b",
         r"analy[sz]", r"\bfind\b", r"\bfinde\b", r"\btrouve\w*\b",
+        # An indirect question anywhere: "... and tell me what ...", "sag mir, was ...", "dis-moi ce que ...".
+        _INDIRECT,
     ]),
     # A report is asked for with a verb or an indefinite article; "summarise the report" is not.
     ("write", "writer", [
@@ -64,6 +71,13 @@ def detect_intents(prompt: str, has_tables: bool) -> list[str]:
     if not found and any(re.search(p, text) for p in _WEAK_QUESTION):
         found.append("answer")
     return found
+
+
+def question_of(prompt: str) -> str:
+    """The indirect question of a request that asks for more ("Give me the table and tell me what
+    ... is" asks "tell me what ... is"), so the other work's words do not rank the passages."""
+    match = re.search(_INDIRECT, prompt, re.IGNORECASE)
+    return prompt[match.start():].strip() if match else prompt
 
 
 def table_formats(prompt: str) -> list[str]:
@@ -133,7 +147,8 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
             # Offline there is no translation to deliver: the task says so in a sentence.
             add("translator", picked, [], say("step_translate", language, docs=", ".join(picked), target=label))
         elif intent == "answer":
-            add("analyst", picked, [], say("step_answer", language, docs=names), instructions=prompt)
+            add("analyst", picked, [], say("step_answer", language, docs=names),
+                instructions=question_of(prompt) if len(intents) > 1 else prompt)
         elif intent == "write":
             stem = _REPORT_NAMES.get(language, "report")
             earlier = [t["id"] for t in tasks]

@@ -6,7 +6,7 @@ import string
 
 import pytest
 
-from agents.offline.planner import detect_intents, plan_offline
+from agents.offline.planner import detect_intents, plan_offline, question_of
 from agents.phrases import PHRASES, say, target_language
 from agents.plan import parse_plan, validate_plan
 from agents.registry import build_registry
@@ -168,3 +168,26 @@ def test_a_spanish_request_gets_the_english_sentences_with_one_line_saying_so():
     first, rest = plan["objUserResponse"].split("\n\n", 1)
     assert first == "The offline model answers in English, German or French; here is the answer in English."
     assert rest.startswith("I am working offline")
+
+
+@pytest.mark.parametrize("prompt, intents, question", [
+    ("Gib mir die Tabelle als Excel-Datei und sag mir, was das Quadrat von 12 ist.", ["extract", "answer"],
+     "sag mir, was das Quadrat von 12 ist."),
+    ("Extract the tables as CSV and tell me which region sold the most.", ["extract", "answer"],
+     "tell me which region sold the most."),
+    ("Fasse den Bericht zusammen und sagen Sie mir, wie hoch der Umsatz war.", ["summary", "answer"],
+     "sagen Sie mir, wie hoch der Umsatz war."),
+    ("Résume le rapport et dis-moi ce que dit la conclusion.", ["summary", "answer"],
+     "dis-moi ce que dit la conclusion."),
+    ("Dites-moi quel est le chiffre d'affaires.", ["answer"], "Dites-moi quel est le chiffre d'affaires."),
+])
+def test_an_indirect_question_without_a_question_mark_is_answered(prompt, intents, question):
+    assert detect_intents(prompt, has_tables=False) == intents
+    plan = plan_offline(hints(prompt, "book.xlsx", language="de"))
+    [answer] = [t for t in plan["objWorkplan"] if t["agent"] == "analyst"]
+    assert answer["instructions"] == question_of(prompt) == question  # the question, not the other work
+
+
+def test_a_command_without_a_question_gets_no_analyst():
+    assert detect_intents("Tell me a summary of the report", has_tables=False) == ["summary"]
+    assert detect_intents("Gib mir die Tabelle als Excel-Datei.", has_tables=False) == ["extract"]

@@ -138,6 +138,15 @@ async def test_a_question_about_a_workbook_quotes_the_matching_row_with_its_head
     assert answer.meta["citations"][0]["quote"] == best
 
 
+async def test_a_request_for_a_table_and_an_indirect_question_gets_both():
+    done, _ = await offline_round("Gib mir die Tabelle als Excel-Datei und sag mir, was das Quadrat von 12 ist.",
+                                  "testEXCEL.xls")
+    assert [t.agent for t in done.plan.plan.tasks] == ["data_extractor", "analyst"]
+    assert "testEXCEL-tables.xlsx" in done.files
+    [answer] = done.by_agent("analyst")
+    assert quotes(answer.text) == ["Number: 12; Square: 144"]
+
+
 async def test_the_writer_delivers_markdown_and_docx_that_open():
     done, _ = await offline_round("Summarize the document and write a report about it.", "testWORD.docx")
     assert [t.agent for t in done.plan.plan.tasks] == ["summarizer", "writer"]
