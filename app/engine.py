@@ -75,6 +75,7 @@ class Engine:
         self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
+        self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
                                        application_name=f"foreman {rt.settings.executor_id}"))
@@ -160,6 +161,8 @@ class Engine:
             self._reconciler.cancel()
             stop_dequeuing()
         await self.cancel_all()
+        if self._stops:  # a stop answered just before stays a stop after a restart
+            await asyncio.wait(list(self._stops))
         if self.replicas is not None:
             await self.replicas.leave()
         DBOS.destroy()
@@ -212,16 +215,31 @@ class Engine:
         if task is not None:
             await asyncio.wait([task])
 
-    async def stop(self, workflow_id: str, round_no: int) -> None:
-        """Cancel the round at once: its DBOS workflow and the task running its current step."""
-        rid = round_id(workflow_id, round_no)
-        await asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
+    def stop(self, workflow_id: str, round_no: int) -> asyncio.Future:
+        """Cancel the round at once: the task running it here now, its DBOS workflow on the stopper thread.
+
+        The stop's answer waits for neither: the round's status, stopped in the database, already
+        refuses its every later write, and a round task that is cancelled records nothing in DBOS.
+        The future ends once DBOS says CANCELLED and the task has ended; `close` waits for it.
+        """
         tasks = list(self._tasks.get(workflow_id, ()))
         for task in tasks:
             task.cancel()
+        self.rt.rounds.forget(workflow_id, round_no)
+        rid = round_id(workflow_id, round_no)
+        cancel = asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
+        settled = asyncio.ensure_future(self._settle(rid, cancel, tasks))
+        self._stops.add(settled)
+        settled.add_done_callback(self._stops.discard)
+        return settled
+
+    async def _settle(self, rid: str, cancel: asyncio.Future, tasks: list[asyncio.Task]) -> None:
+        try:
+            await cancel
+        except Exception:  # the round writes nothing more; only a restart in between could run it again
+            log.exception("Round %s is stopped but DBOS did not record its cancel.", rid)
         if tasks:
             await asyncio.wait(tasks, timeout=5)
-        self.rt.rounds.forget(workflow_id, round_no)
 
     def cancel_local(self, workflow_id: str) -> None:
         """Cancel the round's task if this process runs it (a stop said in another process)."""

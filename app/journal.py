@@ -12,9 +12,9 @@ from agents.errors import AgentsError
 from agents.model import ModelError, use_call_context
 from app.cursors import CursorCache
 from app.fence import current_claim
-from app.fsm import Event, WorkflowStatus
+from app.fsm import Event
 from app.metrics import record_transition
-from app.records import Appended, Cost, NewLog, NewMessage
+from app.records import Appended, Cost, NewLog, NewMessage, Owner, Stopped
 from app.repository import Repository
 from extractors.base import ContentItem
 
@@ -69,15 +69,18 @@ class Journal:
             event=Event.FAIL, cost=cost,
         )
 
-    async def stop(self, workflow_id: str, round_no: int) -> WorkflowStatus | None:
-        """Move a running round to stopped with its log; None when the round is not running."""
-        written = await self.append(
-            workflow_id, round_no,
-            logs=[NewLog(f"{workflow_id}:{round_no}:stopped", "Workflow stopped by user", agent_name="system",
-                         progress=100, status="stopped")],
-            event=Event.STOP,
-        )
-        return written.status if written else None
+    async def stop(self, owner: Owner | None, workflow_id: str) -> Stopped | None:
+        """Move the workflow's running round to stopped with its log, and read the workflow back, in one
+        write (see WorkflowStore.stop); None when the owner (any owner: None) has no such workflow."""
+        stopped = await self.repo.workflows.stop(owner, workflow_id, lambda round_no: NewLog(
+            f"{workflow_id}:{round_no}:stopped", "Workflow stopped by user", agent_name="system", progress=100,
+            status="stopped"))
+        if stopped is not None and stopped.written is not None:
+            written, row = stopped.written, stopped.workflow
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
+            transition(workflow_id, row.current_round, written.before.value if written.before else None,
+                       written.status.value, Event.STOP.value)
+        return stopped
 
 
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:

@@ -89,6 +89,15 @@ class Appended:
 
 
 @dataclass
+class Stopped:
+    """What a stop found and did: the workflow as the stop's transaction left it, and what that wrote
+    (None when the workflow was not running, so nothing was)."""
+
+    workflow: WorkflowRow
+    written: Appended | None
+
+
+@dataclass
 class LivePage:
     """What an event stream reads in one snapshot: the workflow row and the items after its cursors."""
 

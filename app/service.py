@@ -139,26 +139,28 @@ class WorkflowService:
         return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
 
     async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
-        """Stop the running round at once; stopping a stopped workflow again is fine."""
-        row = await self.owned(owner, workflow_id)
-        if row.status == WorkflowStatus.STOPPED:
-            return status_view(row)
-        _may_stop(row)  # 409 for completed or failed
-        stopped = await self.rt.journal.stop(workflow_id, row.current_round)
-        if stopped is None:  # the round finished or failed while we looked
-            row = await self.owned(owner, workflow_id)
+        """Stop the running round at once; stopping a stopped workflow again is fine.
+
+        One write answers: it finds the owner's workflow, stops its round if it runs and reads it back.
+        """
+        stopped = None if "\x00" in workflow_id else await self.rt.journal.stop(owner, workflow_id)
+        if stopped is None:
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+        row = stopped.workflow
+        if stopped.written is None:  # it was not running: a second stop is fine, a finished round a 409
             if row.status != WorkflowStatus.STOPPED:
                 _may_stop(row)
-        await self.engine.stop(workflow_id, row.current_round)
+            return status_view(row)
+        self.engine.stop(workflow_id, row.current_round)
         log.info("Workflow %s round %s stopped by its user.", workflow_id, row.current_round)
-        return status_view(await self.owned(owner, workflow_id))
+        return status_view(row)
 
     async def delete(self, owner: Owner, workflow_id: str) -> None:
         """Stop it if running, then delete it with its messages, logs and files only it used."""
         row = await self.owned(owner, workflow_id)
         if row.status == WorkflowStatus.RUNNING:
-            await self.rt.journal.stop(workflow_id, row.current_round)
-            await self.engine.stop(workflow_id, row.current_round)
+            await self.rt.journal.stop(owner, workflow_id)
+            await self.engine.stop(workflow_id, row.current_round)  # its task ends before its rows go
         files = await self.repo.workflows.delete_workflow(owner, workflow_id)
         if files is None:
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")

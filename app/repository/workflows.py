@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
@@ -14,7 +14,7 @@ from app.db import Database, batch_of
 from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
-from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner
+from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, Stopped
 from app.repository.chunks import delete_unused_chunks_tx
 from app.repository.messages import MessageStore, user_message_key
 from app.tables import (
@@ -170,13 +170,19 @@ class WorkflowStore:
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
         logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
     ) -> Appended | None:
-        stamp = now()
         row = self._lock(conn, workflow_id)
-        if row is None or row.current_round != round_no:
+        if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
             return None
+        return self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
+
+    def _append_locked_tx(
+        self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        event: Event | None, cost: Cost | None, claim: Claim | None,
+    ) -> Appended:
+        """`append` to the running round of the workflow `row`, locked by the caller."""
+        stamp = now()
+        workflow_id = row.id
         status = before = WorkflowStatus(row.status)
-        if status is not WorkflowStatus.RUNNING:
-            return None
         self._fence(conn, claim)
         if event is not None:
             status = next_status(status, event)
@@ -189,6 +195,25 @@ class WorkflowStore:
         written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
         written.before = before
         return written
+
+    async def stop(self, owner: Owner | None, workflow_id: str, log: Callable[[int], NewLog]) -> Stopped | None:
+        """Stop the workflow's running round with the log `log(round)`, in one transaction that also reads
+        the workflow back as it leaves it; None when the owner (any owner: None) has no such workflow.
+
+        A workflow that is not running is returned unchanged: the caller tells a second stop (fine)
+        from a stop of a finished round (a conflict) by its status.
+        """
+        return await self.db.run_write(self._stop_tx, owner, workflow_id, log)
+
+    def _stop_tx(self, conn: Connection, owner: Owner | None, workflow_id: str,
+                 log: Callable[[int], NewLog]) -> Stopped | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or owner is not None and (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+            return None
+        written = None
+        if row.status == WorkflowStatus.RUNNING:
+            written = self._append_locked_tx(conn, row, (), [log(row.current_round)], Event.STOP, None, None)
+        return Stopped(self.workflow_tx(conn, None, workflow_id), written)
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
                               contents: list[ContentItem], logs: Sequence[NewLog] = (),

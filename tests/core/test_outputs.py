@@ -86,7 +86,8 @@ def test_a_task_whose_round_was_stopped_before_its_write_leaves_no_file_and_no_b
     async def stop_the_round() -> None:  # the user's stop lands while the agent's files are on their way
         runtime = holder["server"].app.state.runtime
         [row] = await runtime.repo.workflows.running_workflows()
-        assert await runtime.journal.stop(row.id, row.current_round) is WorkflowStatus.STOPPED
+        stopped = await runtime.journal.stop(None, row.id)
+        assert stopped is not None and stopped.workflow.status == WorkflowStatus.STOPPED
 
     agent = ManyFiles(3, before_return=stop_the_round)
     with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1, agent="many")),

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tests.harness import LiveServer, plan_of, settings_for, wait_status
+from dbos import DBOS
+
+from app.rounds import round_id
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 
 
@@ -18,6 +21,10 @@ def test_stop_aborts_the_model_call_and_nothing_follows_the_stop_log(tmp_path, d
         stopped = client.post(f"/api/workflows/{wid}/stop")
         assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"
         assert openai_stub.wait_disconnected(timeout=10), "the model call was not aborted"
+        # The answer does not wait for DBOS; its record of the round still ends cancelled, so no
+        # restart would resume the round.
+        wait_for(lambda: DBOS.get_workflow_status(round_id(wid, 1)).status == "CANCELLED", 30,
+                 "DBOS to record the round's cancel")
         openai_stub.release()
 
         # A second round is a barrier: once it completes, a straggler of round 1 would have shown.
