@@ -13,7 +13,7 @@ import msgspec
 
 from agents.base import DocumentText
 from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_loop_if_long
+from agents.toolkit.cpu import off_gil_if_long
 from app.errors import StoredFileError
 from app.filestore import BlobStore
 from app.metrics import record_extraction
@@ -164,15 +164,21 @@ def is_notice(item: ContentItem) -> bool:
 
 async def read_document(file: FileRow, contents: list[ContentItem], *, round_no: int = 0,
                         new: bool = True) -> DocumentText:
-    """`document_text` in a worker thread when the contents are long (the clean-up of a book's
-    text takes a fifth of a second)."""
+    """`document_text` in a worker process when the contents are long: the clean-up of a book's text
+    takes a fifth of a second, and in a thread it held the GIL the event loop needs for every answer."""
     size = sum(len(c.data) for c in contents)
-    return await off_loop_if_long(size, document_text, file, contents, round_no=round_no, new=new)
+    doc = await off_gil_if_long(size, document_of, display_name(file), file.ext, file.mime, file.size, contents,
+                                file.id)
+    return _as_read(doc, file, round_no, new)
 
 
 def document_text(file: FileRow, contents: list[ContentItem], *, round_no: int = 0, new: bool = True) -> DocumentText:
     """What an agent reads of a stored document: its text items in order, its tables and its catalogue facts."""
     doc = document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+    return _as_read(doc, file, round_no, new)
+
+
+def _as_read(doc: DocumentText, file: FileRow, round_no: int, new: bool) -> DocumentText:
     return replace(doc, round=round_no, origin="produced" if file.origin == "agent" else "uploaded", new=new,
                    sha256=file.sha256)
 
