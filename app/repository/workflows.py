@@ -213,6 +213,7 @@ class WorkflowStore:
         written = None
         if row.status == WorkflowStatus.RUNNING:
             written = self._append_locked_tx(conn, row, (), [log(row.current_round)], Event.STOP, None, None)
+        _settle(conn, workflow_id)  # the batch's update of the row, written before the row is read back
         return Stopped(self.workflow_tx(conn, None, workflow_id), written)
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,

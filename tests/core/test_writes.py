@@ -130,3 +130,30 @@ async def test_appends_written_together_add_up_as_if_written_one_by_one(repo):
                                              "Step 3 of round 1.", "second", "Step 1 of round 2."]
     logs = [entry for entry, _ in await repo.messages.logs_of("w")]
     assert row.last_log_id == logs[-1].id and row.progress == 20  # the new round's progress starts again
+
+
+async def test_a_stop_written_with_appends_answers_the_workflow_as_it_left_it(repo):
+    # In one batch with the round's appends, the stop reads the row back after the batch's update of it.
+    owner = Owner(1, 1)
+    await repo.workflows.start_round(owner, "s", "s", True, "first", [], {},
+                                     NewLog("s:1:start", "Started", agent_name="system", progress=0))
+
+    def append(n: int):
+        return repo.workflows.append("s", 1, [NewMessage(f"s:1:step:{n}", "assistant", "step", f"Step {n}.",
+                                                         tokens_used=3)],
+                                     [NewLog(f"s:1:log:{n}", f"Step {n}", progress=40)])
+
+    stop_log = lambda round_no: NewLog(f"s:{round_no}:stopped", "Workflow stopped by user",  # noqa: E731
+                                       agent_name="system", progress=100, status="stopped")
+    first, stopped, late, other = await asyncio.gather(
+        append(1), repo.workflows.stop(owner, "s", stop_log), append(2), repo.workflows.stop(Owner(1, 2), "s", stop_log))
+
+    assert first is not None and late is None and other is None  # nothing after the stop; not another's
+    answer = stopped.workflow
+    logs = [entry for entry, _ in await repo.messages.logs_of("s")]
+    messages = [m for m, _ in await repo.messages.messages_of("s")]
+    assert answer.status == "stopped" and answer.progress == 100 and answer.tokens_used == 3
+    assert answer.last_log_id == logs[-1].id == stopped.written.last_log_id and logs[-1].message.endswith("by user")
+    assert answer.last_message_id == messages[-1].id and messages[-1].content == "Step 1."
+    again = await repo.workflows.stop(owner, "s", stop_log)
+    assert again.written is None and again.workflow.last_log_id == answer.last_log_id
