@@ -176,7 +176,6 @@ class Database:
                                               connect_args={"server_settings": settings}, **JSON)
             self.reader = self.writer
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
-        self._first: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []  # see `run_write_first`
         # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-writer")
         self._flushers: set[asyncio.Task] = set()
@@ -193,17 +192,8 @@ class Database:
         and COMMIT per call cost more CPU than the call's own statements. A call that fails
         takes only itself back (see `_write_batch`).
         """
-        return await self._queue(self._pending, work, args)
-
-    async def run_write_first(self, work: Callable[..., T], *args: Any) -> T:
-        """`run_write`, in a batch of its own ahead of the writes queued meanwhile: a stop waits for
-        the batch under way, not for the appends of every running round queued behind it (which,
-        committed after it, find the round stopped)."""
-        return await self._queue(self._first, work, args)
-
-    async def _queue(self, queue: list, work: Callable[..., T], args: tuple) -> T:
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        queue.append((work, args, future))
+        self._pending.append((work, args, future))
         if len(self._flushers) < (1 if self.is_sqlite else PG_WRITE_BATCHES):
             self._flushers.add(asyncio.create_task(self._flush()))
         return await future
@@ -228,11 +218,8 @@ class Database:
 
     async def _flush(self) -> None:
         try:
-            while self._first or self._pending:
-                if self._first:
-                    batch, self._first = self._first, []
-                else:
-                    batch, self._pending = self._pending, []
+            while self._pending:
+                batch, self._pending = self._pending, []
                 try:
                     if self.is_sqlite:
                         results = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_batch,

@@ -203,7 +203,7 @@ class WorkflowStore:
         A workflow that is not running is returned unchanged: the caller tells a second stop (fine)
         from a stop of a finished round (a conflict) by its status.
         """
-        return await self.db.run_write_first(self._stop_tx, owner, workflow_id, log)
+        return await self.db.run_write(self._stop_tx, owner, workflow_id, log)
 
     def _stop_tx(self, conn: Connection, owner: Owner | None, workflow_id: str,
                  log: Callable[[int], NewLog]) -> Stopped | None:

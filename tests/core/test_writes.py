@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -133,49 +132,28 @@ async def test_appends_written_together_add_up_as_if_written_one_by_one(repo):
     assert row.last_log_id == logs[-1].id and row.progress == 20  # the new round's progress starts again
 
 
-def _stop_log(round_no: int) -> NewLog:
-    return NewLog(f"s:{round_no}:stopped", "Workflow stopped by user", agent_name="system", progress=100,
-                  status="stopped")
-
-
-async def _started(repo) -> Callable:
-    await repo.workflows.start_round(Owner(1, 1), "s", "s", True, "first", [], {},
+async def test_a_stop_written_with_appends_answers_the_workflow_as_it_left_it(repo):
+    # In one batch with the round's appends, the stop reads the row back after the batch's update of it.
+    owner = Owner(1, 1)
+    await repo.workflows.start_round(owner, "s", "s", True, "first", [], {},
                                      NewLog("s:1:start", "Started", agent_name="system", progress=0))
 
     def append(n: int):
         return repo.workflows.append("s", 1, [NewMessage(f"s:1:step:{n}", "assistant", "step", f"Step {n}.",
                                                          tokens_used=3)],
                                      [NewLog(f"s:1:log:{n}", f"Step {n}", progress=40)])
-    return append
 
+    stop_log = lambda round_no: NewLog(f"s:{round_no}:stopped", "Workflow stopped by user",  # noqa: E731
+                                       agent_name="system", progress=100, status="stopped")
+    first, stopped, late, other = await asyncio.gather(
+        append(1), repo.workflows.stop(owner, "s", stop_log), append(2), repo.workflows.stop(Owner(1, 2), "s", stop_log))
 
-async def test_stops_written_together_answer_the_workflow_as_it_left_it(repo):
-    # Stops of one batch: the second reads the row back after the batch's update of it by the first.
-    owner = Owner(1, 1)
-    append = await _started(repo)
-    assert await append(1) is not None
-    stopped, again, other, late = await asyncio.gather(
-        repo.workflows.stop(owner, "s", _stop_log), repo.workflows.stop(owner, "s", _stop_log),
-        repo.workflows.stop(Owner(1, 2), "s", _stop_log), append(2))
-
-    assert other is None and late is None  # not another's to stop; nothing written after the stop
+    assert first is not None and late is None and other is None  # nothing after the stop; not another's
+    answer = stopped.workflow
     logs = [entry for entry, _ in await repo.messages.logs_of("s")]
     messages = [m for m, _ in await repo.messages.messages_of("s")]
-    assert stopped.written is not None and again.written is None
-    for answer in (stopped.workflow, again.workflow):
-        assert answer.status == "stopped" and answer.progress == 100 and answer.tokens_used == 3
-        assert answer.last_log_id == logs[-1].id == stopped.written.last_log_id
-        assert answer.last_message_id == messages[-1].id and messages[-1].content == "Step 1."
-    assert logs[-1].message.endswith("by user")
-
-
-async def test_a_sqlite_stop_goes_ahead_of_the_writes_queued_before_it(repo):
-    if not repo.db.is_sqlite:
-        pytest.skip("PostgreSQL runs two batches at once: the appends' batch may commit with the stop's")
-    append = await _started(repo)
-    *appends, stopped = await asyncio.gather(*(append(n) for n in range(1, 6)),
-                                             repo.workflows.stop(Owner(1, 1), "s", _stop_log))
-
-    # The stop did not wait for the five appends queued before it: they came after it, and found the round stopped.
-    assert stopped.workflow.status == "stopped" and appends == [None] * 5
-    assert [m.content for m, _ in await repo.messages.messages_of("s")] == ["first"]
+    assert answer.status == "stopped" and answer.progress == 100 and answer.tokens_used == 3
+    assert answer.last_log_id == logs[-1].id == stopped.written.last_log_id and logs[-1].message.endswith("by user")
+    assert answer.last_message_id == messages[-1].id and messages[-1].content == "Step 1."
+    again = await repo.workflows.stop(owner, "s", stop_log)
+    assert again.written is None and again.workflow.last_log_id == answer.last_log_id
