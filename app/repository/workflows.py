@@ -49,6 +49,9 @@ class WorkflowStore:
         self._lock_query = select(wt).where(wt.c.id == bindparam("wid"))
         if not db.is_sqlite:
             self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
+        # Built once, bound per call (as MessageStore's): every round starts with these.
+        self._insert_workflow = wt.insert()
+        self._insert_round_files = RoundFileRow.__table__.insert()
 
     async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
         return await self.db.run_read(self.workflow_tx, owner, workflow_id)
@@ -104,7 +107,7 @@ class WorkflowStore:
                 id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
                 status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
             )
-            conn.execute(W.__table__.insert().values(**row.model_dump()))
+            conn.execute(self._insert_workflow, row.model_dump())
         else:
             current = self._lock(conn, workflow_id)
             if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
@@ -121,12 +124,8 @@ class WorkflowStore:
                 next_status(WorkflowStatus.RUNNING, Event.START)
         row = self._lock(conn, workflow_id)
         log.key = f"{workflow_id}:{row.current_round}:start"
-        conn.execute(
-            RoundFileRow.__table__.insert().values(
-                workflow_id=workflow_id, round=row.current_round, prompt=prompt, file_ids=file_ids,
-                passwords=passwords,
-            )
-        )
+        conn.execute(self._insert_round_files, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
+                                                    file_ids=file_ids, passwords=passwords))
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
                              documents=[NewDocument(fid) for fid in file_ids])
         written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
