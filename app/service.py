@@ -40,10 +40,9 @@ class WorkflowService:
 
     async def owned(self, owner: Owner, workflow_id: str) -> WorkflowRow:
         """The owner's workflow, or NotFoundError."""
-        # PostgreSQL refuses NUL in text; no workflow id has one.
-        row = None if "\x00" in workflow_id else await self.repo.workflows.workflow(owner, workflow_id)
+        row = await self.repo.workflows.workflow(owner, workflow_id) if _may_exist(workflow_id) else None
         if row is None:
-            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+            raise _no_workflow(workflow_id)
         return row
 
     async def start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
@@ -132,7 +131,7 @@ class WorkflowService:
                 raise _still_running(latest.current_round if latest else None) from None
             raise
         except LookupError:
-            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found") from None
+            raise _no_workflow(workflow_id) from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
         await self.engine.launch(row.id, row.current_round)
@@ -143,9 +142,9 @@ class WorkflowService:
 
         One write answers: it finds the owner's workflow, stops its round if it runs and reads it back.
         """
-        stopped = None if "\x00" in workflow_id else await self.rt.journal.stop(owner, workflow_id)
+        stopped = await self.rt.journal.stop(owner, workflow_id) if _may_exist(workflow_id) else None
         if stopped is None:
-            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+            raise _no_workflow(workflow_id)
         row = stopped.workflow
         if stopped.written is None:  # it was not running: a second stop is fine, a finished round a 409
             if row.status != WorkflowStatus.STOPPED:
@@ -163,7 +162,7 @@ class WorkflowService:
             await self.engine.stop(workflow_id, row.current_round)  # its task ends before its rows go
         files = await self.repo.workflows.delete_workflow(owner, workflow_id)
         if files is None:
-            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+            raise _no_workflow(workflow_id)
         self.rt.cursors.drop(workflow_id)
         transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
         for file in files:
@@ -174,13 +173,13 @@ class WorkflowService:
         """The cached owner and last ids of a workflow, loading them once from the database."""
         entry = self.rt.cursors.get(workflow_id)
         if entry is None:
-            row = None if "\x00" in workflow_id else await self.repo.workflows.workflow(None, workflow_id)
+            row = await self.repo.workflows.workflow(None, workflow_id) if _may_exist(workflow_id) else None
             if row is None:
-                raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+                raise _no_workflow(workflow_id)
             entry = Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id)
             self.rt.cursors.put(workflow_id, entry)
         if (entry.mandate_id, entry.user_id) != (owner.mandate_id, owner.user_id):
-            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+            raise _no_workflow(workflow_id)
         return entry
 
     async def workflows(self, owner: Owner, limit: int, after: tuple[datetime, str] | None
@@ -258,6 +257,15 @@ def _reached(items: list, after: int, last: int, more: bool) -> int:
     page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
     reached = items[-1].id if items else after
     return max(reached, last) if not more else reached
+
+
+def _may_exist(workflow_id: str) -> bool:
+    # PostgreSQL refuses NUL in text; no workflow id has one.
+    return "\x00" not in workflow_id
+
+
+def _no_workflow(workflow_id: str) -> NotFoundError:
+    return NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
 
 
 def _may_stop(row: Any) -> None:
