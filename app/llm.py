@@ -1,4 +1,4 @@
-"""The OpenAI-compatible model client: the only module that imports `openai`.
+"""The OpenAI-compatible model client: with `app.completions_post`, the only module that imports `openai`.
 
 It owns what the SDK would otherwise decide for us: a hard timeout per call, retries on
 transient failures only (drawn from the round's `RetryBudget`, see `app.retries`), byte and
@@ -9,8 +9,9 @@ Calls stream (`stream=True`): when a round is stopped or a call times out, closi
 closes the connection, and servers such as llama.cpp stop generating only then.
 
 The call path is lean, since a round makes many calls and 100 rounds share one process: the
-body is built once as plain JSON values and sent as encoded bytes through the SDK's own
-`post` (no per-call transform of typed parameters), chunks arrive as the decoded dicts (no
+body is built once as plain JSON values and sent as encoded bytes in a copy of the request the
+SDK built once (`app.completions_post`: no per-call transform of typed parameters, no headers
+merged per call), chunks arrive as the decoded dicts (no
 model objects built per chunk), byte counts come from the body and the response, and the
 connection pool is sized to the calls that can run at once. The SDK sends through its aiohttp
 transport (`openai[aiohttp]`), which takes about half the CPU per call of its default one.
@@ -39,6 +40,7 @@ from agents.model import (
     Usage,
     current_budget,
 )
+from app.completions_post import CompletionsPost
 from app.modellog import ModelCall, log_call
 from app.modes import FormatRejectedError, ModeProbes, rejects_format
 from app.retries import TransientError, backoff, is_transient, retry_after
@@ -134,6 +136,7 @@ class OpenAIModel(Model):
             base_url=self.base_url, api_key=api_key, max_retries=0, timeout=timeout,
             http_client=self._http,
         )
+        self._post = CompletionsPost(self._client, self._http, _Chunks)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (the aiohttp session)."""
@@ -309,12 +312,6 @@ class OpenAIModel(Model):
             self._stream_usage = False
         plain = encode_streamed(body, usage=False)
         return await self._post(plain), len(payload) + len(plain)
-
-    async def _post(self, payload: bytes) -> Any:
-        # The SDK's own `post` with the encoded body: `chat.completions.create` would transform
-        # every typed parameter and encode the body again on each call.
-        return await self._client.post("/chat/completions", content=payload, cast_to=object, stream=True,
-                                       stream_cls=_Chunks)
 
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
         status, detail = exc.status_code, _error_text(exc)

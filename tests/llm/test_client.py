@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Callable
 
+import openai
 import pytest
 import uvloop
 
@@ -37,6 +39,25 @@ async def test_plain_reply_with_cost(openai_stub: OpenAIStub, make_model: Make) 
     assert usage.seconds > 0
     assert (usage.bytes_sent, usage.bytes_received) == openai_stub.bytes_total
     assert usage.bytes_sent > 0 and usage.bytes_received > 0
+
+
+async def test_a_request_is_the_one_the_sdks_own_post_sends(openai_stub: OpenAIStub, make_model: Make) -> None:
+    """The request built once and copied per call carries what the SDK's `post` would send: the
+    same path, headers (key, user agent, platform) and body, call after call."""
+    model = make_model()
+    for _ in range(2):
+        assert (await model.complete(ASK)).text
+    body = openai_stub.records[-1]
+    payload = json.dumps(body.body).encode()
+    stream = await model._client.post("/chat/completions", content=payload, cast_to=object, stream=True,
+                                      stream_cls=openai.AsyncStream[object])
+    async for _chunk in stream:
+        pass
+    ours, sdks = openai_stub.records[-2], openai_stub.records[-1]
+    assert ours.path == sdks.path and ours.body == sdks.body
+    assert ours.headers["authorization"] == "Bearer test-key"
+    assert {k: v for k, v in ours.headers.items() if k != "content-length"} == \
+        {k: v for k, v in sdks.headers.items() if k != "content-length"}
 
 
 async def test_429_then_success_counts_both_calls(openai_stub: OpenAIStub, make_model: Make) -> None:
