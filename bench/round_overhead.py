@@ -1,12 +1,13 @@
 """Round overhead against a peer: Foreman (SQLite, PostgreSQL) and LangGraph, same round, same model stub.
 
     python bench/round_overhead.py [--pg-url postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
-                                   [--crowd 100] [--repeats 3]
+                                   [--crowd 100] [--repeats 3] [--loop uvloop|asyncio]
 
 Every system runs the same round: a plan, five tasks in parallel, a final answer; seven model
 calls through the openai SDK to one stub process over real HTTP (bench/model_stub.py: a single
 asyncio server), each step writing one message row. The peer is LangGraph with its async SQLite
-checkpointer (bench/peer_langgraph.py; `pip install -e ".[bench]"`). Systems run interleaved
+checkpointer (bench/peer_langgraph.py; `pip install -e ".[bench]"`). All run on uvloop, the event
+loop the service runs on (uvicorn picks it, `uvicorn[standard]`), or on `--loop asyncio`. Systems run interleaved
 (A B C A B C ...), `--repeats` times; the medians are printed. Per system:
 
 - one round and `--crowd` concurrent rounds with the model answering after 200 ms, and their ratio;
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Iterator
 
 import sqlalchemy as sa
+import uvloop
 from common import ROOT
 
 from agents.registry import build_registry
@@ -173,7 +175,9 @@ def main() -> None:
     parser.add_argument("--pg-url", default="", help="a PostgreSQL server to run Foreman on as well")
     parser.add_argument("--crowd", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop")
     args = parser.parse_args()
+    run_loop = uvloop.run if args.loop == "uvloop" else asyncio.run
     from dbos_floor import floor_system, stepless_floor_system
 
     systems = {"Foreman, SQLite": (foreman, ""), **({"Foreman, PostgreSQL": (foreman, args.pg_url)} if args.pg_url
@@ -186,8 +190,9 @@ def main() -> None:
             for name, (system, pg_url) in systems.items():  # interleaved: A B C A B C
                 for base_url, is_instant in ((instant, True), (delayed, False)):
                     data_dir = Path(tmp) / f"{repeat}-{len(figures[name].single)}-{is_instant}-{uuid.uuid4().hex[:6]}"
-                    asyncio.run(measure(system, base_url, data_dir, pg_url, figures[name], args.crowd, is_instant))
+                    run_loop(measure(system, base_url, data_dir, pg_url, figures[name], args.crowd, is_instant))
     med = statistics.median
+    print(f"event loop: {args.loop}")
     print(f"{'system':30} {'one round':>10} {f'{args.crowd} rounds':>11} {'ratio':>6} {'CPU ms/round instant':>21} "
           f"{'CPU ms/round crowd':>19} {'wall ms instant':>16} {'statements':>11} {'commits':>8}")
     for name, f in figures.items():

@@ -134,13 +134,12 @@ class WorkflowStore:
                                                next_sequence_no=row.next_sequence_no + len(written.message_ids)))
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
-        async with self.db.reader.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
-                )
-            ).first()
-            return RoundFileRow.model_validate(row._mapping) if row else None
+        return await self.db.run_read(self._round_input_tx, workflow_id, round_no)
+
+    def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundFileRow | None:
+        query = select(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+        row = conn.execute(query).first()
+        return RoundFileRow.model_validate(row._mapping) if row else None
 
     async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
         return await self.db.run_write(self._forget_passwords_tx, workflow_id, round_no)
