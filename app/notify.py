@@ -1,6 +1,7 @@
 """Keeps the cursor caches of several processes on one PostgreSQL database in step.
 
-Every append announces its workflow's last ids with NOTIFY in its own transaction, so the
+Every append announces its workflow's last ids with NOTIFY in its own transaction (in the
+statement that writes them, see `announcing`), so the
 announcement is delivered exactly when the rows are visible. Each process LISTENs and
 advances its cache. While the listening connection is down the cache is switched off (every
 poll reads the database), so a missed announcement can never leave a poller waiting.
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Any, Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, literal_column, select
 from sqlalchemy.engine import Connection
 
 from app.cursors import CursorCache
@@ -21,19 +22,27 @@ log = logging.getLogger("foreman.notify")
 
 CHANNEL = "foreman_cursors"
 STOP_CHANNEL = "foreman_stop"  # a round was stopped: whichever process runs it cancels it at once
+# Built once, bound per call: every append sends one, and building the statement cost more than sending it.
+_NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("message")))
 
 
 def _notify(conn: Connection, is_sqlite: bool, channel: str, message: str) -> None:
     # Sent in the writing transaction: PostgreSQL delivers it when the rows become visible.
     # SQLite serves one process, whose cache the writer advances itself.
     if not is_sqlite:
-        conn.execute(select(func.pg_notify(channel, message)))
+        conn.execute(_NOTIFY, {"channel": channel, "message": message})
 
 
-def announce_cursors(conn: Connection, is_sqlite: bool, workflow_id: str, last_message_id: int,
-                     last_log_id: int) -> None:
-    """Tell every process the workflow's new last ids."""
-    _notify(conn, is_sqlite, CHANNEL, f"{workflow_id} {last_message_id} {last_log_id}")
+def cursors_announcement(workflow_id: str, last_message_id: int, last_log_id: int) -> dict[str, str]:
+    """The parameters of an `announcing` statement that tells the workflow's new last ids."""
+    return {"channel": CHANNEL, "message": f"{workflow_id} {last_message_id} {last_log_id}"}
+
+
+def announcing(statement: Any) -> Any:
+    """An UPDATE and its announcement as one statement, one round trip (PostgreSQL); bound with the
+    update's parameters and `cursors_announcement`'s. Nothing is announced when it updates no row."""
+    updated = statement.returning(literal_column("1")).cte("updated")
+    return select(func.pg_notify(bindparam("channel"), bindparam("message"))).select_from(updated)
 
 
 def announce_deleted(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from app.clock import now
 from app.db import Database, batch_of
 from app.fsm import WorkflowStatus
-from app.notify import announce_cursors
+from app.notify import announcing, cursors_announcement
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
 
@@ -61,6 +61,7 @@ class MessageStore:
             tokens_used=wt.c.tokens_used + bindparam("tokens"),
             processing_time=wt.c.processing_time + bindparam("seconds"),
         )
+        self._update_announcing = announcing(self._update_totals)
 
     def append_rows_tx(
         self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
@@ -130,11 +131,13 @@ class MessageStore:
             costs, announce = {name: value + earlier[name] for name, value in costs.items()}, announce or announced
 
         def update() -> None:
-            conn.execute(self._update_totals, dict(
-                wid=row.id, stamp=row.last_activity, last_message=row.last_message_id, last_log=row.last_log_id,
-                seq=row.next_sequence_no, shown=row.progress, **costs))
-            if announce:
-                announce_cursors(conn, self.db.is_sqlite, row.id, row.last_message_id, row.last_log_id)
+            values = dict(wid=row.id, stamp=row.last_activity, last_message=row.last_message_id,
+                          last_log=row.last_log_id, seq=row.next_sequence_no, shown=row.progress, **costs)
+            if announce and not self.db.is_sqlite:  # SQLite serves one process: nothing to announce
+                conn.execute(self._update_announcing, {
+                    **values, **cursors_announcement(row.id, row.last_message_id, row.last_log_id)})
+            else:
+                conn.execute(self._update_totals, values)
 
         if shared is None:
             update()

@@ -31,6 +31,10 @@ from extractors.base import ContentItem
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
 # DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").
 DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xid"), schema="dbos")
+# FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes of one
+# round's parallel tasks do not wait for each other here.
+_FENCE = (select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == bindparam("workflow"))
+          .with_for_update(read=True))
 
 
 def _settle(conn: Connection, workflow_id: str) -> None:
@@ -247,10 +251,7 @@ class WorkflowStore:
         fenced = shared.fenced if (shared := batch_of(conn)) is not None else set()
         if claim in fenced:  # checked earlier in this transaction, and locked since
             return
-        # FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes
-        # of one round's parallel tasks do not wait for each other here.
-        owner = conn.execute(select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == claim.workflow)
-                             .with_for_update(read=True)).scalar()
+        owner = conn.execute(_FENCE, {"workflow": claim.workflow}).scalar()
         if owner != claim.token:
             raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
         fenced.add(claim)
