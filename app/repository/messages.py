@@ -47,7 +47,7 @@ class MessageStore:
         self._insert_message = (db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
                                 .returning(M.__table__.c.id))
         self._insert_log = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
-                            .returning(L.__table__.c.id))
+                            .returning(L.__table__.c.id, L.__table__.c.progress))
         self._insert_reply = (db.insert(M.__table__)
                               .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
                                       .scalar_subquery())
@@ -68,7 +68,7 @@ class MessageStore:
         stamp: datetime, cost: Cost | None = None,
     ) -> Appended:
         """Write messages and logs to the workflow `row` (locked by the caller) and update its totals."""
-        message_ids, log_ids, file_ids = [], [], []
+        message_ids, file_ids = [], []
         seq = row.next_sequence_no
         cost = cost or Cost()
         sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
@@ -100,19 +100,19 @@ class MessageStore:
                     id=f"doc_{new_id}_{position}", message_id=new_id, file_id=file_id, position=position,
                     contents=doc.contents,
                 ))
+        # Parallel tasks finish in any order; the progress a poller sees never goes back.
+        # A log without its own progress (a warning, say) shows where the round is.
+        rows = []
         for entry in logs:
-            # Parallel tasks finish in any order; the progress a poller sees never goes back.
-            # A log without its own progress (a warning, say) shows where the round is.
-            shown = progress if entry.progress is None else max(entry.progress, progress)
-            values = dict(
-                workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message, type=entry.type,
-                timestamp=stamp, agent_name=entry.agent_name, status=entry.status or row.status,
-                progress=shown,
-            )
-            new_id = conn.execute(self._insert_log, values).scalar_one_or_none()
-            if new_id is not None:
-                log_ids.append(new_id)
-                progress = shown
+            progress = progress if entry.progress is None else max(entry.progress, progress)
+            rows.append(dict(workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message,
+                             type=entry.type, timestamp=stamp, agent_name=entry.agent_name,
+                             status=entry.status or row.status, progress=progress))
+        # One statement for all of them; a log written before a crash is not written again and
+        # returns nothing (the row's progress already counts it).
+        written = conn.execute(self._insert_log, rows).all() if rows else []
+        log_ids = [r.id for r in written]
+        progress = max((r.progress for r in written), default=row.progress)
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
         row.last_activity, row.next_sequence_no, row.progress = stamp, seq, progress
