@@ -95,6 +95,7 @@ class Batch:
         self.updates: dict[str, Callable[[], None]] = {}
         self.costs: dict[str, tuple[dict[str, Any], bool]] = {}  # each row's costs to add, and whether to announce
         self.fenced: set[Any] = set()  # claims checked (and their rows locked) in this transaction
+        self.claim_owners: dict[Any, Any] = {}  # claims' owners read (and locked) with a row, still to check
 
     def settle(self, workflow_id: str) -> None:
         """Write the row's update now and forget the row: a statement that changes it otherwise follows."""

@@ -35,6 +35,7 @@ DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xi
 # round's parallel tasks do not wait for each other here.
 _FENCE = (select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == bindparam("workflow"))
           .with_for_update(read=True))
+_OWNER = "fenced_owner_xid"  # the column `_lock` adds for `_fence`
 
 
 def _settle(conn: Connection, workflow_id: str) -> None:
@@ -51,8 +52,12 @@ class WorkflowStore:
         self.messages = messages
         wt = W.__table__
         self._lock_query = select(wt).where(wt.c.id == bindparam("wid"))
+        self._lock_fenced_query = self._lock_query
         if not db.is_sqlite:
             self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
+            # The same, with the fence's read of the claim's owner (locked FOR SHARE): one statement, not two.
+            owner = _FENCE.scalar_subquery().label(_OWNER)
+            self._lock_fenced_query = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
         # Built once, bound per call (as MessageStore's): every round starts with these.
         self._insert_workflow = wt.insert()
         self._insert_round_files = RoundFileRow.__table__.insert()
@@ -172,7 +177,7 @@ class WorkflowStore:
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
         logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
     ) -> Appended | None:
-        row = self._lock(conn, workflow_id)
+        row = self._lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
             return None
         return self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
@@ -232,7 +237,7 @@ class WorkflowStore:
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
                             contents: list[ContentItem], logs: Sequence[NewLog],
                             claim: Claim | None = None) -> Appended | None:
-        row = self._lock(conn, workflow_id)
+        row = self._lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no:
             return None
         if row.status == WorkflowStatus.RUNNING:
@@ -251,21 +256,33 @@ class WorkflowStore:
         fenced = shared.fenced if (shared := batch_of(conn)) is not None else set()
         if claim in fenced:  # checked earlier in this transaction, and locked since
             return
-        owner = conn.execute(_FENCE, {"workflow": claim.workflow}).scalar()
+        owners = shared.claim_owners if shared is not None else {}
+        owner = owners.pop(claim) if claim in owners else conn.execute(_FENCE, {"workflow": claim.workflow}).scalar()
         if owner != claim.token:
             raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
         fenced.add(claim)
 
-    def _lock(self, conn: Connection, workflow_id: str) -> SimpleNamespace | None:
+    def _lock(self, conn: Connection, workflow_id: str, claim: Claim | None = None) -> SimpleNamespace | None:
+        """The workflow's row, locked; with a `claim` still to fence in this batch (PostgreSQL), the
+        same statement reads and locks the claim's owner, which `_fence` then checks."""
         # The row's columns as attributes, unvalidated: every append reads it, and validating
         # it into a WorkflowRow cost more than the statements the append runs. In a batch the
         # first call reads it, and the others get it as the calls before them left it.
         shared = batch_of(conn)
         if shared is not None and workflow_id in shared.rows:
             return shared.rows[workflow_id]
-        found = conn.execute(self._lock_query, {"wid": workflow_id}).first()
-        row = SimpleNamespace(**found._mapping) if found else None
-        if shared is not None and row is not None:
+        fencing = claim is not None and shared is not None and not self.db.is_sqlite and claim not in shared.fenced
+        if fencing:
+            found = conn.execute(self._lock_fenced_query, {"wid": workflow_id, "workflow": claim.workflow}).first()
+        else:
+            found = conn.execute(self._lock_query, {"wid": workflow_id}).first()
+        if found is None:
+            return None
+        values = dict(found._mapping)
+        if fencing:
+            shared.claim_owners[claim] = values.pop(_OWNER)
+        row = SimpleNamespace(**values)
+        if shared is not None:
             shared.rows[workflow_id] = row
         return row
 
