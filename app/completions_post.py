@@ -31,7 +31,7 @@ class CompletionsPost:
         self._http = http  # the SDK's HTTP client (its `http_client`)
         self._stream_cls = stream_cls
         self._template: Any = None  # the SDK's request, without a body
-        self._building: asyncio.Lock | None = None
+        self._building = asyncio.Lock()  # one build, however many calls come first
 
     async def __call__(self, payload: bytes) -> openai.AsyncStream[Any]:
         """The answer stream of one request with the encoded body `payload`; raises the SDK's errors."""
@@ -46,8 +46,6 @@ class CompletionsPost:
         return self._stream_cls(cast_to=object, response=response, client=self._client)
 
     async def _build(self) -> Any:
-        if self._building is None:
-            self._building = asyncio.Lock()
         async with self._building:
             if self._template is None:
                 options = await self._client._prepare_options(

@@ -41,8 +41,7 @@ def cursors_announcement(workflow_id: str, last_message_id: int, last_log_id: in
 def announcing(statement: Any) -> Any:
     """An UPDATE and its announcement as one statement, one round trip (PostgreSQL); bound with the
     update's parameters and `cursors_announcement`'s. Nothing is announced when it updates no row."""
-    updated = statement.returning(literal_column("1")).cte("updated")
-    return select(func.pg_notify(bindparam("channel"), bindparam("message"))).select_from(updated)
+    return _NOTIFY.select_from(statement.returning(literal_column("1")).cte("updated"))
 
 
 def announce_deleted(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:
