@@ -214,8 +214,15 @@ def bm25(query: Sequence[str], candidates: Sequence[Candidate], total: int, aver
         score = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in c.stats.items())
         if score > 0:
             scored.append((score, c))
-    scored.sort(key=lambda sc: -sc[0])
+    # Equal scores (rows of one table, "Number: 3; Square: 9" and "Number: 9; Square: 81" for
+    # "the square of 9") go to the passage that names a query term first: a row's label says
+    # what the row is about, a value further on matches by chance.
+    scored.sort(key=lambda sc: (-round(sc[0], 9), _first_match(sc[1].terms, wanted)))
     return scored
+
+
+def _first_match(terms: Sequence[str], wanted: set[str]) -> int:
+    return next((i for i, t in enumerate(terms) if t in wanted), len(terms))
 
 
 def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:

@@ -15,6 +15,27 @@ _INDIRECT = (
     r"|\b(?:sag|sage|sagt|sagen sie|zeig|zeige|zeigen sie) mir,? (?:was|wer|wann|wo|welche\w*|warum|wieso|wie|ob)\b"
     r"|\b(?:dis|dites|montre|montrez)[- ]moi,? (?:ce qu|quel\w*|qui|quand|où|pourquoi|comment|combien|si)"
 )
+# A question asked outright: an interrogative first, or a preposition and one ("In which ...",
+# "Mit welchem ...", "Dans quel ...", "Womit ...").
+_DIRECT = [
+    r"^\s*(?:what|who|whom|whose|when|where|which|why|how|explain|compare)\b",
+    r"^\s*(?:in|from|for|by|with|at|on|to|of|since|until) (?:what|which|whom|whose|when|where)\b",
+    r"^\s*(?:was|wer|wem|wen|wessen|wann|wo|welche\w*|warum|wieso|weshalb|wie|erkläre?|vergleiche?|gibt es)\b",
+    r"^\s*(?:in|aus|von|mit|für|bei|an|auf|zu|nach|seit|bis|um|über|unter) (?:was|wem|wen|wann|welche\w*)\b",
+    r"^\s*wo(?:r?an|r?auf|r?aus|bei|durch|für|mit|nach|r?in|r?über|von|zu)\b",
+    r"^\s*(?:quel(?:le)?s?|qui|quand|où|pourquoi|comment|combien|explique\w*|compare\w*)\b",
+    r"^\s*(?:dans|de|d'|pour|par|avec|en|à|sur|chez|depuis|jusqu'à) ?(?:quel(?:le)?s?|qui|quoi|lequel|laquelle"
+    r"|lesquel(?:le)?s|où|quand)\b",
+]
+# Asking for a file of the tables: a verb of extraction or delivery, or a format to deliver in.
+# Without one, a question's "the table" or "the CSV file" names where the answer is.
+_TABLE_OUTPUT = re.compile(
+    r"\bextra(?:ct|hier|i)|\bexport|\bconvert|\bkonvertier|\bumwandel|\bwandle|\bspeicher|\bsave\b"
+    r"|\b(?:give|send|make|create|build|produce|put)\b|\b(?:gib|schick\w*|erstell\w*|mach\w*)\b"
+    r"|\b(?:donne|envoie|crée|créez|fais|faites|mets|mettez)\b"
+    r"|\b(?:as|into|als|en|comme|in)(?: an?| ein\w*| une?)? (?:excel|csv|xlsx?|workbook|spreadsheet|tabellenkalkulation"
+    r"|arbeitsmappe|classeur|feuille de calcul)\b"
+)
 # (intent, agent, patterns) in the order the tasks run; patterns match the lowercased prompt.
 INTENTS: list[tuple[str, str, list[str]]] = [
     ("extract", "data_extractor", [
@@ -29,9 +50,7 @@ INTENTS: list[tuple[str, str, list[str]]] = [
     ]),
     ("translate", "translator", [r"translat", r"übersetz", r"tradui", r"traduction"]),
     ("answer", "analyst", [
-        r"^\s*(?:what|who|when|where|which|why|how|explain|compare)\b",
-        r"^\s*(?:was|wer|wann|wo|welche\w*|warum|wieso|wie|erkläre?|vergleiche?|gibt es)\b",
-        r"^\s*(?:quel\w*|qui|quand|où|pourquoi|comment|explique\w*|compare\w*)\b",
+        *_DIRECT,
         r"analy[sz]", r"\bfind\b", r"\bfinde\b", r"\btrouve\w*\b",
         # An indirect question anywhere: "... and tell me what ...", "sag mir, was ...", "dis-moi ce que ...".
         _INDIRECT,
@@ -68,9 +87,18 @@ def detect_intents(prompt: str, has_tables: bool) -> list[str]:
     # "extract the tables" is table work; "extract" alone only when the documents hold tables.
     if "extract" not in found and has_tables and re.search(r"\bextra(?:ct|hier|i)", text):
         found.insert(0, "extract")
+    # "What is the square of 12 in the table?" asks for an answer, not for the table.
+    if "extract" in found and is_direct_question(text) and not _TABLE_OUTPUT.search(text):
+        found.remove("extract")
     if not found and any(re.search(p, text) for p in _WEAK_QUESTION):
         found.append("answer")
     return found
+
+
+def is_direct_question(prompt: str) -> bool:
+    """The request opens with an interrogative ("What is ...", "In welcher Datei ...", "Dans quel ...")."""
+    text = prompt.lower()
+    return any(re.search(p, text) for p in _DIRECT)
 
 
 def question_of(prompt: str) -> str:

@@ -191,3 +191,30 @@ def test_an_indirect_question_without_a_question_mark_is_answered(prompt, intent
 def test_a_command_without_a_question_gets_no_analyst():
     assert detect_intents("Tell me a summary of the report", has_tables=False) == ["summary"]
     assert detect_intents("Gib mir die Tabelle als Excel-Datei.", has_tables=False) == ["extract"]
+
+
+@pytest.mark.parametrize("prompt, intents", [
+    # A question names the table or file where its answer is; it asks for no file.
+    ("Was ist das Quadrat von 12 laut der Tabelle?", ["answer"]),
+    ("In which software was the CSV file of numbers and squares written?", ["answer"]),
+    ("In welcher Tabelle steht der Umsatz?", ["answer"]),
+    ("Womit wurde die CSV-Datei geschrieben ?", ["answer"]),
+    ("Dans quel tableau se trouvent les chiffres ?", ["answer"]),
+    ("Combien de lignes a le tableau ?", ["answer"]),
+    ("Which zone had the highest sales in the table?", ["answer"]),
+    # ... unless it also asks for the table: a verb of extraction or a format to deliver in.
+    ("What is the square of 7? Extract the table as well.", ["extract", "answer"]),
+    ("Which tables are there? Give me them as CSV.", ["extract", "answer"]),
+    ("Welche Zahlen stehen in der Tabelle? Exportiere sie als Excel.", ["extract", "answer"]),
+    # "En quelques mots" opens no question.
+    ("En quelques mots, résume le document.", ["summary"]),
+])
+def test_a_question_about_a_table_is_answered_without_extracting_it(prompt, intents):
+    assert detect_intents(prompt, has_tables=True) == intents
+
+
+def test_the_question_sets_csv_question_is_planned_as_an_answer_only():
+    raw = plan_offline(hints("In which software was the CSV file of numbers and squares written?",
+                             "testCSV.csv", tables=1))
+    assert [t["agent"] for t in raw["objWorkplan"]] == ["analyst"]
+    assert raw["objFinalDocuments"] == []

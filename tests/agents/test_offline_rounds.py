@@ -120,10 +120,20 @@ async def test_a_question_is_answered_with_quoted_passages():
 
 async def test_a_question_about_a_table_in_an_old_xls_is_answered_by_the_analyst_with_the_row():
     done, _ = await offline_round("Was ist das Quadrat von 12 laut der Tabelle?", "testEXCEL.xls")
-    [answer] = done.by_agent("analyst")  # "Tabelle" in a question does not make it a table extraction
+    # "Tabelle" in a question names where the answer is; it does not ask for the table.
+    assert [t.agent for t in done.plan.plan.tasks] == ["analyst"]
+    [answer] = done.by_agent("analyst")
     assert answer.text.startswith("_Offline-Antwort")
     # The row with its headings, numbers as the sheet shows them; not the whole flattened sheet.
     assert quotes(answer.text) == ["Number: 12; Square: 144"]
+
+
+@pytest.mark.parametrize("number, row", [(9, "Number: 9; Square: 81"), (3, "Number: 3; Square: 9")])
+async def test_the_row_a_number_labels_is_quoted_before_a_row_that_only_holds_it_as_a_value(number, row):
+    # "Number: 3; Square: 9" holds 9 too; the square of 9 is in the row labelled 9.
+    done, _ = await offline_round(f"What is the square of {number}?", "testEXCEL.xlsx")
+    [answer] = done.by_agent("analyst")
+    assert quotes(answer.text)[0] == row
 
 
 async def test_a_question_about_a_workbook_quotes_the_matching_row_with_its_headings():
