@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskSpec
@@ -184,17 +185,18 @@ def _report(names: list[str], tables: list[Table], labels: list[str], files: lis
 
 
 def _markdown_table(table: Table, limit: int) -> list[str]:
-    """The header row (or first row) and the rows after it, as a Markdown table."""
+    """The header row (or first row) and the rows after it, as a Markdown table; rows and columns
+    left empty for layout (a spacer column, a blank line under the headings) are not shown."""
     start = table.header_row or 0
-    rows = table.rows[start:start + limit]
-    cols = table.width
-    if not rows or not cols:
-        return []
 
     def cell(value: object) -> str:
         return " ".join(text_of(value).split()).replace("|", "\\|")[:40]
 
-    padded = [list(r) + [None] * (cols - len(r)) for r in rows]
-    out = ["| " + " | ".join(cell(c) for c in padded[0]) + " |", "|" + " --- |" * cols]
-    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in padded[1:]]
+    rows = list(islice((cells for cells in ([cell(c) for c in r] for r in table.rows[start:]) if any(cells)), limit))
+    cols = [i for i in range(table.width) if any(i < len(r) and r[i] for r in rows)]
+    if not rows or not cols:
+        return []
+    padded = [[r[i] if i < len(r) else "" for i in cols] for r in rows]
+    out = ["| " + " | ".join(padded[0]) + " |", "|" + " --- |" * len(cols)]
+    out += ["| " + " | ".join(r) + " |" for r in padded[1:]]
     return out

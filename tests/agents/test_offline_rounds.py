@@ -85,6 +85,10 @@ async def test_tables_of_a_tsv_and_a_workbook_are_extracted():
     assert not [n for n in files if n.endswith(".csv")]  # CSV only when asked for
     [extract] = done.by_agent("data_extractor")
     assert "6 tables extracted from stanley-cups.tsv, 2023-half-year-analyses-by-segment.xlsx." in extract.text
+    # The preview shows the sheet's rows under their headings, without its blank spacer rows and columns.
+    preview = [line for line in extract.text.splitlines() if line.startswith("| ")]
+    assert "| Zone NA | 12553 | 2713 | 2632 | -81 | -29 | -44 | -337 |" in preview
+    assert all(line.strip("| ") for line in preview)  # no row of empty cells
 
 
 async def test_a_german_request_gets_german_answers():
