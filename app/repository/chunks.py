@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, delete, func, select, text
 from sqlalchemy.engine import Connection
 
 from app.db import Database
-from app.tables import ChunkRow, FileRow
+from app.tables import ChunkRow
 
 C = ChunkRow
 CANDIDATES = 2000  # chunks fetched per query at most, best first by the database's own rank
@@ -40,18 +40,12 @@ def insert_chunks_tx(conn: Connection, sha256: str, rows: Sequence[dict[str, Any
                      [{"id": i, "terms": r["terms"]} for i, r in zip(ids.scalars().all(), rows, strict=True)])
 
 
-def delete_unused_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
-    """Drop the chunks of content hashes that no file has any more."""
-    if not shas:
-        return
-    used = {s for (s,) in conn.execute(select(FileRow.sha256).where(FileRow.sha256.in_(list(shas))))}
-    gone = [s for s in shas if s not in used]
-    if not gone:
-        return
+def delete_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
+    """Drop the chunks of these content hashes."""
     if is_sqlite:
         conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE sha256 IN :shas)")
-                     .bindparams(bindparam("shas", expanding=True)), {"shas": gone})
-    conn.execute(delete(C).where(C.sha256.in_(gone)))
+                     .bindparams(bindparam("shas", expanding=True)), {"shas": list(shas)})
+    conn.execute(delete(C).where(C.sha256.in_(list(shas))))
 
 
 class ChunkStore:

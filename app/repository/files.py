@@ -4,15 +4,29 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.engine import Connection
 
 from app.db import Database
 from app.records import Owner
-from app.repository.chunks import insert_chunks_tx
+from app.repository.chunks import delete_chunks_tx, insert_chunks_tx
 from app.tables import ExtractionRow, FileRow
 
 F = FileRow
+
+
+def forget_unused_contents_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
+    """Drop what was derived from the bytes of content hashes that no file has any more: their
+    full-text chunks and their cached extractions (with a password too: keyed "sha256:...")."""
+    if not shas:
+        return
+    used = {s for (s,) in conn.execute(select(F.sha256).where(F.sha256.in_(list(shas))))}
+    gone = sorted(set(shas) - used)
+    if not gone:
+        return
+    delete_chunks_tx(conn, gone, is_sqlite)
+    key = ExtractionRow.key
+    conn.execute(delete(ExtractionRow).where(or_(key.in_(gone), *(key.like(f"{s}:%") for s in gone))))
 
 
 class FileStore:

@@ -15,7 +15,7 @@ from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, Stopped
-from app.repository.chunks import delete_unused_chunks_tx
+from app.repository.files import forget_unused_contents_tx
 from app.repository.messages import MessageStore, user_message_key
 from app.tables import (
     DocumentRow,
@@ -315,6 +315,6 @@ class WorkflowStore:
         conn.execute(delete(W).where(W.id == workflow_id))
         if orphans:
             conn.execute(delete(F).where(F.id.in_(orphans)))
-            delete_unused_chunks_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
+            forget_unused_contents_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
         announce_deleted(conn, self.db.is_sqlite, workflow_id)
         return files

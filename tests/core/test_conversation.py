@@ -11,9 +11,11 @@ from typing import Any
 import docx
 import httpx
 import pytest
+import sqlalchemy as sa
 
 from agents.model import Model, ModelRequest, ModelResponse
 from agents.offline import OfflineModel
+from app.schema import sync_url
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 
 
@@ -153,3 +155,37 @@ def test_continue_after_a_stop_runs_only_what_was_not_delivered(tmp_path, prompt
         [report] = [d for d in last["documents"] if d["ext"] == "docx"]
         first_point = next(line[2:] for line in summary["content"].splitlines() if line.startswith("- "))
         assert first_point in docx_text(client, report)  # round 1's summary is the report's material
+
+
+def test_deleting_a_workflow_forgets_the_text_extracted_from_files_only_it_used(tmp_path, database_url):
+    # Also what a password opened; a document another workflow still uses keeps its cached text.
+    with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
+        locked, french = upload(client, "libreoffice-writer-password.pdf", "sample-french-1.txt")
+        [kept] = upload(client, "sample-french-1.txt")  # the same bytes, in a workflow that stays
+        response = client.post("/api/workflows/start", json={
+            "prompt": "Summarize these.", "listFileId": [locked["id"], french["id"]],
+            "passwords": {str(locked["id"]): "openpassword"}})
+        assert response.status_code == 200, response.text
+        gone = response.json()["id"]
+        finish(client, gone)
+        stays = start(client, "Summarize this.", [kept["id"]])
+        finish(client, stays)
+
+        url = database_url or f"sqlite:///{tmp_path / 'data' / 'foreman.db'}"
+
+        def extracted() -> dict[str, str]:
+            engine = sa.create_engine(sync_url(url))
+            try:
+                with engine.connect() as conn:
+                    return {key: str(items) for key, items in conn.execute(sa.text("SELECT key, items FROM extractions"))}
+            finally:
+                engine.dispose()
+
+        before = extracted()
+        assert any("Molière" in items for items in before.values())
+        assert any(":" in key for key in before)  # what the password opened, cached under its own key
+        assert client.delete(f"/api/workflows/{gone}").status_code in (200, 204)
+        [left] = extracted().values()  # the French text, which the other workflow uses
+        assert "Molière" in left
+        assert client.delete(f"/api/workflows/{stays}").status_code in (200, 204)
+        assert extracted() == {}
