@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -12,7 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy as sa
 
+from agents.offline import OfflineModel
+from agents.registry import build_registry
+from app.config import Settings
+from app.main import build_runtime
+from app.rounds import round_id
 from tests.harness import free_port, plan_of, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 
@@ -120,7 +127,8 @@ def test_killed_after_some_parallel_tasks_finished_runs_only_the_unfinished_ones
     calls_before = len(openai_stub.requests)
     openai_stub.script([Reply("Part analysed again."), Reply("Part analysed again."), Reply("All done.")])
     service.start()
-    assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
+    done = wait_status(client, wid, "completed", "failed")
+    assert done["status"] == "completed", client.get(f"/api/workflows/{wid}/logs").json()["items"][-3:]
 
     asked = Counter(f"t{i}" for r in openai_stub.requests[1:] for i in range(1, 5)
                     if f"Question: Look at part {i}" in json.dumps(r))
@@ -156,3 +164,57 @@ def test_a_round_that_keeps_crashing_ends_failed(service, openai_stub):
     logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
     assert logs[-1]["type"] == "error" and "could not be resumed" in logs[-1]["message"]
     openai_stub.release()
+
+
+async def _stop_as_the_api_does(settings: Settings, workflow_id: str) -> None:
+    """The stop's own write (status, log), with no engine to cancel the round: as when the process
+    dies between a stop's commit and DBOS recording the cancel."""
+    runtime = build_runtime(settings, OfflineModel(), build_registry(entry_points=False))
+    try:
+        assert await runtime.journal.stop(None, workflow_id) is not None
+    finally:
+        await runtime.db.dispose()
+
+
+def _round_state(settings: Settings, workflow_id: str) -> str | None:
+    """DBOS's status of the round (PENDING while it is to be resumed)."""
+    engine = sa.create_engine(settings.system_database_url.replace("+asyncpg", "+psycopg", 1))
+    try:
+        with engine.connect() as conn:
+            schema = "" if settings.is_sqlite else "dbos."
+            return conn.execute(sa.text(f"SELECT status FROM {schema}workflow_status WHERE workflow_uuid = :id"),
+                                {"id": round_id(workflow_id, 1)}).scalar()
+    finally:
+        engine.dispose()
+
+
+def test_a_stop_committed_just_before_a_crash_holds_after_the_restart(service, openai_stub, tmp_path, database_url):
+    openai_stub.script([Reply(plan_of(2, chain=True)), Reply("First part analysed."), Hold(then="lost")])
+    service.start()
+    client = service.client()
+    wid = client.post("/api/workflows/start", json={"prompt": "Analyse both parts"}).json()["id"]
+    assert openai_stub.wait_requests(3, timeout=60), "the second task never called the model"
+    service.kill()
+    openai_stub.release()
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url)
+    asyncio.run(_stop_as_the_api_does(settings, wid))
+    assert _round_state(settings, wid) == "PENDING"  # DBOS still has the round to resume
+
+    calls = len(openai_stub.requests)
+    service.start()
+    # The restart resumes the round, which finds it stopped and ends without writing.
+    wait_for(lambda: _round_state(settings, wid) not in (None, "PENDING"), 60, "the resumed round to end")
+    assert len(openai_stub.requests) == calls  # nothing more was asked of the model
+    status = client.get(f"/api/workflows/{wid}/status").json()
+    assert (status["status"], status["progress"]) == ("stopped", 100)
+    messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    assert [m["status"] for m in messages] == ["first", "step", "step"]  # the plan and the first task
+    logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
+    assert logs[-1] == "Workflow stopped by user" and logs.count("Workflow stopped by user") == 1
+
+    # Posting again starts the next round as usual.
+    openai_stub.script([Reply(plan_of(1)), Reply("Part analysed."), Reply("All done.")])
+    again = client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "Analyse it again"})
+    assert again.status_code == 200, again.text
+    done = wait_status(client, wid, "completed", "failed")
+    assert done["status"] == "completed", client.get(f"/api/workflows/{wid}/logs").json()["items"][-3:]
