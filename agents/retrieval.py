@@ -24,6 +24,7 @@ from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS
 from agents.toolkit.sentences import split_sentences
+from agents.toolkit.superlatives import extreme_first
 
 CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants
@@ -194,6 +195,7 @@ class Candidate:
 
     key: object  # identifies the chunk for the caller
     terms: list[str]
+    text: str = ""
     stats: Counter = field(default_factory=Counter)
 
 
@@ -225,6 +227,20 @@ def _first_match(terms: Sequence[str], wanted: set[str]) -> int:
     return next((i for i, t in enumerate(terms) if t in wanted), len(terms))
 
 
+def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], total: int, average: float,
+         languages: Sequence[str]) -> list[tuple[float, Candidate]]:
+    """BM25's ranking, with the rows a superlative question asks for first ("the most Stanley Cups":
+    the rows by their number of cups, see `agents.toolkit.superlatives`)."""
+    scored = bm25(query, candidates, total, average)
+    stemmed = list(dict.fromkeys([detect_language(question, default="en"), *languages]))  # as `query_terms` does
+
+    def terms_of(words: str) -> set[str]:
+        return {term for language in stemmed for term in index_terms(words, language)}
+
+    order = extreme_first(question, [c.text for _, c in scored], [score for score, _ in scored], terms_of, set(query))
+    return scored if order is None else [scored[i] for i in order]
+
+
 def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
     """The k best passages of the documents, ranked in memory."""
     pool: list[tuple[DocumentText, Chunk, list[str]]] = []
@@ -237,10 +253,11 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> 
         return []
     query = query_terms(question, languages)
     wanted = set(query)
-    candidates = [Candidate(key=i, terms=terms) for i, (_, _, terms) in enumerate(pool) if wanted & set(terms)]
+    candidates = [Candidate(key=i, terms=terms, text=chunk.text) for i, (_, chunk, terms) in enumerate(pool)
+                  if wanted & set(terms)]
     average = sum(len(t) for _, _, t in pool) / len(pool)
     out = []
-    for score, cand in bm25(query, candidates, len(pool), average)[:k]:
+    for score, cand in rank(question, query, candidates, len(pool), average, languages)[:k]:
         doc, chunk, _ = pool[cand.key]  # type: ignore[index]
         out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id, page=chunk.page,
                            sheet=chunk.sheet, section=chunk.section))

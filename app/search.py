@@ -9,11 +9,11 @@ from typing import Any
 from agents.base import DocumentText, Passage
 from agents.retrieval import (
     Candidate,
-    bm25,
     chunk_items,
     document_language,
     index_terms,
     query_terms,
+    rank,
     rank_documents,
 )
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
@@ -61,17 +61,19 @@ class IndexRetriever:
             return await off_loop_if_long(sum(text_size(d.items) for d in rest), rank_documents, query, rest, k)
         size = sum(text_size(d.items) for d in rest)
         memory = await off_loop_if_long(size, _memory_pool, rest)
-        terms = query_terms(query, [*languages.values(), *(lang for _, _, lang, _ in memory)])
+        searched = [*languages.values(), *(lang for _, _, lang, _ in memory)]
+        terms = query_terms(query, searched)
         shas = [d.sha256 for d in stored]
         total, average = await self.store.stats(shas)
         found = await self.store.match(shas, terms)
-        candidates = [Candidate(key=("db", c), terms=c.terms) for c in found]
+        candidates = [Candidate(key=("db", c), terms=c.terms, text=c.text) for c in found]
         wanted = set(terms)
-        candidates += [Candidate(key=("mem", (doc, chunk)), terms=t) for doc, chunk, _, t in memory if wanted & set(t)]
+        candidates += [Candidate(key=("mem", (doc, chunk)), terms=t, text=chunk.text) for doc, chunk, _, t in memory
+                       if wanted & set(t)]
         mem_lengths = [len(t) for _, _, _, t in memory]
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
-        ranked = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
+        ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
         out = []
         for score, cand in ranked[:k]:
             kind, value = cand.key  # type: ignore[misc]

@@ -75,7 +75,8 @@ async def question_set_scores() -> tuple[int, int, int]:
         context = TaskContext(prompt=q.question, language=q.language, documents=docs, predecessors={},
                               model=OfflineModel())
         result = await Analyst().run(task, context)
-        ours += correct(q, result.text, [c["name"] for c in result.meta.get("citations", [])])
+        citations = result.meta.get("citations", [])
+        ours += correct(q, result.text, [c["name"] for c in citations], citations[0]["quote"] if citations else "")
         baseline += keyword_baseline(q, {name: d.text for name, d in docs.items()})
     return ours, baseline, len(QUESTIONS)
 

@@ -24,6 +24,7 @@ class Question:
     document: str  # the file that answers it
     fact: str  # what the answer must contain (compared case- and space-insensitively)
     source_fact: str = ""  # the fact as the document's own text writes it, when the answer adds headings
+    first: bool = False  # the fact must be in the first passage quoted (it is one of several alike)
 
 
 QUESTIONS: list[Question] = [
@@ -61,6 +62,15 @@ QUESTIONS: list[Question] = [
     Question("C", "fr", "Qu'est-ce que layout-parser-paper.pdf ?", "example-docs-README.md", "layout parser paper"),
     Question("C", "en", "In which software was the CSV file of numbers and squares written?", "testCSV.csv",
              "Apache OpenOffice"),
+    # Superlatives over a table: the row with the extreme value of the named column, quoted first.
+    Question("A", "en", "Which team has the most Stanley Cups?", "stanley-cups.tsv",
+             "Team: Maple Leafs; Location: TOR; Stanley Cups: 13", "Maple Leafs TOR 13", first=True),
+    Question("A", "fr", "Quelle équipe a le moins de Stanley Cups ?", "stanley-cups.tsv",
+             "Team: Blues; Location: STL; Stanley Cups: 1", "Blues STL 1", first=True),
+    Question("B", "en", "Which zone had the highest sales in the first half of 2023?",
+             "2023-half-year-analyses-by-segment.xlsx", "Zone NA; Sales (a): 12,553", "Zone NA 12,553", first=True),
+    Question("B", "en", "Which zone had the lowest underlying trading operating profit in 2023?",
+             "2023-half-year-analyses-by-segment.xlsx", "Zone GC; Sales (a): 2,548", "Zone GC 2,548", first=True),
 ]
 
 
@@ -68,9 +78,11 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[`*_>]", " ", text).replace("’", "'").casefold().split())
 
 
-def correct(question: Question, answer: str, cited: list[str]) -> bool:
-    """The answer contains the fact, and the first file it cites is the right one."""
-    return _norm(question.fact) in _norm(answer) and bool(cited) and cited[0] == question.document
+def correct(question: Question, answer: str, cited: list[str], first_quote: str = "") -> bool:
+    """The answer contains the fact (in its first quote, when the question says so), and the first
+    file it cites is the right one."""
+    where = first_quote if question.first else answer
+    return _norm(question.fact) in _norm(where) and bool(cited) and cited[0] == question.document
 
 
 def keyword_baseline(question: Question, texts: dict[str, str]) -> bool:

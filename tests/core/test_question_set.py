@@ -30,8 +30,10 @@ def test_the_offline_analyst_answers_the_question_set_from_the_right_document(tm
             for q in (q for q in QUESTIONS if q.group == group):
                 # Round 1 posts the four files; later rounds ask the conversation's documents.
                 wid, answer = ask(client, wid, q.question, [] if wid else ids)
-                cited = [c["name"] for c in answer["metadata"].get("citations", [])]
-                results.append((q, correct(q, answer["content"], cited), cited[:1]))
+                citations = answer["metadata"].get("citations", [])
+                cited = [c["name"] for c in citations]
+                first_quote = citations[0]["quote"] if citations else ""
+                results.append((q, correct(q, answer["content"], cited, first_quote), cited[:1]))
     score = sum(ok for _, ok, _ in results) / len(results)
     by_language = {lang: f"{sum(ok for q, ok, _ in results if q.language == lang)}/"
                          f"{sum(q.language == lang for q, _, _ in results)}" for lang in ("en", "de", "fr")}
