@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents.base import DocumentText, Passage, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
+from agents.memory import previous_requests
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
@@ -18,6 +19,7 @@ from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_b
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
 SOURCES = 3  # passages listed as sources under an answer that cited none itself
+FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _MARK = re.compile(r"\[(\d{1,2})\]")
 
 
@@ -48,6 +50,19 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cited
 
 
+async def follow_up(question: str, docs: list[DocumentText], history: list[tuple[str, str]],
+                    retriever: Retriever) -> tuple[str, list[Passage]]:
+    """A question whose own words find nothing, read as a follow-up: "And which has the fewest?"
+    asks about what the requests before it named ("Which team has the most Stanley Cups?"). Their
+    words join the question, the newest first, until passages are found; else the question as asked."""
+    asked = question
+    for earlier in previous_requests(history, FOLLOWED):
+        asked = f"{asked} ({earlier})"
+        if found := await retriever.search(asked, docs, PASSAGES):
+            return asked, found
+    return question, []
+
+
 class Analyst:
     """Answers a question from the documents, citing the passages it relies on."""
 
@@ -64,6 +79,8 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
+        if docs and not found:
+            question, found = await follow_up(question, docs, context.history, retriever)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

@@ -100,6 +100,12 @@ def fit_history(history: Sequence[tuple[str, str]], budget: int) -> list[tuple[s
     return list(reversed(kept))
 
 
+def previous_requests(history: Sequence[tuple[str, str]], n: int) -> list[str]:
+    """The user's requests of the latest `n` earlier rounds, newest first, without their round tags."""
+    found = [content[len(_round_of(content)):].strip() for role, content in reversed(history) if role == "user"]
+    return found[:n]
+
+
 def _round_of(content: str) -> str:
     match = re.match(r"\[round \d+\]", content)
     return match.group(0) if match else ""

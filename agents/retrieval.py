@@ -81,6 +81,12 @@ def index_terms(text: str, language: str) -> list[str]:
     return [_fold(s) for s in stems]
 
 
+def chunk_terms(chunk: Chunk, language: str) -> list[str]:
+    """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
+    question about the comments finds the comments, not a paragraph that mentions one."""
+    return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
+
+
 def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     """A question's terms, stemmed for its own language and every language of the documents it
     searches (a German question over an English report still matches its numbers and names)."""
@@ -248,7 +254,7 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> 
     for doc in documents:
         language = document_language(doc.items)
         languages.append(language)
-        pool.extend((doc, chunk, index_terms(chunk.text, language)) for chunk in chunk_items(doc.items))
+        pool.extend((doc, chunk, chunk_terms(chunk, language)) for chunk in chunk_items(doc.items))
     if not pool:
         return []
     query = query_terms(question, languages)

@@ -10,8 +10,8 @@ from agents.base import DocumentText, Passage
 from agents.retrieval import (
     Candidate,
     chunk_items,
+    chunk_terms,
     document_language,
-    index_terms,
     query_terms,
     rank,
     rank_documents,
@@ -33,7 +33,7 @@ def chunk_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
     language = document_language(texts)
     rows = []
     for chunk in chunk_items(texts):
-        terms = index_terms(chunk.text, language)
+        terms = chunk_terms(chunk, language)
         if terms:
             rows.append(dict(seq=chunk.seq, text=chunk.text, terms=" ".join(terms), length=len(terms),
                              language=language, page=chunk.page, sheet=chunk.sheet, section=chunk.section))
@@ -92,5 +92,5 @@ def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, 
     pool = []
     for doc in documents:
         language = document_language(doc.items)
-        pool.extend((doc, chunk, language, index_terms(chunk.text, language)) for chunk in chunk_items(doc.items))
+        pool.extend((doc, chunk, language, chunk_terms(chunk, language)) for chunk in chunk_items(doc.items))
     return pool

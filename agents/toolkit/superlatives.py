@@ -33,18 +33,25 @@ _PHRASE_END = re.compile(r"[?!.,;:]|\b(?:in|im|for|during|between|among|at|on|th
                          r"|während|für|bei|zwischen|unter|als|que)\b")
 
 
+def _first(question: str) -> tuple[int, re.Match[str] | None]:
+    """The question's first superlative ("And the fewest? (Which has the most ...?)": the fewest)."""
+    text = question.lower()
+    found = [(m.start(), sign, m) for sign, pattern in ((1, _MOST), (-1, _LEAST)) if (m := pattern.search(text))]
+    if not found:
+        return 0, None
+    _, sign, match = min(found, key=lambda f: f[0])
+    return sign, match
+
+
 def direction(question: str) -> int:
     """1 when the question asks for the largest value, -1 for the smallest, else 0."""
-    text = question.lower()
-    most, least = bool(_MOST.search(text)), bool(_LEAST.search(text))
-    return 0 if most == least else (1 if most else -1)
+    return _first(question)[0]
 
 
 def qualified(question: str) -> str:
     """The words the superlative qualifies: "the most Stanley Cups in ..." -> "Stanley Cups"."""
-    text = question.lower()
-    found = _MOST.search(text) or _LEAST.search(text)
-    if not found:
+    _, found = _first(question)
+    if found is None:
         return ""
     rest = question[found.end():]
     end = _PHRASE_END.search(rest.lower())

@@ -189,3 +189,27 @@ def test_deleting_a_workflow_forgets_the_text_extracted_from_files_only_it_used(
         assert "Molière" in left
         assert client.delete(f"/api/workflows/{stays}").status_code in (200, 204)
         assert extracted() == {}
+
+
+def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        cups, squares = upload(client, "stanley-cups.tsv", "testEXCEL.xlsx")
+
+        def first_quote(prompt: str, wid: str | None = None, files: list[int] | None = None) -> tuple[str, str]:
+            wid = start(client, prompt, files, wid)
+            finish(client, wid)
+            round_no = max(m["round"] for m in client.get(f"/api/workflows/{wid}/messages").json()["items"])
+            [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+            citations = answer["metadata"].get("citations", [])
+            return wid, citations[0]["quote"] if citations else answer["content"]
+
+        wid, quote = first_quote("Which team has the most Stanley Cups?", files=[cups["id"]])
+        assert quote == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
+        # Its own words find nothing: it asks about the Stanley Cups of the question before.
+        assert first_quote("And which has the fewest?", wid)[1] == "Team: Blues; Location: STL; Stanley Cups: 1"
+        # Two questions back, in another language.
+        assert first_quote("Und welche hat die meisten?", wid)[1] == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
+
+        wid, quote = first_quote("What is the square of 7?", files=[squares["id"]])
+        assert quote == "Number: 7; Square: 49"
+        assert first_quote("And of 9?", wid)[1] == "Number: 9; Square: 81"
