@@ -118,7 +118,8 @@ def location(item_name: str) -> dict[str, object]:
     if match and match.group(3):
         return {"sheet": match.group(3)}
     name = item_name.strip()
-    return {"section": name} if name and name.lower() not in ("text", "body") else {}
+    # A document's one item ("text", "body", an HTML "page") is no place within it.
+    return {"section": name} if name and name.lower() not in ("text", "body", "page") else {}
 
 
 def _is_number(cell: str) -> bool:

@@ -19,6 +19,8 @@ def test_chunks_keep_their_page_sheet_or_section():
     assert {c.page for c in chunks if c.page} == {3} and len([c for c in chunks if c.page]) >= 2
     assert [c.sheet for c in chunks if c.sheet] == ["Revenue"]
     assert [c.section for c in chunks if c.section] == ["comments"]
+    # A document's one item (an HTML page, a text file's body) names no place in it: "page.html, page" misleads.
+    assert [c.section for c in chunk_items([("page", "Hello there."), ("body", "Hi."), ("text", "Yo.")])] == [None] * 3
     assert all(len(c.text.split()) <= 100 for c in chunks)
 
 
