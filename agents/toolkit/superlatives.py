@@ -23,8 +23,7 @@ _LEAST = re.compile(
     r"|(?:le|la|les) moins|(?:le|la|les) plus (?:petit|faible|bas)\w*)\b"
 )
 # A total is not one of the things a superlative compares.
-_TOTAL = re.compile(r"(?:sub-?|grand )?total|gesamt|insgesamt|summe|zwischensumme|sum\b|sous-total|total général",
-                    re.IGNORECASE)
+_TOTAL = re.compile(r"(?:(?:sub-?|grand |sous-)?total|gesamt\w*|insgesamt|summe|zwischensumme|sum)\b", re.IGNORECASE)
 _CAPTION = " — "  # "In millions of CHF, 2023 — Zone NA; Sales (a): 12,553" (agents.retrieval.table_rows)
 
 

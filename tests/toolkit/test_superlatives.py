@@ -62,3 +62,9 @@ def test_the_kind_of_row_asked_for_and_not_the_total_wins():
 def test_a_column_of_charges_shown_negative_is_largest_at_its_most_negative():
     rows = ["Zone NA; Impairment: (285)", "Zone EUR; Impairment: (23)", "Zone AOA; Impairment: —"]
     assert order("Which zone had the largest impairment?", rows)[0] == rows[0]
+
+
+def test_a_total_row_is_left_out_but_a_name_that_starts_like_one_is_not():
+    rows = ["Company: Total; Revenue: 900", "Company: TotalEnergies; Revenue: 500", "Company: Shell; Revenue: 400",
+            "Company: Zwischensumme; Revenue: 1,800"]
+    assert order("Which company had the highest revenue?", rows)[0] == rows[1]
