@@ -78,7 +78,8 @@ def service(tmp_path, openai_stub, database_url):
     svc.stop()
 
 
-def test_killed_mid_task_resumes_without_duplicates(service, openai_stub):
+def killed_in_the_second_of_two_tasks(service: Service, openai_stub) -> tuple[httpx.Client, str]:
+    """A round of two chained tasks, the service killed while the second one waits for the model."""
     openai_stub.script([Reply(plan_of(2, chain=True)), Reply("First part analysed."), Hold(then="lost")])
     service.start()
     client = service.client()
@@ -86,6 +87,11 @@ def test_killed_mid_task_resumes_without_duplicates(service, openai_stub):
     assert openai_stub.wait_requests(3, timeout=60), "the second task never called the model"
     service.kill()
     openai_stub.release()
+    return client, wid
+
+
+def test_killed_mid_task_resumes_without_duplicates(service, openai_stub):
+    client, wid = killed_in_the_second_of_two_tasks(service, openai_stub)
 
     openai_stub.script([Reply("Second part analysed."), Reply("All done.")])
     service.start()
@@ -189,13 +195,7 @@ def _round_state(settings: Settings, workflow_id: str) -> str | None:
 
 
 def test_a_stop_committed_just_before_a_crash_holds_after_the_restart(service, openai_stub, tmp_path, database_url):
-    openai_stub.script([Reply(plan_of(2, chain=True)), Reply("First part analysed."), Hold(then="lost")])
-    service.start()
-    client = service.client()
-    wid = client.post("/api/workflows/start", json={"prompt": "Analyse both parts"}).json()["id"]
-    assert openai_stub.wait_requests(3, timeout=60), "the second task never called the model"
-    service.kill()
-    openai_stub.release()
+    client, wid = killed_in_the_second_of_two_tasks(service, openai_stub)
     settings = Settings(data_dir=tmp_path / "data", database_url=database_url)
     asyncio.run(_stop_as_the_api_does(settings, wid))
     assert _round_state(settings, wid) == "PENDING"  # DBOS still has the round to resume
