@@ -24,7 +24,7 @@ from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS
 from agents.toolkit.sentences import split_sentences
-from agents.toolkit.superlatives import extreme_first
+from agents.toolkit.superlatives import direction, extreme_first, row_passage
 
 CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants
@@ -126,13 +126,6 @@ def _is_number(cell: str) -> bool:
     return bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
 
 
-def _row_passage(caption: str, header: list[str], row: list[str]) -> str:
-    """A table row with its column headings: "Zone NA; Sales (a): 12,553; ...", the sheet's values as shown."""
-    heads = header + [""] * (len(row) - len(header))
-    cells = "; ".join(f"{h}: {v}" if h else v for h, v in zip(heads, row, strict=False) if v)
-    return f"{caption} — {cells}" if caption else cells
-
-
 def table_rows(text: str) -> tuple[list[str], str]:
     """The data rows of a tab-separated sheet as passages of their own, each with the heading row
     above its block (and the row above that, which names the unit or period), and the text left:
@@ -152,7 +145,7 @@ def table_rows(text: str) -> tuple[list[str], str]:
         elif any(_is_number(c) for c in filled):
             header = headings[-1] if headings else []
             caption = ", ".join(c for c in headings[-2] if c) if len(headings) > 1 else ""
-            rows.append(_row_passage(caption, header, cells))
+            rows.append(row_passage(caption, header, cells))
             in_data = True
         else:
             if in_data:  # a heading after data starts the next block
@@ -239,6 +232,8 @@ def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], t
     """BM25's ranking, with the rows a superlative question asks for first ("the most Stanley Cups":
     the rows by their number of cups, see `agents.toolkit.superlatives`)."""
     scored = bm25(query, candidates, total, average)
+    if not direction(question):  # most questions: BM25's order stands
+        return scored
     stemmed = list(dict.fromkeys([detect_language(question, default="en"), *languages]))  # as `query_terms` does
 
     def terms_of(words: str) -> set[str]:

@@ -24,7 +24,7 @@ _LEAST = re.compile(
 )
 # A total is not one of the things a superlative compares.
 _TOTAL = re.compile(r"(?:(?:sub-?|grand |sous-)?total|gesamt\w*|insgesamt|summe|zwischensumme|sum)\b", re.IGNORECASE)
-_CAPTION = " — "  # "In millions of CHF, 2023 — Zone NA; Sales (a): 12,553" (agents.retrieval.table_rows)
+_CAPTION = " — "  # "In millions of CHF, 2023 — Zone NA; Sales (a): 12,553" (`row_passage`)
 
 
 # Where the words a superlative qualifies end: "the highest sales | in 2023", "les plus | de ..." is not.
@@ -55,6 +55,14 @@ def qualified(question: str) -> str:
     rest = question[found.end():]
     end = _PHRASE_END.search(rest.lower())
     return rest[:end.start()] if end else rest
+
+
+def row_passage(caption: str, header: list[str], row: list[str]) -> str:
+    """A table row with its column headings: "Zone NA; Sales (a): 12,553; ...", the sheet's values
+    as shown (what `agents.retrieval.table_rows` indexes and `row_cells` reads back)."""
+    heads = header + [""] * (len(row) - len(header))
+    cells = "; ".join(f"{h}: {v}" if h else v for h, v in zip(heads, row, strict=False) if v)
+    return f"{caption}{_CAPTION}{cells}" if caption else cells
 
 
 def row_cells(text: str) -> list[tuple[str, str]]:
