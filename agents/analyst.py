@@ -15,6 +15,7 @@ from agents.outputs import text_files
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever
 from agents.toolkit.sentences import best_passages, normalize_space
+from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
@@ -50,17 +51,18 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cited
 
 
-async def follow_up(question: str, docs: list[DocumentText], history: list[tuple[str, str]],
+async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever) -> tuple[str, list[Passage]]:
-    """A question whose own words find nothing, read as a follow-up: "And which has the fewest?"
-    asks about what the requests before it named ("Which team has the most Stanley Cups?"). Their
-    words join the question, the newest first, until passages are found; else the question as asked."""
+    """A question read as a follow-up when its own words find nothing, or when it asks a superlative
+    of nothing named: "And which has the fewest?" asks about what the requests before it named
+    ("Which team has the most Stanley Cups?"). Their words join the question, the newest first,
+    until passages are found; else the question as asked, with what it found."""
     asked = question
     for earlier in previous_requests(history, FOLLOWED):
         asked = f"{asked} ({earlier})"
-        if found := await retriever.search(asked, docs, PASSAGES):
-            return asked, found
-    return question, []
+        if more := await retriever.search(asked, docs, PASSAGES):
+            return asked, more
+    return question, found
 
 
 class Analyst:
@@ -79,8 +81,8 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
-        if docs and not found:
-            question, found = await follow_up(question, docs, context.history, retriever)
+        if docs and (not found or names_nothing(question)):
+            question, found = await follow_up(question, found, docs, context.history, retriever)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

@@ -57,6 +57,12 @@ def qualified(question: str) -> str:
     return rest[:end.start()] if end else rest
 
 
+def names_nothing(question: str) -> bool:
+    """A superlative without the words it qualifies ("And which zone had the lowest?"): the measure
+    is the one the question before it named."""
+    return bool(direction(question)) and not re.search(r"\w", qualified(question))
+
+
 def row_passage(caption: str, header: list[str], row: list[str]) -> str:
     """A table row with its column headings: "Zone NA; Sales (a): 12,553; ...", the sheet's values
     as shown (what `agents.retrieval.table_rows` indexes and `row_cells` reads back)."""

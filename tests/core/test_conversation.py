@@ -193,7 +193,8 @@ def test_deleting_a_workflow_forgets_the_text_extracted_from_files_only_it_used(
 
 def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
-        cups, squares = upload(client, "stanley-cups.tsv", "testEXCEL.xlsx")
+        cups, squares, sales = upload(client, "stanley-cups.tsv", "testEXCEL.xlsx",
+                                      "2023-half-year-analyses-by-segment.xlsx")
 
         def first_quote(prompt: str, wid: str | None = None, files: list[int] | None = None) -> tuple[str, str]:
             wid = start(client, prompt, files, wid)
@@ -213,3 +214,8 @@ def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
         wid, quote = first_quote("What is the square of 7?", files=[squares["id"]])
         assert quote == "Number: 7; Square: 49"
         assert first_quote("And of 9?", wid)[1] == "Number: 9; Square: 81"
+
+        # Its words find rows, but its superlative names no measure: the question before named sales.
+        wid, quote = first_quote("Which zone had the highest sales in the first half of 2023?", files=[sales["id"]])
+        assert "Zone NA; Sales (a): 12,553;" in quote
+        assert "Zone GC; Sales (a): 2,548;" in first_quote("And which zone had the lowest?", wid)[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.retrieval import index_terms
-from agents.toolkit.superlatives import direction, extreme_first, qualified, row_cells, value_of
+from agents.toolkit.superlatives import direction, extreme_first, names_nothing, qualified, row_cells, value_of
 
 
 def terms(words: str) -> set[str]:
@@ -25,6 +25,11 @@ def order(question: str, texts: list[str], scores: list[float] | None = None) ->
 ])
 def test_a_superlative_is_found_in_three_languages(question, sign):
     assert direction(question) == sign
+
+
+def test_a_superlative_without_its_measure_names_nothing():
+    assert names_nothing("And which zone had the lowest?") and names_nothing("Et laquelle en a le moins ?")
+    assert not names_nothing("Which zone had the lowest sales?") and not names_nothing("And of 9?")
 
 
 def test_the_words_a_superlative_qualifies_end_before_a_preposition():
