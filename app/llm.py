@@ -20,6 +20,7 @@ transport (`openai[aiohttp]`), which takes about half the CPU per call of its de
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import time
@@ -66,9 +67,7 @@ def _sdk_http_module() -> Any:
 
 httpx = _sdk_http_module()
 
-# Chunks are passed on as the dicts the SDK decodes; a typed chunk class would build a model
-# object per streamed token.
-_Chunks = openai.AsyncStream[object]
+DRAIN_SECONDS = 0.1  # for the rest of a body after `[DONE]`
 DEFAULT_CONNECTIONS = 100
 
 
@@ -136,7 +135,7 @@ class OpenAIModel(Model):
             base_url=self.base_url, api_key=api_key, max_retries=0, timeout=timeout,
             http_client=self._http,
         )
-        self._post = CompletionsPost(self._client, self._http, _Chunks)
+        self._post = CompletionsPost(self._client, self._http)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (the aiohttp session)."""
@@ -250,22 +249,29 @@ class OpenAIModel(Model):
         opened = False
         try:
             async with asyncio.timeout(self.timeout):
-                stream, sent = await self._open(body, payload)
-                response, opened = stream.response, True
+                response, sent = await self._open(body, payload)
+                opened = True
                 if mode is not None:
                     self._modes.accept(body["model"], mode)
                 try:
-                    async for chunk in stream:
-                        usage = chunk.get("usage")  # type: ignore[attr-defined]
+                    events = self._post.events(response)
+                    async for event in events:
+                        if event.data.startswith("[DONE]"):
+                            await _read_to_end(events)
+                            break
+                        chunk = self._chunk(event.data)
+                        if chunk.get("error"):
+                            raise self._stream_error(chunk["error"])
+                        usage = chunk.get("usage")
                         if usage:
                             tokens = (usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
-                        for choice in chunk.get("choices") or ():  # type: ignore[attr-defined]
+                        for choice in chunk.get("choices") or ():
                             content = (choice.get("delta") or {}).get("content")
                             if content:
                                 parts.append(content)
                             finish = choice.get("finish_reason") or finish
                 finally:
-                    await stream.close()  # a stop or timeout ends the generation on the server
+                    await response.aclose()  # a stop or timeout ends the generation on the server
             if not finish:
                 # OpenAI ends every choice with a finish_reason; a stream without one was cut
                 # (llama-cpp-python ends a stream that way when a newer request interrupts it).
@@ -279,7 +285,7 @@ class OpenAIModel(Model):
             failure = self._classify(exc, mode)
             error = str(failure)
             raise failure from exc
-        except TransientError as exc:
+        except (TransientError, ModelError) as exc:
             error = str(exc)
             raise
         except asyncio.CancelledError:
@@ -302,7 +308,7 @@ class OpenAIModel(Model):
 
     async def _open(self, body: dict[str, Any], payload: bytes) -> tuple[Any, int]:
         """Start a streamed completion of the encoded `body`; again without `stream_options` when
-        the server refuses it. Returns the stream and the bytes sent."""
+        the server refuses it. Returns the streamed response and the bytes sent."""
         try:
             return await self._post(payload), len(payload)
         except openai.APIStatusError as exc:
@@ -313,6 +319,22 @@ class OpenAIModel(Model):
         plain = encode_streamed(body, usage=False)
         return await self._post(plain), len(payload) + len(plain)
 
+    def _chunk(self, data: str) -> dict[str, Any]:
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise ModelError(f"{self.base_url} sent an answer event that is not a JSON object: {data[:100]!r}")
+        return chunk
+
+    def _stream_error(self, error: Any) -> Exception:
+        """An error the server sent as an event of its answer (vLLM does, for one)."""
+        detail = error.get("message") if isinstance(error, Mapping) else error
+        code = error.get("code") if isinstance(error, Mapping) else None
+        text = f"{self.base_url} reported an error while answering: {detail}"
+        return TransientError(text) if isinstance(code, int) and is_transient(code) else ModelError(text)
+
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
         status, detail = exc.status_code, _error_text(exc)
         if rejects_format(mode, status, detail):
@@ -320,6 +342,16 @@ class OpenAIModel(Model):
         if is_transient(status):
             return TransientError(f"HTTP {status}: {detail}", retry_after(exc.response.headers))
         return ModelError(f"{self.base_url} answered HTTP {status}: {detail}")
+
+
+async def _read_to_end(events: Any) -> None:
+    """Read what follows `[DONE]`: normally nothing but the end of the body, which puts the
+    connection back in the pool and lets the decoder's generators finish; a server that keeps
+    the body open gets `DRAIN_SECONDS`, as the SDK gives it, and the connection is closed."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in events:
+                pass
 
 
 def _timed_out(exc: BaseException) -> bool:

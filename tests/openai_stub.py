@@ -87,6 +87,21 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class StreamError:
+    """A 200 stream that sends part of an answer, then an error event (as vLLM does), then ends."""
+
+    message: str = "stub error"
+    code: int = 400
+
+
+@dataclass(frozen=True)
+class Linger:
+    """A streamed answer whose body stays open after `[DONE]` until the client hangs up."""
+
+    content: Any = None
+
+
+@dataclass(frozen=True)
 class Hang:
     """Never answer; the request ends when the client gives up (or the stub stops)."""
 
@@ -98,7 +113,8 @@ class Hold:
     then: Any = None
 
 
-Behaviour = Reply | Status | RejectJsonSchema | Malformed | Truncated | BrokenBody | Drop | Hang | Hold
+Behaviour = (Reply | Status | RejectJsonSchema | Malformed | Truncated | BrokenBody | Drop | StreamError | Linger
+             | Hang | Hold)
 
 
 @dataclass
@@ -368,10 +384,16 @@ class OpenAIStub:
             await send({"type": "http.response.body", "body": b'{"id": "chat', "more_body": True})
             record.status = 200
             return  # uvicorn closes the connection because the response is incomplete
+        if isinstance(behaviour, StreamError):
+            record.bytes_sent = await _send_events(send, [
+                {"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": None}]},
+                {"error": {"message": behaviour.message, "code": behaviour.code}}])
+            record.status = 200
+            return
         finish = "stop"
-        if isinstance(behaviour, Reply):
+        if isinstance(behaviour, (Reply, Linger)):
             content = behaviour.content if behaviour.content is not None else self.default(body)
-            finish = behaviour.finish_reason
+            finish = getattr(behaviour, "finish_reason", finish)
         else:
             content = behaviour.text if behaviour.text is not None else self.default(body)
         text = content if isinstance(content, str) else json.dumps(content)
@@ -393,6 +415,12 @@ class OpenAIStub:
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             record.bytes_sent = await _send_stream(send, answer, include_usage)
+            if isinstance(behaviour, Linger):
+                if not await self._wait_gate(receive, forever=True):
+                    record.disconnected = True
+                    self._disconnected.set()
+                return
+            await send({"type": "http.response.body", "body": b""})
             return
         record.bytes_sent = await _send_json(send, 200, answer)
 
@@ -430,14 +458,20 @@ async def _send_stream(send: Callable, answer: dict[str, Any], include_usage: bo
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]))
     if include_usage:
         events.append(dict(base, choices=[], usage=answer["usage"]))
+    return await _send_events(send, events, done=True, end=False)
+
+
+async def _send_events(send: Callable, events: list[dict[str, Any]], done: bool = False, end: bool = True) -> int:
+    """Server-sent events, then `[DONE]` if `done`, then the body's end if `end`; the bytes sent."""
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
     sent = 0
-    for data in [json.dumps(e) for e in events] + ["[DONE]"]:
+    for data in [json.dumps(e) for e in events] + (["[DONE]"] if done else []):
         chunk = f"data: {data}\n\n".encode()
         sent += len(chunk)
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
-    await send({"type": "http.response.body", "body": b""})
+    if end:
+        await send({"type": "http.response.body", "body": b""})
     return sent
 
 

@@ -9,6 +9,7 @@ stopword rules alone (`extractors.language`) 15/45 (they know 16 languages) and 
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -60,15 +61,23 @@ def _identifier() -> Any:
     return _LOADED[0]
 
 
+@functools.lru_cache(maxsize=256)
+def _classify(sample: str) -> tuple[str, float]:
+    # A round asks about its prompt more than once (the request's language, then whether the
+    # model's guess should break a tie), and a conversation about its earlier turns every round.
+    code, probability = _identifier().classify(sample)
+    return str(code), float(probability)
+
+
 def detect_language(text: str, default: str = "en") -> str:
     """ISO 639-1 code of the text's language, or `default` when there is no evidence."""
     sample = " ".join(text[:_SAMPLE].split())
     if not WORD.search(sample):
         return default
-    code, probability = _identifier().classify(sample)
+    code, probability = _classify(sample)
     if probability >= _SURE:
-        return str(code)
+        return code
     # A few words ("Summarize.", "Hallo") are too little for character statistics; the words
     # people use to ask for work on documents are not.
     guess = by_words(sample, "")
-    return guess or str(code)
+    return guess or code

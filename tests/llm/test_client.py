@@ -22,7 +22,7 @@ from agents.model import (
 )
 from app.llm import OpenAIModel
 from tests.harness import wait_for
-from tests.openai_stub import BrokenBody, Drop, Hang, Hold, OpenAIStub, Reply, Status
+from tests.openai_stub import BrokenBody, Drop, Hang, Hold, Linger, OpenAIStub, Reply, Status, StreamError
 
 ASK = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}])
 Make = Callable[..., OpenAIModel]
@@ -131,6 +131,38 @@ async def test_a_hang_then_an_answer_succeeds(openai_stub: OpenAIStub, make_mode
     # Long enough that the real answer fits on a loaded machine; the hang still times out.
     response = await make_model(timeout=1.5).complete(ASK)
     assert response.text == "late but fine" and response.usage.calls == 2
+
+
+async def test_an_error_the_server_sends_mid_answer_fails_the_call_with_its_message(
+        openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([StreamError("This model's maximum context length is 4096 tokens", code=400)])
+    with pytest.raises(ModelError, match="reported an error while answering: This model's maximum context length"):
+        await make_model().complete(ASK)
+    assert len(openai_stub.requests) == 1  # a client error is not retried
+
+
+async def test_a_server_error_sent_mid_answer_is_retried(openai_stub: OpenAIStub, make_model: Make) -> None:
+    openai_stub.script([StreamError("engine overloaded", code=503), Reply("second time lucky")])
+    response = await make_model().complete(ASK)
+    assert response.text == "second time lucky" and response.usage.calls == 2
+
+
+async def test_calls_reuse_one_connection(openai_stub: OpenAIStub, make_model: Make) -> None:
+    model = make_model()
+    for n in range(3):
+        assert (await model.complete(ASK)).text
+    # Each answer was read to the end of its body, so the next call found the connection free.
+    assert len({r.client_port for r in openai_stub.records}) == 1 and openai_stub.open_connections == 1
+
+
+async def test_an_answer_whose_body_stays_open_after_done_is_kept(openai_stub: OpenAIStub,
+                                                                  make_model: Make) -> None:
+    openai_stub.script([Linger("complete answer"), Reply("next")])
+    model = make_model(timeout=30)
+    assert (await model.complete(ASK)).text == "complete answer"  # not a timeout 30 s later
+    assert await openai_stub.until_disconnected(5)  # that connection was closed, not reused
+    assert (await model.complete(ASK)).text == "next"
+    assert openai_stub.records[0].client_port != openai_stub.records[1].client_port
 
 
 async def test_cancelling_the_caller_closes_the_connection(openai_stub: OpenAIStub,
