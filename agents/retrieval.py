@@ -87,10 +87,16 @@ def chunk_terms(chunk: Chunk, language: str) -> list[str]:
     return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
 
 
+def query_languages(question: str, languages: Iterable[str]) -> list[str]:
+    """The languages a question's words are stemmed in: its own, then each of the documents' languages."""
+    return list(dict.fromkeys([detect_language(question, default="en"), *languages]))
+
+
 def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     """A question's terms, stemmed for its own language and every language of the documents it
     searches (a German question over an English report still matches its numbers and names)."""
-    own = detect_language(question, default="en")
+    stemmed = query_languages(question, languages)
+    own = stemmed[0]
     # A word in capitals is a name ("Zone NA", "the US"), even when it is a function word somewhere.
     words = [t.casefold() for t in _TOKEN.findall(question)
              if (len(t) > 1 and t.isupper()) or (t.casefold() not in PROMPT_WORDS and t.casefold() not in stop_words(own)
@@ -98,7 +104,7 @@ def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     if not words:  # a question made only of common words still asks something
         words = [w.casefold() for w in _TOKEN.findall(question)]
     terms: list[str] = []
-    for language in dict.fromkeys([own, *languages]):
+    for language in stemmed:
         stemmer = _stemmer(language)
         for stem in (stemmer.stemWords(words) if stemmer else words):
             folded = _fold(stem)
@@ -234,7 +240,7 @@ def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], t
     scored = bm25(query, candidates, total, average)
     if not direction(question):  # most questions: BM25's order stands
         return scored
-    stemmed = list(dict.fromkeys([detect_language(question, default="en"), *languages]))  # as `query_terms` does
+    stemmed = query_languages(question, languages)
 
     def terms_of(words: str) -> set[str]:
         return {term for language in stemmed for term in index_terms(words, language)}
