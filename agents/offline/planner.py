@@ -74,6 +74,16 @@ _WEAK_QUESTION = [
     r"^\s*(?:ist|sind|hat|haben|kannst|können|könnten|könntest|würdest|würden)\b",
     r"^\s*(?:est-ce|peux|pouvez|pourrais|pourriez|voudrais|voulez)\b",
 ]
+
+
+def _any_of(patterns: list[str]) -> re.Pattern[str]:
+    """One pattern that matches where any of `patterns` does: a single scan of the prompt, not one per pattern."""
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+_INTENT_PATTERNS = [(intent, _any_of(patterns)) for intent, _, patterns in INTENTS]
+_DIRECT_PATTERN = _any_of(_DIRECT)
+_WEAK_QUESTION_PATTERN = _any_of(_WEAK_QUESTION)
 _CSV = re.compile(r"\bcsv\b")
 _WORKBOOK = re.compile(r"\b(?:excel|xlsx?|workbook|arbeitsmappe|classeur|spreadsheet|tabellenkalkulation)\b")
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
@@ -83,14 +93,14 @@ _REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
 def detect_intents(prompt: str, has_tables: bool) -> list[str]:
     """The intents a request expresses, in task order."""
     text = prompt.lower()
-    found = [intent for intent, _, patterns in INTENTS if any(re.search(p, text) for p in patterns)]
+    found = [intent for intent, pattern in _INTENT_PATTERNS if pattern.search(text)]
     # "extract the tables" is table work; "extract" alone only when the documents hold tables.
     if "extract" not in found and has_tables and re.search(r"\bextra(?:ct|hier|i)", text):
         found.insert(0, "extract")
     # "What is the square of 12 in the table?" asks for an answer, not for the table.
     if "extract" in found and is_direct_question(text) and not _TABLE_OUTPUT.search(text):
         found.remove("extract")
-    if not found and any(re.search(p, text) for p in _WEAK_QUESTION):
+    if not found and _WEAK_QUESTION_PATTERN.search(text):
         found.append("answer")
     return found
 
@@ -98,7 +108,7 @@ def detect_intents(prompt: str, has_tables: bool) -> list[str]:
 def is_direct_question(prompt: str) -> bool:
     """The request opens with an interrogative ("What is ...", "In welcher Datei ...", "Dans quel ...")."""
     text = prompt.lower()
-    return any(re.search(p, text) for p in _DIRECT)
+    return _DIRECT_PATTERN.search(text) is not None
 
 
 def question_of(prompt: str) -> str:
