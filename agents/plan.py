@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from agents.base import OutputSpec, Plan, TaskSpec
@@ -300,19 +301,14 @@ async def run_plan(plan: Plan, run: Callable[[TaskSpec, dict[str, O]], Awaitable
     running: dict[asyncio.Task, str] = {}
     try:
         while True:
-            done = {t for t, o in outcomes.items() if o.ok}
-            failed = set(outcomes) - done
-            ready, to_skip = schedule(plan, done, failed, set(skipped))
-            ready = [t for t in ready if t.id not in running.values()]
-            if max_tokens is not None and spent > max_tokens:
-                to_skip += [(t, "the round's token budget (MAX_ROUND_TOKENS) is spent") for t in ready]
-                ready = []
+            start, to_skip = _moves(plan, outcomes, set(skipped), set(running.values()), concurrency,
+                                    over_budget=max_tokens is not None and spent > max_tokens)
             for task, reason in to_skip:
                 skipped[task.id] = reason
                 await skip(task, reason)
             if to_skip:
                 continue  # what depends on the skipped tasks is skipped in the next pass
-            for task in ready[:max(1, concurrency) - len(running)]:
+            for task in start:
                 dependencies = {d: outcomes[d] for d in task.depends_on if d in outcomes}
                 running[asyncio.ensure_future(run(task, dependencies))] = task.id
             if not running:
@@ -328,6 +324,28 @@ async def run_plan(plan: Plan, run: Callable[[TaskSpec, dict[str, O]], Awaitable
         if running:
             await asyncio.wait(running)
 
+
+def first_tasks(plan: Plan, finished: Mapping[str, Finished] | None = None, *, concurrency: int,
+                max_tokens: int | None = None, spent: int = 0) -> list[TaskSpec]:
+    """The tasks `run_plan`, given the same arguments, starts before any other: a round announces
+    them in the write of its plan, instead of each in a write of its own."""
+    start, _ = _moves(plan, dict(finished or {}), set(), set(), concurrency,
+                      over_budget=max_tokens is not None and spent > max_tokens)
+    return start
+
+
+def _moves(plan: Plan, outcomes: Mapping[str, Finished], skipped: set[str], running: set[str], concurrency: int,
+           over_budget: bool) -> tuple[list[TaskSpec], list[tuple[TaskSpec, str]]]:
+    """The scheduler's next move: the tasks to skip now, with why; when there are none, the tasks to start now."""
+    done = {t for t, o in outcomes.items() if o.ok}
+    ready, to_skip = schedule(plan, done, set(outcomes) - done, skipped)
+    ready = [t for t in ready if t.id not in running]
+    if over_budget:
+        to_skip += [(t, "the round's token budget (MAX_ROUND_TOKENS) is spent") for t in ready]
+        ready = []
+    if to_skip:
+        return [], to_skip
+    return ready[:max(1, concurrency) - len(running)], []
 
 def _strings(value: Any, where: str, errors: list[str]) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

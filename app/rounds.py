@@ -24,7 +24,7 @@ from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_messag
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from agents.outputs import capped
-from agents.plan import run_plan
+from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.documents import display_name
 from app.drain import gated
@@ -73,12 +73,21 @@ def _cost(usage: Usage, seconds: float) -> Cost:
 @dataclass
 class Planned:
     """The plan a round runs, the tokens planning spent, the tasks an interrupted earlier round
-    delivered, and whether the round resumed after a crash (its tasks may have finished)."""
+    delivered, whether the round resumed after a crash (its tasks may have finished), and the
+    tasks whose start the plan's write logged."""
 
     plan: Plan
     tokens: int
     reused: dict[str, TaskOutcome]
     resumed: bool = False
+    announced: frozenset[str] = frozenset()
+
+
+def start_log(workflow_id: str, round_no: int, plan: Plan, task: TaskSpec) -> NewLog:
+    """The log that a task of the plan is running."""
+    number, total = next(n for n, t in enumerate(plan.tasks, 1) if t.id == task.id), len(plan.tasks)
+    return NewLog(_key(workflow_id, round_no, "task", task.id, "start"), f"Running task {number}/{total}: {task.agent}",
+                  agent_name=task.agent, progress=30 + 60 * (number - 1) // total)
 
 
 @gated
@@ -116,6 +125,9 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
                        agent_name="project_manager", progress=25)
                 for n, fix in enumerate(outcome.repairs, 1)]
     answer_only = not plan.tasks  # the answer is the round's last message: no review to write
+    # The tasks that start at once are announced in this write: one commit fewer for the round.
+    starting = first_tasks(plan, reused, concurrency=rt.settings.task_concurrency,
+                           max_tokens=rt.settings.max_round_tokens, spent=outcome.usage.total_tokens)
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
@@ -130,10 +142,12 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
                                            f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
                 for tid, o in reused.items()),
               *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
-                        progress=100, status="completed")] if answer_only else [])],
+                        progress=100, status="completed")] if answer_only else []),
+              *(start_log(workflow_id, round_no, plan, task) for task in starting)],
         event=Event.FINISH if answer_only else None,
     )
-    return None if answer_only else Planned(plan, outcome.usage.total_tokens, reused)
+    return None if answer_only else Planned(plan, outcome.usage.total_tokens, reused,
+                                            announced=frozenset(t.id for t in starting))
 
 
 def _reused(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
@@ -148,14 +162,14 @@ def _agent(plan: Plan, task_id: str) -> str:
 
 @gated
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
-                  delivered: dict[str, TaskOutcome]) -> TaskOutcome:
+                  delivered: dict[str, TaskOutcome], announced: bool = False) -> TaskOutcome:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
-    with its message, logs and files, in one transaction: that write is the task's checkpoint."""
+    with its message, logs and files, in one transaction: that write is the task's checkpoint.
+    `announced`: the plan's write logged its start."""
     total = len(plan.tasks)
     key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
-    await rt.journal.append(workflow_id, round_no, logs=[
-        NewLog(key("start"), f"Running task {number}/{total}: {task.agent}", agent_name=task.agent,
-               progress=30 + 60 * (number - 1) // total)])
+    if not announced:
+        await rt.journal.append(workflow_id, round_no, logs=[start_log(workflow_id, round_no, plan, task)])
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
@@ -332,7 +346,8 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         delivered = {t: o for t, o in dependencies.items() if o.ok}
-        return await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered)
+        return await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
+                             announced=task.id in planned.announced)
 
     async def skip(task: TaskSpec, reason: str) -> None:
         await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)

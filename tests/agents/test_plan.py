@@ -10,7 +10,16 @@ import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
-from agents.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, run_plan, schedule, validate_plan
+from agents.plan import (
+    PLAN_SCHEMA,
+    find_cycle,
+    first_tasks,
+    parse_plan,
+    plan_to_json,
+    run_plan,
+    schedule,
+    validate_plan,
+)
 
 AGENTS = ["analyst", "summarizer", "writer"]
 DOCS = ["report.pdf", "data.csv"]
@@ -227,3 +236,33 @@ async def test_cancelling_the_loop_cancels_the_running_tasks():
     with pytest.raises(asyncio.CancelledError):
         await running
     assert tasks.finished == []
+
+
+@pytest.mark.parametrize("tasks_, kwargs", [
+    ([task("a"), task("b"), task("c", deps=["b"])], {"concurrency": 4}),
+    ([task("a"), task("b"), task("c")], {"concurrency": 2}),
+    ([task("a"), task("b"), task("e", deps=["a"])], {"concurrency": 4, "finished": {"a": Done()}}),
+    ([task("a"), task("b", deps=["a"])], {"concurrency": 2, "max_tokens": 5, "spent": 10}),
+], ids=["dependencies", "concurrency", "finished", "budget"])
+async def test_first_tasks_are_the_tasks_the_scheduler_starts_first(tasks_, kwargs):
+    """A round logs the start of these tasks with its plan: they must be exactly the ones that start then."""
+    p = plan(*tasks_)
+    gates = {t.id: asyncio.Event() for t in p.tasks}
+    tasks = Tasks(**gates)
+    running = asyncio.create_task(run_plan(p, tasks.run, tasks.skip, **kwargs))
+    # Every gate is shut: what started before the first gate opens is the first wave.
+    await wait_until(lambda: tasks.started or tasks.skipped or running.done(), "the first move")
+    first = list(tasks.started)
+    for gate in gates.values():
+        gate.set()
+    await running
+    assert [t.id for t in first_tasks(p, **kwargs)] == first
+
+
+async def test_no_task_is_announced_when_the_first_move_is_a_skip():
+    """With a failed task's dependents to skip first, the tasks that start next announce themselves."""
+    p = plan(task("a"), task("b", deps=["a"]), task("c"))
+    assert first_tasks(p, {"a": Done(ok=False)}, concurrency=4) == []
+    tasks = Tasks()
+    await run_plan(p, tasks.run, tasks.skip, concurrency=4, finished={"a": Done(ok=False)})
+    assert tasks.started == ["c"] and [t for t, _ in tasks.skipped] == ["b"]

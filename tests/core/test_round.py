@@ -37,6 +37,22 @@ def test_round_delivers_first_step_last_and_completes(tmp_path, database_url):
         assert used == workflow["dataStats"]["tokensUsed"] == 14 * len(model.calls)
 
 
+
+def test_each_task_logs_its_start_once_when_it_starts(tmp_path, database_url):
+    """t1 and t3 start with the plan (their start is written with it); t2 waits for t1 and logs its
+    own start after t1 is done: the log reads in the order things happened."""
+    plan = plan_of(3)
+    plan["objWorkplan"][1]["dependsOn"] = ["t1"]
+    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan)) as server, server.client() as client:
+        body = client.post("/api/workflows/start", json={"prompt": "Look at this"}).json()
+        wait_status(client, body["id"], "completed")
+        texts = [e["message"] for e in client.get(f"/api/workflows/{body['id']}/logs").json()["items"]]
+    starts = [t for t in texts if t.startswith("Running task")]
+    assert starts == ["Running task 1/3: analyst", "Running task 3/3: analyst", "Running task 2/3: analyst"]
+    assert texts.index("Work plan created: 3 tasks") < texts.index(starts[0])
+    assert texts.index(starts[1]) < texts.index("Task 1/3 done: analyst") < texts.index(starts[2])
+    assert texts.index(starts[2]) < texts.index("Task 2/3 done: analyst")
+
 def test_next_round_resumes_the_same_workflow(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1))) as server, \
             server.client() as client:
