@@ -176,6 +176,10 @@ class Database:
                                               pool_timeout=pool_timeout, pool_pre_ping=True,
                                               connect_args={"server_settings": settings}, **JSON)
             self.reader = self.writer
+        # Whether writes made one after another land in that order even when the first has not
+        # returned yet: on SQLite one batch commits at a time, in the order the calls were made; on
+        # PostgreSQL two batches may take a workflow's row in either order.
+        self.in_order = self.is_sqlite
         self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
         # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-writer")

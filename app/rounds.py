@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from dbos import DBOS
 
@@ -81,6 +82,39 @@ class Planned:
     reused: dict[str, TaskOutcome]
     resumed: bool = False
     announced: frozenset[str] = frozenset()
+
+
+@dataclass
+class Settling:
+    """The tasks of the plan whose outcome the journal has (written or skipped). The last task to
+    settle logs, in its own write, that the final answer is being written: one commit fewer per round.
+
+    Where the database lands writes in the order they are made (`in_order`), a task whose write
+    is on its way counts as settled: five tasks ending together are one batch, and the last of
+    them carries that log, which still lands after every task's.
+    """
+
+    plan: Plan
+    final_start: NewLog
+    settled: set[str]
+    in_order: bool
+    announced: bool = False  # the final step's start was logged with a task's outcome
+
+    def after(self, task_id: str) -> list[NewLog]:
+        """What to log with the outcome of `task_id`, as it is written: the final step's start when
+        no other task is left."""
+        if self.in_order:
+            self.settled.add(task_id)
+        if self.announced or any(t.id != task_id and t.id not in self.settled for t in self.plan.tasks):
+            return []
+        self.announced = True
+        return [self.final_start]
+
+
+def final_start_log(workflow_id: str, round_no: int) -> NewLog:
+    """The log that the final answer is being written."""
+    return NewLog(_key(workflow_id, round_no, "final", "start"), "Creating final response",
+                  agent_name="project_manager", progress=90)
 
 
 def start_log(workflow_id: str, round_no: int, plan: Plan, task: TaskSpec) -> NewLog:
@@ -162,10 +196,11 @@ def _agent(plan: Plan, task_id: str) -> str:
 
 @gated
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
-                  delivered: dict[str, TaskOutcome], announced: bool = False) -> TaskOutcome:
+                  delivered: dict[str, TaskOutcome], announced: bool = False,
+                  then: Callable[[], list[NewLog]] = list) -> TaskOutcome:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
     with its message, logs and files, in one transaction: that write is the task's checkpoint.
-    `announced`: the plan's write logged its start."""
+    `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it."""
     total = len(plan.tasks)
     key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
     if not announced:
@@ -189,7 +224,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
                                  started_at=started, meta={"taskId": task.id, "failed": True, "error": reason},
                                  **_stats(usage, time.perf_counter() - t0))],
             logs=[NewLog(key("error"), f"Task {number}/{total} ({task.agent}) failed: {reason}", type="error",
-                         agent_name=task.agent, progress=30 + 60 * number // total)],
+                         agent_name=task.agent, progress=30 + 60 * number // total), *then()],
         )
         return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
     # One message carries a bounded number of documents.
@@ -206,7 +241,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
                                        "model": result.model},
                                  documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
             logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
-                         progress=30 + 60 * number // total)],
+                         progress=30 + 60 * number // total), *then()],
         ))
         written = await asyncio.shield(write)  # a stop does not tear the write in two: it lands or not
     finally:
@@ -255,11 +290,12 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
 
 @gated
 async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                     skipped: dict[str, str]) -> None:
-    """The last message reviews what was delivered against the plan; the round completes."""
+                     skipped: dict[str, str], announced: bool = False) -> None:
+    """The last message reviews what was delivered against the plan; the round completes.
+    `announced`: the last task's write logged this step's start."""
     key = lambda *p: _key(workflow_id, round_no, "final", *p)  # noqa: E731
-    await rt.journal.append(workflow_id, round_no, logs=[NewLog(key("start"), "Creating final response",
-                                                                 agent_name="project_manager", progress=90)])
+    if not announced:
+        await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
     inp = await rt.rounds.round_input(workflow_id, round_no)
     delivered_ids = [fid for o in outcomes.values() for fid in o.files]
     found = await rt.repo.files.files_by_id(delivered_ids)
@@ -343,16 +379,20 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
         finished.update(finished_tasks(await rt.repo.messages.round_messages(
             workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
     numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
+    settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order)
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         delivered = {t: o for t, o in dependencies.items() if o.ok}
-        return await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
-                             announced=task.id in planned.announced)
+        outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
+                                announced=task.id in planned.announced, then=lambda: settling.after(task.id))
+        settling.settled.add(task.id)
+        return outcome
 
     async def skip(task: TaskSpec, reason: str) -> None:
         await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
+        settling.settled.add(task.id)
 
     outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency, finished=finished,
                                        max_tokens=rt.settings.max_round_tokens,
                                        spent=tokens + sum(o.tokens for t, o in finished.items() if t not in reused))
-    await final_step(rt, workflow_id, round_no, plan, outcomes, skipped)
+    await final_step(rt, workflow_id, round_no, plan, outcomes, skipped, announced=settling.announced)

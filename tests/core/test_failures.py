@@ -51,6 +51,9 @@ def test_a_failed_task_fails_only_itself_and_skips_its_dependents(tmp_path, open
         assert [e["type"] for e in logs if "(analyst) failed" in e["message"]] == ["error"]
         skipped = [e for e in logs if "skipped" in e["message"]]
         assert [e["type"] for e in skipped] == ["warning"] and "t3" in skipped[0]["message"]
+        texts = [e["message"] for e in logs]  # the final answer is begun once, after the skip
+        assert texts.count("Creating final response") == 1 and texts.index(skipped[0]["message"]) < texts.index(
+            "Creating final response")
         assert messages[-1]["status"] == "last" and "t3" in messages[-1]["content"]
         assert "Part one done." in " ".join(m["content"] for m in messages)
 

@@ -52,6 +52,9 @@ def test_each_task_logs_its_start_once_when_it_starts(tmp_path, database_url):
     assert texts.index("Work plan created: 3 tasks") < texts.index(starts[0])
     assert texts.index(starts[1]) < texts.index("Task 1/3 done: analyst") < texts.index(starts[2])
     assert texts.index(starts[2]) < texts.index("Task 2/3 done: analyst")
+    # The final answer is written once every task is done, and says so once.
+    assert texts.count("Creating final response") == 1
+    assert max(texts.index(f"Task {n}/3 done: analyst") for n in (1, 2, 3)) < texts.index("Creating final response")
 
 def test_next_round_resumes_the_same_workflow(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1))) as server, \
