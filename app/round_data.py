@@ -20,7 +20,7 @@ from app.reading import RoundReader
 from app.records import NewDocument, NewLog
 from app.repository import Repository
 from app.repository.messages import user_message_key
-from app.tables import DocumentRow, FileRow, MessageRow
+from app.tables import DocumentRow, FileRow, MessageRow, RoundFileRow
 from extractors.base import ContentItem
 
 
@@ -33,7 +33,16 @@ class RoundData:
         self.documents = documents
         self.journal = journal
         self._inputs: dict[tuple[str, int], RoundInput] = {}
+        self._started: dict[tuple[str, int], RoundFileRow] = {}  # what rounds started here were given
         self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
+
+    def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
+                passwords: dict[str, str]) -> None:
+        """The round was just started in this process with this request: its first step need not read it back."""
+        if len(self._started) > 1000:
+            self._started.clear()
+        self._started[(workflow_id, round_no)] = RoundFileRow(workflow_id=workflow_id, round=round_no, prompt=prompt,
+                                                              file_ids=file_ids, passwords=passwords)
 
     async def prepare(self, workflow_id: str, round_no: int,
                       then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:
@@ -44,7 +53,9 @@ class RoundData:
         do not read back what this step wrote, and whether this is a replay (the round's first
         log was written before: a round resumed after a crash). None when the round no longer runs.
         """
-        spec = await self.repo.workflows.round_input(workflow_id, round_no)
+        spec = self._started.pop((workflow_id, round_no), None)
+        if spec is None:  # started by another process, or resumed after a crash
+            spec = await self.repo.workflows.round_input(workflow_id, round_no)
         if spec is None:
             return None
         files = await self.repo.files.files_by_id(spec.file_ids)
@@ -115,6 +126,7 @@ class RoundData:
 
     def forget(self, workflow_id: str, round_no: int) -> None:
         self._inputs.pop((workflow_id, round_no), None)
+        self._started.pop((workflow_id, round_no), None)
 
     async def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, delivered: dict[str, Any],
                            model: Model, retriever: Retriever | None) -> TaskContext:

@@ -134,6 +134,7 @@ class WorkflowService:
             raise _no_workflow(workflow_id) from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
+        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords))
         await self.engine.launch(row.id, row.current_round)
         return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
 
