@@ -24,7 +24,9 @@ READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see
 # Write transactions a PostgreSQL replica has open at once (see `run_write`): two, so that a batch
 # waiting on a row another replica holds does not hold up every other write of this one.
 PG_WRITE_BATCHES = 2
-CHECKPOINT_SECONDS = 5.0  # while writes go on, the WAL is copied into the database file at most this often
+CHECKPOINT_SECONDS = 5.0
+# A pooled PostgreSQL connection unused for longer is checked before use (see `_ping_when_idle`).
+PING_IDLE_SECONDS = 1.0  # while writes go on, the WAL is copied into the database file at most this often
 
 # msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
 # times faster than the standard library, so a large document holds the GIL for less time.
@@ -55,6 +57,31 @@ def unavailable(exc: BaseException) -> bool:
             return True
         todo += [getattr(error, "orig", None), error.__cause__, error.__context__]
     return False
+
+
+def _ping_when_idle(engine: Any, idle_seconds: float) -> None:
+    """Check a pooled connection before use if it went unused for more than `idle_seconds`.
+
+    SQLAlchemy's `pool_pre_ping` checks every checkout: on asyncpg a transaction, a statement and a
+    rollback, three round trips, 6% of a PostgreSQL round's CPU. A connection in steady use was
+    fine a moment ago; one that sat idle (the server may have restarted meanwhile) is checked, and
+    a dead one is replaced with every other connection of the pool before the caller gets it.
+    What the check cannot see, a restart within that moment, `Database._on_postgres` retries.
+    """
+    def returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info["returned"] = time.monotonic()
+
+    def check(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("returned")  # None: a connection opened for this checkout
+        if since is None or time.monotonic() - since <= idle_seconds:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as exc:
+            raise sa_exc.InvalidatePoolError("the connection was lost while idle") from exc
+
+    event.listen(engine, "checkin", returned)
+    event.listen(engine, "checkout", check)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -124,7 +151,8 @@ def _run_all(conn: Any, batch: list[tuple[Callable[..., Any], tuple, Any]]) -> l
             update()
         return results
     finally:
-        conn.info.pop("batch", None)
+        if not conn.invalidated:  # a lost connection is discarded with its info (nor can it be read)
+            conn.info.pop("batch", None)
 
 
 class Database:
@@ -132,11 +160,12 @@ class Database:
 
     def __init__(self, url: str, idle_transaction_seconds: float = 0, *, pool_size: int = 10, max_overflow: int = 5,
                  pool_timeout: float = 30.0, application_name: str = "foreman",
-                 checkpoint_seconds: float = CHECKPOINT_SECONDS) -> None:
+                 checkpoint_seconds: float = CHECKPOINT_SECONDS, ping_idle_seconds: float = PING_IDLE_SECONDS) -> None:
         """`pool_size`, `max_overflow` and `pool_timeout` size the PostgreSQL pool (DATABASE_POOL_SIZE,
         DATABASE_MAX_OVERFLOW, DATABASE_POOL_TIMEOUT_SECONDS); `application_name` names its
         connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged;
-        `checkpoint_seconds` spaces its WAL checkpoints (see `_schedule_checkpoint`)."""
+        `checkpoint_seconds` spaces its WAL checkpoints (see `_schedule_checkpoint`); a PostgreSQL
+        connection unused for `ping_idle_seconds` is checked before it is used (see `_ping_when_idle`)."""
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
@@ -173,8 +202,9 @@ class Database:
             if idle_transaction_seconds:
                 settings["idle_in_transaction_session_timeout"] = str(int(idle_transaction_seconds * 1000))
             self.writer = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
-                                              pool_timeout=pool_timeout, pool_pre_ping=True,
+                                              pool_timeout=pool_timeout,
                                               connect_args={"server_settings": settings}, **JSON)
+            _ping_when_idle(self.writer.sync_engine, ping_idle_seconds)
             self.reader = self.writer
         # Whether writes made one after another land in that order even when the first has not
         # returned yet: on SQLite one batch commits at a time, in the order the calls were made; on
@@ -213,8 +243,7 @@ class Database:
         async driver runs it on the loop.
         """
         if not self.is_sqlite:
-            async with self.reader.connect() as conn:
-                return await conn.run_sync(work, *args)
+            return await self._on_postgres(False, work, args)
         return await asyncio.get_running_loop().run_in_executor(self._reads, self._read, work, args)
 
     def _read(self, work: Callable[..., T], args: tuple) -> T:
@@ -260,19 +289,39 @@ class Database:
                                  ) -> list[tuple[bool, Any]]:
         # As `_write_batch`, on PostgreSQL's async driver.
         try:
-            async with self.writer.begin() as conn:
-                return await conn.run_sync(_run_all, batch)
+            return await self._on_postgres(True, _run_all, (batch,))
         except Exception as exc:
             if len(batch) == 1:
                 return [(False, exc)]
         results = []
         for work, args, _ in batch:
             try:
-                async with self.writer.begin() as conn:
-                    results.append((await conn.run_sync(_run_all, [(work, args, None)]))[0])
+                results.append((await self._on_postgres(True, _run_all, ([(work, args, None)],)))[0])
             except Exception as exc:
                 results.append((False, exc))
         return results
+
+    async def _on_postgres(self, write: bool, work: Callable[..., T], args: tuple) -> T:
+        """`work(connection, *args)` on a pooled connection, in a transaction committed at the end if `write`.
+
+        A connection found lost before anything was committed (the server restarted, or ended the
+        session, within `ping_idle_seconds` of its last use, so no check caught it) is replaced,
+        and the work run again, once.
+        """
+        for again in (True, False):
+            committing = False
+            try:
+                async with self.writer.connect() as conn:
+                    if not write:
+                        return await conn.run_sync(work, *args)
+                    async with conn.begin():
+                        result = await conn.run_sync(work, *args)
+                        committing = True
+                    return result
+            except sa_exc.DBAPIError as exc:
+                if not (again and exc.connection_invalidated and not committing):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _schedule_checkpoint(self) -> None:
         # After a commit, at most one checkpoint per interval and one at a time. Each completed

@@ -102,3 +102,65 @@ def test_requests_answer_503_with_retry_after_while_postgresql_is_unreachable(tm
             assert (started.status_code, started.json()["code"]) == (503, "database_unavailable"), started.text
             relay.up()
             wait_for(lambda: client.get("/api/workflows").status_code == 200, 30, "the service to reach PostgreSQL again")
+
+
+def _backend_pid(conn: sa.Connection) -> int:
+    return conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+
+
+async def _end_session(postgres_url: str, pid: int) -> None:
+    """End the server session `pid`, as a server restart or an administrator would, and wait until it is gone."""
+    import asyncpg
+
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+        for _ in range(500):
+            if not await admin.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid):
+                return
+            await asyncio.sleep(0.01)  # polls the server's own view of its sessions
+        raise AssertionError(f"session {pid} did not end")
+    finally:
+        await admin.close()
+
+
+def test_a_session_the_server_ended_is_replaced_before_a_write_or_read_fails(postgres_url):
+    """A pooled connection whose session the server ended (a restart, an administrator) costs no
+    request an error: checked before use once idle, or, used again at once, replaced and retried."""
+    async def run(ping_idle_seconds: float) -> list[int]:
+        db = Database(postgres_url, pool_size=1, max_overflow=0, ping_idle_seconds=ping_idle_seconds)
+        try:
+            pids = [await db.run_write(_backend_pid)]
+            await _end_session(postgres_url, pids[-1])
+            pids.append(await db.run_write(_backend_pid))  # the write goes through, on a new session
+            await _end_session(postgres_url, pids[-1])
+            pids.append(await db.run_read(_backend_pid))
+            await _end_session(postgres_url, pids[-1])
+            async with db.reader.connect() as conn:  # no retry here: only the check before use can help
+                pids.append(await conn.run_sync(_backend_pid))
+            return pids
+        finally:
+            await db.dispose()
+
+    checked = asyncio.run(run(ping_idle_seconds=0))  # every reused connection is checked
+    assert len(set(checked)) == 4, checked
+
+    async def unchecked() -> None:  # a connection in steady use is not checked: the write retries
+        db = Database(postgres_url, pool_size=1, max_overflow=0, ping_idle_seconds=3600)
+        try:
+            first = await db.run_write(_backend_pid)
+            await _end_session(postgres_url, first)
+            assert await db.run_write(_backend_pid) != first
+            second = await db.run_read(_backend_pid)
+            await _end_session(postgres_url, second)
+            assert await db.run_read(_backend_pid) != second
+            await _end_session(postgres_url, await db.run_read(_backend_pid))
+            async with db.reader.connect() as conn:
+                with pytest.raises(sa.exc.DBAPIError) as lost:
+                    await conn.run_sync(_backend_pid)
+            assert unavailable(lost.value)  # a request in this state answers 503, and the next one succeeds
+            assert await db.run_read(_backend_pid)
+        finally:
+            await db.dispose()
+
+    asyncio.run(unchecked())
