@@ -24,9 +24,8 @@ READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see
 # Write transactions a PostgreSQL replica has open at once (see `run_write`): two, so that a batch
 # waiting on a row another replica holds does not hold up every other write of this one.
 PG_WRITE_BATCHES = 2
-CHECKPOINT_SECONDS = 5.0
-# A pooled PostgreSQL connection unused for longer is checked before use (see `_ping_when_idle`).
-PING_IDLE_SECONDS = 1.0  # while writes go on, the WAL is copied into the database file at most this often
+CHECKPOINT_SECONDS = 5.0  # while writes go on, the WAL is copied into the database file at most this often
+PING_IDLE_SECONDS = 1.0  # a pooled PostgreSQL connection unused for longer is checked before use (`_ping_when_idle`)
 
 # msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
 # times faster than the standard library, so a large document holds the GIL for less time.

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from app.config import from_env
 from app.db import Database, unavailable
-from tests.harness import ConnectionPeaks, LiveServer, Replica, plan_of, settings_for, wait_for
+from tests.harness import ConnectionPeaks, LiveServer, Replica, pg_fetch, plan_of, settings_for, wait_for
 from tests.openai_stub import request_schema
 from tests.relay import Relay
 
@@ -110,18 +110,12 @@ def _backend_pid(conn: sa.Connection) -> int:
 
 async def _end_session(postgres_url: str, pid: int) -> None:
     """End the server session `pid`, as a server restart or an administrator would, and wait until it is gone."""
-    import asyncpg
+    def end() -> None:
+        assert pg_fetch(postgres_url, "SELECT pg_terminate_backend($1)", pid)[0][0]
+        wait_for(lambda: not pg_fetch(postgres_url, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid)[0][0],
+                 10, f"session {pid} to end")
 
-    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
-        for _ in range(500):
-            if not await admin.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid):
-                return
-            await asyncio.sleep(0.01)  # polls the server's own view of its sessions
-        raise AssertionError(f"session {pid} did not end")
-    finally:
-        await admin.close()
+    await asyncio.to_thread(end)  # pg_fetch runs a loop of its own
 
 
 def test_a_session_the_server_ended_is_replaced_before_a_write_or_read_fails(postgres_url):
