@@ -10,7 +10,7 @@ from agents.calls import Ledger, input_budget, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, task_documents
 from agents.model import ModelRequest
-from agents.outputs import planned, stem_of, xml_safe
+from agents.outputs import part_name, parts_archive_name, planned, stem_of, xml_safe
 from agents.phrases import say
 from agents.toolkit.cpu import off_gil
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
@@ -143,12 +143,11 @@ def _files(task: TaskSpec, tables: list[Table], labels: list[str], stem: str) ->
         if len(tables) == 1:
             files.append(OutputFile(name=csv_names[0], mime=CSV_MIME, data=csv_bytes(tables[0].rows)))
         elif len(tables) <= MAX_LOOSE_CSV:
-            base = stem_of(csv_names[0])
             for label, table in zip(labels, tables):
-                files.append(OutputFile(name=f"{base}-{stem_of(label)}.csv", mime=CSV_MIME, data=csv_bytes(table.rows)))
+                files.append(OutputFile(name=part_name(csv_names[0], label), mime=CSV_MIME, data=csv_bytes(table.rows)))
         else:
             members = [(f"{stem_of(label)}.csv", csv_bytes(t.rows)) for label, t in zip(labels, tables)]
-            files.append(OutputFile(name=f"{stem_of(csv_names[0])}.zip", mime=ZIP_MIME, data=zip_bytes(members)))
+            files.append(OutputFile(name=parts_archive_name(csv_names[0]), mime=ZIP_MIME, data=zip_bytes(members)))
     return files
 
 

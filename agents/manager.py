@@ -16,6 +16,7 @@ from agents.inputs import language_name
 from agents.memory import PriorRound, fit_history, previous_hint, render_catalogue
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
+from agents.outputs import delivers
 from agents.phrases import say
 from agents.plan import parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
@@ -376,7 +377,7 @@ def _review(plan: Plan, results: dict[str, TaskResult | None], skipped: dict[str
     # A task that neither finished nor was skipped did not deliver: count it as failed.
     failed = [t.id for t in plan.tasks if t.id not in done and t.id not in skipped]
     names = [f.name for f in delivered]
-    missing = [d.name for d in plan.final_documents if d.name not in names]
+    missing = [d.name for d in plan.final_documents if not delivers(d.name, names)]
     return {"delivered": names, "done": done, "failed": failed,
             "skipped": [[t, skipped[t]] for t in skipped], "missing": missing}
 

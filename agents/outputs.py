@@ -32,6 +32,23 @@ def stem_of(name: str) -> str:
     return _UNSAFE.sub("-", stem).strip("-") or "document"
 
 
+def part_name(planned: str, part: str) -> str:
+    """The name of one part of the planned document `planned` when it is delivered as several files."""
+    return f"{stem_of(planned)}-{stem_of(part)}.{ext_of(planned)}"
+
+
+def parts_archive_name(planned: str) -> str:
+    """The name of the ZIP archive holding the parts of the planned document `planned`."""
+    return f"{stem_of(planned)}.zip"
+
+
+def delivers(planned: str, names: list[str]) -> bool:
+    """Whether files of these names deliver the planned document: itself, its parts or their archive."""
+    stem, ext = stem_of(planned), ext_of(planned)
+    return any(name == planned or name == parts_archive_name(planned)
+               or name.startswith(f"{stem}-") and ext_of(name) == ext for name in names)
+
+
 def planned(task: TaskSpec, exts: set[str]) -> list[str]:
     """The names of the task's planned outputs with one of these extensions, in plan order."""
     return [o.name for o in task.outputs if ext_of(o.name) in exts]

@@ -137,6 +137,18 @@ async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp
     assert outcome.usage.calls == 1
 
 
+async def test_a_planned_document_delivered_in_parts_or_their_archive_is_not_missing(inp):
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("t.csv"), OutputSpec("u.csv")],
+                tasks=[TaskSpec("t1", "data_extractor", "x", outputs=[OutputSpec("t.csv"), OutputSpec("u.csv")])])
+    delivered = [OutputFile(name, "text/csv", b"") for name in ("t-Sheet1.csv", "t-Sheet2.csv", "u.zip")]
+    outcome = await write_final(inp, plan, {"t1": TaskResult("tables", files=delivered)}, {}, delivered,
+                                ScriptedModel("Done."))
+    assert "not produced" not in outcome.text
+    other = [OutputFile("tables.csv", "text/csv", b"")]
+    outcome = await write_final(inp, plan, {"t1": TaskResult("tables", files=other)}, {}, other, ScriptedModel("Done."))
+    assert "- planned document t.csv was not produced" in outcome.text
+
+
 async def test_a_plan_without_a_usable_language_gets_the_requests_language():
     inp = RoundInput(prompt="Bitte fasse das Dokument zusammen.", documents=[text_document("a.txt", "Ein Satz.")])
     model = ScriptedModel(dict(plan_json(t("t1", "summarizer", ["a.txt"])), userLanguage="the user's language"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 
 import docx
 import openpyxl
@@ -89,6 +90,17 @@ async def test_tables_of_a_tsv_and_a_workbook_are_extracted():
     preview = [line for line in extract.text.splitlines() if line.startswith("| ")]
     assert "| Zone NA | 12553 | 2713 | 2632 | -81 | -29 | -44 | -337 |" in preview
     assert all(line.strip("| ") for line in preview)  # no row of empty cells
+
+
+async def test_a_csv_of_several_tables_comes_in_one_archive_and_the_review_counts_it_delivered():
+    done, _ = await offline_round("Extract the tables from this spreadsheet into a CSV file.",
+                                  "2023-half-year-analyses-by-segment.xlsx")
+    with zipfile.ZipFile(io.BytesIO(done.files["2023-half-year-analyses-by-segment-tables.zip"].data)) as archive:
+        assert len(archive.namelist()) == 5
+        rows = list(csv.reader(io.StringIO(archive.read("OS-Rev.csv").decode("utf-8-sig"))))
+    assert [c for c in rows[rows.index(next(r for r in rows if r[:1] == ["Total"]))] if c] == \
+        ["Total", "46293", "7904", "7351", "-553", "-110", "-262", "-1722"]
+    assert "not produced" not in done.final.text and "**Missing:**" not in done.final.text, done.final.text
 
 
 async def test_a_german_request_gets_german_answers():
