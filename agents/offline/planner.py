@@ -11,9 +11,11 @@ from agents.outputs import stem_of
 from agents.phrases import language_label, say, target_language
 
 _INDIRECT = (
-    r"\b(?:tell|show) me,? (?:what|which|who|when|where|why|how|whether|if)\b"
+    r"\b(?:tell|show) me,? (?:what|which|who|when|where|why|how|whether|if)\b|\btell me the\b"
     r"|\b(?:sag|sage|sagt|sagen sie|zeig|zeige|zeigen sie) mir,? (?:was|wer|wann|wo|welche\w*|warum|wieso|wie|ob)\b"
+    r"|\b(?:sag|sage|sagt|sagen sie|nenn|nenne|nennen sie) mir,? (?:den|die|das)\b"
     r"|\b(?:dis|dites|montre|montrez)[- ]moi,? (?:ce qu|quel\w*|qui|quand|où|pourquoi|comment|combien|si)"
+    r"|\b(?:dis|dites)[- ]moi,? (?:le|la|les)\b"
 )
 # A question asked outright: an interrogative first, or a preposition and one ("In which ...",
 # "Mit welchem ...", "Dans quel ...", "Womit ...").

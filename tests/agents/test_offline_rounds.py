@@ -173,6 +173,14 @@ async def test_a_request_for_a_table_and_an_indirect_question_gets_both():
     assert quotes(answer.text) == ["Number: 12; Square: 144"]
 
 
+async def test_a_table_request_that_also_says_tell_me_the_gets_its_answer_too():
+    done, _ = await offline_round("Extract the tables into a CSV file and tell me the total sales of January–June 2023.",
+                                  "2023-half-year-analyses-by-segment.xlsx")
+    assert [t.agent for t in done.plan.plan.tasks] == ["data_extractor", "analyst"]
+    [answer] = done.by_agent("analyst")
+    assert quotes(answer.text)[0].startswith("In millions of CHF, January–June 2023 — Total; Sales: 46,293;")
+
+
 async def test_the_writer_delivers_markdown_and_docx_that_open():
     done, _ = await offline_round("Summarize the document and write a report about it.", "testWORD.docx")
     assert [t.agent for t in done.plan.plan.tasks] == ["summarizer", "writer"]
