@@ -13,6 +13,7 @@ from app.clock import now
 from app.db import Database, batch_of
 from app.fsm import WorkflowStatus
 from app.notify import announcing, cursors_announcement
+from app.prepared import Prepared
 from app.records import Appended, Cost, NewLog, NewMessage
 from app.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
 
@@ -44,24 +45,27 @@ class MessageStore:
         # The hot statements are built once with bound parameters, so each append only binds
         # values: building SQLAlchemy statements per call cost more than SQLite's own work.
         wt = W.__table__
-        self._insert_message = (db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
-                                .returning(M.__table__.c.id))
-        self._insert_log = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
-                            .returning(L.__table__.c.id, L.__table__.c.progress))
-        self._insert_reply = (db.insert(M.__table__)
-                              .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
-                                      .scalar_subquery())
-                              .on_conflict_do_nothing(index_elements=["key"]).returning(M.__table__.c.id))
+        # Those a round writes many times run straight on the cursor (app.prepared).
+        self._insert_message = Prepared(db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
+                                        .returning(M.__table__.c.id))
+        self._insert_logs = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
+                             .returning(L.__table__.c.id, L.__table__.c.progress))
+        self._insert_log = Prepared(self._insert_logs)
+        self._insert_reply = Prepared(db.insert(M.__table__)
+                                      .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
+                                              .scalar_subquery())
+                                      .on_conflict_do_nothing(index_elements=["key"]).returning(M.__table__.c.id))
         self._insert_document = D.__table__.insert()
         self._insert_file = F.__table__.insert().returning(F.__table__.c.id)
-        self._update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
+        update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
             last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
             last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
             bytes_sent=wt.c.bytes_sent + bindparam("sent"), bytes_received=wt.c.bytes_received + bindparam("received"),
             tokens_used=wt.c.tokens_used + bindparam("tokens"),
             processing_time=wt.c.processing_time + bindparam("seconds"),
         )
-        self._update_announcing = announcing(self._update_totals)
+        self._update_totals = Prepared(update_totals)
+        self._update_announcing = Prepared(announcing(update_totals))
 
     def append_rows_tx(
         self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
@@ -81,12 +85,13 @@ class MessageStore:
                 tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
             )
             if msg.role == "user":
-                new_id = conn.execute(self._insert_message, dict(values, parent_message_id=None)).scalar_one_or_none()
+                written = self._insert_message.execute(conn, dict(values, parent_message_id=None))
             else:  # an answer names its round's user message as its parent, found by key in the same statement
                 values["parent_key"] = user_message_key(row.id, row.current_round)
-                new_id = conn.execute(self._insert_reply, values).scalar_one_or_none()
-            if new_id is None:
+                written = self._insert_reply.execute(conn, values)
+            if not written:
                 continue  # written before a crash; the replay must not write it twice
+            new_id = written[0][0]
             seq += 1
             message_ids.append(new_id)
             sent, received = sent + msg.bytes_sent, received + msg.bytes_received
@@ -110,9 +115,12 @@ class MessageStore:
                              status=entry.status or row.status, progress=progress))
         # One statement for all of them; a log written before a crash is not written again and
         # returns nothing (the row's progress already counts it).
-        written = conn.execute(self._insert_log, rows).all() if rows else []
-        log_ids = [r.id for r in written]
-        progress = max((r.progress for r in written), default=row.progress)
+        if len(rows) == 1:
+            written = self._insert_log.execute(conn, rows[0])
+        else:
+            written = [tuple(r) for r in conn.execute(self._insert_logs, rows)] if rows else []
+        log_ids = [log_id for log_id, _ in written]
+        progress = max((shown for _, shown in written), default=row.progress)
         last_message_id = max(message_ids, default=row.last_message_id)
         last_log_id = max(log_ids, default=row.last_log_id)
         row.last_activity, row.next_sequence_no, row.progress = stamp, seq, progress
@@ -134,10 +142,10 @@ class MessageStore:
             values = dict(wid=row.id, stamp=row.last_activity, last_message=row.last_message_id,
                           last_log=row.last_log_id, seq=row.next_sequence_no, shown=row.progress, **costs)
             if announce and not self.db.is_sqlite:  # SQLite serves one process: nothing to announce
-                conn.execute(self._update_announcing, {
+                self._update_announcing.execute(conn, {
                     **values, **cursors_announcement(row.id, row.last_message_id, row.last_log_id)})
             else:
-                conn.execute(self._update_totals, values)
+                self._update_totals.execute(conn, values)
 
         if shared is None:
             update()

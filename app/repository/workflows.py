@@ -14,6 +14,7 @@ from app.db import Database, batch_of
 from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
+from app.prepared import Prepared
 from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, Stopped
 from app.repository.files import forget_unused_contents_tx
 from app.repository.messages import MessageStore, user_message_key
@@ -51,13 +52,14 @@ class WorkflowStore:
         self.db = db
         self.messages = messages
         wt = W.__table__
-        self._lock_query = select(wt).where(wt.c.id == bindparam("wid"))
-        self._lock_fenced_query = self._lock_query
+        lock = fenced = select(wt).where(wt.c.id == bindparam("wid"))
         if not db.is_sqlite:
-            self._lock_query = self._lock_query.with_for_update()  # appends per workflow commit in id order
+            lock = lock.with_for_update()  # appends per workflow commit in id order
             # The same, with the fence's read of the claim's owner (locked FOR SHARE): one statement, not two.
             owner = _FENCE.scalar_subquery().label(_OWNER)
-            self._lock_fenced_query = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
+            fenced = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
+        # Every append reads the row: straight on the cursor (app.prepared).
+        self._lock_query, self._lock_fenced_query = Prepared(lock), Prepared(fenced)
         # Built once, bound per call (as MessageStore's): every round starts with these.
         self._insert_workflow = wt.insert()
         self._insert_round_files = RoundFileRow.__table__.insert()
@@ -273,12 +275,11 @@ class WorkflowStore:
             return shared.rows[workflow_id]
         fencing = claim is not None and shared is not None and not self.db.is_sqlite and claim not in shared.fenced
         if fencing:
-            found = conn.execute(self._lock_fenced_query, {"wid": workflow_id, "workflow": claim.workflow}).first()
+            values = self._lock_fenced_query.first(conn, {"wid": workflow_id, "workflow": claim.workflow})
         else:
-            found = conn.execute(self._lock_query, {"wid": workflow_id}).first()
-        if found is None:
+            values = self._lock_query.first(conn, {"wid": workflow_id})
+        if values is None:
             return None
-        values = dict(found._mapping)
         if fencing:
             shared.claim_owners[claim] = values.pop(_OWNER)
         row = SimpleNamespace(**values)

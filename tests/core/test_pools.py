@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from app.config import from_env
 from app.db import Database, unavailable
+from app.prepared import Prepared
 from tests.harness import ConnectionPeaks, LiveServer, Replica, pg_fetch, plan_of, settings_for, wait_for
 from tests.openai_stub import request_schema
 from tests.relay import Relay
@@ -108,6 +109,13 @@ def _backend_pid(conn: sa.Connection) -> int:
     return conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
 
 
+_PID = Prepared(sa.select(sa.func.pg_backend_pid()))
+
+
+def _backend_pid_on_cursor(conn: sa.Connection) -> int:  # as the appends of a round read and write (app.prepared)
+    return _PID.execute(conn, {})[0][0]
+
+
 async def _end_session(postgres_url: str, pid: int) -> None:
     """End the server session `pid`, as a server restart or an administrator would, and wait until it is gone."""
     def end() -> None:
@@ -145,6 +153,9 @@ def test_a_session_the_server_ended_is_replaced_before_a_write_or_read_fails(pos
             first = await db.run_write(_backend_pid)
             await _end_session(postgres_url, first)
             assert await db.run_write(_backend_pid) != first
+            third = await db.run_write(_backend_pid_on_cursor)
+            await _end_session(postgres_url, third)
+            assert await db.run_write(_backend_pid_on_cursor) != third
             second = await db.run_read(_backend_pid)
             await _end_session(postgres_url, second)
             assert await db.run_read(_backend_pid) != second
