@@ -6,7 +6,8 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, TypeVar
 
 import msgspec
 from sqlalchemy import create_engine, event
@@ -108,6 +109,14 @@ def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _begin_on_driver(statement: str) -> Callable[[Any], None]:
+    """A begin listener of a plain sqlite3 engine that sends `statement` straight to the driver's
+    connection: through `exec_driver_sql` a BEGIN cost as much as a small insert."""
+    def begin(conn: Any) -> None:
+        conn.connection.dbapi_connection.execute(statement)
+    return begin
+
+
 class Batch:
     """What the calls of one write transaction share (see `run_write`): the workflow rows they locked,
     as the calls left them, and each row's update, written once when the calls are done.
@@ -177,7 +186,8 @@ class Database:
                                              connect_args={"isolation_level": None, "check_same_thread": False},
                                              **JSON)
             event.listen(self.sync_writer, "connect", _sqlite_writer_pragmas)
-            event.listen(self.sync_writer, "begin", _sqlite_begin)
+            event.listen(self.sync_writer, "begin", _begin_on_driver("BEGIN IMMEDIATE"))  # as `_sqlite_begin`
+            self._writer_conn: Any = None  # the writer thread's connection, kept open (see `_writing`)
             self.checkpointer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                               connect_args={"isolation_level": None, "check_same_thread": False})
             event.listen(self.checkpointer, "connect", _sqlite_pragmas)
@@ -192,7 +202,7 @@ class Database:
                                              max_overflow=0, connect_args={"isolation_level": None,
                                                                            "check_same_thread": False}, **JSON)
             event.listen(self.sync_reader, "connect", _sqlite_pragmas)
-            event.listen(self.sync_reader, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+            event.listen(self.sync_reader, "begin", _begin_on_driver("BEGIN"))
             self._reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="foreman-reader")
         else:
             # A replica paused inside a transaction (SIGSTOP, a frozen VM) must not hold the row locks
@@ -274,7 +284,7 @@ class Database:
         # only itself back. Failures are rare; a savepoint around every call cost more than
         # the call's own statements.
         try:
-            with self.sync_writer.begin() as conn:
+            with self._writing() as conn:
                 results = _run_all(conn, batch)
         except Exception as exc:
             if len(batch) == 1:
@@ -345,10 +355,25 @@ class Database:
 
     def _write_one(self, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
         try:
-            with self.sync_writer.begin() as conn:
+            with self._writing() as conn:
                 return _run_all(conn, [(work, args, None)])[0]
         except Exception as exc:
             return False, exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        """A write transaction on the writer thread's connection (SQLite). The connection stays open
+        between batches: checking it out of the pool and back in for every batch cost more than the
+        BEGIN and COMMIT themselves. One the driver lost SQLAlchemy reconnects on its next use."""
+        if self._writer_conn is None:
+            self._writer_conn = self.sync_writer.connect()
+        with self._writer_conn.begin():
+            yield self._writer_conn
+
+    def _close_writer(self) -> None:
+        conn, self._writer_conn = self._writer_conn, None
+        if conn is not None:
+            conn.close()
 
     async def migrate(self) -> str:
         """Bring the schema to the newest migration (in a thread: Alembic blocks); return its revision."""
@@ -357,6 +382,8 @@ class Database:
     async def dispose(self) -> None:
         await self.writer.dispose()
         if self.is_sqlite:
+            # On the writer thread, after the batch it may be running.
+            await asyncio.get_running_loop().run_in_executor(self._thread, self._close_writer)
             self.sync_writer.dispose()
             self._reads.shutdown(wait=False)
             self.sync_reader.dispose()

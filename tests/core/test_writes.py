@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from app.clock import now
 from app.config import Settings
@@ -60,6 +61,20 @@ async def test_sqlite_writes_commit_in_the_order_they_were_made(repo):
     results = await asyncio.gather(*(repo.files.add_files([_file(f"f{i}")]) for i in range(20)))
     ids = [rows[0].id for rows in results]
     assert ids == sorted(ids)
+
+
+async def test_a_write_that_loses_its_connection_fails_alone_and_the_next_write_gets_a_new_one(repo):
+    # SQLite's writer keeps its connection open between batches; one the driver lost is not reused.
+    def lose_connection(conn):
+        conn.connection.dbapi_connection.close()  # as a driver that lost its file or server would be
+        return repo.files.add_files_tx(conn, [_file("lost")])
+
+    with pytest.raises(sa.exc.DBAPIError) as lost:
+        await repo.db.run_write(lose_connection)
+    assert lost.value.connection_invalidated
+    written = await repo.files.add_files([_file("after")])
+    stored = await repo.files.files_by_id([written[0].id])
+    assert [f.name for f in stored.values()] == ["after"] and not await repo.files.sha_in_use("lost")
 
 
 def _sqlite(tmp_path, checkpoint_seconds: float) -> tuple[Database, Path]:
