@@ -60,9 +60,9 @@ class WorkflowStore:
             fenced = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
         # Every append reads the row: straight on the cursor (app.prepared).
         self._lock_query, self._lock_fenced_query = Prepared(lock), Prepared(fenced)
-        # Built once, bound per call (as MessageStore's): every round starts with these.
-        self._insert_workflow = wt.insert()
-        self._insert_round_files = RoundFileRow.__table__.insert()
+        # Every round starts with these.
+        self._insert_workflow = Prepared(wt.insert())
+        self._insert_round_files = Prepared(RoundFileRow.__table__.insert())
 
     async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
         return await self.db.run_read(self.workflow_tx, owner, workflow_id)
@@ -114,11 +114,12 @@ class WorkflowStore:
         stamp = now()
         if new:
             next_status(None, Event.START)
-            row = WorkflowRow(
+            values = WorkflowRow(
                 id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
                 status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
-            )
-            conn.execute(self._insert_workflow, row.model_dump())
+            ).model_dump()
+            self._insert_workflow.execute(conn, values)
+            row = self._hold(conn, SimpleNamespace(**values))  # as written; its insert locks it
         else:
             current = self._lock(conn, workflow_id)
             if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
@@ -133,9 +134,9 @@ class WorkflowStore:
             )
             if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
                 next_status(WorkflowStatus.RUNNING, Event.START)
-        row = self._lock(conn, workflow_id)
+            row = self._lock(conn, workflow_id)
         log.key = f"{workflow_id}:{row.current_round}:start"
-        conn.execute(self._insert_round_files, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
+        self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
                                                     file_ids=file_ids, passwords=passwords))
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
                              documents=[NewDocument(fid) for fid in file_ids])
@@ -282,9 +283,13 @@ class WorkflowStore:
             return None
         if fencing:
             shared.claim_owners[claim] = values.pop(_OWNER)
-        row = SimpleNamespace(**values)
-        if shared is not None:
-            shared.rows[workflow_id] = row
+        return self._hold(conn, SimpleNamespace(**values))
+
+    @staticmethod
+    def _hold(conn: Connection, row: SimpleNamespace) -> SimpleNamespace:
+        """`row`, locked by this transaction: the later calls of its batch take it from here (see `_lock`)."""
+        if (shared := batch_of(conn)) is not None:
+            shared.rows[row.id] = row
         return row
 
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
