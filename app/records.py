@@ -21,6 +21,15 @@ class Owner:
     user_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class RoundRequest:
+    """What a round was started with: its prompt, its files and their passwords."""
+
+    prompt: str
+    file_ids: list[int]
+    passwords: dict[str, str]
+
+
 @dataclass
 class NewDocument:
     """A file to attach to a new message, with its content items.

@@ -17,10 +17,10 @@ from app.filenames import split_name
 from app.filestore import BlobStore
 from app.journal import Journal
 from app.reading import RoundReader
-from app.records import NewDocument, NewLog
+from app.records import NewDocument, NewLog, RoundRequest
 from app.repository import Repository
 from app.repository.messages import user_message_key
-from app.tables import DocumentRow, FileRow, MessageRow, RoundFileRow
+from app.tables import DocumentRow, FileRow, MessageRow
 from extractors.base import ContentItem
 
 
@@ -33,7 +33,7 @@ class RoundData:
         self.documents = documents
         self.journal = journal
         self._inputs: dict[tuple[str, int], RoundInput] = {}
-        self._started: dict[tuple[str, int], RoundFileRow] = {}  # what rounds started here were given
+        self._started: dict[tuple[str, int], RoundRequest] = {}  # what rounds started here were given
         self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
 
     def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
@@ -41,8 +41,7 @@ class RoundData:
         """The round was just started in this process with this request: its first step need not read it back."""
         if len(self._started) > 1000:
             self._started.clear()
-        self._started[(workflow_id, round_no)] = RoundFileRow(workflow_id=workflow_id, round=round_no, prompt=prompt,
-                                                              file_ids=file_ids, passwords=passwords)
+        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords)
 
     async def prepare(self, workflow_id: str, round_no: int,
                       then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:

@@ -15,7 +15,7 @@ from app.fence import Claim, ClaimLostError
 from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.notify import announce_deleted, announce_stop
 from app.prepared import Prepared
-from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, Stopped
+from app.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped
 from app.repository.files import forget_unused_contents_tx
 from app.repository.messages import MessageStore, user_message_key
 from app.tables import (
@@ -145,13 +145,14 @@ class WorkflowStore:
                                                last_log_id=written.last_log_id,
                                                next_sequence_no=row.next_sequence_no + len(written.message_ids)))
 
-    async def round_input(self, workflow_id: str, round_no: int) -> RoundFileRow | None:
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundRequest | None:
         return await self.db.run_read(self._round_input_tx, workflow_id, round_no)
 
-    def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundFileRow | None:
-        query = select(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+    def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundRequest | None:
+        R = RoundFileRow
+        query = select(R.prompt, R.file_ids, R.passwords).where(R.workflow_id == workflow_id, R.round == round_no)
         row = conn.execute(query).first()
-        return RoundFileRow.model_validate(row._mapping) if row else None
+        return RoundRequest(*row) if row else None
 
     async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
         return await self.db.run_write(self._forget_passwords_tx, workflow_id, round_no)
