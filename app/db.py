@@ -105,15 +105,14 @@ def _sqlite_writer_pragmas(dbapi_conn: Any, record: Any) -> None:
     dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
 
 
-def _sqlite_begin(conn: Any) -> None:
-    # Every write transaction takes the write lock up front: read-then-write never deadlocks,
-    # and ids are committed in the order they were assigned (the cursor contract relies on it).
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+def _sqlite_begin(statement: str) -> Callable[[Any], None]:
+    """A begin listener of a SQLite engine that sends `statement` straight to the driver's connection
+    (sqlite3's, or aiosqlite's adapter): through `exec_driver_sql` a BEGIN cost as much as a small insert.
 
-
-def _begin_on_driver(statement: str) -> Callable[[Any], None]:
-    """A begin listener of a plain sqlite3 engine that sends `statement` straight to the driver's
-    connection: through `exec_driver_sql` a BEGIN cost as much as a small insert."""
+    Writers begin with BEGIN IMMEDIATE: every write transaction takes the write lock up front, so
+    read-then-write never deadlocks and ids are committed in the order they were assigned (the
+    cursor contract relies on it).
+    """
     def begin(conn: Any) -> None:
         conn.connection.dbapi_connection.execute(statement)
     return begin
@@ -188,12 +187,12 @@ class Database:
         if self.is_sqlite:
             self.writer = create_async_engine(url, connect_args={"isolation_level": None}, **JSON)
             event.listen(self.writer.sync_engine, "connect", _sqlite_pragmas)
-            event.listen(self.writer.sync_engine, "begin", _sqlite_begin)
+            event.listen(self.writer.sync_engine, "begin", _sqlite_begin("BEGIN IMMEDIATE"))
             self.sync_writer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                              connect_args={"isolation_level": None, "check_same_thread": False},
                                              **JSON)
             event.listen(self.sync_writer, "connect", _sqlite_writer_pragmas)
-            event.listen(self.sync_writer, "begin", _begin_on_driver("BEGIN IMMEDIATE"))  # as `_sqlite_begin`
+            event.listen(self.sync_writer, "begin", _sqlite_begin("BEGIN IMMEDIATE"))
             self._writer_conn: Any = None  # the writer thread's connection, kept open (see `_writing`)
             self.checkpointer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                               connect_args={"isolation_level": None, "check_same_thread": False})
@@ -204,12 +203,12 @@ class Database:
             self.reader = create_async_engine(url, connect_args={"isolation_level": None}, pool_size=20,
                                               max_overflow=20, **JSON)
             event.listen(self.reader.sync_engine, "connect", _sqlite_pragmas)
-            event.listen(self.reader.sync_engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+            event.listen(self.reader.sync_engine, "begin", _sqlite_begin("BEGIN"))
             self.sync_reader = create_engine(url.replace("+aiosqlite", "", 1), pool_size=READ_THREADS,
                                              max_overflow=0, connect_args={"isolation_level": None,
                                                                            "check_same_thread": False}, **JSON)
             event.listen(self.sync_reader, "connect", _sqlite_pragmas)
-            event.listen(self.sync_reader, "begin", _begin_on_driver("BEGIN"))
+            event.listen(self.sync_reader, "begin", _sqlite_begin("BEGIN"))
             self._reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="foreman-reader")
         else:
             # A replica paused inside a transaction (SIGSTOP, a frozen VM) must not hold the row locks

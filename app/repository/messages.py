@@ -113,8 +113,8 @@ class MessageStore:
             rows.append(dict(workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message,
                              type=entry.type, timestamp=stamp, agent_name=entry.agent_name,
                              status=entry.status or row.status, progress=progress))
-        # One statement for all of them; a log written before a crash is not written again and
-        # returns nothing (the row's progress already counts it).
+        # One statement for all of them (a single one on the cursor); a log written before a crash
+        # is not written again and returns nothing (the row's progress already counts it).
         if len(rows) == 1:
             written = self._insert_log.execute(conn, rows[0])
         else:
