@@ -13,7 +13,7 @@ from agents.memory import previous_requests
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever
+from agents.retrieval import MemoryRetriever, without_copies
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
@@ -52,7 +52,7 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
-                    retriever: Retriever) -> tuple[str, list[Passage]]:
+                    retriever: Retriever, k: int = PASSAGES) -> tuple[str, list[Passage]]:
     """A question read as a follow-up when its own words find nothing, or when it asks a superlative
     of nothing named: "And which has the fewest?" asks about what the requests before it named
     ("Which team has the most Stanley Cups?"). Their words join the question, the newest first,
@@ -60,7 +60,7 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
     asked = question
     for earlier in previous_requests(history, FOLLOWED):
         asked = f"{asked} ({earlier})"
-        if more := await retriever.search(asked, docs, PASSAGES):
+        if more := await retriever.search(asked, docs, k):
             return asked, more
     return question, found
 
@@ -80,9 +80,12 @@ class Analyst:
         docs = task_documents(task, context)
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
-        found = await retriever.search(question, docs, PASSAGES) if docs else []
+        # Room for the copies `without_copies` leaves out, when the workflow made any.
+        wanted = PASSAGES * 2 if any(d.origin == "produced" for d in docs) else PASSAGES
+        found = await retriever.search(question, docs, wanted) if docs else []
         if docs and (not found or names_nothing(question)):
-            question, found = await follow_up(question, found, docs, context.history, retriever)
+            question, found = await follow_up(question, found, docs, context.history, retriever, wanted)
+        found = without_copies(found, docs, PASSAGES)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

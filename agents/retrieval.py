@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import Stemmer
@@ -270,6 +270,36 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> 
         out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id, page=chunk.page,
                            sheet=chunk.sheet, section=chunk.section))
     return out
+
+
+# A passage's reading: thousands separators dropped, an accounting negative "(999)" written -999.
+_THOUSANDS = re.compile(r"(?<=\d)[,'’\u00a0\u202f ](?=\d{3}\b)")
+_BRACKETED = re.compile(r"\((\d[\d.]*)\)")
+_WORD_OR_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|[^\W\d_]+")
+
+
+def reading(text: str) -> tuple[str, ...]:
+    """The words and numbers a passage says: a table row copied to a workbook or CSV ("Sales: 45580;
+    Margin: -999") reads the same as its source ("Sales: 45,580; Margin: (999)")."""
+    plain = _BRACKETED.sub(r"-\1", _THOUSANDS.sub("", text.casefold()))
+    return tuple(_WORD_OR_NUMBER.findall(plain))
+
+
+def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], k: int) -> list[Passage]:
+    """The best `k` passages, each said once, quoted from an uploaded document rather than from
+    one the workflow produced: asked again about a table extracted to a workbook, the answer
+    cites the table the user gave, in the copy's place, not the copy and then the source."""
+    produced = {d.file_id for d in documents if d.origin == "produced"}
+    kept: list[Passage] = []
+    place: dict[tuple[str, ...], int] = {}
+    for passage in found:
+        said = reading(passage.text)
+        if said not in place:
+            place[said] = len(kept)
+            kept.append(passage)
+        elif kept[place[said]].file_id in produced and passage.file_id not in produced:
+            kept[place[said]] = replace(passage, score=kept[place[said]].score)
+    return kept[:k]
 
 
 class MemoryRetriever:

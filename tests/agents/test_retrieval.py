@@ -4,8 +4,8 @@ and the analyst cites what it was given, with a model too."""
 from __future__ import annotations
 
 from agents.analyst import Analyst
-from agents.base import DocumentText, TaskContext, TaskSpec
-from agents.retrieval import chunk_items, index_terms, query_terms, rank_documents
+from agents.base import DocumentText, Passage, TaskContext, TaskSpec
+from agents.retrieval import chunk_items, index_terms, query_terms, rank_documents, without_copies
 from tests.agents.conftest import ScriptedModel
 
 
@@ -67,3 +67,24 @@ async def test_with_a_model_the_analyst_sends_numbered_passages_and_lists_its_so
     assert result.text == "Either party may terminate it.\n\nSources: [1] contract.pdf, page 2"
     assert result.meta["citations"] == [{"fileId": 9, "name": "contract.pdf", "page": 2,
                                          "quote": "Either party may terminate the contract with notice."}]
+
+
+def test_a_row_the_workflow_copied_is_quoted_from_the_users_table_in_the_copys_place():
+    source = doc("sales.xlsx", ("sheet H1", "x"), file_id=1)
+    copy = DocumentText(name="sales-tables.csv", ext="csv", mime="", size=1, items=[], file_id=2, origin="produced")
+    found = [Passage("sales-tables.csv", "2022 — Total; Sales: 45580; Margin: -999", 9.0, file_id=2),
+             Passage("sales.xlsx", "2022 — Zone NA; Sales: 12,138; Margin: (81)", 8.0, file_id=1),
+             Passage("sales.xlsx", "2022 — Total; Sales: 45,580; Margin: (999)", 7.0, file_id=1),
+             Passage("sales-tables.csv", "2022 — Zone EUR; Sales: 9467", 6.0, file_id=2),
+             Passage("sales.xlsx", "2022 — Zone NA; Sales: 12,138; Margin: (81)", 5.0, file_id=1)]
+    kept = without_copies(found, [source, copy], 6)
+    assert [(p.name, p.text, p.score) for p in kept] == [
+        ("sales.xlsx", "2022 — Total; Sales: 45,580; Margin: (999)", 9.0),  # the source, where its copy ranked
+        ("sales.xlsx", "2022 — Zone NA; Sales: 12,138; Margin: (81)", 8.0),  # said once
+        ("sales-tables.csv", "2022 — Zone EUR; Sales: 9467", 6.0)]  # a copy's row with no source found stays
+    # A different number is a different row: 45,580 is not 45,581, nor 3,5 the 35 of a copy.
+    assert len(without_copies([Passage("a", "Sales: 45,580", 2.0, file_id=1),
+                               Passage("b", "Sales: 45581", 1.0, file_id=2)], [source, copy], 6)) == 2
+    assert len(without_copies([Passage("a", "Rate 3,5", 2.0, file_id=1),
+                               Passage("b", "Rate 35", 1.0, file_id=2)], [source, copy], 6)) == 2
+    assert len(without_copies(found, [source, copy], 2)) == 2

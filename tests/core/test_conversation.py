@@ -219,3 +219,21 @@ def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
         wid, quote = first_quote("Which zone had the highest sales in the first half of 2023?", files=[sales["id"]])
         assert "Zone NA; Sales (a): 12,553;" in quote
         assert "Zone GC; Sales (a): 2,548;" in first_quote("And which zone had the lowest?", wid)[1]
+
+
+def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users_workbook_once(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
+        wid = start(client, "Extract the tables of this workbook as CSV and tell me the total sales of the first "
+                            "half-year.", [sales["id"]])
+        finish(client, wid)
+        start(client, "And what were total sales in the same half of 2022?", wid=wid)
+        finish(client, wid)
+        [answer] = [m for m in messages(client, wid, 2) if m["agentName"] == "analyst"]
+        quoted = [line for line in answer["content"].splitlines() if line.startswith("> ")]
+        # The row of the workbook the user gave, not the copy the first round made of it ("45580"),
+        # and that row once: the copy's rows that read the same are not quoted beside it.
+        assert quoted[0].startswith("> In millions of CHF, January–June 2022 — Total; Sales: 45,580;")
+        assert answer["metadata"]["citations"][0]["fileId"] == sales["id"]
+        said = [" ".join(line.replace(",", "").split()) for line in quoted]
+        assert len(said) == len(set(said)), quoted
