@@ -15,6 +15,7 @@ from agents.retrieval import (
     query_terms,
     rank,
     rank_documents,
+    searched_terms,
 )
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from app.repository.chunks import ChunkStore
@@ -65,9 +66,10 @@ class IndexRetriever:
         terms = query_terms(query, searched)
         shas = [d.sha256 for d in stored]
         total, average = await self.store.stats(shas)
-        found = await self.store.match(shas, terms)
+        searched_for = searched_terms(terms)  # with the alternatives BM25 counts as query terms
+        found = await self.store.match(shas, searched_for)
         candidates = [Candidate(key=("db", c), terms=c.terms, text=c.text) for c in found]
-        wanted = set(terms)
+        wanted = set(searched_for)
         candidates += [Candidate(key=("mem", (doc, chunk)), terms=t, text=chunk.text) for doc, chunk, _, t in memory
                        if wanted & set(t)]
         mem_lengths = [len(t) for _, _, _, t in memory]

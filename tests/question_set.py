@@ -71,6 +71,13 @@ QUESTIONS: list[Question] = [
              "2023-half-year-analyses-by-segment.xlsx", "Zone NA; Sales (a): 12,553", "Zone NA 12,553", first=True),
     Question("B", "en", "Which zone had the lowest underlying trading operating profit in 2023?",
              "2023-half-year-analyses-by-segment.xlsx", "Zone GC; Sales (a): 2,548", "Zone GC 2,548", first=True),
+    # The question's word for it is not the table's: revenue, Umsatz, ventes are the "Sales" column.
+    Question("B", "en", "What was the total revenue in the first half of 2023?",
+             "2023-half-year-analyses-by-segment.xlsx", "January–June 2023 — Total; Sales: 46,293", first=True),
+    Question("B", "de", "Wie hoch war der Umsatz insgesamt im ersten Halbjahr 2023?",
+             "2023-half-year-analyses-by-segment.xlsx", "January–June 2023 — Total; Sales: 46,293", first=True),
+    Question("B", "fr", "Quel était le total des ventes au premier semestre 2023 ?",
+             "2023-half-year-analyses-by-segment.xlsx", "January–June 2023 — Total; Sales: 46,293", first=True),
 ]
 
 
