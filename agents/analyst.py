@@ -9,7 +9,7 @@ from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResul
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
-from agents.memory import previous_requests
+from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
@@ -22,6 +22,7 @@ PASSAGES = 6  # passages sent to the model (the offline model quotes the best of
 SOURCES = 3  # passages listed as sources under an answer that cited none itself
 FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _MARK = re.compile(r"\[(\d{1,2})\]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def quote_of(question: str, passage: Passage) -> str:
@@ -53,12 +54,15 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever, k: int = PASSAGES) -> tuple[str, list[Passage]]:
-    """A question read as a follow-up when its own words find nothing, or when it asks a superlative
-    of nothing named: "And which has the fewest?" asks about what the requests before it named
-    ("Which team has the most Stanley Cups?"). Their words join the question, the newest first,
-    until passages are found; else the question as asked, with what it found."""
+    """A question read as a follow-up when its own words find nothing, when it asks a superlative
+    of nothing named, or when it goes on by a pronoun: "And which has the fewest?" asks about what
+    the requests before it named ("Which team has the most Stanley Cups?"), "And what was it in
+    2022?" about the total revenue the one before asked for. Their words join the question, the
+    newest first, until passages are found; else the question as asked, with what it found."""
     asked = question
     for earlier in previous_requests(history, FOLLOWED):
+        if _NUMBER.search(question):  # "And of 9?", "Et en 2022 ?": the number asked replaces the one before
+            earlier = _NUMBER.sub(" ", earlier)
         asked = f"{asked} ({earlier})"
         if more := await retriever.search(asked, docs, k):
             return asked, more
@@ -83,7 +87,7 @@ class Analyst:
         # Room for the copies `without_copies` leaves out, when the workflow made any.
         wanted = PASSAGES * 2 if any(d.origin == "produced" for d in docs) else PASSAGES
         found = await retriever.search(question, docs, wanted) if docs else []
-        if docs and (not found or names_nothing(question)):
+        if docs and (not found or names_nothing(question) or refers_back(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever, wanted)
         found = without_copies(found, docs, PASSAGES)
         if not found:

@@ -106,6 +106,18 @@ def previous_requests(history: Sequence[tuple[str, str]], n: int) -> list[str]:
     return found[:n]
 
 
+# A question that goes on from the one before and points back at what it asked: "And what was it
+# in 2022?", "Und wie hoch war er 2022?", "Et en 2022 ?". Its own words name only what changed.
+_GOES_ON = re.compile(r"^\W*(?:and|und|et)\b", re.IGNORECASE)
+_POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|es|er|sie|ihn|das|dies|dieser|davon|le|la|les|l|en|"
+                          r"cela|ça|celui|celle)\b", re.IGNORECASE)
+
+
+def refers_back(question: str) -> bool:
+    """Whether a question begins as a follow-up ("And …") and names what it asks by a pronoun."""
+    return bool(_GOES_ON.match(question)) and bool(_POINTS_BACK.search(question))
+
+
 def _round_of(content: str) -> str:
     match = re.match(r"\[round \d+\]", content)
     return match.group(0) if match else ""

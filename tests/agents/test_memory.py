@@ -10,6 +10,7 @@ from agents.memory import (
     PriorTask,
     fit_history,
     history_entries,
+    refers_back,
     render_catalogue,
     resolve_references,
     reusable,
@@ -88,3 +89,12 @@ def test_the_catalogue_names_kind_size_pages_round_and_origin():
     line = render_catalogue([{"name": "book.pdf", "ext": "pdf", "size": 3 << 20, "pages": 352, "round": 1,
                               "origin": "uploaded", "tables": 2, "summary": "A book about culture."}])
     assert line == "- book.pdf (pdf, 3.0 MB, 352 pages, 2 tables, round 1, uploaded): A book about culture."
+
+
+def test_a_question_that_goes_on_by_a_pronoun_refers_back():
+    assert refers_back("And what was it in the same half of 2022?")
+    assert refers_back("Und wie hoch war er 2022?") and refers_back("Et en 2022 ?")
+    assert refers_back("Et qui en est l'auteur ?")
+    # A question of its own, or a follow-up that names what it asks, does not.
+    assert not refers_back("What was it in 2022?") and not refers_back("And which zone had the highest sales?")
+    assert not refers_back("Android sales in 2022?") and not refers_back("Etats-Unis: ventes en 2022 ?")

@@ -239,16 +239,21 @@ def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users
         assert len(said) == len(set(said)), quoted
 
 
-def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales(tmp_path, database_url):
+def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_in_2022_the_years_row(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
         [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
         wid = None
-        for round_no, prompt in enumerate(("What was the total revenue in the first half of 2023?",
-                                           "Wie hoch war der Umsatz insgesamt im ersten Halbjahr 2023?",
-                                           "Quel était le total des ventes au premier semestre 2023 ?"), 1):
+        # Each question, then a follow-up that names only the year and points back by a pronoun.
+        asked = [("What was the total revenue in the first half of 2023?", "2023 — Total; Sales: 46,293;"),
+                 ("And what was it in the same half of 2022?", "2022 — Total; Sales: 45,580;"),
+                 ("Wie hoch war der Umsatz insgesamt im ersten Halbjahr 2023?", "2023 — Total; Sales: 46,293;"),
+                 ("Und wie hoch war er 2022?", "2022 — Total; Sales: 45,580;"),
+                 ("Quel était le total des ventes au premier semestre 2023 ?", "2023 — Total; Sales: 46,293;"),
+                 ("Et en 2022 ?", "2022 — Total; Sales: 45,580;")]
+        for round_no, (prompt, row) in enumerate(asked, 1):
             wid = start(client, prompt, [sales["id"]] if wid is None else None, wid)
             finish(client, wid)
             [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
             first = answer["metadata"]["citations"][0]
-            assert first["quote"].startswith("In millions of CHF, January–June 2023 — Total; Sales: 46,293;"), prompt
+            assert first["quote"].startswith(f"In millions of CHF, January–June {row}"), (prompt, first["quote"])
             assert first["fileId"] == sales["id"]
