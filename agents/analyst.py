@@ -60,10 +60,15 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
     2022?" about the total revenue the one before asked for. Their words join the question, the
     newest first, until passages are found; else the question as asked, with what it found."""
     asked = question
-    for earlier in previous_requests(history, FOLLOWED):
-        if _NUMBER.search(question):  # "And of 9?", "Et en 2022 ?": the number asked replaces the one before
+    earlier_requests = previous_requests(history, FOLLOWED)
+    numbered = bool(_NUMBER.search(question))
+    for n, earlier in enumerate(earlier_requests, 1):
+        if numbered:  # "And of 9?", "Et en 2022 ?": the newest number asked replaces those before it
             earlier = _NUMBER.sub(" ", earlier)
+        numbered = numbered or bool(_NUMBER.search(earlier))
         asked = f"{asked} ({earlier})"
+        if refers_back(earlier) and n < len(earlier_requests):
+            continue  # it went on from the one before it, which named what both ask about
         if more := await retriever.search(asked, docs, k):
             return asked, more
     return question, found

@@ -108,14 +108,18 @@ def previous_requests(history: Sequence[tuple[str, str]], n: int) -> list[str]:
 
 # A question that goes on from the one before and points back at what it asked: "And what was it
 # in 2022?", "Und wie hoch war er 2022?", "Et en 2022 ?". Its own words name only what changed.
+FEW_WORDS = 5  # "And in Zone NA?": a follow-up that says only what changed
 _GOES_ON = re.compile(r"^\W*(?:and|und|et)\b", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|es|er|sie|ihn|das|dies|dieser|davon|le|la|les|l|en|"
                           r"cela|ça|celui|celle)\b", re.IGNORECASE)
 
 
 def refers_back(question: str) -> bool:
-    """Whether a question begins as a follow-up ("And …") and names what it asks by a pronoun."""
-    return bool(_GOES_ON.match(question)) and bool(_POINTS_BACK.search(question))
+    """Whether a question begins as a follow-up ("And …") and names what it asks by a pronoun, or
+    names only what changed in a few words ("And in Zone NA?", "Und 2022?")."""
+    if not _GOES_ON.match(question):
+        return False
+    return bool(_POINTS_BACK.search(question)) or len(re.findall(r"\w+", question)) <= FEW_WORDS
 
 
 def _round_of(content: str) -> str:

@@ -95,6 +95,7 @@ def test_a_question_that_goes_on_by_a_pronoun_refers_back():
     assert refers_back("And what was it in the same half of 2022?")
     assert refers_back("Und wie hoch war er 2022?") and refers_back("Et en 2022 ?")
     assert refers_back("Et qui en est l'auteur ?")
+    assert refers_back("And in Zone NA?") and refers_back("Und 2022?")
     # A question of its own, or a follow-up that names what it asks, does not.
     assert not refers_back("What was it in 2022?") and not refers_back("And which zone had the highest sales?")
     assert not refers_back("Android sales in 2022?") and not refers_back("Etats-Unis: ventes en 2022 ?")

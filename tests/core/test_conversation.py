@@ -246,6 +246,8 @@ def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_
         # Each question, then a follow-up that names only the year and points back by a pronoun.
         asked = [("What was the total revenue in the first half of 2023?", "2023 — Total; Sales: 46,293;"),
                  ("And what was it in the same half of 2022?", "2022 — Total; Sales: 45,580;"),
+                 # Leaning on the follow-up before it, and so on the question that named the revenue.
+                 ("And in Zone NA?", "2022 — Zone NA; Sales (a): 12,138;"),
                  ("Wie hoch war der Umsatz insgesamt im ersten Halbjahr 2023?", "2023 — Total; Sales: 46,293;"),
                  ("Und wie hoch war er 2022?", "2022 — Total; Sales: 45,580;"),
                  ("Quel était le total des ventes au premier semestre 2023 ?", "2023 — Total; Sales: 46,293;"),
