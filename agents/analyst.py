@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
@@ -13,7 +14,7 @@ from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, without_copies
+from agents.retrieval import MemoryRetriever, reading, without_copies
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
@@ -74,6 +75,24 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
     return question, found
 
 
+async def _with_sources(found: list[Passage], docs: list[DocumentText], retriever: Retriever) -> list[Passage]:
+    """`found`, with the source passage beside each passage of a produced document that reads the
+    same as one of an uploaded document (a row the workflow copied to a workbook or CSV), even
+    when the copy outranked it by the words of the request that made it. Its score is 0: it was
+    found by the copy's text, not by the question."""
+    uploads = [d for d in docs if d.origin != "produced"]
+    produced = {d.file_id for d in docs if d.origin == "produced"}
+    if not uploads or not produced:
+        return found
+    out = list(found)
+    for passage in found[:PASSAGES]:
+        if passage.file_id in produced:
+            said = reading(passage.text)
+            out += [replace(p, score=0.0) for p in await retriever.search(passage.text, uploads, 3)
+                    if reading(p.text) == said]
+    return out
+
+
 class Analyst:
     """Answers a question from the documents, citing the passages it relies on."""
 
@@ -94,7 +113,7 @@ class Analyst:
         found = await retriever.search(question, docs, wanted) if docs else []
         if docs and (not found or names_nothing(question) or refers_back(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever, wanted)
-        found = without_copies(found, docs, PASSAGES)
+        found = without_copies(await _with_sources(found, docs, retriever), docs, PASSAGES)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import Stemmer
@@ -311,9 +311,14 @@ def reading(text: str) -> tuple[str, ...]:
 
 
 def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], k: int) -> list[Passage]:
-    """The best `k` passages, each said once, quoted from an uploaded document rather than from
-    one the workflow produced: asked again about a table extracted to a workbook, the answer
-    cites the table the user gave, in the copy's place, not the copy and then the source."""
+    """The best `k` passages, each said once, the user's documents before the workflow's own.
+
+    Asked again about a table extracted to a workbook, the answer cites the table the user gave,
+    in the copy's place, not the copy and then the source (a source found only as the copy's
+    source, score 0, keeps that place but not a rank of its own). A passage of an uploaded document
+    that scores at least half the best goes before every passage of a produced one (the tables,
+    CSV files and reports of earlier rounds echo the words of the requests that made them).
+    """
     produced = {d.file_id for d in documents if d.origin == "produced"}
     kept: list[Passage] = []
     place: dict[tuple[str, ...], int] = {}
@@ -323,8 +328,10 @@ def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], 
             place[said] = len(kept)
             kept.append(passage)
         elif kept[place[said]].file_id in produced and passage.file_id not in produced:
-            kept[place[said]] = replace(passage, score=kept[place[said]].score)
-    return kept[:k]
+            kept[place[said]] = passage  # in the copy's place, with its own score
+    best = max((p.score for p in kept), default=0.0)
+    first = [n for n, p in enumerate(kept) if p.file_id not in produced and p.score >= best / 2]
+    return [kept[n] for n in first + [n for n in range(len(kept)) if n not in first]][:k]
 
 
 class MemoryRetriever:

@@ -238,6 +238,15 @@ def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users
         said = [" ".join(line.replace(",", "").split()) for line in quoted]
         assert len(said) == len(set(said)), quoted
 
+        # A follow-up in a few words leans on both requests before it, and still quotes the user's workbook
+        # first, not a CSV of the first round whose name and text echo that round's request.
+        start(client, "And in Zone NA?", wid=wid)
+        finish(client, wid)
+        [answer] = [m for m in messages(client, wid, 3) if m["agentName"] == "analyst"]
+        first = answer["metadata"]["citations"][0]
+        assert first["quote"].startswith("In millions of CHF, January–June 2022 — Zone NA; Sales (a): 12,138;"), first
+        assert first["fileId"] == sales["id"]
+
 
 def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_in_2022_the_years_row(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
