@@ -14,7 +14,7 @@ from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, reading, without_copies
+from agents.retrieval import MemoryRetriever, without_copies
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
@@ -54,7 +54,7 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
-                    retriever: Retriever, k: int = PASSAGES) -> tuple[str, list[Passage]]:
+                    retriever: Retriever) -> tuple[str, list[Passage]]:
     """A question read as a follow-up when its own words find nothing, when it asks a superlative
     of nothing named, or when it goes on by a pronoun: "And which has the fewest?" asks about what
     the requests before it named ("Which team has the most Stanley Cups?"), "And what was it in
@@ -70,27 +70,22 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
         asked = f"{asked} ({earlier})"
         if refers_back(earlier) and n < len(earlier_requests):
             continue  # it went on from the one before it, which named what both ask about
-        if more := await retriever.search(asked, docs, k):
+        if more := await retriever.search(asked, docs, PASSAGES):
             return asked, more
     return question, found
 
 
-async def _with_sources(found: list[Passage], docs: list[DocumentText], retriever: Retriever) -> list[Passage]:
-    """`found`, with the source passage beside each passage of a produced document that reads the
-    same as one of an uploaded document (a row the workflow copied to a workbook or CSV), even
-    when the copy outranked it by the words of the request that made it. Its score is 0: it was
-    found by the copy's text, not by the question."""
+async def _with_sources(question: str, found: list[Passage], docs: list[DocumentText],
+                        retriever: Retriever) -> list[Passage]:
+    """`found`, then the best passages of the user's own documents for the question, when the
+    workflow produced documents too: a row it copied to a workbook or CSV can outrank its source
+    by the words of the request that made the copy, and `without_copies` then finds the source
+    among these to quote in the copy's place. Their score is 0: they stand in for a copy, and do
+    not outrank what the question found in the user's documents itself."""
     uploads = [d for d in docs if d.origin != "produced"]
-    produced = {d.file_id for d in docs if d.origin == "produced"}
-    if not uploads or not produced:
+    if not uploads or len(uploads) == len(docs):
         return found
-    out = list(found)
-    for passage in found[:PASSAGES]:
-        if passage.file_id in produced:
-            said = reading(passage.text)
-            out += [replace(p, score=0.0) for p in await retriever.search(passage.text, uploads, 3)
-                    if reading(p.text) == said]
-    return out
+    return found + [replace(p, score=0.0) for p in await retriever.search(question, uploads, PASSAGES)]
 
 
 class Analyst:
@@ -108,12 +103,10 @@ class Analyst:
         docs = task_documents(task, context)
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
-        # Room for the copies `without_copies` leaves out, when the workflow made any.
-        wanted = PASSAGES * 2 if any(d.origin == "produced" for d in docs) else PASSAGES
-        found = await retriever.search(question, docs, wanted) if docs else []
+        found = await retriever.search(question, docs, PASSAGES) if docs else []
         if docs and (not found or names_nothing(question) or refers_back(question)):
-            question, found = await follow_up(question, found, docs, context.history, retriever, wanted)
-        found = without_copies(await _with_sources(found, docs, retriever), docs, PASSAGES)
+            question, found = await follow_up(question, found, docs, context.history, retriever)
+        found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,

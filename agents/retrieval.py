@@ -314,8 +314,7 @@ def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], 
     """The best `k` passages, each said once, the user's documents before the workflow's own.
 
     Asked again about a table extracted to a workbook, the answer cites the table the user gave,
-    in the copy's place, not the copy and then the source (a source found only as the copy's
-    source, score 0, keeps that place but not a rank of its own). A passage of an uploaded document
+    in the copy's place, not the copy and then the source. A passage of an uploaded document
     that scores at least half the best goes before every passage of a produced one (the tables,
     CSV files and reports of earlier rounds echo the words of the requests that made them).
     """
@@ -330,8 +329,8 @@ def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], 
         elif kept[place[said]].file_id in produced and passage.file_id not in produced:
             kept[place[said]] = passage  # in the copy's place, with its own score
     best = max((p.score for p in kept), default=0.0)
-    first = [n for n, p in enumerate(kept) if p.file_id not in produced and p.score >= best / 2]
-    return [kept[n] for n in first + [n for n in range(len(kept)) if n not in first]][:k]
+    first = [p for p in kept if p.file_id not in produced and p.score >= best / 2]
+    return (first + [p for p in kept if p not in first])[:k]
 
 
 class MemoryRetriever:

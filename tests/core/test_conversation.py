@@ -268,3 +268,21 @@ def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_
             first = answer["metadata"]["citations"][0]
             assert first["quote"].startswith(f"In millions of CHF, January–June {row}"), (prompt, first["quote"])
             assert first["fileId"] == sales["id"]
+
+
+def test_follow_ups_that_point_back_after_an_extraction_quote_the_users_rows_not_its_copies(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
+        wid = start(client, "Extract the tables of this workbook as CSV and tell me the total revenue of the first "
+                            "half-year.", [sales["id"]])
+        finish(client, wid)
+        # The second leans on the first request, whose words ("extract", "tables", "CSV") the copies echo;
+        # the third on both: the row it names, from the user's workbook, not the total the one before asked.
+        for round_no, (prompt, row) in enumerate((("And what was it in the same half of 2022?", "Total; Sales: 45,580;"),
+                                                  ("And in Zone NA?", "Zone NA; Sales (a): 12,138;")), 2):
+            start(client, prompt, wid=wid)
+            finish(client, wid)
+            [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+            first = answer["metadata"]["citations"][0]
+            assert first["quote"].startswith(f"In millions of CHF, January–June 2022 — {row}"), (prompt, first)
+            assert first["fileId"] == sales["id"]
