@@ -110,8 +110,9 @@ def previous_requests(history: Sequence[tuple[str, str]], n: int) -> list[str]:
 # in 2022?", "Und wie hoch war er 2022?", "Et en 2022 ?". Its own words name only what changed.
 FEW_WORDS = 5  # "And in Zone NA?": a follow-up that says only what changed
 _GOES_ON = re.compile(r"^\W*(?:and|und|et)\b", re.IGNORECASE)
-_POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|es|er|sie|ihn|das|dies|dieser|davon|le|la|les|l|en|"
-                          r"cela|ça|celui|celle)\b", re.IGNORECASE)
+# Only pronouns that are nothing else: "en", "le", "das", "es", "sie" are also prepositions,
+# articles or "there is" ("Et en quelle année Molière est-il mort ?" asks a question of its own).
+_POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|er|ihn|davon|dies|cela|ça|celui|celle)\b", re.IGNORECASE)
 
 
 def refers_back(question: str) -> bool:

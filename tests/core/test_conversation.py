@@ -286,3 +286,14 @@ def test_follow_ups_that_point_back_after_an_extraction_quote_the_users_rows_not
             first = answer["metadata"]["citations"][0]
             assert first["quote"].startswith(f"In millions of CHF, January–June 2022 — {row}"), (prompt, first)
             assert first["fileId"] == sales["id"]
+
+
+def test_a_question_of_its_own_that_begins_with_et_is_not_read_as_a_follow_up(tmp_path):
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        [text] = upload(client, "sample-french-1.txt")
+        wid = start(client, "Qui a publié l'édition de ses œuvres en 1682 ?", [text["id"]])
+        finish(client, wid)
+        start(client, "Et en quelle année Molière est-il mort ?", wid=wid)
+        finish(client, wid)
+        [answer] = [m for m in messages(client, wid, 2) if m["agentName"] == "analyst"]
+        assert "MORT LE 17 FÉVRIER 1673" in answer["metadata"]["citations"][0]["quote"]
