@@ -35,6 +35,16 @@ def messages(client: httpx.Client, wid: str, round_no: int) -> list[dict[str, An
     return [m for m in items if m["round"] == round_no]
 
 
+def analyst_answer(client: httpx.Client, prompt: str, wid: str | None = None,
+                   files: list[int] | None = None) -> tuple[str, dict[str, Any]]:
+    """Run a round to its end: the workflow's id and the analyst's message of that round."""
+    wid = start(client, prompt, files, wid)
+    finish(client, wid)
+    round_no = max(m["round"] for m in client.get(f"/api/workflows/{wid}/messages").json()["items"])
+    [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+    return wid, answer
+
+
 def docx_text(client: httpx.Client, document: dict[str, Any]) -> str:
     data = client.get(f"/api/files/{document['fileId']}/content").content
     return "\n".join(p.text for p in docx.Document(io.BytesIO(data)).paragraphs)
@@ -197,10 +207,7 @@ def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
                                       "2023-half-year-analyses-by-segment.xlsx")
 
         def first_quote(prompt: str, wid: str | None = None, files: list[int] | None = None) -> tuple[str, str]:
-            wid = start(client, prompt, files, wid)
-            finish(client, wid)
-            round_no = max(m["round"] for m in client.get(f"/api/workflows/{wid}/messages").json()["items"])
-            [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+            wid, answer = analyst_answer(client, prompt, wid, files)
             citations = answer["metadata"].get("citations", [])
             return wid, citations[0]["quote"] if citations else answer["content"]
 
@@ -221,15 +228,14 @@ def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
         assert "Zone GC; Sales (a): 2,548;" in first_quote("And which zone had the lowest?", wid)[1]
 
 
+EXTRACT_AND_ASK = "Extract the tables of this workbook as CSV and tell me the total {} of the first half-year."
+
+
 def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users_workbook_once(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
         [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
-        wid = start(client, "Extract the tables of this workbook as CSV and tell me the total sales of the first "
-                            "half-year.", [sales["id"]])
-        finish(client, wid)
-        start(client, "And what were total sales in the same half of 2022?", wid=wid)
-        finish(client, wid)
-        [answer] = [m for m in messages(client, wid, 2) if m["agentName"] == "analyst"]
+        wid, _ = analyst_answer(client, EXTRACT_AND_ASK.format("sales"), files=[sales["id"]])
+        _, answer = analyst_answer(client, "And what were total sales in the same half of 2022?", wid)
         quoted = [line for line in answer["content"].splitlines() if line.startswith("> ")]
         # The row of the workbook the user gave, not the copy the first round made of it ("45580"),
         # and that row once: the copy's rows that read the same are not quoted beside it.
@@ -240,9 +246,7 @@ def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users
 
         # A follow-up in a few words leans on both requests before it, and still quotes the user's workbook
         # first, not a CSV of the first round whose name and text echo that round's request.
-        start(client, "And in Zone NA?", wid=wid)
-        finish(client, wid)
-        [answer] = [m for m in messages(client, wid, 3) if m["agentName"] == "analyst"]
+        _, answer = analyst_answer(client, "And in Zone NA?", wid)
         first = answer["metadata"]["citations"][0]
         assert first["quote"].startswith("In millions of CHF, January–June 2022 — Zone NA; Sales (a): 12,138;"), first
         assert first["fileId"] == sales["id"]
@@ -261,10 +265,8 @@ def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_
                  ("Und wie hoch war er 2022?", "2022 — Total; Sales: 45,580;"),
                  ("Quel était le total des ventes au premier semestre 2023 ?", "2023 — Total; Sales: 46,293;"),
                  ("Et en 2022 ?", "2022 — Total; Sales: 45,580;")]
-        for round_no, (prompt, row) in enumerate(asked, 1):
-            wid = start(client, prompt, [sales["id"]] if wid is None else None, wid)
-            finish(client, wid)
-            [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+        for prompt, row in asked:
+            wid, answer = analyst_answer(client, prompt, wid, None if wid else [sales["id"]])
             first = answer["metadata"]["citations"][0]
             assert first["quote"].startswith(f"In millions of CHF, January–June {row}"), (prompt, first["quote"])
             assert first["fileId"] == sales["id"]
@@ -273,16 +275,12 @@ def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_
 def test_follow_ups_that_point_back_after_an_extraction_quote_the_users_rows_not_its_copies(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
         [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
-        wid = start(client, "Extract the tables of this workbook as CSV and tell me the total revenue of the first "
-                            "half-year.", [sales["id"]])
-        finish(client, wid)
+        wid, _ = analyst_answer(client, EXTRACT_AND_ASK.format("revenue"), files=[sales["id"]])
         # The second leans on the first request, whose words ("extract", "tables", "CSV") the copies echo;
         # the third on both: the row it names, from the user's workbook, not the total the one before asked.
-        for round_no, (prompt, row) in enumerate((("And what was it in the same half of 2022?", "Total; Sales: 45,580;"),
-                                                  ("And in Zone NA?", "Zone NA; Sales (a): 12,138;")), 2):
-            start(client, prompt, wid=wid)
-            finish(client, wid)
-            [answer] = [m for m in messages(client, wid, round_no) if m["agentName"] == "analyst"]
+        for prompt, row in (("And what was it in the same half of 2022?", "Total; Sales: 45,580;"),
+                            ("And in Zone NA?", "Zone NA; Sales (a): 12,138;")):
+            _, answer = analyst_answer(client, prompt, wid)
             first = answer["metadata"]["citations"][0]
             assert first["quote"].startswith(f"In millions of CHF, January–June 2022 — {row}"), (prompt, first)
             assert first["fileId"] == sales["id"]
@@ -291,9 +289,6 @@ def test_follow_ups_that_point_back_after_an_extraction_quote_the_users_rows_not
 def test_a_question_of_its_own_that_begins_with_et_is_not_read_as_a_follow_up(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
         [text] = upload(client, "sample-french-1.txt")
-        wid = start(client, "Qui a publié l'édition de ses œuvres en 1682 ?", [text["id"]])
-        finish(client, wid)
-        start(client, "Et en quelle année Molière est-il mort ?", wid=wid)
-        finish(client, wid)
-        [answer] = [m for m in messages(client, wid, 2) if m["agentName"] == "analyst"]
+        wid, _ = analyst_answer(client, "Qui a publié l'édition de ses œuvres en 1682 ?", files=[text["id"]])
+        _, answer = analyst_answer(client, "Et en quelle année Molière est-il mort ?", wid)
         assert "MORT LE 17 FÉVRIER 1673" in answer["metadata"]["citations"][0]["quote"]
