@@ -6,7 +6,15 @@ from typing import Iterator
 
 import pytest
 
+from tests.corpus import CORPUS
 from tests.harness import BACKENDS, backend_url
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Most tests read real documents: without them the suite would not test what it says.
+    if not (CORPUS / "manifest.json").is_file():
+        raise pytest.UsageError(f"The shared corpus of real documents is not at {CORPUS}: check it out beside "
+                                "the repository (../shared/corpus) or set FOREMAN_CORPUS to its directory.")
 
 pytest_plugins = ["tests.openai_stub"]
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-# The repository's parent directory holds `shared/`, locally and in CI.
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The repository's parent directory holds `shared/`, locally and in CI; FOREMAN_CORPUS names it
+# for a checkout elsewhere.
+CORPUS = Path(os.environ.get("FOREMAN_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 
 
 def path(name: str) -> Path:
