@@ -1,7 +1,7 @@
 """The model interface every agent talks to: one request in, one response out.
 
 Agents program against it; `app` implements it. Two implementations sit behind it: the
-OpenAI-compatible client (`app.llm`, the only module that imports `openai`) and the built-in
+OpenAI-compatible client (`app.llm.client`, the only module that imports `openai`) and the built-in
 offline model (`agents.offline`). Tests add scripted ones.
 """
 

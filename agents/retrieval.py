@@ -1,7 +1,7 @@
 """Passage retrieval: documents cut into chunks that know their page, sheet or section, index terms
 (Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
 
-The service keeps the chunks in a full-text index in its database (`app.search`); agents ask
+The service keeps the chunks in a full-text index in its database (`app.store.search`); agents ask
 through the `Retriever` interface, and `MemoryRetriever` ranks in memory with the same functions
 (documents the index does not hold, tests, plug-ins run without a database).
 """

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def migrate(url: str, data_dir: os.PathLike[str]) -> int:
     """Apply every pending migration and exit (the service also does this itself at start-up)."""
-    from app import schema
+    from app.store import schema
 
     if url.startswith("sqlite"):
         os.makedirs(data_dir, exist_ok=True)
@@ -48,7 +48,7 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from app.main import create_app  # only once we are to serve
-    from app.server import Server, settle_heap
+    from app.web.server import Server, settle_heap
 
     try:
         app = create_app(settings)

@@ -1,4 +1,4 @@
-"""The service's exception tree; `app.http` maps it to status codes in one place."""
+"""The service's exception tree; `app.web.http` maps it to status codes in one place."""
 
 from __future__ import annotations
 

@@ -78,5 +78,5 @@ def configure_logging(kind: str = "plain", level: int = logging.INFO) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    # Alembic narrates each step at INFO; app.schema logs the one line that matters (from, to).
+    # Alembic narrates each step at INFO; app.store.schema logs the one line that matters (from, to).
     logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -14,26 +14,30 @@ from litestar.types import Receive, Scope, Send
 
 from agents.model import Model
 from agents.registry import Registry, build_registry
-from app import api_events, api_files, api_workflows, docs, edge, metrics, page
+from app import metrics
 from app.clock import now
 from app.config import Settings, from_env
-from app.cursors import CursorCache
-from app.db import Database
-from app.documents import Documents
-from app.engine import Engine
+from app.contract.schemas import Health
 from app.errors import NotReadyError
-from app.events import Changes
-from app.files import FileService
-from app.filestore import open_store
-from app.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
-from app.journal import Journal
-from app.repository import Repository
-from app.repository.chunks import ChunkStore
-from app.round_data import RoundData
+from app.rounds.documents import Documents
+from app.rounds.inputs import RoundData
+from app.rounds.journal import Journal
+from app.rounds.live import Changes
+from app.rounds.supervisor import Engine
 from app.runtime import Runtime
-from app.schemas import Health
-from app.search import IndexRetriever
-from app.service import WorkflowService
+from app.services.files import FileService
+from app.services.workflows import WorkflowService
+from app.store.cursors import CursorCache
+from app.store.database import Database
+from app.store.filestore import open_store
+from app.store.repository import Repository
+from app.store.repository.chunks import ChunkStore
+from app.store.search import IndexRetriever
+from app.web import docs, middleware, page
+from app.web import events as event_routes
+from app.web import files as file_routes
+from app.web import workflows as workflow_routes
+from app.web.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 
 log = logging.getLogger("foreman")
 
@@ -50,7 +54,7 @@ class ForemanApp(Litestar):
     """The Litestar application, answering HEAD as GET and saying `nosniff` on every response."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await edge.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
+        await middleware.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
 
 
 class QuietCancellations(logging.Filter):
@@ -88,7 +92,7 @@ def build_model(settings: Settings) -> Model:
         from agents.offline.model import OfflineModel
 
         return OfflineModel()
-    from app.llm import OpenAIModel
+    from app.llm.client import OpenAIModel
 
     model = OpenAIModel(
         base_url=settings.openai_base_url or "https://api.openai.com/v1", api_key=settings.openai_api_key or "none",
@@ -175,7 +179,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
 
     app = ForemanApp(
-        route_handlers=[health, ready, *api_files.ROUTES, *api_workflows.ROUTES, *api_events.ROUTES,
+        route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else [])],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,

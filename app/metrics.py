@@ -177,7 +177,7 @@ ROUTES = [metrics_endpoint]
 
 
 class ReplicaMetrics:
-    """The takeover code's observer (app.replicas.Observer): takeovers and the other replicas' heartbeat ages."""
+    """The takeover code's observer (app.rounds.replicas.Observer): takeovers and the other replicas' heartbeat ages."""
 
     def __init__(self, me: str) -> None:
         self.me = me

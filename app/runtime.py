@@ -9,15 +9,15 @@ from typing import Callable
 from agents.model import Model
 from agents.registry import Registry
 from app.config import Settings
-from app.cursors import CursorCache
-from app.db import Database
-from app.documents import Documents
-from app.events import Changes
-from app.filestore import BlobStore
-from app.journal import Journal
-from app.repository import Repository
-from app.round_data import RoundData
-from app.search import IndexRetriever
+from app.rounds.documents import Documents
+from app.rounds.inputs import RoundData
+from app.rounds.journal import Journal
+from app.rounds.live import Changes
+from app.store.cursors import CursorCache
+from app.store.database import Database
+from app.store.filestore import BlobStore
+from app.store.repository import Repository
+from app.store.search import IndexRetriever
 
 
 @dataclass

@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from dbos import DBOS
 
 from agents.model import Model, ModelRequest
-from app.engine import DBOS_THREADS, system_engine
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
+from app.rounds.supervisor import DBOS_THREADS, system_engine
 
 DELAY = {"seconds": 0.2}
 FLOOR_MODEL: dict[str, Model] = {}

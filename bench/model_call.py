@@ -37,7 +37,7 @@ def stub(delay: float = 0.0) -> Iterator[int]:
 
 
 async def calls(port: int, count: int, concurrency: int) -> float:
-    from app.llm import OpenAIModel
+    from app.llm.client import OpenAIModel
     try:
         from agents.model import ModelRequest
     except ImportError:  # a tree from before the model interface moved to agents/

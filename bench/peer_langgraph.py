@@ -19,7 +19,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-# As Foreman tunes its SQLite files (app/db.py, app/engine.py): WAL, and no fsync per commit.
+# As Foreman tunes its SQLite files (app/store/database.py, app/rounds/supervisor.py): WAL, and no fsync per commit.
 SQLITE_PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=30000")
 
 

@@ -74,7 +74,7 @@ except ImportError:  # an older tree: the model interface was in app/
     Model = object
 from agents.manager import PlanLimits, RoundInput, make_plan
 from agents.registry import build_registry
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
 from extractors import extract
 
 BASE_URL, CORPUS, LIMIT = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
@@ -83,7 +83,7 @@ def load(name):
     data = (CORPUS / name).read_bytes()
     found = extract(data, name)
     try:  # the service's own view of a document (its tables, pages, sheets), where the tree has it
-        from app.documents import document_of, item_to_wire
+        from app.rounds.documents import document_of, item_to_wire
     except ImportError:
         items = [(i.name, i.data) for i in found.items if i.is_text and i.data.strip()]
         summary = "; ".join(i.summary for i in found.items if i.summary)[:500]

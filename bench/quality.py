@@ -30,7 +30,7 @@ from agents.registry import build_registry  # noqa: E402
 from agents.toolkit import language  # noqa: E402
 from agents.toolkit.files import xlsx_bytes  # noqa: E402
 from agents.toolkit.tables import find_tables  # noqa: E402
-from app.search import text_items  # noqa: E402
+from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from extractors.language import by_words  # noqa: E402
 from tests.agents.conftest import load_document, play_round  # noqa: E402

@@ -4,7 +4,7 @@ extraction time of the same files, all measured in this run.
     .venv/bin/python bench/retrieval.py
 
 Extraction runs in this process (the library calls the service makes in its worker processes);
-the index build is what the service adds per file: chunking and stemming (`app.search.chunk_rows`)
+the index build is what the service adds per file: chunking and stemming (`app.store.search.chunk_rows`)
 plus writing the chunks and their FTS5 entries to a real SQLite file. Queries run through the
 service's `IndexRetriever` over every indexed document of the corpus at once.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from app.db import Database  # noqa: E402
-from app.repository.chunks import ChunkStore  # noqa: E402
-from app.search import INDEXED_STATUSES, IndexRetriever, chunk_rows, text_items  # noqa: E402
+from app.store.database import Database  # noqa: E402
+from app.store.repository.chunks import ChunkStore  # noqa: E402
+from app.store.search import INDEXED_STATUSES, IndexRetriever, chunk_rows, text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import QUESTIONS  # noqa: E402
 

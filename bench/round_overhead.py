@@ -10,7 +10,7 @@ checkpointer (bench/peer_langgraph.py; `pip install -e ".[bench]"`). All run on 
 loop the service runs on (uvicorn picks it, `uvicorn[standard]`), or on `--loop asyncio`. Systems run interleaved
 (A B C A B C ...), `--repeats` times; the medians are printed. Each system is warmed up with ten
 rounds, then the process's heap is frozen for it as Foreman's served process freezes its own at
-the end of start-up (`app.server.settle_heap`), and unfrozen after. Per system:
+the end of start-up (`app.web.server.settle_heap`), and unfrozen after. Per system:
 
 - one round and `--crowd` concurrent rounds with the model answering after 200 ms, and their ratio;
 - CPU ms per round (this process's CPU: the stub runs elsewhere) with an instant model, and
@@ -43,12 +43,12 @@ from agents.registry import build_registry
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.config import Settings
-from app.llm import OpenAIModel
+from app.contract.schemas import StartRequest
+from app.llm.client import OpenAIModel
 from app.main import build_engine
-from app.records import Owner
-from app.schemas import StartRequest
-from app.server import settle_heap
-from app.service import WorkflowService
+from app.services.workflows import WorkflowService
+from app.store.records import Owner
+from app.web.server import settle_heap
 
 OWNER = Owner(1, 1)
 INSTANT_ROUNDS = 50  # enough for a stable median on a noisy machine

@@ -41,9 +41,9 @@ async def measure(data_dir: Path, database_url: str, rounds: int) -> tuple[Count
 
     from agents.registry import build_registry
     from app.config import Settings
-    from app.records import Owner
-    from app.schemas import StartRequest
-    from app.service import WorkflowService
+    from app.contract.schemas import StartRequest
+    from app.services.workflows import WorkflowService
+    from app.store.records import Owner
 
     settings = Settings(data_dir=data_dir, database_url=database_url, task_concurrency=5)
     registry = build_registry(entry_points=False)
@@ -52,7 +52,7 @@ async def measure(data_dir: Path, database_url: str, rounds: int) -> tuple[Count
         engine = build_engine(settings, DelayedModel(5, 0.0), registry)
         repo = engine.rt.repo
     except ImportError:  # a tree from before the engine and its dependencies were split
-        from app.engine import Runtime
+        from app.rounds.supervisor import Runtime
         engine = Runtime(settings, DelayedModel(5, 0.0), registry)
         repo = engine.repo
     await engine.start()

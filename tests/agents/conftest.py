@@ -139,9 +139,9 @@ def output_document(file: OutputFile) -> DocumentText | None:
     """An agent's output as a later task reads it: the file row the engine stores for it, its
     content items as the extractor gives them, and the engine's own rule (`document_text`)
     for what a task sees of a stored file. Only the database and the file store are left out."""
-    from app.documents import document_text
-    from app.filenames import split_name
-    from app.tables import FileRow
+    from app.contract.filenames import split_name
+    from app.rounds.documents import document_text
+    from app.store.tables import FileRow
     from extractors import extract
 
     name, ext = split_name(file.name)
@@ -163,7 +163,7 @@ def load_document(name: str) -> DocumentText:
 @functools.cache  # extraction of a long PDF takes seconds; agents never modify documents
 def _extracted(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
-    from app.documents import document_of
+    from app.rounds.documents import document_of
     from extractors import extract
 
     extraction = extract(data, name)

@@ -10,11 +10,11 @@ import httpx
 import pytest
 from openapi_schema_validator import OAS31Validator
 
-import app.service
-from app.db import Database
-from app.repository import Repository
-from app.schemas import StartRequest
-from app.service import request_fingerprint
+import app.services.workflows as workflow_service
+from app.contract.schemas import StartRequest
+from app.services.workflows import request_fingerprint
+from app.store.database import Database
+from app.store.repository import Repository
 from tests.api.conftest import check_error, run_round, start, start_held
 
 
@@ -61,7 +61,7 @@ def test_every_409_body_is_the_documented_conflict_body(server, spec, c1, model,
     # not a workflow, so status and round are null, and the body still matches the schema.
     key, body = uuid.uuid4().hex, {"prompt": "Summarise the quarter."}
     claim_elsewhere(server.settings.app_database_url, key, body)
-    monkeypatch.setattr(app.service, "CLAIM_WAIT_SECONDS", 0.2)  # how long a retry waits for the other answer
+    monkeypatch.setattr(workflow_service, "CLAIM_WAIT_SECONDS", 0.2)  # how long a retry waits for the other answer
     pending = conform(spec, "/api/workflows/start", "post", start(c1, body["prompt"], key=key))
     assert (pending["code"], pending["status"], pending["currentRound"]) == ("idempotency_in_progress", None, None)
     assert "retry" in pending["detail"]

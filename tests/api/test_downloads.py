@@ -8,7 +8,7 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from app.filenames import clean_name, content_disposition, served_type, split_name
+from app.contract.filenames import clean_name, content_disposition, served_type, split_name
 from tests.api.conftest import check_error
 
 

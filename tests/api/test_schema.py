@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from app.openapi import OPERATIONS, all_codes
+from app.web.openapi import OPERATIONS, all_codes
 from tests.corpus import CORPUS
 from tests.harness import LiveServer, wait_for
 

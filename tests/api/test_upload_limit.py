@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from app.schema import sync_url
+from app.store.schema import sync_url
 from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for
 

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from agents.model import Model, ModelRequest, ModelResponse
 from agents.offline import OfflineModel
-from app.schema import sync_url
+from app.store.schema import sync_url
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 
 

@@ -19,7 +19,7 @@ from agents.offline import OfflineModel
 from agents.registry import build_registry
 from app.config import Settings
 from app.main import build_runtime
-from app.rounds import round_id
+from app.rounds.workflow import round_id
 from tests.harness import free_port, plan_of, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 

@@ -8,7 +8,7 @@ import socket
 import sqlalchemy as sa
 
 from app.config import from_env
-from app.schema import sync_url
+from app.store.schema import sync_url
 from tests.harness import LiveServer, ScriptedModel, plan_of, wait_status
 
 PG = "postgresql+asyncpg://db.example/foreman"

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from app.db import Database
-from app.fence import Claim, ClaimLostError
-from app.records import NewLog
-from app.repository import Repository
+from app.rounds.ownership import Claim, ClaimLostError
+from app.store.database import Database
+from app.store.records import NewLog
+from app.store.repository import Repository
 from tests.harness import LiveServer, pg_fetch, settings_for
 from tests.openai_stub import Hold
 

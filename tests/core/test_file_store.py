@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from app.config import SettingsError, from_env
-from app.schema import sync_url
+from app.store.schema import sync_url
 from tests.harness import CORPUS, LiveServer, other_process, settings_for, upload, wait_status
 
 
@@ -96,8 +96,8 @@ def test_downloads_go_out_as_stored_not_compressed(tmp_path):
 
 
 async def test_hashing_and_joining_50_mb_leave_the_event_loop_free(tmp_path, database_url):
-    from app.db import Database
-    from app.filestore import open_store
+    from app.store.database import Database
+    from app.store.filestore import open_store
     from tests.agents.test_off_loop import ticker
 
     db = Database(settings_for(tmp_path, database_url).app_database_url)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from app.server import settle_heap
+from app.web.server import settle_heap
 
 
 class _Node:

@@ -98,7 +98,7 @@ def test_an_internal_error_is_a_sentence_and_its_details_go_to_the_server_log(ca
     from sqlalchemy.exc import StatementError
 
     from agents.errors import UnknownAgentError
-    from app.journal import reason_of
+    from app.rounds.journal import reason_of
 
     raw = StatementError("Encoding objects of type TextStringObject is unsupported",
                          "INSERT INTO extractions (key) VALUES (?)", {}, TypeError("boom"))

@@ -7,9 +7,9 @@ from datetime import timedelta
 from sqlalchemy import update
 
 from app.clock import now
-from app.db import Database
-from app.repository.idempotency import CLAIM_SECONDS, IdempotencyStore
-from app.tables import IdempotencyRow
+from app.store.database import Database
+from app.store.repository.idempotency import CLAIM_SECONDS, IdempotencyStore
+from app.store.tables import IdempotencyRow
 
 
 async def test_one_claim_wins_and_the_others_get_its_answer(tmp_path, database_url):

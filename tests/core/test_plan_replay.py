@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.manager import render_plan_message
-from app.round_data import RoundData, plan_of
-from app.tables import MessageRow
+from app.rounds.inputs import RoundData, plan_of
+from app.store.tables import MessageRow
 
 
 def test_the_plan_read_back_from_its_message_is_the_plan_that_was_made() -> None:

@@ -15,8 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from app.config import from_env
-from app.db import Database, unavailable
-from app.prepared import Prepared
+from app.store.database import Database, unavailable
+from app.store.statements import Prepared
 from tests.harness import ConnectionPeaks, LiveServer, Replica, pg_fetch, plan_of, settings_for, wait_for
 from tests.openai_stub import request_schema
 from tests.relay import Relay
@@ -112,7 +112,7 @@ def _backend_pid(conn: sa.Connection) -> int:
 _PID = Prepared(sa.select(sa.func.pg_backend_pid()))
 
 
-def _backend_pid_on_cursor(conn: sa.Connection) -> int:  # as the appends of a round read and write (app.prepared)
+def _backend_pid_on_cursor(conn: sa.Connection) -> int:  # as the appends of a round read and write (app.store.statements)
     return _PID.execute(conn, {})[0][0]
 
 

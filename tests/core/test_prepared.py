@@ -1,4 +1,4 @@
-"""Statements run straight on the cursor (app.prepared) write and read what SQLAlchemy would, fail as
+"""Statements run straight on the cursor (app.store.statements) write and read what SQLAlchemy would, fail as
 it would, and stay visible to its cursor events; on both backends."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import sqlalchemy as sa
 
 from app.clock import now
 from app.config import Settings
-from app.db import Database
-from app.prepared import Prepared
-from app.records import NewLog, Owner
-from app.repository import Repository
-from app.tables import LogRow, WorkflowRow
+from app.store.database import Database
+from app.store.records import NewLog, Owner
+from app.store.repository import Repository
+from app.store.statements import Prepared
+from app.store.tables import LogRow, WorkflowRow
 
 L, W = LogRow.__table__, WorkflowRow.__table__
 

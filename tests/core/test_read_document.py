@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from agents.toolkit import cpu
-from app.documents import document_text, read_document
-from app.tables import FileRow
+from app.rounds.documents import document_text, read_document
+from app.store.tables import FileRow
 from extractors import extract
 
 FILE = FileRow(id=3, mandate_id=1, user_id=1, name="notes", ext="txt", mime="text/plain", size=1, sha256="s",

@@ -6,7 +6,7 @@ import json
 
 from dbos import DBOS
 
-from app.rounds import round_id
+from app.rounds.workflow import round_id
 from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import msgspec
 
-from app.tables import DocumentRow, FileRow
-from app.views import document_view
+from app.contract.views import document_view
+from app.store.tables import DocumentRow, FileRow
 from extractors import extract
 
 OLD_SHAPE = [  # as rows were written before: the contract's object, flags inside metadata

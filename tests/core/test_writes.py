@@ -12,11 +12,11 @@ import sqlalchemy as sa
 
 from app.clock import now
 from app.config import Settings
-from app.db import Database
 from app.fsm import Event
-from app.records import NewLog, NewMessage, Owner
-from app.repository import Repository
-from app.tables import FileRow
+from app.store.database import Database
+from app.store.records import NewLog, NewMessage, Owner
+from app.store.repository import Repository
+from app.store.tables import FileRow
 from tests.harness import wait_for
 
 
@@ -78,7 +78,7 @@ async def test_a_write_that_loses_its_connection_fails_alone_and_the_next_write_
 
 
 def _sqlite(tmp_path, checkpoint_seconds: float) -> tuple[Database, Path]:
-    path = tmp_path / "app.db"
+    path = tmp_path / "app.store.database"
     return Database(f"sqlite+aiosqlite:///{path}", checkpoint_seconds=checkpoint_seconds), path
 
 
@@ -112,7 +112,7 @@ async def test_sqlite_writes_are_checkpointed_on_a_thread_of_their_own(tmp_path)
 
 
 async def test_appends_written_together_add_up_as_if_written_one_by_one(repo):
-    # Issued together they share a batch (app.db.Batch): the workflow row is read and updated
+    # Issued together they share a batch (app.store.database.Batch): the workflow row is read and updated
     # once for all of them, so each must see what the ones before it left.
     owner = Owner(1, 1)
     start = lambda n: NewLog(f"w:{n}:start", "Started", agent_name="system", progress=0)  # noqa: E731

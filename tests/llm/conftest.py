@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
 from tests.openai_stub import OpenAIStub, no_remote_network, openai_stub  # noqa: F401 (fixtures)
 from tests.realmodel import llama_server  # noqa: F401 (fixture)
 

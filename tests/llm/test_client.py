@@ -20,7 +20,7 @@ from agents.model import (
     current_budget,
     use_budget,
 )
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
 from tests.harness import wait_for
 from tests.openai_stub import BrokenBody, Drop, Hang, Hold, Linger, OpenAIStub, Reply, Status, StreamError
 

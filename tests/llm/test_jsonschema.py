@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.jsonschema import JSONExtractError, extract_json, validate
+from app.llm.jsonschema import JSONExtractError, extract_json, validate
 
 
 @pytest.mark.parametrize("text", [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.model import ModelOutputError, ModelRequest
-from app.jsonschema import validate
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
+from app.llm.jsonschema import validate
 
 pytestmark = pytest.mark.realmodel
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from agents.model import ModelOutputError, ModelRequest
-from app.llm import OpenAIModel
+from app.llm.client import OpenAIModel
 from tests.openai_stub import Hang, Malformed, OpenAIStub, RejectJsonSchema, Reply, Truncated, response_format_type
 
 PERSON = {

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from app import schema
+from app.store import schema
 from tests.harness import CORPUS, ROOT, LiveServer, settings_for, wait_status
 
 HERE = Path(__file__).resolve().parent

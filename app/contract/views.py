@@ -1,0 +1,88 @@
+"""Database rows as the wire objects of the contract."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from app.clock import aware
+from app.contract.schemas import (
+    ContentItem,
+    DataStats,
+    Document,
+    FileInfo,
+    LogEntry,
+    Message,
+    Workflow,
+    WorkflowStatusView,
+    WorkflowSummary,
+)
+from app.rounds.documents import encode, stored_items
+from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+
+
+def stats_of(row: MessageRow | WorkflowRow) -> DataStats:
+    return DataStats(bytes_sent=row.bytes_sent, bytes_received=row.bytes_received, tokens_used=row.tokens_used,
+                     processing_time=round(row.processing_time, 6))
+
+
+def file_info(row: FileRow) -> FileInfo:
+    return FileInfo(id=row.id, name=f"{row.name}.{row.ext}" if row.ext else row.name, ext=row.ext,
+                    mime_type=row.mime, size=row.size, created_at=aware(row.created_at))
+
+
+def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = None,
+                  include_data: bool = False) -> Document:
+    # Base64 of binary items (images, embedded files) is as heavy as the file: only with includeData=true.
+    contents = [
+        ContentItem(sequence_nr=c.sequence_nr, name=c.name, ext=c.ext, content_type=c.content_type,
+                    data=c.data if include_data or not c.base64_encoded else "", data_extracted=None,
+                    metadata={**c.metadata, "isText": c.is_text, "base64Encoded": c.base64_encoded,
+                              "aiProcessed": False},
+                    summary=c.summary)
+        for c in stored_items(doc.contents)
+    ]
+    return Document(id=doc.id, file_id=doc.file_id, name=file.name if file else "", ext=file.ext if file else "",
+                    mime_type=file.mime if file else "", size=file.size if file else 0, contents=contents,
+                    data=encode(data) if data is not None else None)
+
+
+def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, FileRow],
+                 blobs: Callable[[FileRow], bytes] | None = None) -> Message:
+    def data(file: FileRow | None) -> bytes | None:
+        return blobs(file) if blobs is not None and file is not None else None
+
+    return Message(
+        id=row.id, workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
+        started_at=aware(row.started_at), finished_at=aware(row.finished_at), sequence_no=row.sequence_no,
+        round=row.round, status=row.status, role=row.role, data_stats=stats_of(row),
+        documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id)), blobs is not None)
+                   for d in docs],
+        content=row.content,
+        agent_name=row.agent_name, metadata=row.meta,
+    )
+
+
+def log_view(row: LogRow, mandate_id: int, user_id: int, updated_message_id: int | None = None) -> LogEntry:
+    return LogEntry(id=row.id, workflow_id=row.workflow_id, message=row.message, type=row.type,
+                    timestamp=aware(row.timestamp), agent_name=row.agent_name, status=row.status,
+                    progress=row.progress or 0, round=row.round, mandate_id=mandate_id, user_id=user_id,
+                    updated_message_id=updated_message_id)
+
+
+def summary_view(row: WorkflowRow) -> WorkflowSummary:
+    return WorkflowSummary(id=row.id, mandate_id=row.mandate_id, user_id=row.user_id, name=row.name,
+                           started_at=aware(row.started_at), status=row.status,
+                           last_activity=aware(row.last_activity), data_stats=stats_of(row),
+                           current_round=row.current_round, progress=row.progress)
+
+
+def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry]) -> Workflow:
+    base = summary_view(row)
+    return Workflow(**{f: getattr(base, f) for f in base.__struct_fields__},
+                    message_ids=[m.id for m in messages], messages=messages, logs=logs)
+
+
+def status_view(row: WorkflowRow) -> WorkflowStatusView:
+    return WorkflowStatusView(id=row.id, status=row.status, last_activity=aware(row.last_activity),
+                              current_round=row.current_round, progress=row.progress,
+                              last_message_id=row.last_message_id, last_log_id=row.last_log_id)

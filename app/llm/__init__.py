@@ -1,0 +1,1 @@
+"""The OpenAI-compatible model client, the only place that imports `openai`."""

@@ -1,0 +1,1 @@
+"""The round engine: DBOS workflows and their supervisor, the journal, reading documents, the live stream."""

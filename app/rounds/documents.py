@@ -1,0 +1,208 @@
+"""Documents of a round: extraction (off the loop, cached by content hash) and their views."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import msgspec
+
+from agents.base import DocumentText
+from agents.toolkit.cleanup import clean_contents
+from agents.toolkit.cpu import off_gil_if_long
+from app.errors import StoredFileError
+from app.metrics import record_extraction
+from app.store.filestore import BlobStore
+from app.store.repository import Repository
+from app.store.repository.chunks import ChunkStore
+from app.store.search import INDEXED_STATUSES, build_rows
+from app.store.tables import ExtractionRow, FileRow
+from extractors.base import ContentItem, Extraction
+from extractors.registry import failure, finish
+from extractors.runner import extract_isolated
+from extractors.tables import table_from_wire
+
+log = logging.getLogger(__name__)
+
+# Statuses of a file whose content could not be read at all (see extractors.base.Extraction);
+# "error" is ours: the file was read but what was read could not be stored.
+UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
+
+
+def cache_key(sha256: str, password: str | None) -> str:
+    if not password:
+        return sha256
+    return f"{sha256}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
+
+
+def extraction_from_row(row: ExtractionRow) -> Extraction:
+    return Extraction(mime=row.mime, status=row.status, items=msgspec.convert(row.items, list[ContentItem]),
+                      warnings=list(row.warnings))
+
+
+def stored_items(raw: list[dict[str, Any]]) -> list[ContentItem]:
+    """A message document's content items as its row stores them.
+
+    Rows written before items were stored as they are hold the wire's shape (camelCase, the
+    flags inside `metadata`); they read as the same items.
+    """
+    if raw and "sequenceNr" in raw[0]:
+        raw = [_from_wire(item) for item in raw]
+    return msgspec.convert(raw, list[ContentItem])
+
+
+def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(item.get("metadata") or {})
+    is_text, base64_encoded = meta.pop("isText", True), meta.pop("base64Encoded", False)
+    meta.pop("aiProcessed", None)
+    return {"sequence_nr": item["sequenceNr"], "name": item["name"], "ext": item["ext"],
+            "content_type": item["contentType"], "data": item["data"], "is_text": is_text,
+            "base64_encoded": base64_encoded, "summary": item.get("summary", ""), "metadata": meta}
+
+
+@dataclass
+class Reading:
+    """One file's extraction as a round reports it: the result, whether it came from the cache, how long."""
+
+    extraction: Extraction
+    cached: bool
+    seconds: float
+
+
+class Documents:
+    """Extracts files for rounds and builds what agents read."""
+
+    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None) -> None:
+        self.repo = repo
+        self.storage = storage
+        self.timeout = timeout
+        self.chunks = chunks or ChunkStore(repo.db)
+
+    async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
+        """The file's content items; the same bytes (and password) are extracted once."""
+        return (await self.read(file, password)).extraction
+
+    async def read(self, file: FileRow, password: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Reading:
+        """Like `extract`, saying whether the cache answered; `progress(done, total)` while a long file is read.
+
+        Never raises for the file's sake: a result that cannot be stored is a failed extraction
+        of this file (status "error"), with the details in the server log.
+        """
+        t0 = time.perf_counter()
+        key = cache_key(file.sha256, password)
+        cached = await self.repo.files.extraction(key)
+        if cached is not None:
+            result = extraction_from_row(cached)
+            if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
+                try:  # cached before the index was: build it now
+                    await self.chunks.add(file.sha256, await build_rows(result.items))
+                except Exception:  # noqa: BLE001 - the index is an aid; the file was read
+                    log.exception("the full-text index of file %s could not be stored", file.id)
+            record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
+            return Reading(result, True, time.perf_counter() - t0)
+        # An agent's output is stored with its MIME parameters ("text/markdown; charset=utf-8");
+        # extractors are registered by the bare type.
+        mime = file.mime.split(";", 1)[0].strip()
+        try:
+            data = await self.storage.get(file.sha256)
+        except StoredFileError as exc:  # this file is unreadable, the round goes on (nothing cached)
+            name = display_name(file)
+            return Reading(finish(failure(mime, "error", name, "its stored copy is damaged or missing",
+                                          sentence=f"{name} could not be read: {exc}")), False,
+                           time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
+        record_extraction(mime, result.status, time.perf_counter() - t1)
+        if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
+            # The full-text index is built once per content hash, with the extraction it comes from.
+            # Only from what reads without a password: what a password opened stays out of it.
+            rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
+            try:
+                await self.repo.files.save_extraction(
+                    ExtractionRow(key=key, mime=result.mime, status=result.status,
+                                  items=msgspec.to_builtins(result.items), warnings=list(result.warnings)),
+                    file.sha256, rows,
+                )
+            except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
+                log.exception("the extraction of file %s could not be stored", file.id)
+                result = not_stored(file, result.mime)
+        return Reading(result, False, time.perf_counter() - t0)
+
+
+def not_stored(file: FileRow, mime: str) -> Extraction:
+    """The failed extraction of a file whose contents were read but could not be stored."""
+    name = display_name(file)
+    return finish(failure(mime, "error", name, "its contents could not be stored",
+                          sentence=f"{name} was read, but its contents could not be stored."))
+
+
+def unread_reason(contents: list[ContentItem]) -> str:
+    """The status of a document none of whose content could be read ("encrypted", ...), else ""."""
+    if not contents:
+        return ""
+    statuses = []
+    for item in contents:
+        meta = item.metadata
+        if meta.get("extractor") == "none":  # the bytes kept for a format we do not read
+            statuses.append("unsupported")
+        elif meta.get("status") in UNREAD:
+            statuses.append(meta["status"])
+        else:
+            return ""
+    return statuses[0]
+
+
+def is_notice(item: ContentItem) -> bool:
+    """A content item that says why something could not be read: never document text."""
+    return bool(item.metadata.get("status"))
+
+
+async def read_document(file: FileRow, contents: list[ContentItem], *, round_no: int = 0,
+                        new: bool = True) -> DocumentText:
+    """`document_text` in a worker process when the contents are long: the clean-up of a book's text
+    takes a fifth of a second, and in a thread it held the GIL the event loop needs for every answer."""
+    size = sum(len(c.data) for c in contents)
+    doc = await off_gil_if_long(size, document_of, display_name(file), file.ext, file.mime, file.size, contents,
+                                file.id)
+    return _as_read(doc, file, round_no, new)
+
+
+def document_text(file: FileRow, contents: list[ContentItem], *, round_no: int = 0, new: bool = True) -> DocumentText:
+    """What an agent reads of a stored document: its text items in order, its tables and its catalogue facts."""
+    doc = document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+    return _as_read(doc, file, round_no, new)
+
+
+def _as_read(doc: DocumentText, file: FileRow, round_no: int, new: bool) -> DocumentText:
+    return replace(doc, round=round_no, origin="produced" if file.origin == "agent" else "uploaded", new=new,
+                   sha256=file.sha256)
+
+
+def document_of(name: str, ext: str, mime: str, size: int, contents: list[ContentItem],
+                file_id: int | None = None) -> DocumentText:
+    """A document for agents from its content items (the same for uploads and outputs)."""
+    # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
+    # it as content. The document carries its `problem` instead.
+    readable = [c for c in contents if not is_notice(c)]
+    items = clean_contents(readable)
+    summary = "; ".join(filter(None, (c.summary for c in readable)))[:500]
+    tables = [table_from_wire(t) for c in readable for t in c.metadata.get("tables", [])]
+    metas = [c.metadata for c in readable]
+    pages = {m.get("page") or m.get("slide") for m in metas} - {None}
+    sheets = {m.get("sheet") for m in metas} - {None}
+    return DocumentText(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary,
+                        file_id=file_id, problem=unread_reason(contents), tables=tables, pages=len(pages),
+                        sheets=len(sheets))
+
+
+def display_name(file: FileRow) -> str:
+    return f"{file.name}.{file.ext}" if file.ext else file.name
+
+
+def encode(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

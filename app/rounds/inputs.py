@@ -1,0 +1,241 @@
+"""What a round's steps read and store: its input, documents, history and output files."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+from typing import Any, Iterable, Sequence
+
+from agents.base import DocumentText, OutputFile, OutputSpec, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.manager import RoundInput
+from agents.memory import PriorRound, PriorTask, history_entries
+from agents.model import Model
+from agents.runner import task_context
+from app.clock import now
+from app.contract.filenames import split_name
+from app.rounds.documents import Documents, read_document, stored_items
+from app.rounds.journal import Journal
+from app.rounds.reading import RoundReader
+from app.store.filestore import BlobStore
+from app.store.records import NewDocument, NewLog, RoundRequest
+from app.store.repository import Repository
+from app.store.repository.messages import user_message_key
+from app.store.tables import DocumentRow, FileRow, MessageRow
+from extractors.base import ContentItem
+
+
+class RoundData:
+    """Loads and stores the data of rounds; caches each running round's input in memory."""
+
+    def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal) -> None:
+        self.repo = repo
+        self.storage = storage
+        self.documents = documents
+        self.journal = journal
+        self._inputs: dict[tuple[str, int], RoundInput] = {}
+        self._started: dict[tuple[str, int], RoundRequest] = {}  # what rounds started here were given
+        self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
+
+    def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
+                passwords: dict[str, str]) -> None:
+        """The round was just started in this process with this request: its first step need not read it back."""
+        if len(self._started) > 1000:
+            self._started.clear()
+        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords)
+
+    async def prepare(self, workflow_id: str, round_no: int,
+                      then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:
+        """Extract the round's files into its user message (written by the start), logging each one.
+
+        `then` are logs of what follows, written once every file is read. Returns the round's
+        input, built from what was just extracted and kept for the round's later steps, so they
+        do not read back what this step wrote, and whether this is a replay (the round's first
+        log was written before: a round resumed after a crash). None when the round no longer runs.
+        """
+        spec = self._started.pop((workflow_id, round_no), None)
+        if spec is None:  # started by another process, or resumed after a crash
+            spec = await self.repo.workflows.round_input(workflow_id, round_no)
+        if spec is None:
+            return None
+        files = await self.repo.files.files_by_id(spec.file_ids)
+        key = f"{workflow_id}:{round_no}:prepare"
+        present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
+        started = NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)
+        # With no file to read in between, what follows is written in the same transaction.
+        written = await self.journal.append(workflow_id, round_no, logs=[started, *(then if not present else ())])
+        if written is None:  # stopped or deleted since the start
+            return None
+        then = then if present else ()
+        reader = RoundReader(self.documents, self.journal, workflow_id, round_no, len(present))
+        texts: list[DocumentText] = []
+        for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
+            contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)))
+            texts.append(await read_document(file, contents, round_no=round_no))
+        if then:
+            await self.journal.append(workflow_id, round_no, logs=list(then))
+        if spec.passwords:
+            await self.repo.workflows.forget_passwords(workflow_id, round_no)
+        inp = self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
+        return inp, not written.log_ids
+
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
+        """The round's prompt, its documents and the conversation so far."""
+        cached = self._inputs.get((workflow_id, round_no))
+        if cached is not None:
+            return cached
+        # A round resumed after a crash: read back what its first step wrote.
+        spec = await self.repo.workflows.round_input(workflow_id, round_no)
+        first = await self.repo.messages.round_messages(workflow_id, round_no, user_message_key(workflow_id, round_no))
+        mine = [d for _, docs in first for d in docs]
+        files = await self.repo.files.files_by_id(sorted({d.file_id for d in mine}))
+        current = [await read_document(files[d.file_id], stored_items(d.contents), round_no=round_no)
+                   for d in mine if d.file_id in files]
+        inp = await self.conversation(workflow_id, round_no, spec.prompt if spec else "", current)
+        return self._keep(workflow_id, round_no, inp)
+
+    async def conversation(self, workflow_id: str, round_no: int, prompt: str,
+                           current: list[DocumentText]) -> RoundInput:
+        """The round's input: the request, every document of the workflow (this round's uploads
+        first, then earlier rounds', newest first; none whose message was deleted or that was
+        removed from its message) and the earlier rounds."""
+        earlier = await self.repo.messages.messages_of(workflow_id, before_round=round_no) if round_no > 1 else []
+        files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
+        seen: set[int | None] = set()
+        documents = []
+        for doc in current:
+            if doc.file_id not in seen:
+                seen.add(doc.file_id)
+                documents.append(doc)
+        for message, docs in sorted(earlier, key=lambda md: (-md[0].round, md[0].id)):
+            for d in docs:
+                if d.file_id in files and d.file_id not in seen:
+                    seen.add(d.file_id)
+                    documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
+                                                            new=False))
+        completed = await self.repo.messages.completed_rounds(workflow_id, round_no) if earlier else set()
+        rounds = prior_rounds(earlier, completed)
+        return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
+                          previous=rounds[-1] if rounds else None, round=round_no)
+
+    def _keep(self, workflow_id: str, round_no: int, inp: RoundInput) -> RoundInput:
+        if len(self._inputs) > 1000:
+            self._inputs.clear()
+        self._inputs[(workflow_id, round_no)] = inp
+        return inp
+
+    def forget(self, workflow_id: str, round_no: int) -> None:
+        self._inputs.pop((workflow_id, round_no), None)
+        self._started.pop((workflow_id, round_no), None)
+
+    async def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, delivered: dict[str, Any],
+                           model: Model, retriever: Retriever | None) -> TaskContext:
+        """What the task sees (agents.runner.task_context) of the round so far; `delivered` are the
+        outcomes of the tasks that delivered, with their text and file ids."""
+        outputs: dict[str, list[DocumentText]] = {}
+        wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}
+        found = await self.repo.files.files_by_id([fid for ids in wanted.values() for fid in ids])
+        for dep, ids in wanted.items():
+            outputs[dep] = [await read_document(file, contents)
+                            for file, contents in await self.contents_of([found[i] for i in ids if i in found])]
+        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=model,
+                            results={tid: TaskResult(text=o.text) for tid, o in delivered.items()},
+                            history=inp.history, retriever=retriever)
+
+    async def owner(self, workflow_id: str) -> FileRow:
+        """A file of the workflow's owner, to make new files from."""
+        row = await self.repo.workflows.workflow(None, workflow_id)
+        return FileRow(mandate_id=row.mandate_id, user_id=row.user_id, name="", ext="", mime="", size=0, sha256="",
+                       origin="agent", created_at=now())
+
+    async def store(self, owner: FileRow | None, outputs: list[OutputFile]) -> list[NewDocument]:
+        """An agent's documents as new files of the workflow's owner, to be written with the task's
+        message; their bytes are stored now, and `settle` says whether the write kept them."""
+        documents = []
+        for out in outputs:
+            sha = await self.storage.put(out.data)
+            self._pending[sha] += 1
+            name, ext = split_name(out.name)
+            row = owner.model_copy(update=dict(name=name, ext=ext, mime=out.mime, size=len(out.data), sha256=sha))
+            documents.append(NewDocument(file=row))
+        return documents
+
+    async def fill(self, documents: list[NewDocument]) -> None:
+        """The content items of the new files, as the wire shows them."""
+        for document, (_, contents) in zip(documents, await self.contents_of([d.file for d in documents])):
+            document.contents = contents
+
+    async def settle(self, documents: list[NewDocument], kept: bool) -> None:
+        """The task's write of its new files is over: when it wrote nothing (the round ended first),
+        their stored bytes are removed unless a file, or another write still on its way, uses them."""
+        shas = [d.file.sha256 for d in documents if d.file is not None]
+        for sha in shas:
+            self._pending[sha] -= 1
+        self._pending = +self._pending  # drop what is no longer pending
+        if kept:
+            return
+        for sha in set(shas):
+            if not self._pending[sha] and not await self.repo.files.sha_in_use(sha):
+                await self.storage.remove(sha)
+
+    async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[ContentItem]]]:
+        """Each file with its content items (extracted once per content hash)."""
+        return [(file, (await self.documents.extract(file)).items) for file in files]
+
+    @staticmethod
+    def plan_meta(plan: Plan) -> dict[str, Any]:
+        """The plan as message metadata, for frontends that draw it (and `plan_of` reads back)."""
+        return {"finalDocuments": [asdict(d) for d in plan.final_documents],
+                "tasks": [asdict(t) for t in plan.tasks]}
+
+
+def plan_of(message: MessageRow) -> Plan:
+    """The plan a round's planning message carries (see `RoundData.plan_meta`): a resumed round goes on
+    with the plan it made before the crash, without asking the model again."""
+    meta = message.meta or {}
+    stored = meta.get("plan", {})
+    tasks = [TaskSpec(**dict(t, outputs=[OutputSpec(**o) for o in t.get("outputs", [])]))
+             for t in stored.get("tasks", [])]
+    return Plan(language=meta.get("language", ""), answer=message.content.split("\n\n### ", 1)[0],
+                final_documents=[OutputSpec(**d) for d in stored.get("finalDocuments", [])], tasks=tasks)
+
+
+def _unique(documents: list[DocumentText]) -> list[DocumentText]:
+    # Two uploads named alike would shadow each other in the planner's eyes: number the later ones.
+    seen: dict[str, int] = {}
+    for doc in documents:
+        if doc.name in seen:
+            seen[doc.name] += 1
+            stem, dot, ext = doc.name.rpartition(".")
+            doc.name = f"{stem or ext} ({seen[doc.name]}){dot}{ext if stem else ''}"
+        else:
+            seen[doc.name] = 1
+    return documents
+
+
+def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
+    """Earlier rounds from their messages: the request, the plan and what each task delivered;
+    `completed` are the rounds that finished (the others were stopped or failed)."""
+    rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
+    results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
+    for message, docs in messages:
+        r = rounds.setdefault(message.round, PriorRound(round=message.round))
+        meta = message.meta or {}
+        if message.status == "first" and message.role == "user":
+            r.request = message.content
+        elif message.status == "last":
+            r.final, r.finished = message.content, True
+        elif "plan" in meta:
+            r.answer = message.content.split("\n\n### ", 1)[0]
+            r.final_documents = list(meta["plan"].get("finalDocuments", []))
+            r.tasks = [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                                 inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
+                                 depends_on=list(t.get("depends_on", [])))
+                       for t in meta["plan"].get("tasks", [])]
+        elif meta.get("taskId") and not meta.get("failed"):
+            results[(message.round, meta["taskId"])] = (message, docs)
+    for r in rounds.values():
+        for task in r.tasks:
+            found = results.get((r.round, task.id))
+            if found is not None:
+                task.delivered, task.text, task.files = True, found[0].content, [d.file_id for d in found[1]]
+    return [rounds[n] for n in sorted(rounds)]

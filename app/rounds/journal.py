@@ -1,0 +1,107 @@
+"""Writes a round's messages and logs, keeps the cursor cache current, logs every transition."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Sequence
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from agents.errors import AgentsError
+from agents.model import ModelError, use_call_context
+from app.fsm import Event
+from app.metrics import record_transition
+from app.rounds.ownership import current_claim
+from app.store.cursors import CursorCache
+from app.store.records import Appended, Cost, NewLog, NewMessage, Owner, Stopped
+from app.store.repository import Repository
+from extractors.base import ContentItem
+
+log = logging.getLogger("foreman.transitions")
+failures = logging.getLogger("foreman.failures")
+
+# Exceptions that are our own mistakes or the database's: their text (a repr, an SQL statement)
+# means nothing to the person reading the round, so it goes to the server log instead.
+_INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, AssertionError, LookupError,
+             OSError, SQLAlchemyError)
+
+
+class Journal:
+    """The one way a round writes its output; inside a round's execution, only while it owns the round."""
+
+    def __init__(self, repo: Repository, cursors: CursorCache) -> None:
+        self.repo = repo
+        self.cursors = cursors
+
+    async def append(
+        self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
+        event: Event | None = None, cost: Cost | None = None,
+    ) -> Appended | None:
+        """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
+        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
+                                                   claim=current_claim())
+        if written is not None:
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
+            if event is not None:
+                before = written.before.value if written.before else None
+                transition(workflow_id, round_no, before, written.status.value, event.value)
+        return written
+
+    async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
+                     logs: Sequence[NewLog] = ()) -> Appended | None:
+        """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
+        written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs,
+                                                  claim=current_claim())
+        if written is not None:
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
+        return written
+
+    def written(self, workflow_id: str, last_message_id: int, last_log_id: int) -> None:
+        self.cursors.advance(workflow_id, last_message_id, last_log_id)
+
+    async def fail(self, workflow_id: str, round_no: int, reason: str, key: str,
+                   cost: Cost | None = None) -> Appended | None:
+        """End the round as failed, with an error log (progress 100) that says why."""
+        return await self.append(
+            workflow_id, round_no,
+            logs=[NewLog(key, reason, type="error", agent_name="system", progress=100, status="failed")],
+            event=Event.FAIL, cost=cost,
+        )
+
+    async def stop(self, owner: Owner | None, workflow_id: str) -> Stopped | None:
+        """Move the workflow's running round to stopped with its log, and read the workflow back, in one
+        write (see WorkflowStore.stop); None when the owner (any owner: None) has no such workflow."""
+        stopped = await self.repo.workflows.stop(owner, workflow_id, lambda round_no: NewLog(
+            f"{workflow_id}:{round_no}:stopped", "Workflow stopped by user", agent_name="system", progress=100,
+            status="stopped"))
+        if stopped is not None and stopped.written is not None:
+            written, row = stopped.written, stopped.workflow
+            self.written(workflow_id, written.last_message_id, written.last_log_id)
+            transition(workflow_id, row.current_round, written.before.value if written.before else None,
+                       written.status.value, Event.STOP.value)
+        return stopped
+
+
+def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
+    """One structured line per status change, and the round counters it moves."""
+    record_transition(before, after, event)
+    with use_call_context(workflow=workflow_id, round=round_no):  # also outside the round (start, stop, delete)
+        log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after,
+                             "event": event}))
+
+
+def reason_of(exc: BaseException, what: str) -> str:
+    """A sentence on why `what` failed, for logs and messages a person reads; details to the server log.
+
+    An error raised on purpose (a model's, an agent's, a plug-in's own exception) says why in
+    its own words; an internal error (a bug, the database) is named as such.
+    """
+    text = str(exc).strip()
+    internal = isinstance(exc, _INTERNAL) and not isinstance(exc, (AgentsError, ModelError))
+    if internal or not text:
+        failures.error("%s failed", what, exc_info=(type(exc), exc, exc.__traceback__))
+        return f"{what} stopped on an internal error (the details are in the server log)"
+    failures.info("%s failed: %s", what, text)
+    return text
+

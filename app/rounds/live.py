@@ -1,0 +1,171 @@
+"""A workflow's live event stream: what polling returns, pushed as server-sent events.
+
+A stream keeps the two poll cursors and, each time it is woken, reads the pages after them
+from the database exactly as a poller would. So it promises what polling promises (every
+item once, in order, no gaps, also across a deleted message) and holds nothing but one
+page per client. It is woken by `Changes`, which the cursor cache pokes on every write of
+this process and, on PostgreSQL, on every write another process announces with NOTIFY.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import AsyncGenerator, AsyncIterator, Callable
+
+import msgspec
+
+from app.contract.views import log_view, message_view, status_view
+from app.errors import BadRequestError
+from app.store.records import Owner
+
+PAGE = 100
+DEAF_RECHECK_SECONDS = 1.0  # while the PostgreSQL listener is down, streams re-read this often
+EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})$")
+
+
+class Changes:
+    """Per workflow, the wake-up events of the streams that follow it."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    def subscribe(self, workflow_id: str) -> asyncio.Event:
+        event = asyncio.Event()
+        self._waiters.setdefault(workflow_id, set()).add(event)
+        return event
+
+    def unsubscribe(self, workflow_id: str, event: asyncio.Event) -> None:
+        waiters = self._waiters.get(workflow_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[workflow_id]
+
+    def touch(self, workflow_id: str) -> None:
+        """Something was written to the workflow: wake its streams."""
+        for event in self._waiters.get(workflow_id, ()):
+            event.set()
+
+    def __len__(self) -> int:
+        return sum(len(w) for w in self._waiters.values())
+
+
+@dataclass
+class Position:
+    """Where a stream stands: the last message and log ids it sent."""
+
+    message_id: int = 0
+    log_id: int = 0
+
+    @property
+    def event_id(self) -> str:
+        return f"{self.message_id}-{self.log_id}"
+
+
+def parse_event_id(raw: str) -> Position:
+    """A `Last-Event-ID` as sent back by a client, or BadRequestError."""
+    match = EVENT_ID.match(raw.strip())
+    if match is None:
+        raise BadRequestError(f"Last-Event-ID must be an id this stream sent, like '12-40', not {raw[:40]!r}.",
+                              code="bad_event_id")
+    return Position(int(match[1]), int(match[2]))
+
+
+def frame(event: str, event_id: str, data: bytes) -> bytes:
+    """One server-sent event (msgspec's JSON never contains a raw line break)."""
+    return b"event: %s\nid: %s\ndata: %s\n\n" % (event.encode(), event_id.encode(), data)
+
+
+HEARTBEAT = b": keepalive\n\n"
+
+
+class EventStream:
+    """Reads one workflow's new items after a position and renders them as events."""
+
+    def __init__(self, workflows, owner: Owner, workflow_id: str, position: Position, include_data: bool,
+                 heartbeat: float, listening: Callable[[], bool]) -> None:
+        self.workflows = workflows
+        self.repo = workflows.repo
+        self.owner = owner
+        self.workflow_id = workflow_id
+        self.position = position
+        self.include_data = include_data
+        self.heartbeat = heartbeat
+        self.listening = listening  # False while cross-process notifications may be missed
+        self._status: tuple | None = None
+        self.gone = False  # the workflow was deleted
+
+    async def check_cursors(self) -> None:
+        """Cursors that never belonged to this workflow are a 400, as for polling."""
+        for kind, after in (("messages", self.position.message_id), ("logs", self.position.log_id)):
+            if after and not await self.repo.messages.cursor_belongs(self.workflow_id, kind, after):
+                raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last "
+                                      "ids you received, or none to start from the beginning.", code="bad_cursor")
+
+    async def run(self, changes: Changes) -> AsyncGenerator[bytes, None]:
+        """Backlog first, then live items; ends when the workflow is deleted."""
+        loop = asyncio.get_running_loop()
+        wake = changes.subscribe(self.workflow_id)
+        try:
+            yield b"retry: 2000\n\n"
+            quiet_since = loop.time()
+            while True:
+                wake.clear()  # before reading: a write during the read wakes the next round
+                async for chunk in self._read():
+                    quiet_since = loop.time()
+                    yield chunk
+                if self.gone:
+                    return
+                wait = max(0.0, quiet_since + self.heartbeat - loop.time())
+                if not self.listening():
+                    wait = min(wait, DEAF_RECHECK_SECONDS)
+                if not await self._wait(wake, wait) and loop.time() - quiet_since >= self.heartbeat:
+                    quiet_since = loop.time()
+                    yield HEARTBEAT
+        finally:
+            changes.unsubscribe(self.workflow_id, wake)
+
+    async def _wait(self, wake: asyncio.Event, seconds: float) -> bool:
+        try:
+            async with asyncio.timeout(seconds):
+                await wake.wait()
+            return True
+        except TimeoutError:
+            return False
+
+    async def _read(self) -> AsyncIterator[bytes]:
+        # Each page is one snapshot: the workflow row, then the items up to its last ids, so the
+        # status sent after them is never older than they are; whatever is written meanwhile
+        # wakes the next read.
+        while True:
+            page = await self.repo.live.page(self.owner, self.workflow_id, self.position.message_id,
+                                             self.position.log_id, PAGE)
+            if page is None:
+                self.gone = True
+                return
+            blobs = await self.workflows.blobs(self.include_data, page.files)
+            row = page.workflow
+            for message, docs in page.messages:
+                self.position.message_id = message.id
+                yield frame("message", self.position.event_id,
+                            msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+            caught_up = len(page.messages) < PAGE and len(page.logs) < PAGE
+            if len(page.messages) < PAGE:  # the rest up to the row's last id was deleted: skip it for good
+                self.position.message_id = max(self.position.message_id, row.last_message_id)
+            for entry, updated in page.logs:
+                self.position.log_id = entry.id
+                view = log_view(entry, self.owner.mandate_id, self.owner.user_id, updated)
+                yield frame("log", self.position.event_id, msgspec.json.encode(view))
+                if updated in page.updated:  # the message it names, with the contents just filled in
+                    message, docs = page.updated[updated]
+                    yield frame("update", self.position.event_id,
+                                msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+            if caught_up:
+                break
+        view = status_view(row)
+        key = (view.status, view.current_round, view.progress)
+        if key != self._status:
+            self._status = key
+            yield frame("status", self.position.event_id, msgspec.json.encode(view))

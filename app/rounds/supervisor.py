@@ -1,0 +1,280 @@
+"""The round supervisor: DBOS's lifecycle, concurrency slots, tracking, immediate stop, reconciliation,
+the replicas' heartbeat and takeover, and the drain on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, AsyncIterator
+
+import sqlalchemy as sa
+from dbos import DBOS, SetWorkflowID
+
+from agents.toolkit.language import load_detector
+from agents.toolkit.tokens import load_tokenizer
+from app.metrics import RoundTimer
+from app.rounds import handle
+from app.rounds.draining import Drain
+from app.rounds.replicas import Observer, Replicas
+from app.rounds.workflow import round_id, round_workflow
+from app.runtime import Runtime
+from app.store.notify import Listener
+from app.store.records import NewLog
+
+log = logging.getLogger("foreman.engine")
+
+RECONCILE_SECONDS = 2.0
+DBOS_THREADS = 4
+
+# A stop's cancel in DBOS's system database runs on its own thread: DBOS's async API queues it
+# on its few executor threads behind the steps the running rounds record.
+_STOPPER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="foreman-stop")
+
+# DBOS states after which nothing will run the round again.
+_FINISHED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
+
+
+def system_engine(url: str) -> sa.Engine:
+    """DBOS's SQLite system database, tuned as ours: WAL and NORMAL sync instead of an fsync per commit.
+
+    DBOS's default SQLite engine keeps the rollback journal with full sync, which costs
+    several fsyncs for each recorded step; WAL with NORMAL survives a process crash intact.
+    """
+    engine = sa.create_engine(url, pool_size=1, max_overflow=0, pool_timeout=600)
+
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+        dbapi_conn.execute("PRAGMA busy_timeout=30000")
+        dbapi_conn.execute("PRAGMA foreign_keys=ON")
+        dbapi_conn.isolation_level = "IMMEDIATE"  # as DBOS's own engine: serialised writers
+
+    return engine
+
+
+def stop_dequeuing() -> None:
+    """This process takes no more rounds off DBOS's queue, where recovery puts a taken-over replica's
+    rounds: one it took while leaving would be left to no one."""
+    from dbos._dbos import _get_dbos_instance  # DBOS has no public switch for its internal queue
+
+    _get_dbos_instance()._registry.get_internal_queue()._worker_concurrency = 0
+
+
+class Engine:
+    """Runs rounds as DBOS workflows: at most MAX_CONCURRENT_ROUNDS at once, stopped at once on request."""
+
+    def __init__(self, rt: Runtime, observer: Observer | None = None) -> None:
+        self.rt = rt
+        self.ready = False
+        self._tasks: dict[str, set[asyncio.Task]] = {}
+        self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
+        self._reconciler: asyncio.Task | None = None
+        self._rounds: dict[str, asyncio.Future] = {}
+        self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
+        self.listener = (None if rt.settings.is_sqlite
+                         else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
+                                       application_name=f"foreman {rt.settings.executor_id}"))
+        self.drain = Drain()
+        # Replicas share a PostgreSQL database; on SQLite one process runs everything, and resumes its own.
+        self.replicas = (None if rt.settings.is_sqlite else Replicas(
+            rt.repo.replicas, rt.settings.executor_id, rt.settings.heartbeat_timeout_seconds,
+            recover=lambda executors: asyncio.to_thread(DBOS._recover_pending_workflows, executors),
+            on_lost=self.cancel_all, observer=observer))
+
+    async def start(self) -> None:
+        """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
+        settings = self.rt.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
+        threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
+        await self.rt.db.migrate()
+        if self.listener is not None:
+            self.listener.start()
+        if self.replicas is not None:
+            await self.replicas.join()
+        handle.install(self)  # before DBOS launches: it resumes interrupted rounds, which reach us here
+
+        config: dict = {
+            "name": "foreman",
+            "system_database_url": settings.system_database_url,
+            "application_version": settings.app_version,
+            "executor_id": settings.executor_id,
+            "log_level": "WARNING",
+            # DBOS's own default is a thread per concurrent checkpoint, without bound: 100 rounds of
+            # five parallel tasks spawned hundreds of threads fighting over the GIL and one SQLite
+            # connection. A small pool does the same checkpoints with less switching.
+            "max_executor_threads": DBOS_THREADS,
+        }
+        if settings.is_sqlite:
+            config["system_database_engine"] = system_engine(settings.system_database_url)
+        else:
+            # A paused replica's open transaction must not hold locks its taker waits on.
+            config["sys_db_idle_transaction_timeout_sec"] = settings.heartbeat_timeout_seconds
+            # DBOS's pool has no overflow: it opens at most DBOS_POOL_SIZE connections, plus the one
+            # it takes out of the pool to LISTEN. Its connections carry the replica's name.
+            config["sys_db_pool_size"] = settings.dbos_pool_size
+            config["db_engine_kwargs"] = {"connect_args": {
+                "application_name": f"foreman-dbos {settings.executor_id}"[:63]}}
+        DBOS(config=config)
+        DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
+        await self.reconcile()
+        self._reconciler = asyncio.create_task(self._reconcile_forever())
+        if self.replicas is not None:
+            self.replicas.start()
+        self.ready = True
+
+    async def shutdown(self) -> None:
+        """SIGTERM: refuse new rounds at once, let running steps finish for up to SHUTDOWN_GRACE_SECONDS,
+        then stop this replica's rounds and hand them over (another replica resumes them at once)."""
+        self.ready = False
+        if self._reconciler is None:  # SIGTERM before DBOS launched: nothing runs yet
+            return
+        stop_dequeuing()
+        if self.replicas is not None:
+            self.replicas.takes_over = False
+        grace = self.rt.settings.shutdown_grace_seconds
+        finished = await self.drain.begin(grace)
+        log.info("Shutting down: %s; handing %d round(s) over.", "running steps finished" if finished
+                 else f"{self.drain.running} step(s) cut short by SHUTDOWN_GRACE_SECONDS ({grace:g} s)",
+                 len(self._tasks))
+        await self.cancel_all()
+        if self.replicas is not None:
+            await self.replicas.leave()
+
+    async def cancel_all(self) -> None:
+        """Cancel every round task of this process, writing nothing; DBOS keeps the rounds pending."""
+        tasks = [t for ts in self._tasks.values() for t in ts]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop running rounds' tasks and hand them over (or, alone, resume them on the next start)."""
+        self.ready = False
+        if self._reconciler is not None:
+            self._reconciler.cancel()
+            stop_dequeuing()
+        await self.cancel_all()
+        if self._stops:  # a stop answered just before stays a stop after a restart
+            await asyncio.wait(list(self._stops))
+        if self.replicas is not None:
+            await self.replicas.leave()
+        DBOS.destroy()
+        if self.listener is not None:
+            await self.listener.stop()
+        await self.rt.db.dispose()
+        close = getattr(self.rt.model, "aclose", None)
+        if close is not None:
+            await close()
+        handle.release()
+
+    async def reconcile(self) -> None:
+        """No workflow stays `running` with nothing running it."""
+        for row in await self.rt.repo.workflows.running_workflows():
+            rid = round_id(row.id, row.current_round)
+            status = await DBOS.get_workflow_status_async(rid)
+            if status is None:  # crashed between the start's commit and the round's launch
+                await self.launch(row.id, row.current_round)
+            elif status.status in _FINISHED and not self.is_running(row.id):
+                await self.rt.journal.fail(
+                    row.id, row.current_round,
+                    "The round was interrupted and could not be resumed "
+                    f"(the engine reports {status.status.lower()}); post again to retry.",
+                    f"{rid}:reconcile",
+                )
+
+    async def _reconcile_forever(self) -> None:
+        # DBOS gives up on a round that keeps crashing while it recovers it, after our start-up
+        # pass; checking again now and then ends such rounds as failed without another restart.
+        while True:
+            await asyncio.sleep(RECONCILE_SECONDS)
+            try:
+                await self.reconcile()
+            except Exception:  # a passing database error must not end the loop
+                log.exception("Reconciling running rounds failed; trying again later.")
+
+    async def launch(self, workflow_id: str, round_no: int) -> None:
+        """Run the round in the background, durably."""
+        with SetWorkflowID(round_id(workflow_id, round_no)):
+            handle = await DBOS.start_workflow_async(round_workflow, workflow_id, round_no)
+        task = getattr(handle, "task", None)
+        if task is not None:
+            self._rounds[workflow_id] = task
+            task.add_done_callback(lambda done: self._rounds.pop(workflow_id, None)
+                                   if self._rounds.get(workflow_id) is done else None)
+
+    async def wait_round(self, workflow_id: str) -> None:
+        """Wait until the round this process launched for the workflow has ended (however it ended)."""
+        task = self._rounds.get(workflow_id)
+        if task is not None:
+            await asyncio.wait([task])
+
+    def stop(self, workflow_id: str, round_no: int) -> asyncio.Future:
+        """Cancel the round at once: the task running it here now, its DBOS workflow on the stopper thread.
+
+        The stop's answer waits for neither: the round's status, stopped in the database, already
+        refuses its every later write, and a round task that is cancelled records nothing in DBOS.
+        The future ends once DBOS says CANCELLED and the task has ended; `close` waits for it.
+        """
+        tasks = list(self._tasks.get(workflow_id, ()))
+        for task in tasks:
+            task.cancel()
+        self.rt.rounds.forget(workflow_id, round_no)
+        rid = round_id(workflow_id, round_no)
+        cancel = asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
+        settled = asyncio.ensure_future(self._settle(rid, cancel, tasks))
+        self._stops.add(settled)
+        settled.add_done_callback(self._stops.discard)
+        return settled
+
+    async def _settle(self, rid: str, cancel: asyncio.Future, tasks: list[asyncio.Task]) -> None:
+        try:
+            await cancel
+        except Exception:  # the round writes nothing more; only a restart in between could run it again
+            log.exception("Round %s is stopped but DBOS did not record its cancel.", rid)
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+
+    def cancel_local(self, workflow_id: str) -> None:
+        """Cancel the round's task if this process runs it (a stop said in another process)."""
+        for task in list(self._tasks.get(workflow_id, ())):
+            task.cancel()
+
+    def track(self, workflow_id: str, task: asyncio.Task | None) -> None:
+        if task is not None:
+            self._tasks.setdefault(workflow_id, set()).add(task)
+
+    def untrack(self, workflow_id: str, task: asyncio.Task | None) -> None:
+        tasks = self._tasks.get(workflow_id)
+        if tasks is not None:
+            tasks.discard(task)
+            if not tasks:
+                del self._tasks[workflow_id]
+
+    def is_running(self, workflow_id: str) -> bool:
+        """Whether this process runs a round of the workflow right now."""
+        return bool(self._tasks.get(workflow_id))
+
+    @contextlib.asynccontextmanager
+    async def slot(self, workflow_id: str, round_no: int) -> AsyncIterator[None]:
+        """At most MAX_CONCURRENT_ROUNDS rounds run at once; the others wait and say so."""
+        if self._slots.locked():
+            await self.rt.journal.append(workflow_id, round_no, logs=[NewLog(
+                f"{round_id(workflow_id, round_no)}:waiting",
+                f"Waiting for a free slot: {self.rt.settings.max_concurrent_rounds} rounds are running.",
+                agent_name="system", progress=0)])
+        timer = RoundTimer()
+        async with self._slots:
+            timer.acquire()
+            try:
+                yield
+            finally:
+                timer.release()
+                self.rt.rounds.forget(workflow_id, round_no)
+

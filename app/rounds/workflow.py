@@ -1,0 +1,398 @@
+"""A round as a durable DBOS workflow: plan, tasks (each as soon as its inputs are ready), final.
+
+Every write is keyed by the round and the step, so a step replayed after a crash writes nothing
+twice. No step is a DBOS step: each one's journal write (its message, logs and output files, in
+one transaction) is its checkpoint. A round resumed after a crash goes on with the plan its
+planning message carries, reads the finished tasks' outcomes back from the journal and runs only
+the others; a round whose final message was written no longer runs, so nothing of it runs again.
+DBOS keeps what only it gives: the durable workflow, its recovery, cancellation and takeover.
+(Recording plan and final as DBOS steps as well cost a round about twice the CPU of the
+workflow without them: `bench/round_overhead.py`, its two floor lines.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from dbos import DBOS
+
+from agents.base import OutputFile, Plan, TaskResult, TaskSpec
+from agents.errors import PlanError
+from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
+from agents.memory import reusable
+from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
+from agents.outputs import capped
+from agents.plan import first_tasks, run_plan
+from agents.runner import run_task
+from app.fsm import Event
+from app.rounds.documents import display_name
+from app.rounds.draining import gated
+from app.rounds.handle import current
+from app.rounds.inputs import plan_of
+from app.rounds.journal import reason_of
+from app.rounds.ownership import ClaimLostError
+from app.runtime import Runtime
+from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
+from app.store.tables import DocumentRow, MessageRow
+
+MAX_RECOVERY_ATTEMPTS = 3
+
+
+@dataclass
+class TaskOutcome:
+    """What the scheduler and the final answer need of a finished task (read back from its message)."""
+
+    task_id: str
+    ok: bool
+    text: str = ""
+    files: list[int] = field(default_factory=list)
+    tokens: int = 0
+    error: str = ""
+
+
+def round_id(workflow_id: str, round_no: int) -> str:
+    """The DBOS workflow id of a round: starting it twice runs it once."""
+    return f"{workflow_id}:{round_no}"
+
+
+def _key(workflow_id: str, round_no: int, *parts: object) -> str:
+    return ":".join([workflow_id, str(round_no), *map(str, parts)])
+
+
+def _stats(usage: Usage, seconds: float) -> dict:
+    return dict(bytes_sent=usage.bytes_sent, bytes_received=usage.bytes_received, tokens_used=usage.total_tokens,
+                processing_time=round(seconds, 6))
+
+
+def _cost(usage: Usage, seconds: float) -> Cost:
+    return Cost(**_stats(usage, seconds))
+
+
+@dataclass
+class Planned:
+    """The plan a round runs, the tokens planning spent, the tasks an interrupted earlier round
+    delivered, whether the round resumed after a crash (its tasks may have finished), and the
+    tasks whose start the plan's write logged."""
+
+    plan: Plan
+    tokens: int
+    reused: dict[str, TaskOutcome]
+    resumed: bool = False
+    announced: frozenset[str] = frozenset()
+
+
+@dataclass
+class Settling:
+    """The tasks of the plan whose outcome the journal has (written or skipped). The last task to
+    settle logs, in its own write, that the final answer is being written: one commit fewer per round.
+
+    Where the database lands writes in the order they are made (`in_order`), a task whose write
+    is on its way counts as settled: five tasks ending together are one batch, and the last of
+    them carries that log, which still lands after every task's.
+    """
+
+    plan: Plan
+    final_start: NewLog
+    settled: set[str]
+    in_order: bool
+    announced: bool = False  # the final step's start was logged with a task's outcome
+
+    def after(self, task_id: str) -> list[NewLog]:
+        """What to log with the outcome of `task_id`, as it is written: the final step's start when
+        no other task is left."""
+        if self.in_order:
+            self.settled.add(task_id)
+        if self.announced or any(t.id != task_id and t.id not in self.settled for t in self.plan.tasks):
+            return []
+        self.announced = True
+        return [self.final_start]
+
+
+def final_start_log(workflow_id: str, round_no: int) -> NewLog:
+    """The log that the final answer is being written."""
+    return NewLog(_key(workflow_id, round_no, "final", "start"), "Creating final response",
+                  agent_name="project_manager", progress=90)
+
+
+def start_log(workflow_id: str, round_no: int, plan: Plan, task: TaskSpec) -> NewLog:
+    """The log that a task of the plan is running."""
+    number, total = next(n for n, t in enumerate(plan.tasks, 1) if t.id == task.id), len(plan.tasks)
+    return NewLog(_key(workflow_id, round_no, "task", task.id, "start"), f"Running task {number}/{total}: {task.agent}",
+                  agent_name=task.agent, progress=30 + 60 * (number - 1) // total)
+
+
+@gated
+async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | None:
+    """Extract the round's files, write the user's message; the project manager answers and plans.
+
+    Replayed after a crash, extraction finds each file's contents in the extraction cache, and
+    the plan is the one the planning message carries. None: nothing more to run.
+    """
+    key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
+    prepared = await rt.rounds.prepare(workflow_id, round_no, then=[
+        NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
+    if prepared is None:  # stopped, deleted or finished before this step
+        return None
+    inp, replayed = prepared
+    if replayed:
+        written = await rt.repo.messages.round_messages(workflow_id, round_no, key("message"))
+        if written:
+            message = written[0][0]
+            plan = plan_of(message)
+            return Planned(plan, message.tokens_used, _reused(plan, inp), resumed=True)
+    started, t0 = rt.clock(), time.perf_counter()
+    limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
+    try:
+        outcome = await make_plan(inp, rt.model, rt.registry, limits)
+    except (PlanError, ModelError) as exc:
+        await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
+                              cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
+        return None
+    plan = outcome.plan
+    reused = _reused(plan, inp)
+    previous_round = inp.previous.round if inp.previous else 0
+    # Fixes made to the model's plan without asking it again are worth knowing about.
+    repaired = [NewLog(key("repair", n), f"Work plan repaired: {fix}", type="warning",
+                       agent_name="project_manager", progress=25)
+                for n, fix in enumerate(outcome.repairs, 1)]
+    answer_only = not plan.tasks  # the answer is the round's last message: no review to write
+    # The tasks that start at once are announced in this write: one commit fewer for the round.
+    starting = first_tasks(plan, reused, concurrency=rt.settings.task_concurrency,
+                           max_tokens=rt.settings.max_round_tokens, spent=outcome.usage.total_tokens)
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
+                             render_plan_message(plan), agent_name="project_manager", started_at=started,
+                             meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
+                                   "plan": rt.rounds.plan_meta(plan)},
+                             **_stats(outcome.usage, time.perf_counter() - t0))],
+        logs=[*repaired,
+              NewLog(key("done"), f"Work plan created: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
+                     progress=25),
+              *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
+                                           f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
+                for tid, o in reused.items()),
+              *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
+                        progress=100, status="completed")] if answer_only else []),
+              *(start_log(workflow_id, round_no, plan, task) for task in starting)],
+        event=Event.FINISH if answer_only else None,
+    )
+    return None if answer_only else Planned(plan, outcome.usage.total_tokens, reused,
+                                            announced=frozenset(t.id for t in starting))
+
+
+def _reused(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
+    """Tasks an interrupted previous round delivered are not run again: their results carry over."""
+    return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
+            for tid, t in reusable(plan, inp.previous).items()}
+
+
+def _agent(plan: Plan, task_id: str) -> str:
+    return next((t.agent for t in plan.tasks if t.id == task_id), "")
+
+
+@gated
+async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
+                  delivered: dict[str, TaskOutcome], announced: bool = False,
+                  then: Callable[[], list[NewLog]] = list) -> TaskOutcome:
+    """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
+    with its message, logs and files, in one transaction: that write is the task's checkpoint.
+    `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it."""
+    total = len(plan.tasks)
+    key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
+    if not announced:
+        await rt.journal.append(workflow_id, round_no, logs=[start_log(workflow_id, round_no, plan, task)])
+    started, t0 = rt.clock(), time.perf_counter()
+    try:
+        inp = await rt.rounds.round_input(workflow_id, round_no)
+        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        with use_call_context(task=task.id):
+            result = await run_task(rt.registry, task, context)
+    except (asyncio.CancelledError, ClaimLostError):
+        raise
+    except Exception as exc:  # an agent's failure is the task's, never the round's
+        with use_call_context(task=task.id):  # the server log names the task that failed
+            reason = reason_of(exc, f"the {task.agent} agent")
+        usage = getattr(exc, "usage", Usage())
+        await rt.journal.append(
+            workflow_id, round_no,
+            messages=[NewMessage(key("message"), "assistant", "step",
+                                 f"Task {number}/{total} ({task.agent}) failed: {reason}", agent_name=task.agent,
+                                 started_at=started, meta={"taskId": task.id, "failed": True, "error": reason},
+                                 **_stats(usage, time.perf_counter() - t0))],
+            logs=[NewLog(key("error"), f"Task {number}/{total} ({task.agent}) failed: {reason}", type="error",
+                         agent_name=task.agent, progress=30 + 60 * number // total), *then()],
+        )
+        return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
+    # One message carries a bounded number of documents.
+    files = await capped(result.files, rt.settings.max_task_outputs, f"{task.id}-more-documents.zip")
+    documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
+    write: asyncio.Future | None = None
+    try:
+        await rt.rounds.fill(documents)
+        write = asyncio.ensure_future(rt.journal.append(
+            workflow_id, round_no,
+            messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
+                                 started_at=started,
+                                 meta={**result.meta, "taskId": task.id, "offline": result.offline,
+                                       "model": result.model},
+                                 documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
+            logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
+                         progress=30 + 60 * number // total), *then()],
+        ))
+        written = await asyncio.shield(write)  # a stop does not tear the write in two: it lands or not
+    finally:
+        await rt.rounds.settle(documents, kept=await _landed(write))
+    return TaskOutcome(task.id, ok=True, text=result.text, files=written.file_ids if written else [],
+                       tokens=result.usage.total_tokens)
+
+
+async def _landed(write: asyncio.Future | None) -> bool:
+    """Whether the task's write stored its message (waiting for it when the task was cancelled meanwhile)."""
+    if write is None:
+        return False
+    if not write.done():
+        await asyncio.wait([write])
+    if write.cancelled() or write.exception() is not None:
+        return False
+    written: Appended | None = write.result()
+    return bool(written and written.message_ids)
+
+
+def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> dict[str, TaskOutcome]:
+    """The outcomes of the tasks whose message the round wrote before it was interrupted."""
+    outcomes = {}
+    for message, docs in rows:
+        task_id, meta = message.meta.get("taskId"), message.meta
+        if not task_id or meta.get("skipped"):
+            continue
+        failed = bool(meta.get("failed"))
+        outcomes[task_id] = TaskOutcome(task_id, ok=not failed, text="" if failed else message.content,
+                                        files=[d.file_id for d in docs], tokens=message.tokens_used,
+                                        error=meta.get("error", message.content) if failed else "")
+    return outcomes
+
+
+async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, agent: str, reason: str) -> None:
+    """Tell the user a task was skipped because something it needs is missing: a warning and a step message."""
+    key = lambda *p: _key(workflow_id, round_no, "skip", task_id, *p)  # noqa: E731
+    label = f"Task {task_id} ({agent})"
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "step", f"{label} was skipped: {reason}.",
+                             agent_name=agent, meta={"taskId": task_id, "skipped": True})],
+        logs=[NewLog(_key(workflow_id, round_no, "skip", task_id), f"{label} skipped: {reason}",
+                     type="warning", agent_name=agent)])
+
+
+@gated
+async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
+                     skipped: dict[str, str], announced: bool = False) -> None:
+    """The last message reviews what was delivered against the plan; the round completes.
+    `announced`: the last task's write logged this step's start."""
+    key = lambda *p: _key(workflow_id, round_no, "final", *p)  # noqa: E731
+    if not announced:
+        await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
+    inp = await rt.rounds.round_input(workflow_id, round_no)
+    delivered_ids = [fid for o in outcomes.values() for fid in o.files]
+    found = await rt.repo.files.files_by_id(delivered_ids)
+    files = [found[i] for i in delivered_ids if i in found]
+    delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
+    results = {tid: (TaskResult(text=o.text) if o.ok else None) for tid, o in outcomes.items()}
+    started, t0 = rt.clock(), time.perf_counter()
+    try:
+        final = await write_final(inp, plan, results, skipped, delivered, rt.model,
+                                  failures={tid: o.error for tid, o in outcomes.items() if not o.ok})
+    except ModelError as exc:
+        await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
+                              cost=_cost(exc.usage, time.perf_counter() - t0))
+        return
+    attached = await rt.rounds.contents_of(files)
+    done = sum(1 for o in outcomes.values() if o.ok)
+    ending = outcome_log(key("done"), len(plan.tasks), done)
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
+                             started_at=started, meta={"offline": final.offline, "model": final.model},
+                             documents=[NewDocument(f.id, contents) for f, contents in attached],
+                             **_stats(final.usage, time.perf_counter() - t0))],
+        logs=[ending],
+        event=Event.FINISH if ending.status == "completed" else Event.FAIL,
+    )
+
+
+def outcome_log(key: str, planned: int, done: int) -> NewLog:
+    """The round's last log. It failed when tasks were planned and none delivered; else it completed.
+
+    A plan without tasks is the project manager's answer itself: that round completed.
+    """
+    if planned and not done:
+        return NewLog(key, f"Nothing that was planned was delivered: none of the {planned} planned task(s) "
+                           "finished (see the final message for why)", type="error", agent_name="project_manager",
+                      progress=100, status="failed")
+    if done < planned:
+        return NewLog(key, f"Workflow completed: {done} of {planned} planned tasks delivered",
+                      agent_name="project_manager", progress=100, status="completed")
+    return NewLog(key, "Workflow completed successfully", agent_name="project_manager", progress=100,
+                  status="completed")
+
+
+@gated
+async def fail_step(rt: Runtime, workflow_id: str, round_no: int, reason: str) -> None:
+    """End the round as failed with an error log that says why."""
+    await rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
+
+
+@DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
+async def round_workflow(workflow_id: str, round_no: int) -> None:
+    """One round of a workflow, from the user's message to the final answer."""
+    engine = current()
+    rt = engine.rt
+    engine.track(workflow_id, asyncio.current_task())
+    try:
+        async with engine.slot(workflow_id, round_no):
+            with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
+                async with asyncio.timeout(rt.settings.max_round_seconds):
+                    with use_call_context(workflow=workflow_id, round=round_no):
+                        await _run(rt, workflow_id, round_no)
+    except TimeoutError:
+        await fail_step(rt, workflow_id, round_no,
+                        f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
+    except (asyncio.CancelledError, ClaimLostError):
+        raise  # stopped, or taken over by another replica (which writes the rest): nothing to write here
+    except Exception as exc:  # anything unforeseen fails the round with a log, never silently
+        await fail_step(rt, workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
+    finally:
+        engine.untrack(workflow_id, asyncio.current_task())
+
+
+async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
+    planned = await plan_step(rt, workflow_id, round_no)
+    if planned is None:
+        return
+    plan, tokens, reused = planned.plan, planned.tokens, planned.reused
+    finished: dict[str, TaskOutcome] = dict(reused)
+    if planned.resumed:  # tasks finished before the crash are not run again
+        finished.update(finished_tasks(await rt.repo.messages.round_messages(
+            workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
+    numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
+    settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order)
+
+    async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        delivered = {t: o for t, o in dependencies.items() if o.ok}
+        outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
+                                announced=task.id in planned.announced, then=lambda: settling.after(task.id))
+        settling.settled.add(task.id)
+        return outcome
+
+    async def skip(task: TaskSpec, reason: str) -> None:
+        await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
+        settling.settled.add(task.id)
+
+    outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency, finished=finished,
+                                       max_tokens=rt.settings.max_round_tokens,
+                                       spent=tokens + sum(o.tokens for t, o in finished.items() if t not in reused))
+    await final_step(rt, workflow_id, round_no, plan, outcomes, skipped, announced=settling.announced)

@@ -1,0 +1,294 @@
+"""What the API does with workflows: start, stop, delete, read, poll. No HTTP here: the routes parse."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+import weakref
+from datetime import datetime
+from typing import Any, Callable
+
+import msgspec
+
+from app.contract.schemas import (
+    LogPage,
+    MessagePage,
+    StartAnswer,
+    StartRequest,
+    Workflow,
+    WorkflowStatusView,
+    WorkflowSummary,
+)
+from app.contract.views import log_view, message_view, status_view, summary_view, workflow_view
+from app.errors import BadRequestError, ConflictError, NotFoundError, NotReadyError, UnprocessableError
+from app.fsm import Event, TransitionError, WorkflowStatus, next_status
+from app.rounds.journal import transition
+from app.rounds.supervisor import Engine
+from app.store.cursors import Cursor
+from app.store.records import NewLog, Owner
+from app.store.repository.idempotency import KeyReusedError
+from app.store.tables import FileRow, WorkflowRow
+
+log = logging.getLogger("foreman.workflows")
+
+CLAIM_WAIT_SECONDS = 30.0
+
+
+class WorkflowService:
+    """Workflows as their owner sees them."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rt = engine.rt
+        self.repo = engine.rt.repo
+        self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def owned(self, owner: Owner, workflow_id: str) -> WorkflowRow:
+        """The owner's workflow, or NotFoundError."""
+        row = await self.repo.workflows.workflow(owner, workflow_id) if _may_exist(workflow_id) else None
+        if row is None:
+            raise _no_workflow(workflow_id)
+        return row
+
+    async def start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
+                    idempotency_key: str | None) -> dict[str, Any]:
+        """Start a workflow or its next round; the round runs in the background.
+
+        An Idempotency-Key is bound to the caller (in the key), the target workflow and the body
+        (in the fingerprint): a retry gets the first answer, another request with it a 422.
+        """
+        if self.engine.drain.draining:
+            raise NotReadyError("This server is shutting down and starts no new rounds; send the request again "
+                                "(a load balancer sends it to another replica).", code="shutting_down")
+        key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
+        if key is None:
+            return await self._start(owner, workflow_id, body)
+        fingerprint = request_fingerprint(workflow_id, body)
+        # Retries with one key wait for each other, so a double submit starts one round, not two:
+        # in this process on a lock, across processes on the claim the database arbitrates.
+        lock = self._key_locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+            while True:
+                try:
+                    claimed, first = await self.repo.idempotency.claim(key, fingerprint)
+                except KeyReusedError:
+                    raise UnprocessableError(
+                        "This Idempotency-Key was already used for a different request (another workflow, "
+                        "prompt, files or passwords). Use a new key for a new request.",
+                        code="idempotency_key_reused") from None
+                if claimed:
+                    break
+                if first is not None:
+                    return first
+                if time.monotonic() > deadline:
+                    raise ConflictError("A request with this Idempotency-Key is still being processed; retry it "
+                                        "in a moment to get its answer.", code="idempotency_in_progress")
+                await asyncio.sleep(0.05)  # another process is starting it; its answer comes shortly
+            try:
+                answer = await self._start(owner, workflow_id, body)
+            except BaseException:
+                await self.repo.idempotency.answer(key, None)  # a retry may try again
+                raise
+            await self.repo.idempotency.answer(key, answer)
+            return answer
+
+    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest) -> dict[str, Any]:
+        prompt = body.prompt.strip()
+        if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
+            raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
+                                  code="nul_character")
+        if not prompt and not body.list_file_id:
+            raise BadRequestError("Write a prompt or attach at least one file.", code="empty_request")
+        limit = self.rt.settings.max_prompt_chars
+        if len(prompt) > limit:
+            raise BadRequestError(f"The prompt has {len(prompt):,} characters; at most {limit:,} are accepted "
+                                  "(MAX_PROMPT_CHARS). Attach longer text as a file instead.",
+                                  code="prompt_too_long")
+        file_ids = list(dict.fromkeys(body.list_file_id))
+        files = await self.repo.files.files(owner, file_ids)
+        missing = [fid for fid in file_ids if fid not in files]
+        if missing:
+            raise BadRequestError(f"Unknown file ids: {missing}. Upload the files first with POST /api/files.",
+                                  code="unknown_files")
+        unknown_pw = [k for k in body.passwords if not (k.isascii() and k.isdigit()) or int(k) not in files]
+        if unknown_pw:
+            raise BadRequestError(f"Passwords were given for files that are not in listFileId: {unknown_pw}.",
+                                  code="unknown_password_files")
+        new = workflow_id is None
+        if new:
+            workflow_id = str(uuid.uuid4())
+            name = (prompt or files[file_ids[0]].name)[:80]
+            message = "Workflow initialized"
+        else:
+            current = await self.owned(owner, workflow_id)
+            if current.status == WorkflowStatus.RUNNING:
+                raise _still_running(current.current_round)
+            name, message = current.name, f"Resuming workflow, round {current.current_round + 1}"
+        try:
+            row = await self.repo.workflows.start_round(
+                owner, workflow_id, name, new, prompt, file_ids, body.passwords,
+                NewLog("", message, agent_name="system", progress=0, status="running"),
+            )
+        except TransitionError as exc:  # a concurrent start won the compare-and-set
+            if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
+                latest = await self.repo.workflows.workflow(owner, workflow_id)
+                raise _still_running(latest.current_round if latest else None) from None
+            raise
+        except LookupError:
+            raise _no_workflow(workflow_id) from None
+        transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
+        self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
+        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords))
+        await self.engine.launch(row.id, row.current_round)
+        return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
+
+    async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
+        """Stop the running round at once; stopping a stopped workflow again is fine.
+
+        One write answers: it finds the owner's workflow, stops its round if it runs and reads it back.
+        """
+        stopped = await self.rt.journal.stop(owner, workflow_id) if _may_exist(workflow_id) else None
+        if stopped is None:
+            raise _no_workflow(workflow_id)
+        row = stopped.workflow
+        if stopped.written is None:  # it was not running: a second stop is fine, a finished round a 409
+            if row.status != WorkflowStatus.STOPPED:
+                _may_stop(row)
+            return status_view(row)
+        self.engine.stop(workflow_id, row.current_round)
+        log.info("Workflow %s round %s stopped by its user.", workflow_id, row.current_round)
+        return status_view(row)
+
+    async def delete(self, owner: Owner, workflow_id: str) -> None:
+        """Stop it if running, then delete it with its messages, logs and files only it used."""
+        row = await self.owned(owner, workflow_id)
+        if row.status == WorkflowStatus.RUNNING:
+            await self.rt.journal.stop(owner, workflow_id)
+            await self.engine.stop(workflow_id, row.current_round)  # its task ends before its rows go
+        files = await self.repo.workflows.delete_workflow(owner, workflow_id)
+        if files is None:
+            raise _no_workflow(workflow_id)
+        self.rt.cursors.drop(workflow_id)
+        transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
+        for file in files:
+            if not await self.repo.files.sha_in_use(file.sha256):
+                await self.rt.storage.remove(file.sha256)
+
+    async def cursor(self, owner: Owner, workflow_id: str) -> Cursor:
+        """The cached owner and last ids of a workflow, loading them once from the database."""
+        entry = self.rt.cursors.get(workflow_id)
+        if entry is None:
+            row = await self.repo.workflows.workflow(None, workflow_id) if _may_exist(workflow_id) else None
+            if row is None:
+                raise _no_workflow(workflow_id)
+            entry = Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id)
+            self.rt.cursors.put(workflow_id, entry)
+        if (entry.mandate_id, entry.user_id) != (owner.mandate_id, owner.user_id):
+            raise _no_workflow(workflow_id)
+        return entry
+
+    async def workflows(self, owner: Owner, limit: int, after: tuple[datetime, str] | None
+                        ) -> tuple[list[WorkflowSummary], tuple[datetime, str] | None]:
+        """A page of the owner's workflows, newest activity first, and where the next page starts
+        (None at the end); `after` is where this one starts."""
+        rows = await self.repo.workflows.workflows(owner, limit + 1, after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return [summary_view(r) for r in rows], (rows[-1].last_activity, rows[-1].id) if more else None
+
+    async def whole(self, owner: Owner, workflow_id: str, include_data: bool = False) -> Workflow:
+        """The workflow with all its messages and logs."""
+        row = await self.owned(owner, workflow_id)
+        rows = await self.repo.messages.messages_of(workflow_id)
+        files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+        blobs = await self.blobs(include_data, files)
+        messages = [message_view(m, docs, files, blobs) for m, docs in rows]
+        logs = [log_view(entry, row.mandate_id, row.user_id, updated)
+                for entry, updated in await self.repo.messages.logs_of(workflow_id)]
+        return workflow_view(row, messages, logs)
+
+    async def delete_message(self, owner: Owner, workflow_id: str, message_id: int) -> None:
+        """Hide a message of the owner's workflow; its id stays valid as a cursor."""
+        await self.owned(owner, workflow_id)
+        if not await self.repo.messages.delete_message(workflow_id, message_id):
+            raise NotFoundError(f"Workflow {workflow_id!r} has no message {message_id}.", code="message_not_found")
+
+    async def remove_document(self, owner: Owner, workflow_id: str, message_id: int, file_id: int) -> None:
+        """Take a file off a message of the owner's workflow."""
+        await self.owned(owner, workflow_id)
+        if not await self.repo.messages.remove_document(workflow_id, message_id, file_id):
+            raise NotFoundError(f"Message {message_id} of workflow {workflow_id!r} has no file {file_id}.",
+                                code="document_not_found")
+
+    async def page(self, owner: Owner, workflow_id: str, kind: str, after: int, limit: int,
+                   include_data: bool = False) -> MessagePage | LogPage:
+        """Items after the cursor (0: from the start), in the order they were written."""
+        cursor = await self.cursor(owner, workflow_id)
+        last = cursor.last_message_id if kind == "messages" else cursor.last_log_id
+        empty = MessagePage if kind == "messages" else LogPage
+        if after and after == last:
+            return empty(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
+        if after < 0 or (after and not await self.repo.messages.cursor_belongs(workflow_id, kind, after)):
+            raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
+                                  "you received, or no id to start from the beginning.", code="bad_cursor")
+        if kind == "messages":
+            rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
+            files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+            blobs = await self.blobs(include_data, files)
+            items = [message_view(m, docs, files, blobs) for m, docs in rows[:limit]]
+            more = len(rows) > limit
+            return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+        logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
+        items = [log_view(entry, cursor.mandate_id, cursor.user_id, updated) for entry, updated in logs[:limit]]
+        more = len(logs) > limit
+        return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+
+    async def blobs(self, include: bool, files: dict[int, FileRow]) -> Callable[[FileRow], bytes] | None:
+        """How views get the documents' bytes: read from the store with `?includeData=true`, else not at all."""
+        if not include:
+            return None
+        data = {sha: await self.rt.storage.get(sha) for sha in sorted({f.sha256 for f in files.values()})}
+        return lambda file: data[file.sha256]
+
+
+def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:
+    """What an Idempotency-Key is bound to besides its caller: the target workflow and the body."""
+    canonical = msgspec.json.encode({"workflow": workflow_id, "body": msgspec.to_builtins(body)}, order="sorted")
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def _reached(items: list, after: int, last: int, more: bool) -> int:
+    """The cursor a page leaves the poller at: past deleted messages up to the workflow's last id when the
+    page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
+    reached = items[-1].id if items else after
+    return max(reached, last) if not more else reached
+
+
+def _may_exist(workflow_id: str) -> bool:
+    # PostgreSQL refuses NUL in text; no workflow id has one.
+    return "\x00" not in workflow_id
+
+
+def _no_workflow(workflow_id: str) -> NotFoundError:
+    return NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+
+
+def _may_stop(row: Any) -> None:
+    """TransitionError (409) unless the workflow can be stopped; its body says the status and round."""
+    try:
+        next_status(WorkflowStatus(row.status), Event.STOP)
+    except TransitionError as exc:
+        exc.extra = {"status": row.status, "currentRound": row.current_round}
+        raise
+
+
+def _still_running(current_round: int | None) -> ConflictError:
+    return ConflictError(
+        "The workflow's current round is still running. Wait for it to finish or stop it first.",
+        code="round_running", extra={"status": "running", "currentRound": current_round},
+    )
+

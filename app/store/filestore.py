@@ -1,0 +1,155 @@
+"""Where file bytes live (uploads and agents' outputs), addressed by their SHA-256: a directory
+under DATA_DIR, or the database, so that every replica on one PostgreSQL database reads every
+upload (`FILE_STORE=local|database`).
+
+Reading checks the bytes against their address: damaged or missing bytes raise
+`StoredFileError`, never come back wrong. Hashing and file I/O run in a worker thread; the
+SQL is `app.store.repository.blobs`.
+
+In the database the bytes are rows of 1 MB (`file_chunks`): measured against one bytea row and
+large objects (bench/blob_layouts.py), they wrote and read 50 MB in less time with the least
+memory, are written and deleted in an ordinary transaction (no orphaned large objects), and the
+same table serves SQLite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Protocol
+
+from app.errors import StoredFileError
+from app.store.database import Database
+from app.store.repository.blobs import BlobRows
+
+log = logging.getLogger("foreman.files")
+
+
+class BlobStore(Protocol):
+    """Bytes by their SHA-256."""
+
+    kind: str
+
+    async def put(self, data: bytes) -> str:
+        """Store `data` (once per content) and return its SHA-256."""
+        ...
+
+    async def get(self, sha256: str) -> bytes:
+        """The bytes stored under `sha256`, checked; `StoredFileError` when missing or damaged."""
+        ...
+
+    async def remove(self, sha256: str) -> None:
+        """Forget the bytes (the caller knows no file uses them any more)."""
+        ...
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def checked(sha256: str, data: bytes) -> bytes:
+    """`data` if it hashes to `sha256`; else the error a reader sees instead of wrong bytes."""
+    if sha256_of(data) != sha256:
+        log.error("Stored bytes of %s do not match their SHA-256 (%d bytes read).", sha256, len(data))
+        raise StoredFileError("The stored copy of this file is damaged (its bytes no longer match their "
+                              "checksum), so it is not served. Upload the file again.", code="stored_file_damaged")
+    return data
+
+
+def missing(sha256: str) -> StoredFileError:
+    log.error("No stored bytes for %s.", sha256)
+    return StoredFileError("The stored copy of this file is missing on the server. Upload the file again.",
+                           code="stored_file_missing")
+
+
+class LocalBlobs:
+    """A content-addressed directory (DATA_DIR/files): one replica, or a shared volume."""
+
+    kind = "local"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    async def put(self, data: bytes) -> str:
+        return await asyncio.to_thread(self._put, data)
+
+    def _put(self, data: bytes) -> str:
+        sha = sha256_of(data)
+        target = self.path(sha)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, target)  # atomic: a reader sees all of the bytes or none
+        return sha
+
+    async def get(self, sha256: str) -> bytes:
+        return await asyncio.to_thread(self.read, sha256)
+
+    def read(self, sha256: str) -> bytes:
+        """The checked bytes (blocking)."""
+        try:
+            data = self.path(sha256).read_bytes()
+        except FileNotFoundError:
+            raise missing(sha256) from None
+        return checked(sha256, data)
+
+    def has(self, sha256: str) -> bool:
+        return self.path(sha256).exists()
+
+    async def remove(self, sha256: str) -> None:
+        await asyncio.to_thread(self.path(sha256).unlink, missing_ok=True)
+
+
+class DatabaseBlobs:
+    """The bytes in the application database, in rows of 1 MB: every replica reads every file.
+
+    Files stored in DATA_DIR before this store was chosen are still found there (`legacy`) and
+    copied into the database on first read.
+    """
+
+    kind = "database"
+
+    def __init__(self, db: Database, legacy: LocalBlobs | None = None) -> None:
+        self.rows = BlobRows(db)
+        self.legacy = legacy
+
+    async def put(self, data: bytes) -> str:
+        sha = await asyncio.to_thread(sha256_of, data)
+        await self.rows.put(sha, data)
+        return sha
+
+    async def get(self, sha256: str) -> bytes:
+        parts = await self.rows.read(sha256)
+        if not parts:
+            return await self._adopt(sha256)
+        # Joining 50 MB is a copy the event loop should not wait on: done with the hash, in a thread.
+        return await asyncio.to_thread(lambda: checked(sha256, b"".join(parts)))
+
+    async def _adopt(self, sha256: str) -> bytes:
+        if self.legacy is None or not await asyncio.to_thread(self.legacy.has, sha256):
+            raise missing(sha256)
+        data = await asyncio.to_thread(self.legacy.read, sha256)
+        await self.rows.put(sha256, data)
+        log.info("File bytes %s moved from DATA_DIR into the database.", sha256)
+        return data
+
+    async def remove(self, sha256: str) -> None:
+        await self.rows.delete(sha256)
+        if self.legacy is not None:
+            await self.legacy.remove(sha256)
+
+
+def open_store(kind: str, db: Database, root: Path) -> BlobStore:
+    """The store FILE_STORE names."""
+    local = LocalBlobs(root)
+    return DatabaseBlobs(db, legacy=local) if kind == "database" else local

@@ -1,0 +1,96 @@
+"""The full-text index's SQL: chunks of extracted files, FTS5 on SQLite, tsvector on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, delete, func, select, text
+from sqlalchemy.engine import Connection
+
+from app.store.database import Database
+from app.store.tables import ChunkRow
+
+C = ChunkRow
+CANDIDATES = 2000  # chunks fetched per query at most, best first by the database's own rank
+
+
+@dataclass
+class StoredChunk:
+    """A chunk as the index returns it."""
+
+    id: int
+    sha256: str
+    seq: int
+    text: str
+    terms: list[str]
+    page: int | None
+    sheet: str | None
+    section: str | None
+
+
+def insert_chunks_tx(conn: Connection, sha256: str, rows: Sequence[dict[str, Any]], is_sqlite: bool) -> None:
+    """Store a file's chunks (once per content hash) with their full-text entries."""
+    if not rows or conn.execute(select(C.id).where(C.sha256 == sha256).limit(1)).first():
+        return
+    ids = conn.execute(C.__table__.insert().returning(C.__table__.c.id, sort_by_parameter_order=True), [dict(r, sha256=sha256) for r in rows])
+    if is_sqlite:
+        conn.execute(text("INSERT INTO chunks_fts(rowid, terms) VALUES (:id, :terms)"),
+                     [{"id": i, "terms": r["terms"]} for i, r in zip(ids.scalars().all(), rows, strict=True)])
+
+
+def delete_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
+    """Drop the chunks of these content hashes."""
+    if is_sqlite:
+        conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE sha256 IN :shas)")
+                     .bindparams(bindparam("shas", expanding=True)), {"shas": list(shas)})
+    conn.execute(delete(C).where(C.sha256.in_(list(shas))))
+
+
+class ChunkStore:
+    """Reads and writes the index of one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        if db.is_sqlite:
+            self._match = text(
+                "SELECT c.id, c.sha256, c.seq, c.text, c.terms, c.page, c.sheet, c.section "
+                "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                "WHERE chunks_fts MATCH :query AND c.sha256 IN :shas "
+                "ORDER BY bm25(chunks_fts) LIMIT :limit").bindparams(bindparam("shas", expanding=True))
+        else:
+            self._match = text(
+                "SELECT c.id, c.sha256, c.seq, c.text, c.terms, c.page, c.sheet, c.section FROM chunks c "
+                "WHERE c.sha256 IN :shas AND to_tsvector('simple', c.terms) @@ to_tsquery('simple', :query) "
+                "ORDER BY ts_rank(to_tsvector('simple', c.terms), to_tsquery('simple', :query)) DESC "
+                "LIMIT :limit").bindparams(bindparam("shas", expanding=True))
+
+    async def add(self, sha256: str, rows: Sequence[dict[str, Any]]) -> None:
+        await self.db.run_write(insert_chunks_tx, sha256, rows, self.db.is_sqlite)
+
+    async def indexed(self, shas: Sequence[str]) -> dict[str, str]:
+        """The content hashes among `shas` that have chunks, with their text's language."""
+        if not shas:
+            return {}
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(select(C.sha256, C.language).where(C.sha256.in_(list(shas))).distinct())
+            return {s: lang for s, lang in result}
+
+    async def stats(self, shas: Sequence[str]) -> tuple[int, float]:
+        """Number of chunks of these files and their mean length in terms."""
+        async with self.db.reader.connect() as conn:
+            count, average = (await conn.execute(
+                select(func.count(), func.avg(C.length)).where(C.sha256.in_(list(shas))))).one()
+            return int(count or 0), float(average or 0.0)
+
+    async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[StoredChunk]:
+        """The chunks of these files holding any of the terms."""
+        if not shas or not terms:
+            return []
+        joiner = " OR " if self.db.is_sqlite else " | "
+        query = joiner.join(f'"{t}"' if self.db.is_sqlite else t for t in terms)
+        async with self.db.reader.connect() as conn:
+            rows = await conn.execute(self._match, {"query": query, "shas": list(shas), "limit": CANDIDATES})
+            return [StoredChunk(id=r.id, sha256=r.sha256, seq=r.seq, text=r.text, terms=r.terms.split(),
+                                page=r.page, sheet=r.sheet, section=r.section) for r in rows]

@@ -1,0 +1,89 @@
+"""Files (upload metadata) and the extraction cache, with the files' full-text chunks."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.engine import Connection
+
+from app.store.database import Database
+from app.store.records import Owner
+from app.store.repository.chunks import delete_chunks_tx, insert_chunks_tx
+from app.store.tables import ExtractionRow, FileRow
+
+F = FileRow
+
+
+def forget_unused_contents_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
+    """Drop what was derived from the bytes of content hashes that no file has any more: their
+    full-text chunks and their cached extractions (with a password too: keyed "sha256:...")."""
+    if not shas:
+        return
+    used = {s for (s,) in conn.execute(select(F.sha256).where(F.sha256.in_(list(shas))))}
+    gone = sorted(set(shas) - used)
+    if not gone:
+        return
+    delete_chunks_tx(conn, gone, is_sqlite)
+    key = ExtractionRow.key
+    conn.execute(delete(ExtractionRow).where(or_(key.in_(gone), *(key.like(f"{s}:%") for s in gone))))
+
+
+class FileStore:
+    """Queries over files and cached extractions."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def add_files(self, rows: Sequence[FileRow]) -> list[FileRow]:
+        return await self.db.run_write(self.add_files_tx, rows)
+
+    def add_files_tx(self, conn: Connection, rows: Sequence[FileRow]) -> list[FileRow]:
+        out = []
+        for row in rows:
+            values = row.model_dump(exclude={"id"})
+            new_id = (conn.execute(F.__table__.insert().values(**values).returning(F.id))).scalar_one()
+            out.append(row.model_copy(update={"id": new_id}))
+        return out
+
+    async def files(self, owner: Owner, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(
+                select(F).where(F.id.in_(list(ids)), F.mandate_id == owner.mandate_id, F.user_id == owner.user_id)
+            )
+            return {row.id: FileRow.model_validate(row._mapping) for row in result}
+
+    async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
+        return await self.db.run_read(self.files_by_id_tx, ids)
+
+    def files_by_id_tx(self, conn: Connection, ids: Sequence[int]) -> dict[int, FileRow]:
+        if not ids:
+            return {}
+        result = conn.execute(select(F).where(F.id.in_(list(ids))))
+        return {row.id: FileRow.model_validate(row._mapping) for row in result}
+
+    async def sha_in_use(self, sha256: str) -> bool:
+        async with self.db.reader.connect() as conn:
+            return (await conn.execute(select(func.count()).where(F.sha256 == sha256))).scalar_one() > 0
+
+    async def extraction(self, key: str) -> ExtractionRow | None:
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(select(ExtractionRow).where(ExtractionRow.key == key))).first()
+            return ExtractionRow.model_validate(row._mapping) if row else None
+
+    async def save_extraction(self, row: ExtractionRow, sha256: str = "", chunks: Sequence[dict[str, Any]] = ()) -> None:
+        """Cache an extraction, with the file's full-text chunks, in one transaction."""
+        return await self.db.run_write(self._save_extraction_tx, row, sha256, chunks)
+
+    def _save_extraction_tx(self, conn: Connection, row: ExtractionRow, sha256: str = "",
+                            chunks: Sequence[dict[str, Any]] = ()) -> None:
+        conn.execute(
+            self.db.insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
+                index_elements=["key"]
+            )
+        )
+        insert_chunks_tx(conn, sha256, chunks, self.db.is_sqlite)

@@ -1,0 +1,267 @@
+"""Messages (with their documents) and logs: the rows a round appends, the pages pollers read."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any, Sequence
+
+from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy.engine import Connection
+
+from app.clock import now
+from app.fsm import WorkflowStatus
+from app.store.database import Database, batch_of
+from app.store.notify import announcing, cursors_announcement
+from app.store.records import Appended, Cost, NewLog, NewMessage
+from app.store.statements import Prepared
+from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+
+W, M, L, D, F = WorkflowRow, MessageRow, LogRow, DocumentRow, FileRow
+
+
+def user_message_key(workflow_id: str, round_no: int) -> str:
+    """The key of a round's user message (status first), written by the start."""
+    return f"{workflow_id}:{round_no}:prepare:message"
+
+READ_DONE = ":done"  # the reading log written with the file's contents (`attach_contents`) ends so
+
+
+def reading_key(workflow_id: str, round_no: int, position: int) -> str:
+    """The key prefix of the logs about reading the file at `position` of a round's user message."""
+    return f"{workflow_id}:{round_no}:prepare:file:{position}"
+
+
+def fills_message(log_key: str) -> bool:
+    """Whether a log was written in the transaction that filled a file's contents into its round's user message."""
+    return log_key.endswith(READ_DONE) and ":prepare:file:" in log_key
+
+
+class MessageStore:
+    """Queries over messages, their documents and logs."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        # The hot statements are built once with bound parameters, so each append only binds
+        # values: building SQLAlchemy statements per call cost more than SQLite's own work.
+        wt = W.__table__
+        # Those a round writes many times run straight on the cursor (app.store.statements).
+        self._insert_message = Prepared(db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
+                                        .returning(M.__table__.c.id))
+        self._insert_logs = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
+                             .returning(L.__table__.c.id, L.__table__.c.progress))
+        self._insert_log = Prepared(self._insert_logs)
+        self._insert_reply = Prepared(db.insert(M.__table__)
+                                      .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
+                                              .scalar_subquery())
+                                      .on_conflict_do_nothing(index_elements=["key"]).returning(M.__table__.c.id))
+        self._insert_document = D.__table__.insert()
+        self._insert_file = F.__table__.insert().returning(F.__table__.c.id)
+        update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
+            last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
+            last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
+            bytes_sent=wt.c.bytes_sent + bindparam("sent"), bytes_received=wt.c.bytes_received + bindparam("received"),
+            tokens_used=wt.c.tokens_used + bindparam("tokens"),
+            processing_time=wt.c.processing_time + bindparam("seconds"),
+        )
+        self._update_totals = Prepared(update_totals)
+        self._update_announcing = Prepared(announcing(update_totals))
+
+    def append_rows_tx(
+        self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        stamp: datetime, cost: Cost | None = None,
+    ) -> Appended:
+        """Write messages and logs to the workflow `row` (locked by the caller) and update its totals."""
+        message_ids, file_ids = [], []
+        seq = row.next_sequence_no
+        cost = cost or Cost()
+        sent, received, tokens, seconds = cost.bytes_sent, cost.bytes_received, cost.tokens_used, cost.processing_time
+        progress = row.progress
+        for msg in messages:
+            values = dict(
+                workflow_id=row.id, key=msg.key, round=row.current_round, started_at=msg.started_at or stamp,
+                finished_at=stamp, sequence_no=seq, status=msg.status, role=msg.role, content=msg.content,
+                agent_name=msg.agent_name, bytes_sent=msg.bytes_sent, bytes_received=msg.bytes_received,
+                tokens_used=msg.tokens_used, processing_time=msg.processing_time, meta=msg.meta, deleted=False,
+            )
+            if msg.role == "user":
+                written = self._insert_message.execute(conn, dict(values, parent_message_id=None))
+            else:  # an answer names its round's user message as its parent, found by key in the same statement
+                values["parent_key"] = user_message_key(row.id, row.current_round)
+                written = self._insert_reply.execute(conn, values)
+            if not written:
+                continue  # written before a crash; the replay must not write it twice
+            new_id = written[0][0]
+            seq += 1
+            message_ids.append(new_id)
+            sent, received = sent + msg.bytes_sent, received + msg.bytes_received
+            tokens, seconds = tokens + msg.tokens_used, seconds + msg.processing_time
+            for position, doc in enumerate(msg.documents):
+                file_id = doc.file_id
+                if doc.file is not None:  # a file made with the message: written only with it
+                    file_id = conn.execute(self._insert_file, doc.file.model_dump(exclude={"id"})).scalar_one()
+                    file_ids.append(file_id)
+                conn.execute(self._insert_document, dict(
+                    id=f"doc_{new_id}_{position}", message_id=new_id, file_id=file_id, position=position,
+                    contents=doc.contents,
+                ))
+        # Parallel tasks finish in any order; the progress a poller sees never goes back.
+        # A log without its own progress (a warning, say) shows where the round is.
+        rows = []
+        for entry in logs:
+            progress = progress if entry.progress is None else max(entry.progress, progress)
+            rows.append(dict(workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message,
+                             type=entry.type, timestamp=stamp, agent_name=entry.agent_name,
+                             status=entry.status or row.status, progress=progress))
+        # One statement for all of them (a single one on the cursor); a log written before a crash
+        # is not written again and returns nothing (the row's progress already counts it).
+        if len(rows) == 1:
+            written = self._insert_log.execute(conn, rows[0])
+        else:
+            written = [tuple(r) for r in conn.execute(self._insert_logs, rows)] if rows else []
+        log_ids = [log_id for log_id, _ in written]
+        progress = max((shown for _, shown in written), default=row.progress)
+        last_message_id = max(message_ids, default=row.last_message_id)
+        last_log_id = max(log_ids, default=row.last_log_id)
+        row.last_activity, row.next_sequence_no, row.progress = stamp, seq, progress
+        row.last_message_id, row.last_log_id = last_message_id, last_log_id
+        self._add_totals(conn, row, dict(sent=sent, received=received, tokens=tokens, seconds=seconds),
+                         announce=bool(message_ids or log_ids))
+        return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id,
+                        file_ids=file_ids)
+
+    def _add_totals(self, conn: Connection, row: SimpleNamespace, costs: dict[str, Any], announce: bool) -> None:
+        """Write the row's new last ids, sequence and progress and add `costs` to its totals; in a batch,
+        once for all its calls (see app.store.database.Batch), with the cursors announced once."""
+        shared = batch_of(conn)
+        if shared is not None and row.id in shared.updates:  # an earlier call of the batch left its own
+            earlier, announced = shared.costs[row.id]
+            costs, announce = {name: value + earlier[name] for name, value in costs.items()}, announce or announced
+
+        def update() -> None:
+            values = dict(wid=row.id, stamp=row.last_activity, last_message=row.last_message_id,
+                          last_log=row.last_log_id, seq=row.next_sequence_no, shown=row.progress, **costs)
+            if announce and not self.db.is_sqlite:  # SQLite serves one process: nothing to announce
+                self._update_announcing.execute(conn, {
+                    **values, **cursors_announcement(row.id, row.last_message_id, row.last_log_id)})
+            else:
+                self._update_totals.execute(conn, values)
+
+        if shared is None:
+            update()
+        else:
+            shared.costs[row.id] = costs, announce
+            shared.updates[row.id] = update
+
+    async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        return await self.db.run_read(self.message_page_tx, workflow_id, after, limit)
+
+    def message_page_tx(self, conn: Connection, workflow_id: str, after: int,
+                        limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        query = (select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
+                 .order_by(M.id).limit(limit))
+        return self._with_documents(conn, query)
+
+    def messages_by_id_tx(self, conn: Connection, workflow_id: str,
+                          ids: list[int]) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        if not ids:
+            return []
+        query = select(M).where(M.workflow_id == workflow_id, M.id.in_(ids), M.deleted.is_(False)).order_by(M.id)
+        return self._with_documents(conn, query)
+
+    def _with_documents(self, conn: Connection, query: Any) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        rows = [MessageRow.model_validate(r._mapping) for r in conn.execute(query)]
+        docs = self._documents(conn, [r.id for r in rows])
+        return [(r, docs.get(r.id, [])) for r in rows]
+
+    async def messages_of(self, workflow_id: str, before_round: int | None = None,
+                          ) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The workflow's messages (those of rounds before `before_round`), with their documents."""
+        return await self.db.run_read(self._messages_of_tx, workflow_id, before_round)
+
+    def _messages_of_tx(self, conn: Connection, workflow_id: str,
+                        before_round: int | None) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        query = select(M).where(M.workflow_id == workflow_id, M.deleted.is_(False))
+        if before_round is not None:
+            query = query.where(M.round < before_round)
+        return self._with_documents(conn, query.order_by(M.id))
+
+    async def round_messages(self, workflow_id: str, round_no: int,
+                             key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The round's messages whose key starts with `key_prefix` (a step's), with their documents."""
+        return await self.db.run_read(self._round_messages_tx, workflow_id, round_no, key_prefix)
+
+    def _round_messages_tx(self, conn: Connection, workflow_id: str, round_no: int,
+                           key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        query = (select(M).where(M.workflow_id == workflow_id, M.round == round_no,
+                                 M.key.startswith(key_prefix, autoescape=True)).order_by(M.id))
+        return self._with_documents(conn, query)
+
+    async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
+        """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
+        query = (select(L.round).where(L.workflow_id == workflow_id, L.round < before_round,
+                                       L.status == WorkflowStatus.COMPLETED).distinct())
+        async with self.db.reader.connect() as conn:
+            return {r for (r,) in await conn.execute(query)}
+
+    def _documents(self, conn: Connection, message_ids: list[int]) -> dict[int, list[DocumentRow]]:
+        if not message_ids:
+            return {}
+        out: dict[int, list[DocumentRow]] = {}
+        query = select(D).where(D.message_id.in_(message_ids)).order_by(D.message_id, D.position)
+        for r in conn.execute(query):
+            doc = DocumentRow.model_validate(r._mapping)
+            out.setdefault(doc.message_id, []).append(doc)
+        return out
+
+    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[LogRow, int | None]]:
+        """Log entries after `after`, each with the id of the message its transaction filled in (or None)."""
+        return await self.db.run_read(self.log_page_tx, workflow_id, after, limit)
+
+    def log_page_tx(self, conn: Connection, workflow_id: str, after: int,
+                    limit: int) -> list[tuple[LogRow, int | None]]:
+        result = conn.execute(select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit))
+        logs = [LogRow.model_validate(r._mapping) for r in result]
+        rounds = sorted({e.round for e in logs if fills_message(e.key)})
+        users: dict[int, int] = {}
+        if rounds:  # each round's user message is its first one (written by the start)
+            query = (select(M.round, func.min(M.id)).where(M.workflow_id == workflow_id, M.round.in_(rounds),
+                                                           M.role == "user").group_by(M.round))
+            users = dict(conn.execute(query).all())
+            hidden = set(conn.execute(select(M.id).where(M.id.in_(list(users.values())), M.deleted.is_(True))).scalars())
+            users = {r: mid for r, mid in users.items() if mid not in hidden}
+        return [(e, users.get(e.round) if fills_message(e.key) else None) for e in logs]
+
+    async def logs_of(self, workflow_id: str) -> list[tuple[LogRow, int | None]]:
+        return await self.log_page(workflow_id, 0, 1_000_000)
+
+    async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:
+        table = M if kind == "messages" else L
+        async with self.db.reader.connect() as conn:
+            found = await conn.execute(select(table.id).where(table.id == item_id, table.workflow_id == workflow_id))
+            return found.first() is not None
+
+    async def delete_message(self, workflow_id: str, message_id: int) -> bool:
+        """Hide a message; its id stays valid as a cursor."""
+        return await self.db.run_write(self._delete_message_tx, workflow_id, message_id)
+
+    def _delete_message_tx(self, conn: Connection, workflow_id: str, message_id: int) -> bool:
+        changed = conn.execute(
+            update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+            .values(deleted=True)
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)
+
+    async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
+        return await self.db.run_write(self._remove_document_tx, workflow_id, message_id, file_id)
+
+    def _remove_document_tx(self, conn: Connection, workflow_id: str, message_id: int, file_id: int) -> bool:
+        owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+        changed = conn.execute(
+            delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
+        )
+        if changed.rowcount:
+            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+        return bool(changed.rowcount)

@@ -1,0 +1,327 @@
+"""Workflows and their transitions: start a round, append to it under a status event, delete."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Callable, Sequence
+
+from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
+from sqlalchemy.engine import Connection
+
+from app.clock import now
+from app.fsm import Event, WorkflowStatus, next_status, sources
+from app.rounds.ownership import Claim, ClaimLostError
+from app.store.database import Database, batch_of
+from app.store.notify import announce_deleted, announce_stop
+from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped
+from app.store.repository.files import forget_unused_contents_tx
+from app.store.repository.messages import MessageStore, user_message_key
+from app.store.statements import Prepared
+from app.store.tables import (
+    DocumentRow,
+    FileRow,
+    IdempotencyRow,
+    LogRow,
+    MessageRow,
+    RoundFileRow,
+    WorkflowRow,
+)
+from extractors.base import ContentItem
+
+W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
+# DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").
+DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xid"), schema="dbos")
+# FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes of one
+# round's parallel tasks do not wait for each other here.
+_FENCE = (select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == bindparam("workflow"))
+          .with_for_update(read=True))
+_OWNER = "fenced_owner_xid"  # the column `_lock` adds for `_fence`
+
+
+def _settle(conn: Connection, workflow_id: str) -> None:
+    # A statement that changes the workflow row follows: what the batch left to write goes first.
+    if (shared := batch_of(conn)) is not None:
+        shared.settle(workflow_id)
+
+
+class WorkflowStore:
+    """Queries over workflows, their rounds' inputs and their status transitions."""
+
+    def __init__(self, db: Database, messages: MessageStore) -> None:
+        self.db = db
+        self.messages = messages
+        wt = W.__table__
+        lock = fenced = select(wt).where(wt.c.id == bindparam("wid"))
+        if not db.is_sqlite:
+            lock = lock.with_for_update()  # appends per workflow commit in id order
+            # The same, with the fence's read of the claim's owner (locked FOR SHARE): one statement, not two.
+            owner = _FENCE.scalar_subquery().label(_OWNER)
+            fenced = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
+        # Every append reads the row: straight on the cursor (app.store.statements).
+        self._lock_query, self._lock_fenced_query = Prepared(lock), Prepared(fenced)
+        # Every round starts with these.
+        self._insert_workflow = Prepared(wt.insert())
+        self._insert_round_files = Prepared(RoundFileRow.__table__.insert())
+
+    async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
+        return await self.db.run_read(self.workflow_tx, owner, workflow_id)
+
+    def workflow_tx(self, conn: Connection, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
+        query = select(W).where(W.id == workflow_id)
+        if owner is not None:
+            query = query.where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+        row = conn.execute(query).first()
+        return WorkflowRow.model_validate(row._mapping) if row else None
+
+    async def workflows(self, owner: Owner, limit: int | None = None,
+                        after: tuple[datetime, str] | None = None) -> list[WorkflowRow]:
+        """The owner's workflows, newest activity first; `after` is the (activity, id) a page ended with."""
+        query = (
+            select(W)
+            .where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+            .order_by(W.last_activity.desc(), W.id)
+        )
+        if after is not None:
+            stamp, last_id = after
+            query = query.where(or_(W.last_activity < stamp, and_(W.last_activity == stamp, W.id > last_id)))
+        if limit is not None:
+            query = query.limit(limit)
+        async with self.db.reader.connect() as conn:
+            return [WorkflowRow.model_validate(r._mapping) for r in await conn.execute(query)]
+
+    async def running_workflows(self) -> list[WorkflowRow]:
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(select(W).where(W.status == WorkflowStatus.RUNNING))
+            return [WorkflowRow.model_validate(r._mapping) for r in result]
+
+    async def start_round(
+        self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
+        passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
+        """Create the workflow (round 1) or move it to its next round, as one compare-and-set.
+
+        The round's user message (status first, with its documents, their contents still to
+        come) is written in the same transaction: the first poll after the answer shows it.
+        """
+        return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
+                                       passwords, log)
+
+    def _start_round_tx(
+        self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
+        file_ids: list[int], passwords: dict[str, str], log: NewLog,
+    ) -> WorkflowRow:
+        stamp = now()
+        if new:
+            next_status(None, Event.START)
+            values = WorkflowRow(
+                id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
+                status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
+            ).model_dump()
+            self._insert_workflow.execute(conn, values)
+            row = self._hold(conn, SimpleNamespace(**values))  # as written; its insert locks it
+        else:
+            current = self._lock(conn, workflow_id)
+            if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
+                raise LookupError(workflow_id)
+            next_status(WorkflowStatus(current.status), Event.START)
+            _settle(conn, workflow_id)
+            changed = conn.execute(
+                update(W)
+                .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
+                .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
+                        progress=0)
+            )
+            if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
+                next_status(WorkflowStatus.RUNNING, Event.START)
+            row = self._lock(conn, workflow_id)
+        log.key = f"{workflow_id}:{row.current_round}:start"
+        self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
+                                                    file_ids=file_ids, passwords=passwords))
+        message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
+                             documents=[NewDocument(fid) for fid in file_ids])
+        written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
+        return WorkflowRow.model_validate(dict(vars(row), last_activity=stamp, last_message_id=written.last_message_id,
+                                               last_log_id=written.last_log_id,
+                                               next_sequence_no=row.next_sequence_no + len(written.message_ids)))
+
+    async def round_input(self, workflow_id: str, round_no: int) -> RoundRequest | None:
+        return await self.db.run_read(self._round_input_tx, workflow_id, round_no)
+
+    def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundRequest | None:
+        R = RoundFileRow
+        query = select(R.prompt, R.file_ids, R.passwords).where(R.workflow_id == workflow_id, R.round == round_no)
+        row = conn.execute(query).first()
+        return RoundRequest(*row) if row else None
+
+    async def forget_passwords(self, workflow_id: str, round_no: int) -> None:
+        return await self.db.run_write(self._forget_passwords_tx, workflow_id, round_no)
+
+    def _forget_passwords_tx(self, conn: Connection, workflow_id: str, round_no: int) -> None:
+        conn.execute(
+            update(RoundFileRow)
+            .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+            .values(passwords={})
+        )
+
+    async def append(
+        self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
+        event: Event | None = None, cost: Cost | None = None, claim: Claim | None = None,
+    ) -> Appended | None:
+        """Write a step's messages and logs, and apply `event`, in one transaction.
+
+        Nothing is written (None) unless the workflow is still running round `round_no`: a
+        stopped or deleted round gets no further output.
+        With a `claim` (on PostgreSQL), nothing is written and ClaimLostError raised unless the
+        execution still owns the round (see app.rounds.ownership).
+        """
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim)
+
+    def _append_tx(
+        self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
+        logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
+    ) -> Appended | None:
+        row = self._lock(conn, workflow_id, claim)
+        if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
+            return None
+        return self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
+
+    def _append_locked_tx(
+        self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
+        event: Event | None, cost: Cost | None, claim: Claim | None,
+    ) -> Appended:
+        """`append` to the running round of the workflow `row`, locked by the caller."""
+        stamp = now()
+        workflow_id = row.id
+        status = before = WorkflowStatus(row.status)
+        self._fence(conn, claim)
+        if event is not None:
+            status = next_status(status, event)
+            conn.execute(
+                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
+            )
+            row.status = status
+            if event is Event.STOP:  # the process running it may be another
+                announce_stop(conn, self.db.is_sqlite, workflow_id)
+        written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
+        written.before = before
+        return written
+
+    async def stop(self, owner: Owner | None, workflow_id: str, log: Callable[[int], NewLog]) -> Stopped | None:
+        """Stop the workflow's running round with the log `log(round)`, in one transaction that also reads
+        the workflow back as it leaves it; None when the owner (any owner: None) has no such workflow.
+
+        A workflow that is not running is returned unchanged: the caller tells a second stop (fine)
+        from a stop of a finished round (a conflict) by its status.
+        """
+        return await self.db.run_write(self._stop_tx, owner, workflow_id, log)
+
+    def _stop_tx(self, conn: Connection, owner: Owner | None, workflow_id: str,
+                 log: Callable[[int], NewLog]) -> Stopped | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or owner is not None and (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+            return None
+        written = None
+        if row.status == WorkflowStatus.RUNNING:
+            written = self._append_locked_tx(conn, row, (), [log(row.current_round)], Event.STOP, None, None)
+        _settle(conn, workflow_id)  # the batch's update of the row, written before the row is read back
+        return Stopped(self.workflow_tx(conn, None, workflow_id), written)
+
+    async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
+                              contents: list[ContentItem], logs: Sequence[NewLog] = (),
+                              claim: Claim | None = None) -> Appended | None:
+        """Fill in one document of the round's user message with its extracted contents, with `logs`.
+
+        The contents are filled in whatever the round's status (they are the file's, and later
+        rounds read them); the logs only while the round runs.
+        """
+        return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs,
+                                       claim)
+
+    def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
+                            contents: list[ContentItem], logs: Sequence[NewLog],
+                            claim: Claim | None = None) -> Appended | None:
+        row = self._lock(conn, workflow_id, claim)
+        if row is None or row.current_round != round_no:
+            return None
+        if row.status == WorkflowStatus.RUNNING:
+            self._fence(conn, claim)
+        message = select(M.id).where(M.key == user_message_key(workflow_id, round_no)).scalar_subquery()
+        conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
+        if row.status != WorkflowStatus.RUNNING:
+            return None
+        return self.messages.append_rows_tx(conn, row, [], logs, now())
+
+    def _fence(self, conn: Connection, claim: Claim | None) -> None:
+        """Raise ClaimLostError unless `claim` still owns its DBOS workflow; its status row stays locked
+        until commit. On SQLite one process runs every round, and DBOS's tables are in another file."""
+        if claim is None or self.db.is_sqlite:
+            return
+        fenced = shared.fenced if (shared := batch_of(conn)) is not None else set()
+        if claim in fenced:  # checked earlier in this transaction, and locked since
+            return
+        owners = shared.claim_owners if shared is not None else {}
+        owner = owners.pop(claim) if claim in owners else conn.execute(_FENCE, {"workflow": claim.workflow}).scalar()
+        if owner != claim.token:
+            raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
+        fenced.add(claim)
+
+    def _lock(self, conn: Connection, workflow_id: str, claim: Claim | None = None) -> SimpleNamespace | None:
+        """The workflow's row, locked; with a `claim` still to fence in this batch (PostgreSQL), the
+        same statement reads and locks the claim's owner, which `_fence` then checks."""
+        # The row's columns as attributes, unvalidated: every append reads it, and validating
+        # it into a WorkflowRow cost more than the statements the append runs. In a batch the
+        # first call reads it, and the others get it as the calls before them left it.
+        shared = batch_of(conn)
+        if shared is not None and workflow_id in shared.rows:
+            return shared.rows[workflow_id]
+        fencing = claim is not None and shared is not None and not self.db.is_sqlite and claim not in shared.fenced
+        if fencing:
+            values = self._lock_fenced_query.first(conn, {"wid": workflow_id, "workflow": claim.workflow})
+        else:
+            values = self._lock_query.first(conn, {"wid": workflow_id})
+        if values is None:
+            return None
+        if fencing:
+            shared.claim_owners[claim] = values.pop(_OWNER)
+        return self._hold(conn, SimpleNamespace(**values))
+
+    @staticmethod
+    def _hold(conn: Connection, row: SimpleNamespace) -> SimpleNamespace:
+        """`row`, locked by this transaction: the later calls of its batch take it from here (see `_lock`)."""
+        if (shared := batch_of(conn)) is not None:
+            shared.rows[row.id] = row
+        return row
+
+    async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        """Delete the workflow with its messages and logs, and the files only it referenced."""
+        return await self.db.run_write(self._delete_workflow_tx, owner, workflow_id)
+
+    def _delete_workflow_tx(self, conn: Connection, owner: Owner, workflow_id: str) -> list[FileRow] | None:
+        row = self._lock(conn, workflow_id)
+        if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
+            return None
+        next_status(WorkflowStatus(row.status), Event.DELETE)
+        if (shared := batch_of(conn)) is not None:
+            shared.forget(workflow_id)
+        mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
+        others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
+        input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
+        file_ids = {fid for (fid,) in conn.execute(mine)}
+        for (ids,) in conn.execute(input_ids):
+            file_ids.update(ids)
+        shared = {fid for (fid,) in conn.execute(others.where(D.file_id.in_(file_ids)))}
+        orphans = sorted(file_ids - shared)
+        files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(F.id.in_(orphans)))]
+        conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
+        conn.execute(delete(M).where(M.workflow_id == workflow_id))
+        conn.execute(delete(L).where(L.workflow_id == workflow_id))
+        conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+        # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
+        conn.execute(delete(IdempotencyRow).where(IdempotencyRow.workflow_id == workflow_id))
+        conn.execute(delete(W).where(W.id == workflow_id))
+        if orphans:
+            conn.execute(delete(F).where(F.id.in_(orphans)))
+            forget_unused_contents_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
+        announce_deleted(conn, self.db.is_sqlite, workflow_id)
+        return files

@@ -1,0 +1,204 @@
+"""The database tables (SQLModel). Only `app.store.repository` queries them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
+from sqlmodel import Field, SQLModel
+
+# 64-bit ids on PostgreSQL; on SQLite "INTEGER PRIMARY KEY" is already 64-bit and must be spelt
+# that way to stay the rowid (autoincrementing).
+ID = BigInteger().with_variant(Integer(), "sqlite")
+# Ids are never given again after a delete (a client may still hold one): SQLite's AUTOINCREMENT
+# instead of reusing the highest freed rowid; PostgreSQL's BIGSERIAL sequences never go back.
+NEVER_REUSE = {"sqlite_autoincrement": True}
+
+
+def _pk() -> Any:
+    return Field(default=None, sa_column=Column(ID, primary_key=True, autoincrement=True))
+
+
+def _big(default: int = 0) -> Any:
+    return Field(default=default, sa_column=Column(BigInteger, nullable=False, default=default))
+
+
+class FileRow(SQLModel, table=True):
+    """An uploaded file or an agent's output document; the bytes live in storage under `sha256`."""
+
+    __tablename__ = "files"
+    __table_args__ = NEVER_REUSE
+
+    id: int | None = _pk()
+    mandate_id: int = Field(index=True)
+    user_id: int = Field(index=True)
+    name: str
+    ext: str
+    mime: str
+    size: int = Field(sa_column=Column(BigInteger, nullable=False))
+    sha256: str = Field(index=True)
+    origin: str = "upload"  # "upload" or "agent"
+    created_at: datetime
+
+
+class FileChunkRow(SQLModel, table=True):
+    """1 MB of a file's bytes when FILE_STORE=database (app.store.filestore), by the bytes' SHA-256 and order."""
+
+    __tablename__ = "file_chunks"
+
+    sha256: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class WorkflowRow(SQLModel, table=True):
+    """A conversation: its status, its current round and what it has cost so far."""
+
+    __tablename__ = "workflows"
+    __table_args__ = (Index("ix_workflows_owner_activity", "mandate_id", "user_id", "last_activity"),)
+
+    id: str = Field(primary_key=True)
+    mandate_id: int
+    user_id: int
+    name: str
+    status: str
+    started_at: datetime
+    last_activity: datetime
+    current_round: int = 0
+    progress: int = 0
+    bytes_sent: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    bytes_received: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    tokens_used: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    processing_time: float = 0.0
+    last_message_id: int = _big()
+    last_log_id: int = _big()
+    next_sequence_no: int = 1
+
+
+class MessageRow(SQLModel, table=True):
+    """One chat message; `key` makes a replayed step's write a no-op."""
+
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_workflow_id", "workflow_id", "id"), NEVER_REUSE)
+
+    id: int | None = _pk()
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
+    key: str = Field(unique=True)
+    round: int
+    parent_message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    started_at: datetime
+    finished_at: datetime | None = None
+    sequence_no: int
+    status: str
+    role: str
+    content: str
+    agent_name: str = ""
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    tokens_used: int = 0
+    processing_time: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    deleted: bool = False
+
+
+class DocumentRow(SQLModel, table=True):
+    """A file attached to a message, with its extracted content items (JSON)."""
+
+    __tablename__ = "documents"
+
+    id: str = Field(primary_key=True)
+    message_id: int = Field(sa_column=Column(ID, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False,
+                                             index=True))
+    file_id: int = Field(sa_column=Column(ID, ForeignKey("files.id", ondelete="CASCADE"), nullable=False, index=True))
+    position: int
+    contents: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class LogRow(SQLModel, table=True):
+    """One log entry of a workflow; `key` makes a replayed step's write a no-op."""
+
+    __tablename__ = "logs"
+    __table_args__ = (Index("ix_logs_workflow_id", "workflow_id", "id"), NEVER_REUSE)
+
+    id: int | None = _pk()
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False))
+    key: str = Field(unique=True)
+    round: int
+    message: str
+    type: str
+    timestamp: datetime
+    agent_name: str = ""
+    status: str
+    progress: int | None = None
+
+
+class RoundFileRow(SQLModel, table=True):
+    """The files and passwords a round was started with, until its user message is written."""
+
+    __tablename__ = "round_files"
+
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), primary_key=True))
+    round: int = Field(primary_key=True)
+    prompt: str
+    file_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    passwords: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class ExtractionRow(SQLModel, table=True):
+    """Extraction results cached by content hash, so the same bytes are extracted once."""
+
+    __tablename__ = "extractions"
+
+    key: str = Field(primary_key=True)  # sha256 of the bytes (+ password marker)
+    mime: str
+    status: str
+    items: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    warnings: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class IdempotencyRow(SQLModel, table=True):
+    """The first answer to a start request carrying an Idempotency-Key."""
+
+    __tablename__ = "idempotency"
+
+    key: str = Field(primary_key=True)  # mandate:user:header value
+    response: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
+    fingerprint: str = ""  # sha256 of the request the key was first used for: target workflow and body
+    workflow_id: str | None = Field(default=None, index=True)  # the answer's workflow; deleted with it
+
+
+class ChunkRow(SQLModel, table=True):
+    """A passage of an extracted file for full-text search, built once per content hash (the
+    extraction cache's key) and removed when no file with those bytes is left. `terms` are its
+    Snowball-stemmed words (agents.retrieval); the full-text index is over them."""
+
+    __tablename__ = "chunks"
+    __table_args__ = (Index("ix_chunks_sha_seq", "sha256", "seq"),)
+
+    id: int | None = _pk()
+    sha256: str
+    seq: int
+    text: str
+    terms: str
+    length: int  # terms in the chunk, for BM25's length normalisation
+    language: str = ""
+    page: int | None = None
+    sheet: str | None = None
+    section: str | None = None
+
+
+class ReplicaRow(SQLModel, table=True):
+    """One replica (a process with its DBOS executor id) on a shared database: its heartbeat, and
+    whether another replica took its rounds over. Times are the database's clock, not the replicas'."""
+
+    __tablename__ = "replicas"
+
+    executor_id: str = Field(primary_key=True)
+    state: str  # "alive", "gone" (left, handing its rounds over) or "taken" (another replica took them)
+    last_beat: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    started_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    taken_by: str | None = None
+    taken_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+
