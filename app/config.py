@@ -29,7 +29,7 @@ class ApiKey:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable; see the README for each variable."""
+    """Everything configurable; docs/configuration.md describes each variable."""
 
     host: str = "127.0.0.1"
     port: int = 8000

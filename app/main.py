@@ -23,8 +23,8 @@ from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
 from app.rounds.journal import Journal
 from app.rounds.live import Changes
+from app.rounds.runtime import Runtime
 from app.rounds.supervisor import Engine
-from app.runtime import Runtime
 from app.services.files import FileService
 from app.services.workflows import WorkflowService
 from app.store.cursors import CursorCache
@@ -167,13 +167,16 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         else:
             log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
         from agents.toolkit.cpu import warm_processes
+        from agents.toolkit.language import load_detector
+        from agents.toolkit.tokens import load_tokenizer
         from extractors.runner import ocr_available, warm_pool
 
         # Workers import the extractors before the first round needs them (in a thread: it blocks);
         # /ready waits for them, so a round started once the service is ready finds them warm.
         app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
         app.state.readers_since = time.monotonic()
-        asyncio.get_running_loop().run_in_executor(None, warm_processes)  # the agents' CPU work
+        # The agents' CPU work: its workers load the tokenizer and the language detector first.
+        asyncio.get_running_loop().run_in_executor(None, warm_processes, load_tokenizer, load_detector)
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")

@@ -37,6 +37,7 @@ WORKER_PROCESSES = 2  # the machine's cores; more would only queue on them
 WORKER_NICENESS = 10  # background work, as extraction: on a busy machine the service's own requests go first
 
 _processes: ProcessPoolExecutor | None = None
+_loaders: tuple[Callable[[], Any], ...] = ()  # what each worker loads at its start (warm_processes)
 _processes_lock = threading.Lock()
 
 
@@ -70,8 +71,12 @@ async def off_gil_if_long(size: int, fn: Callable[..., T], /, *args: Any, **kwar
     return fn(*args, **kwargs)
 
 
-def warm_processes() -> None:
-    """Start the worker processes and load what they need now (blocking; call it from a thread)."""
+def warm_processes(*loaders: Callable[[], Any]) -> None:
+    """Start the worker processes, each running `loaders` first (the tokenizer, the language
+    detector: module-level functions, which pickle by name), and wait for them (blocking; call it
+    from a thread). Workers started later, after one died, run the same loaders."""
+    global _loaders
+    _loaders = loaders
     pool = _worker_processes()
     for future in [pool.submit(os.getpid) for _ in range(WORKER_PROCESSES)]:
         future.result()
@@ -89,7 +94,7 @@ def _worker_processes() -> ProcessPoolExecutor:
             # forkserver: never fork this process, whose threads may hold locks at that moment.
             context = multiprocessing.get_context("forkserver")
             _processes = ProcessPoolExecutor(WORKER_PROCESSES, mp_context=context, initializer=_start_worker,
-                                             initargs=(os.getpid(),))
+                                             initargs=(os.getpid(), _loaders))
         return _processes
 
 
@@ -101,17 +106,14 @@ def _discard_processes() -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _start_worker(service: int) -> None:
+def _start_worker(service: int, loaders: tuple[Callable[[], Any], ...]) -> None:
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
     # A worker's parent is the fork server, not the service: without this, a killed service
     # would leave its workers (and their fork server) running for good.
     threading.Thread(target=_exit_with, args=(service,), name="foreman-orphan-check", daemon=True).start()
-    from agents.toolkit.language import load_detector
-    from agents.toolkit.tokens import load_tokenizer
-
-    load_tokenizer()
-    load_detector()
+    for load in loaders:
+        load()
 
 
 def _exit_with(service: int) -> None:

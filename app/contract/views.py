@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Callable
 
 from app.clock import aware
@@ -16,7 +17,7 @@ from app.contract.schemas import (
     WorkflowStatusView,
     WorkflowSummary,
 )
-from app.rounds.documents import encode, stored_items
+from app.store.records import stored_items
 from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
 
 
@@ -43,7 +44,7 @@ def document_view(doc: DocumentRow, file: FileRow | None, data: bytes | None = N
     ]
     return Document(id=doc.id, file_id=doc.file_id, name=file.name if file else "", ext=file.ext if file else "",
                     mime_type=file.mime if file else "", size=file.size if file else 0, contents=contents,
-                    data=encode(data) if data is not None else None)
+                    data=base64.b64encode(data).decode("ascii") if data is not None else None)
 
 
 def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, FileRow],

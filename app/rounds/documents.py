@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Callable
 
 import msgspec
 
@@ -17,6 +16,7 @@ from agents.toolkit.cpu import off_gil_if_long
 from app.errors import StoredFileError
 from app.metrics import record_extraction
 from app.store.filestore import BlobStore
+from app.store.records import extraction_from_row
 from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
 from app.store.search import INDEXED_STATUSES, build_rows
@@ -37,31 +37,6 @@ def cache_key(sha256: str, password: str | None) -> str:
     if not password:
         return sha256
     return f"{sha256}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
-
-
-def extraction_from_row(row: ExtractionRow) -> Extraction:
-    return Extraction(mime=row.mime, status=row.status, items=msgspec.convert(row.items, list[ContentItem]),
-                      warnings=list(row.warnings))
-
-
-def stored_items(raw: list[dict[str, Any]]) -> list[ContentItem]:
-    """A message document's content items as its row stores them.
-
-    Rows written before items were stored as they are hold the wire's shape (camelCase, the
-    flags inside `metadata`); they read as the same items.
-    """
-    if raw and "sequenceNr" in raw[0]:
-        raw = [_from_wire(item) for item in raw]
-    return msgspec.convert(raw, list[ContentItem])
-
-
-def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
-    meta = dict(item.get("metadata") or {})
-    is_text, base64_encoded = meta.pop("isText", True), meta.pop("base64Encoded", False)
-    meta.pop("aiProcessed", None)
-    return {"sequence_nr": item["sequenceNr"], "name": item["name"], "ext": item["ext"],
-            "content_type": item["contentType"], "data": item["data"], "is_text": is_text,
-            "base64_encoded": base64_encoded, "summary": item.get("summary", ""), "metadata": meta}
 
 
 @dataclass
@@ -203,6 +178,3 @@ def document_of(name: str, ext: str, mime: str, size: int, contents: list[Conten
 def display_name(file: FileRow) -> str:
     return f"{file.name}.{file.ext}" if file.ext else file.name
 
-
-def encode(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")

@@ -13,11 +13,11 @@ from agents.model import Model
 from agents.runner import task_context
 from app.clock import now
 from app.contract.filenames import split_name
-from app.rounds.documents import Documents, read_document, stored_items
+from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
 from app.rounds.reading import RoundReader
 from app.store.filestore import BlobStore
-from app.store.records import NewDocument, NewLog, RoundRequest
+from app.store.records import NewDocument, NewLog, RoundRequest, stored_items
 from app.store.repository import Repository
 from app.store.repository.messages import user_message_key
 from app.store.tables import DocumentRow, FileRow, MessageRow

@@ -12,8 +12,8 @@ from agents.errors import AgentsError
 from agents.model import ModelError, use_call_context
 from app.fsm import Event
 from app.metrics import record_transition
-from app.rounds.ownership import current_claim
 from app.store.cursors import CursorCache
+from app.store.ownership import current_claim
 from app.store.records import Appended, Cost, NewLog, NewMessage, Owner, Stopped
 from app.store.repository import Repository
 from extractors.base import ContentItem

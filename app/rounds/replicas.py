@@ -6,7 +6,7 @@ tries a compare-and-set on its row; the one that wins hands the silent replica's
 to DBOS's own recovery, which puts its pending rounds back on DBOS's queue, from which exactly
 one live replica dequeues each and resumes it from its last checkpoint. A replica that was
 only paused finds its row taken at its next beat: its rounds' writes are already refused (see
-app.rounds.ownership); it cancels its local rounds, puts back on the queue any of its own that no one
+app.store.ownership); it cancels its local rounds, puts back on the queue any of its own that no one
 took, and beats again as a live replica.
 """
 

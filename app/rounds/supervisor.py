@@ -19,8 +19,8 @@ from app.metrics import RoundTimer
 from app.rounds import handle
 from app.rounds.draining import Drain
 from app.rounds.replicas import Observer, Replicas
+from app.rounds.runtime import Runtime
 from app.rounds.workflow import round_id, round_workflow
-from app.runtime import Runtime
 from app.store.notify import Listener
 from app.store.records import NewLog
 

@@ -33,8 +33,8 @@ from app.rounds.draining import gated
 from app.rounds.handle import current
 from app.rounds.inputs import plan_of
 from app.rounds.journal import reason_of
-from app.rounds.ownership import ClaimLostError
-from app.runtime import Runtime
+from app.rounds.runtime import Runtime
+from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow
 

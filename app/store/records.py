@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from app.fsm import WorkflowStatus
-from extractors.base import ContentItem
+from extractors.base import ContentItem, Extraction
 
 if TYPE_CHECKING:
-    from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+    from app.store.tables import DocumentRow, ExtractionRow, FileRow, LogRow, MessageRow, WorkflowRow
 
 
 @dataclass(frozen=True)
@@ -115,3 +117,28 @@ class LivePage:
     files: dict[int, FileRow]
     logs: list[tuple[LogRow, int | None]]  # with the id of the message the log's transaction filled in
     updated: dict[int, tuple[MessageRow, list[DocumentRow]]]  # those messages as they are now
+
+
+def extraction_from_row(row: ExtractionRow) -> Extraction:
+    return Extraction(mime=row.mime, status=row.status, items=msgspec.convert(row.items, list[ContentItem]),
+                      warnings=list(row.warnings))
+
+
+def stored_items(raw: list[dict[str, Any]]) -> list[ContentItem]:
+    """A message document's content items as its row stores them.
+
+    Rows written before items were stored as they are hold the wire's shape (camelCase, the
+    flags inside `metadata`); they read as the same items.
+    """
+    if raw and "sequenceNr" in raw[0]:
+        raw = [_from_wire(item) for item in raw]
+    return msgspec.convert(raw, list[ContentItem])
+
+
+def _from_wire(item: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(item.get("metadata") or {})
+    is_text, base64_encoded = meta.pop("isText", True), meta.pop("base64Encoded", False)
+    meta.pop("aiProcessed", None)
+    return {"sequence_nr": item["sequenceNr"], "name": item["name"], "ext": item["ext"],
+            "content_type": item["contentType"], "data": item["data"], "is_text": is_text,
+            "base64_encoded": base64_encoded, "summary": item.get("summary", ""), "metadata": meta}

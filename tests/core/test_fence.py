@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from app.rounds.ownership import Claim, ClaimLostError
 from app.store.database import Database
+from app.store.ownership import Claim, ClaimLostError
 from app.store.records import NewLog
 from app.store.repository import Repository
 from tests.harness import LiveServer, pg_fetch, settings_for

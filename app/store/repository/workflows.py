@@ -11,9 +11,9 @@ from sqlalchemy.engine import Connection
 
 from app.clock import now
 from app.fsm import Event, WorkflowStatus, next_status, sources
-from app.rounds.ownership import Claim, ClaimLostError
 from app.store.database import Database, batch_of
 from app.store.notify import announce_deleted, announce_stop
+from app.store.ownership import Claim, ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped
 from app.store.repository.files import forget_unused_contents_tx
 from app.store.repository.messages import MessageStore, user_message_key
@@ -173,7 +173,7 @@ class WorkflowStore:
         Nothing is written (None) unless the workflow is still running round `round_no`: a
         stopped or deleted round gets no further output.
         With a `claim` (on PostgreSQL), nothing is written and ClaimLostError raised unless the
-        execution still owns the round (see app.rounds.ownership).
+        execution still owns the round (see app.store.ownership).
         """
         return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim)
 

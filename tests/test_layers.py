@@ -1,0 +1,134 @@
+"""The service's wings import one way, and no module imports itself back (see docs/architecture.md).
+
+`python -m tests.test_layers` prints the module count per wing and the imports that cross from
+`app` into `agents`.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each wing of `app`, with the wings below it that it may import. The kernel (clock, errors, fsm,
+# config, logs, metrics) is below every wing; `main` and `__main__` wire everything.
+KERNEL = {"clock", "errors", "fsm", "config", "logs", "metrics"}
+ALLOWED = {
+    "store": set(),
+    "llm": set(),
+    "contract": {"store"},
+    "rounds": {"store", "contract"},
+    "services": {"store", "contract", "rounds"},
+    "protocols": {"store", "contract", "rounds", "services"},
+    "web": {"store", "contract", "rounds", "services"},
+}
+PACKAGES = ("app", "agents", "extractors")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            found[name] = path
+    return found
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `path` imports at its top level or in functions (not under TYPE_CHECKING)."""
+    out: set[str] = set()
+    tree = ast.parse(path.read_text())
+    checking = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    for node in ast.walk(tree):
+        if id(node) in checking:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                out.add(full if full in modules else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] in PACKAGES)
+    return {m for m in out if m in modules}
+
+
+def wing(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] != "app":
+        return parts[0]
+    if len(parts) == 1:
+        return "app"
+    return "kernel" if parts[1] in KERNEL else parts[1]
+
+
+def test_wings_import_only_downward() -> None:
+    modules = _modules()
+    upward = []
+    for name, path in modules.items():
+        src = wing(name)
+        if src not in ALLOWED:
+            continue
+        for target in _imports(path, modules):
+            dst = wing(target)
+            if dst.startswith("app") or dst in ("kernel", "agents", "extractors", src):
+                continue
+            if dst not in ALLOWED[src]:
+                upward.append(f"{name} -> {target}")
+    assert not upward, "imports against the wings' order (docs/architecture.md):\n" + "\n".join(sorted(upward))
+
+
+def test_the_kernel_and_the_lower_packages_import_no_wing() -> None:
+    modules = _modules()
+    bad = [f"{name} -> {target}" for name, path in modules.items()
+           if wing(name) in ("kernel", "agents", "extractors")
+           for target in _imports(path, modules)
+           if wing(target) not in ("kernel", "agents", "extractors") or
+           (wing(name) == "extractors" and wing(target) == "agents") or
+           (wing(name) != "kernel" and wing(target) == "kernel")]
+    assert not bad, "\n".join(sorted(bad))
+
+
+def test_no_module_imports_itself_back() -> None:
+    modules = _modules()
+    graph = {name: _imports(path, modules) for name, path in modules.items()}
+    cycles, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def report() -> None:
+    modules = _modules()
+    per_wing = collections.Counter(wing(m) for m in modules if m.startswith("app."))
+    print("app modules per wing:", dict(sorted(per_wing.items())), "total", sum(per_wing.values()))
+    statements, names = 0, set()
+    for name, path in modules.items():
+        if not name.startswith("app"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agents"):
+                statements += 1
+                names.update(f"{node.module}.{a.name}" for a in node.names)
+    print(f"app -> agents: {statements} import statements, {len(names)} names")
+    by_module = collections.Counter(n.rsplit(".", 1)[0] for n in names)
+    for module, count in sorted(by_module.items()):
+        print(f"  {module}: {count}")
+
+
+if __name__ == "__main__":
+    report()
