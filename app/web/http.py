@@ -117,7 +117,7 @@ def on_database_unavailable(request: Request, exc: Exception) -> Response:
         "The database cannot take this request now (it refused the connection, is unreachable, or every "
         f"connection is busy). Try again in {DatabaseUnavailableError.retry_after_seconds} seconds; if this "
         "persists, the operator should check that PostgreSQL is up and that its max_connections covers "
-        "every replica's pools (see docs/scaling.md, "Connections").")
+        "every replica's pools (see docs/scaling.md, Connections).")
     response = on_application_error(request, error)
     response.headers["Retry-After"] = str(error.retry_after_seconds)
     return response
