@@ -298,7 +298,7 @@ async def run_plan(plan: Plan, run: Callable[[TaskSpec, dict[str, O]], Awaitable
     """
     outcomes: dict[str, O] = dict(finished or {})
     skipped: dict[str, str] = {}
-    running: dict[asyncio.Task, str] = {}
+    running: dict[asyncio.Task[O], str] = {}
     try:
         while True:
             start, to_skip = _moves(plan, outcomes, set(skipped), set(running.values()), concurrency,

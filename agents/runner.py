@@ -11,7 +11,7 @@ from agents.registry import Registry
 from agents.toolkit.tokens import count_long_texts
 
 if TYPE_CHECKING:
-    from agents.retrieval import Retriever
+    from agents.base import Retriever
 
 
 async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> TaskResult:

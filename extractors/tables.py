@@ -57,10 +57,10 @@ def number(text: str) -> int | float | None:
     else:
         return None
     if re.fullmatch(r"[-+]?\d+", plain):
-        value = int(plain)
-        return value if abs(value) < 10**15 else None  # Excel keeps 15 significant digits
-    value = float(plain)
-    return value if math.isfinite(value) else None
+        whole = int(plain)
+        return whole if abs(whole) < 10**15 else None  # Excel keeps 15 significant digits
+    number = float(plain)
+    return number if math.isfinite(number) else None
 
 
 def typed(text: str) -> Cell:

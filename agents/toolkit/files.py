@@ -8,9 +8,14 @@ import io
 import math
 import re
 import zipfile
+from typing import TYPE_CHECKING
 
 from agents.toolkit.tables import pipe_table
 from extractors.tables import Cell, Table, number, text_of
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
+    from docx.text.paragraph import Paragraph
 
 CSV_MIME = "text/csv; charset=utf-8"
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -125,7 +130,7 @@ _INLINE = re.compile(
 )
 
 
-def _runs(paragraph, text: str) -> None:
+def _runs(paragraph: Paragraph, text: str) -> None:
     """Add Markdown inline text to a python-docx paragraph: bold, italic, code and links."""
     pos = 0
     for match in _INLINE.finditer(text):
@@ -155,7 +160,7 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
     # A text opening with the title as "# Title" says it once, as the document's title.
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     match = _HEADING.match(lines[first]) if first is not None else None
-    if title and match and len(match.group(1)) == 1 and match.group(2).casefold() == title.strip().casefold():
+    if title and first is not None and match and len(match.group(1)) == 1 and match.group(2).casefold() == title.strip().casefold():
         lines = lines[first + 1:]
     if title:
         document.add_heading(title, level=0)
@@ -212,7 +217,7 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def _table(document, rows: list[list[str]]) -> None:
+def _table(document: DocxDocument, rows: list[list[str]]) -> None:
     width = max(map(len, rows))
     table = document.add_table(rows=len(rows), cols=width)
     table.style = "Table Grid"

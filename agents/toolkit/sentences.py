@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Mapping
 from functools import lru_cache
 
 from extractors.language import WORDS
@@ -128,7 +129,7 @@ def _split_segment(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _spans(text: str) -> list[tuple[int, int, int]]:
     """(start, end, block) of every sentence: offsets into text, block = paragraph number."""
-    out = []
+    out: list[tuple[int, int, int]] = []
     for block_no, block in enumerate(re.finditer(r"(?:[^\n]|\n(?![ \t\r]*\n))+", text)):
         lines = _lines(block.group(0), block.start())
         if not lines:
@@ -175,7 +176,7 @@ def _stem(word: str) -> str:
 
 def terms(text: str, keep_stopwords: bool = False) -> list[str]:
     """Index terms of a text: stemmed words without stopwords, character bigrams for CJK."""
-    out = []
+    out: list[str] = []
     for token in _TOKEN.findall(text):
         if _CJK_CHAR.match(token):
             out.extend(token[i : i + 2] for i in range(max(1, len(token) - 1)))
@@ -230,7 +231,7 @@ def _vector(tokens: list[str], idf: dict[str, float]) -> dict[str, float]:
     return {t: (1 + math.log(n)) * idf[t] for t, n in Counter(tokens).items()}
 
 
-def _dot(a: dict[str, float], b: dict[str, float]) -> float:
+def _dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     if len(a) > len(b):
         a, b = b, a
     return sum(v * b.get(t, 0.0) for t, v in a.items())

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, cast
 
-from extractors.tables import Table
+from extractors.tables import Cell, Table
 
 if TYPE_CHECKING:
     from agents.base import DocumentText
@@ -124,7 +124,9 @@ def _data_like(rows: list[list[str]], whole: bool, delimiter: str) -> bool:
 
 def _aligned(lines: list[str], i: int) -> Found:
     """At least three lines that split on wide gaps into the same columns of short cells."""
-    rows, starts, j = [], [], i
+    rows: list[list[str]] = []
+    starts: list[list[int]] = []
+    j = i
     while j < len(lines) and lines[j].strip():
         line = lines[j].rstrip()
         cells = re.split(r"\s{2,}|\t", line.strip())
@@ -198,7 +200,7 @@ def _parse(text: str, layout: bool = True) -> list[tuple[list[list[str]], int, i
         return [(entire, 0, len(lines))]
     content = [n for n, line in enumerate(lines) if line.strip()]
     first = content[0] if content else 0
-    detectors = (
+    detectors: tuple[Callable[[int], Found], ...] = (
         lambda i: _markdown(lines, i),
         lambda i: _tsv(lines, i),
         lambda i: _csv(lines, i, i == first, ","),
@@ -206,10 +208,10 @@ def _parse(text: str, layout: bool = True) -> list[tuple[list[list[str]], int, i
         lambda i: _aligned(lines, i),
     )[: 5 if layout else 2]
     retry = [0] * len(detectors)  # per detector: the first line worth trying again
-    found = []
+    found: list[tuple[list[list[str]], int, int]] = []
     i = 0
     while i < len(lines):
-        hit = None
+        hit: tuple[list[list[str]], int] | None = None
         if lines[i].strip():
             for d, detect in enumerate(detectors):
                 if i < retry[d]:
@@ -233,8 +235,9 @@ def tables_from_text(name: str, text: str, layout: bool = True) -> list[Table]:
     lines = text.splitlines()
     content = [n for n, line in enumerate(lines) if line.strip()]
     if len(found) == 1 and found[0][1] <= content[0] and found[0][2] > content[-1]:
-        return [Table(name, found[0][0], source=name)]
-    return [Table(f"{name} table {n}", rows, source=name) for n, (rows, _, _) in enumerate(found, 1)]
+        return [Table(name, cast("list[list[Cell]]", found[0][0]), source=name)]
+    return [Table(f"{name} table {n}", cast("list[list[Cell]]", rows), source=name)
+            for n, (rows, _, _) in enumerate(found, 1)]
 
 
 def find_tables(items: list[tuple[str, str]], layout: bool = True) -> list[Table]:
