@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Callable
 
 import msgspec
 
@@ -105,17 +105,24 @@ class EventStream:
                                       "ids you received, or none to start from the beginning.", code="bad_cursor")
 
     async def run(self, changes: Changes) -> AsyncGenerator[bytes, None]:
-        """Backlog first, then live items; ends when the workflow is deleted."""
+        """Backlog first, then live items, as server-sent events; ends when the workflow is deleted."""
+        yield b"retry: 2000\n\n"
+        async for event, view in self.follow(changes):
+            yield HEARTBEAT if view is None else frame(event, self.position.event_id, msgspec.json.encode(view))
+
+    async def follow(self, changes: Changes) -> AsyncGenerator[tuple[str, Any], None]:
+        """Backlog first, then live items as typed views: ("message" | "update", Message), ("log", LogEntry),
+        ("status", WorkflowStatusView), and ("heartbeat", None) after `heartbeat` seconds with nothing to say.
+        Ends when the workflow is deleted. The event stream and the protocol adapters read rounds here."""
         loop = asyncio.get_running_loop()
         wake = changes.subscribe(self.workflow_id)
         try:
-            yield b"retry: 2000\n\n"
             quiet_since = loop.time()
             while True:
                 wake.clear()  # before reading: a write during the read wakes the next round
-                async for chunk in self._read():
+                async for item in self._read():
                     quiet_since = loop.time()
-                    yield chunk
+                    yield item
                 if self.gone:
                     return
                 wait = max(0.0, quiet_since + self.heartbeat - loop.time())
@@ -123,7 +130,7 @@ class EventStream:
                     wait = min(wait, DEAF_RECHECK_SECONDS)
                 if not await self._wait(wake, wait) and loop.time() - quiet_since >= self.heartbeat:
                     quiet_since = loop.time()
-                    yield HEARTBEAT
+                    yield "heartbeat", None
         finally:
             changes.unsubscribe(self.workflow_id, wake)
 
@@ -135,7 +142,7 @@ class EventStream:
         except TimeoutError:
             return False
 
-    async def _read(self) -> AsyncIterator[bytes]:
+    async def _read(self) -> AsyncIterator[tuple[str, Any]]:
         # Each page is one snapshot: the workflow row, then the items up to its last ids, so the
         # status sent after them is never older than they are; whatever is written meanwhile
         # wakes the next read.
@@ -149,23 +156,21 @@ class EventStream:
             row = page.workflow
             for message, docs in page.messages:
                 self.position.message_id = message.id
-                yield frame("message", self.position.event_id,
-                            msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+                yield "message", message_view(message, docs, page.files, blobs)
             caught_up = len(page.messages) < PAGE and len(page.logs) < PAGE
             if len(page.messages) < PAGE:  # the rest up to the row's last id was deleted: skip it for good
                 self.position.message_id = max(self.position.message_id, row.last_message_id)
             for entry, updated in page.logs:
                 self.position.log_id = entry.id
                 view = log_view(entry, self.owner.mandate_id, self.owner.user_id, updated)
-                yield frame("log", self.position.event_id, msgspec.json.encode(view))
+                yield "log", view
                 if updated in page.updated:  # the message it names, with the contents just filled in
                     message, docs = page.updated[updated]
-                    yield frame("update", self.position.event_id,
-                                msgspec.json.encode(message_view(message, docs, page.files, blobs)))
+                    yield "update", message_view(message, docs, page.files, blobs)
             if caught_up:
                 break
         view = status_view(row)
         key = (view.status, view.current_round, view.progress)
         if key != self._status:
             self._status = key
-            yield frame("status", self.position.event_id, msgspec.json.encode(view))
+            yield "status", view
