@@ -65,6 +65,7 @@ class Settings:
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
     file_store: str = ""  # "local" or "database"; empty: database on PostgreSQL, local on SQLite
+    chat_stop_on_disconnect: bool = True  # a chat completions client that leaves stops its round
     metrics: bool = True  # GET /metrics (Prometheus text, no key) and the HTTP request metrics
     # PostgreSQL connections of one replica, at most: the sum of these three plus 2 (see `max_connections`).
     database_pool_size: int = 10  # the service's own pool: connections kept open
@@ -262,6 +263,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
         file_store=file_store,
         metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
+        chat_stop_on_disconnect=_flag(env.get("CHAT_STOP_ON_DISCONNECT", "true"), "CHAT_STOP_ON_DISCONNECT"),
         **numbers,
     )
 
@@ -313,6 +315,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
     ("LOG_MODEL_IO", "false", "true: log every model request and answer"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
+    ("CHAT_STOP_ON_DISCONNECT", "true",
+     "false: a /v1/chat/completions round goes on when its client disconnects (true: it is stopped)"),
     ("EVENT_HEARTBEAT_SECONDS", str(int(Settings.event_heartbeat_seconds)), "comment line on an idle event stream"),
     ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
      "an event stream client that reads nothing this long is dropped"),

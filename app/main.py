@@ -19,6 +19,8 @@ from app.clock import now
 from app.config import Settings, from_env
 from app.contract.schemas import Health
 from app.errors import NotReadyError
+from app.protocols import openai_chat
+from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
 from app.rounds.journal import Journal
@@ -81,9 +83,9 @@ def cors_config(settings: Settings) -> CORSConfig | None:
         return None
     return CORSConfig(allow_origins=list(settings.cors_origins),
                       allow_methods=["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
-                      allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match",
+                      allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Foreman-Workflow",
                                      "Last-Event-ID"],
-                      expose_headers=["ETag", "Content-Disposition", "Content-Length"], max_age=600)
+                      expose_headers=["ETag", "Content-Disposition", "Content-Length", "X-Foreman-Workflow"], max_age=600)
 
 
 def build_model(settings: Settings) -> Model:
@@ -183,7 +185,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
-                        *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else [])],
+                        *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
+                        openai_chat.router(settings)],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
@@ -207,4 +210,6 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.auth = Authenticator(settings)
     app.state.workflows = WorkflowService(engine)
     app.state.files = FileService(engine.rt.repo.files, engine.rt.storage, settings.max_upload_bytes)
+    rounds = Rounds(app.state.workflows, app.state.files, settings.event_heartbeat_seconds)
+    app.state.openai_chat = openai_chat.ChatAdapter(rounds, settings.chat_stop_on_disconnect)
     return app

@@ -1,0 +1,370 @@
+"""OpenAI-compatible chat: `GET /v1/models` and `POST /v1/chat/completions` over Foreman's rounds.
+
+A conversation is a workflow. Chat apps (Open WebUI, LibreChat) send the whole history every
+turn, so the workflow is found from the caller and the history's earlier user messages: the
+caller's workflow whose rounds' prompts are exactly those continues, anything else starts a new
+one. `X-Foreman-Workflow` (or `metadata.foreman_workflow_id`) names it outright. Only the last
+user message's files are uploaded; earlier turns' files are already the workflow's documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import logging
+import time
+import uuid
+from collections import OrderedDict
+from typing import Annotated, Any, AsyncGenerator
+
+import msgspec
+from litestar import Request, Response, Router, get, post
+from litestar.exceptions import HTTPException
+from litestar.params import PathParameter
+from litestar.response import Stream
+
+from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
+from app.protocols.rounds import Ended, Round, Rounds, Text
+from app.store.records import Owner
+from app.web.http import on_unexpected, parse_json
+
+log = logging.getLogger("foreman.openai_chat")
+
+MODEL = "foreman"
+WORKFLOW_HEADER = "X-Foreman-Workflow"
+REMEMBERED = 10_000  # conversations whose workflow this process remembers (the rest are looked up)
+SCANNED = 100  # the caller's newest workflows a lookup compares with the history
+_TYPES = {401: "authentication_error", 403: "permission_error", 404: "invalid_request_error",
+          429: "rate_limit_error"}
+
+
+class ChatMessage(msgspec.Struct, forbid_unknown_fields=False):
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+
+class StreamOptions(msgspec.Struct, forbid_unknown_fields=False):
+    include_usage: bool = False
+
+
+class ChatRequest(msgspec.Struct, forbid_unknown_fields=False):
+    model: str
+    messages: list[ChatMessage]
+    stream: bool | None = False
+    stream_options: StreamOptions | None = None
+    metadata: dict[str, str] | None = None
+
+
+class Turn(msgspec.Struct):
+    """What one request asks: the prompt, files to upload or reuse, and the earlier prompts."""
+
+    prompt: str
+    uploads: list[tuple[str, bytes]]
+    file_ids: list[int]
+    history: list[str]
+
+
+def error_body(status: int, message: str, code: str) -> dict[str, Any]:
+    """The error OpenAI's clients parse: {"error": {message, type, param, code}}."""
+    kind = _TYPES.get(status, "invalid_request_error" if status < 500 else "server_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def openai_error(status: int, message: str, code: str) -> Response:
+    return Response(content=error_body(status, message, code), status_code=status, media_type="application/json")
+
+
+def _on_application_error(_: Request, exc: ApplicationError) -> Response:
+    return openai_error(exc.status_code, exc.detail, exc.code)
+
+
+def _on_http_exception(request: Request, exc: HTTPException) -> Response:
+    if exc.status_code >= 500:
+        return _on_unexpected(request, exc)
+    return openai_error(exc.status_code, exc.detail or "The request could not be handled.", "bad_request")
+
+
+def _on_unexpected(request: Request, exc: Exception) -> Response:
+    answer = on_unexpected(request, exc)  # logs it; the body says only that it broke (or to retry: 503)
+    response = openai_error(answer.status_code, answer.content["detail"], answer.content["code"])
+    response.headers.update(answer.headers)
+    return response
+
+
+def parse_turn(body: ChatRequest) -> Turn:
+    """The last user message as the round's prompt and files; the earlier user messages' text."""
+    users = [m for m in body.messages if m.role == "user"]
+    if not users or body.messages[-1].role != "user":
+        raise BadRequestError("messages must end with a user message (the request to answer).", code="no_user_message")
+    history = [_text_and_files(m.content, upload=False)[0] for m in users[:-1]]
+    prompt, uploads, ids = _text_and_files(users[-1].content, upload=True)
+    return Turn(prompt=prompt, uploads=uploads, file_ids=ids, history=history)
+
+
+def _text_and_files(content: Any, upload: bool) -> tuple[str, list[tuple[str, bytes]], list[int]]:
+    if content is None or isinstance(content, str):
+        return (content or "").strip(), [], []
+    texts, uploads, ids = [], [], []
+    for n, part in enumerate(content):
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(str(part.get("text") or ""))
+        elif kind in ("file", "image_url") and upload:
+            name, data, file_id = _file_part(part, n)
+            if file_id is not None:
+                ids.append(file_id)
+            else:
+                uploads.append((name, data))
+        elif kind not in ("file", "image_url", "input_audio", "refusal"):
+            raise BadRequestError(f"Content part {n} has type {str(kind)[:40]!r}; Foreman reads 'text', 'file' and "
+                                  "'image_url' (a data: URL) parts.", code="unsupported_content_part")
+    return "\n".join(texts).strip(), uploads, ids
+
+
+def _file_part(part: dict[str, Any], n: int) -> tuple[str, bytes, int | None]:
+    if part["type"] == "image_url":
+        url = str((part.get("image_url") or {}).get("url") or "")
+        if not url.startswith("data:"):
+            raise BadRequestError(f"Content part {n}: an image must be a data: URL (base64); Foreman does not fetch "
+                                  "URLs.", code="image_not_inline")
+        return f"image-{n + 1}.{_ext(url)}", _decode(url, n), None
+    file = part.get("file") or {}
+    if file.get("file_id") and not file.get("file_data"):
+        raw = str(file["file_id"])
+        if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
+            raise BadRequestError(f"Content part {n}: file_id must be the id of a file uploaded with POST /api/files, "
+                                  f"not {raw[:40]!r}.", code="bad_file_id")
+        return "", b"", int(raw)
+    if not file.get("file_data"):
+        raise BadRequestError(f"Content part {n}: a file part needs file_data (base64 or a data: URL).",
+                              code="empty_file_part")
+    return str(file.get("filename") or f"file-{n + 1}"), _decode(str(file["file_data"]), n), None
+
+
+def _ext(url: str) -> str:
+    media = url[5:].split(";", 1)[0].split(",", 1)[0]
+    return {"image/jpeg": "jpg", "image/svg+xml": "svg"}.get(media, media.rpartition("/")[2] or "bin")
+
+
+def _decode(data: str, n: int) -> bytes:
+    if data.startswith("data:"):
+        data = data.partition(",")[2]
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadRequestError(f"Content part {n}: the file's data is not valid base64.", code="bad_base64") from None
+
+
+class Conversations:
+    """Which workflow a chat history continues, for one caller."""
+
+    def __init__(self, rounds: Rounds) -> None:
+        self.rounds = rounds
+        self._known: OrderedDict[bytes, str] = OrderedDict()
+
+    @staticmethod
+    def key(owner: Owner, prompts: list[str]) -> bytes:
+        return hashlib.sha256(msgspec.json.encode([owner.mandate_id, owner.user_id, prompts])).digest()
+
+    def remember(self, owner: Owner, prompts: list[str], workflow_id: str) -> None:
+        self._known[self.key(owner, prompts)] = workflow_id
+        self._known.move_to_end(self.key(owner, prompts))
+        while len(self._known) > REMEMBERED:
+            self._known.popitem(last=False)
+
+    async def find(self, owner: Owner, history: list[str]) -> str | None:
+        """The caller's workflow whose rounds' prompts are `history`, or None (a new conversation)."""
+        if not history:
+            return None
+        known = self._known.get(self.key(owner, history))
+        if known is not None:
+            return known
+        workflows = self.rounds.workflows
+        summaries, _ = await workflows.workflows(owner, SCANNED, None)  # another process may have begun it
+        for summary in summaries:
+            if summary.current_round != len(history) or (history[0] and summary.name != history[0][:80]):
+                continue
+            whole = await workflows.whole(owner, summary.id)
+            if [m.content for m in whole.messages if m.role == "user"] == history:
+                self.remember(owner, history, summary.id)
+                return summary.id
+        return None
+
+
+async def models(request: Request) -> dict[str, Any]:
+    request.app.state.auth.owner(request)
+    return {"object": "list", "data": [_model()]}
+
+
+async def model(request: Request, model_id: Annotated[str, PathParameter(max_length=200)]) -> dict[str, Any]:
+    request.app.state.auth.owner(request)
+    _check_model(model_id)
+    return _model()
+
+
+def _model() -> dict[str, Any]:
+    return {"id": MODEL, "object": "model", "created": 0, "owned_by": "foreman"}
+
+
+def _check_model(name: str) -> None:
+    if name != MODEL:
+        raise NotFoundError(f"The model {name[:80]!r} does not exist; this server offers {MODEL!r}.",
+                            code="model_not_found")
+
+
+async def chat_completions(request: Request) -> Response | Stream:
+    state = request.app.state
+    owner = state.auth.owner(request)
+    body = await _read(request)
+    _check_model(body.model)
+    turn = parse_turn(body)
+    chat: ChatAdapter = state.openai_chat
+    named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
+    workflow_id = named or await chat.conversations.find(owner, turn.history)
+    file_ids = turn.file_ids + await chat.rounds.upload(owner, turn.uploads)
+    run = await chat.rounds.start(owner, workflow_id, turn.prompt, file_ids, str(request.base_url).rstrip("/"))
+    chat.conversations.remember(owner, [*turn.history, turn.prompt], run.workflow_id)
+    headers = {WORKFLOW_HEADER: run.workflow_id}
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    if body.stream:
+        usage = bool(body.stream_options and body.stream_options.include_usage)
+        return Stream(chat.chunks(run, completion_id, usage), media_type="text/event-stream",
+                      headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return Response(content=await chat.whole(run, completion_id, request), headers=headers,
+                    media_type="application/json")
+
+
+async def _read(request: Request) -> ChatRequest:
+    settings = request.app.state.settings
+    limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes  # files arrive as base64 in JSON
+    if int(request.headers.get("content-length") or 0) > limit:
+        raise PayloadTooLargeError(f"The request is larger than {limit} bytes.", code="body_too_large")
+    raw = await request.body()
+    try:
+        return msgspec.convert(parse_json(raw), ChatRequest)
+    except msgspec.ValidationError as exc:
+        raise BadRequestError(f"The request body does not fit the chat completions request: {exc}.",
+                              code="invalid_body") from None
+
+
+class ChatAdapter:
+    """The rounds of a chat completion, answered whole or as chunks."""
+
+    def __init__(self, rounds: Rounds, stop_on_disconnect: bool) -> None:
+        self.rounds = rounds
+        self.conversations = Conversations(rounds)
+        self.stop_on_disconnect = stop_on_disconnect
+        self._stopping: set[asyncio.Task] = set()
+
+    async def whole(self, run: Round, completion_id: str, request: Request) -> dict[str, Any]:
+        """The round's text as one completion, once it ended; a client that leaves stops it."""
+        texts: list[str] = []
+
+        async def collect() -> Ended | None:
+            async for part in self.rounds.follow(run):
+                if isinstance(part, Text):
+                    texts.append(part.text)
+                elif isinstance(part, Ended):
+                    return part
+            return None
+
+        work = asyncio.ensure_future(collect())
+        gone = asyncio.ensure_future(_disconnected(request))
+        try:
+            await asyncio.wait([work, gone], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not work.done():
+            work.cancel()
+            self._left(run)
+            return {}
+        end = work.result()
+        content = "\n\n".join([*texts, *_ending(end)])
+        return {"id": completion_id, "object": "chat.completion", "created": int(time.time()), "model": MODEL,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop", "logprobs": None}],
+                "usage": _usage(end)}
+
+    async def chunks(self, run: Round, completion_id: str, include_usage: bool) -> AsyncGenerator[bytes, None]:
+        """The round as chat.completion.chunk events, text as it is written."""
+        created, ended = int(time.time()), None
+        base = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL}
+        extra = {"usage": None} if include_usage else {}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            body = base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+            return b"data: " + msgspec.json.encode(body | extra) + b"\n\n"
+
+        try:
+            yield chunk({"role": "assistant", "content": ""})
+            first = True
+            async for part in self.rounds.follow(run, heartbeats=True):
+                if part is None:
+                    yield b": keepalive\n\n"
+                elif isinstance(part, Text):
+                    yield chunk({"content": ("" if first else "\n\n") + part.text})
+                    first = False
+                elif isinstance(part, Ended):
+                    ended = part
+                    for text in _ending(part):
+                        yield chunk({"content": ("" if first else "\n\n") + text})
+            yield chunk({}, "stop")
+            if include_usage:
+                yield b"data: " + msgspec.json.encode(base | {"choices": [], "usage": _usage(ended)}) + b"\n\n"
+            yield b"data: [DONE]\n\n"
+        except ApplicationError as exc:  # the answer has begun: the error goes in the stream, as OpenAI's does
+            yield b"data: " + msgspec.json.encode(error_body(exc.status_code, exc.detail, exc.code)) + b"\n\n"
+        finally:
+            if ended is None:
+                self._left(run)
+
+    def _left(self, run: Round) -> None:
+        """The client went away before the round ended: stop it, unless configured to let it run."""
+        if not self.stop_on_disconnect:
+            return
+        log.info("A chat client left before workflow %s round %s ended; stopping it.", run.workflow_id, run.round)
+        # Its own task: the response's task is being cancelled, and a stop must not be cancelled with it.
+        task = asyncio.get_running_loop().create_task(self._stop(run))
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    async def _stop(self, run: Round) -> None:
+        try:
+            await self.rounds.stop(run.owner, run.workflow_id)
+        except ApplicationError as exc:  # it ended meanwhile: nothing to stop
+            log.info("Stopping workflow %s after its chat client left: %s", run.workflow_id, exc.detail)
+
+
+def _ending(end: Ended | None) -> list[str]:
+    if end is None:
+        return ["_The conversation was deleted before the round ended._"]
+    if end.status == "failed":
+        return [f"**The round failed:** {end.error or 'see the workflow log.'}"]
+    if end.status == "stopped":
+        return ["_The round was stopped._"]
+    return []
+
+
+def _usage(end: Ended | None) -> dict[str, int]:
+    # Foreman keeps a round's total tokens, not their split: they are reported as completion tokens.
+    tokens = end.tokens if end else 0
+    return {"prompt_tokens": 0, "completion_tokens": tokens, "total_tokens": tokens}
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns when the client has closed the connection (the body was read before)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+def router(settings: Any) -> Router:
+    """The /v1 routes, answering errors in OpenAI's shape."""
+    limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
+    handlers = [get("/models", include_in_schema=False)(models),
+                get("/models/{model_id:str}", include_in_schema=False)(model),
+                post("/chat/completions", include_in_schema=False, status_code=200,
+                     request_max_body_size=limit)(chat_completions)]
+    return Router(path="/v1", route_handlers=handlers, exception_handlers={
+        ApplicationError: _on_application_error, HTTPException: _on_http_exception, Exception: _on_unexpected})

@@ -1,0 +1,186 @@
+"""A round as every protocol adapter sees it: started through the workflow service, followed through
+the event stream's cursor machinery, and read as typed parts (text, steps, plan, progress, the end).
+
+No adapter reads the database or drives the engine: they start, stop and upload through the same
+services the REST API calls, and read a round with `EventStream.follow`, so a protocol promises
+what the event stream promises (every item once, in order, also across processes on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from app.contract.schemas import Document, LogEntry, Message, StartRequest
+from app.rounds.live import EventStream, Position
+from app.store.records import Owner
+
+RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/workflow.py's start_log
+TERMINAL = ("completed", "stopped", "failed")
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text the user reads, as Markdown: a whole message today (`message` is it); a piece of one
+    once live text exists (see `text_of`)."""
+
+    message: Message
+    text: str
+    kind: str  # "answer" (the project manager's), "step" (an agent's), "last" (the final message)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The project manager's work plan: task ids with their agents, in plan order."""
+
+    tasks: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    task_id: str
+    agent: str
+
+
+@dataclass(frozen=True)
+class StepFinished:
+    task_id: str
+    agent: str
+    failed: bool
+    documents: list[Document]
+
+
+@dataclass(frozen=True)
+class Progress:
+    log: LogEntry
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The round's end: its status, the reason when it did not complete, and the tokens it used."""
+
+    status: str
+    error: str | None
+    tokens: int
+    documents: list[Document]
+
+
+Part = Text | Plan | StepStarted | StepFinished | Progress | Ended
+
+
+@dataclass
+class Round:
+    """A started round of the caller's workflow, and where its items begin."""
+
+    owner: Owner
+    workflow_id: str
+    round: int
+    position: Position
+    tokens_before: int
+    base_url: str = ""  # where download links point (the server as the caller reached it)
+    documents: list[Document] = field(default_factory=list)
+
+
+class Rounds:
+    """Start, follow, stop and upload for the protocol adapters, over the REST API's services."""
+
+    def __init__(self, workflows: Any, files: Any, heartbeat: float) -> None:
+        self.workflows = workflows
+        self.files = files
+        self.heartbeat = heartbeat
+
+    async def upload(self, owner: Owner, parts: list[tuple[str, bytes]]) -> list[int]:
+        """Store (name, bytes) parts as the owner's files; their ids."""
+        return [info.id for info in await self.files.upload(owner, parts)] if parts else []
+
+    async def start(self, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
+                    base_url: str = "") -> Round:
+        """Start a workflow (None) or its next round; errors are the REST API's (404, 409, 400)."""
+        position, tokens = Position(), 0
+        if workflow_id is not None:
+            row = await self.workflows.owned(owner, workflow_id)
+            position, tokens = Position(row.last_message_id, row.last_log_id), row.tokens_used
+        answer = await self.workflows.start(owner, workflow_id, StartRequest(prompt=prompt, list_file_id=file_ids),
+                                            None)
+        return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
+
+    async def stop(self, owner: Owner, workflow_id: str) -> None:
+        await self.workflows.stop(owner, workflow_id)
+
+    def stream(self, run: Round, position: Position | None = None) -> EventStream:
+        """The event stream of the round's workflow from `position` (default: where the round began)."""
+        listener = self.workflows.engine.listener
+        return EventStream(self.workflows, run.owner, run.workflow_id, position or run.position, False,
+                           self.heartbeat, listening=lambda: listener is None or listener.connected.is_set())
+
+    async def follow(self, run: Round, heartbeats: bool = False) -> AsyncIterator[Part | None]:
+        """The round's parts until it ends (None for a quiet heartbeat when asked for)."""
+        plan: dict[int, tuple[str, str]] = {}
+        started: set[str] = set()
+        error: str | None = None
+        async for event, view in self.stream(run).follow(self.workflows.rt.changes):
+            if view is None:
+                if heartbeats:
+                    yield None
+                continue
+            if event == "status":
+                if view.current_round == run.round and view.status in TERMINAL:
+                    row = await self.workflows.owned(run.owner, run.workflow_id)
+                    yield Ended(view.status, error if view.status != "completed" else None,
+                                row.tokens_used - run.tokens_before, run.documents)
+                    return
+                continue
+            if view.round != run.round:
+                continue
+            if event == "log":
+                match = RUNNING_TASK.match(view.message)
+                if match and int(match[1]) in plan:
+                    task_id, agent = plan[int(match[1])]
+                    if task_id not in started:
+                        started.add(task_id)
+                        yield StepStarted(task_id, agent)
+                if view.type == "error":
+                    error = view.message
+                yield Progress(view)
+            elif event == "message" and view.role == "assistant":
+                tasks = (view.metadata.get("plan") or {}).get("tasks") if isinstance(view.metadata, dict) else None
+                if tasks:
+                    pairs = [(str(t.get("id")), str(t.get("agent"))) for t in tasks if isinstance(t, dict)]
+                    plan = dict(enumerate(pairs, 1))
+                    yield Plan(pairs)
+                task_id = view.metadata.get("taskId")
+                if task_id and task_id not in started:  # a skipped task never started
+                    started.add(task_id)
+                    yield StepStarted(task_id, view.agent_name)
+                run.documents.extend(view.documents)
+                for piece in text_of(view, run.base_url):
+                    yield piece
+                if task_id:
+                    yield StepFinished(task_id, view.agent_name, bool(view.metadata.get("failed")
+                                                                       or view.metadata.get("skipped")),
+                                       view.documents)
+
+
+def text_of(message: Message, base_url: str = "") -> list[Text]:
+    """What the user reads of an assistant message, as Markdown with its documents as links.
+
+    The one place the adapters turn the round's writing into text: today each message arrives
+    whole; live text would hand its pieces out here instead.
+    """
+    kind = "last" if message.status == "last" else "step" if message.metadata.get("taskId") else "answer"
+    body = message.content.strip()
+    if kind == "step":
+        body = f"**{message.agent_name}**\n\n{body}"
+    links = "\n".join(f"- [{doc_name(d)}]({base_url}{download_path(d)})" for d in message.documents)
+    text = body + (f"\n\n{links}" if links else "")
+    return [Text(message, text, kind)] if text else []
+
+
+def doc_name(doc: Document) -> str:
+    return f"{doc.name}.{doc.ext}" if doc.ext else doc.name
+
+
+def download_path(doc: Document) -> str:
+    """Where the document's bytes are, with the caller's key, on this server."""
+    return f"/api/files/{doc.file_id}/content"
