@@ -19,7 +19,7 @@ from app.clock import now
 from app.config import Settings, from_env
 from app.contract.schemas import Health
 from app.errors import NotReadyError
-from app.protocols import openai_chat
+from app.protocols import mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
@@ -49,7 +49,7 @@ COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot pat
 # Server-sent events go out as written, never held in a compressor's buffer. File downloads go out
 # as stored: compressing 50 MB (mostly already-compressed PDF, DOCX, XLSX) took the event loop's
 # time and held the file 3.6 times over in memory (bench/upload_memory.py).
-UNCOMPRESSED = r"(/events|/api/files/\d+/content)$"
+UNCOMPRESSED = r"((/events|/api/files/\d+/content)$|^/mcp|^/v1/chat/completions$|^/api/ag-ui$)"
 
 
 class ForemanApp(Litestar):
@@ -183,10 +183,13 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
 
+    rounds = Rounds(WorkflowService(engine), FileService(engine.rt.repo.files, engine.rt.storage,
+                                                         settings.max_upload_bytes), settings.event_heartbeat_seconds)
+    mcp = mcp_server.ForemanMCP(rounds, Authenticator(settings))
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
-                        openai_chat.router(settings)],
+                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode)],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
@@ -194,6 +197,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         cors_config=cors_config(settings),
         on_startup=[startup],
         on_shutdown=[engine.close],
+        lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
         openapi_config=docs.openapi_config(),
@@ -207,9 +211,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.engine = engine
     app.state.readers_warm = None  # the extraction workers' warm-up, once started
     app.state.readers_since = 0.0
-    app.state.auth = Authenticator(settings)
-    app.state.workflows = WorkflowService(engine)
-    app.state.files = FileService(engine.rt.repo.files, engine.rt.storage, settings.max_upload_bytes)
-    rounds = Rounds(app.state.workflows, app.state.files, settings.event_heartbeat_seconds)
+    app.state.auth = mcp.auth
+    app.state.workflows = rounds.workflows
+    app.state.files = rounds.files
     app.state.openai_chat = openai_chat.ChatAdapter(rounds, settings.chat_stop_on_disconnect)
     return app

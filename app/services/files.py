@@ -48,6 +48,10 @@ class FileService:
             raise NotFoundError(f"There is no file {file_id}.", code="file_not_found")
         return row
 
+    async def produced(self, owner: Owner, limit: int = 500) -> list[FileRow]:
+        """The documents the owner's rounds produced, newest first."""
+        return await self.files.produced(owner, limit)
+
     async def content(self, row: FileRow) -> bytes:
         """A file's bytes, checked against their hash."""
         return await self.storage.get(row.sha256)

@@ -55,6 +55,14 @@ class FileStore:
             )
             return {row.id: FileRow.model_validate(row._mapping) for row in result}
 
+    async def produced(self, owner: Owner, limit: int) -> list[FileRow]:
+        """The owner's files that agents produced, newest first."""
+        async with self.db.reader.connect() as conn:
+            result = await conn.execute(
+                select(F).where(F.mandate_id == owner.mandate_id, F.user_id == owner.user_id, F.origin == "agent")
+                .order_by(F.id.desc()).limit(limit))
+            return [FileRow.model_validate(row._mapping) for row in result]
+
     async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
         if not ids:
             return {}

@@ -1,0 +1,249 @@
+"""Foreman as an MCP server: streamable HTTP at `/mcp` (the `mcp` SDK's server), the API's keys.
+
+Tools: `upload_file`, `start_round`, `read_round` (status, messages after a cursor, documents as
+resource links; with `wait_seconds` it follows the round and sends progress notifications from
+its logs), `stop_round`, `review_round`. Each document a round produced is a resource
+`foreman://files/<id>`, listed in `resources/list` for its owner only.
+
+A round is long-running: `start_round` answers at once and `read_round` polls or waits, because
+the installed SDK (mcp 2.3) has no server side for the tasks extension; once it has, a round
+maps onto a task as it maps onto these tools (start, poll, cancel).
+
+Stateless transport: every request carries its key and nothing is kept between requests, so
+any replica answers any call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+from typing import Any, AsyncIterator
+
+import msgspec
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    BlobResourceContents,
+    CallToolResult,
+    ListResourcesResult,
+    ReadResourceResult,
+    Resource,
+    ResourceLink,
+    TextContent,
+)
+
+from app.errors import ApplicationError, ConflictError, NotFoundError, UnauthorizedError
+from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
+from app.rounds.live import Position
+from app.store.records import Owner
+
+URI = "foreman://files/{file_id}"
+MAX_WAIT_SECONDS = 60.0
+PAGE = 100
+
+
+class _Headers:
+    """What the authenticator reads of a request: its headers."""
+
+    def __init__(self, headers: Any) -> None:
+        self.headers = headers
+
+
+class ForemanMCP(MCPServer):
+    """The MCP server over the REST API's services."""
+
+    def __init__(self, rounds: Rounds, auth: Any) -> None:
+        super().__init__("foreman", title="Foreman", version="1",
+                         instructions="Foreman runs rounds: a project manager plans, agents work on your documents. "
+                                      "Upload with upload_file, start_round, then read_round until its status is "
+                                      "not running; produced documents are resources.")
+        self.rounds = rounds
+        self.auth = auth
+        for tool in (upload_file, start_round, stop_round, review_round):
+            self.add_tool(tool, structured_output=True)
+        self.add_tool(read_round)
+
+    def owner(self, ctx: Context) -> Owner:
+        """The caller of this request, by the same bearer keys as the REST API."""
+        try:
+            return self.auth.owner(_Headers(ctx.headers or {}))
+        except UnauthorizedError as exc:
+            raise ToolError(exc.detail) from None
+
+    async def _handle_list_resources(self, ctx: Any, params: Any) -> ListResourcesResult:
+        # The SDK lists resources registered at start-up; ours are each caller's own documents.
+        headers = getattr(ctx.request, "headers", None) or {}
+        try:
+            owner = self.auth.owner(_Headers(headers))
+        except UnauthorizedError:
+            return ListResourcesResult(resources=[])
+        rows = await self.rounds.files.produced(owner)
+        return ListResourcesResult(resources=[
+            Resource(uri=URI.format(file_id=r.id), name=_name(r.name, r.ext), mime_type=r.mime, size=r.size)
+            for r in rows])
+
+    async def _handle_read_resource(self, ctx: Any, params: Any) -> ReadResourceResult:
+        uri = str(params.uri)
+        file_id = uri.removeprefix(URI.format(file_id=""))
+        try:
+            owner = self.auth.owner(_Headers(getattr(ctx.request, "headers", None) or {}))
+            if not (uri.startswith(URI.format(file_id="")) and file_id.isascii() and file_id.isdigit()
+                    and 0 < int(file_id) < 2**63):
+                raise NotFoundError(f"There is no document {uri[:100]!r}; its URI is foreman://files/<id>.")
+            row = await self.rounds.files.owned(owner, int(file_id))
+            data = await self.rounds.files.content(row)
+        except ApplicationError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=exc.detail, data={"uri": uri, "code": exc.code}) from None
+        return ReadResourceResult(contents=[BlobResourceContents(uri=uri, blob=base64.b64encode(data).decode(),
+                                                                 mime_type=row.mime)])
+
+    def http_app(self, local: bool) -> Any:
+        """The streamable HTTP ASGI app; in local mode (no keys, loopback only) DNS rebinding is refused."""
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=local,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"], allowed_origins=[
+                "http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
+        return self.streamable_http_app(streamable_http_path="/", stateless_http=True, transport_security=security)
+
+    @contextlib.asynccontextmanager
+    async def running(self, _: Any = None) -> AsyncIterator[None]:
+        """The SDK's session manager, for the application's lifespan."""
+        async with self.session_manager.run():
+            yield
+
+
+def _server(ctx: Context) -> ForemanMCP:
+    return ctx.mcp_server  # type: ignore[return-value]
+
+
+def _name(name: str, ext: str) -> str:
+    return f"{name}.{ext}" if ext else name
+
+
+def _tool_error(exc: ApplicationError) -> ToolError:
+    return ToolError(f"{exc.detail} ({exc.status_code} {exc.code})")
+
+
+async def upload_file(name: str, data_base64: str, ctx: Context) -> dict[str, Any]:
+    """Upload a file (its bytes as base64) to use in start_round; returns its file id."""
+    server = _server(ctx)
+    try:
+        data = base64.b64decode(data_base64, validate=True)
+    except (binascii.Error, ValueError):
+        raise ToolError("data_base64 is not valid base64.") from None
+    try:
+        [file_id] = await server.rounds.upload(server.owner(ctx), [(name, data)])
+    except ApplicationError as exc:
+        raise _tool_error(exc) from None
+    return {"fileId": file_id}
+
+
+async def start_round(ctx: Context, prompt: str = "", file_ids: list[int] | None = None,
+                      workflow_id: str | None = None) -> dict[str, Any]:
+    """Start a round: a new workflow, or the next round of `workflow_id`. It runs in the background;
+    follow it with read_round."""
+    server = _server(ctx)
+    try:
+        run = await server.rounds.start(server.owner(ctx), workflow_id, prompt, list(file_ids or []))
+    except ApplicationError as exc:
+        raise _tool_error(exc) from None
+    return {"workflowId": run.workflow_id, "round": run.round, "status": "running"}
+
+
+async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, after_log_id: int = 0,
+                     wait_seconds: float = 0) -> CallToolResult:
+    """The workflow's status, its messages and logs after the cursors, and its documents as resource
+    links. wait_seconds (at most 60): first wait that long for the round to end, with progress
+    notifications from its logs."""
+    server = _server(ctx)
+    owner = server.owner(ctx)
+    try:
+        if wait_seconds > 0:
+            await _wait(server.rounds, owner, workflow_id, after_message_id, after_log_id,
+                        min(wait_seconds, MAX_WAIT_SECONDS), ctx)
+        workflows = server.rounds.workflows
+        row = await workflows.owned(owner, workflow_id)
+        messages = await workflows.page(owner, workflow_id, "messages", after_message_id, PAGE)
+        logs = await workflows.page(owner, workflow_id, "logs", after_log_id, PAGE)
+    except ApplicationError as exc:
+        raise _tool_error(exc) from None
+    # A document is on its task's message and again on the final one: one link each.
+    documents = list({d.file_id: d for m in messages.items for d in m.documents if m.role == "assistant"}.values())
+    result = {
+        "workflowId": workflow_id, "status": row.status, "round": row.current_round, "progress": row.progress,
+        "messages": [{"id": m.id, "round": m.round, "status": m.status, "agentName": m.agent_name,
+                      "content": m.content, "documents": [URI.format(file_id=d.file_id) for d in m.documents]}
+                     for m in messages.items if m.role == "assistant"],
+        "logs": [{"id": e.id, "type": e.type, "progress": e.progress, "message": e.message} for e in logs.items],
+        "lastMessageId": messages.last_id, "lastLogId": logs.last_id,
+        "hasMore": messages.has_more or logs.has_more,
+    }
+    text = "\n\n".join([f"Workflow {workflow_id}: {row.status} (round {row.current_round}, {row.progress}%).",
+                        *(f"**{m['agentName']}**: {m['content']}" for m in result["messages"])])
+    links = [ResourceLink(uri=URI.format(file_id=d.file_id), name=_name(d.name, d.ext), mime_type=d.mime_type,
+                          size=d.size) for d in documents]
+    return CallToolResult(content=[TextContent(text=text), *links], structured_content=result)
+
+
+async def _wait(rounds: Rounds, owner: Owner, workflow_id: str, after_message: int, after_log: int,
+                seconds: float, ctx: Context) -> None:
+    """Follow the workflow's current round until it ends or `seconds` pass, reporting its logs as progress."""
+    row = await rounds.workflows.owned(owner, workflow_id)
+    if row.status in TERMINAL:
+        return
+    run = Round(owner, workflow_id, row.current_round, Position(after_message, after_log), row.tokens_used)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            async for part in rounds.follow(run):
+                if isinstance(part, Progress):
+                    await ctx.report_progress(part.log.progress, 100, part.log.message)
+
+
+async def stop_round(workflow_id: str, ctx: Context) -> dict[str, Any]:
+    """Stop the workflow's running round at once."""
+    server = _server(ctx)
+    try:
+        view = await server.rounds.workflows.stop(server.owner(ctx), workflow_id)
+    except ApplicationError as exc:
+        raise _tool_error(exc) from None
+    return {"workflowId": workflow_id, "status": view.status, "round": view.current_round}
+
+
+async def review_round(workflow_id: str, decision: str, ctx: Context, comment: str = "") -> dict[str, Any]:
+    """Approve or change the plan of a round that waits for its review (decision: approve, revise, reject)."""
+    server = _server(ctx)
+    try:
+        row = await server.rounds.workflows.owned(server.owner(ctx), workflow_id)
+        # No round waits for a review on this server yet (the waiting state is not built): as the REST
+        # review answers then, a conflict that names the workflow's state.
+        raise ConflictError(f"Workflow {workflow_id!r} has no plan waiting for a review (it is {row.status}).",
+                            code="not_waiting")
+    except ApplicationError as exc:
+        raise _tool_error(exc) from None
+
+
+def mount(server: ForemanMCP, local: bool) -> Any:
+    """The `/mcp` route: the SDK's ASGI app behind the API's keys (401 in the API's error shape)."""
+    from litestar import asgi
+    from litestar.datastructures import Headers
+
+    inner = server.http_app(local)
+
+    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            server.auth.owner(_Headers(Headers.from_scope(scope)))
+        except UnauthorizedError as exc:
+            body = msgspec.json.encode({"status_code": 401, "detail": exc.detail, "code": exc.code})
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await inner(scope, receive, send)
+
+    return asgi("/mcp", is_mount=True, copy_scope=True, include_in_schema=False)(endpoint)
