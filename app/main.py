@@ -19,7 +19,7 @@ from app.clock import now
 from app.config import Settings, from_env
 from app.contract.schemas import Health
 from app.errors import NotReadyError
-from app.protocols import mcp_server, openai_chat
+from app.protocols import agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
@@ -189,7 +189,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
-                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode)],
+                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode),
+                        agui.route(settings)],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
@@ -215,4 +216,5 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.workflows = rounds.workflows
     app.state.files = rounds.files
     app.state.openai_chat = openai_chat.ChatAdapter(rounds, settings.chat_stop_on_disconnect)
+    app.state.ag_ui = rounds
     return app

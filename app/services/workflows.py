@@ -54,8 +54,9 @@ class WorkflowService:
         return row
 
     async def start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
-                    idempotency_key: str | None) -> dict[str, Any]:
-        """Start a workflow or its next round; the round runs in the background.
+                    idempotency_key: str | None, new_id: str | None = None) -> dict[str, Any]:
+        """Start a workflow or its next round; the round runs in the background. A new workflow gets
+        `new_id` when given (a protocol adapter's id derived from the caller and its thread).
 
         An Idempotency-Key is bound to the caller (in the key), the target workflow and the body
         (in the fingerprint): a retry gets the first answer, another request with it a 422.
@@ -65,7 +66,7 @@ class WorkflowService:
                                 "(a load balancer sends it to another replica).", code="shutting_down")
         key = f"{owner.mandate_id}:{owner.user_id}:{idempotency_key}" if idempotency_key else None
         if key is None:
-            return await self._start(owner, workflow_id, body)
+            return await self._start(owner, workflow_id, body, new_id)
         fingerprint = request_fingerprint(workflow_id, body)
         # Retries with one key wait for each other, so a double submit starts one round, not two:
         # in this process on a lock, across processes on the claim the database arbitrates.
@@ -96,7 +97,8 @@ class WorkflowService:
             await self.repo.idempotency.answer(key, answer)
             return answer
 
-    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest) -> dict[str, Any]:
+    async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
+                     new_id: str | None = None) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
@@ -120,7 +122,7 @@ class WorkflowService:
                                   code="unknown_password_files")
         new = workflow_id is None
         if new:
-            workflow_id = str(uuid.uuid4())
+            workflow_id = new_id or str(uuid.uuid4())
             name = (prompt or files[file_ids[0]].name)[:80]
             message = "Workflow initialized"
         else:

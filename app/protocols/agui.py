@@ -1,0 +1,187 @@
+"""AG-UI: `POST /api/ag-ui` takes a `RunAgentInput` and answers the run as AG-UI events.
+
+A thread is one workflow: its id is derived from the caller and the client's `threadId`, so the
+first run on a thread creates the workflow and every later run posts its next round, on any
+replica, with nothing stored beside the workflow. The last user message is the round's prompt;
+its document and media parts (inline base64 `data` sources, the name in `metadata.filename`) are
+uploaded, and `file` sources name files already uploaded (`POST /api/files`) by id.
+
+Map: the round -> RUN_STARTED ... RUN_FINISHED (cancelled outcome when stopped) or RUN_ERROR
+(failed); the project manager's answer, each agent's result and the final message ->
+TEXT_MESSAGE_START/CONTENT/END; each task -> STEP_STARTED/STEP_FINISHED named by its agent;
+the plan, progress and delivered documents -> STATE_SNAPSHOT, then STATE_DELTA (JSON Patch).
+Every event is one of the `ag-ui-protocol` package's models, written by its encoder.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from typing import Any, AsyncGenerator
+
+import pydantic
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
+from ag_ui.core.events import RunFinishedCancelledOutcome, TokenUsage
+from ag_ui.encoder import EventEncoder
+from litestar import Request, post
+from litestar.response import Stream
+
+from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
+from app.protocols.rounds import Ended, Plan, Progress, Round, Rounds, StepFinished, StepStarted, Text, doc_name
+from app.store.records import Owner
+
+THREADS = uuid.UUID("6f1c2a57-5d0e-4c36-9a55-3b8d3f0e2a61")  # the namespace of thread-derived workflow ids
+MEDIA = ("document", "image", "audio", "video")
+
+
+def workflow_of(owner: Owner, thread_id: str) -> str:
+    """The workflow id of a caller's thread: the same on every replica, different for every caller."""
+    return str(uuid.uuid5(THREADS, f"{owner.mandate_id}:{owner.user_id}:{thread_id}"))
+
+
+def parse_input(raw: bytes) -> RunAgentInput:
+    """The request body as the package's RunAgentInput, or BadRequestError saying what does not fit."""
+    try:
+        return RunAgentInput.model_validate_json(raw)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
+        raise BadRequestError(f"The body is not an AG-UI RunAgentInput: {problems}.", code="invalid_body") from None
+
+
+def prompt_and_files(run_input: RunAgentInput) -> tuple[str, list[tuple[str, bytes]], list[int]]:
+    """The last user message's text, its inline files to upload, and the file ids it names."""
+    users = [m for m in run_input.messages if m.role == "user"]
+    if not users:
+        raise BadRequestError("messages has no user message: the last one is the request to answer.",
+                              code="no_user_message")
+    content = users[-1].content
+    if isinstance(content, str):
+        return content.strip(), [], []
+    texts, uploads, ids = [], [], []
+    for n, part in enumerate(content):
+        if part.type == "text":
+            texts.append(part.text)
+        elif part.type in MEDIA:
+            source = part.source
+            metadata = part.metadata if isinstance(part.metadata, dict) else {}
+            if source.type == "data":
+                try:
+                    data = base64.b64decode(source.value, validate=True)
+                except (binascii.Error, ValueError):
+                    raise BadRequestError(f"Content part {n}: the data is not valid base64.",
+                                          code="bad_base64") from None
+                name = str(metadata.get("filename") or f"{part.type}-{n + 1}.{source.mime_type.rpartition('/')[2]}")
+                uploads.append((name, data))
+            elif source.type == "file" and source.value.isascii() and source.value.isdigit():
+                ids.append(int(source.value))
+            else:
+                raise BadRequestError(f"Content part {n}: send the bytes inline (a 'data' source) or the id of a "
+                                      "file uploaded with POST /api/files (a 'file' source); Foreman does not fetch "
+                                      "URLs.", code="unsupported_source")
+    return "\n".join(texts).strip(), uploads, ids
+
+
+async def ag_ui(request: Request) -> Stream:
+    """Run a round of the thread's workflow and answer its AG-UI event stream."""
+    state = request.app.state
+    owner = state.auth.owner(request)
+    settings = state.settings
+    limit = max_body(settings)
+    if int(request.headers.get("content-length") or 0) > limit:
+        raise PayloadTooLargeError(f"The request is larger than {limit} bytes.", code="body_too_large")
+    run_input = parse_input(await request.body())
+    prompt, uploads, file_ids = prompt_and_files(run_input)
+    rounds: Rounds = state.ag_ui
+    workflow_id = workflow_of(owner, run_input.thread_id)
+    try:
+        await rounds.workflows.owned(owner, workflow_id)
+        existing: str | None = workflow_id
+    except NotFoundError:
+        existing = None
+    file_ids += await rounds.upload(owner, uploads)
+    run = await rounds.start(owner, existing, prompt, file_ids, str(request.base_url).rstrip("/"),
+                             new_id=workflow_id)
+    encoder = EventEncoder(accept=request.headers.get("accept", ""))
+    return Stream(events(rounds, run, run_input, encoder), media_type=encoder.get_content_type(),
+                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id})
+
+
+async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
+                 encoder: EventEncoder) -> AsyncGenerator[bytes, None]:
+    """The round as AG-UI events, encoded."""
+    thread, run_id = run_input.thread_id, run_input.run_id
+    for event in [RunStartedEvent(thread_id=thread, run_id=run_id),
+                  StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
+                                               "status": "running", "progress": 0, "plan": [], "documents": []})]:
+        yield encoder.encode(event).encode()
+    try:
+        async for part in rounds.follow(run):
+            for event in translate(part, run, thread, run_id):
+                yield encoder.encode(event).encode()
+            if isinstance(part, Ended):
+                return
+        yield encoder.encode(RunErrorEvent(message="The workflow was deleted during the run.",
+                                           code="workflow_deleted")).encode()
+    except ApplicationError as exc:
+        yield encoder.encode(RunErrorEvent(message=exc.detail, code=exc.code)).encode()
+
+
+def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent]:
+    """The AG-UI events of one part of a round."""
+    if isinstance(part, Text):
+        message_id = f"{run.workflow_id}:{part.message.id}"
+        return [TextMessageStartEvent(message_id=message_id, role="assistant"),
+                TextMessageContentEvent(message_id=message_id, delta=part.text),
+                TextMessageEndEvent(message_id=message_id)]
+    if isinstance(part, Plan):
+        plan = [{"id": task_id, "agent": agent, "status": "planned"} for task_id, agent in part.tasks]
+        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/plan", "value": plan}])]
+    if isinstance(part, StepStarted):
+        return [StepStartedEvent(step_name=step_name(part.agent, part.task_id))]
+    if isinstance(part, StepFinished):
+        docs = [{"op": "add", "path": "/documents/-", "value": {"fileId": d.file_id, "name": doc_name(d),
+                                                                "url": f"{run.base_url}/api/files/{d.file_id}/content"}}
+                for d in part.documents]
+        return [StepFinishedEvent(step_name=step_name(part.agent, part.task_id)),
+                *([StateDeltaEvent(delta=docs)] if docs else [])]
+    if isinstance(part, Progress):
+        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/progress", "value": part.log.progress}])]
+    if isinstance(part, Ended):
+        status = StateDeltaEvent(delta=[{"op": "replace", "path": "/status", "value": part.status}])
+        if part.status == "failed":
+            return [status, RunErrorEvent(message=part.error or "The round failed; see the workflow's log.",
+                                          code="round_failed")]
+        outcome = RunFinishedCancelledOutcome() if part.status == "stopped" else None
+        return [status, RunFinishedEvent(thread_id=thread, run_id=run_id, outcome=outcome,
+                                         result={"workflowId": run.workflow_id, "round": run.round},
+                                         usage=[TokenUsage(provider="foreman", total_tokens=part.tokens)])]
+    return []
+
+
+def step_name(agent: str, task_id: str) -> str:
+    return f"{agent} ({task_id})"
+
+
+def max_body(settings: Any) -> int:
+    """Files arrive as base64 in the JSON body: a third larger than the upload limit, plus the JSON."""
+    return settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
+
+
+def route(settings: Any) -> Any:
+    """The `/api/ag-ui` route, taking bodies as large as the files it may carry."""
+    return post("/api/ag-ui", status_code=200, include_in_schema=False,
+                request_max_body_size=max_body(settings))(ag_ui)
