@@ -25,10 +25,16 @@ from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 from litestar.response import Stream
 
-from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
+from app.errors import (
+    ApplicationError,
+    BadRequestError,
+    DatabaseUnavailableError,
+    NotFoundError,
+    PayloadTooLargeError,
+)
 from app.protocols.rounds import Ended, Round, Rounds, Text
+from app.store.database import unavailable
 from app.store.records import Owner
-from app.web.http import on_unexpected, parse_json
 
 log = logging.getLogger("foreman.openai_chat")
 
@@ -87,10 +93,15 @@ def _on_http_exception(request: Request, exc: HTTPException) -> Response:
 
 
 def _on_unexpected(request: Request, exc: Exception) -> Response:
-    answer = on_unexpected(request, exc)  # logs it; the body says only that it broke (or to retry: 503)
-    response = openai_error(answer.status_code, answer.content["detail"], answer.content["code"])
-    response.headers.update(answer.headers)
-    return response
+    if unavailable(exc):  # not a defect: the database is down or busy; the same request may be sent again
+        error = DatabaseUnavailableError("The database cannot take this request now; try again in "
+                                         f"{DatabaseUnavailableError.retry_after_seconds} seconds.")
+        response = openai_error(error.status_code, error.detail, error.code)
+        response.headers["Retry-After"] = str(error.retry_after_seconds)
+        return response
+    log.exception("Unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return openai_error(500, "The server could not complete this request; it has been logged. Try again.",
+                        "internal_error")
 
 
 def parse_turn(body: ChatRequest) -> Turn:
@@ -242,11 +253,20 @@ async def _read(request: Request) -> ChatRequest:
     if int(request.headers.get("content-length") or 0) > limit:
         raise PayloadTooLargeError(f"The request is larger than {limit} bytes.", code="body_too_large")
     raw = await request.body()
+    if not raw.strip():
+        raise BadRequestError("The request body is empty; send a chat completions request as JSON.",
+                              code="invalid_json")
     try:
-        return msgspec.convert(parse_json(raw), ChatRequest)
+        return msgspec.json.decode(raw, type=ChatRequest)
     except msgspec.ValidationError as exc:
         raise BadRequestError(f"The request body does not fit the chat completions request: {exc}.",
                               code="invalid_body") from None
+    except UnicodeDecodeError:
+        raise BadRequestError("The request body is not valid UTF-8 text.", code="not_utf8") from None
+    except RecursionError:
+        raise BadRequestError("The request body is nested too deep.", code="too_deep") from None
+    except msgspec.DecodeError as exc:
+        raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
 
 
 class ChatAdapter:

@@ -124,3 +124,17 @@ def test_a_client_that_disconnects_stops_its_round(server, model):
     # The response is closed with the round still running: the server stops it.
     with server.client("k1") as rest:
         assert wait_status(rest, workflow, "stopped", "completed", "failed")["status"] == "stopped"
+
+
+def test_a_process_that_never_saw_the_conversation_finds_its_workflow_from_the_history(server):
+    chat = client(server)
+    history = [{"role": "user", "content": "Hello, what can you do? " + uuid.uuid4().hex}]
+    first = chat.chat.completions.with_raw_response.create(model="foreman", messages=history)
+    server.app.state.openai_chat.conversations._known.clear()  # as on another replica, or after a restart
+    history += [{"role": "assistant", "content": first.parse().choices[0].message.content},
+                {"role": "user", "content": "And in one sentence?"}]
+    second = chat.chat.completions.with_raw_response.create(model="foreman", messages=history)
+    assert second.headers["x-foreman-workflow"] == first.headers["x-foreman-workflow"]
+    edited = [{"role": "user", "content": "Something else entirely."}, *history[1:]]
+    third = chat.chat.completions.with_raw_response.create(model="foreman", messages=edited)
+    assert third.headers["x-foreman-workflow"] != first.headers["x-foreman-workflow"]  # an edited history
