@@ -107,14 +107,14 @@ async def ag_ui(request: Request) -> Stream:
     prompt, uploads, file_ids = prompt_and_files(run_input)
     rounds: Rounds = state.ag_ui
     workflow_id = workflow_of(owner, run_input.thread_id)
-    try:
-        await rounds.workflows.owned(owner, workflow_id)
-        existing: str | None = workflow_id
-    except NotFoundError:
-        existing = None
     file_ids += await rounds.upload(owner, uploads)
-    run = await rounds.start(owner, existing, prompt, file_ids, str(request.base_url).rstrip("/"),
-                             new_id=workflow_id)
+    base = str(request.base_url).rstrip("/")
+    try:  # the thread's next round, or its first
+        run = await rounds.start(owner, workflow_id, prompt, file_ids, base)
+    except NotFoundError as exc:
+        if exc.code != "workflow_not_found":
+            raise
+        run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id)
     encoder = EventEncoder(accept=request.headers.get("accept", ""))
     return Stream(events(rounds, run, run_input, encoder), media_type=encoder.get_content_type(),
                   headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id})
@@ -129,7 +129,12 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
                                                "status": "running", "progress": 0, "plan": [], "documents": []})]:
         yield encoder.encode(event).encode()
     try:
+        progress = 0
         async for part in rounds.follow(run):
+            if isinstance(part, Progress):
+                if part.log.progress == progress:
+                    continue  # a log that moves nothing: no state to change
+                progress = part.log.progress
             for event in translate(part, run, thread, run_id):
                 yield encoder.encode(event).encode()
             if isinstance(part, Ended):

@@ -199,7 +199,7 @@ async def _wait(rounds: Rounds, owner: Owner, workflow_id: str, after_message: i
     run = Round(owner, workflow_id, row.current_round, Position(after_message, after_log), row.tokens_used)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            async for part in rounds.follow(run):
+            async for part in rounds.follow(run, tokens=False):
                 if isinstance(part, Progress):
                     await ctx.report_progress(part.log.progress, 100, part.log.message)
 

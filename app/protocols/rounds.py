@@ -115,8 +115,9 @@ class Rounds:
         return EventStream(self.workflows, run.owner, run.workflow_id, position or run.position, False,
                            self.heartbeat, listening=lambda: listener is None or listener.connected.is_set())
 
-    async def follow(self, run: Round, heartbeats: bool = False) -> AsyncIterator[Part | None]:
-        """The round's parts until it ends (None for a quiet heartbeat when asked for)."""
+    async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True) -> AsyncIterator[Part | None]:
+        """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: read the
+        round's tokens at its end (one query)."""
         plan: dict[int, tuple[str, str]] = {}
         started: set[str] = set()
         error: str | None = None
@@ -127,9 +128,9 @@ class Rounds:
                 continue
             if event == "status":
                 if view.current_round == run.round and view.status in TERMINAL:
-                    row = await self.workflows.owned(run.owner, run.workflow_id)
+                    used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
                     yield Ended(view.status, error if view.status != "completed" else None,
-                                row.tokens_used - run.tokens_before, run.documents)
+                                used - run.tokens_before if tokens else 0, run.documents)
                     return
                 continue
             if view.round != run.round:
