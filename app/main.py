@@ -189,7 +189,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
-                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode),
+                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode, agui.max_body(settings)),
                         agui.route(settings)],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,

@@ -102,13 +102,14 @@ class ForemanMCP(MCPServer):
         return ReadResourceResult(contents=[BlobResourceContents(uri=uri, blob=base64.b64encode(data).decode(),
                                                                  mime_type=row.mime)])
 
-    def http_app(self, local: bool) -> Any:
+    def http_app(self, local: bool, max_body: int) -> Any:
         """The streamable HTTP ASGI app; in local mode (no keys, loopback only) DNS rebinding is refused."""
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=local,
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"], allowed_origins=[
                 "http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
-        return self.streamable_http_app(streamable_http_path="/", stateless_http=True, transport_security=security)
+        return self.streamable_http_app(streamable_http_path="/", stateless_http=True, transport_security=security,
+                                        max_request_body_size=max_body)  # upload_file's base64
 
     @contextlib.asynccontextmanager
     async def running(self, _: Any = None) -> AsyncIterator[None]:
@@ -227,12 +228,12 @@ async def review_round(workflow_id: str, decision: str, ctx: Context, comment: s
         raise _tool_error(exc) from None
 
 
-def mount(server: ForemanMCP, local: bool) -> Any:
+def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
     """The `/mcp` route: the SDK's ASGI app behind the API's keys (401 in the API's error shape)."""
     from litestar import asgi
     from litestar.datastructures import Headers
 
-    inner = server.http_app(local)
+    inner = server.http_app(local, max_body)
 
     async def endpoint(scope: Any, receive: Any, send: Any) -> None:
         try:
