@@ -25,4 +25,9 @@ def describe(item: ContentItem) -> str:
         parts.append(f"language {language}")
     if item.metadata.get("ocr"):
         parts.append("text recognised by OCR")
+    missing = item.metadata.get("formulasWithoutValues")
+    if missing:
+        from extractors.xlsx import missing_sentence
+
+        parts.append(missing_sentence(missing))
     return ", ".join(parts)

@@ -42,25 +42,49 @@ def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
 
 
 def sheet_item(number: int, title: str, values: list[list[object]], shown: list[list[str]], *, hidden: bool,
-               extractor: str) -> ContentItem:
+               extractor: str, missing: list[dict[str, str]] | None = None) -> ContentItem:
     """One sheet as a content item: its rows as the sheet shows them (tab-separated), and its cells
-    themselves (numbers, dates, cached formula results) as a table for table work."""
+    themselves (numbers, dates, cached formula results) as a table for table work.
+
+    `missing` lists formula cells saved without a value ({"cell": "B7", "formula": "=B6*2"}): they
+    are named in the item's metadata and summary, never left to look like empty cells.
+    """
     table = render_rows(_trim(shown))
     cells = make_table(f"sheet {title}", values, f"sheet {title}", sheet=title)
+    metadata = {
+        "extractor": extractor,
+        "sheet": title,
+        "rows": table.count("\n") + 1 if table else 0,
+        "hidden": hidden,
+        "ocr": False,
+    }
+    if missing:
+        metadata["formulasWithoutValues"] = missing
     return ContentItem(
         sequence_nr=number,
         name=f"sheet {title}",
         ext="tsv",
         content_type="text/tab-separated-values",
         data=table,
-        metadata=attach({
-            "extractor": extractor,
-            "sheet": title,
-            "rows": table.count("\n") + 1 if table else 0,
-            "hidden": hidden,
-            "ocr": False,
-        }, [cells] if cells else []),
+        metadata=attach(metadata, [cells] if cells else []),
     )
+
+
+def missing_sentence(missing: list[dict[str, str]]) -> str:
+    """'3 formula cells have no saved value (B7, B8, C9); ...' for a summary or a warning."""
+    cells = ", ".join(m["cell"] for m in missing[:12]) + (", ..." if len(missing) > 12 else "")
+    many = len(missing) != 1
+    return (f"{len(missing)} formula cell{'s' if many else ''} {'have' if many else 'has'} no saved value ({cells}); "
+            f"{'they are' if many else 'it is'} shown empty")
+
+
+def column_letter(index: int) -> str:
+    """1 -> 'A', 27 -> 'AA'."""
+    letters = ""
+    while index > 0:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
 
 
 def _trim(rows: list[list[str]]) -> list[list[str]]:
