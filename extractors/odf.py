@@ -5,7 +5,7 @@ the document. Every part is read through `read_part` here (the one place that in
 member of an ODF package, so a limit on inflated size goes there), parsed without entity
 expansion or network access. Encrypted packages (manifest `encryption-data`) are decrypted
 with the user's password (ODF 1.2: PBKDF2-SHA1 over the SHA-256 of the password,
-AES-256-CBC or Blowfish-CFB, then raw deflate), see `decrypt`.
+AES-256-CBC, then raw deflate; OpenOffice 2's Blowfish is refused with a sentence), see `decrypt`.
 
 The format modules (`odt`, `ods`, `odp`) walk the XML; the text of a paragraph is read by
 `inline_text`, which keeps notes and comments out of the line they are anchored in.
@@ -155,19 +155,19 @@ def decrypt(raw: bytes, data: etree._Element, password: str) -> bytes:
     if name.endswith("aes256-cbc"):
         decryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).decryptor()
         padded = decryptor.update(raw) + decryptor.finalize()
+        # W3C XML Encryption padding (ISO 10126): only the last byte, the pad's length, is defined.
         pad = padded[-1] if padded else 0
-        if not 1 <= pad <= 16 or padded[-pad:] != bytes([pad]) * pad:
+        if not 1 <= pad <= 16:
             raise EncryptedError("the password supplied does not open it")
         plain = padded[:-pad]
-    elif name.endswith("Blowfish CFB") or name.lower().endswith("blowfish cfb"):
-        try:
-            from cryptography.hazmat.decrepit.ciphers.algorithms import Blowfish
-        except ImportError:  # older cryptography
-            Blowfish = algorithms.Blowfish  # type: ignore[attr-defined]  # noqa: N806
-        decryptor = Cipher(Blowfish(key), modes.CFB(iv)).decryptor()
-        plain = decryptor.update(raw) + decryptor.finalize()
     else:
         raise EncryptedError(f"its encryption ({name or 'unknown'}) is not supported")
+    checksum_type, checksum = data.get(q("manifest:checksum-type"), ""), data.get(q("manifest:checksum"), "")
+    if checksum:  # a digest of the first 1024 decrypted bytes: a wrong password is told apart here
+        digest = hashlib.sha256 if "sha256" in checksum_type else hashlib.sha1
+        sample = plain[:1024] if checksum_type.endswith("1k") else plain
+        if digest(sample).digest() != base64.b64decode(checksum):
+            raise EncryptedError("the password supplied does not open it")
     try:
         return zlib.decompress(plain, -15)
     except zlib.error:

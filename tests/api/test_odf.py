@@ -29,3 +29,12 @@ def test_an_odf_upload_is_read_with_its_tables(c1, name, mime, first_item):
     assert contents[0]["metadata"]["extractor"] == "odf"
     assert contents[0]["metadata"]["tables"], "the document's table reaches the message as cells"
     assert "could not be extracted" not in " ".join(c["data"] or "" for c in contents)
+
+
+def test_an_encrypted_odt_is_read_with_the_password_sent_with_the_round(c1):
+    data = (ODF / "encrypted-geheim.odt").read_bytes()
+    [info] = c1.post("/api/files", files=[("files", ("lease.odt", data))]).json()
+    status = run_round(c1, "Summarise the lease.", [info["id"]], passwords={str(info["id"]): "geheim"})
+    [document] = c1.get(f"/api/workflows/{status['id']}").json()["messages"][0]["documents"]
+    assert document["contents"][0]["metadata"]["decrypted"] is True
+    assert document["contents"][0]["data"].startswith("Sample Word Document Title")

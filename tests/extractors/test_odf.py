@@ -184,3 +184,18 @@ def test_a_damaged_package_is_corrupt_not_a_crash(registry):
     result = registry.extract(broken, "broken.odt", mime=ODT)
     assert result.status == "corrupt"
     assert "broken.odt could not be extracted" in result.items[0].data
+
+
+def test_an_encrypted_document_opens_with_its_password_and_says_why_not_without(registry):
+    # Saved by LibreOffice with the password "geheim" (AES-256-CBC, PBKDF2 over SHA-256).
+    data = odf("encrypted-geheim.odt")
+    assert detect_mime(data, "lease.odt") == ODT
+    missing = registry.extract(data, "lease.odt")
+    assert missing.status == "encrypted" and missing.items[0].name == "encrypted"
+    assert "needs a password" in missing.items[0].data
+    wrong = registry.extract(data, "lease.odt", password="falsch")
+    assert wrong.status == "encrypted" and "the password supplied does not open it" in wrong.items[0].data
+    opened = registry.extract(data, "lease.odt", password="geheim")
+    assert opened.status == "ok" and opened.items[0].metadata["decrypted"] is True
+    assert opened.items[0].data.startswith("Sample Word Document Title")
+    assert dict((i.name, i.data) for i in opened.items)["headers and footers"].startswith("This is the header")
