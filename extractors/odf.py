@@ -1,8 +1,8 @@
 """OpenDocument packages (what LibreOffice writes): the parts of ODT, ODS and ODP files.
 
 An ODF file is a ZIP whose `mimetype` member names the format and whose `content.xml` holds
-the document. Every part is read through `read_part` here (the one place that inflates a
-member of an ODF package, so a limit on inflated size goes there), parsed without entity
+the document. Every part is read through `package.read_part` (the one place that inflates a
+member of a document package, so a limit on inflated size goes there), parsed without entity
 expansion or network access. Encrypted packages (manifest `encryption-data`) are decrypted
 with the user's password (ODF 1.2: PBKDF2-SHA1 over the SHA-256 of the password,
 AES-256-CBC, then raw deflate; OpenOffice 2's Blowfish is refused with a sentence), see `decrypt`.
@@ -21,6 +21,8 @@ import zlib
 from dataclasses import dataclass, field
 
 from lxml import etree
+
+from extractors.package import read_part
 
 NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -89,12 +91,6 @@ def mimetype(data: bytes) -> str | None:
     except (zipfile.BadZipFile, ValueError, OSError, RuntimeError, EOFError):
         return None
     return declared if declared.startswith("application/vnd.oasis.opendocument.") else None
-
-
-def read_part(archive: zipfile.ZipFile, name: str, limit: int | None = None) -> bytes:
-    """One member of the package, inflated; the single place ODF parts are unpacked."""
-    with archive.open(name) as stream:
-        return stream.read() if limit is None else stream.read(limit)
 
 
 def open_package(data: bytes, password: str | None) -> Package:

@@ -30,4 +30,9 @@ def describe(item: ContentItem) -> str:
         from extractors.xlsx import missing_sentence
 
         parts.append(missing_sentence(missing))
+    computed = item.metadata.get("formulasComputed")
+    if computed:
+        count = len(computed["cells"])
+        parts.append(f"{count} formula value{'s' if count != 1 else ''} computed by {computed['by']} "
+                     "(the file was saved without them)")
     return ", ".join(parts)

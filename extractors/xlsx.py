@@ -8,6 +8,7 @@ import zipfile
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
+from extractors import recalc
 from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.numfmt import format_value
@@ -21,24 +22,41 @@ MIMES = [
 
 
 def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
-    """Each sheet as tab-separated rows; formulas give their cached values."""
+    """Each sheet as tab-separated rows; formulas give their cached values, or values computed by
+    `recalc` when the file was saved without them, or are named when neither can be had."""
     try:
         # read_only streams rows without building the cell graph; data_only gives cached results.
         workbook = openpyxl.load_workbook(io.BytesIO(source.data), read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
         return failure(source.mime, "corrupt", source.name, f"not a readable workbook ({error})")
+    missing = recalc.uncached(source.data)
+    computed, engine = recalc.compute(source.data, missing) if missing else ({}, "")
     items = []
     try:
         for number, sheet in enumerate(workbook.worksheets, start=1):
             raw = [list(row) for row in sheet.iter_rows()]
-            shown = [[format_value(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in raw]
-            items.append(sheet_item(number, sheet.title, [[cell.value for cell in row] for row in raw], shown,
-                                    hidden=sheet.sheet_state != "visible", extractor="openpyxl"))
+            values = [[_value(cell, sheet.title, computed) for cell in row] for row in raw]
+            shown = [[format_value(value, getattr(cell, "number_format", None)) for cell, value in zip(row, row_values)]
+                     for row, row_values in zip(raw, values)]
+            left = [m for m in missing.get(sheet.title, []) if (sheet.title, m["cell"]) not in computed]
+            done = [m["cell"] for m in missing.get(sheet.title, []) if (sheet.title, m["cell"]) in computed]
+            item = sheet_item(number, sheet.title, values, shown, hidden=sheet.sheet_state != "visible",
+                              extractor="openpyxl", missing=left)
+            if done:
+                item.metadata["formulasComputed"] = {"by": engine, "cells": done}
+            items.append(item)
     finally:
         workbook.close()
     if not items:
         return failure(source.mime, "corrupt", source.name, "the workbook has no worksheets")
     return Extraction(mime=source.mime, status="ok", items=items)
+
+
+def _value(cell, title: str, computed: dict[tuple[str, str], object]) -> object:
+    """The cell's saved value, or the value computed for a formula saved without one."""
+    if cell.value is None and computed and getattr(cell, "row", None):
+        return computed.get((title, f"{column_letter(cell.column)}{cell.row}"))
+    return cell.value
 
 
 def sheet_item(number: int, title: str, values: list[list[object]], shown: list[list[str]], *, hidden: bool,
