@@ -201,3 +201,12 @@ def test_a_pdf_listing_or_prose_in_columns_is_not_a_table(extracted):
              ["The chair closed the meeting after an hour of talks.", "Minutes follow by the end of the week."]]
     figures = [["Country", "Population"], ["Austria", "8.9"], ["Belgium", "11.5"]]
     assert not _table_like(code) and not _table_like(prose) and _table_like(figures)
+
+
+def test_a_long_texts_summary_counts_its_words_by_whitespace():
+    from extractors.base import ContentItem
+    from extractors.summary import describe
+
+    text = "Der Preis betrug 15,50 €. " * 60_000  # 1.5 MB: past the exact count
+    item = ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=text)
+    assert describe(item) == f"text: {len(text):,} characters, {len(text.split()):,} words, language de"
