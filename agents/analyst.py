@@ -53,6 +53,22 @@ def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cited
 
 
+def renumber(text: str, hints: list[dict[str, Any]]) -> str:
+    """The answer's passage marks renumbered in the order they first appear ([3] then [1] become [1]
+    then [2]), and `hints` renumbered alike, so a reader meets [1] first and `metadata.citations`
+    lists [1], [2]... in order. Marks that name no passage are left as they are."""
+    known = {h["n"] for h in hints}
+    order = list(dict.fromkeys(n for n in (int(m) for m in _MARK.findall(text)) if n in known))
+    mapping = {old: new for new, old in enumerate(order, 1)}
+    if all(old == new for old, new in mapping.items()):
+        return text
+    rest = iter(n for n in range(len(order) + 1, len(hints) + len(order) + 1))
+    for h in sorted(hints, key=lambda h: h["n"]):
+        h["n"] = mapping.get(h["n"]) or next(rest)
+    hints.sort(key=lambda h: h["n"])
+    return _MARK.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else m.group(0), text)
+
+
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever) -> tuple[str, list[Passage]]:
     """A question read as a follow-up when its own words find nothing, when it asks a superlative
@@ -132,6 +148,7 @@ class Analyst:
         if not _MARK.search(text):  # a model that cited nothing: name the passages it was given
             listed = "; ".join(f"[{h['n']}] {p.where()}" for h, p in zip(passages[:SOURCES], found, strict=False))
             text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
+        text = renumber(text, passages)
         cited = citations(text, passages)
         return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage, model=ledger.model_name,
                           offline=ledger.offline, meta={"citations": cited})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import Any
 
 from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskSpec
@@ -14,9 +13,9 @@ from agents.outputs import part_name, parts_archive_name, planned, stem_of, xml_
 from agents.phrases import say
 from agents.toolkit.cpu import off_gil
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
-from agents.toolkit.tables import Table, document_tables
+from agents.toolkit.tables import Table, document_tables, markdown_table
 from agents.toolkit.tokens import chunk_text
-from extractors.tables import make_table, text_of
+from extractors.tables import make_table
 
 TABLES_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -176,26 +175,8 @@ def _report(names: list[str], tables: list[Table], labels: list[str], files: lis
     for table, label in list(zip(tables, labels))[:3]:
         lines.append(f"**{label}**")
         lines.append("")
-        lines.extend(_markdown_table(table, PREVIEW_ROWS))
+        lines.extend(markdown_table(table, PREVIEW_ROWS))
         lines.append("")
     delivered = [f"{f.name} ({say('sheets', language, n=len(tables))})" if f.mime == XLSX_MIME else f.name for f in files]
     lines.append(say("files_delivered", language, files=", ".join(delivered)))
     return "\n".join(lines)
-
-
-def _markdown_table(table: Table, limit: int) -> list[str]:
-    """The header row (or first row) and the rows after it, as a Markdown table; rows and columns
-    left empty for layout (a spacer column, a blank line under the headings) are not shown."""
-    start = table.header_row or 0
-
-    def cell(value: object) -> str:
-        return " ".join(text_of(value).split()).replace("|", "\\|")[:40]
-
-    rows = list(islice((cells for cells in ([cell(c) for c in r] for r in table.rows[start:]) if any(cells)), limit))
-    cols = [i for i in range(table.width) if any(i < len(r) and r[i] for r in rows)]
-    if not rows or not cols:
-        return []
-    padded = [[r[i] if i < len(r) else "" for i in cols] for r in rows]
-    out = ["| " + " | ".join(padded[0]) + " |", "|" + " --- |" * len(cols)]
-    out += ["| " + " | ".join(r) + " |" for r in padded[1:]]
-    return out

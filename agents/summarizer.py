@@ -47,7 +47,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
               f"as Markdown bullet points. Task: {task.instructions}")
     hints = base_hints(task, context, agent, "summary")
     budget = input_budget(context.model, agent)
-    text = doc.text
+    text = readable(doc)
     if await count_tokens_off_loop(text) > budget:
         text = await map_reduce(
             ledger, agent=agent, kind="summary", text=text, budget=budget,
@@ -66,3 +66,19 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
         max_tokens=output_budget(context.model, agent),
     )
     return (await ledger.ask(request)).text
+
+
+def readable(doc: DocumentText) -> str:
+    """The document's text for a summary: a sheet's data rows each named by their sheet and carrying
+    their headings ("sheet 2023: Zone NA; Sales: 12,553"), so any row a summary quotes says where
+    it is from and which year or column it gives; other items as they read."""
+    from agents.retrieval import location, table_rows
+
+    parts = []
+    for name, text in doc.items:
+        if location(name).get("sheet"):
+            rows, rest = table_rows(text)
+            parts.append("\n".join(filter(None, [rest.strip(), *(f"{name}: {row}." for row in rows)])))
+        else:
+            parts.append(text)
+    return "\n\n".join(p for p in parts if p.strip())

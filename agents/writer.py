@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from agents.base import TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.inputs import base_hints, language_name, task_documents
 from agents.model import ModelRequest
-from agents.outputs import ext_of, planned, stem_of, text_file
+from agents.outputs import planned, stem_of, text_file
 from agents.phrases import say
+from agents.retrieval import location
 from agents.summarizer import summarize_document
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget_off_loop
 
@@ -18,7 +19,8 @@ class Writer:
     name = "writer"
     description = (
         "Writes a new document (report, memo, letter, article) from the instructions, the given "
-        "documents and earlier tasks' results; delivers it as .md and .docx files."
+        "documents and earlier tasks' results; delivers the files the task lists (.docx, .md), "
+        "or .md and .docx when it lists none."
     )
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
@@ -30,7 +32,7 @@ class Writer:
         for task_id, result in context.predecessors.items():
             sources.append({"name": f"{task_id}", "text": result.text})
         for doc in task_documents(task, context) if task.inputs or not sources else []:
-            text = doc.text
+            text = material_of(doc)
             if await count_tokens_off_loop(text) > budget // 2:  # condense long inputs instead of cutting them
                 text = await summarize_document(ledger, task, context, doc, agent=self.name)
             sources.append({"name": doc.name, "text": text})
@@ -49,7 +51,7 @@ class Writer:
             max_tokens=output_budget(context.model, self.name),
         )
         markdown = (await ledger.ask(request)).text
-        files = [text_file(name, markdown, title) for name in _with_both_formats(names, title)]
+        files = [text_file(name, markdown, title) for name in _formats(names, title)]
         text = say("document_written", context.language, files=", ".join(f.name for f in files))
         return TaskResult(text=f"{text}\n\n{await message_excerpt(markdown)}", files=files, usage=ledger.usage,
                           model=ledger.model_name, offline=ledger.offline)
@@ -63,16 +65,48 @@ def _title(task: TaskSpec, names: list[str]) -> str:
     return first_line[:80] or "Document"
 
 
-def _with_both_formats(names: list[str], title: str) -> list[str]:
-    """The planned names plus the missing counterpart, so a .md always comes with a .docx."""
-    if not names:
-        stem = stem_of(title.lower())[:40] or "document"
-        return [f"{stem}.md", f"{stem}.docx"]
-    result = list(names)
-    exts = {ext_of(n) for n in names}
-    stem = stem_of(names[0])
-    if "docx" not in exts:
-        result.append(f"{stem}.docx")
-    if not exts & {"md", "markdown"}:
-        result.append(f"{stem}.md")
-    return result
+def _formats(names: list[str], title: str) -> list[str]:
+    """The planned names (asked for Word, Word only); with none planned, Markdown and Word."""
+    if names:
+        return list(names)
+    stem = stem_of(title.lower())[:40] or "document"
+    return [f"{stem}.md", f"{stem}.docx"]
+
+
+TABLE_ROWS = 60  # rows of one sheet or table shown in a written document
+
+
+def material_of(doc: DocumentText) -> str:
+    """A document as Markdown material: a heading per part when it has several (each sheet, page or
+    section), a sheet as a pipe table of its values as the sheet shows them ("12,553", "(81)"),
+    which a Word report shows as a Word table."""
+    parts = []
+    several = len(doc.items) > 1
+    for name, text in doc.items:
+        table = sheet_markdown(text, TABLE_ROWS) if location(name).get("sheet") else ""
+        body = table or text
+        parts.append(f"### {name}\n\n{body}" if several or table else body)
+    return "\n\n".join(parts)
+
+
+def sheet_markdown(text: str, limit: int) -> str:
+    """A sheet's tab-separated rows as a caption (title lines above the table) and a pipe table
+    whose header is the first row that fills half the columns; empty rows and columns dropped."""
+    rows = [[" ".join(c.split()).replace("|", "\\|") for c in line.split("\t")] for line in text.split("\n")]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    head = next((i for i, r in enumerate(rows) if sum(1 for c in r if c) >= max(2, width / 2)), None)
+    if head is None:
+        return ""
+    body = rows[head:head + limit + 1]
+    cols = [c for c in range(width) if any(r[c] for r in body)]
+    caption = [" ".join(c for c in r if c) for r in rows[:head]]
+    lines = ["| " + " | ".join(body[0][c] for c in cols) + " |", "|" + " --- |" * len(cols)]
+    lines += ["| " + " | ".join(r[c] for c in cols) + " |" for r in body[1:]]
+    rest = len(rows) - head - 1
+    if rest > limit:
+        lines.append(f"\n({limit} of {rest} rows)")
+    return "\n\n".join(filter(None, ["\n\n".join(caption), "\n".join(lines)]))

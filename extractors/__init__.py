@@ -15,7 +15,7 @@ def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True
     `ocr=False` skips Tesseract even when it is installed; image-only pages are then flagged.
     """
     # Imported here so that importing the package loads no document library (pypdf, docx, ...).
-    from extractors import archive, csv, docx, fallback, html, image, ooxml, pdf, pptx, text, xls, xlsx
+    from extractors import archive, csv, docx, fallback, html, image, odp, ods, odt, ooxml, pdf, pptx, text, xls, xlsx
 
     registry = ExtractorRegistry(fallback=fallback.extract_unsupported)
     registry.add(pdf.MIMES, functools.partial(pdf.extract_pdf, ocr=ocr))
@@ -24,6 +24,9 @@ def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True
     registry.add(xlsx.MIMES, xlsx.extract_xlsx)
     registry.add(xls.MIMES, xls.extract_xls)
     registry.add(ooxml.MIMES, ooxml.extract_encrypted_ooxml)
+    registry.add(odt.MIMES, odt.extract_odt)
+    registry.add(ods.MIMES, ods.extract_ods)
+    registry.add(odp.MIMES, odp.extract_odp)
     registry.add(text.MIMES, text.extract_text)
     registry.add(csv.MIMES, csv.extract_csv)
     registry.add(html.MIMES, html.extract_html)

@@ -48,12 +48,16 @@ def detect_mime(data: bytes, filename: str = "") -> str:
 
 
 def _zip_flavour(data: bytes) -> str | None:
-    """Name the OOXML flavour of a ZIP by its member names, since libmagic relies on member order."""
+    """Name the OOXML or ODF flavour of a ZIP by its members, since libmagic relies on member order."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = archive.namelist()
     except (zipfile.BadZipFile, ValueError, OSError):
         return None
+    if "mimetype" in names:
+        from extractors.odf import mimetype  # ODF packages name their type in their first member
+
+        return mimetype(data)
     if "[Content_Types].xml" not in names:
         return None
     for prefix, mime in _ZIP_PREFIXES:

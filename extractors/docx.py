@@ -59,6 +59,7 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
             items.append(_item(name, "\n".join(texts), name))
     images = sum(1 for rel in document.part.rels.values() if rel.reltype.endswith("/image"))
     items[0].metadata["images"] = images
+    items[0].metadata["headings"] = _headings(document, body)
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
@@ -151,6 +152,25 @@ def _children(element: etree._Element, tag: str):
             content = child.find(_W + "sdtContent") if child.tag == _W + "sdt" else child
             if content is not None:
                 yield from _children(content, tag)
+
+
+def _headings(document, body: etree._Element) -> list[str]:
+    """The body's headings in order: paragraphs whose style is a heading ("heading 1".."heading 9";
+    styles.xml keeps the built-in names in English whatever the language Word shows them in)."""
+    heading_ids = set()
+    for style in document.styles.element.iter(_W + "style"):
+        name = style.find(_W + "name")
+        label = (name.get(_W + "val", "") if name is not None else "").casefold()
+        if label.startswith("heading ") or label == "title":
+            heading_ids.add(style.get(_W + "styleId"))
+    found = []
+    for paragraph in body.iter(_W + "p"):
+        style = paragraph.find(f"{_W}pPr/{_W}pStyle")
+        if style is not None and style.get(_W + "val") in heading_ids:
+            text = " ".join("".join(_paragraph(paragraph)[:1]).split())
+            if text:
+                found.append(text)
+    return found
 
 
 def _notes(root: etree._Element, tag: str) -> list[str]:

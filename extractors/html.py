@@ -19,6 +19,7 @@ _BLOCKS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "hr", "title", "dd", "dt", "form",
 }
 _CELLS = {"td", "th"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 class _TextCollector(HTMLParser):
@@ -31,6 +32,8 @@ class _TextCollector(HTMLParser):
         self._skip_depth = 0
         self._in_title = False
         self.tables: list[Table] = []
+        self.headings: list[str] = []  # h1-h6 texts, in order: the sections of the page
+        self._heading: list[str] | None = None
         # Open tables, innermost last: rows of (text parts, colspan, rowspan) cells.
         self._open: list[list[list[tuple[list[str], int, int]]]] = []
 
@@ -43,6 +46,8 @@ class _TextCollector(HTMLParser):
             self._in_title = True
         elif tag in _SKIPPED:
             self._skip_depth += 1
+        if tag in _HEADINGS and not self._skip_depth:
+            self._heading = []
         if tag in _BLOCKS:
             self.parts.append("\n")
         elif tag in _CELLS:
@@ -63,6 +68,11 @@ class _TextCollector(HTMLParser):
             table = make_table(f"table {len(self.tables) + 1}", _grid(self._open.pop()), "page")
             if table is not None:
                 self.tables.append(table)
+        if tag in _HEADINGS and self._heading is not None:
+            heading = " ".join("".join(self._heading).split())
+            if heading:
+                self.headings.append(heading)
+            self._heading = None
         if tag == "title":
             self._in_title = False
         elif tag in _SKIPPED and self._skip_depth:
@@ -75,6 +85,8 @@ class _TextCollector(HTMLParser):
             self.title += data
         elif not self._skip_depth:
             self.parts.append(data)
+            if self._heading is not None:
+                self._heading.append(data)
             if self._open and self._open[-1] and self._open[-1][-1]:
                 self._open[-1][-1][-1][0].append(data)
 
@@ -121,7 +133,8 @@ def extract_html(source: Source, registry: ExtractorRegistry) -> Extraction:
         ext="txt",
         content_type="text/plain",
         data=text,
-        metadata=attach({"extractor": "html.parser", "encoding": encoding, "title": title, "ocr": False},
+        metadata=attach({"extractor": "html.parser", "encoding": encoding, "title": title, "ocr": False,
+                         "headings": collector.headings},
                         collector.tables),
     )
     return Extraction(mime=source.mime, status="ok", items=[item])

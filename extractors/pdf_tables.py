@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 
 import pypdfium2
 
@@ -213,4 +214,16 @@ def _table_like(rows: list[list[object]]) -> bool:
         return False
     # Glyph soup from broken font maps is mostly punctuation; a lone symbol ("©", "-") is a value.
     readable = [c for c in filled if len(c) <= 2 or sum(ch.isalnum() or ch.isspace() for ch in c) >= 0.6 * len(c)]
-    return len(readable) >= 0.8 * len(filled)
+    if len(readable) < 0.8 * len(filled):
+        return False
+    # A listing laid out in columns (code and its comments) or sentences side by side are not a table.
+    words = [c for c in filled if not _FIGURE.match(c)]
+    if words and sum(1 for c in words if _CODE.search(c)) >= 0.5 * len(words):
+        return False
+    return not (words and sum(1 for c in words if _SENTENCE.match(c)) >= 0.5 * len(words))
+
+
+# Comment markers, calls, assignments, statement ends, member access: what code looks like.
+_CODE = re.compile(r"//|/\*|\*/|^\s*#\s*\w|[{};]\s*$|\b[A-Za-z_]\w*\([^()]*\)|\b\w+\s*[+\-*/]?=\s*\S|->|::|\b\w+\.\w+\(")
+_SENTENCE = re.compile(r"^[A-ZÀ-Ý\"“(].{30,}[.!?:)\"”]$")  # a sentence: capitalised, long, closed
+_FIGURE = re.compile(r"^[\d.,%()\-+\s$€£]*$")

@@ -90,6 +90,8 @@ _CSV = re.compile(r"\bcsv\b")
 _WORKBOOK = re.compile(r"\b(?:excel|xlsx?|workbook|arbeitsmappe|classeur|spreadsheet|tabellenkalkulation)\b")
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
 _REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
+_WORD = re.compile(r"(?<![\d-])\b(?:ms[- ])?word\b(?!\s*(?:count|limit|for word))|\bdocx\b")
+_MARKDOWN = re.compile(r"\bmarkdown\b|\.md\b|\bmd\b")
 
 
 def detect_intents(prompt: str, has_tables: bool) -> list[str]:
@@ -118,6 +120,16 @@ def question_of(prompt: str) -> str:
     ... is" asks "tell me what ... is"), so the other work's words do not rank the passages."""
     match = re.search(_INDIRECT, prompt, re.IGNORECASE)
     return prompt[match.start():].strip() if match else prompt
+
+
+def document_formats(prompt: str) -> list[str]:
+    """The formats a written document is asked in: Word only, Markdown only, or (named neither or
+    both) Markdown and Word. "A 500-word report" names a length, not Word."""
+    text = prompt.lower()
+    word, markdown = bool(_WORD.search(text)), bool(_MARKDOWN.search(text))
+    if word != markdown:
+        return ["docx"] if word else ["md"]
+    return ["md", "docx"]
 
 
 def table_formats(prompt: str) -> list[str]:
@@ -192,9 +204,9 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         elif intent == "write":
             stem = _REPORT_NAMES.get(language, "report")
             earlier = [t["id"] for t in tasks]
-            add("writer", [] if earlier else picked, [out(f"{stem}.md", "document"),
-                                                          out(f"{stem}.docx", "document")],
-                say("step_write", language, name=f"{stem}.docx"), earlier)
+            exts = document_formats(prompt)
+            add("writer", [] if earlier else picked, [out(f"{stem}.{ext}", "document") for ext in exts],
+                say("step_write", language, name=f"{stem}.{exts[-1]}"), earlier)
     # A plug-in the user names ("use the echo agent") gets a task of its own.
     lowered = prompt.lower()
     planned = {t["agent"] for t in tasks}

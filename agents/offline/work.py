@@ -17,6 +17,7 @@ MIN_PASSAGE_WORDS = 6
 SOURCE_TOKENS = 500  # longer writer material is condensed to its most informative sentences
 NONE = "NONE"
 _BULLET = re.compile(r"^\s*(?:[-*]|>)\s+")
+_PIPE_ROW = re.compile(r"^\|.*\|\s*$", re.M)
 
 
 def one_line(text: str) -> str:
@@ -138,27 +139,29 @@ def write(hints: Mapping[str, Any]) -> str:
     """A document compiled from the request and the material, marked as an offline draft."""
     language = str(hints.get("language") or "en")
     title = str(hints.get("title") or "Document")
-    parts = [f"# {title}", f"_{say('writer_note', language)}_",
-             f"## {say('request', language)}", str(hints.get("prompt") or hints.get("instructions") or "")]
+    # The request is not repeated in the document: a report opens with its material, not its brief.
+    parts = [f"# {title}", f"_{say('writer_note', language)}_"]
     sources = [s for s in hints.get("sources", []) if isinstance(s, Mapping)]
-    if sources:
-        parts.append(f"## {say('sources', language)}")
     for source in sources:
         # An earlier step's result brings its own heading ("Summary of a.pdf") and the offline
         # note every offline result carries; the draft says that note once, above.
         lines = [line for line in str(source.get("text", "")).splitlines()
                  if not (line.startswith("_") and line.rstrip().endswith("_") and len(line) > 2)]
         text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-        if count_tokens(text) > SOURCE_TOKENS:
+        if count_tokens(text) > SOURCE_TOKENS and not _PIPE_ROW.search(text):  # tables are kept whole
             text = "\n".join(f"- {one_line(s)}" for s in summarize(text, max_sentences=8))
-        if not re.match(r"#{1,6} ", text):
-            parts.append(f"### {source.get('name', '')}")
-        parts.append(_demote(text, 1 if re.match(r"#{1,6} ", text) else 3))
+        titled = bool(re.match(r"#{1,2} ", text))  # an earlier step's result brings its own heading
+        if not titled:
+            parts.append(f"## {source.get('name', '')}")
+        parts.append(_demote(text, 2 if titled else 3))
     return "\n\n".join(p for p in parts if p.strip())
 
 
-def _demote(markdown: str, by: int = 3) -> str:
-    # Headings of the material must not outrank the document's own sections.
+def _demote(markdown: str, top: int) -> str:
+    """The material's headings shifted so its highest is level `top`: they must not outrank the
+    document's own sections (a source is "## name", its sheets and sections "### ...")."""
+    levels = [len(m) for m in re.findall(r"^(#{1,6}) ", markdown, flags=re.M)]
+    by = max(0, top - min(levels)) if levels else 0
     return re.sub(r"^(#{1,6}) ", lambda m: "#" * min(6, len(m.group(1)) + by) + " ", markdown, flags=re.M)
 
 

@@ -6,6 +6,14 @@
 - Back matter is kept out: a table of contents (its heading and the lines with page numbers
   after it, dot leaders anywhere), an index (entries followed by page numbers) and the
   references, bibliography, notes or index sections that close a document.
+- Typographic ligatures (ﬁ, ﬂ, ﬀ, ﬃ, ﬄ, ﬅ, ﬆ) become their letters by NFKC, only they: NFKC on
+  all text would also turn full-width, superscript and fraction characters into others. Soft
+  hyphens go. A PDF word hyphenated at the end of one page and ended on the next is joined.
+- Footnote markers a PDF glues to words ("democracy.3", "piracy1") are set apart ("democracy. [3]")
+  when the document shows that it uses them: after punctuation (three or more times), then also
+  straight after lower-case words; a document with one "base64" keeps it.
+- A body with headings (Word, OpenDocument, HTML) is cut at them: each part is named by its
+  heading, which becomes the section a citation names.
 - A slide's table rows leave its prose (the table reaches agents as cells) and its speaker
   notes become an item of their own, so a summary quotes the slide's sentences.
 
@@ -15,6 +23,7 @@ The document's stored contents are untouched: this is what agents read of them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from typing import Any, Iterable
 
@@ -47,6 +56,65 @@ def join_hyphens(text: str) -> str:
     return _HYPHEN.sub("", text)
 
 
+_LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+_LIGATURES["\u00ad"] = ""  # a soft hyphen is a place a word may break, not a character of it
+_LIGATURE = re.compile("[" + "".join(_LIGATURES) + "]")
+_PUNCT_MARKER = re.compile(r"([^\W\d_]{3}[.,;:!?]?[\u201d\u2019\"')]?)(?<=[.,;:!?\u201d\u2019\"')])(\d{1,3})(?=\s|$)",
+                           re.M)
+_WORD_MARKER = re.compile(r"\b([a-zà-öø-ÿ]{4,})(\d{1,2})(?=[\s.,;:]|$)", re.M)
+_PAGE_END_HYPHEN = re.compile(r"([^\W\d_]{2,})-[ \t]*$")
+_PAGE_START_WORD = re.compile(r"^[ \t]*([a-zäöüßàâçéèêëîïôûùœ]{2,}[^\s]*)[ \t]*\n?")
+
+
+def normalise_ligatures(text: str) -> str:
+    """Ligature characters as their letters; soft hyphens dropped."""
+    return _LIGATURE.sub(lambda m: _LIGATURES[m.group(0)], text)
+
+
+def uses_markers(texts: Iterable[str]) -> bool:
+    """Whether a document glues footnote markers to its words (three or more after punctuation)."""
+    count = 0
+    for text in texts:
+        count += len(_PUNCT_MARKER.findall(text))
+        if count >= 3:
+            return True
+    return False
+
+
+def separate_markers(text: str) -> str:
+    """Footnote markers glued to words set apart as "[n]"."""
+    text = _PUNCT_MARKER.sub(r"\1 [\2]", text)
+    return _WORD_MARKER.sub(r"\1 [\2]", text)
+
+
+def _join_pages(items: list[tuple[str, str, dict[str, Any]]]) -> None:
+    """A word hyphenated at the end of one page and ended at the top of the next, joined on the first."""
+    for i in range(len(items) - 1):
+        name, text, meta = items[i]
+        after_name, after, after_meta = items[i + 1]
+        if "page" not in meta or "page" not in after_meta:
+            continue
+        end = _PAGE_END_HYPHEN.search(text.rstrip("\n"))
+        start = _PAGE_START_WORD.match(after)
+        if end and start:
+            items[i] = (name, text.rstrip("\n")[: end.start()] + end.group(1) + start.group(1), meta)
+            items[i + 1] = (after_name, after[start.end():], after_meta)
+
+
+def _sections(name: str, text: str, headings: list[str]) -> list[tuple[str, str]]:
+    """A body cut at its heading lines, each part named by its heading (the part before: `name`)."""
+    wanted = [" ".join(h.split()) for h in headings if h.strip()]
+    if not wanted:
+        return [(name, text)]
+    parts: list[tuple[str, list[str]]] = [(name, [])]
+    for line in text.split("\n"):
+        if wanted and " ".join(line.split()) == wanted[0]:
+            parts.append((wanted.pop(0), [line]))
+        else:
+            parts[-1][1].append(line)
+    return [(title, "\n".join(lines)) for title, lines in parts if "\n".join(lines).strip()]
+
+
 def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
     """(item name, text) of a document's text items, cleaned for agents (see the module doc)."""
     items: list[tuple[str, str, dict[str, Any]]] = []
@@ -61,7 +129,14 @@ def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
             if notes:
                 items.append((f"{name} notes", notes, meta))
             continue
-        items.append((name, join_hyphens(text) if "page" in meta else text, meta))
+        text = normalise_ligatures(text)
+        if "page" in meta:
+            items.append((name, join_hyphens(text), meta))
+        else:
+            items.extend((part, body, meta) for part, body in _sections(name, text, meta.get("headings") or []))
+    _join_pages(items)
+    if uses_markers(text for _, text, meta in items if "page" in meta):
+        items = [(name, separate_markers(text) if "page" in meta else text, meta) for name, text, meta in items]
     pages = [text for _, text, meta in items if "page" in meta]
     repeated = _repeated_lines(pages) if len(pages) >= 3 else set()
     total = sum(len(text) for _, text, _ in items) or 1

@@ -218,16 +218,37 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
 
 
 def _table(document: DocxDocument, rows: list[list[str]]) -> None:
+    """A Word table: the first row a bold header repeated on every page, numbers right-aligned."""
+    from docx.enum.text import WD_ALIGN_PARAGRAPH
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
     width = max(map(len, rows))
     table = document.add_table(rows=len(rows), cols=width)
     table.style = "Table Grid"
     for r, row in enumerate(rows):
         for c in range(width):
             cell = table.cell(r, c)
-            _runs(cell.paragraphs[0], row[c] if c < len(row) else "")
+            text = row[c] if c < len(row) else ""
+            _runs(cell.paragraphs[0], text)
             if r == 0:
                 for run in cell.paragraphs[0].runs:
                     run.bold = True
+            elif _numeric(text):
+                cell.paragraphs[0].alignment = WD_ALIGN_PARAGRAPH.RIGHT
+    header = table.rows[0]._tr.get_or_add_trPr()
+    repeat = OxmlElement("w:tblHeader")
+    repeat.set(qn("w:val"), "true")
+    header.append(repeat)
+
+
+_FIGURE = re.compile(r"^[(\-−+]?[$€£¥]?\s?[\d.,\u00a0\u202f ]*\d[\d.,\u00a0\u202f ]*\s?(?:%|[$€£¥]|[A-Z]{3})?\)?$")
+
+
+def _numeric(text: str) -> bool:
+    """A figure as tables show them: "12,553", "(81)", "-1.5", "2.50%", "€ 4,20", "1 234,5"."""
+    text = text.strip()
+    return bool(text) and number(text.strip("()%$€£¥ ")) is not None or bool(text and _FIGURE.match(text))
 
 
 def markdown_bytes(text: str) -> bytes:

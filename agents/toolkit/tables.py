@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import re
+from itertools import islice
 from typing import TYPE_CHECKING, Callable, cast
 
-from extractors.tables import Cell, Table
+from extractors.tables import Cell, Table, text_of
 
 if TYPE_CHECKING:
     from agents.base import DocumentText
@@ -255,3 +256,21 @@ def document_tables(doc: DocumentText) -> list[Table]:
     if doc.ext.lower() in _TEXT_EXTS or doc.mime.startswith(("text/plain", "text/markdown")):
         return find_tables(doc.items, layout=False)
     return []
+
+
+def markdown_table(table: Table, limit: int) -> list[str]:
+    """The header row (or first row) and the rows after it, as a Markdown table; rows and columns
+    left empty for layout (a spacer column, a blank line under the headings) are not shown."""
+    start = table.header_row or 0
+
+    def cell(value: object) -> str:
+        return " ".join(text_of(value).split()).replace("|", "\\|")[:40]
+
+    rows = list(islice((cells for cells in ([cell(c) for c in r] for r in table.rows[start:]) if any(cells)), limit))
+    cols = [i for i in range(table.width) if any(i < len(r) and r[i] for r in rows)]
+    if not rows or not cols:
+        return []
+    padded = [[r[i] if i < len(r) else "" for i in cols] for r in rows]
+    out = ["| " + " | ".join(padded[0]) + " |", "|" + " --- |" * len(cols)]
+    out += ["| " + " | ".join(r) + " |" for r in padded[1:]]
+    return out

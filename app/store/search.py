@@ -17,6 +17,7 @@ from agents.retrieval import (
     rank_documents,
     searched_terms,
 )
+from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from app.store.repository.chunks import ChunkStore
 from extractors.base import ContentItem
@@ -25,7 +26,9 @@ INDEXED_STATUSES = ("ok", "partial")
 
 
 def text_items(items: Sequence[ContentItem]) -> list[tuple[str, str]]:
-    return [(i.name, i.data) for i in items if i.is_text and not i.base64_encoded and i.data.strip()]
+    """What the index holds of a file: the cleaned text agents read (ligatures as letters, hyphens
+    joined, contents lines out, sections named by their headings), so a quote reads as they do."""
+    return [(name, text) for name, text in clean_contents(items) if text.strip()]
 
 
 def chunk_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:

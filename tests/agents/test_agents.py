@@ -24,13 +24,12 @@ def context_for(task: TaskSpec, model, *docs, language: str = "en", results=None
                         model=model)
 
 
-async def test_the_writer_delivers_md_and_docx_from_the_model_text():
+async def test_the_writer_delivers_the_planned_word_file_only_from_the_model_text():
     model = ScriptedModel("# Memo\n\nThe plant made **12 tons**.")
     task = TaskSpec("t1", "writer", "Write a memo on output", ["r.txt"], [OutputSpec("memo.docx", "docx", "Memo")])
     result = await run_task(build_registry(entry_points=False), task,
                             context_for(task, model, text_document("r.txt", "The plant made 12 tons.")))
-    assert [f.name for f in result.files] == ["memo.docx", "memo.md"]
-    assert result.files[1].data.decode().strip() == "# Memo\n\nThe plant made **12 tons**."
+    assert [f.name for f in result.files] == ["memo.docx"]  # asked for Word: Word only
     paragraphs = [p.text for p in docx.Document(io.BytesIO(result.files[0].data)).paragraphs]
     assert any("12 tons" in p for p in paragraphs)
     request = model.requests[0]

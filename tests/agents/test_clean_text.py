@@ -65,3 +65,61 @@ async def test_the_slide_summary_quotes_prose_not_table_cells() -> None:
                            OfflineModel(), build_registry(entry_points=False))
     [summary] = done.by_agent("summarizer")
     assert "True False" not in summary.text and "R1" not in summary.text
+
+
+def test_ligatures_read_as_letters_and_only_they_are_normalised() -> None:
+    from agents.toolkit.cleanup import normalise_ligatures
+
+    book = load_document("freeculture.pdf").text
+    assert "\ufb01" not in book and "\ufb02" not in book  # 1,135 of them in the extracted pages
+    assert "office of FCC" in book and "first book" in book
+    # NFKC is applied to ligatures alone: full-width and superscript characters keep their meaning.
+    assert normalise_ligatures("ofﬁce （ＧＨＱ） x² ½ soft\u00adhyphen") == "office （ＧＨＱ） x² ½ softhyphen"
+
+
+def test_a_word_hyphenated_across_a_page_break_is_joined() -> None:
+    paper = load_document("tracemonkey.pdf").text
+    assert "objects’ representations" in paper  # "rep-" ends page 4, "resentations" opens page 5
+    assert "rep-\n" not in paper
+
+
+def test_footnote_markers_stand_apart_from_the_words_they_were_glued_to() -> None:
+    book = load_document("freeculture.pdf").text
+    assert "in a commercial marketplace. [8] This" in book
+    assert "powerfully argues, [11] copyright" in book
+    assert "marketplace.8" not in book
+    # A paper that does not glue markers to its words keeps its tokens whole.
+    assert "base64" in load_document("tracemonkey.pdf").text
+
+
+@pytest.mark.parametrize(("name", "sections"), [
+    ("testWORD.docx", ["Sample Word Document Title", "Heading Level 1", "Heading Level 2", "Heading Level 3"]),
+    ("fake-html-cp1252.html", ["My First Heading"]),
+])
+def test_headings_are_lines_of_their_own_and_name_the_sections(name: str, sections: list[str]) -> None:
+    from agents.retrieval import chunk_items
+
+    document = load_document(name)
+    names = [n for n, _ in document.items if n != "headers and footers"]
+    assert names == sections
+    for heading, text in document.items:
+        if heading in sections:
+            assert text.split("\n")[0] == heading
+    assert {c.section for c in chunk_items(document.items)} >= set(sections)
+
+
+async def test_a_citation_names_the_heading_of_the_passage_it_quotes() -> None:
+    done = await play_round("What does the document include in bold and italic?", [load_document("testWORD.docx")],
+                            OfflineModel(), build_registry(entry_points=False))
+    [answer] = done.by_agent("analyst")
+    [first, *_] = answer.meta["citations"]
+    assert first["section"] == "Heading Level 3" and "BOLD and ITALIC" in first["quote"]
+
+
+def test_citations_are_numbered_in_the_order_they_appear() -> None:
+    from agents.analyst import citations, renumber
+
+    hints = [{"n": n, "fileId": n, "name": f"doc{n}.pdf", "page": n, "quote": f"quote {n}"} for n in (1, 2, 3)]
+    text = renumber("The fee is due in May [3], and late fees apply [1]; see also [3] and [7].", hints)
+    assert text == "The fee is due in May [1], and late fees apply [2]; see also [1] and [7]."
+    assert [c["name"] for c in citations(text, hints)] == ["doc3.pdf", "doc1.pdf"]

@@ -186,3 +186,27 @@ def test_docx_merged_cells_are_read_once_and_controlled_cells_are_read(registry)
     assert body.count("merged once") == 1
     assert "in a content control" in body
     assert body.splitlines() == ["merged once\ttop right", "\tin a content control"]
+
+
+def test_a_pdf_listing_or_prose_in_columns_is_not_a_table(extracted):
+    from extractors.pdf_tables import _table_like
+
+    # tracemonkey.pdf page 3 lays out machine code beside its comments in a ruled box; page 8 is a table.
+    paper = extracted("tracemonkey.pdf").items
+    assert "tables" not in paper[2].metadata
+    assert [t["name"] for t in paper[7].metadata["tables"]] == ["page 8 table 1"]
+    code = [["mov edx, ebx(748)", "// load primes from the trace activation record"],
+            ["mov edi(0), edx", "// (*) store primes to interpreter stack"], ["x = f(y);", "return x;"]]
+    prose = [["The committee met on Monday and agreed the budget.", "Its members asked for a second review."],
+             ["The chair closed the meeting after an hour of talks.", "Minutes follow by the end of the week."]]
+    figures = [["Country", "Population"], ["Austria", "8.9"], ["Belgium", "11.5"]]
+    assert not _table_like(code) and not _table_like(prose) and _table_like(figures)
+
+
+def test_a_long_texts_summary_counts_its_words_by_whitespace():
+    from extractors.base import ContentItem
+    from extractors.summary import describe
+
+    text = "Der Preis betrug 15,50 €. " * 60_000  # 1.5 MB: past the exact count
+    item = ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=text)
+    assert describe(item) == f"text: {len(text):,} characters, {len(text.split()):,} words, language de"
