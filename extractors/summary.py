@@ -30,8 +30,6 @@ def describe(item: ContentItem) -> str:
         parts.append("text recognised by OCR")
     missing = item.metadata.get("formulasWithoutValues")
     if missing:
-        from extractors.xlsx import missing_sentence
-
         parts.append(missing_sentence(missing))
     computed = item.metadata.get("formulasComputed")
     if computed:
@@ -39,3 +37,11 @@ def describe(item: ContentItem) -> str:
         parts.append(f"{count} formula value{'s' if count != 1 else ''} computed by {computed['by']} "
                      "(the file was saved without them)")
     return ", ".join(parts)
+
+
+def missing_sentence(missing: list[dict[str, str]]) -> str:
+    """'3 formula cells have no saved value (B7, B8, C9); ...' for a summary or a warning."""
+    cells = ", ".join(m["cell"] for m in missing[:12]) + (", ..." if len(missing) > 12 else "")
+    many = len(missing) != 1
+    return (f"{len(missing)} formula cell{'s' if many else ''} {'have' if many else 'has'} no saved value ({cells}); "
+            f"{'they are' if many else 'it is'} shown empty")

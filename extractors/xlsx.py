@@ -88,14 +88,6 @@ def sheet_item(number: int, title: str, values: list[list[object]], shown: list[
     )
 
 
-def missing_sentence(missing: list[dict[str, str]]) -> str:
-    """'3 formula cells have no saved value (B7, B8, C9); ...' for a summary or a warning."""
-    cells = ", ".join(m["cell"] for m in missing[:12]) + (", ..." if len(missing) > 12 else "")
-    many = len(missing) != 1
-    return (f"{len(missing)} formula cell{'s' if many else ''} {'have' if many else 'has'} no saved value ({cells}); "
-            f"{'they are' if many else 'it is'} shown empty")
-
-
 def column_letter(index: int) -> str:
     """1 -> 'A', 27 -> 'AA'."""
     letters = ""
