@@ -138,3 +138,13 @@ def test_a_process_that_never_saw_the_conversation_finds_its_workflow_from_the_h
     edited = [{"role": "user", "content": "Something else entirely."}, *history[1:]]
     third = chat.chat.completions.with_raw_response.create(model="foreman", messages=edited)
     assert third.headers["x-foreman-workflow"] != first.headers["x-foreman-workflow"]  # an edited history
+
+
+def test_a_client_that_leaves_before_a_whole_completion_stops_its_round(server, model):
+    token = uuid.uuid4().hex
+    with pytest.raises(openai.APITimeoutError):  # the client gives up and closes the connection
+        client(server).with_options(timeout=5).chat.completions.create(
+            model="foreman", messages=[{"role": "user", "content": f"{HOLD} {token} Summarise."}])
+    with server.client("k1") as rest:
+        [workflow] = [w["id"] for w in rest.get("/api/workflows").json()["items"] if token in w["name"]]
+        assert wait_status(rest, workflow, "stopped", "completed", "failed")["status"] == "stopped"
