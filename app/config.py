@@ -54,6 +54,8 @@ class Settings:
     max_tasks_per_plan: int = 8
     max_round_tokens: int = 200_000
     max_round_seconds: float = 900.0
+    review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
+    max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
@@ -225,6 +227,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_round_tokens": "MAX_ROUND_TOKENS",
         "task_concurrency": "TASK_CONCURRENCY",
         "max_task_outputs": "MAX_TASK_OUTPUTS",
+        "max_replans": "MAX_REPLANS",
         "database_pool_size": "DATABASE_POOL_SIZE",
         "database_max_overflow": "DATABASE_MAX_OVERFLOW",
         "dbos_pool_size": "DBOS_POOL_SIZE",
@@ -232,6 +235,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
         "max_round_seconds": "MAX_ROUND_SECONDS",
+        "review_timeout_seconds": "REVIEW_TIMEOUT_SECONDS",
         "extract_timeout_seconds": "EXTRACT_TIMEOUT_SECONDS",
         "event_heartbeat_seconds": "EVENT_HEARTBEAT_SECONDS",
         "event_send_timeout_seconds": "EVENT_SEND_TIMEOUT_SECONDS",
@@ -291,6 +295,9 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "documents one task delivers as they are; the rest come in one ZIP archive"),
     ("MAX_ROUND_TOKENS", str(Settings.max_round_tokens), "token budget of one round"),
     ("MAX_ROUND_SECONDS", str(int(Settings.max_round_seconds)), "time budget of one round"),
+    ("REVIEW_TIMEOUT_SECONDS", str(int(Settings.review_timeout_seconds)),
+     "a round waiting for the user (plan review, question, tool approval) this long ends stopped"),
+    ("MAX_REPLANS", str(Settings.max_replans), "revisions of a round's plan after a task failed or was skipped"),
     ("LLM_CONTEXT_TOKENS", "the model family's", "the served model's context window"),
     ("LLM_TIMEOUT_SECONDS", str(int(Settings.llm_timeout_seconds)), "timeout of one model call"),
     ("LLM_MAX_RETRIES", str(Settings.llm_max_retries), "retries of one model call (transient errors)"),

@@ -11,6 +11,7 @@ class WorkflowStatus(StrEnum):
     """A workflow's status; the values are the wire strings."""
 
     RUNNING = "running"
+    WAITING = "waiting"  # the round waits for the user (a plan to review, a question, a tool call)
     COMPLETED = "completed"
     STOPPED = "stopped"
     FAILED = "failed"
@@ -25,6 +26,10 @@ class Event(StrEnum):
     STOP = "stop"  # the user stopped the round
     FAIL = "fail"  # the round broke
     DELETE = "delete"  # the user deleted the workflow
+    WAIT = "wait"  # the round needs the user's decision to go on
+    RESUME = "resume"  # the user decided; the round goes on
+    REJECT = "reject"  # the user rejected what the round waited on
+    EXPIRE = "expire"  # nobody decided within REVIEW_TIMEOUT_SECONDS
 
 
 S, E = WorkflowStatus, Event
@@ -42,12 +47,25 @@ TRANSITIONS: dict[tuple[WorkflowStatus | None, Event], WorkflowStatus] = {
     (S.COMPLETED, E.DELETE): S.DELETED,
     (S.STOPPED, E.DELETE): S.DELETED,
     (S.FAILED, E.DELETE): S.DELETED,
+    # Waiting for the user: the round holds nothing while it waits (see app.waiting).
+    (S.RUNNING, E.WAIT): S.WAITING,
+    (S.WAITING, E.RESUME): S.RUNNING,
+    (S.WAITING, E.REJECT): S.STOPPED,
+    (S.WAITING, E.EXPIRE): S.STOPPED,
+    (S.WAITING, E.STOP): S.STOPPED,
+    (S.WAITING, E.DELETE): S.DELETED,
 }
 
 _REASONS = {
     (S.RUNNING, E.START): "its current round is still running; wait for it or stop it first",
     (S.COMPLETED, E.STOP): "it has already completed; there is nothing to stop",
     (S.FAILED, E.STOP): "it has already failed; there is nothing to stop",
+    (S.RUNNING, E.RESUME): "its round is running and waits for no decision",
+    (S.RUNNING, E.REJECT): "its round is running and waits for no decision",
+    (S.COMPLETED, E.RESUME): "its round has completed and waits for no decision",
+    (S.STOPPED, E.RESUME): "its round was stopped and waits for no decision; post again to start a new one",
+    (S.FAILED, E.RESUME): "its round failed and waits for no decision; post again to start a new one",
+    (S.WAITING, E.WAIT): "its round already waits for a decision",
 }
 
 

@@ -15,7 +15,10 @@ FileIdValue = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 MessageStatus = Literal["first", "step", "last"]
 Role = Literal["user", "assistant", "system"]
 LogType = Literal["info", "warning", "error"]
-RoundStatus = Literal["running", "completed", "stopped", "failed"]  # a workflow's status on the wire
+RoundStatus = Literal["running", "waiting", "completed", "stopped", "failed"]  # a workflow's status on the wire
+WaitKind = Literal["plan", "question", "tool"]
+Decision = Literal["approve", "revise", "edit", "reject", "answer"]
+ReviewMode = Literal["plan", "none"]
 
 
 class Camel(msgspec.Struct, rename="camel", omit_defaults=False):
@@ -97,6 +100,18 @@ class LogEntry(Camel):
                     "contents were just filled into; read that message again. Null otherwise.")] = None
 
 
+class WaitingFor(Camel):
+    """What a `waiting` round waits for: the message to answer, since when and until when."""
+
+    kind: WaitKind
+    message_id: int
+    since: datetime
+    expires_at: datetime
+    decisions: list[Decision]  # what POST .../review takes for it
+    question: str | None = None  # kind "question": what the agent asks
+    tool: dict[str, Any] | None = None  # kind "tool": the call awaiting approval (name, arguments, what it does)
+
+
 class WorkflowSummary(Camel):
     """A workflow without its messages and logs (the list view)."""
 
@@ -110,6 +125,8 @@ class WorkflowSummary(Camel):
     data_stats: DataStats
     current_round: int
     progress: int
+    waiting_for: WaitingFor | None
+    review: ReviewMode  # the workflow's default for its rounds' plans ("plan": each waits for review)
 
 
 class Workflow(WorkflowSummary):
@@ -147,6 +164,7 @@ class WorkflowStatusView(Camel):
     progress: int
     last_message_id: int
     last_log_id: int
+    waiting_for: WaitingFor | None
 
 
 class StartAnswer(Camel):
@@ -155,6 +173,7 @@ class StartAnswer(Camel):
     id: str
     status: Literal["running"]
     current_round: int
+    queued: bool = False  # multitaskStrategy "enqueue": the post waits to run as the next round
 
 
 class MessagePage(Camel):
@@ -190,6 +209,20 @@ class StartRequest(Camel, forbid_unknown_fields=False):
     prompt: str = ""
     list_file_id: list[FileIdValue] = []
     passwords: dict[str, str] = {}
+    review: ReviewMode | None = None  # this round: "plan" waits for the user's review of the plan
+    review_default: ReviewMode | None = None  # the workflow's default from now on (this round included)
+    # A post while a round runs: refused (409), queued as the next round, or it stops the running round.
+    multitask_strategy: Literal["reject", "enqueue", "interrupt", "steer"] = "reject"
+
+
+class ReviewRequest(Camel, forbid_unknown_fields=True):
+    """A decision on what a `waiting` round waits for (see `waitingFor`)."""
+
+    decision: Decision
+    message_id: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)] | None = None  # the message answered, to be sure
+    feedback: str | None = None  # revise: what to change; reject: why (optional)
+    plan: dict[str, Any] | None = None  # edit: {"tasks": [...], "finalDocuments": [...]}, as metadata.plan
+    answer: str | None = None  # answer: the answer to an agent's question
 
 
 class Health(msgspec.Struct):
@@ -212,3 +245,4 @@ class ConflictBody(ErrorBody):
 
     status: RoundStatus | None
     currentRound: int | None  # noqa: N815 (wire name)
+    waitingFor: WaitingFor | None = None  # noqa: N815 (wire name); a decision that does not fit: what waits

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from typing import Callable
 
 from app.clock import aware
@@ -13,6 +14,7 @@ from app.contract.schemas import (
     FileInfo,
     LogEntry,
     Message,
+    WaitingFor,
     Workflow,
     WorkflowStatusView,
     WorkflowSummary,
@@ -74,7 +76,8 @@ def summary_view(row: WorkflowRow) -> WorkflowSummary:
     return WorkflowSummary(id=row.id, mandate_id=row.mandate_id, user_id=row.user_id, name=row.name,
                            started_at=aware(row.started_at), status=row.status,
                            last_activity=aware(row.last_activity), data_stats=stats_of(row),
-                           current_round=row.current_round, progress=row.progress)
+                           current_round=row.current_round, progress=row.progress,
+                           waiting_for=waiting_view(row), review=row.review or "none")
 
 
 def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry]) -> Workflow:
@@ -86,4 +89,23 @@ def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry
 def status_view(row: WorkflowRow) -> WorkflowStatusView:
     return WorkflowStatusView(id=row.id, status=row.status, last_activity=aware(row.last_activity),
                               current_round=row.current_round, progress=row.progress,
-                              last_message_id=row.last_message_id, last_log_id=row.last_log_id)
+                              last_message_id=row.last_message_id, last_log_id=row.last_log_id,
+                              waiting_for=waiting_view(row))
+
+
+DECISIONS = {"plan": ["approve", "revise", "edit", "reject"], "question": ["answer", "reject"],
+             "tool": ["approve", "reject"]}
+
+
+def waiting_view(row: WorkflowRow) -> WaitingFor | None:
+    """What the workflow waits for, while it waits (the row keeps it as written with the wait)."""
+    wait = row.waiting_for
+    if row.status != "waiting" or not wait:
+        return None
+    return WaitingFor(kind=wait["kind"], message_id=wait["messageId"], since=_stamp(wait["since"]),
+                      expires_at=_stamp(wait["expiresAt"]), decisions=DECISIONS[wait["kind"]],
+                      question=wait.get("question"), tool=wait.get("tool"))
+
+
+def _stamp(value: str) -> datetime:
+    return aware(datetime.fromisoformat(value))

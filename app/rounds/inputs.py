@@ -35,13 +35,14 @@ class RoundData:
         self._inputs: dict[tuple[str, int], RoundInput] = {}
         self._started: dict[tuple[str, int], RoundRequest] = {}  # what rounds started here were given
         self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
+        self._reviews: dict[tuple[str, int], str] = {}  # what `prepare` read: whether the plan waits for review
 
     def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
-                passwords: dict[str, str]) -> None:
+                passwords: dict[str, str], review: str = "") -> None:
         """The round was just started in this process with this request: its first step need not read it back."""
         if len(self._started) > 1000:
             self._started.clear()
-        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords)
+        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords, review)
 
     async def prepare(self, workflow_id: str, round_no: int,
                       then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:
@@ -57,6 +58,7 @@ class RoundData:
             spec = await self.repo.workflows.round_input(workflow_id, round_no)
         if spec is None:
             return None
+        self._reviews[(workflow_id, round_no)] = spec.review
         files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
         present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
@@ -123,7 +125,12 @@ class RoundData:
         self._inputs[(workflow_id, round_no)] = inp
         return inp
 
+    def review_of(self, workflow_id: str, round_no: int) -> str:
+        """Whether the round's plan waits for the user's review ("plan"), as its start said (read by `prepare`)."""
+        return self._reviews.pop((workflow_id, round_no), "")
+
     def forget(self, workflow_id: str, round_no: int) -> None:
+        self._reviews.pop((workflow_id, round_no), None)
         self._inputs.pop((workflow_id, round_no), None)
         self._started.pop((workflow_id, round_no), None)
 
@@ -183,9 +190,12 @@ class RoundData:
 
     @staticmethod
     def plan_meta(plan: Plan) -> dict[str, Any]:
-        """The plan as message metadata, for frontends that draw it (and `plan_of` reads back)."""
+        """The plan as message metadata, camelCase like every wire object, for frontends that draw it
+        (and `plan_of` reads back)."""
         return {"finalDocuments": [asdict(d) for d in plan.final_documents],
-                "tasks": [asdict(t) for t in plan.tasks]}
+                "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": list(t.inputs),
+                           "outputs": [asdict(o) for o in t.outputs], "dependsOn": list(t.depends_on)}
+                          for t in plan.tasks]}
 
 
 def plan_of(message: MessageRow) -> Plan:
@@ -193,10 +203,17 @@ def plan_of(message: MessageRow) -> Plan:
     with the plan it made before the crash, without asking the model again."""
     meta = message.meta or {}
     stored = meta.get("plan", {})
-    tasks = [TaskSpec(**dict(t, outputs=[OutputSpec(**o) for o in t.get("outputs", [])]))
+    tasks = [TaskSpec(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                      inputs=list(t.get("inputs", [])), outputs=[OutputSpec(**o) for o in t.get("outputs", [])],
+                      depends_on=list(_depends_on(t)))
              for t in stored.get("tasks", [])]
     return Plan(language=meta.get("language", ""), answer=message.content.split("\n\n### ", 1)[0],
                 final_documents=[OutputSpec(**d) for d in stored.get("finalDocuments", [])], tasks=tasks)
+
+
+def _depends_on(task: dict[str, Any]) -> list[str]:
+    # Plans written before the wire went camelCase carry `depends_on`.
+    return task.get("dependsOn", task.get("depends_on", []))
 
 
 def _unique(documents: list[DocumentText]) -> list[DocumentText]:
@@ -229,7 +246,7 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
             r.final_documents = list(meta["plan"].get("finalDocuments", []))
             r.tasks = [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
                                  inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
-                                 depends_on=list(t.get("depends_on", [])))
+                                 depends_on=list(_depends_on(t)))
                        for t in meta["plan"].get("tasks", [])]
         elif meta.get("taskId") and not meta.get("failed"):
             results[(message.round, meta["taskId"])] = (message, docs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Sequence
+from typing import Callable, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -14,7 +14,7 @@ from app.fsm import Event
 from app.metrics import record_transition
 from app.store.cursors import CursorCache
 from app.store.ownership import current_claim
-from app.store.records import Appended, Cost, NewLog, NewMessage, Owner, Stopped
+from app.store.records import Appended, Cost, Decided, NewLog, NewMessage, Owner, Stopped, Wait
 from app.store.repository import Repository
 from extractors.base import ContentItem
 
@@ -33,20 +33,28 @@ class Journal:
     def __init__(self, repo: Repository, cursors: CursorCache) -> None:
         self.repo = repo
         self.cursors = cursors
+        self.on_end: Callable[[str], None] | None = None  # a round ended (not by a stop): its queue may go on
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, cost: Cost | None = None,
+        event: Event | None = None, cost: Cost | None = None, wait: Wait | None = None,
     ) -> Appended | None:
-        """Append to the round, if it is still the workflow's running round (see WorkflowStore.append)."""
+        """Append to the round, if it is still the workflow's running round (see WorkflowStore.append);
+        with Event.WAIT, `wait` is what the round then waits for."""
         written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
-                                                   claim=current_claim())
+                                                   claim=current_claim(), wait=wait)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
             if event is not None:
                 before = written.before.value if written.before else None
                 transition(workflow_id, round_no, before, written.status.value, event.value)
+                if event in (Event.FINISH, Event.FAIL):
+                    self.ended(workflow_id)
         return written
+
+    def ended(self, workflow_id: str) -> None:
+        if self.on_end is not None:
+            self.on_end(workflow_id)
 
     async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
                      logs: Sequence[NewLog] = ()) -> Appended | None:
@@ -68,6 +76,17 @@ class Journal:
             logs=[NewLog(key, reason, type="error", agent_name="system", progress=100, status="failed")],
             event=Event.FAIL, cost=cost,
         )
+
+    def decided(self, decided: Decided | None, event: Event) -> None:
+        """A decision (or a wait's expiry) was written: wake the workflow's readers, log the transition."""
+        if decided is None or not decided.taken or decided.written is None:
+            return
+        row, written = decided.workflow, decided.written
+        self.written(row.id, written.last_message_id, written.last_log_id)
+        transition(row.id, row.current_round, written.before.value if written.before else None, row.status,
+                   event.value)
+        if event in (Event.REJECT, Event.EXPIRE):
+            self.ended(row.id)
 
     async def stop(self, owner: Owner | None, workflow_id: str) -> Stopped | None:
         """Move the workflow's running round to stopped with its log, and read the workflow back, in one

@@ -170,7 +170,7 @@ class EventStream:
             if caught_up:
                 break
         view = status_view(row)
-        key = (view.status, view.current_round, view.progress)
+        key = (view.status, view.current_round, view.progress, view.waiting_for and view.waiting_for.message_id)
         if key != self._status:
             self._status = key
             yield "status", view

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import sqlalchemy as sa
 from dbos import DBOS, SetWorkflowID
@@ -16,7 +16,7 @@ from dbos import DBOS, SetWorkflowID
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.metrics import RoundTimer
-from app.rounds import handle
+from app.rounds import handle, waiting
 from app.rounds.draining import Drain
 from app.rounds.replicas import Observer, Replicas
 from app.rounds.runtime import Runtime
@@ -76,6 +76,7 @@ class Engine:
         self._reconciler: asyncio.Task | None = None
         self._rounds: dict[str, asyncio.Future] = {}
         self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
+        self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
                                        application_name=f"foreman {rt.settings.executor_id}"))
@@ -177,10 +178,10 @@ class Engine:
     async def reconcile(self) -> None:
         """No workflow stays `running` with nothing running it."""
         for row in await self.rt.repo.workflows.running_workflows():
-            rid = round_id(row.id, row.current_round)
+            rid = round_id(row.id, row.current_round, row.segment)
             status = await DBOS.get_workflow_status_async(rid)
-            if status is None:  # crashed between the start's commit and the round's launch
-                await self.launch(row.id, row.current_round)
+            if status is None:  # crashed between the start's (or a decision's) commit and the round's launch
+                await self.launch(row.id, row.current_round, row.segment)
             elif status.status in _FINISHED and not self.is_running(row.id):
                 await self.rt.journal.fail(
                     row.id, row.current_round,
@@ -196,13 +197,16 @@ class Engine:
             await asyncio.sleep(RECONCILE_SECONDS)
             try:
                 await self.reconcile()
+                await waiting.expire_due(self.rt)
+                for job in self.periodic:
+                    await job()
             except Exception:  # a passing database error must not end the loop
                 log.exception("Reconciling running rounds failed; trying again later.")
 
-    async def launch(self, workflow_id: str, round_no: int) -> None:
-        """Run the round in the background, durably."""
-        with SetWorkflowID(round_id(workflow_id, round_no)):
-            handle = await DBOS.start_workflow_async(round_workflow, workflow_id, round_no)
+    async def launch(self, workflow_id: str, round_no: int, segment: int = 0) -> None:
+        """Run the round (its part after the user's `segment`-th decision) in the background, durably."""
+        with SetWorkflowID(round_id(workflow_id, round_no, segment)):
+            handle = await DBOS.start_workflow_async(round_workflow, workflow_id, round_no, segment)
         task = getattr(handle, "task", None)
         if task is not None:
             self._rounds[workflow_id] = task
@@ -215,7 +219,7 @@ class Engine:
         if task is not None:
             await asyncio.wait([task])
 
-    def stop(self, workflow_id: str, round_no: int) -> asyncio.Future:
+    def stop(self, workflow_id: str, round_no: int, segment: int = 0) -> asyncio.Future:
         """Cancel the round at once: the task running it here now, its DBOS workflow on the stopper thread.
 
         The stop's answer waits for neither: the round's status, stopped in the database, already
@@ -226,7 +230,7 @@ class Engine:
         for task in tasks:
             task.cancel()
         self.rt.rounds.forget(workflow_id, round_no)
-        rid = round_id(workflow_id, round_no)
+        rid = round_id(workflow_id, round_no, segment)
         cancel = asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
         settled = asyncio.ensure_future(self._settle(rid, cancel, tasks))
         self._stops.add(settled)

@@ -28,6 +28,7 @@ from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
+from app.rounds import waiting
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
 from app.rounds.handle import current
@@ -53,13 +54,18 @@ class TaskOutcome:
     error: str = ""
 
 
-def round_id(workflow_id: str, round_no: int) -> str:
-    """The DBOS workflow id of a round: starting it twice runs it once."""
-    return f"{workflow_id}:{round_no}"
+def round_id(workflow_id: str, round_no: int, segment: int = 0) -> str:
+    """The DBOS workflow id of a round (of its part after the user's `segment`-th decision): starting
+    it twice runs it once."""
+    return f"{workflow_id}:{round_no}" if not segment else f"{workflow_id}:{round_no}:{segment}"
 
 
-def _key(workflow_id: str, round_no: int, *parts: object) -> str:
+def round_key(workflow_id: str, round_no: int, *parts: object) -> str:
+    """The key of a round's message or log: its round and the step that writes it."""
     return ":".join([workflow_id, str(round_no), *map(str, parts)])
+
+
+_key = round_key
 
 
 def _stats(usage: Usage, seconds: float) -> dict:
@@ -137,12 +143,23 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
     if prepared is None:  # stopped, deleted or finished before this step
         return None
     inp, replayed = prepared
+    review = rt.rounds.review_of(workflow_id, round_no) == "plan"
     if replayed:
         written = await rt.repo.messages.round_messages(workflow_id, round_no, key("message"))
         if written:
             message = written[0][0]
+            if "review" in message.meta:  # a plan under review runs in the round's part after the decision
+                return None
             plan = plan_of(message)
-            return Planned(plan, message.tokens_used, _reused(plan, inp), resumed=True)
+            return Planned(plan, message.tokens_used, reused_of(plan, inp), resumed=True)
+    return await write_plan(rt, workflow_id, round_no, inp, key, review)
+
+
+async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput, key: Callable[..., str],
+                     review: bool, revision: str = "") -> Planned | None:
+    """The project manager plans and the plan is written (its message keyed `key("message")`); with
+    `review`, the round then waits for the user's decision on it. `revision`: why this plan replaces
+    the one before. None: nothing more to run now."""
     started, t0 = rt.clock(), time.perf_counter()
     limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
     try:
@@ -152,39 +169,42 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
         return None
     plan = outcome.plan
-    reused = _reused(plan, inp)
+    reused = reused_of(plan, inp)
     previous_round = inp.previous.round if inp.previous else 0
     # Fixes made to the model's plan without asking it again are worth knowing about.
     repaired = [NewLog(key("repair", n), f"Work plan repaired: {fix}", type="warning",
                        agent_name="project_manager", progress=25)
                 for n, fix in enumerate(outcome.repairs, 1)]
     answer_only = not plan.tasks  # the answer is the round's last message: no review to write
+    wait = waiting.plan_wait(rt, key) if review and not answer_only else None
     # The tasks that start at once are announced in this write: one commit fewer for the round.
-    starting = first_tasks(plan, reused, concurrency=rt.settings.task_concurrency,
-                           max_tokens=rt.settings.max_round_tokens, spent=outcome.usage.total_tokens)
+    starting = [] if wait else first_tasks(plan, reused, concurrency=rt.settings.task_concurrency,
+                                           max_tokens=rt.settings.max_round_tokens, spent=outcome.usage.total_tokens)
+    done = "Work plan revised" if revision else "Work plan created"
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              render_plan_message(plan), agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
-                                   "plan": rt.rounds.plan_meta(plan)},
+                                   "plan": rt.rounds.plan_meta(plan), **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
         logs=[*repaired,
-              NewLog(key("done"), f"Work plan created: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
+              NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
                      progress=25),
               *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
                                            f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
                 for tid, o in reused.items()),
               *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
                         progress=100, status="completed")] if answer_only else []),
-              *(start_log(workflow_id, round_no, plan, task) for task in starting)],
-        event=Event.FINISH if answer_only else None,
+              *(start_log(workflow_id, round_no, plan, task) for task in starting),
+              *waiting.wait_logs(wait, key)],
+        event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait,
     )
-    return None if answer_only else Planned(plan, outcome.usage.total_tokens, reused,
+    return None if answer_only or wait else Planned(plan, outcome.usage.total_tokens, reused,
                                             announced=frozenset(t.id for t in starting))
 
 
-def _reused(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
+def reused_of(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
     """Tasks an interrupted previous round delivered are not run again: their results carry over."""
     return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
             for tid, t in reusable(plan, inp.previous).items()}
@@ -347,8 +367,9 @@ async def fail_step(rt: Runtime, workflow_id: str, round_no: int, reason: str) -
 
 
 @DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
-async def round_workflow(workflow_id: str, round_no: int) -> None:
-    """One round of a workflow, from the user's message to the final answer."""
+async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> None:
+    """One round of a workflow, from the user's message to the final answer; from `segment` 1 on, the
+    part of it after the user's `segment`-th decision (a round waiting for the user runs nothing)."""
     engine = current()
     rt = engine.rt
     engine.track(workflow_id, asyncio.current_task())
@@ -357,7 +378,10 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
             with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
                     with use_call_context(workflow=workflow_id, round=round_no):
-                        await _run(rt, workflow_id, round_no)
+                        if segment:
+                            await waiting.go_on(rt, workflow_id, round_no, segment)
+                        else:
+                            await _run(rt, workflow_id, round_no)
     except TimeoutError:
         await fail_step(rt, workflow_id, round_no,
                         f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
@@ -371,8 +395,12 @@ async def round_workflow(workflow_id: str, round_no: int) -> None:
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
     planned = await plan_step(rt, workflow_id, round_no)
-    if planned is None:
-        return
+    if planned is not None:
+        await execute(rt, workflow_id, round_no, planned)
+
+
+async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned) -> None:
+    """Run the plan's tasks (those not finished yet), then the final step."""
     plan, tokens, reused = planned.plan, planned.tokens, planned.reused
     finished: dict[str, TaskOutcome] = dict(reused)
     if planned.resumed:  # tasks finished before the crash are not run again

@@ -22,11 +22,12 @@ from app.contract.schemas import (
     WorkflowStatusView,
     WorkflowSummary,
 )
-from app.contract.views import log_view, message_view, status_view, summary_view, workflow_view
+from app.contract.views import log_view, message_view, status_view, summary_view, waiting_view, workflow_view
 from app.errors import BadRequestError, ConflictError, NotFoundError, NotReadyError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.rounds.journal import transition
 from app.rounds.supervisor import Engine
+from app.services.review import Reviews, chat_decision
 from app.store.cursors import Cursor
 from app.store.records import NewLog, Owner
 from app.store.repository.idempotency import KeyReusedError
@@ -45,6 +46,11 @@ class WorkflowService:
         self.rt = engine.rt
         self.repo = engine.rt.repo
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.reviews = Reviews(self)
+        self._queued: set[str] = set()  # workflows with a post queued in this process
+        self._background: set[asyncio.Task] = set()
+        self.rt.journal.on_end = self._round_ended
+        engine.periodic.append(self.start_due)
 
     async def owned(self, owner: Owner, workflow_id: str) -> WorkflowRow:
         """The owner's workflow, or NotFoundError."""
@@ -127,13 +133,29 @@ class WorkflowService:
             message = "Workflow initialized"
         else:
             current = await self.owned(owner, workflow_id)
+        default = body.review_default or ("" if new else current.review) or "none"
+        review = "" if (body.review or default) == "none" else (body.review or default)
+        if not new:
+            if current.status == WorkflowStatus.WAITING:
+                return await self._answer_waiting(owner, current, prompt, file_ids)
             if current.status == WorkflowStatus.RUNNING:
-                raise _still_running(current.current_round)
+                strategy = body.multitask_strategy
+                if strategy == "enqueue":
+                    queued = await self._enqueue(owner, current, prompt, file_ids, dict(body.passwords), review)
+                    if queued is not None:
+                        return queued
+                elif strategy == "interrupt":
+                    await self.stop(owner, workflow_id)  # as a stop would; the new round knows what it did
+                elif strategy == "steer":
+                    return await self._steer(owner, current, prompt, file_ids)
+                else:
+                    raise _still_running(current.current_round)
             name, message = current.name, f"Resuming workflow, round {current.current_round + 1}"
         try:
             row = await self.repo.workflows.start_round(
                 owner, workflow_id, name, new, prompt, file_ids, body.passwords,
                 NewLog("", message, agent_name="system", progress=0, status="running"),
+                review=review, review_default=body.review_default,
             )
         except TransitionError as exc:  # a concurrent start won the compare-and-set
             if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
@@ -144,9 +166,72 @@ class WorkflowService:
             raise _no_workflow(workflow_id) from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
-        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords))
+        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords), review)
         await self.engine.launch(row.id, row.current_round)
         return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
+
+    async def _enqueue(self, owner: Owner, current: WorkflowRow, prompt: str, file_ids: list[int],
+                       passwords: dict[str, str], review: str) -> dict[str, Any] | None:
+        """Queue the post behind the running round (None: that round just ended; start normally)."""
+        def log(round_no: int, position: int) -> NewLog:
+            return NewLog(f"{current.id}:{round_no}:queued:{uuid.uuid4().hex}",
+                          f"A message was queued ({position} waiting): it starts the next round when round "
+                          f"{round_no} ends", agent_name="system")
+
+        try:
+            queued = await self.repo.queue.enqueue(owner, current.id, prompt, file_ids, passwords, review, log)
+        except LookupError:
+            raise _no_workflow(current.id) from None
+        if queued is None:
+            return None
+        row, _ = queued
+        self._queued.add(row.id)
+        self.rt.journal.written(row.id, row.last_message_id, row.last_log_id)
+        return {"id": row.id, "status": "running", "currentRound": row.current_round, "queued": True}
+
+    def _round_ended(self, workflow_id: str) -> None:
+        """A round ended (completed, failed, rejected, expired): a post queued here starts the next one."""
+        if workflow_id in self._queued:
+            task = asyncio.ensure_future(self.start_queued(workflow_id))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def start_queued(self, workflow_id: str) -> bool:
+        """Start the workflow's next round from its oldest queued post, if its round has ended."""
+        started = await self.repo.queue.start_next(workflow_id, NewLog(
+            "", "Resuming workflow with the message queued while the last round ran", agent_name="system",
+            progress=0, status="running"))
+        if started is None:
+            self._queued.discard(workflow_id)
+            return False
+        row, post = started
+        transition(row.id, row.current_round, "terminal", row.status, Event.START.value)
+        self.rt.cursors.put(row.id, Cursor(row.mandate_id, row.user_id, row.last_message_id, row.last_log_id))
+        self.rt.rounds.started(row.id, row.current_round, post.prompt, post.file_ids, dict(post.passwords),
+                               post.review)
+        await self.engine.launch(row.id, row.current_round)
+        return True
+
+    async def start_due(self) -> None:
+        """Queued posts whose round ended elsewhere or before a restart: their rounds start now."""
+        for workflow_id in await self.repo.queue.due():
+            await self.start_queued(workflow_id)
+
+    async def _steer(self, owner: Owner, current: WorkflowRow, prompt: str, file_ids: list[int]) -> dict[str, Any]:
+        raise ConflictError("Steering a running round is not available yet; queue the message "
+                            "(multitaskStrategy \"enqueue\") or interrupt the round.", code="round_running",
+                            extra={"status": current.status, "currentRound": current.current_round})
+
+    async def _answer_waiting(self, owner: Owner, current: WorkflowRow, prompt: str,
+                              file_ids: list[int]) -> dict[str, Any]:
+        """A chat post while the round waits for the user: its prompt is the decision (see app.review)."""
+        if file_ids or not prompt:
+            raise ConflictError("The workflow's round waits for your decision on its plan: answer with a prompt "
+                                "(no files), or POST /api/workflows/{id}/review.", code="round_waiting",
+                                extra={"status": current.status, "currentRound": current.current_round,
+                                       "waitingFor": msgspec.to_builtins(waiting_view(current))})
+        view = await self.reviews.decide(owner, current.id, chat_decision(current, prompt))
+        return {"id": view.id, "status": view.status, "currentRound": view.current_round, "queued": False}
 
     async def stop(self, owner: Owner, workflow_id: str) -> WorkflowStatusView:
         """Stop the running round at once; stopping a stopped workflow again is fine.
@@ -161,7 +246,8 @@ class WorkflowService:
             if row.status != WorkflowStatus.STOPPED:
                 _may_stop(row)
             return status_view(row)
-        self.engine.stop(workflow_id, row.current_round)
+        if stopped.written.before is WorkflowStatus.RUNNING:  # a waiting round runs nothing to cancel
+            self.engine.stop(workflow_id, row.current_round, row.segment)
         log.info("Workflow %s round %s stopped by its user.", workflow_id, row.current_round)
         return status_view(row)
 
@@ -170,7 +256,7 @@ class WorkflowService:
         row = await self.owned(owner, workflow_id)
         if row.status == WorkflowStatus.RUNNING:
             await self.rt.journal.stop(owner, workflow_id)
-            await self.engine.stop(workflow_id, row.current_round)  # its task ends before its rows go
+            await self.engine.stop(workflow_id, row.current_round, row.segment)  # its task ends before its rows go
         files = await self.repo.workflows.delete_workflow(owner, workflow_id)
         if files is None:
             raise _no_workflow(workflow_id)
@@ -179,6 +265,10 @@ class WorkflowService:
         for file in files:
             if not await self.repo.files.sha_in_use(file.sha256):
                 await self.rt.storage.remove(file.sha256)
+
+    @staticmethod
+    def no_workflow(workflow_id: str) -> NotFoundError:
+        return _no_workflow(workflow_id)
 
     async def cursor(self, owner: Owner, workflow_id: str) -> Cursor:
         """The cached owner and last ids of a workflow, loading them once from the database."""

@@ -25,11 +25,13 @@ class Owner:
 
 @dataclass(frozen=True, slots=True)
 class RoundRequest:
-    """What a round was started with: its prompt, its files and their passwords."""
+    """What a round was started with: its prompt, its files and their passwords, and whether its plan
+    waits for the user's review ("plan")."""
 
     prompt: str
     file_ids: list[int]
     passwords: dict[str, str]
+    review: str = ""
 
 
 @dataclass
@@ -74,6 +76,28 @@ class NewLog:
     agent_name: str = ""
     progress: int | None = None
     status: str = ""  # defaults to the workflow's status after the append
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What a round starts to wait for, written with the event WAIT: the kind, the message the user
+    answers (by its key: it is written in the same transaction), how long the wait may last, and
+    what else the user needs to see (a question's text, a tool call)."""
+
+    kind: str  # "plan", "question" or "tool"
+    message_key: str
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Decided:
+    """What a decision found: the workflow after it, and whether it was taken (False: the round did
+    not wait for this decision, or no longer)."""
+
+    workflow: WorkflowRow
+    taken: bool
+    written: Appended | None = None
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,15 @@ class WorkflowRow(SQLModel, table=True):
     last_message_id: int = _big()
     last_log_id: int = _big()
     next_sequence_no: int = 1
+    # The user's part in a round (app.waiting): what the round waits for while `waiting` (null
+    # otherwise), when that wait expires, the last decision taken, how many times the current
+    # round went on after one (each part is a DBOS workflow of its own), and the review default.
+    waiting_for: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    wait_expires: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True,
+                                                                          index=True))
+    decision: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    segment: int = 0
+    review: str = ""  # "plan": every round's plan waits for the user's review unless its start says otherwise
 
 
 class MessageRow(SQLModel, table=True):
@@ -143,6 +152,23 @@ class RoundFileRow(SQLModel, table=True):
     prompt: str
     file_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     passwords: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    review: str = ""  # "plan": the round waits for the user's review of its plan
+
+
+class QueuedPostRow(SQLModel, table=True):
+    """A post to a running round with multitaskStrategy "enqueue": it starts the next round when that one ends."""
+
+    __tablename__ = "queued_posts"
+    __table_args__ = NEVER_REUSE
+
+    id: int | None = _pk()
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), nullable=False,
+                                              index=True))
+    prompt: str
+    file_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    passwords: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    review: str = ""
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
 class ExtractionRow(SQLModel, table=True):

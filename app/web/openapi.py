@@ -38,11 +38,17 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("post", "/api/workflows/start"): ("startWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_request",
               "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files"],
-        401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress"],
+        401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress", "round_waiting",
+                                  "decision_does_not_fit"],
         413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"],
         503: ["shutting_down"]}),
     ("post", "/api/workflows/{workflow_id}/stop"): ("stopWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"]}),
+    ("post", "/api/workflows/{workflow_id}/review"): ("reviewWorkflow", "workflows", {
+        400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "feedback_required",
+              "plan_required", "answer_required", "invalid_plan", "prompt_too_long", "nul_character"],
+        401: AUTH, 404: WF, 409: ["decision_does_not_fit"], 413: ["body_too_large", "payload_too_large"],
+        415: ["not_json"]}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 405: CLASH}),
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
@@ -99,6 +105,13 @@ MESSAGE_METADATA = {
     "description": "What produced the message; more keys may appear.",
     "properties": {"offline": {"type": "boolean", "description": "Written by the built-in offline model."},
                    "model": {"type": "string"}, "language": {"type": "string"}, "taskId": {"type": "string"},
+                   "review": {"type": "object", "description": "A plan under the user's review: `state` is "
+                              "pending, approved, revised, edited or rejected.", "additionalProperties": True,
+                              "properties": {"state": {"type": "string", "enum": ["pending", "approved", "revised",
+                                                                                   "edited", "rejected"]}}},
+                   "plan": {"type": "object", "description": "The work plan: {tasks: [{id, agent, "
+                            "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
+                            "additionalProperties": True},
                    "citations": {"type": "array", "items": CITATION}},
 }
 

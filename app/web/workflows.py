@@ -21,6 +21,7 @@ from app.contract.schemas import (
     Deleted,
     LogPage,
     MessagePage,
+    ReviewRequest,
     StartAnswer,
     StartRequest,
     Workflow,
@@ -134,6 +135,14 @@ async def stop(request: Request, workflow_id: WorkflowId) -> WorkflowStatusView:
     return await workflows.stop(owner, workflow_id)
 
 
+@post("/api/workflows/{workflow_id:str}/review", status_code=HTTP_200_OK, responses=errors(400, 404, 409),
+      summary="Decide on what the waiting round waits for: approve, revise, edit or reject its plan")
+async def review(request: Request, workflow_id: WorkflowId, data: JSONBody[ReviewRequest]) -> WorkflowStatusView:
+    owner, workflows = _deps(request)
+    data = await request.data_as(ReviewRequest)
+    return await workflows.reviews.decide(owner, workflow_id, data)
+
+
 @delete("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(404),
         summary="Delete a workflow with its messages, logs and the files only it used")
 async def delete_workflow(request: Request, workflow_id: WorkflowId) -> Deleted:
@@ -210,5 +219,5 @@ async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id,
     return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)
 
 
-ROUTES = [start, stop, delete_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,
+ROUTES = [start, stop, review, delete_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,
           delete_message, remove_file]

@@ -70,8 +70,9 @@ def test_schema_says_what_the_server_does(schema):
     assert schemas["Message"]["properties"]["status"]["enum"] == ["first", "step", "last"]
     assert set(schemas["Message"]["properties"]["role"]["enum"]) == {"user", "assistant", "system"}
     assert set(schemas["LogEntry"]["properties"]["type"]["enum"]) == {"info", "warning", "error"}
-    assert set(schemas["WorkflowStatusView"]["properties"]["status"]["enum"]) == {"running", "completed", "stopped",
-                                                                                  "failed"}
+    assert set(schemas["WorkflowStatusView"]["properties"]["status"]["enum"]) == {"running", "waiting", "completed",
+                                                                                  "stopped", "failed"}
+    assert "waitingFor" in schemas["WorkflowStatusView"]["required"]
     assert set(schemas["DataStats"]["required"]) == {"bytesSent", "bytesReceived", "tokensUsed", "processingTime"}
     assert {"status", "currentRound"} <= set(schemas["ConflictBody"]["required"])
     assert schemas["ErrorBody"]["properties"]["code"]["enum"] == all_codes()

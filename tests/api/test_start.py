@@ -14,7 +14,7 @@ def test_start_answers_at_once_with_the_running_round(c1):
     response = start(c1, "What is in the news?")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"id", "status", "currentRound"}
+    assert set(body) == {"id", "status", "currentRound", "queued"} and body["queued"] is False
     assert body["status"] == "running" and body["currentRound"] == 1
     wait_status(c1, body["id"], "completed")
 

@@ -17,6 +17,12 @@ EXPECTED = {
     (S.RUNNING, E.FAIL): S.FAILED,
     **{(s, E.START): S.RUNNING for s in (S.COMPLETED, S.STOPPED, S.FAILED)},
     **{(s, E.DELETE): S.DELETED for s in (S.RUNNING, S.COMPLETED, S.STOPPED, S.FAILED)},
+    (S.RUNNING, E.WAIT): S.WAITING,
+    (S.WAITING, E.RESUME): S.RUNNING,
+    (S.WAITING, E.REJECT): S.STOPPED,
+    (S.WAITING, E.EXPIRE): S.STOPPED,
+    (S.WAITING, E.STOP): S.STOPPED,
+    (S.WAITING, E.DELETE): S.DELETED,
 }
 
 PAIRS = list(itertools.product([None, *WorkflowStatus], Event))
@@ -46,4 +52,10 @@ def test_conflict_messages_tell_what_to_do():
 
 def test_compare_and_set_sources_follow_the_table():
     assert set(sources(E.START)) == {S.COMPLETED, S.STOPPED, S.FAILED}
-    assert sources(E.STOP) == [S.RUNNING]
+    assert sources(E.STOP) == [S.RUNNING, S.WAITING]
+    assert sources(E.RESUME) == [S.WAITING]
+
+
+def test_a_decision_without_a_wait_says_why():
+    with pytest.raises(TransitionError, match="waits for no decision"):
+        next_status(S.RUNNING, E.RESUME)

@@ -3,7 +3,7 @@
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
 the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
-(`replicas`); `live` reads across them in one snapshot for the event stream.
+(`replicas`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`); `live` reads across them in one snapshot for the event stream.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from app.store.repository.files import FileStore
 from app.store.repository.idempotency import IdempotencyStore
 from app.store.repository.live import LiveReads
 from app.store.repository.messages import MessageStore
+from app.store.repository.queue import QueueStore
 from app.store.repository.replicas import ReplicaStore
+from app.store.repository.waits import WaitStore
 from app.store.repository.workflows import WorkflowStore
 
 
@@ -28,3 +30,5 @@ class Repository:
         self.idempotency = IdempotencyStore(db)
         self.live = LiveReads(db, self.workflows, self.messages, self.files)
         self.replicas = ReplicaStore(db)
+        self.waits = WaitStore(db, self.workflows)
+        self.queue = QueueStore(db, self.workflows)

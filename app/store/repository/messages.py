@@ -37,6 +37,19 @@ def fills_message(log_key: str) -> bool:
     return log_key.endswith(READ_DONE) and ":prepare:file:" in log_key
 
 
+UPDATES = ":updates:"  # a log whose key ends so changed the message it names (e.g. a plan's review state)
+
+
+def updates_key(key: str, message_id: int) -> str:
+    """The key of a log written in the transaction that changed message `message_id`."""
+    return f"{key}{UPDATES}{message_id}"
+
+
+def _updated(key: str) -> int | None:
+    head, found, tail = key.rpartition(UPDATES)
+    return int(tail) if found and tail.isdigit() else None
+
+
 class MessageStore:
     """Queries over messages, their documents and logs."""
 
@@ -186,6 +199,12 @@ class MessageStore:
             query = query.where(M.round < before_round)
         return self._with_documents(conn, query.order_by(M.id))
 
+    async def message(self, workflow_id: str, message_id: int) -> MessageRow | None:
+        """One message of the workflow, deleted or not."""
+        async with self.db.reader.connect() as conn:
+            row = (await conn.execute(select(M).where(M.workflow_id == workflow_id, M.id == message_id))).first()
+        return MessageRow.model_validate(row._mapping) if row else None
+
     async def round_messages(self, workflow_id: str, round_no: int,
                              key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
         """The round's messages whose key starts with `key_prefix` (a step's), with their documents."""
@@ -224,13 +243,19 @@ class MessageStore:
         logs = [LogRow.model_validate(r._mapping) for r in result]
         rounds = sorted({e.round for e in logs if fills_message(e.key)})
         users: dict[int, int] = {}
+        hidden: set[int] = set()
         if rounds:  # each round's user message is its first one (written by the start)
             query = (select(M.round, func.min(M.id)).where(M.workflow_id == workflow_id, M.round.in_(rounds),
                                                            M.role == "user").group_by(M.round))
             users = dict(conn.execute(query).all())
             hidden = set(conn.execute(select(M.id).where(M.id.in_(list(users.values())), M.deleted.is_(True))).scalars())
             users = {r: mid for r, mid in users.items() if mid not in hidden}
-        return [(e, users.get(e.round) if fills_message(e.key) else None) for e in logs]
+        changed = {e.id: _updated(e.key) for e in logs if UPDATES in e.key}
+        if changed:
+            hidden |= set(conn.execute(select(M.id).where(M.id.in_([m for m in changed.values() if m]),
+                                                          M.deleted.is_(True))).scalars())
+        return [(e, users.get(e.round) if fills_message(e.key) else
+                 (changed[e.id] if changed.get(e.id) not in (None, *hidden) else None)) for e in logs]
 
     async def logs_of(self, workflow_id: str) -> list[tuple[LogRow, int | None]]:
         return await self.log_page(workflow_id, 0, 1_000_000)

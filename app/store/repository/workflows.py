@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Callable, Sequence
 
@@ -14,7 +14,7 @@ from app.fsm import Event, WorkflowStatus, next_status, sources
 from app.store.database import Database, batch_of
 from app.store.notify import announce_deleted, announce_stop
 from app.store.ownership import Claim, ClaimLostError
-from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped
+from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped, Wait
 from app.store.repository.files import forget_unused_contents_tx
 from app.store.repository.messages import MessageStore, user_message_key
 from app.store.statements import Prepared
@@ -24,6 +24,7 @@ from app.store.tables import (
     IdempotencyRow,
     LogRow,
     MessageRow,
+    QueuedPostRow,
     RoundFileRow,
     WorkflowRow,
 )
@@ -39,10 +40,13 @@ _FENCE = (select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == b
 _OWNER = "fenced_owner_xid"  # the column `_lock` adds for `_fence`
 
 
-def _settle(conn: Connection, workflow_id: str) -> None:
-    # A statement that changes the workflow row follows: what the batch left to write goes first.
+def settle_batch(conn: Connection, workflow_id: str) -> None:
+    """A statement that changes or reads back the workflow row follows: what the batch left to write goes first."""
     if (shared := batch_of(conn)) is not None:
         shared.settle(workflow_id)
+
+
+_settle = settle_batch
 
 
 class WorkflowStore:
@@ -97,26 +101,31 @@ class WorkflowStore:
 
     async def start_round(
         self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
-        passwords: dict[str, str], log: NewLog,
+        passwords: dict[str, str], log: NewLog, review: str | None = None, review_default: str | None = None,
     ) -> WorkflowRow:
         """Create the workflow (round 1) or move it to its next round, as one compare-and-set.
 
         The round's user message (status first, with its documents, their contents still to
         come) is written in the same transaction: the first poll after the answer shows it.
+        `review_default` ("plan" or "none") becomes the workflow's default; `review` is this
+        round's, which is the default when not given.
         """
         return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
-                                       passwords, log)
+                                       passwords, log, review, review_default)
 
     def _start_round_tx(
         self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
-        file_ids: list[int], passwords: dict[str, str], log: NewLog,
+        file_ids: list[int], passwords: dict[str, str], log: NewLog, review: str | None = None,
+        review_default: str | None = None,
     ) -> WorkflowRow:
         stamp = now()
+        default = "" if review_default in (None, "none") else review_default
         if new:
             next_status(None, Event.START)
             values = WorkflowRow(
                 id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
                 status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
+                review=default,
             ).model_dump()
             self._insert_workflow.execute(conn, values)
             row = self._hold(conn, SimpleNamespace(**values))  # as written; its insert locks it
@@ -130,14 +139,16 @@ class WorkflowStore:
                 update(W)
                 .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
                 .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
-                        progress=0)
+                        progress=0, segment=0, decision=None,
+                        **({} if review_default is None else {"review": default}))
             )
             if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
                 next_status(WorkflowStatus.RUNNING, Event.START)
             row = self._lock(conn, workflow_id)
         log.key = f"{workflow_id}:{row.current_round}:start"
+        mode = (review or row.review or "") if review != "none" else ""
         self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
-                                                    file_ids=file_ids, passwords=passwords))
+                                                    file_ids=file_ids, passwords=passwords, review=mode))
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
                              documents=[NewDocument(fid) for fid in file_ids])
         written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
@@ -150,7 +161,7 @@ class WorkflowStore:
 
     def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundRequest | None:
         R = RoundFileRow
-        query = select(R.prompt, R.file_ids, R.passwords).where(R.workflow_id == workflow_id, R.round == round_no)
+        query = select(R.prompt, R.file_ids, R.passwords, R.review).where(R.workflow_id == workflow_id, R.round == round_no)
         row = conn.execute(query).first()
         return RoundRequest(*row) if row else None
 
@@ -166,25 +177,42 @@ class WorkflowStore:
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
-        event: Event | None = None, cost: Cost | None = None, claim: Claim | None = None,
+        event: Event | None = None, cost: Cost | None = None, claim: Claim | None = None, wait: Wait | None = None,
     ) -> Appended | None:
-        """Write a step's messages and logs, and apply `event`, in one transaction.
+        """Write a step's messages and logs, and apply `event`, in one transaction (with WAIT, `wait` says
+        what the round waits for).
 
         Nothing is written (None) unless the workflow is still running round `round_no`: a
         stopped or deleted round gets no further output.
         With a `claim` (on PostgreSQL), nothing is written and ClaimLostError raised unless the
         execution still owns the round (see app.store.ownership).
         """
-        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim)
+        return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim,
+                                       wait)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
         logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
+        wait: Wait | None = None,
     ) -> Appended | None:
         row = self._lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
             return None
-        return self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
+        written = self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
+        if wait is not None and event is Event.WAIT:
+            self.waiting_tx(conn, row, wait)
+        return written
+
+    def waiting_tx(self, conn: Connection, row: SimpleNamespace, wait: Wait) -> None:
+        """What the round now waits for, with the id of the message to answer (written in this transaction)."""
+        message_id = conn.execute(select(M.id).where(M.key == wait.message_key)).scalar()
+        since = now()
+        expires = since + timedelta(seconds=wait.seconds)
+        row.waiting_for = {"kind": wait.kind, "messageId": message_id, "since": since.isoformat(),
+                           "expiresAt": expires.isoformat(), **wait.extra}
+        row.wait_expires = expires
+        _settle(conn, row.id)
+        conn.execute(update(W).where(W.id == row.id).values(waiting_for=row.waiting_for, wait_expires=expires))
 
     def _append_locked_tx(
         self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
@@ -197,10 +225,14 @@ class WorkflowStore:
         self._fence(conn, claim)
         if event is not None:
             status = next_status(status, event)
+            done_waiting = {"waiting_for": None, "wait_expires": None} if before is WorkflowStatus.WAITING else {}
             conn.execute(
-                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status)
+                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status,
+                                                                                          **done_waiting)
             )
             row.status = status
+            for name, value in done_waiting.items():
+                setattr(row, name, value)
             if event is Event.STOP:  # the process running it may be another
                 announce_stop(conn, self.db.is_sqlite, workflow_id)
         written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
@@ -222,8 +254,12 @@ class WorkflowStore:
         if row is None or owner is not None and (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         written = None
-        if row.status == WorkflowStatus.RUNNING:
-            written = self._append_locked_tx(conn, row, (), [log(row.current_round)], Event.STOP, None, None)
+        if row.status in (WorkflowStatus.RUNNING, WorkflowStatus.WAITING):
+            cancelled = conn.execute(delete(QueuedPostRow).where(QueuedPostRow.workflow_id == workflow_id)).rowcount
+            logs = [NewLog(f"{workflow_id}:{row.current_round}:queue-cancelled",
+                           f"The stop also cancelled {cancelled} queued message{'' if cancelled == 1 else 's'}",
+                           type="warning", agent_name="system")] if cancelled else []
+            written = self._append_locked_tx(conn, row, (), [*logs, log(row.current_round)], Event.STOP, None, None)
         _settle(conn, workflow_id)  # the batch's update of the row, written before the row is read back
         return Stopped(self.workflow_tx(conn, None, workflow_id), written)
 
@@ -317,6 +353,7 @@ class WorkflowStore:
         conn.execute(delete(M).where(M.workflow_id == workflow_id))
         conn.execute(delete(L).where(L.workflow_id == workflow_id))
         conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
+        conn.execute(delete(QueuedPostRow).where(QueuedPostRow.workflow_id == workflow_id))
         # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
         conn.execute(delete(IdempotencyRow).where(IdempotencyRow.workflow_id == workflow_id))
         conn.execute(delete(W).where(W.id == workflow_id))

@@ -1,0 +1,176 @@
+"""The user's decisions on a waiting round (POST /api/workflows/{id}/review, or a chat post while it
+waits): approve, revise, edit or reject a plan. No HTTP here; the round side is `app.waiting`."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+
+from agents.errors import PlanFormatError
+from agents.manager import render_plan_message
+from agents.plan import parse_plan, validate_plan
+from app.clock import now
+from app.contract.schemas import ReviewRequest, WorkflowStatusView
+from app.contract.views import DECISIONS, status_view, waiting_view
+from app.errors import BadRequestError, ConflictError
+from app.fsm import Event, WorkflowStatus
+from app.rounds.inputs import plan_of
+from app.store.records import NewLog, NewMessage, Owner
+from app.store.repository.messages import updates_key
+from app.store.tables import WorkflowRow
+
+_STATES = {"approve": "approved", "revise": "revised", "edit": "edited", "reject": "rejected"}
+_LOGS = {"approve": "Plan approved by user", "revise": "Plan revision requested by user",
+         "edit": "Plan edited by user", "reject": "Plan rejected by user"}
+
+
+class Reviews:
+    """Takes each decision once, as a compare-and-set on the waiting round; its next part starts at once."""
+
+    def __init__(self, workflows: Any) -> None:
+        self.workflows = workflows  # app.service.WorkflowService
+        self.rt = workflows.rt
+        self.repo = workflows.repo
+
+    async def decide(self, owner: Owner, workflow_id: str, body: ReviewRequest) -> WorkflowStatusView:
+        """Take the decision, or say why it does not fit (409 with what the round waits for); the same
+        decision posted again right after answers 200 with the current status."""
+        self._check(body)
+        row = await self.workflows.owned(owner, workflow_id)
+        fingerprint = _fingerprint(body)
+        wait = row.waiting_for or {}
+        if not self._fits(row, body):
+            return self._repeated_or_conflict(row, body, fingerprint)
+        round_no, answered = row.current_round, wait["messageId"]
+        message = await self.repo.messages.message(workflow_id, answered)
+        if message is None:
+            raise ConflictError("The plan this round waits on was deleted; reject it or stop the round.",
+                                code="decision_does_not_fit", extra=_state(row))
+        patch: dict[str, Any] = {"review": {"state": _STATES[body.decision], "decidedAt": now().isoformat()}}
+        record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint}
+        messages: list[NewMessage] = []
+        segment = row.segment + 1
+        base = f"{workflow_id}:{round_no}:decision:{segment}"
+        if body.decision == "edit":
+            plan = await self._edited(workflow_id, round_no, message, body.plan)
+            patch |= {"plan": self.rt.rounds.plan_meta(plan), "proposedPlan": message.meta.get("plan"),
+                      "content": render_plan_message(plan)}
+        feedback = (body.feedback or "").strip()
+        if feedback:
+            record["feedback"] = feedback
+            patch["review"]["feedback"] = feedback
+            messages.append(NewMessage(f"{base}:message", "user", "step", feedback,
+                                       meta={"review": {"decision": body.decision, "messageId": answered}}))
+        reject = body.decision == "reject"
+        count = len(plan.tasks) if body.decision == "edit" else 0
+        text = _LOGS[body.decision] + (f": {count} task{'' if count == 1 else 's'}" if body.decision == "edit" else "")
+        log = NewLog(updates_key(f"{base}:log", answered), text, agent_name="system",
+                     progress=100 if reject else None, status="stopped" if reject else "")
+        event = Event.REJECT if reject else Event.RESUME
+        decided = await self.repo.waits.decide(owner, workflow_id, "plan", body.message_id, event, record, patch,
+                                               messages, [log])
+        if decided is None:
+            raise self.workflows.no_workflow(workflow_id)
+        if not decided.taken:  # another decision came first
+            return self._repeated_or_conflict(decided.workflow, body, fingerprint)
+        self.rt.journal.decided(decided, event)
+        after = decided.workflow
+        if event is Event.RESUME:
+            await self.workflows.engine.launch(workflow_id, round_no, after.segment)
+        return status_view(after)
+
+    def _check(self, body: ReviewRequest) -> None:
+        limit = self.rt.settings.max_prompt_chars
+        for name in ("feedback", "answer"):
+            value = getattr(body, name)
+            if value is not None and len(value) > limit:
+                raise BadRequestError(f"{name} has {len(value):,} characters; at most {limit:,} are accepted "
+                                      "(MAX_PROMPT_CHARS).", code="prompt_too_long")
+            if value is not None and "\x00" in value:
+                raise BadRequestError(f"{name} must not contain NUL characters (\\u0000).", code="nul_character")
+        if body.decision == "revise" and not (body.feedback or "").strip():
+            raise BadRequestError("A revise decision needs `feedback`: say what the plan should change.",
+                                  code="feedback_required")
+        if body.decision == "edit" and body.plan is None:
+            raise BadRequestError("An edit decision needs `plan`: {\"tasks\": [...], \"finalDocuments\": [...]}, "
+                                  "in the shape of the plan message's metadata.plan.", code="plan_required")
+        if body.decision == "answer" and not (body.answer or "").strip():
+            raise BadRequestError("An answer decision needs `answer`: the answer to the agent's question.",
+                                  code="answer_required")
+
+    @staticmethod
+    def _fits(row: WorkflowRow, body: ReviewRequest) -> bool:
+        wait = row.waiting_for or {}
+        return (row.status == WorkflowStatus.WAITING and body.decision in DECISIONS.get(wait.get("kind"), ())
+                and body.message_id in (None, wait.get("messageId")) and wait.get("kind") == "plan")
+
+    @staticmethod
+    def _repeated_or_conflict(row: WorkflowRow, body: ReviewRequest, fingerprint: str) -> WorkflowStatusView:
+        if (row.decision or {}).get("fingerprint") == fingerprint:
+            return status_view(row)  # the same decision again: it was taken
+        wait = waiting_view(row)
+        if wait is None:
+            reason = f"the workflow is {row.status} and waits for no decision"
+        elif body.message_id not in (None, wait.message_id):
+            reason = f"it waits on message {wait.message_id}, not {body.message_id}"
+        else:
+            reason = f"it waits for a {wait.kind} decision ({', '.join(wait.decisions)}), not {body.decision}"
+        raise ConflictError(f"This decision does not fit: {reason}. See waitingFor for what the round waits for.",
+                            code="decision_does_not_fit", extra=_state(row))
+
+    async def _edited(self, workflow_id: str, round_no: int, message: Any, raw: dict[str, Any] | None) -> Any:
+        """The user's plan, checked by the rules a model's plan is: 400 listing every problem."""
+        current = plan_of(message)
+        problems: list[str] = []
+        if not isinstance(raw, dict):
+            problems.append("plan must be an object with tasks and finalDocuments")
+            raw = {}
+        unknown = sorted(set(raw) - {"tasks", "finalDocuments"})
+        if unknown:
+            problems.append(f"plan has unknown fields {unknown}: only tasks and finalDocuments are taken")
+        plan = None
+        try:
+            plan = parse_plan({"userLanguage": current.language, "objUserResponse": current.answer,
+                               "objWorkplan": raw.get("tasks", []),
+                               "objFinalDocuments": raw.get("finalDocuments", [])})
+        except PlanFormatError as exc:
+            problems.extend(exc.errors)
+        if plan is not None:
+            inp = await self.rt.rounds.round_input(workflow_id, round_no)
+            names = [d.name for d in inp.documents if not d.problem]
+            problems.extend(validate_plan(plan, self.rt.registry.names(), names, self.rt.settings.max_tasks_per_plan))
+        if problems:
+            listed = [_wire(p) for p in problems]
+            raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"
+                                  f"{'' if len(listed) == 1 else 's'}): " + "; ".join(listed) + ". Nothing was changed.",
+                                  code="invalid_plan", extra={"problems": listed})
+        return plan
+
+
+def _wire(problem: str) -> str:
+    """A plan problem in the wire's names (the model's schema calls the tasks objWorkplan)."""
+    return (problem.replace("objWorkplan[", "tasks[").replace("objWorkplan", "tasks")
+            .replace("objFinalDocuments", "finalDocuments").replace("objUserResponse is empty and ", ""))
+
+
+def _fingerprint(body: ReviewRequest) -> str:
+    return hashlib.sha256(msgspec.json.encode(msgspec.to_builtins(body), order="sorted")).hexdigest()
+
+
+def _state(row: WorkflowRow) -> dict[str, Any]:
+    wait = waiting_view(row)
+    return {"status": row.status, "currentRound": row.current_round,
+            "waitingFor": msgspec.to_builtins(wait) if wait else None}
+
+
+def chat_decision(row: WorkflowRow, prompt: str) -> ReviewRequest:
+    """A chat post while the round waits: a revision of the plan (or the answer to a question)."""
+    kind = (row.waiting_for or {}).get("kind")
+    if kind == "question":
+        return ReviewRequest(decision="answer", answer=prompt)
+    return ReviewRequest(decision="revise", feedback=prompt)
+
+
+
