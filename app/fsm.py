@@ -47,7 +47,7 @@ TRANSITIONS: dict[tuple[WorkflowStatus | None, Event], WorkflowStatus] = {
     (S.COMPLETED, E.DELETE): S.DELETED,
     (S.STOPPED, E.DELETE): S.DELETED,
     (S.FAILED, E.DELETE): S.DELETED,
-    # Waiting for the user: the round holds nothing while it waits (see app.waiting).
+    # Waiting for the user: the round holds nothing while it waits (see app.rounds.waiting).
     (S.RUNNING, E.WAIT): S.WAITING,
     (S.WAITING, E.RESUME): S.RUNNING,
     (S.WAITING, E.REJECT): S.STOPPED,

@@ -4,7 +4,7 @@ A round that needs a decision (its plan to review; later an agent's question or 
 approve) writes what it waits for with the event WAIT, in the transaction of the message the
 user answers, and its DBOS workflow ends there: a waiting round holds no round slot, no task,
 no thread and no database connection, and nothing in memory, so a restart, a SIGKILL or a
-takeover loses nothing. The decision (`app.review`) is a compare-and-set on the workflow row
+takeover loses nothing. The decision (`app.services.review`) is a compare-and-set on the workflow row
 that moves it back to running and starts the round's next part as a DBOS workflow of its own
 (`round_id(..., segment)`), which reads the decision back and goes on: the plan approved or
 edited runs, a revision is planned and waits again. Nobody deciding within

@@ -1,5 +1,5 @@
 """The user's decisions on a waiting round (POST /api/workflows/{id}/review, or a chat post while it
-waits): approve, revise, edit or reject a plan. No HTTP here; the round side is `app.waiting`."""
+waits): approve, revise, edit or reject a plan. No HTTP here; the round side is `app.rounds.waiting`."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Reviews:
     """Takes each decision once, as a compare-and-set on the waiting round; its next part starts at once."""
 
     def __init__(self, workflows: Any) -> None:
-        self.workflows = workflows  # app.service.WorkflowService
+        self.workflows = workflows  # app.services.workflows.WorkflowService
         self.rt = workflows.rt
         self.repo = workflows.repo
 

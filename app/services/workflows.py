@@ -224,7 +224,7 @@ class WorkflowService:
 
     async def _answer_waiting(self, owner: Owner, current: WorkflowRow, prompt: str,
                               file_ids: list[int]) -> dict[str, Any]:
-        """A chat post while the round waits for the user: its prompt is the decision (see app.review)."""
+        """A chat post while the round waits for the user: its prompt is the decision (see app.services.review)."""
         if file_ids or not prompt:
             raise ConflictError("The workflow's round waits for your decision on its plan: answer with a prompt "
                                 "(no files), or POST /api/workflows/{id}/review.", code="round_waiting",

@@ -74,7 +74,7 @@ class WorkflowRow(SQLModel, table=True):
     last_message_id: int = _big()
     last_log_id: int = _big()
     next_sequence_no: int = 1
-    # The user's part in a round (app.waiting): what the round waits for while `waiting` (null
+    # The user's part in a round (app.rounds.waiting): what the round waits for while `waiting` (null
     # otherwise), when that wait expires, the last decision taken, how many times the current
     # round went on after one (each part is a DBOS workflow of its own), and the review default.
     waiting_for: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
