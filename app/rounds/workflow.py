@@ -28,7 +28,7 @@ from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
-from app.rounds import waiting
+from app.rounds import replanning, waiting
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
 from app.rounds.handle import current
@@ -105,13 +105,16 @@ class Settling:
     settled: set[str]
     in_order: bool
     announced: bool = False  # the final step's start was logged with a task's outcome
+    may_replan: bool = False  # a failure is followed by a revision of the plan, not by the final step
+    held: bool = False  # a task failed: the final step's start is not announced early
 
-    def after(self, task_id: str) -> list[NewLog]:
+    def after(self, task_id: str, ok: bool = True) -> list[NewLog]:
         """What to log with the outcome of `task_id`, as it is written: the final step's start when
         no other task is left."""
         if self.in_order:
             self.settled.add(task_id)
-        if self.announced or any(t.id != task_id and t.id not in self.settled for t in self.plan.tasks):
+        self.held = self.held or (not ok and self.may_replan)
+        if self.held or self.announced or any(t.id != task_id and t.id not in self.settled for t in self.plan.tasks):
             return []
         self.announced = True
         return [self.final_start]
@@ -217,7 +220,7 @@ def _agent(plan: Plan, task_id: str) -> str:
 @gated
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
                   delivered: dict[str, TaskOutcome], announced: bool = False,
-                  then: Callable[[], list[NewLog]] = list) -> TaskOutcome:
+                  then: Callable[..., list[NewLog]] = lambda ok=True: []) -> TaskOutcome:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
     with its message, logs and files, in one transaction: that write is the task's checkpoint.
     `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it."""
@@ -244,7 +247,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
                                  started_at=started, meta={"taskId": task.id, "failed": True, "error": reason},
                                  **_stats(usage, time.perf_counter() - t0))],
             logs=[NewLog(key("error"), f"Task {number}/{total} ({task.agent}) failed: {reason}", type="error",
-                         agent_name=task.agent, progress=30 + 60 * number // total), *then()],
+                         agent_name=task.agent, progress=30 + 60 * number // total), *then(False)],
         )
         return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
     # One message carries a bounded number of documents.
@@ -310,9 +313,9 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
 
 @gated
 async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                     skipped: dict[str, str], announced: bool = False) -> None:
-    """The last message reviews what was delivered against the plan; the round completes.
-    `announced`: the last task's write logged this step's start."""
+                     skipped: dict[str, str], announced: bool = False, revisions: tuple[str, ...] = ()) -> None:
+    """The last message reviews what was delivered against the (last) plan and names each revision of
+    it; the round completes. `announced`: the last task's write logged this step's start."""
     key = lambda *p: _key(workflow_id, round_no, "final", *p)  # noqa: E731
     if not announced:
         await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
@@ -330,6 +333,8 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
                               cost=_cost(exc.usage, time.perf_counter() - t0))
         return
+    if revisions:
+        final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
     attached = await rt.rounds.contents_of(files)
     done = sum(1 for o in outcomes.values() if o.ok)
     ending = outcome_log(key("done"), len(plan.tasks), done)
@@ -406,13 +411,18 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
     if planned.resumed:  # tasks finished before the crash are not run again
         finished.update(finished_tasks(await rt.repo.messages.round_messages(
             workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
-    numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
-    settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order)
+    revisions: list[str] = []
+    if planned.resumed:  # a revision written before the crash is the plan the round goes on with
+        revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
+        plan = revised or plan
+    announced = planned.announced
+    spent = tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
-                                announced=task.id in planned.announced, then=lambda: settling.after(task.id))
+                                announced=task.id in announced,
+                                then=lambda ok=True: settling.after(task.id, ok))
         settling.settled.add(task.id)
         return outcome
 
@@ -420,7 +430,22 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
         settling.settled.add(task.id)
 
-    outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency, finished=finished,
-                                       max_tokens=rt.settings.max_round_tokens,
-                                       spent=tokens + sum(o.tokens for t, o in finished.items() if t not in reused))
-    await final_step(rt, workflow_id, round_no, plan, outcomes, skipped, announced=settling.announced)
+    while True:
+        numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
+        settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order,
+                            may_replan=len(revisions) < rt.settings.max_replans)
+        outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency,
+                                           finished=finished, max_tokens=rt.settings.max_round_tokens, spent=spent)
+        spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
+        if len(revisions) >= rt.settings.max_replans or spent > rt.settings.max_round_tokens:
+            break
+        revision = await replanning.revise(rt, workflow_id, round_no, plan, outcomes, skipped, len(revisions) + 1)
+        if revision is None:
+            break
+        plan, announced = revision.plan, frozenset()
+        revisions.append(revision.why)
+        finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again
+    ids = {t.id for t in plan.tasks}
+    await final_step(rt, workflow_id, round_no, plan, {t: o for t, o in outcomes.items() if t in ids},
+                     {t: r for t, r in skipped.items() if t in ids},
+                     announced=settling.announced, revisions=tuple(revisions))

@@ -17,7 +17,7 @@ def start_waiting(client: httpx.Client) -> dict[str, Any]:
     response = client.post("/api/workflows/start", json={"prompt": "Summarise the sales and write a short report.",
                                                          "listFileId": files, "review": "plan"})
     assert response.status_code == 200, response.text
-    return wait_status(client, response.json()["id"], "waiting", timeout=120)
+    return wait_status(client, response.json()["id"], "waiting", timeout=240)
 
 
 def ran_once(client: httpx.Client, workflow_id: str) -> list[str]:
@@ -34,17 +34,17 @@ def ran_once(client: httpx.Client, workflow_id: str) -> list[str]:
 def test_sigkill_while_waiting_then_approve_after_the_restart(tmp_path: Path, database_url: str) -> None:
     replica = Replica(tmp_path, database_url, "waiter").start()
     try:
-        with replica.wait_ready().client() as client:
+        with replica.wait_ready(240).client() as client:
             status = start_waiting(client)
         replica.signal(signal.SIGKILL)
         replica.process.wait(30)
         replica.start()
-        with replica.wait_ready().client() as client:
+        with replica.wait_ready(240).client() as client:
             after = client.get(f"/api/workflows/{status['id']}/status").json()
             assert after["status"] == "waiting" and after["waitingFor"] == status["waitingFor"]
             answer = client.post(f"/api/workflows/{status['id']}/review", json={"decision": "approve"})
             assert answer.status_code == 200, answer.text
-            wait_status(client, status["id"], "completed", timeout=120)
+            wait_status(client, status["id"], "completed", timeout=240)
             assert ran_once(client, status["id"])
     finally:
         replica.stop()
@@ -55,13 +55,13 @@ def test_a_replica_killed_while_its_round_waits_another_takes_the_decision(tmp_p
     first = Replica(tmp_path, postgres_url, "first").start()
     second = Replica(tmp_path, postgres_url, "second").start()
     try:
-        with first.wait_ready().client() as client:
+        with first.wait_ready(240).client() as client:
             status = start_waiting(client)
         first.signal(signal.SIGKILL)
-        with second.wait_ready().client() as client:
+        with second.wait_ready(240).client() as client:
             answer = client.post(f"/api/workflows/{status['id']}/review", json={"decision": "approve"})
             assert answer.status_code == 200, answer.text
-            wait_status(client, status["id"], "completed", timeout=120)
+            wait_status(client, status["id"], "completed", timeout=240)
             assert ran_once(client, status["id"])
     finally:
         first.stop()

@@ -79,7 +79,7 @@ def gated_round(client: httpx.Client, model: GateModel) -> tuple[str, str]:
     token = uuid.uuid4().hex
     response = client.post("/api/workflows/start", json={"prompt": f"[gate] {token} Compare the figures."})
     assert response.status_code == 200, response.text
-    wait_for(lambda: token in model.waiting, 30, "the planning call at its gate")
+    wait_for(lambda: token in model.waiting, 240, "the planning call at its gate")
     return response.json()["id"], token
 
 
@@ -106,7 +106,7 @@ def test_reject_is_the_default_and_answers_409(client: httpx.Client, model: Gate
         body = check_error(post(client, wid, "Another thing.", strategy), 409, "round_running")
         assert body["currentRound"] == 1
     model.open(token)
-    wait_status(client, wid, "completed")
+    wait_status(client, wid, "completed", timeout=240)
 
 
 def test_enqueue_runs_the_post_as_the_next_round_and_every_item_arrives_once(server: LiveServer,
@@ -125,11 +125,11 @@ def test_enqueue_runs_the_post_as_the_next_round_and_every_item_arrives_once(ser
         for kind in cursors:
             cursors[kind] = poll_all(client, wid, kind, cursors[kind], polled[kind])
         model.open(token)
-        wait_for(lambda: client.get(f"/api/workflows/{wid}/status").json()["currentRound"] == 2, 30, "round 2")
-        final = wait_status(client, wid, "completed")
+        wait_for(lambda: client.get(f"/api/workflows/{wid}/status").json()["currentRound"] == 2, 240, "round 2")
+        final = wait_status(client, wid, "completed", timeout=240)
         for kind in cursors:
             cursors[kind] = poll_all(client, wid, kind, cursors[kind], polled[kind])
-        wait_for(lambda: reader.of("log") and reader.of("log")[-1]["id"] == final["lastLogId"], 30, "the stream")
+        wait_for(lambda: reader.of("log") and reader.of("log")[-1]["id"] == final["lastLogId"], 240, "the stream")
     finally:
         reader.close()
     items = client.get(f"/api/workflows/{wid}/messages").json()["items"]
@@ -158,7 +158,7 @@ def test_interrupt_stops_the_running_round_and_starts_the_new_one_at_once(client
     answer = post(client, wid, "Forget that; only the north.", "interrupt")
     assert answer.status_code == 200, answer.text
     assert answer.json()["currentRound"] == 2 and answer.json()["queued"] is False
-    wait_status(client, wid, "completed")
+    wait_status(client, wid, "completed", timeout=240)
     logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
     round1 = [e["message"] for e in logs if e["round"] == 1]
     assert round1[-1] == "Workflow stopped by user"

@@ -41,7 +41,7 @@ def start_review(client: httpx.Client, prompt: str = "Compare the figures.", **e
     """Start a round whose plan waits for review; returns its status once it waits."""
     response = client.post("/api/workflows/start", json={"prompt": prompt, "review": "plan", **extra})
     assert response.status_code == 200, response.text
-    return wait_status(client, response.json()["id"], "waiting")
+    return wait_status(client, response.json(, timeout=240)["id"], "waiting")
 
 
 def messages(client: httpx.Client, workflow_id: str) -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ def test_a_round_under_review_waits_with_its_plan_then_runs_once_approved(client
     answer = review(client, wid, decision="approve", messageId=wait["messageId"])
     assert answer.status_code == 200, answer.text
     assert answer.json()["status"] == "running" and answer.json()["waitingFor"] is None
-    done = wait_status(client, wid, "completed")
+    done = wait_status(client, wid, "completed", timeout=240)
     assert done["waitingFor"] is None
     items = messages(client, wid)
     assert [m["metadata"].get("taskId") for m in items if m["metadata"].get("taskId")] == ["t1", "t2"]
@@ -105,7 +105,7 @@ def test_revise_plans_again_and_waits_again_and_a_chat_post_is_a_revise(client: 
     answer = review(client, wid, decision="revise", feedback="Also give me the table as Excel.")
     assert answer.status_code == 200, answer.text
     second = wait_for(lambda: (s := client.get(f"/api/workflows/{wid}/status").json())["status"] == "waiting"
-                      and s["waitingFor"]["messageId"] != first and s, 30, "the revised plan")
+                      and s["waitingFor"]["messageId"] != first and s, 240, "the revised plan")
     plans = [m for m in messages(client, wid) if "plan" in m["metadata"]]
     assert [p["metadata"]["review"]["state"] for p in plans] == ["revised", "pending"]
     assert "Also give me the table as Excel." in model.calls[calls].messages[-1]["content"] or any(
@@ -120,7 +120,7 @@ def test_revise_plans_again_and_waits_again_and_a_chat_post_is_a_revise(client: 
                      and s["waitingFor"]["messageId"] not in (first, second["waitingFor"]["messageId"]) and s,
                      30, "the plan revised by the chat post")
     assert review(client, wid, decision="approve").status_code == 200
-    assert wait_status(client, wid, "completed")["currentRound"] == 1
+    assert wait_status(client, wid, "completed", timeout=240)["currentRound"] == 1
     assert third["currentRound"] == 1
 
 
@@ -139,7 +139,7 @@ def test_an_edit_runs_the_users_plan_and_a_bad_one_lists_every_problem(client: h
     good = {"tasks": [{"id": "only", "agent": "writer", "instructions": "Write one line.", "inputs": [],
                        "outputs": [], "dependsOn": []}], "finalDocuments": []}
     assert review(client, wid, decision="edit", plan=good).status_code == 200
-    wait_status(client, wid, "completed")
+    wait_status(client, wid, "completed", timeout=240)
     items = messages(client, wid)
     assert [m["metadata"]["taskId"] for m in items if m["metadata"].get("taskId")] == ["only"]
     edited = next(m for m in items if m["id"] == wait["messageId"])
@@ -165,15 +165,15 @@ def test_a_workflow_default_makes_every_round_wait(client: httpx.Client) -> None
     wid = status["id"]
     assert client.get(f"/api/workflows/{wid}").json()["review"] == "plan"
     review(client, wid, decision="approve")
-    wait_status(client, wid, "completed")
+    wait_status(client, wid, "completed", timeout=240)
     nxt = client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "And the south?"})
     assert nxt.status_code == 200
-    assert wait_status(client, wid, "waiting")["currentRound"] == 2
+    assert wait_status(client, wid, "waiting", timeout=240)["currentRound"] == 2
     review(client, wid, decision="approve")
-    wait_status(client, wid, "completed")
+    wait_status(client, wid, "completed", timeout=240)
     off = client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "Again.", "review": "none"})
     assert off.status_code == 200
-    assert wait_status(client, wid, "completed")["currentRound"] == 3
+    assert wait_status(client, wid, "completed", timeout=240)["currentRound"] == 3
 
 
 def test_decisions_that_are_malformed_are_400(client: httpx.Client) -> None:
@@ -192,14 +192,14 @@ def test_a_waiting_round_holds_no_slot_and_the_stream_says_what_it_waits_for(ser
     wid = status["id"]
     reader = EventReader(f"{server.url}/api/workflows/{wid}/events").start()
     try:
-        wait_for(lambda: [e for e in reader.events if e.event == "status"], 30, "the first status event")
+        wait_for(lambda: [e for e in reader.events if e.event == "status"], 240, "the first status event")
         first = [e.data for e in reader.events if e.event == "status"][0]
         assert first["status"] == "waiting" and first["waitingFor"] == status["waitingFor"]
         # MAX_CONCURRENT_ROUNDS is 1 here: another round runs to its end while this one waits.
         other = client.post("/api/workflows/start", json={"prompt": "Compare the figures."})
-        wait_status(client, other.json()["id"], "completed")
+        wait_status(client, other.json(, timeout=240)["id"], "completed")
         review(client, wid, decision="approve")
-        wait_status(client, wid, "completed")
+        wait_status(client, wid, "completed", timeout=240)
         wait_for(lambda: any(e.event == "status" and e.data["status"] == "completed" for e in reader.events), 30,
                  "the completed status event")
         statuses = [e.data for e in reader.events if e.event == "status"]

@@ -1,0 +1,97 @@
+"""Re-planning, bounded: when a task failed or was skipped, the project manager revises the rest of the
+plan (at most MAX_REPLANS times a round, within its token budget). The revision is a `step` message
+listing every task of the new plan, with why; finished tasks keep their results and never run again."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from agents.base import Plan
+from agents.errors import PlanError
+from agents.manager import PlanLimits, make_plan, render_plan_message
+from agents.model import ModelError
+from agents.plan import validate_plan
+from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
+from app.rounds.inputs import plan_of
+from app.runtime import Runtime
+from app.store.records import NewLog, NewMessage
+
+BUDGET = "the round's token budget (MAX_ROUND_TOKENS) is spent"
+
+
+def replan_key(workflow_id: str, round_no: int, number: int, *parts: object) -> str:
+    return ":".join([workflow_id, str(round_no), "replan", str(number), *map(str, parts)])
+
+
+async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tuple[Plan | None, list[str]]:
+    """The latest revised plan of the round and why each revision was made (a round resumed after a crash)."""
+    rows = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:replan:")
+    plans = [m for m, _ in rows if "plan" in m.meta]
+    return (plan_of(plans[-1]) if plans else None), [m.meta.get("revision", {}).get("why", "") for m in plans]
+
+
+async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, Any],
+                 skipped: dict[str, str], number: int) -> Revision | None:
+    """Revise the plan after failures, write the revision and return it; None: no revision (nothing
+    failed or was skipped but for the budget, or nothing better can be planned)."""
+    ids = {t.id for t in plan.tasks}
+    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok}
+    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET}
+    if not failed and not skipped:
+        return None
+    done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
+    inp = await rt.rounds.round_input(workflow_id, round_no)
+    uploads = [d.name for d in inp.documents if not d.problem]
+    started, t0 = rt.clock(), time.perf_counter()
+    revision, usage, offline = None, None, rt.model.offline
+    if not offline:  # a real model gets the failed tasks' errors and the finished tasks' results
+        asked = replace(inp, prompt=revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()},
+                                                    failed, skipped))
+        try:
+            outcome = await make_plan(asked, rt.model, rt.registry,
+                                      PlanLimits(max_tasks=rt.settings.max_tasks_per_plan))
+            usage = outcome.usage
+            used = {m for m in ids} | set(outcomes)
+            merged = merge_revision(plan, outcome.plan, set(done), used, number)
+            if merged.tasks != plan.tasks and not validate_plan(merged, rt.registry.names(), uploads,
+                                                                rt.settings.max_tasks_per_plan + len(done)):
+                added = [t.id for t in merged.tasks if t.id not in done]
+                revision = Revision(merged, "the project manager planned the rest again after "
+                                    + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
+                                                + [f"task {t} was skipped" for t in skipped]),
+                                    dropped=sorted(set(failed) | set(skipped)), added=added)
+        except (PlanError, ModelError):
+            revision = None
+    if revision is None:
+        revision = revise_offline(plan, set(done), failed, skipped, uploads)
+    if revision is None:
+        return None
+    limit = rt.settings.max_replans
+    rendered = render_plan_message(revision.plan)
+    text = f"Plan revised ({number} of at most {limit}): {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
+    key = lambda *p: replan_key(workflow_id, round_no, number, *p)  # noqa: E731
+    stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
+                 bytes_received=usage.bytes_received) if usage else {}
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
+                             started_at=started, processing_time=round(time.perf_counter() - t0, 6),
+                             meta={"plan": rt.rounds.plan_meta(revision.plan), "language": revision.plan.language,
+                                   "offline": offline, "revision": {"number": number, "why": revision.why,
+                                                                    "dropped": revision.dropped,
+                                                                    "added": revision.added}},
+                             **stats)],
+        logs=[NewLog(key("done"), f"Work plan revised ({number} of at most {limit}): {revision.why}",
+                     type="warning", agent_name="project_manager")])
+    return revision
+
+
+def revisions_note(revisions: list[str]) -> str:
+    """The final message's account of the revisions, one line each."""
+    if not revisions:
+        return ""
+    lines = [f"**Plan revised {len(revisions)} time{'' if len(revisions) == 1 else 's'}:**"]
+    lines += [f"{n}. {why}" for n, why in enumerate(revisions, 1)]
+    return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""Re-planning over real HTTP: a failed task is replaced by the revised plan, at most MAX_REPLANS times,
+and a finished task's model call is never made twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import httpx
+import pytest
+
+from agents.model import ModelError, ModelRequest, ModelResponse, Usage
+from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_status
+
+
+def task(tid: str, agent: str, instructions: str, deps: list[str] | None = None) -> dict[str, Any]:
+    return {"id": tid, "agent": agent, "instructions": instructions, "inputs": [], "outputs": [],
+            "dependsOn": deps or []}
+
+
+def plan(*tasks: dict[str, Any]) -> dict[str, Any]:
+    return {"userLanguage": "en", "objUserResponse": "Here is the plan.", "objFinalDocuments": [],
+            "objWorkplan": list(tasks)}
+
+
+class ScriptModel(ScriptedModel):
+    """Plans from a script per request (keyed by a word of it; the last plan repeats); a task whose
+    instructions say [broken] fails."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: dict[str, list[dict[str, Any]]] = {}
+        self.asked: dict[str, int] = {}
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        text = json.dumps(request.messages, ensure_ascii=False)
+        if request.purpose in ("plan", "repair"):
+            self.calls.append(request)
+            key = next(k for k in self.scripts if k in text)
+            self.asked[key] = self.asked.get(key, 0) + 1
+            chosen = self.scripts[key][min(self.asked[key], len(self.scripts[key])) - 1]
+            return ModelResponse(text=json.dumps(chosen), data=chosen, usage=Usage(calls=1), model=self.name)
+        if request.purpose != "final" and "[broken]" in text:
+            self.calls.append(request)
+            raise ModelError("scripted failure: the agent's call was refused")
+        return await super().complete(request)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from backend_url(request.param)
+
+
+@pytest.fixture(scope="module")
+def model() -> ScriptModel:
+    return ScriptModel()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, database_url: str, model: ScriptModel) -> Iterator[httpx.Client]:
+    settings = settings_for(Path(tmp_path_factory.mktemp("replan")), database_url, llm_max_retries=0)
+    with LiveServer(settings, model) as server, server.client() as c:
+        yield c
+
+
+def run(client: httpx.Client, model: ScriptModel, key: str, *plans: dict[str, Any]) -> tuple[str, list, list]:
+    model.scripts[key] = list(plans)
+    response = client.post("/api/workflows/start", json={"prompt": f"{key}: compare the figures."})
+    wid = response.json()["id"]
+    wait_status(client, wid, "completed", "failed", timeout=240)
+    return (wid, client.get(f"/api/workflows/{wid}/messages").json()["items"],
+            client.get(f"/api/workflows/{wid}/logs").json()["items"])
+
+
+def test_a_failed_task_is_replaced_by_the_revised_plan(client: httpx.Client, model: ScriptModel) -> None:
+    wid, messages, logs = run(client, model, "alpha",
+                              plan(task("t1", "analyst", "[broken] Look."), task("t2", "writer", "Write.", ["t1"])),
+                              plan(task("t1", "analyst", "Look another way."), task("t2", "writer", "Write.", ["t1"])))
+    status = client.get(f"/api/workflows/{wid}/status").json()
+    assert status["status"] == "completed"
+    revision = next(m for m in messages if m["metadata"].get("revision"))
+    assert revision["agentName"] == "project_manager" and revision["status"] == "step"
+    assert revision["content"].startswith("Plan revised (1 of at most 2)")
+    assert [t["id"] for t in revision["metadata"]["plan"]["tasks"]] == ["t1-r1", "t2-r1"]
+    delivered = [m["metadata"]["taskId"] for m in messages if m["metadata"].get("taskId")
+                 and not m["metadata"].get("failed") and not m["metadata"].get("skipped")]
+    assert delivered == ["t1-r1", "t2-r1"]
+    final = messages[-1]
+    assert final["status"] == "last" and "Plan revised 1 time" in final["content"]
+    assert any(e["message"].startswith("Work plan revised (1 of at most 2)") for e in logs)
+    assert logs[-1]["message"] == "Workflow completed successfully"
+
+
+def test_revisions_stop_at_max_replans(client: httpx.Client, model: ScriptModel) -> None:
+    wid, messages, logs = run(client, model, "beta", plan(task("t1", "analyst", "[broken] Look.")))
+    revisions = [m["metadata"]["revision"]["number"] for m in messages if m["metadata"].get("revision")]
+    assert revisions == [1, 2]
+    assert "Plan revised 2 times" in messages[-1]["content"]
+    assert client.get(f"/api/workflows/{wid}/status").json()["status"] == "failed"
+
+
+def test_a_finished_task_is_never_run_again(client: httpx.Client, model: ScriptModel) -> None:
+    first = plan(task("t1", "analyst", "Count the rows."), task("t2", "analyst", "[broken] Chart it."),
+                 task("t3", "writer", "Write it up.", ["t1", "t2"]))
+    second = plan(task("t1", "analyst", "Count the rows."), task("t2", "analyst", "Describe it instead."),
+                  task("t3", "writer", "Write it up.", ["t1", "t2"]))
+    wid, messages, _ = run(client, model, "gamma", first, second)
+    assert client.get(f"/api/workflows/{wid}/status").json()["status"] == "completed"
+    counted = [c for c in model.calls if c.agent == "analyst" and c.purpose not in ("plan", "repair", "final")
+               and "Count the rows." in json.dumps(c.messages) and "gamma" in json.dumps(c.messages)]
+    tasks = [m["metadata"]["taskId"] for m in messages if m["metadata"].get("taskId")]
+    assert tasks.count("t1") == 1 and "t1-r1" not in tasks
+    assert tasks[-2:] == ["t2-r1", "t3-r1"]
+    assert len(counted) == 1
