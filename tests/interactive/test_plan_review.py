@@ -41,7 +41,7 @@ def start_review(client: httpx.Client, prompt: str = "Compare the figures.", **e
     """Start a round whose plan waits for review; returns its status once it waits."""
     response = client.post("/api/workflows/start", json={"prompt": prompt, "review": "plan", **extra})
     assert response.status_code == 200, response.text
-    return wait_status(client, response.json(, timeout=240)["id"], "waiting")
+    return wait_status(client, response.json()["id"], "waiting", timeout=240)
 
 
 def messages(client: httpx.Client, workflow_id: str) -> list[dict[str, Any]]:
@@ -197,7 +197,7 @@ def test_a_waiting_round_holds_no_slot_and_the_stream_says_what_it_waits_for(ser
         assert first["status"] == "waiting" and first["waitingFor"] == status["waitingFor"]
         # MAX_CONCURRENT_ROUNDS is 1 here: another round runs to its end while this one waits.
         other = client.post("/api/workflows/start", json={"prompt": "Compare the figures."})
-        wait_status(client, other.json(, timeout=240)["id"], "completed")
+        wait_status(client, other.json()["id"], "completed", timeout=240)
         review(client, wid, decision="approve")
         wait_status(client, wid, "completed", timeout=240)
         wait_for(lambda: any(e.event == "status" and e.data["status"] == "completed" for e in reader.events), 30,
