@@ -93,7 +93,8 @@ def test_a_failed_task_is_replaced_by_the_revised_plan(client: httpx.Client, mod
 
 
 def test_revisions_stop_at_max_replans(client: httpx.Client, model: ScriptModel) -> None:
-    wid, messages, logs = run(client, model, "beta", plan(task("t1", "analyst", "[broken] Look.")))
+    wid, messages, logs = run(client, model, "beta", plan(task("t1", "analyst", "[broken] Look."),
+                                                          task("t2", "writer", "[broken] Write.", ["t1"])))
     revisions = [m["metadata"]["revision"]["number"] for m in messages if m["metadata"].get("revision")]
     assert revisions == [1, 2]
     assert "Plan revised 2 times" in messages[-1]["content"]
