@@ -37,7 +37,8 @@ from mcp_types import (
     TextContent,
 )
 
-from app.errors import ApplicationError, ConflictError, NotFoundError, UnauthorizedError
+from app.contract.schemas import ReviewRequest
+from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
 from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
@@ -219,13 +220,14 @@ async def review_round(workflow_id: str, decision: str, ctx: Context, comment: s
     """Approve or change the plan of a round that waits for its review (decision: approve, revise, reject)."""
     server = _server(ctx)
     try:
-        row = await server.rounds.workflows.owned(server.owner(ctx), workflow_id)
-        # No round waits for a review on this server yet (the waiting state is not built): as the REST
-        # review answers then, a conflict that names the workflow's state.
-        raise ConflictError(f"Workflow {workflow_id!r} has no plan waiting for a review (it is {row.status}).",
-                            code="not_waiting")
+        if decision not in ("approve", "revise", "reject"):
+            raise BadRequestError(f"decision must be approve, revise or reject, not {decision[:40]!r}.",
+                                  code="bad_request")
+        body = ReviewRequest(decision=decision, feedback=comment or None)  # type: ignore[arg-type]
+        view = await server.rounds.workflows.reviews.decide(server.owner(ctx), workflow_id, body)
     except ApplicationError as exc:
         raise _tool_error(exc) from None
+    return {"workflowId": workflow_id, "status": view.status, "round": view.current_round}
 
 
 def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:

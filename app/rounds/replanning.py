@@ -15,7 +15,7 @@ from agents.model import ModelError
 from agents.plan import validate_plan
 from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
 from app.rounds.inputs import plan_of
-from app.runtime import Runtime
+from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage
 
 BUDGET = "the round's token budget (MAX_ROUND_TOKENS) is spent"

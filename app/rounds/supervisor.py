@@ -16,7 +16,7 @@ from dbos import DBOS, SetWorkflowID
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.metrics import RoundTimer
-from app.rounds import handle, waiting
+from app.rounds import handle, resume, waiting
 from app.rounds.draining import Drain
 from app.rounds.replicas import Observer, Replicas
 from app.rounds.runtime import Runtime
@@ -77,6 +77,7 @@ class Engine:
         self._rounds: dict[str, asyncio.Future] = {}
         self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
         self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
+        self.go_on = resume.go_on  # a round's part after the user's decision (the round workflow calls it)
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
                                        application_name=f"foreman {rt.settings.executor_id}"))

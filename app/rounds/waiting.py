@@ -6,21 +6,17 @@ user answers, and its DBOS workflow ends there: a waiting round holds no round s
 no thread and no database connection, and nothing in memory, so a restart, a SIGKILL or a
 takeover loses nothing. The decision (`app.services.review`) is a compare-and-set on the workflow row
 that moves it back to running and starts the round's next part as a DBOS workflow of its own
-(`round_id(..., segment)`), which reads the decision back and goes on: the plan approved or
+(`round_id(..., segment)`), which reads the decision back and goes on (`app.rounds.resume`): the plan approved or
 edited runs, a revision is planned and waits again. Nobody deciding within
 REVIEW_TIMEOUT_SECONDS ends the round stopped (`expire_due`, from the engine's sweep).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 from app.clock import now
 from app.fsm import Event
-from app.rounds import workflow as rounds
-from app.rounds.draining import gated
-from app.rounds.inputs import plan_of
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, Wait
 
@@ -52,33 +48,6 @@ def expiry_log(workflow_id: str, round_no: int, kind: str, seconds: float) -> Ne
     return NewLog(f"{workflow_id}:{round_no}:expired", f"{what} expired: no decision came within "
                   f"REVIEW_TIMEOUT_SECONDS ({seconds:g} s); the round stopped. Post again to start a new round.",
                   type="warning", agent_name="system", progress=100, status="stopped")
-
-
-async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> None:
-    """The round's part after the user's `segment`-th decision: run the plan approved (or edited), or
-    plan again with the feedback and wait again. A part that is no longer the round's current one
-    (replayed after a crash, after a later decision) runs nothing."""
-    row = await rt.repo.workflows.workflow(None, workflow_id)
-    if row is None or row.status != "running" or row.current_round != round_no or row.segment != segment:
-        return
-    decision = row.decision or {}
-    message = await rt.repo.messages.message(workflow_id, decision.get("messageId", 0))
-    if message is None:
-        await rounds.fail_step(rt, workflow_id, round_no, "The plan the decision was about is no longer there.")
-        return
-    if decision.get("decision") == "revise":
-        inp = await rt.rounds.round_input(workflow_id, round_no)
-        feedback = decision.get("feedback", "").strip()
-        inp = replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
-                      history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)])
-        key = lambda *p: rounds.round_key(workflow_id, round_no, "plan", f"s{segment}", *p)  # noqa: E731
-        await gated(rounds.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
-                                       revision=f"revised at the user's request: {feedback}")
-        return
-    plan = plan_of(message)
-    inp = await rt.rounds.round_input(workflow_id, round_no)
-    planned = rounds.Planned(plan, message.tokens_used, rounds.reused_of(plan, inp), resumed=True)
-    await rounds.execute(rt, workflow_id, round_no, planned)
 
 
 async def expire_due(rt: Runtime) -> int:

@@ -384,7 +384,7 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                 async with asyncio.timeout(rt.settings.max_round_seconds):
                     with use_call_context(workflow=workflow_id, round=round_no):
                         if segment:
-                            await waiting.go_on(rt, workflow_id, round_no, segment)
+                            await engine.go_on(rt, workflow_id, round_no, segment)
                         else:
                             await _run(rt, workflow_id, round_no)
     except TimeoutError:

@@ -1,0 +1,38 @@
+"""A round's part after the user's decision (see `app.rounds.waiting`): the plan approved or edited runs,
+a revision is planned and waits again."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.rounds import workflow as rounds
+from app.rounds.draining import gated
+from app.rounds.inputs import plan_of
+from app.rounds.runtime import Runtime
+
+
+async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> None:
+    """The round's part after the user's `segment`-th decision: run the plan approved (or edited), or
+    plan again with the feedback and wait again. A part that is no longer the round's current one
+    (replayed after a crash, after a later decision) runs nothing."""
+    row = await rt.repo.workflows.workflow(None, workflow_id)
+    if row is None or row.status != "running" or row.current_round != round_no or row.segment != segment:
+        return
+    decision = row.decision or {}
+    message = await rt.repo.messages.message(workflow_id, decision.get("messageId", 0))
+    if message is None:
+        await rounds.fail_step(rt, workflow_id, round_no, "The plan the decision was about is no longer there.")
+        return
+    if decision.get("decision") == "revise":
+        inp = await rt.rounds.round_input(workflow_id, round_no)
+        feedback = decision.get("feedback", "").strip()
+        inp = replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
+                      history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)])
+        key = lambda *p: rounds.round_key(workflow_id, round_no, "plan", f"s{segment}", *p)  # noqa: E731
+        await gated(rounds.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
+                                       revision=f"revised at the user's request: {feedback}")
+        return
+    plan = plan_of(message)
+    inp = await rt.rounds.round_input(workflow_id, round_no)
+    planned = rounds.Planned(plan, message.tokens_used, rounds.reused_of(plan, inp), resumed=True)
+    await rounds.execute(rt, workflow_id, round_no, planned)
