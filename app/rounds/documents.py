@@ -51,11 +51,13 @@ class Reading:
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
-    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None) -> None:
+    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None,
+                 max_passages: int = 0) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
         self.chunks = chunks or ChunkStore(repo.db)
+        self.max_passages = max_passages  # indexed of one file (MAX_INDEXED_PASSAGES); 0: all
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
@@ -75,7 +77,7 @@ class Documents:
             result = extraction_from_row(cached)
             if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
                 try:  # cached before the index was: build it now
-                    await self.chunks.add(file.sha256, await build_rows(result.items))
+                    await self.chunks.add(file.sha256, await build_rows(result.items, self.max_passages))
                 except Exception:  # noqa: BLE001 - the index is an aid; the file was read
                     log.exception("the full-text index of file %s could not be stored", file.id)
             record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
@@ -96,7 +98,7 @@ class Documents:
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
             # The full-text index is built once per content hash, with the extraction it comes from.
             # Only from what reads without a password: what a password opened stays out of it.
-            rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
+            rows = await build_rows(result.items, self.max_passages) if password is None and result.status in INDEXED_STATUSES else []
             try:
                 await self.repo.files.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,
