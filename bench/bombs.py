@@ -18,14 +18,17 @@ import argparse
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from common import ROOT, free_port, service
+from common import ROOT, free_port
 
 sys.path.insert(0, str(ROOT))
 from tests.bombs import FORMATS, bomb  # noqa: E402
@@ -74,6 +77,35 @@ def health_until(base: str, done: threading.Event, minimum: int) -> list[float]:
     return out
 
 
+@contextmanager
+def served(tmp: str, port: int, root: Path, pids: list[int]) -> Iterator[str]:
+    """`python -m app` of `root`, its log in the temporary directory (shown if it stops early)."""
+    env = {**os.environ, "DATA_DIR": tmp, "PORT": str(port)}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "API_KEYS", "DATABASE_URL"):
+        env.pop(name, None)
+    with open(Path(tmp) / "server.log", "wb") as server_log:
+        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=env, stdout=server_log,
+                                  stderr=subprocess.STDOUT)
+    pids.append(server.pid)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 900
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                raise SystemExit("the server stopped:\n" + (Path(tmp) / "server.log").read_text()[-3000:])
+            try:
+                if httpx.get(base + "/ready", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        yield base
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(60)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--inflated-mib", type=int, default=64)
@@ -84,7 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     pids: list[int] = []
     port = free_port()
-    with tempfile.TemporaryDirectory() as tmp, service(tmp, port, root=args.root.resolve(), ready_within=900, pids=pids) as base, \
+    with tempfile.TemporaryDirectory() as tmp, served(tmp, port, args.root.resolve(), pids) as base, \
             httpx.Client(base_url=base, timeout=120) as client:
         server = pids[0]
         client.get("/health")

@@ -33,10 +33,18 @@ log = logging.getLogger(__name__)
 UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
 
 
-def cache_key(sha256: str, password: str | None) -> str:
+def cache_key(sha256: str, password: str | None, owner: tuple[int, int] | None = None) -> str:
+    """The extraction cache's key: the content hash, then whose upload it is, then the password's hash.
+
+    Per owner, so that nobody can learn that another tenant (or another user) holds the same
+    bytes: their first read is a real extraction, logged and timed like anyone's. The cost is one
+    extraction per owner and content instead of one per content. Every key starts with the
+    content hash and a colon: dropping what a content hash left behind finds them all.
+    """
+    key = sha256 if owner is None else f"{sha256}:m{owner[0]}u{owner[1]}"
     if not password:
-        return sha256
-    return f"{sha256}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
+        return key
+    return f"{key}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
 
 
 @dataclass
@@ -71,7 +79,7 @@ class Documents:
         of this file (status "error"), with the details in the server log.
         """
         t0 = time.perf_counter()
-        key = cache_key(file.sha256, password)
+        key = cache_key(file.sha256, password, (file.mandate_id, file.user_id))
         cached = await self.repo.files.extraction(key)
         if cached is not None:
             result = extraction_from_row(cached)
