@@ -135,6 +135,20 @@ class LocalBlobs:
     async def remove(self, sha256: str) -> None:
         await asyncio.to_thread(self.path(sha256).unlink, missing_ok=True)
 
+    def stored(self, older_than: float) -> list[str]:
+        """The content hashes stored here whose bytes were written more than `older_than` seconds ago
+        (blocking): younger ones may belong to an upload whose row is being written."""
+        now, out = time.time(), []
+        for path in self.root.glob("*/*"):
+            if path.name.startswith((PARTIAL, "tmp")) or len(path.name) != 64:
+                continue
+            try:
+                if now - path.stat().st_mtime > older_than:
+                    out.append(path.name)
+            except OSError:
+                continue
+        return out
+
 
 class DatabaseBlobs:
     """The bytes in the application database, in rows of 1 MB: every replica reads every file.

@@ -3,7 +3,7 @@
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
 the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
-(`replicas`); `live` reads across them in one snapshot for the event stream.
+(`replicas`), what no workflow holds (`leftovers`); `live` reads across them in one snapshot for the event stream.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from app.store.database import Database
 from app.store.repository.files import FileStore
 from app.store.repository.idempotency import IdempotencyStore
+from app.store.repository.leftovers import LeftoverStore
 from app.store.repository.live import LiveReads
 from app.store.repository.messages import MessageStore
 from app.store.repository.replicas import ReplicaStore
@@ -28,3 +29,4 @@ class Repository:
         self.idempotency = IdempotencyStore(db)
         self.live = LiveReads(db, self.workflows, self.messages, self.files)
         self.replicas = ReplicaStore(db)
+        self.leftovers = LeftoverStore(db)
