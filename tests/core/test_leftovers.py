@@ -85,7 +85,7 @@ def test_unattached_uploads_and_bytes_without_a_row_are_collected_and_the_rest_s
         made = time.monotonic()
         used, unused = upload(client, "testCSV.csv", "stanley-cups.tsv")
         response = client.post("/api/workflows/start", json={"prompt": "Look.", "listFileId": [used["id"]]})
-        wait_status(client, response.json()["id"], "completed", timeout=120)
+        wait_status(client, response.json()["id"], "completed", timeout=600)
         time.sleep(max(0.0, made + TTL + 0.5 - time.monotonic()))  # both uploads are older than the TTL now
         [late] = upload(client, "testEXCEL.xlsx")  # younger than the TTL: stays
     lost = orphan(settings, b"bytes whose row a kill never wrote")
