@@ -36,7 +36,8 @@ from app.rounds.handle import current
 from app.rounds.inputs import plan_of
 from app.rounds.journal import reason_of
 from app.rounds.runtime import Runtime
-from app.store.database import storage_full, unavailable
+from app.store.database import unavailable
+from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow

@@ -29,7 +29,8 @@ from app.errors import (
     UnauthorizedError,
     UnsupportedMediaTypeError,
 )
-from app.store.database import storage_full, unavailable
+from app.store.database import unavailable
+from app.store.full import storage_full
 from app.store.records import Owner
 from app.web.openapi import ERROR_TEXT
 

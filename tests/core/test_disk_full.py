@@ -19,8 +19,8 @@ from typing import Iterator
 
 import pytest
 
-from app.store.database import storage_full
 from app.store.filestore import PARTIAL, LocalBlobs
+from app.store.full import storage_full
 from tests.harness import LiveServer, settings_for, wait_for, wait_status
 
 
