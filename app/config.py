@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from extractors.limits import ExtractionLimits
+
 
 class SettingsError(ValueError):
     """A setting that cannot be used; the message names the variable."""
@@ -59,6 +61,14 @@ class Settings:
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
+    # Bounds on what one upload may become while it is read (see extractors.limits); 0 turns one off.
+    max_inflated_part_bytes: int = 128 << 20  # one part of a DOCX/XLSX/PPTX/ODF/EPUB, inflated
+    max_inflated_file_bytes: int = 256 << 20  # all parts of one such file, inflated
+    max_inflate_ratio: int = 200  # inflated/compressed of a part over 1 MiB
+    max_extracted_chars: int = 2_000_000  # text kept of one file; the rest is cut with a notice
+    max_indexed_passages: int = 5_000  # full-text passages indexed of one file
+    extract_memory_bytes: int = 2 << 30  # address space one reader process may take beyond its start-up
+    unattached_upload_ttl_seconds: float = 86_400.0  # an upload no workflow uses is removed this long after
     app_version: str = "foreman-1"
     executor_id: str = "local"  # from_env: one per process on PostgreSQL (see default_executor_id)
     heartbeat_timeout_seconds: float = 30.0  # a replica silent this long has its rounds taken over
@@ -79,6 +89,12 @@ class Settings:
     def max_json_bytes(self) -> int:
         """The largest JSON body: room for the longest prompt, each character escaped."""
         return max(1 << 20, self.max_prompt_chars * 6 + (64 << 10))
+
+    @property
+    def extraction_limits(self) -> ExtractionLimits:
+        return ExtractionLimits(max_part_bytes=self.max_inflated_part_bytes,
+                                max_inflated_bytes=self.max_inflated_file_bytes, max_ratio=self.max_inflate_ratio,
+                                max_chars=self.max_extracted_chars, memory_bytes=self.extract_memory_bytes)
 
     @property
     def offline(self) -> bool:
@@ -231,6 +247,12 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "database_pool_size": "DATABASE_POOL_SIZE",
         "database_max_overflow": "DATABASE_MAX_OVERFLOW",
         "dbos_pool_size": "DBOS_POOL_SIZE",
+        "max_inflated_part_bytes": "MAX_INFLATED_PART_BYTES",
+        "max_inflated_file_bytes": "MAX_INFLATED_FILE_BYTES",
+        "max_inflate_ratio": "MAX_INFLATE_RATIO",
+        "max_extracted_chars": "MAX_EXTRACTED_CHARS",
+        "max_indexed_passages": "MAX_INDEXED_PASSAGES",
+        "extract_memory_bytes": "EXTRACT_MEMORY_BYTES",
     }
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
@@ -242,6 +264,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "heartbeat_timeout_seconds": "HEARTBEAT_TIMEOUT_SECONDS",
         "shutdown_grace_seconds": "SHUTDOWN_GRACE_SECONDS",
         "database_pool_timeout_seconds": "DATABASE_POOL_TIMEOUT_SECONDS",
+        "unattached_upload_ttl_seconds": "UNATTACHED_UPLOAD_TTL_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
@@ -304,6 +327,21 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("ROUND_RETRY_BUDGET", str(Settings.round_retry_budget), "retries in one round"),
     ("EXTRACT_TIMEOUT_SECONDS", str(int(Settings.extract_timeout_seconds)),
      "time limit for extracting one file (its own work, not time queued)"),
+    ("MAX_INFLATED_PART_BYTES", str(Settings.max_inflated_part_bytes),
+     "one part of a DOCX/XLSX/PPTX/OpenDocument/EPUB may inflate to this; larger: the file is refused (0: no limit)"),
+    ("MAX_INFLATED_FILE_BYTES", str(Settings.max_inflated_file_bytes),
+     "all parts of one such file may inflate to this in all (0: no limit)"),
+    ("MAX_INFLATE_RATIO", str(Settings.max_inflate_ratio),
+     "a part over 1 MiB compressed more than this (inflated:compressed) is refused (0: no limit)"),
+    ("MAX_EXTRACTED_CHARS", str(Settings.max_extracted_chars),
+     "text kept of one file; the rest is cut, with a notice in the content (0: no limit)"),
+    ("MAX_INDEXED_PASSAGES", str(Settings.max_indexed_passages),
+     "full-text passages indexed of one file; search finds none past them (0: no limit)"),
+    ("EXTRACT_MEMORY_BYTES", str(Settings.extract_memory_bytes),
+     "memory (address space) one file reader process may take beyond its start-up; a file needing "
+     "more fails alone (0: no limit)"),
+    ("UNATTACHED_UPLOAD_TTL_SECONDS", str(int(Settings.unattached_upload_ttl_seconds)),
+     "an upload no workflow uses is removed this long after it was made (0: never)"),
     ("EXECUTOR_ID", "local on SQLite; host-pid-random on PostgreSQL",
      "DBOS executor id: which process runs (and on SQLite resumes) a round"),
     ("HEARTBEAT_TIMEOUT_SECONDS", str(int(Settings.heartbeat_timeout_seconds)),

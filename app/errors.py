@@ -83,6 +83,14 @@ class DatabaseUnavailableError(ApplicationError):
     retry_after_seconds = 5
 
 
+class StorageFullError(ApplicationError):
+    """The server's disk (or the database's) is full: nothing of the request was kept."""
+
+    status_code = 507
+    code = "storage_full"
+    retry_after_seconds = 60
+
+
 class StoredFileError(ApplicationError):
     """A file's stored bytes are missing or no longer match their checksum: never served wrong."""
 

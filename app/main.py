@@ -40,6 +40,7 @@ from app.web import events as event_routes
 from app.web import files as file_routes
 from app.web import workflows as workflow_routes
 from app.web.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
+from extractors.runner import configure as configure_readers
 
 log = logging.getLogger("foreman")
 
@@ -120,7 +121,8 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     cursors = CursorCache(on_change=changes.touch)
     journal = Journal(repo, cursors)
     chunks = ChunkStore(db)
-    documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks)
+    configure_readers(settings.extraction_limits)
+    documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
                    retriever=IndexRetriever(chunks), rounds=RoundData(repo, storage, documents, journal), clock=now)

@@ -6,18 +6,21 @@ import functools
 
 from extractors.archive import ArchiveLimits, ZipExtractor
 from extractors.base import ContentItem, Extraction
+from extractors.limits import ExtractionLimits
 from extractors.registry import DuplicateExtractorError, ExtractorRegistry, Source
 
 
-def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True) -> ExtractorRegistry:
+def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True,
+                   limits: ExtractionLimits | None = None) -> ExtractorRegistry:
     """A registry with every built-in extractor, added the way a plug-in would add its own.
 
     `ocr=False` skips Tesseract even when it is installed; image-only pages are then flagged.
+    `limits` bound what one file may inflate to and the text it yields.
     """
     # Imported here so that importing the package loads no document library (pypdf, docx, ...).
     from extractors import archive, csv, docx, fallback, html, image, odp, ods, odt, ooxml, pdf, pptx, text, xls, xlsx
 
-    registry = ExtractorRegistry(fallback=fallback.extract_unsupported)
+    registry = ExtractorRegistry(fallback=fallback.extract_unsupported, limits=limits)
     registry.add(pdf.MIMES, functools.partial(pdf.extract_pdf, ocr=ocr))
     registry.add(docx.MIMES, docx.extract_docx)
     registry.add(pptx.MIMES, pptx.extract_pptx)
@@ -51,6 +54,7 @@ __all__ = [
     "ContentItem",
     "DuplicateExtractorError",
     "Extraction",
+    "ExtractionLimits",
     "ExtractorRegistry",
     "Source",
     "build_registry",

@@ -11,6 +11,7 @@ import msgspec
 
 from extractors.base import ContentItem, Extraction
 from extractors.detect import detect_mime
+from extractors.limits import ExtractionLimits, RefusedError, cap_text, check_zip, is_zip
 from extractors.summary import describe
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,10 @@ class DuplicateExtractorError(ValueError):
 class ExtractorRegistry:
     """Maps MIME types to extractors; the fallback handles everything else."""
 
-    def __init__(self, fallback: Extractor) -> None:
+    def __init__(self, fallback: Extractor, limits: ExtractionLimits | None = None) -> None:
         self._by_mime: dict[str, Extractor] = {}
         self._fallback = fallback
+        self.limits = limits or ExtractionLimits()
 
     def add(self, mime_or_list: str | Iterable[str], extractor: Extractor) -> None:
         """Register `extractor` for one or more MIME types; a type already taken is an error."""
@@ -73,14 +75,29 @@ class ExtractorRegistry:
         depth: int = 0,
         progress: Callable[[int, int], None] | None = None,
     ) -> Extraction:
-        """Extract one file; never raises, a failure becomes a "corrupt" result."""
+        """Extract one file; never raises, a failure becomes a "corrupt" result.
+
+        A zip-based file (DOCX, XLSX, PPTX, OpenDocument, EPUB...) is refused before any parser
+        inflates it when it would inflate beyond the limits; the text of the top file is cut at
+        `limits.max_chars`.
+        """
         try:
             mime = mime or detect_mime(data, name)
+            if is_zip(data, mime):
+                check_zip(data, self.limits)
             source = Source(data=data, name=name, mime=mime, password=password, depth=depth, progress=progress)
             extraction = self._by_mime.get(mime, self._fallback)(source, self)
+        except RefusedError as error:
+            log.info("%s was refused: %s", name, error)
+            extraction = failure(mime, "refused", name, f"{name} was not read: {error}.",
+                                 sentence=f"{name} was not read: {error}.", extractor="limits")
+        except MemoryError:
+            raise  # the reader process is over its memory limit: extractors.runner fails the file and the process
         except Exception as error:  # noqa: BLE001 - one bad file must not break the caller
             log.info("extraction of %s failed", name, exc_info=True)
             extraction = failure(mime or "application/octet-stream", "corrupt", name, error)
+        if depth == 0:
+            extraction = cap_text(extraction, self.limits.max_chars)
         return finish(extraction)
 
 

@@ -9,6 +9,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import resource
 import threading
 import time
 from collections.abc import Callable
@@ -17,11 +18,12 @@ from multiprocessing.connection import Connection
 
 from extractors.base import Extraction
 from extractors.detect import detect_mime
+from extractors.limits import ExtractionLimits
 from extractors.ocr import ocr_available
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ExtractionPool", "extract_isolated", "ocr_available", "shutdown_pool", "warm_pool"]
+__all__ = ["ExtractionPool", "configure", "extract_isolated", "ocr_available", "shutdown_pool", "warm_pool"]
 
 # (bytes, name, mime, password, whether to report progress)
 _Job = tuple[bytes, str, "str | None", "str | None", bool]
@@ -36,7 +38,10 @@ READY = "ready"
 START_SECONDS = 120.0  # a worker that has not finished its imports by then is broken, not slow
 
 
-def _serve(conn: Connection) -> None:
+MEMORY = "memory"  # the `extractor` of a file that needed more memory than a worker may have
+
+
+def _serve(conn: Connection, limits: ExtractionLimits) -> None:
     """Worker process: extract the files it is sent, one at a time, until told to stop."""
     # pypdf logs every repaired cross-reference table; one line per odd file is noise here.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -46,7 +51,8 @@ def _serve(conn: Connection) -> None:
     from extractors import build_registry
     from extractors.registry import failure, finish
 
-    registry = build_registry()
+    registry = build_registry(limits=limits)
+    _limit_memory(limits.memory_bytes)
     conn.send(READY)  # imports done: from here on, the time a job takes is the file's own work
     while True:
         try:
@@ -57,13 +63,42 @@ def _serve(conn: Connection) -> None:
             return
         data, name, mime, password, report = job
         reporter = _reporter(conn) if report else None
-        result = registry.extract(data, name, mime=mime, password=password, progress=reporter)
+        try:
+            result = registry.extract(data, name, mime=mime, password=password, progress=reporter)
+        except MemoryError:
+            # Over the address-space limit: this file fails alone; the worker ends (its heap may be
+            # in pieces) and the pool starts a fresh one.
+            del data, job
+            conn.send(_notice(name, "refused", f"{name} was not read: reading it needs more memory than a "
+                                               f"reader process may take ({limits.memory_bytes >> 20} MiB, "
+                                               "EXTRACT_MEMORY_BYTES).", mime or "application/octet-stream",
+                              extractor=MEMORY))
+            return
         try:
             conn.send(result)
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             # A plug-in put something unpicklable in its metadata; say so rather than die.
             log.warning("the extraction of %s could not be returned: %s", name, error)
             conn.send(finish(failure(result.mime, "corrupt", name, "the extraction could not be returned")))
+
+
+def _limit_memory(extra: int) -> None:
+    """Cap this process's address space at what it has now (its imports) plus `extra` bytes (0: no
+    cap): past it an allocation fails with MemoryError instead of the kernel's OOM killer choosing a
+    process of the service. Relative to the start, so the bound is the same whichever libraries load."""
+    if not extra:
+        return
+    try:
+        with open("/proc/self/statm") as statm:
+            start = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        start = 0
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = start + extra if hard == resource.RLIM_INFINITY else min(start + extra, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError) as error:  # a platform without it: the inflation limits still hold
+        log.warning("the reader process's memory could not be limited: %s", error)
 
 
 def _reporter(conn: Connection) -> Progress:
@@ -82,9 +117,9 @@ def _reporter(conn: Connection) -> Progress:
 class _Worker:
     """One worker process and our end of its pipe."""
 
-    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+    def __init__(self, context: multiprocessing.context.BaseContext, limits: ExtractionLimits) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True, name="foreman-extractor")
+        self.process = context.Process(target=_serve, args=(child, limits), daemon=True, name="foreman-extractor")
         self.process.start()
         child.close()
         self.ready = False
@@ -111,8 +146,9 @@ class ExtractionPool:
     asyncio primitive ties the pool to one loop.
     """
 
-    def __init__(self, size: int | None = None) -> None:
+    def __init__(self, size: int | None = None, limits: ExtractionLimits | None = None) -> None:
         self.size = size or min(4, os.cpu_count() or 1)
+        self.limits = limits or ExtractionLimits()
         # forkserver: forking a process that runs an event loop and threads is unsafe.
         self._context = multiprocessing.get_context("forkserver")
         self._slots = threading.BoundedSemaphore(self.size)
@@ -139,7 +175,7 @@ class ExtractionPool:
         """Start every worker and wait for its imports, so the first files do not pay for them."""
         with self._lock:
             missing = self.size - len(self._idle)
-        started = [_Worker(self._context) for _ in range(max(0, missing))]
+        started = [_Worker(self._context, self.limits) for _ in range(max(0, missing))]
         for worker in started:
             if worker.wait_ready():
                 self._give_back(worker)
@@ -175,9 +211,15 @@ class ExtractionPool:
                         relay(result[1], result[2])
             except (EOFError, OSError) as error:
                 worker.kill()
-                log.warning("the extraction process for %s stopped unexpectedly: %s", name, error)
-                return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly.", mime)
-            self._give_back(worker)
+                code = worker.process.exitcode
+                log.warning("the extraction process for %s stopped unexpectedly (exit code %s): %s", name, code, error)
+                return _notice(name, "corrupt", f"{name} was not read: its reader process stopped (exit code "
+                                                f"{code}); the file may be damaged, or need more memory than a "
+                                                "reader may use.", mime)
+            if result.items and result.items[0].metadata.get("extractor") == MEMORY:
+                worker.kill()  # it ends by itself: do not hand it the next file
+            else:
+                self._give_back(worker)
             result.startup_seconds = startup
             return result
         finally:
@@ -190,7 +232,7 @@ class ExtractionPool:
                 if worker.process.is_alive():
                     return worker
                 worker.kill()
-        return _Worker(self._context)
+        return _Worker(self._context, self.limits)
 
     def _give_back(self, worker: _Worker) -> None:
         with self._lock:
@@ -216,21 +258,33 @@ class ExtractionPool:
         self._threads.shutdown(wait=False)
 
 
-def _notice(name: str, status: str, sentence: str, mime: str = "application/octet-stream") -> Extraction:
+def _notice(name: str, status: str, sentence: str, mime: str = "application/octet-stream",
+            extractor: str = "runner") -> Extraction:
     from extractors.registry import failure, finish
 
-    return finish(failure(mime, status, name, sentence, sentence=sentence, extractor="runner"))
+    return finish(failure(mime, status, name, sentence, sentence=sentence, extractor=extractor))
 
 
 _pool: ExtractionPool | None = None
 _pool_lock = threading.Lock()
+_limits = ExtractionLimits()
+
+
+def configure(limits: ExtractionLimits) -> None:
+    """The limits of the shared pool's workers (the service's settings); a pool running with
+    others is stopped, and the next file starts one with these."""
+    global _limits
+    with _pool_lock:
+        changed, _limits = limits != _limits, limits
+    if changed:
+        shutdown_pool()
 
 
 def _shared_pool() -> ExtractionPool:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ExtractionPool()
+            _pool = ExtractionPool(limits=_limits)
             atexit.register(_pool.shutdown)
         return _pool
 

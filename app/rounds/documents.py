@@ -33,10 +33,18 @@ log = logging.getLogger(__name__)
 UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
 
 
-def cache_key(sha256: str, password: str | None) -> str:
+def cache_key(sha256: str, password: str | None, owner: tuple[int, int] | None = None) -> str:
+    """The extraction cache's key: the content hash, then whose upload it is, then the password's hash.
+
+    Per owner, so that nobody can learn that another tenant (or another user) holds the same
+    bytes: their first read is a real extraction, logged and timed like anyone's. The cost is one
+    extraction per owner and content instead of one per content. Every key starts with the
+    content hash and a colon: dropping what a content hash left behind finds them all.
+    """
+    key = sha256 if owner is None else f"{sha256}:m{owner[0]}u{owner[1]}"
     if not password:
-        return sha256
-    return f"{sha256}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
+        return key
+    return f"{key}:{hashlib.sha256(password.encode()).hexdigest()[:16]}"
 
 
 @dataclass
@@ -51,11 +59,13 @@ class Reading:
 class Documents:
     """Extracts files for rounds and builds what agents read."""
 
-    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None) -> None:
+    def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None,
+                 max_passages: int = 0) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
         self.chunks = chunks or ChunkStore(repo.db)
+        self.max_passages = max_passages  # indexed of one file (MAX_INDEXED_PASSAGES); 0: all
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
@@ -69,13 +79,13 @@ class Documents:
         of this file (status "error"), with the details in the server log.
         """
         t0 = time.perf_counter()
-        key = cache_key(file.sha256, password)
+        key = cache_key(file.sha256, password, (file.mandate_id, file.user_id))
         cached = await self.repo.files.extraction(key)
         if cached is not None:
             result = extraction_from_row(cached)
             if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
                 try:  # cached before the index was: build it now
-                    await self.chunks.add(file.sha256, await build_rows(result.items))
+                    await self.chunks.add(file.sha256, await build_rows(result.items, self.max_passages))
                 except Exception:  # noqa: BLE001 - the index is an aid; the file was read
                     log.exception("the full-text index of file %s could not be stored", file.id)
             record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
@@ -96,7 +106,7 @@ class Documents:
         if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
             # The full-text index is built once per content hash, with the extraction it comes from.
             # Only from what reads without a password: what a password opened stays out of it.
-            rows = await build_rows(result.items) if password is None and result.status in INDEXED_STATUSES else []
+            rows = await build_rows(result.items, self.max_passages) if password is None and result.status in INDEXED_STATUSES else []
             try:
                 await self.repo.files.save_extraction(
                     ExtractionRow(key=key, mime=result.mime, status=result.status,

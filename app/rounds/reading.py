@@ -31,7 +31,7 @@ WHY = {
     "encrypted": "it is encrypted and no password (or not the right one) was given",
     "corrupt": "it is damaged or not in the format its type says",
     "unsupported": "its format is not one that is read",
-    "refused": "it unpacks beyond the limits",
+    "refused": "it would unpack, or take memory, beyond the limits",
     "timeout": "reading it took longer than the time limit",
     "error": "its contents could not be stored",
 }

@@ -18,6 +18,7 @@ from agents.toolkit.tokens import load_tokenizer
 from app.metrics import RoundTimer
 from app.rounds import handle, resume, waiting
 from app.rounds.draining import Drain
+from app.rounds.leftovers import Collector
 from app.rounds.replicas import Observer, Replicas
 from app.rounds.runtime import Runtime
 from app.rounds.workflow import round_id, round_workflow
@@ -74,6 +75,9 @@ class Engine:
         self._tasks: dict[str, set[asyncio.Task]] = {}
         self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
         self._reconciler: asyncio.Task | None = None
+        self._collector: asyncio.Task | None = None
+        self.collector = Collector(rt.repo.leftovers, rt.repo.files, rt.storage,
+                                   rt.settings.unattached_upload_ttl_seconds)
         self._rounds: dict[str, asyncio.Future] = {}
         self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
         self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
@@ -126,6 +130,7 @@ class Engine:
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
         self._reconciler = asyncio.create_task(self._reconcile_forever())
+        self._collector = asyncio.create_task(self.collector.run_forever())  # uploads no one used, bytes without a row
         if self.replicas is not None:
             self.replicas.start()
         self.ready = True
@@ -159,6 +164,8 @@ class Engine:
     async def close(self) -> None:
         """Stop running rounds' tasks and hand them over (or, alone, resume them on the next start)."""
         self.ready = False
+        if self._collector is not None:
+            self._collector.cancel()
         if self._reconciler is not None:
             self._reconciler.cancel()
             stop_dequeuing()

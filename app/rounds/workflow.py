@@ -13,6 +13,8 @@ workflow without them: `bench/round_overhead.py`, its two floor lines.)
 from __future__ import annotations
 
 import asyncio
+import itertools
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -35,11 +37,15 @@ from app.rounds.handle import current
 from app.rounds.inputs import plan_of
 from app.rounds.journal import reason_of
 from app.rounds.runtime import Runtime
+from app.store.database import unavailable
+from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow
 
 MAX_RECOVERY_ATTEMPTS = 3
+
+log = logging.getLogger("foreman.rounds")
 
 
 @dataclass
@@ -371,6 +377,27 @@ async def fail_step(rt: Runtime, workflow_id: str, round_no: int, reason: str) -
     await rt.journal.fail(workflow_id, round_no, reason, _key(workflow_id, round_no, "failed"))
 
 
+FAIL_RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # then every 30 s until the failure is written
+
+
+async def fail_when_possible(rt: Runtime, workflow_id: str, round_no: int, reason: str) -> None:
+    """`fail_step`, tried again while the disk is full or the database unreachable, until it lands:
+    a round that cannot write ends `failed`, with its log, as soon as it can (never stays running)."""
+    for attempt in itertools.count():
+        try:
+            await fail_step(rt, workflow_id, round_no, reason)
+            return
+        except Exception as exc:
+            if not (storage_full(exc) or unavailable(exc)):
+                raise
+            wait = FAIL_RETRY_SECONDS[min(attempt, len(FAIL_RETRY_SECONDS) - 1)]
+            if attempt == 0:
+                log.error("Round %s:%s cannot write its failure (%s); trying again every %g-%g s until it can.",
+                          workflow_id, round_no, "storage full" if storage_full(exc) else "database unavailable",
+                          FAIL_RETRY_SECONDS[0], FAIL_RETRY_SECONDS[-1])
+            await asyncio.sleep(wait)
+
+
 @DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
 async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> None:
     """One round of a workflow, from the user's message to the final answer; from `segment` 1 on, the
@@ -388,12 +415,14 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                         else:
                             await _run(rt, workflow_id, round_no)
     except TimeoutError:
-        await fail_step(rt, workflow_id, round_no,
-                        f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
+        await fail_when_possible(rt, workflow_id, round_no,
+                                 f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
     except (asyncio.CancelledError, ClaimLostError):
         raise  # stopped, or taken over by another replica (which writes the rest): nothing to write here
     except Exception as exc:  # anything unforeseen fails the round with a log, never silently
-        await fail_step(rt, workflow_id, round_no, f"The round failed: {reason_of(exc, 'the round')}.")
+        reason = ("the server's storage is full, so the round could not write its work" if storage_full(exc)
+                  else reason_of(exc, "the round"))
+        await fail_when_possible(rt, workflow_id, round_no, f"The round failed: {reason}.")
     finally:
         engine.untrack(workflow_id, asyncio.current_task())
 

@@ -19,6 +19,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
 from app.store import schema
+from app.store.full import storage_full
 
 T = TypeVar("T")
 log = logging.getLogger("foreman.db")
@@ -43,6 +44,8 @@ _UNAVAILABLE_STATES = ("08", "53", "57P01", "57P02", "57P03")
 def unavailable(exc: BaseException) -> bool:
     """True when `exc` (or what caused it) says the database refused or lost the connection, or no
     pooled connection came free in time: the request may succeed later, unchanged."""
+    if storage_full(exc):
+        return False  # 53100 is in class 53, but a full disk is answered as such (507)
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo:

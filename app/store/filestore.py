@@ -15,10 +15,12 @@ same table serves SQLite.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Protocol
 
@@ -27,6 +29,9 @@ from app.store.database import Database
 from app.store.repository.blobs import BlobRows
 
 log = logging.getLogger("foreman.files")
+
+PARTIAL = ".partial-"  # name prefix of a file being written; renamed to its hash once complete
+PARTIAL_AGE_SECONDS = 600.0  # a partial file this old is no one's write in progress
 
 
 class BlobStore(Protocol):
@@ -74,6 +79,22 @@ class LocalBlobs:
     def __init__(self, root: Path) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
+        self.sweep()
+
+    def sweep(self, older_than: float = PARTIAL_AGE_SECONDS) -> int:
+        """Remove partial writes (a crash or a full disk mid-write) older than `older_than` seconds;
+        how many. At start-up: a write of another replica sharing the volume is younger than that."""
+        removed, now = 0, time.time()
+        for partial in [*self.root.glob(f"*/{PARTIAL}*"), *self.root.glob("*/tmp*")]:
+            try:
+                if now - partial.stat().st_mtime >= older_than:
+                    partial.unlink()
+                    removed += 1
+            except OSError:
+                continue
+        if removed:
+            log.info("Removed %d partial file(s) left in %s by an interrupted write.", removed, self.root)
+        return removed
 
     def path(self, sha256: str) -> Path:
         return self.root / sha256[:2] / sha256
@@ -86,10 +107,15 @@ class LocalBlobs:
         target = self.path(sha)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent)
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, target)  # atomic: a reader sees all of the bytes or none
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=PARTIAL)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, target)  # atomic: a reader sees all of the bytes or none
+            except BaseException:  # a full disk (ENOSPC) mid-write: no partial file stays behind
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
         return sha
 
     async def get(self, sha256: str) -> bytes:
@@ -108,6 +134,20 @@ class LocalBlobs:
 
     async def remove(self, sha256: str) -> None:
         await asyncio.to_thread(self.path(sha256).unlink, missing_ok=True)
+
+    def stored(self, older_than: float) -> list[str]:
+        """The content hashes stored here whose bytes were written more than `older_than` seconds ago
+        (blocking): younger ones may belong to an upload whose row is being written."""
+        now, out = time.time(), []
+        for path in self.root.glob("*/*"):
+            if path.name.startswith((PARTIAL, "tmp")) or len(path.name) != 64:
+                continue
+            try:
+                if now - path.stat().st_mtime > older_than:
+                    out.append(path.name)
+            except OSError:
+                continue
+        return out
 
 
 class DatabaseBlobs:

@@ -31,12 +31,15 @@ def text_items(items: Sequence[ContentItem]) -> list[tuple[str, str]]:
     return [(name, text) for name, text in clean_contents(items) if text.strip()]
 
 
-def chunk_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
-    """A file's chunks as index rows: text, stemmed terms, length and where each chunk is."""
+def chunk_rows(items: Sequence[ContentItem], limit: int = 0) -> list[dict[str, Any]]:
+    """A file's chunks as index rows: text, stemmed terms, length and where each chunk is; the
+    first `limit` of them (0: all), so one file's index stays bounded (MAX_INDEXED_PASSAGES)."""
     texts = text_items(items)
     language = document_language(texts)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for chunk in chunk_items(texts):
+        if limit and len(rows) >= limit:
+            break
         terms = chunk_terms(chunk, language)
         if terms:
             rows.append(dict(seq=chunk.seq, text=chunk.text, terms=" ".join(terms), length=len(terms),
@@ -44,9 +47,9 @@ def chunk_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
     return rows
 
 
-async def build_rows(items: Sequence[ContentItem]) -> list[dict[str, Any]]:
+async def build_rows(items: Sequence[ContentItem], limit: int = 0) -> list[dict[str, Any]]:
     """`chunk_rows` in a worker process: stemming a book is seconds of CPU."""
-    return await off_gil(chunk_rows, items)
+    return await off_gil(chunk_rows, items, limit)
 
 
 class IndexRetriever:

@@ -25,10 +25,12 @@ from app.errors import (
     BadRequestError,
     DatabaseUnavailableError,
     PayloadTooLargeError,
+    StorageFullError,
     UnauthorizedError,
     UnsupportedMediaTypeError,
 )
 from app.store.database import unavailable
+from app.store.full import storage_full
 from app.store.records import Owner
 from app.web.openapi import ERROR_TEXT
 
@@ -101,6 +103,8 @@ def _problem(error: dict[str, Any]) -> str:
 
 
 def on_unexpected(request: Request, exc: Exception) -> Response:
+    if storage_full(exc):  # not a defect either: the disk is full
+        return on_storage_full(request, exc)
     if unavailable(exc):  # not a defect: the database is down, full, or every connection is busy
         return on_database_unavailable(request, exc)
     # The client learns that something broke and when; the trace stays in the server's log.
@@ -118,6 +122,19 @@ def on_database_unavailable(request: Request, exc: Exception) -> Response:
         f"connection is busy). Try again in {DatabaseUnavailableError.retry_after_seconds} seconds; if this "
         "persists, the operator should check that PostgreSQL is up and that its max_connections covers "
         "every replica's pools (see docs/scaling.md, Connections).")
+    response = on_application_error(request, error)
+    response.headers["Retry-After"] = str(error.retry_after_seconds)
+    return response
+
+
+def on_storage_full(request: Request, exc: Exception) -> Response:
+    """507 with Retry-After: the request was not carried out (nothing of it was kept)."""
+    log.error("Storage full on %s %s: %s", request.method, request.url.path,
+              f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+    error = StorageFullError(
+        "The server's storage is full, so this request was not carried out and nothing of it was kept. "
+        f"Try again later (in {StorageFullError.retry_after_seconds} seconds or more); the operator must "
+        "free disk space.")
     response = on_application_error(request, error)
     response.headers["Retry-After"] = str(error.retry_after_seconds)
     return response

@@ -22,6 +22,7 @@ NO_ROUTE = ["route_not_found"]  # a path whose id is not a number matches no rou
 WF = ["workflow_not_found"]
 STORED = {500: ["stored_file_damaged", "stored_file_missing"]}  # bytes that fail their checksum are not served
 CLASH = ["method_not_allowed"]  # the id "start" names POST /api/workflows/start
+FULL = {507: ["storage_full"]}  # a write when the disk or the database is full (nothing kept; Retry-After)
 
 # (method, path): (operationId, tag, {status: [codes]})
 OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
@@ -30,7 +31,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/metrics"): ("metrics", "service", {}),
     ("post", "/api/files"): ("uploadFiles", "files", {
         400: ["no_files", "empty_file", "multipart_limit", "bad_request"], 401: AUTH,
-        413: ["file_too_large", "payload_too_large"], 415: ["not_multipart"]}),
+        413: ["file_too_large", "payload_too_large"], 415: ["not_multipart"], **FULL}),
     ("get", "/api/files/{file_id}"): ("getFile", "files", {
         400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE]}),
     ("get", "/api/files/{file_id}/content"): ("downloadFile", "files", {
@@ -41,16 +42,16 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress", "round_waiting",
                                   "decision_does_not_fit"],
         413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"],
-        503: ["shutting_down"]}),
+        503: ["shutting_down"], **FULL}),
     ("post", "/api/workflows/{workflow_id}/stop"): ("stopWorkflow", "workflows", {
-        400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"]}),
+        400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"], **FULL}),
     ("post", "/api/workflows/{workflow_id}/review"): ("reviewWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "feedback_required",
               "plan_required", "answer_required", "invalid_plan", "prompt_too_long", "nul_character"],
         401: AUTH, 404: WF, 409: ["decision_does_not_fit"], 413: ["body_too_large", "payload_too_large"],
-        415: ["not_json"]}),
+        415: ["not_json"], **FULL}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
-        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH}),
+        400: PARAMS, 401: AUTH, 404: WF, 405: CLASH, **FULL}),
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
         400: ["bad_cursor", "bad_request"], 401: AUTH}),
     ("get", "/api/workflows/{workflow_id}"): ("getWorkflow", "workflows", {
@@ -64,9 +65,9 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/api/workflows/{workflow_id}/events"): ("streamEvents", "polling", {
         400: ["bad_cursor", "bad_event_id", "bad_request"], 401: AUTH, 404: WF, **STORED}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}"): ("deleteMessage", "workflows", {
-        400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "message_not_found", *NO_ROUTE]}),
+        400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "message_not_found", *NO_ROUTE], **FULL}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}"): ("removeDocument", "workflows", {
-        400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "document_not_found", *NO_ROUTE]}),
+        400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "document_not_found", *NO_ROUTE], **FULL}),
 }
 GENERAL = {405: ["method_not_allowed"], 404: NO_ROUTE, 500: ["internal_error"], 503: ["database_unavailable"]}
 ERROR_TEXT = {
@@ -80,6 +81,7 @@ ERROR_TEXT = {
     422: "The Idempotency-Key was used before with a different request.",
     500: "A file's stored bytes are missing or fail their checksum on the server; they are not served.",
     503: "The service is starting or stopping, or its database cannot take the request now (Retry-After).",
+    507: "The server's disk or database is full: nothing of the request was kept; try again later (Retry-After).",
 }
 TAGS = [
     {"name": "files", "description": "Uploads and documents produced by agents."},

@@ -3,7 +3,8 @@
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
 the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
-(`replicas`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`); `live` reads across them in one snapshot for the event stream.
+(`replicas`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`), what no
+workflow holds (`leftovers`); `live` reads across them in one snapshot for the event stream.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from app.store.database import Database
 from app.store.repository.files import FileStore
 from app.store.repository.idempotency import IdempotencyStore
+from app.store.repository.leftovers import LeftoverStore
 from app.store.repository.live import LiveReads
 from app.store.repository.messages import MessageStore
 from app.store.repository.queue import QueueStore
@@ -32,3 +34,4 @@ class Repository:
         self.replicas = ReplicaStore(db)
         self.waits = WaitStore(db, self.workflows)
         self.queue = QueueStore(db, self.workflows)
+        self.leftovers = LeftoverStore(db)
