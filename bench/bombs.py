@@ -10,6 +10,14 @@ the service and all its descendants every 50 ms and times /health continuously. 
 the peak RSS (MiB), /health p99 and its ratio to idle (target <= 2), how the round ended and its
 "Read"/"Could not read" line. `--memory-cap-mib` stops the run (kills the service) when the
 process tree passes it, so measuring an unbounded tree cannot take the machine down.
+
+Measured 2026-11-25 on a 2-core machine shared by 8 sessions (load 30-45), service + readers:
+before (main b697e01), 16 MiB bombs: DOCX peak 2008 MiB and its round still running after 600 s
+(the read took 464 s), XLSX 1039 MiB and PPTX 1176 MiB (both ran into the 120 s time limit),
+ODT/EPUB 972 MiB (not parsed; the DOCX round still ran); /health p99 1.0-2.0x idle.
+After, 16 MiB bombs: 668-696 MiB, every one refused (/health p99 0.4-1.4x idle); 1 GiB bombs
+(3.5 MB uploads): 761-772 MiB against 599 MiB idle, every one refused within 7 s, /health p99
+0.7-1.94x idle. The bound: a reader takes at most EXTRACT_MEMORY_BYTES beyond its start-up.
 """
 
 from __future__ import annotations
