@@ -1,0 +1,174 @@
+"""The held-out set (tests/heldout/cases.py) through a real Foreman server, beside a baseline, judged alike.
+
+    .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--only ID,...] [--out FILE]
+
+Foreman side: starts `python -m app` from DIR (default: this tree; give another checkout, e.g. a
+`git worktree` of main, for the "before" figures) on a fresh SQLite database, uploads each case's
+documents, posts its earlier prompts and then its prompt as rounds of one conversation, waits for
+each round, and judges what the last round delivered (its assistant messages and the text of the
+documents it produced) with `judge` from the set. With --base-url the server talks to that
+OpenAI-compatible endpoint (e.g. llama-cpp-python serving Qwen2.5-Coder-0.5B), else the offline model.
+
+--baseline instead makes one plain chat call per round to --base-url: the documents' text (as this
+tree's extractors read them) and the request, earlier rounds as earlier messages; no files can come
+of it, so a case that asks for a file is at best partly right there.
+
+Prints one line per case (verdict, seconds, failed checks) and the totals right / partly / wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from agents.toolkit.language import detect_language, load_detector  # noqa: E402
+from extractors import extract  # noqa: E402
+from tests.heldout.cases import CASES, Case, judge, path  # noqa: E402
+
+ROUND_LIMIT = 900.0
+MANAGER_NAMES = ("manager", "project_manager", "projectManager", "project manager")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def text_of(name: str, data: bytes) -> str:
+    found = extract(data, name)
+    return "\n".join(i.data for i in found.items if i.is_text and isinstance(i.data, str))
+
+
+class Server:
+    def __init__(self, tree: Path, base_url: str) -> None:
+        self.port = _free_port()
+        self.data = tempfile.mkdtemp(prefix="heldout-")
+        env = {**os.environ, "PORT": str(self.port), "DATA_DIR": self.data, "HOST": "127.0.0.1",
+               "API_KEYS": "", "MAX_ROUND_SECONDS": str(int(ROUND_LIMIT))}
+        env.pop("DATABASE_URL", None)
+        if base_url:
+            env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="none", LLM_MODEL="qwen",
+                       LLM_CONTEXT_TOKENS="4096", LLM_TIMEOUT_SECONDS="300")
+        self.log = open(Path(self.data) / "server.log", "w")
+        self.process = subprocess.Popen([sys.executable, "-m", "app"], cwd=tree, env=env,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=60)
+        for _ in range(600):
+            try:
+                if self.client.get("/ready").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"the server did not get ready; see {self.log.name}")
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+    def round(self, workflow: int | None, prompt: str, file_ids: list[int]) -> tuple[int, dict]:
+        url = "/api/workflows/start" + (f"?id={workflow}" if workflow else "")
+        started = self.client.post(url, json={"prompt": prompt, "listFileId": file_ids})
+        started.raise_for_status()
+        wid = started.json()["id"]
+        deadline = time.monotonic() + ROUND_LIMIT + 60
+        while time.monotonic() < deadline:
+            status = self.client.get(f"/api/workflows/{wid}/status").json()
+            if status["status"] not in ("running", "waiting"):
+                break
+            time.sleep(0.5)
+        return wid, self.client.get(f"/api/workflows/{wid}").json()
+
+    def run(self, case: Case) -> tuple[str, str, list[str], str]:
+        files = [("files", (name, path(name).read_bytes())) for name in case.docs]
+        ids = [f["id"] for f in self.client.post("/api/files", files=files).json()] if files else []
+        workflow = None
+        for prompt in case.before:
+            workflow, _ = self.round(workflow, prompt, ids)
+            ids = []  # the documents stay in the conversation
+        workflow, whole = self.round(workflow, case.prompt, ids)
+        messages = whole["messages"]
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        answer = [m for m in messages[last_user + 1:] if m["role"] == "assistant"]
+        delivered, produced = [m["content"] or "" for m in answer], []
+        for m in answer:
+            for doc in m.get("documents") or []:
+                data = self.client.get(f"/api/files/{doc['fileId']}/content").content
+                produced.append(doc.get("ext") or doc["name"].rsplit(".", 1)[-1])
+                delivered.append(text_of(f"{doc['name']}.{doc.get('ext', '')}".rstrip("."), data))
+        steps = [m for m in answer if m["status"] == "step" and (m.get("agentName") or "") not in MANAGER_NAMES]
+        main = "\n".join(m["content"] or "" for m in (steps or answer[:1]))
+        return "\n".join(delivered), main, produced, whole["status"]
+
+
+def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str, list[str], str]:
+    docs = "\n\n".join(f"--- {name} ---\n{text_of(name, path(name).read_bytes())[:6000]}" for name in case.docs)
+    system = "You are a helpful assistant. Answer the user's request; use the documents when it is about them."
+    messages = [{"role": "system", "content": system}]
+    reply = ""
+    for n, prompt in enumerate([*case.before, case.prompt]):
+        content = (f"Documents:\n{docs}\n\nRequest: {prompt}" if n == 0 and docs else prompt)
+        messages.append({"role": "user", "content": content})
+        answer = client.post(f"{base_url}/chat/completions", json={
+            "model": "qwen", "messages": messages, "temperature": 0, "max_tokens": 700}).json()
+        reply = answer["choices"][0]["message"]["content"] or ""
+        messages.append({"role": "assistant", "content": reply})
+    return reply, reply, [], "completed"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", default=str(ROOT), help="the Foreman checkout to run (default: this one)")
+    parser.add_argument("--base-url", default="", help="an OpenAI-compatible endpoint (…/v1); default: offline")
+    parser.add_argument("--baseline", action="store_true", help="one plain chat call per round to --base-url")
+    parser.add_argument("--only", default="", help="comma-separated case ids")
+    parser.add_argument("--out", default="", help="also write the results as JSON lines to FILE")
+    args = parser.parse_args()
+    cases = [c for c in CASES if not args.only or c.id in args.only.split(",")]
+    load_detector()
+    out = open(args.out, "w") if args.out else None
+    server = None if args.baseline else Server(Path(args.tree), args.base_url)
+    client = httpx.Client(timeout=ROUND_LIMIT)
+    totals = {"right": 0, "partly": 0, "wrong": 0}
+    try:
+        for case in cases:
+            started = time.perf_counter()
+            try:
+                delivered, main_text, files, status = (baseline(args.base_url, case, client) if args.baseline
+                                                       else server.run(case))  # type: ignore[union-attr]
+                language = detect_language(main_text) if main_text.strip() else ""
+                verdict, failed = judge(case, delivered, main_text, files, language)
+            except Exception as exc:  # a side that breaks on a case is wrong on it
+                verdict, failed, status = "wrong", [f"error: {exc!r}"[:200]], "error"
+            seconds = time.perf_counter() - started
+            totals[verdict] += 1
+            print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}", flush=True)
+            if out:
+                out.write(json.dumps({"id": case.id, "verdict": verdict, "failed": failed, "seconds": seconds,
+                                      "status": status}) + "\n")
+                out.flush()
+    finally:
+        if server:
+            server.close()
+    n = len(cases)
+    print(f"right {totals['right']}/{n}, partly {totals['partly']}/{n}, wrong {totals['wrong']}/{n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
