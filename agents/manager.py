@@ -13,7 +13,7 @@ from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
-from agents.memory import PriorRound, fit_history, previous_hint, render_catalogue
+from agents.memory import PriorRound, continued_request, fit_history, previous_hint, render_catalogue
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
 from agents.outputs import delivers
@@ -128,17 +128,26 @@ class FinalOutcome:
 
 
 def request_language(inp: RoundInput) -> str:
-    """The language of the user's request (earlier user turns help when the prompt is short)."""
-    earlier = " ".join(c for r, c in inp.history if r == "user")[-2000:]
+    """The language of the user's request. A prompt of a word or two ("continue", "ok", "weiter?")
+    says too little: in a conversation it is answered in the language the user has written in."""
+    earlier = " ".join(re.sub(r"^\[round \d+\]\s*", "", c) for r, c in inp.history if r == "user")[-2000:]
     fallback = detect_language(earlier, default="en") if earlier.strip() else "en"
-    return detect_language(inp.prompt, default=fallback) if inp.prompt.strip() else fallback
+    if not inp.prompt.strip() or (earlier.strip() and _one_or_two_words(inp.prompt)):
+        return fallback
+    return detect_language(inp.prompt, default=fallback)
+
+
+def _one_or_two_words(prompt: str) -> bool:
+    return len(re.findall(r"\w+", prompt)) <= 2
 
 
 def _reply_language(inp: RoundInput, detected: str, model_says: str) -> str:
     """The detector decides; the model's `userLanguage` only breaks the tie on a prompt too short
-    for the detector (a word or two, where it falls back to its default)."""
+    for the detector (a word or two, where it falls back to its default) that has no conversation
+    before it to go by."""
+    conversation = any(r == "user" for r, _ in inp.history)
     if len(inp.prompt.split()) <= SHORT_PROMPT_WORDS and model_says and \
-            not detect_language(inp.prompt, default=""):
+            not (conversation and _one_or_two_words(inp.prompt)) and not detect_language(inp.prompt, default=""):
         return model_says
     return detected
 
@@ -148,6 +157,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     """Ask the model for a work plan, validate it and repair it: first without the model (safe,
     logged fixes), then once by the model, shown its own answer and the exact errors."""
     limits = limits or PlanLimits()
+    inp = replace(inp, prompt=continued_request(inp.prompt, inp.previous))
     if not detector_loaded():  # a process that skipped the start-up load: load it in a thread
         await off_loop(load_detector)
     language = request_language(inp)

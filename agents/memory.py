@@ -246,6 +246,14 @@ def wants_continuation(prompt: str) -> bool:
     return bool(_CONTINUE.search(prompt))
 
 
+def continued_request(prompt: str, previous: PriorRound | None) -> str:
+    """The request a "continue" carries on: the previous round's own, when that round ended (stopped,
+    failed) before it had a plan, e.g. while its files were read; else the prompt as it is."""
+    if previous is None or previous.finished or previous.tasks or not previous.request.strip():
+        return prompt
+    return previous.request if wants_continuation(prompt) and len(prompt.split()) <= 6 else prompt
+
+
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 

@@ -28,6 +28,14 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Sans documents ni modèle de langage, les agents ne peuvent rien faire pour cette "
         "demande. Veuillez joindre des documents ou configurer un modèle.",
     },
+    "plan_unclear": {
+        "en": "I could not tell what to do with {docs} from this request. Ask a question about them, or ask "
+        "for a summary, their tables or a report.",
+        "de": "Aus dieser Anfrage geht nicht hervor, was ich mit {docs} tun soll. Stellen Sie eine Frage dazu "
+        "oder bitten Sie um eine Zusammenfassung, die Tabellen oder einen Bericht.",
+        "fr": "Je ne vois pas, d'après cette demande, ce que je dois faire de {docs}. Posez une question à "
+        "leur sujet, ou demandez un résumé, leurs tableaux ou un rapport.",
+    },
     "work_plan": {"en": "Work plan", "de": "Arbeitsplan", "fr": "Plan de travail"},
     "documents_to_deliver": {
         "en": "Documents to deliver",

@@ -217,6 +217,8 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     finals = [out for t in tasks for out in t["outputs"]]
     if tasks:
         answer = f"{say('offline_plan', language)} {say('plan_steps', language, n=len(tasks), steps='; '.join(steps))}"
+    elif docs:  # documents there, but no request the offline model can carry out: never "without documents"
+        answer = f"{say('offline_plan', language)} {say('plan_unclear', language, docs=names or ', '.join(doc_names))}"
     else:
         answer = f"{say('offline_plan', language)} {say('plan_nothing', language)}"
     if language not in ("en", "de", "fr"):

@@ -103,7 +103,9 @@ class Documents:
         t1 = time.perf_counter()
         result = await extract_isolated(data, display_name(file), mime, password, self.timeout, progress)
         record_extraction(mime, result.status, time.perf_counter() - t1)
-        if result.status != "timeout":  # a timeout may pass on a quieter machine: try again next time
+        # A timeout may pass on a quieter machine, and a failure of the reader process itself (it did
+        # not start, it died, it was cut) says nothing about the file: both are read again next time.
+        if result.status != "timeout" and not _reader_failed(result):
             # The full-text index is built once per content hash, with the extraction it comes from.
             # Only from what reads without a password: what a password opened stays out of it.
             rows = await build_rows(result.items, self.max_passages) if password is None and result.status in INDEXED_STATUSES else []
@@ -117,6 +119,11 @@ class Documents:
                 log.exception("the extraction of file %s could not be stored", file.id)
                 result = not_stored(file, result.mime)
         return Reading(result, False, time.perf_counter() - t0)
+
+
+def _reader_failed(result: Extraction) -> bool:
+    """Whether the result is the reader process's own failure (extractors.runner's notice), not the file's."""
+    return any(item.metadata.get("extractor") == "runner" for item in result.items)
 
 
 def not_stored(file: FileRow, mime: str) -> Extraction:

@@ -61,7 +61,8 @@ class RoundData:
         self._reviews[(workflow_id, round_no)] = spec.review
         files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
-        present = [(position, files[fid]) for position, fid in enumerate(spec.file_ids) if fid in files]
+        present = [(position, files[fid], None) for position, fid in enumerate(spec.file_ids) if fid in files]
+        present += await self._cut(workflow_id, round_no, len(spec.file_ids), set(spec.file_ids))
         started = NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)
         # With no file to read in between, what follows is written in the same transaction.
         written = await self.journal.append(workflow_id, round_no, logs=[started, *(then if not present else ())])
@@ -70,15 +71,28 @@ class RoundData:
         then = then if present else ()
         reader = RoundReader(self.documents, self.journal, workflow_id, round_no, len(present))
         texts: list[DocumentText] = []
-        for index, (position, file) in enumerate(present):  # a file deleted since the start is skipped
-            contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)))
-            texts.append(await read_document(file, contents, round_no=round_no))
+        for index, (position, file, earlier) in enumerate(present):  # a file deleted since the start is skipped
+            contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)), earlier)
+            if earlier is None:  # an earlier round's file is read back with its round by `conversation`
+                texts.append(await read_document(file, contents, round_no=round_no))
         if then:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
             await self.repo.workflows.forget_passwords(workflow_id, round_no)
         inp = self._keep(workflow_id, round_no, await self.conversation(workflow_id, round_no, spec.prompt, texts))
         return inp, not written.log_ids
+
+    async def _cut(self, workflow_id: str, round_no: int, first: int,
+                   mine: set[int]) -> list[tuple[int, FileRow, int | None]]:
+        """Files of earlier rounds whose reading a stop cut (their documents have no contents yet), with
+        the message each belongs to: this round reads them, so no round ever sees them empty."""
+        if round_no <= 1:
+            return []
+        earlier = await self.repo.messages.messages_of(workflow_id, before_round=round_no)
+        cut = [(m.id, d.file_id) for m, docs in earlier if m.role == "user" for d in docs
+               if not d.contents and d.file_id not in mine]
+        files = await self.repo.files.files_by_id(sorted({fid for _, fid in cut}))
+        return [(first + n, files[fid], message_id) for n, (message_id, fid) in enumerate(cut) if fid in files]
 
     async def round_input(self, workflow_id: str, round_no: int) -> RoundInput:
         """The round's prompt, its documents and the conversation so far."""

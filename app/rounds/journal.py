@@ -57,10 +57,11 @@ class Journal:
             self.on_end(workflow_id)
 
     async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
-                     logs: Sequence[NewLog] = ()) -> Appended | None:
-        """Fill in a document of the round's user message, with logs (see WorkflowStore.attach_contents)."""
+                     logs: Sequence[NewLog] = (), message_id: int | None = None) -> Appended | None:
+        """Fill in a document of the round's user message (or of the earlier message `message_id`), with
+        logs (see WorkflowStore.attach_contents)."""
         written = await self.repo.workflows.attach_contents(workflow_id, round_no, file_id, contents, logs,
-                                                  claim=current_claim())
+                                                            claim=current_claim(), message_id=message_id)
         if written is not None:
             self.written(workflow_id, written.last_message_id, written.last_log_id)
         return written

@@ -51,8 +51,10 @@ class RoundReader:
         """The round's progress while file `index` (0-based) is `fraction` read."""
         return min(LAST, FIRST + int((LAST - FIRST) * (index + fraction) / self.count))
 
-    async def read(self, position: int, index: int, file: FileRow, password: str | None) -> list[ContentItem]:
-        """The file's content items as the wire shows them, filled into the round's user message."""
+    async def read(self, position: int, index: int, file: FileRow, password: str | None,
+                   message_id: int | None = None) -> list[ContentItem]:
+        """The file's content items as the wire shows them, filled into the round's user message (or
+        into the earlier message `message_id`, whose own reading of the file was cut by a stop)."""
         name = display_name(file)
         key = reading_key(self.workflow_id, self.round_no, position)
         await self._log(NewLog(f"{key}:start", f"Reading {name} (file {index + 1} of {self.count}, "
@@ -71,14 +73,15 @@ class RoundReader:
         logs += [NewLog(f"{key}:warn:{n}", warning, type="warning", agent_name=AGENT)
                  for n, warning in enumerate(reading.extraction.warnings)]
         try:
-            await self.journal.attach(self.workflow_id, self.round_no, file.id, contents, logs)
+            await self.journal.attach(self.workflow_id, self.round_no, file.id, contents, logs, message_id)
         except Exception:  # noqa: BLE001 - a file that cannot be stored fails itself, not the round
             log.exception("the contents of file %s could not be stored in round %s:%s", file.id, self.workflow_id,
                           self.round_no)
             failed = Reading(not_stored(file, reading.extraction.mime), False, reading.seconds)
             contents = failed.extraction.items
             await self.journal.attach(self.workflow_id, self.round_no, file.id, contents,
-                                      [_done(failed, contents, name, key + READ_DONE, self.progress(index + 1))])
+                                      [_done(failed, contents, name, key + READ_DONE, self.progress(index + 1))],
+                                      message_id)
         return contents
 
     async def _report(self, reports: asyncio.Queue, key: str, name: str, index: int) -> None:

@@ -29,7 +29,7 @@ NOT_FOUND = ("not found", "could not find", "couldn't find", "no information", "
              "doesn't mention", "not mentioned", "does not say", "doesn't say", "does not contain",
              "not in the document", "nicht gefunden", "keine angabe", "keine information", "nicht erwähnt",
              "nicht enthalten", "finde ich nicht", "pas trouvé", "aucune information", "ne mentionne pas",
-             "introuvable", "ne contient pas", "n'ai pas trouvé")
+             "introuvable", "ne contient pas", "n'ai pas trouvé", "no passage", "keine passage", "aucun passage")
 COMPLETE = "<complete>"  # the answer is a finished text: some words, ending a sentence
 
 

@@ -265,24 +265,26 @@ class WorkflowStore:
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
                               contents: list[ContentItem], logs: Sequence[NewLog] = (),
-                              claim: Claim | None = None) -> Appended | None:
+                              claim: Claim | None = None, message_id: int | None = None) -> Appended | None:
         """Fill in one document of the round's user message with its extracted contents, with `logs`.
 
         The contents are filled in whatever the round's status (they are the file's, and later
-        rounds read them); the logs only while the round runs.
+        rounds read them); the logs only while the round runs. `message_id` names an earlier
+        round's message instead, whose reading of that file was cut by a stop: this round read it.
         """
         return await self.db.run_write(self._attach_contents_tx, workflow_id, round_no, file_id, contents, logs,
-                                       claim)
+                                       claim, message_id)
 
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
                             contents: list[ContentItem], logs: Sequence[NewLog],
-                            claim: Claim | None = None) -> Appended | None:
+                            claim: Claim | None = None, message_id: int | None = None) -> Appended | None:
         row = self._lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no:
             return None
         if row.status == WorkflowStatus.RUNNING:
             self._fence(conn, claim)
-        message = select(M.id).where(M.key == user_message_key(workflow_id, round_no)).scalar_subquery()
+        message = (select(M.id).where(M.id == message_id, M.workflow_id == workflow_id) if message_id is not None
+                   else select(M.id).where(M.key == user_message_key(workflow_id, round_no))).scalar_subquery()
         conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
         if row.status != WorkflowStatus.RUNNING:
             return None

@@ -1,0 +1,50 @@
+"""A one-word or ambiguous prompt is answered in the language the conversation has used, not in
+whatever the detector guesses for one word ("continue" is French too)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.manager import RoundInput, make_plan, request_language
+from agents.memory import PriorRound, continued_request
+from agents.offline import OfflineModel
+from agents.registry import build_registry
+from tests.agents.conftest import text_document
+
+HISTORY = {
+    "en": [("user", "[round 1] How often should I descale the kettle?"), ("assistant", "[round 1] Plan: ...")],
+    "de": [("user", "[round 1] Was wurde zum Ticketsystem beschlossen?"), ("assistant", "[round 1] Plan: ...")],
+    "fr": [("user", "[round 1] Combien coûte la sortie au musée ?"), ("assistant", "[round 1] Plan: ...")],
+}
+
+
+@pytest.mark.parametrize("language, prompt", [
+    ("en", "continue"), ("en", "ok"), ("en", "weiter?"), ("de", "weiter?"), ("de", "continue"), ("de", "ok"),
+    ("fr", "ok"), ("fr", "continue"), ("en", "Go on"),
+])
+def test_a_word_or_two_takes_the_conversations_language(language, prompt):
+    assert request_language(RoundInput(prompt=prompt, documents=[], history=HISTORY[language])) == language
+
+
+def test_a_real_sentence_is_still_read_in_its_own_language():
+    inp = RoundInput(prompt="Fasse das Dokument bitte zusammen.", documents=[], history=HISTORY["en"])
+    assert request_language(inp) == "de"
+
+
+async def test_continue_in_an_english_conversation_is_answered_in_english():
+    doc = text_document("kettle.txt", "Descale the kettle every 4 weeks with citric acid.")
+    inp = RoundInput(prompt="continue", documents=[doc], history=HISTORY["en"],
+                     previous=PriorRound(round=1, request="How often should I descale the kettle?", finished=True))
+    outcome = await make_plan(inp, OfflineModel(), build_registry(entry_points=False))
+    assert outcome.plan.language == "en"
+    assert outcome.plan.answer.startswith("I am working offline")
+    assert "without documents" not in outcome.plan.answer  # there is one: the answer names it
+    assert "kettle.txt" in outcome.plan.answer
+
+
+def test_continue_after_a_round_stopped_before_its_plan_is_that_rounds_request():
+    stopped = PriorRound(round=1, request="What speedup does the tracing VM achieve?")
+    assert continued_request("continue", stopped) == "What speedup does the tracing VM achieve?"
+    assert continued_request("weiter", stopped) == "What speedup does the tracing VM achieve?"
+    assert continued_request("Summarise it", stopped) == "Summarise it"
+    assert continued_request("continue", PriorRound(round=1, request="x", finished=True)) == "continue"
