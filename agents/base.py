@@ -92,6 +92,12 @@ class TaskResult:
     offline: bool = False
     meta: dict[str, Any] = field(default_factory=dict)  # added to the task's message metadata (citations)
 
+    @property
+    def undelivered(self) -> bool:
+        """Whether the task produced nothing of what it was asked: no text and no file, or an agent's
+        own sentence saying it could not (`meta["undelivered"]`, e.g. a translation made offline)."""
+        return bool(self.meta.get("undelivered")) or (not self.text.strip() and not self.files)
+
 
 @dataclass
 class Passage:

@@ -115,6 +115,8 @@ class PlanOutcome:
     model: str
     offline: bool
     repairs: list[str] = field(default_factory=list)  # fixes made without the model, for the log
+    unread: list[str] = field(default_factory=list)  # documents that could not be read
+    readable: int = 0  # documents that could
 
 
 @dataclass
@@ -186,10 +188,14 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
         log.warning("plan repaired: %s", fix)
         repairs.append(fix)
     note = unreadable_note(unread, plan.language)
-    if note:
+    if note and ledger.offline and not inp.documents and not plan.tasks:
+        # Nothing readable was sent: the note (which file, why, what to do) is the whole answer, not
+        # also a request to upload documents the user just sent.
+        plan.answer = f"{say('offline_plan', plan.language)}\n\n{note}"
+    elif note:
         plan.answer = f"{plan.answer.strip()}\n\n{note}".strip()
     return PlanOutcome(plan=plan, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline,
-                       repairs=repairs)
+                       repairs=repairs, unread=[d.name for d in unread], readable=len(inp.documents))
 
 
 @dataclass

@@ -27,15 +27,25 @@ NOTICES: dict[str, dict[str, str]] = {
         "fr": "Je n'ai pas pu lire tous les fichiers que vous avez envoyés :",
     },
     "encrypted": {
-        "en": "**{name}** (file {id}) is encrypted and could not be opened without its password (or the "
-              "password given does not open it). Send the password with your next message, in "
+        "en": "**{name}** (file {id}) is encrypted and no password was given for it. Send the password "
+              "with your next message, in `passwords` under the file's id: `{shape}`",
+        "de": "**{name}** (Datei {id}) ist verschlüsselt, und es wurde kein Passwort dafür angegeben. "
+              "Senden Sie das Passwort mit Ihrer nächsten Nachricht in `passwords` unter der Nummer der "
+              "Datei: `{shape}`",
+        "fr": "**{name}** (fichier {id}) est chiffré et aucun mot de passe n'a été donné pour lui. Envoyez "
+              "le mot de passe avec votre prochain message, dans `passwords` sous le numéro du fichier : "
+              "`{shape}`",
+    },
+    "wrong_password": {
+        "en": "**{name}** (file {id}) is encrypted and the password given does not open it. Check the "
+              "password (letter case, keyboard layout) and send it again with your next message, in "
               "`passwords` under the file's id: `{shape}`",
-        "de": "**{name}** (Datei {id}) ist verschlüsselt und ließ sich ohne ihr Passwort nicht öffnen (oder "
-              "das angegebene Passwort öffnet sie nicht). Senden Sie das Passwort mit Ihrer nächsten "
-              "Nachricht in `passwords` unter der Nummer der Datei: `{shape}`",
-        "fr": "**{name}** (fichier {id}) est chiffré et n'a pas pu être ouvert sans son mot de passe (ou le "
-              "mot de passe donné ne l'ouvre pas). Envoyez le mot de passe avec votre prochain message, dans "
-              "`passwords` sous le numéro du fichier : `{shape}`",
+        "de": "**{name}** (Datei {id}) ist verschlüsselt, und das angegebene Passwort öffnet sie nicht. "
+              "Prüfen Sie das Passwort (Groß- und Kleinschreibung, Tastaturbelegung) und senden Sie es mit "
+              "Ihrer nächsten Nachricht erneut in `passwords` unter der Nummer der Datei: `{shape}`",
+        "fr": "**{name}** (fichier {id}) est chiffré et le mot de passe donné ne l'ouvre pas. Vérifiez le "
+              "mot de passe (majuscules, disposition du clavier) et renvoyez-le avec votre prochain message, "
+              "dans `passwords` sous le numéro du fichier : `{shape}`",
     },
     "corrupt": {
         "en": "**{name}** (file {id}) is damaged or is not really a {ext} file, so it could not be read. "

@@ -31,11 +31,12 @@ class Translator:
                   "Keep its paragraphs and Markdown; output only the translation.")
         docs = task_documents(task, context)
         if not docs:
-            return TaskResult(text=say("no_documents", context.language))
+            return TaskResult(text=say("no_documents", context.language), meta={"undelivered": True})
         if getattr(context.model, "offline", False):
             # No file that would only pretend to be a translation: one sentence saying so.
             return TaskResult(text=say("cannot_translate", context.language, doc=", ".join(d.name for d in docs),
-                                       target=language_label(target, context.language)), offline=True)
+                                       target=language_label(target, context.language)), offline=True,
+                              meta={"undelivered": True})
         sections = []
         for doc in docs:
             if not doc.text.strip():

@@ -74,7 +74,10 @@ class RoundData:
         for index, (position, file, earlier) in enumerate(present):  # a file deleted since the start is skipped
             contents = await reader.read(position, index, file, spec.passwords.get(str(file.id)), earlier)
             if earlier is None:  # an earlier round's file is read back with its round by `conversation`
-                texts.append(await read_document(file, contents, round_no=round_no))
+                doc = await read_document(file, contents, round_no=round_no)
+                if doc.problem == "encrypted" and spec.passwords.get(str(file.id)):
+                    doc.problem = "wrong_password"  # told apart from a password not given at all
+                texts.append(doc)
         if then:
             await self.journal.append(workflow_id, round_no, logs=list(then))
         if spec.passwords:
@@ -262,7 +265,7 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
                                  inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
                                  depends_on=list(_depends_on(t)))
                        for t in meta["plan"].get("tasks", [])]
-        elif meta.get("taskId") and not meta.get("failed"):
+        elif meta.get("taskId") and not meta.get("failed") and not meta.get("undelivered"):
             results[(message.round, meta["taskId"])] = (message, docs)
     for r in rounds.values():
         for task in r.tasks:

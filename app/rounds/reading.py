@@ -69,7 +69,7 @@ class RoundReader:
         finally:
             writer.cancel()
         contents = reading.extraction.items
-        logs = [_done(reading, contents, name, key + READ_DONE, self.progress(index + 1))]
+        logs = [_done(reading, contents, name, key + READ_DONE, self.progress(index + 1), bool(password))]
         logs += [NewLog(f"{key}:warn:{n}", warning, type="warning", agent_name=AGENT)
                  for n, warning in enumerate(reading.extraction.warnings)]
         try:
@@ -95,8 +95,12 @@ class RoundReader:
         await self.journal.append(self.workflow_id, self.round_no, logs=[entry])
 
 
-def _done(reading: Reading, contents: list[ContentItem], name: str, key: str, progress: int) -> NewLog:
+def _done(reading: Reading, contents: list[ContentItem], name: str, key: str, progress: int,
+          password: bool = False) -> NewLog:
     problem = unread_reason(contents)
+    if problem == "encrypted":
+        why = "the password given does not open it" if password else "it is encrypted and no password was given"
+        return NewLog(key, f"Could not read {name}: {why}.", type="warning", agent_name=AGENT, progress=progress)
     if problem:
         return NewLog(key, f"Could not read {name}: {WHY.get(problem, WHY['corrupt'])}.", type="warning",
                       agent_name=AGENT, progress=progress)

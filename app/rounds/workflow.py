@@ -23,7 +23,7 @@ from dbos import DBOS
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
+from agents.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message, write_final
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from agents.outputs import capped
@@ -58,6 +58,11 @@ class TaskOutcome:
     files: list[int] = field(default_factory=list)
     tokens: int = 0
     error: str = ""
+    undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
+
+    @property
+    def delivered(self) -> bool:
+        return self.ok and not self.undelivered
 
 
 def round_id(workflow_id: str, round_no: int, segment: int = 0) -> str:
@@ -203,8 +208,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
               *(NewLog(key("reused", tid), f"Task {tid} ({_agent(plan, tid)}) reused: "
                                            f"delivered in round {previous_round}", agent_name=_agent(plan, tid))
                 for tid, o in reused.items()),
-              *([NewLog(key("answered"), "Workflow completed successfully", agent_name="project_manager",
-                        progress=100, status="completed")] if answer_only else []),
+              *([answered_log(key("answered"), outcome)] if answer_only else []),
               *(start_log(workflow_id, round_no, plan, task) for task in starting),
               *waiting.wait_logs(wait, key)],
         event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait,
@@ -267,16 +271,22 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
             messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
                                  started_at=started,
                                  meta={**result.meta, "taskId": task.id, "offline": result.offline,
-                                       "model": result.model},
+                                       "model": result.model, **({"undelivered": True} if result.undelivered else {})},
                                  documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
-            logs=[NewLog(key("done"), f"Task {number}/{total} done: {task.agent}", agent_name=task.agent,
-                         progress=30 + 60 * number // total), *then()],
+            logs=[_done_log(key("done"), number, total, task.agent, result.undelivered), *then()],
         ))
         written = await asyncio.shield(write)  # a stop does not tear the write in two: it lands or not
     finally:
         await rt.rounds.settle(documents, kept=await _landed(write))
     return TaskOutcome(task.id, ok=True, text=result.text, files=written.file_ids if written else [],
-                       tokens=result.usage.total_tokens)
+                       tokens=result.usage.total_tokens, undelivered=result.undelivered)
+
+
+def _done_log(key: str, number: int, total: int, agent: str, undelivered: bool) -> NewLog:
+    if undelivered:  # it ran, but nothing of what it was asked came of it: never "done"
+        return NewLog(key, f"Task {number}/{total} delivered nothing of what it was asked: {agent}", type="warning",
+                      agent_name=agent, progress=30 + 60 * number // total)
+    return NewLog(key, f"Task {number}/{total} done: {agent}", agent_name=agent, progress=30 + 60 * number // total)
 
 
 async def _landed(write: asyncio.Future | None) -> bool:
@@ -301,7 +311,8 @@ def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> dict[str
         failed = bool(meta.get("failed"))
         outcomes[task_id] = TaskOutcome(task_id, ok=not failed, text="" if failed else message.content,
                                         files=[d.file_id for d in docs], tokens=message.tokens_used,
-                                        error=meta.get("error", message.content) if failed else "")
+                                        error=meta.get("error", message.content) if failed else "",
+                                        undelivered=bool(meta.get("undelivered")))
     return outcomes
 
 
@@ -330,11 +341,12 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     found = await rt.repo.files.files_by_id(delivered_ids)
     files = [found[i] for i in delivered_ids if i in found]
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
-    results = {tid: (TaskResult(text=o.text) if o.ok else None) for tid, o in outcomes.items()}
+    # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
+    results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     try:
         final = await write_final(inp, plan, results, skipped, delivered, rt.model,
-                                  failures={tid: o.error for tid, o in outcomes.items() if not o.ok})
+                                  failures={tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered})
     except ModelError as exc:
         await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
                               cost=_cost(exc.usage, time.perf_counter() - t0))
@@ -342,7 +354,7 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     if revisions:
         final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
     attached = await rt.rounds.contents_of(files)
-    done = sum(1 for o in outcomes.values() if o.ok)
+    done = sum(1 for o in outcomes.values() if o.delivered)
     ending = outcome_log(key("done"), len(plan.tasks), done)
     await rt.journal.append(
         workflow_id, round_no,
@@ -353,6 +365,17 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         logs=[ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
+
+
+def answered_log(key: str, outcome: PlanOutcome) -> NewLog:
+    """The last log of a round the project manager's answer ends. When none of its files could be read,
+    it did not complete "successfully": it says so, as a warning."""
+    if outcome.unread and not outcome.readable:
+        return NewLog(key, f"Workflow completed without a readable file: {', '.join(outcome.unread)} could not be "
+                           "read (the answer says why and what to do)", type="warning", agent_name="project_manager",
+                      progress=100, status="completed")
+    return NewLog(key, "Workflow completed successfully", agent_name="project_manager", progress=100,
+                  status="completed")
 
 
 def outcome_log(key: str, planned: int, done: int) -> NewLog:

@@ -60,7 +60,7 @@ def test_a_file_whose_reading_was_stopped_is_read_again_by_the_next_round(tmp_pa
         wid = client.post("/api/workflows/start", json={
             "prompt": "What speedup does the tracing VM achieve over SpiderMonkey?",
             "listFileId": [files[0]["id"]]}).json()["id"]
-        assert gate.reached.wait(60), "the reading never got to the point"
+        assert gate.reached.wait(300), "the reading never got to the point"
         assert client.post(f"/api/workflows/{wid}/stop").json()["status"] == "stopped"
         gate.open.set()
 
