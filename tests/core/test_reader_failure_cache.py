@@ -3,7 +3,7 @@ died or was cut) as the file's contents: the next round reads the file again."""
 
 from __future__ import annotations
 
-import app.documents
+import app.rounds.documents
 from extractors.runner import _notice
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
@@ -17,7 +17,7 @@ def _round(client, prompt, ids, wid=None):
 
 def test_a_reader_process_failure_is_not_cached_and_the_file_is_read_next_time(tmp_path, database_url,
                                                                                monkeypatch):
-    real = app.documents.extract_isolated
+    real = app.rounds.documents.extract_isolated
     calls = []
 
     async def flaky(data, name, *args, **kwargs):
@@ -26,7 +26,7 @@ def test_a_reader_process_failure_is_not_cached_and_the_file_is_read_next_time(t
             return _notice(name, "corrupt", f"{name}: the extraction process stopped unexpectedly.", "text/plain")
         return await real(data, name, *args, **kwargs)
 
-    monkeypatch.setattr(app.documents, "extract_isolated", flaky)
+    monkeypatch.setattr(app.rounds.documents, "extract_isolated", flaky)
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
         first = upload(client, "sample-french-1.txt")[0]["id"]
         _round(client, "Quand Molière est-il né ?", [first])

@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-import app.documents
-import app.journal
+import app.rounds.documents
+import app.rounds.journal
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
 NAME = "tracemonkey.pdf"
@@ -34,7 +34,7 @@ class Gate:
 def test_a_file_whose_reading_was_stopped_is_read_again_by_the_next_round(tmp_path, database_url, monkeypatch,
                                                                         point):
     gate = Gate()
-    real_extract, real_attach = app.documents.extract_isolated, app.journal.Journal.attach
+    real_extract, real_attach = app.rounds.documents.extract_isolated, app.rounds.journal.Journal.attach
     held = {"done": False}
 
     async def extract(*args, **kwargs):
@@ -53,8 +53,8 @@ def test_a_file_whose_reading_was_stopped_is_read_again_by_the_next_round(tmp_pa
             await gate.wait()
         return await real_attach(self, *args, **kwargs)
 
-    monkeypatch.setattr(app.documents, "extract_isolated", extract)
-    monkeypatch.setattr(app.journal.Journal, "attach", attach)
+    monkeypatch.setattr(app.rounds.documents, "extract_isolated", extract)
+    monkeypatch.setattr(app.rounds.journal.Journal, "attach", attach)
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
         files = upload(client, NAME)
         wid = client.post("/api/workflows/start", json={
