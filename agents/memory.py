@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.base import Plan
+from agents.base import DocumentText, Plan
 from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tokens import count_tokens
 
@@ -204,9 +204,84 @@ def _spelt(stem: str, text: str) -> bool:
             and re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", text) is not None)
 
 
+ANSWER = "answer"  # the origin of an earlier step's text, as a document the planner can name
+_KIND_OF_AGENT = {"summarizer": "summary", "translator": "translation", "analyst": "answer", "writer": "report",
+                  "data_extractor": "extraction"}
+
+
+def answer_documents(rounds: Sequence[PriorRound]) -> list[DocumentText]:
+    """Every earlier step's text as a document the planner can name like an upload ("summary-round-2.md"),
+    newest round first, in the order the user saw them within a round."""
+    docs: list[DocumentText] = []
+    for r in sorted(rounds, key=lambda r: -r.round):
+        taken: dict[str, int] = {}
+        for t in r.tasks:
+            if not t.delivered or not t.text.strip():
+                continue
+            kind = _KIND_OF_AGENT.get(t.agent, t.agent.replace("_", "-"))
+            taken[kind] = taken.get(kind, 0) + 1
+            name = f"{kind}-round-{r.round}" + (f"-{taken[kind]}" if taken[kind] > 1 else "") + ".md"
+            first = " ".join(t.text.split())[:160]
+            docs.append(DocumentText(name=name, ext="md", mime="text/markdown", size=len(t.text.encode()),
+                                     items=[(name, t.text)], summary=f"{t.agent}'s {kind} in round {r.round}: {first}",
+                                     round=r.round, origin=ANSWER, new=False))
+    return docs
+
+
+# "translate that", "fasse das zusammen", "traduis ça": a verb of work on a pronoun points at the
+# last thing the user saw; "the second one", "der zweite", "le deuxième" at the user's uploads, in order.
+_THAT = re.compile(
+    r"\b(?:translate|summari[sz]e|shorten|rewrite|rephrase|export|save|format|convert|turn|put|send|"
+    r"übersetze?|fasse?|kürze?|formuliere?|speichere?|exportiere?|traduis|traduire|résume|résumer|"
+    r"raccourcis|réécris|reformule|enregistre|exporte)\s+(?:that|this|it|das|dies|es|ça|cela|le|la)\b"
+    r"|\bl'(?:traduire|résumer)\b|\b(?:traduis|résume)[- ]le\b")
+_ORDINALS = {
+    1: r"first|erste[nrs]?|premi(?:er|ère)", 2: r"second|zweite[nrs]?|deuxième|seconde?",
+    3: r"third|dritte[nrs]?|troisième", 4: r"fourth|vierte[nrs]?|quatrième", -1: r"last|letzte[nrs]?|derni(?:er|ère)",
+}
+_ORDINAL = re.compile(
+    r"\b(?:the|der|die|das|den|dem|le|la)\s+(" + "|".join(f"(?P<n{i if i > 0 else 'l'}>{w})"
+                                                       for i, w in _ORDINALS.items()) +
+    r")(?:\s+(?:one|document|file|upload|eine?|dokument|datei|fichier)\b"
+    r"|(?=\s*(?:[.,;!?]|$|only\b|nur\b|zusammen\b|seulement\b|uniquement\b)))")
+
+
+_KIND_WORDS = {"summary": "summary", "zusammenfassung": "summary", "résumé": "summary",
+               "translation": "translation", "übersetzung": "translation", "traduction": "translation",
+               "answer": "answer", "antwort": "answer", "réponse": "answer", "report": "report", "bericht": "report",
+               "rapport": "report"}
+_OF_ROUND = re.compile(r"\b(" + "|".join(_KIND_WORDS) + r")\s+(?:of|from|in|aus|von|der|du|de la|de)\s+"
+                       r"(?:the\s+)?(?:round|runde|tour)\s+(\d+)")
+
+
+def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What "the summary of round 2", "that" or "the second one" points at, else []."""
+    of_round = _OF_ROUND.search(text)
+    if of_round:
+        kind, number = _KIND_WORDS[of_round.group(1)], int(of_round.group(2))
+        named = [str(f["name"]) for f in facts if f.get("origin") == ANSWER and int(f.get("round") or 0) == number
+                 and str(f["name"]).startswith(kind)]
+        if named:
+            return named
+    found = _ORDINAL.search(text)
+    uploads = sorted((f for f in facts if f.get("origin", "uploaded") == "uploaded"),
+                     key=lambda f: int(f.get("round") or 0))  # stable: each round's own order is kept
+    if found and uploads:
+        n = next(int(k[1:]) if k != "nl" else -1 for k, v in found.groupdict().items() if v)
+        if n == -1 or n <= len(uploads):
+            return [str(uploads[n - 1 if n > 0 else -1]["name"])]
+    if _THAT.search(text):
+        answers = [f for f in facts if f.get("origin") == ANSWER]
+        if answers:
+            newest = max(int(f.get("round") or 0) for f in answers)
+            return [str(f["name"]) for f in answers if int(f.get("round") or 0) == newest][-1:]
+    return []
+
+
 def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
     """The documents the request refers to by file name, by a word of their name ("the contract"
-    for contract.pdf) or by kind ("the Excel from before"); empty when it names none."""
+    for contract.pdf), by kind ("the Excel from before"), or as what the user saw ("that" for the
+    last step's text, "the second one" for the second upload); empty when it names none."""
     text = prompt.casefold()
     names = [str(f["name"]) for f in facts]
     # A full file name or its stem, spelt out.
@@ -215,12 +290,16 @@ def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[
         return named
     # A word of the name ("the contract" for "Contract_2024.pdf", "the cups" for "stanley-cups.tsv").
     asked = _words(re.sub(r"[`'\"]", " ", text))
-    by_word = [n for n in names if asked & _words(re.sub(r"[-_.]", " ", _stem_of(n)))]
+    by_word = [str(f["name"]) for f in facts if f.get("origin") != ANSWER
+               and asked & _words(re.sub(r"[-_.]", " ", _stem_of(str(f["name"]))))]
     if by_word:
         return by_word
     earlier = bool(_EARLIER.search(text))
     if not earlier and any(f.get("new") for f in facts):
         return []  # "the PDF" among this round's uploads is what the request is about, not a pick
+    pointed = _pointed(text, facts)
+    if pointed:
+        return pointed
     pool = [f for f in facts if not (earlier and f.get("new"))]
     for pattern, exts in _KINDS.items():
         if not re.search(pattern, text):

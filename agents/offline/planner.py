@@ -147,15 +147,16 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     docs = list(hints.get("documents", []))
     max_tasks = int(hints.get("max_tasks") or 8)
     doc_names = [d["name"] for d in docs]
+    own = [d["name"] for d in docs if d.get("origin") != "answer"]  # not earlier steps' texts, unless named
     previous = hints.get("previous")
     if previous and wants_continuation(prompt):
         return continue_plan(previous, language, doc_names, agents)
     # The documents the request names ("the contract", "the Excel from before"), else this
     # round's uploads, else every document of the conversation.
     fresh = [d["name"] for d in docs if d.get("new", True)]
-    picked = resolve_references(prompt, docs) or fresh or doc_names
+    picked = resolve_references(prompt, docs) or fresh or own
     intents = detect_intents(prompt, any(d.get("tables") for d in docs if d["name"] in picked))
-    if docs and not intents and (fresh or picked != doc_names):
+    if docs and not intents and (fresh or picked != own):
         intents = ["summary"]  # documents without a recognisable request: say what is in them
     if not docs:
         intents = [i for i in intents if i not in _DOC_INTENTS]
@@ -178,7 +179,9 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
         if agent in agents and len(tasks) < max_tasks:
             # Instructions in the user's language: they show in the plan message.
             lead = step if step.startswith(tuple(doc_names) or ("\0",)) else step[:1].upper() + step[1:]
-            text = instructions if instructions is not None else f"{lead}. {prompt}"
+            # The instruction, not the instruction plus the whole prompt again: the user's own words when
+            # they ask for this one thing, the step alone when the request asks for several.
+            text = instructions if instructions is not None else (prompt if len(intents) == 1 else lead)
             tasks.append({"id": f"t{len(tasks) + 1}", "agent": agent, "instructions": text.strip(),
                           "inputs": inputs, "outputs": outputs, "dependsOn": depends or []})
             steps.append(step)

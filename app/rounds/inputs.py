@@ -8,7 +8,7 @@ from typing import Any, Iterable, Sequence
 
 from agents.base import DocumentText, OutputFile, OutputSpec, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.manager import RoundInput
-from agents.memory import PriorRound, PriorTask, history_entries
+from agents.memory import PriorRound, PriorTask, answer_documents, history_entries
 from agents.model import Model
 from agents.runner import task_context
 from app.clock import now
@@ -133,6 +133,8 @@ class RoundData:
                                                             new=False))
         completed = await self.repo.messages.completed_rounds(workflow_id, round_no) if earlier else set()
         rounds = prior_rounds(earlier, completed)
+        # Earlier steps' texts are inputs the planner can name like documents ("the summary of round 2").
+        documents += answer_documents(rounds)
         return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
                           previous=rounds[-1] if rounds else None, round=round_no)
 
