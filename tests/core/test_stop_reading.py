@@ -66,7 +66,12 @@ def test_a_file_whose_reading_was_stopped_is_read_again_by_the_next_round(tmp_pa
 
         # The next round, without files: the document of round 1 is read for it and answers.
         client.post(f"/api/workflows/start?id={wid}", json={"prompt": "continue"})
-        assert wait_status(client, wid, "completed", "failed", timeout=120)["status"] == "completed"
+        try:
+            ended = wait_status(client, wid, "completed", "failed", timeout=400)["status"]
+        except AssertionError:
+            logs = [(e["round"], e["message"]) for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
+            raise AssertionError(f"round 2 did not end; logs: {logs}") from None
+        assert ended == "completed"
         messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
         said = " ".join(m["content"] for m in messages if m["round"] == 2 and m["role"] == "assistant")
         assert "2x-20x" in said or "20x" in said, said

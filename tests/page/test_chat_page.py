@@ -88,8 +88,8 @@ def test_a_person_summarises_two_documents_and_downloads_a_produced_table(page, 
     with screenshot_on_failure(page, shot):
         page.get_by_label("Attach files").set_input_files([str(CORPUS / "google-doc-document.pdf"),
                                                           str(CORPUS / "stanley-cups.tsv")])
-        expect(page.locator(".chip.ready", has_text="google-doc-document.pdf")).to_contain_text("application/pdf")
-        expect(page.locator(".chip.ready", has_text="stanley-cups.tsv")).to_contain_text("text/tab-separated-values")
+        expect(page.locator(".chip.ready", has_text="google-doc-document.pdf")).to_contain_text("PDF document")
+        expect(page.locator(".chip.ready", has_text="stanley-cups.tsv")).to_contain_text("TSV table")
         prompt = page.get_by_role("textbox", name="Message")
         prompt.fill("Summarise these")
         prompt.press("Shift+Enter")
@@ -207,7 +207,7 @@ def test_files_dropped_on_the_message_box_are_uploaded_with_their_detected_type(
         return data;
     }""")
     page.dispatch_event("#drop", "drop", {"dataTransfer": dropped})
-    expect(page.locator(".chip.ready", has_text="dropped.txt")).to_contain_text("text/plain")  # from the bytes
+    expect(page.locator(".chip.ready", has_text="dropped.txt")).to_contain_text("Text file")  # from the bytes
     send(page, "Summarise this document")
     expect(messages(page).first.get_by_role("button", name="Download dropped.txt")).to_be_visible()
     expect(messages(page).last).to_contain_text("last")
@@ -274,3 +274,20 @@ def test_on_a_server_with_api_keys_the_typed_key_makes_the_page_work(browser, ke
             assert errors == []
     finally:
         context.close()
+
+
+def test_friendly_file_types_a_title_cut_at_a_word_and_a_favicon(page, server, tmp_path):
+    page.get_by_label("Attach files").set_input_files([str(CORPUS / "testEXCEL.xlsx")])
+    expect(page.locator(".chip.ready", has_text="testEXCEL.xlsx")).to_contain_text("Excel workbook")
+    assert "spreadsheetml" not in page.locator(".chip.ready", has_text="testEXCEL.xlsx").inner_text()
+    long = "Please compare the quarterly revenue figures of every region in this workbook with last year"
+    send(page, long)
+    expect(messages(page).last).to_contain_text("last")
+    link = page.get_by_role("navigation", name="Conversations").get_by_role("link").first
+    shown = link.inner_text()
+    assert shown.endswith("…") and len(shown) < len(long)
+    assert long.startswith(shown[:-1]) and long[len(shown) - 1] == " "  # cut at a word, not inside one
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    answer = page.request.get(server.url + icon)
+    assert answer.status == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    assert page.errors == []

@@ -86,7 +86,8 @@ async function loadList() {
     const li = document.createElement("li");
     const link = document.createElement("a");
     link.href = `#/w/${encodeURIComponent(item.id)}`;
-    link.textContent = item.name || "Untitled";
+    link.textContent = shortTitle(item.name || "Untitled");
+    link.title = item.name || "Untitled";
     if (item.id === view.id) link.setAttribute("aria-current", "page");
     const status = document.createElement("span");
     status.className = `status ${item.status}`;
@@ -94,6 +95,42 @@ async function loadList() {
     li.append(link, status);
     list.append(li);
   }
+}
+
+// ---- names a person reads --------------------------------------------------------------
+
+const TYPES = {
+  "application/pdf": "PDF document",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel workbook",
+  "application/vnd.ms-excel": "Excel workbook (old format)",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word document",
+  "application/msword": "Word document (old format)",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint presentation",
+  "application/vnd.oasis.opendocument.text": "OpenDocument text",
+  "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet",
+  "application/vnd.oasis.opendocument.presentation": "OpenDocument presentation",
+  "text/plain": "Text file", "text/csv": "CSV table", "text/tab-separated-values": "TSV table",
+  "text/markdown": "Markdown text", "text/html": "Web page (HTML)", "application/json": "JSON data",
+  "application/xml": "XML data", "text/xml": "XML data", "application/zip": "ZIP archive",
+  "image/png": "PNG image", "image/jpeg": "JPEG image", "image/gif": "GIF image", "image/tiff": "TIFF image",
+  "image/webp": "WebP image", "image/bmp": "BMP image",
+};
+
+// A file's type as a person names it ("Excel workbook"), not its MIME type.
+function friendlyType(mime, ext) {
+  const bare = (mime || "").split(";")[0].trim().toLowerCase();
+  if (TYPES[bare]) return TYPES[bare];
+  if (ext) return `${String(ext).toUpperCase()} file`;
+  return bare ? "File" : "";
+}
+
+// A title cut at a word, with an ellipsis, when it is too long for the list.
+function shortTitle(title, max = 48) {
+  const text = String(title).replace(/\s+/g, " ").trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s.,;:!?-]+$/, "")}…`;
 }
 
 // ---- rendering ----------------------------------------------------------------------
@@ -140,7 +177,7 @@ function renderDocuments(message) {
     const get = button(name, `Download ${name}`, () => attempt(() => download(doc)), "doc");
     const type = document.createElement("span");
     type.className = "type";
-    type.textContent = doc.mimeType || doc.ext || "";
+    type.textContent = friendlyType(doc.mimeType, doc.ext);
     const remove = button("×", `Remove ${name} from this message`, () => attempt(async () => {
       if (!confirm(`Remove ${name} from this message? Later rounds will no longer see it.`)) return;
       await api("DELETE", `${wid(view.id)}/messages/${message.id}/files/${doc.fileId}`);
@@ -386,7 +423,7 @@ function upload(file) {
       if (xhr.status === 201 && body && body[0]) {
         item.id = body[0].id;
         progress.value = 100;
-        type.textContent = body[0].mimeType;
+        type.textContent = friendlyType(body[0].mimeType, body[0].ext);
         chip.classList.add("ready");
       } else {
         notify(`${file.name}: ${(body && body.detail) || `upload failed (${xhr.status})`}`);
