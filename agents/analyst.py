@@ -14,7 +14,8 @@ from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, without_copies
+from agents.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
@@ -136,12 +137,17 @@ class Analyst:
         system = (f"You are the {self.name} agent. Answer in {language_name(context.language)} from the numbered "
                   "passages only. Quote the words you rely on and cite each passage you use as [n] with its "
                   "file and page, sheet or section; say so when the passages do not tell.")
+        # What the question asks about may be in none of the documents: then that is the answer.
+        absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs)
+        if absent:
+            system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
+                       "that the documents do not tell, naming what was searched.")
         request = ModelRequest(
             purpose="task",
             messages=messages(system, f"Question: {question}\n\nPassages:\n\n{sources}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
-                       documents=[doc_facts(d) for d in docs]),
+                       documents=[doc_facts(d) for d in docs], absent=absent),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text

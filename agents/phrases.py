@@ -101,6 +101,14 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "Aus {doc}:",
         "fr": "Extrait de {doc} :",
     },
+    "not_mentioned": {
+        "en": "Not found: {words} appears nowhere in {docs}, so the documents do not answer this. "
+              "The closest passages:",
+        "de": "Nicht gefunden: {words} kommt in {docs} nirgends vor, die Dokumente beantworten das also nicht. "
+              "Die nächstliegenden Passagen:",
+        "fr": "Introuvable : {words} n'apparaît nulle part dans {docs}, les documents n'y répondent donc pas. "
+              "Les passages les plus proches :",
+    },
     "no_passage": {
         "en": "No passage of {doc} matches the question.",
         "de": "Keine Passage in {doc} passt zur Frage.",

@@ -113,6 +113,29 @@ def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     return terms
 
 
+def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
+    """The question's words that none of the documents uses (in any form the index knows), when they are
+    at least half of its words: what was asked about is then not in the documents, whatever passage
+    ranks first. Only for a question in one of the documents' languages (a German question over an
+    English manual is not "not found" for its German words)."""
+    languages = list(dict.fromkeys(document_language(d.items) for d in documents if d.items))
+    own = detect_language(question, default="en")
+    if not languages or own not in languages:
+        return []
+    present: set[str] = set()
+    for doc in documents:
+        present.update(index_terms(doc.text, document_language(doc.items)))
+    words = [t for t in _TOKEN.findall(question) if len(t) >= 3 and t.casefold() not in PROMPT_WORDS
+             and t.casefold() not in stop_words(own)]
+    stemmer = _stemmer(own)
+    missing = []
+    for word in words:
+        stem = _fold(stemmer.stemWord(word.casefold()) if stemmer else word.casefold())
+        if stem not in present and not any(alt in present for alt in alternatives([stem])):
+            missing.append(word)
+    return missing if words and 2 * len(missing) >= len(words) else []
+
+
 # ---- chunks ----------------------------------------------------------------------------------
 
 

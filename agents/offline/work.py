@@ -81,6 +81,10 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
     ranked = [p for p in hints.get("passages", []) if isinstance(p, Mapping)]
     best = float(ranked[0].get("score") or 0.0)
     parts = [f"_{say('answer_note', language)}_"]
+    absent = [str(w) for w in hints.get("absent") or []]
+    if absent:  # what was asked about is in none of the documents: said first, the nearest passages after
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        parts.append(say("not_mentioned", language, words=", ".join(f"«{w}»" for w in absent), docs=names))
     quoted: set[str] = set()
     for p in ranked[:PASSAGES]:
         quote = one_line(str(p.get("quote") or p.get("text") or ""))

@@ -48,3 +48,19 @@ def test_continue_after_a_round_stopped_before_its_plan_is_that_rounds_request()
     assert continued_request("weiter", stopped) == "What speedup does the tracing VM achieve?"
     assert continued_request("Summarise it", stopped) == "Summarise it"
     assert continued_request("continue", PriorRound(round=1, request="x", finished=True)) == "continue"
+
+
+async def test_a_question_about_what_no_document_mentions_says_not_found_and_names_what_was_searched():
+    from agents.analyst import Analyst
+    from agents.base import TaskContext, TaskSpec
+    from agents.retrieval import absent_words
+
+    doc = text_document("oven.txt", "The oven heats to 250 degrees. Clean the oven door with a soft cloth. "
+                                    "The oven has a timer of 90 minutes and a child lock.")
+    assert absent_words("What is the price of the oven?", [doc]) == ["price"]
+    assert absent_words("How long is the timer of the oven?", [doc]) == []  # 'long' alone is not half of it
+    question = "What is the price of the oven?"
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                 TaskContext(prompt=question, language="en", documents={doc.name: doc},
+                                             predecessors={}, model=OfflineModel()))
+    assert "Not found: «price» appears nowhere in oven.txt" in result.text
