@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping
 
 from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
+from agents.inputs import language_name
 from agents.model import Model
+from agents.phrases import target_language
 from agents.registry import Registry
+from agents.toolkit.language import detect_language
 from agents.toolkit.tokens import count_long_texts
 
 if TYPE_CHECKING:
@@ -15,13 +20,49 @@ if TYPE_CHECKING:
 
 
 async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> TaskResult:
-    """Run the task's agent. Its exceptions propagate: the engine logs them as a failed task."""
+    """Run the task's agent. Its exceptions propagate: the engine logs them as a failed task.
+
+    The language a task must write in (the one its instructions name, else the user's) is checked on
+    what a model wrote: a result in another language is done once more, told which language."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
-    result = await agent.run(task, context)
+    result = await _run(agent, task, context)
+    wanted = expected_language(task, context)
+    # A translation is told its language with every chunk, and redoing a book costs a book: not checked here.
+    if getattr(context.model, "offline", False) or task.agent == "translator" or \
+            written_language(result.text) in ("", wanted):
+        return result
+    again = replace(task, instructions=f"{task.instructions}\n\nWrite your whole answer in {language_name(wanted)} "
+                                       f"only, not in {language_name(written_language(result.text))}.")
+    redone = await _run(agent, again, context)
+    ok = written_language(redone.text) in ("", wanted)
+    redone.usage = result.usage + redone.usage
+    redone.meta = {**redone.meta, "languageRedone": True, **({} if ok else {"languageMismatch": wanted})}
+    return redone
+
+
+async def _run(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:
+    result = await agent.run(task, context)  # type: ignore[attr-defined]
     if not isinstance(result, TaskResult):
         raise AgentsError(f"agent '{task.agent}' returned {type(result).__name__}, not a TaskResult")
     return result
+
+
+def expected_language(task: TaskSpec, context: TaskContext) -> str:
+    """The language the task's result must be in: the one its instructions ask for ("in German"), else
+    the user's."""
+    asked = re.findall(r"\b(?:in|into|auf|ins|en)\s+([^\W\d_]+)", task.instructions, re.IGNORECASE)
+    return next((code for word in asked if (code := target_language(word))), None) or context.language
+
+
+def written_language(text: str) -> str:
+    """The language of what an agent wrote itself: quotes, tables and code left out; "" when too little
+    is left to tell (a number, a list of names)."""
+    own = [line for line in text.splitlines() if not line.lstrip().startswith((">", "|", "```", "#", "    "))]
+    prose = re.sub(r"\[[^\]]*\]|\([^)]*\)|`[^`]*`|\S*[/.@]\S+|\d[\d.,]*", " ", " ".join(own))
+    if len(re.findall(r"[^\W\d_]{2,}", prose)) < 12:
+        return ""
+    return detect_language(prose, default="")
 
 
 def task_context(plan: Plan, task: TaskSpec, *, prompt: str, uploads: list[DocumentText],

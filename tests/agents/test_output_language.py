@@ -1,0 +1,51 @@
+"""The language a task must write in is checked on what a model wrote; a result in another language
+is done once more, told which language (a German summary came back as the document's English)."""
+
+from __future__ import annotations
+
+from agents.base import TaskContext, TaskSpec
+from agents.registry import build_registry
+from agents.runner import expected_language, run_task, written_language
+from tests.agents.conftest import ScriptedModel, text_document
+
+ENGLISH = ("The project is amber. The migration is sixty-eight percent complete and the budget is "
+           "mostly spent, while the vendor delayed the licences by three weeks.")
+GERMAN = ("Das Projekt ist gelb. Die Migration ist zu achtundsechzig Prozent abgeschlossen und das Budget "
+          "ist größtenteils ausgegeben, während der Lieferant die Lizenzen um drei Wochen verzögert hat.")
+
+
+def _context(model, language="de"):
+    doc = text_document("report.txt", ENGLISH * 3)
+    return TaskContext(prompt="Fasse den Bericht zusammen.", language=language, documents={doc.name: doc},
+                       predecessors={}, model=model)
+
+
+async def test_a_result_in_the_wrong_language_is_done_once_more_in_the_right_one():
+    model = ScriptedModel(ENGLISH, GERMAN)
+    task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
+    result = await run_task(build_registry(entry_points=False), task, _context(model))
+    assert written_language(result.text) == "de" and result.meta["languageRedone"]
+    assert "languageMismatch" not in result.meta
+    assert any("Write your whole answer in German only" in m["content"] for m in model.requests[1].messages)
+
+
+async def test_a_result_in_the_right_language_is_kept_as_it_is():
+    model = ScriptedModel(GERMAN)
+    task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
+    result = await run_task(build_registry(entry_points=False), task, _context(model))
+    assert len(model.requests) == 1 and "languageRedone" not in result.meta
+
+
+async def test_still_wrong_after_the_second_try_it_is_marked():
+    model = ScriptedModel(ENGLISH, ENGLISH)
+    task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
+    result = await run_task(build_registry(entry_points=False), task, _context(model))
+    assert result.meta["languageMismatch"] == "de" and len(model.requests) == 2
+
+
+def test_the_language_asked_for_in_the_instructions_wins_over_the_users():
+    assert expected_language(TaskSpec(id="t", agent="summarizer", instructions="Summarise it in German."),
+                             _context(None, "en")) == "de"
+    assert expected_language(TaskSpec(id="t", agent="analyst", instructions="What does the German law say?"),
+                             _context(None, "en")) == "en"
+    assert written_language("> Das ist ein Zitat auf Deutsch, das lang genug wäre, um erkannt zu werden.\n42") == ""
