@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agents.answers import complete_answer
 from agents.base import DocumentText, OutputFile, Plan, TaskResult
 from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
@@ -187,6 +188,11 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     if fix:
         log.warning("plan repaired: %s", fix)
         repairs.append(fix)
+    if not ledger.offline:  # an answer cut mid-sentence is finished, never shown cut
+        plan.answer, fix = await complete_answer(ledger, plan.answer, inp.prompt, plan.language, PM_NAME)
+        if fix:
+            log.warning("plan repaired: %s", fix)
+            repairs.append(fix)
     note = unreadable_note(unread, plan.language)
     if note and ledger.offline and not inp.documents and not plan.tasks:
         # Nothing readable was sent: the note (which file, why, what to do) is the whole answer, not
