@@ -282,11 +282,19 @@ def test_friendly_file_types_a_title_cut_at_a_word_and_a_favicon(page, server, t
     assert "spreadsheetml" not in page.locator(".chip.ready", has_text="testEXCEL.xlsx").inner_text()
     long = "Please compare the quarterly revenue figures of every region in this workbook with last year"
     send(page, long)
-    expect(messages(page).last).to_contain_text("last")
+    expect(page.locator("#status")).to_contain_text("completed")
     link = page.get_by_role("navigation", name="Conversations").get_by_role("link").first
     shown = link.inner_text()
     assert shown.endswith("…") and len(shown) < len(long)
     assert long.startswith(shown[:-1]) and long[len(shown) - 1] == " "  # cut at a word, not inside one
+    header = page.get_by_role("heading", level=2).first.inner_text()
+    assert header.endswith("…") and long[len(header) - 1] == " "  # the server's 80 characters, cut at a word
+    # Log numbers past 9 (and past 99) are drawn inside the list, never clipped at its left edge.
+    page.locator("#logs-panel summary").click()
+    assert page.locator("#logs").evaluate("e => getComputedStyle(e).listStylePosition") == "inside"
+    expect(page.locator("#logs li").first).to_be_visible()
+    if os.environ.get("FOREMAN_PAGE_SHOTS"):  # to look at the chips, the list and the logs by eye
+        page.screenshot(path=os.path.join(os.environ["FOREMAN_PAGE_SHOTS"], "friendly.png"), full_page=True)
     icon = page.locator("link[rel=icon]").get_attribute("href")
     answer = page.request.get(server.url + icon)
     assert answer.status == 200 and answer.headers["content-type"].startswith("image/svg+xml")

@@ -373,7 +373,7 @@ async function open(id) {
   if (!id) return;
   const workflow = await attempt(() => api("GET", wid(id)));
   if (!workflow || gen !== view.gen) return;
-  $("title").textContent = workflow.name || "Untitled";
+  $("title").textContent = shortTitle(workflow.name || "Untitled", 79);  // the server keeps 80 characters
   workflow.messages.forEach(showMessage);
   workflow.logs.forEach(showLog);
   follow(gen);
