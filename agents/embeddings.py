@@ -98,7 +98,13 @@ def vector_order(query: np.ndarray, matrix: np.ndarray, depth: int = DEPTH) -> l
     """(row, cosine) of the `depth` rows nearest the query, nearest first."""
     if matrix.shape[0] == 0:
         return []
-    scores = matrix @ query
+    return scores_order(matrix @ query, depth)
+
+
+def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
+    """(index, score) of the `depth` highest scores, highest first."""
+    if len(scores) == 0:
+        return []
     depth = min(depth, len(scores))
     top = np.argpartition(-scores, depth - 1)[:depth]
     top = top[np.argsort(-scores[top], kind="stable")]

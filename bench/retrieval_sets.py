@@ -10,8 +10,10 @@ cross-language questions apart. Run by bench/quality.py too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -22,7 +24,7 @@ from agents.memory import refers_back  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.retrieval import MemoryRetriever  # noqa: E402
 from agents.toolkit.superlatives import names_nothing  # noqa: E402
-from app.search import text_items  # noqa: E402
+from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import (  # noqa: E402
     GROUPS,
@@ -91,17 +93,32 @@ def line(label: str, rows: list[tuple[Question, bool, bool]]) -> str:
             f"answer quoted {sum(a for _, _, a in rows) / n:.3f}")
 
 
-async def measure(embedder: LocalE5 | None = None) -> dict[tuple[str, str], list[tuple[Question, bool, bool]]]:
+async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODES,
+                  cache: dict | None = None) -> dict[tuple[str, str], list[tuple[Question, bool, bool]]]:
     """{(set, mode): rows}."""
     embedder = embedder or LocalE5()
-    cache: dict = {}
+    cache = {} if cache is None else cache
     sets = {"tuning": (QUESTIONS, load_groups(GROUPS)), "held-out": (HELDOUT, load_groups(HELDOUT_GROUPS))}
     results = {}
     for name, (questions, groups) in sets.items():
-        for mode in MODES:
+        for mode in modes:
             retriever = MemoryRetriever(None if mode == "keyword" else embedder, mode, cache)
             results[(name, mode)] = await score(questions, groups, retriever)
     return results
+
+
+# Hand-written language rules the embeddings may make unneeded, each a switch that turns it off
+# for a measurement (a rule measured as unneeded on the held-out set is deleted, and leaves here).
+RULES: dict[str, Callable[[], contextlib.AbstractContextManager]] = {}
+
+
+async def measure_rules(embedder: LocalE5, cache: dict) -> dict[str, dict]:
+    """{rule: {(set, mode): rows}} with that rule off, for BM25 and hybrid."""
+    out = {}
+    for rule, off in RULES.items():
+        with off():
+            out[rule] = await measure(embedder, ("keyword", "hybrid"), cache)
+    return out
 
 
 def report(results: dict[tuple[str, str], list[tuple[Question, bool, bool]]]) -> None:
@@ -114,9 +131,18 @@ def report(results: dict[tuple[str, str], list[tuple[Question, bool, bool]]]) ->
             print(line("follow-ups", [r for r in rows if r[0].previous]))
 
 
+async def _all() -> tuple[dict, dict]:
+    embedder, cache = LocalE5(), {}
+    return await measure(embedder, MODES, cache), await measure_rules(embedder, cache)
+
+
 def main() -> None:
     print("Retrieval (recall@5 of the answer passage; offline analyst's answer quoted), both question sets:")
-    report(asyncio.run(measure()))
+    results, without = asyncio.run(_all())
+    report(results)
+    for rule, rows in without.items():
+        print(f"With the rule removed: {rule}")
+        report(rows)
 
 
 if __name__ == "__main__":
