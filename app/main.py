@@ -21,6 +21,7 @@ from app.clock import now
 from app.config import Settings, from_env
 from app.contract.schemas import Health
 from app.errors import NotReadyError
+from app.llm.embeddings import RemoteEmbedder
 from app.protocols import agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
@@ -126,7 +127,11 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)
     vectors = None
-    if settings.embeddings == "local" and embeddings_available():
+    if settings.embeddings != "off" and settings.embeddings_base_url:
+        embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
+                                  settings.llm_timeout_seconds, settings.llm_max_retries)
+        vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
+    elif settings.embeddings == "local" and embeddings_available():
         vectors = VectorIndex(chunks, LocalE5(), max(1, settings.embedding_workers))
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)

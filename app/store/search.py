@@ -3,6 +3,7 @@ matching chunks of a round's documents (agents.retrieval ranks; this module feed
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +30,7 @@ from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
 
 INDEXED_STATUSES = ("ok", "partial")
+log = logging.getLogger(__name__)
 
 
 def text_items(items: Sequence[ContentItem]) -> list[tuple[str, str]]:
@@ -121,7 +123,11 @@ class IndexRetriever:
         if not ready:
             return None
         matrices = [await self.vectors.matrix(sha) for sha in ready]
-        question = await off_loop(self.vectors.embedder.query, query)
+        try:
+            question = await off_loop(self.vectors.embedder.query, query)
+        except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
+            log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
+            return None
         ids = np.concatenate([m[0] for m in matrices])
         scores = np.concatenate([m[1] @ question for m in matrices])
         order = vector_order_of(scores)

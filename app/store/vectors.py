@@ -147,3 +147,5 @@ class VectorIndex:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+        if (close := getattr(self.embedder, "close", None)) is not None:
+            close()

