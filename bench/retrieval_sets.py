@@ -104,6 +104,7 @@ async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODE
         for mode in modes:
             retriever = MemoryRetriever(None if mode == "keyword" else embedder, mode, cache)
             results[(name, mode)] = await score(questions, groups, retriever)
+            report({(name, mode): results[(name, mode)]})  # as it goes: a long run shows its figures early
     return results
 
 
@@ -116,6 +117,7 @@ async def measure_rules(embedder: LocalE5, cache: dict) -> dict[str, dict]:
     """{rule: {(set, mode): rows}} with that rule off, for BM25 and hybrid."""
     out = {}
     for rule, off in RULES.items():
+        print(f"With the rule removed: {rule}")
         with off():
             out[rule] = await measure(embedder, ("keyword", "hybrid"), cache)
     return out
@@ -138,11 +140,7 @@ async def _all() -> tuple[dict, dict]:
 
 def main() -> None:
     print("Retrieval (recall@5 of the answer passage; offline analyst's answer quoted), both question sets:")
-    results, without = asyncio.run(_all())
-    report(results)
-    for rule, rows in without.items():
-        print(f"With the rule removed: {rule}")
-        report(rows)
+    asyncio.run(_all())
 
 
 if __name__ == "__main__":
