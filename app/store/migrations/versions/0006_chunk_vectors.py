@@ -1,8 +1,8 @@
 """Chunk embeddings beside the full-text index (hybrid retrieval): one float16 vector per chunk,
 with the model that made it.
 
-Revision ID: 0005_chunk_vectors
-Revises: 0004_reindex_rows
+Revision ID: 0006_chunk_vectors
+Revises: 0005_waiting
 Create Date: 2026-11-25
 """
 
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0005_chunk_vectors"
-down_revision = "0004_reindex_rows"
+revision = "0006_chunk_vectors"
+down_revision = "0005_waiting"
 branch_labels = None
 depends_on = None
 
