@@ -126,8 +126,11 @@ class Analyst:
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
+            # Nothing found: no file had vectors yet (they always find something) and no passage
+            # shares a word with the question.
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,
-                              model=ledger.model_name, offline=ledger.offline)
+                              model=ledger.model_name, offline=ledger.offline,
+                              meta={"retrieval": "keyword"} if docs else {})
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
@@ -156,8 +159,11 @@ class Analyst:
             text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
         text = renumber(text, passages)
         cited = citations(text, passages)
+        # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
+        # still being made, or embeddings are off).
+        method = "hybrid" if any(p.method == "hybrid" for p in found) else "keyword"
         return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage, model=ledger.model_name,
-                          offline=ledger.offline, meta={"citations": cited})
+                          offline=ledger.offline, meta={"citations": cited, "retrieval": method})
 
     async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
                               docs: list[DocumentText], question: str) -> str:

@@ -110,6 +110,7 @@ class Passage:
     page: int | None = None
     sheet: str | None = None
     section: str | None = None
+    method: str = "keyword"  # how it was found: "keyword" (BM25), "hybrid" (BM25 and vectors fused), "vector"
 
     def where(self) -> str:
         """"contract.pdf, page 3" / "book.xlsx, sheet Revenue" / "notes.docx, comments"."""

@@ -16,11 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
 import Stemmer
 from stopwords import get_stopwords
 
 from agents.base import DocumentText, Passage
-from agents.toolkit.cpu import off_loop_if_long, text_size
+from agents.embeddings import Embedder, fuse, vector_order
+from agents.toolkit.cpu import LONG_TEXT, off_loop_if_long, text_size
 from agents.toolkit.language import detect_language
 from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS
 from agents.toolkit.sentences import split_sentences
@@ -283,10 +285,15 @@ def _first_match(terms: Sequence[str], wanted: set[str]) -> int:
 
 def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], total: int, average: float,
          languages: Sequence[str]) -> list[tuple[float, Candidate]]:
-    """BM25's ranking, with the rows a superlative question asks for first ("the most Stanley Cups":
-    the rows by their number of cups, see `agents.toolkit.superlatives`)."""
-    scored = bm25(query, candidates, total, average)
-    if not direction(question):  # most questions: BM25's order stands
+    """BM25's ranking, with the rows a superlative question asks for first (see `superlative_first`)."""
+    return superlative_first(question, query, bm25(query, candidates, total, average), languages)
+
+
+def superlative_first(question: str, query: Sequence[str], scored: list[tuple[float, Candidate]],
+                      languages: Sequence[str]) -> list[tuple[float, Candidate]]:
+    """A ranking with the rows a superlative question asks for first ("the most Stanley Cups": the
+    rows by their number of cups, see `agents.toolkit.superlatives`); any other question's as it is."""
+    if not direction(question):  # most questions: the order stands
         return scored
     stemmed = query_languages(question, languages)
 
@@ -297,8 +304,19 @@ def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], t
     return scored if order is None else [scored[i] for i in order]
 
 
-def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
-    """The k best passages of the documents, ranked in memory."""
+def hybrid(question: str, query: Sequence[str], keyword: list[tuple[float, Candidate]],
+           nearest: list[tuple[float, Candidate]], languages: Sequence[str]) -> list[tuple[float, Candidate]]:
+    """Keyword (BM25) and vector rankings of the same candidates fused (`agents.embeddings.fuse`,
+    candidates matched by `key`), superlative rows first."""
+    by_key = {c.key: c for _, c in [*keyword, *nearest]}
+    fused = fuse([c.key for _, c in keyword], [c.key for _, c in nearest])
+    return superlative_first(question, query, [(score, by_key[key]) for score, key in fused], languages)
+
+
+def rank_documents(question: str, documents: Sequence[DocumentText], k: int, embedder: Embedder | None = None,
+                   mode: str = "hybrid", cache: dict[str, np.ndarray] | None = None) -> list[Passage]:
+    """The k best passages of the documents, ranked in memory: by BM25 without an embedder, else
+    by `mode` ("keyword", "vector" or "hybrid"), the passages' vectors kept in `cache` by text."""
     pool: list[tuple[DocumentText, Chunk, list[str]]] = []
     languages = []
     for doc in documents:
@@ -312,11 +330,26 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int) -> 
     candidates = [Candidate(key=i, terms=terms, text=chunk.text) for i, (_, chunk, terms) in enumerate(pool)
                   if wanted & set(terms)]
     average = sum(len(t) for _, _, t in pool) / len(pool)
+    if embedder is None or mode == "keyword":
+        ranked = rank(question, query, candidates, len(pool), average, languages)
+        how = "keyword"
+    else:
+        cache = {} if cache is None else cache
+        missing = list(dict.fromkeys(chunk.text for _, chunk, _ in pool if chunk.text not in cache))
+        cache.update(zip(missing, embedder.passages(missing), strict=True))
+        matrix = np.stack([cache[chunk.text] for _, chunk, _ in pool])
+        nearest = [(score, Candidate(key=i, terms=pool[i][2], text=pool[i][1].text))
+                   for i, score in vector_order(embedder.query(question), matrix)]
+        if mode == "vector":
+            ranked = superlative_first(question, query, nearest, languages)
+        else:
+            ranked = hybrid(question, query, bm25(query, candidates, len(pool), average), nearest, languages)
+        how = mode
     out = []
-    for score, cand in rank(question, query, candidates, len(pool), average, languages)[:k]:
+    for score, cand in ranked[:k]:
         doc, chunk, _ = pool[cand.key]  # type: ignore[index]
         out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id, page=chunk.page,
-                           sheet=chunk.sheet, section=chunk.section))
+                           sheet=chunk.sheet, section=chunk.section, method=how))
     return out
 
 
@@ -357,8 +390,17 @@ def without_copies(found: Sequence[Passage], documents: Sequence[DocumentText], 
 
 
 class MemoryRetriever:
-    """Ranks the documents' passages in memory (off the event loop for long documents)."""
+    """Ranks the documents' passages in memory (off the event loop for long documents): BM25, or
+    `mode` with an embedder (benchmarks and tests; the service's index keeps vectors in its database)."""
+
+    def __init__(self, embedder: Embedder | None = None, mode: str = "hybrid",
+                 cache: dict[str, np.ndarray] | None = None) -> None:
+        self.embedder = embedder
+        self.mode = mode
+        self._cache: dict[str, np.ndarray] = {} if cache is None else cache
 
     async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
         size = sum(text_size(d.items) for d in documents)
-        return await off_loop_if_long(size, rank_documents, query, documents, k)
+        if self.embedder is not None:
+            size = max(size, LONG_TEXT)  # embedding is CPU work however short the text
+        return await off_loop_if_long(size, rank_documents, query, documents, k, self.embedder, self.mode, self._cache)

@@ -78,6 +78,11 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
     file_store: str = ""  # "local" or "database"; empty: database on PostgreSQL, local on SQLite
     chat_stop_on_disconnect: bool = True  # a chat completions client that leaves stops its round
+    embeddings: str = "local"  # "local": the bundled multilingual model embeds passages; "off": BM25 alone
+    embedding_workers: int = 1  # threads embedding passages in the background (each one core)
+    embeddings_base_url: str = ""  # an OpenAI-compatible /embeddings endpoint, used instead of the local model
+    embeddings_model: str = ""
+    embeddings_api_key: str = field(default="", repr=False)
     metrics: bool = True  # GET /metrics (Prometheus text, no key) and the HTTP request metrics
     # PostgreSQL connections of one replica, at most: the sum of these three plus 2 (see `max_connections`).
     database_pool_size: int = 10  # the service's own pool: connections kept open
@@ -228,6 +233,11 @@ def from_env(env: Mapping[str, str]) -> Settings:
     file_store = (env.get("FILE_STORE") or "").strip().lower()
     if file_store not in ("", "local", "database"):
         raise SettingsError(f"FILE_STORE must be local or database, not {file_store!r}.")
+    embeddings = (env.get("EMBEDDINGS") or "local").strip().lower()
+    if embeddings not in ("local", "off"):
+        raise SettingsError(f"EMBEDDINGS must be local or off, not {embeddings!r}.")
+    if (env.get("EMBEDDINGS_BASE_URL") or "").strip() and not (env.get("EMBEDDINGS_MODEL") or "").strip():
+        raise SettingsError("EMBEDDINGS_MODEL must name the model when EMBEDDINGS_BASE_URL is set.")
     log_format = (env.get("LOG_FORMAT") or "plain").strip().lower()
     if log_format not in ("plain", "json"):
         raise SettingsError(f"LOG_FORMAT must be plain or json, not {log_format!r}.")
@@ -253,6 +263,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "max_extracted_chars": "MAX_EXTRACTED_CHARS",
         "max_indexed_passages": "MAX_INDEXED_PASSAGES",
         "extract_memory_bytes": "EXTRACT_MEMORY_BYTES",
+        "embedding_workers": "EMBEDDING_WORKERS",
     }
     floats = {
         "llm_timeout_seconds": "LLM_TIMEOUT_SECONDS",
@@ -289,6 +300,10 @@ def from_env(env: Mapping[str, str]) -> Settings:
         executor_id=env.get("EXECUTOR_ID") or default_executor_id(env.get("DATABASE_URL", "")),
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
         file_store=file_store,
+        embeddings=embeddings,
+        embeddings_base_url=(env.get("EMBEDDINGS_BASE_URL") or "").strip(),
+        embeddings_model=(env.get("EMBEDDINGS_MODEL") or "").strip(),
+        embeddings_api_key=env.get("EMBEDDINGS_API_KEY") or env.get("OPENAI_API_KEY", ""),
         metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
         chat_stop_on_disconnect=_flag(env.get("CHAT_STOP_ON_DISCONNECT", "true"), "CHAT_STOP_ON_DISCONNECT"),
         **numbers,
@@ -357,6 +372,12 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("DBOS_POOL_SIZE", str(Settings.dbos_pool_size),
      "PostgreSQL: DBOS's pool; one replica opens at most the three sizes + 2 connections"),
     ("LLM_TEMPERATURE", "per call kind", "sampling temperature sent to the provider"),
+    ("EMBEDDINGS", "local",
+     "local: passages are also embedded by the bundled multilingual model (hybrid search); off: BM25 alone"),
+    ("EMBEDDING_WORKERS", str(Settings.embedding_workers), "threads embedding passages in the background"),
+    ("EMBEDDINGS_BASE_URL", "unset", "an OpenAI-compatible embeddings endpoint, used instead of the local model"),
+    ("EMBEDDINGS_MODEL", "unset", "the model name sent to EMBEDDINGS_BASE_URL (required with it)"),
+    ("EMBEDDINGS_API_KEY", "OPENAI_API_KEY", "the key of EMBEDDINGS_BASE_URL"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
     ("LOG_MODEL_IO", "false", "true: log every model request and answer"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),

@@ -12,6 +12,8 @@ from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.types import Receive, Scope, Send
 
+from agents.embeddings import LocalE5
+from agents.embeddings import available as embeddings_available
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import metrics
@@ -19,6 +21,7 @@ from app.clock import now
 from app.config import Settings, from_env
 from app.contract.schemas import Health
 from app.errors import NotReadyError
+from app.llm.embeddings import RemoteEmbedder
 from app.protocols import agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
@@ -35,6 +38,7 @@ from app.store.filestore import open_store
 from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
 from app.store.search import IndexRetriever
+from app.store.vectors import VectorIndex
 from app.web import docs, middleware, page
 from app.web import events as event_routes
 from app.web import files as file_routes
@@ -122,10 +126,18 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     journal = Journal(repo, cursors)
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)
-    documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages)
+    vectors = None
+    if settings.embeddings != "off" and settings.embeddings_base_url:
+        embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
+                                  settings.llm_timeout_seconds, settings.llm_max_retries)
+        vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
+    elif settings.embeddings == "local" and embeddings_available():
+        vectors = VectorIndex(chunks, LocalE5(), max(1, settings.embedding_workers))
+    documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
+                          vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(chunks), rounds=RoundData(repo, storage, documents, journal), clock=now)
+                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal), clock=now)
 
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:

@@ -3,9 +3,11 @@
     .venv/bin/python bench/quality.py
 
 Sections (each a function returning its figures, printed by `main`):
-- question answering: the question set of tests/question_set.py (en/de/fr, four documents per
-  question, three of them distractors), answered by the offline analyst (BM25 over
+- question answering: the tuning question set of tests/question_set.py (en/de/fr, four documents
+  per question, three of them distractors), answered by the offline analyst (BM25 over
   Snowball-stemmed passages) beside a baseline that quotes the paragraph sharing the most words;
+- retrieval on both question sets, tuning and held-out (bench/retrieval_sets.py): recall@5 of the
+  answer passage and the answer-quoted rate for BM25 alone, vectors alone and hybrid;
 - table fidelity: cells of every table-bearing corpus document found equal, at the same place,
   in the delivered workbook (cells equal / cells in the source), for the tables kept from the
   document's structure and for the old path that re-split the flattened text;
@@ -37,6 +39,9 @@ from tests.agents.conftest import load_document, play_round  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.fidelity import TABLE_DOCS, compare, source_tables, workbook_tables  # noqa: E402
 from tests.question_set import GROUPS, QUESTIONS, correct, keyword_baseline  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import retrieval_sets  # noqa: E402
 
 UDHR_LANGUAGES = {
     "English": "en", "French": "fr", "German, Standard (1996)": "de", "Spanish": "es", "Italian": "it",
@@ -137,6 +142,7 @@ def language_detection() -> list[tuple[str, int, int, int, int, str, float]]:
 
 def main() -> None:
     print_question_set(*asyncio.run(question_set_scores()))
+    retrieval_sets.main()  # both question sets: BM25, vectors, hybrid
     print("Table fidelity (cells equal / cells in the source), delivered workbook vs text re-split:")
     rows = table_fidelity()
     for name, now, before, total in rows:

@@ -87,6 +87,8 @@ def plan_of(n_tasks: int, agent: str = "analyst", chain: bool = False) -> dict[s
 
 
 def settings_for(tmp: Path, database_url: str = "", **overrides: Any) -> Settings:
+    # Embedding (seconds of CPU per document) only where a test asks for it: EMBEDDINGS=local.
+    overrides.setdefault("embeddings", "off")
     return replace(Settings(data_dir=tmp / "data", database_url=database_url), **overrides)
 
 

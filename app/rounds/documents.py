@@ -21,6 +21,7 @@ from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
 from app.store.search import INDEXED_STATUSES, build_rows
 from app.store.tables import ExtractionRow, FileRow
+from app.store.vectors import VectorIndex
 from extractors.base import ContentItem, Extraction
 from extractors.registry import failure, finish
 from extractors.runner import extract_isolated
@@ -60,12 +61,13 @@ class Documents:
     """Extracts files for rounds and builds what agents read."""
 
     def __init__(self, repo: Repository, storage: BlobStore, timeout: float, chunks: ChunkStore | None = None,
-                 max_passages: int = 0) -> None:
+                 max_passages: int = 0, vectors: VectorIndex | None = None) -> None:
         self.repo = repo
         self.storage = storage
         self.timeout = timeout
         self.chunks = chunks or ChunkStore(repo.db)
         self.max_passages = max_passages  # indexed of one file (MAX_INDEXED_PASSAGES); 0: all
+        self.vectors = vectors
 
     async def extract(self, file: FileRow, password: str | None = None) -> Extraction:
         """The file's content items; the same bytes (and password) are extracted once."""
@@ -86,6 +88,7 @@ class Documents:
             if password is None and result.status in INDEXED_STATUSES and not await self.chunks.indexed([file.sha256]):
                 try:  # cached before the index was: build it now
                     await self.chunks.add(file.sha256, await build_rows(result.items, self.max_passages))
+                    self._embed(file.sha256)
                 except Exception:  # noqa: BLE001 - the index is an aid; the file was read
                     log.exception("the full-text index of file %s could not be stored", file.id)
             record_extraction(file.mime.split(";", 1)[0].strip(), "cached", time.perf_counter() - t0)
@@ -115,10 +118,18 @@ class Documents:
                                   items=msgspec.to_builtins(result.items), warnings=list(result.warnings)),
                     file.sha256, rows,
                 )
+                if rows:
+                    self._embed(file.sha256)
             except Exception:  # noqa: BLE001 - one file's storage problem must not fail the round
                 log.exception("the extraction of file %s could not be stored", file.id)
                 result = not_stored(file, result.mime)
         return Reading(result, False, time.perf_counter() - t0)
+
+    def _embed(self, sha256: str) -> None:
+        """The file's chunks were (re)stored: its vectors are made in the background."""
+        if self.vectors is not None:
+            self.vectors.forget([sha256])
+            self.vectors.schedule([sha256])
 
 
 def _reader_failed(result: Extraction) -> bool:

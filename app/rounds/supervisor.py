@@ -175,6 +175,8 @@ class Engine:
         if self.replicas is not None:
             await self.replicas.leave()
         DBOS.destroy()
+        if self.rt.documents.vectors is not None:
+            await self.rt.documents.vectors.close()
         if self.listener is not None:
             await self.listener.stop()
         await self.rt.db.dispose()

@@ -3,26 +3,34 @@ matching chunks of a round's documents (agents.retrieval ranks; this module feed
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from agents.base import DocumentText, Passage
+from agents.embeddings import scores_order as vector_order_of
 from agents.retrieval import (
     Candidate,
+    bm25,
     chunk_items,
     chunk_terms,
     document_language,
+    hybrid,
     query_terms,
     rank,
     rank_documents,
     searched_terms,
 )
 from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
-from app.store.repository.chunks import ChunkStore
+from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
+from app.store.repository.chunks import ChunkStore, StoredChunk
+from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
 
 INDEXED_STATUSES = ("ok", "partial")
+log = logging.getLogger(__name__)
 
 
 def text_items(items: Sequence[ContentItem]) -> list[tuple[str, str]]:
@@ -54,10 +62,13 @@ async def build_rows(items: Sequence[ContentItem], limit: int = 0) -> list[dict[
 
 class IndexRetriever:
     """Passages from the full-text index; documents it does not hold are ranked in memory with the
-    same function, in one BM25 ranking."""
+    same function, in one BM25 ranking. With a `VectorIndex`, the files whose vectors exist are
+    also ranked by their nearness to the question, and the two rankings fused
+    (`agents.retrieval.hybrid`); the passages then say `method="hybrid"`, else `"keyword"`."""
 
-    def __init__(self, store: ChunkStore) -> None:
+    def __init__(self, store: ChunkStore, vectors: VectorIndex | None = None) -> None:
         self.store = store
+        self.vectors = vectors
 
     async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]:
         by_sha = {d.sha256: d for d in documents if d.sha256}
@@ -73,27 +84,57 @@ class IndexRetriever:
         shas = [d.sha256 for d in stored]
         total, average = await self.store.stats(shas)
         searched_for = searched_terms(terms)  # with the alternatives BM25 counts as query terms
-        found = await self.store.match(shas, searched_for)
-        candidates = [Candidate(key=("db", c), terms=c.terms, text=c.text) for c in found]
+        found = {c.id: c for c in await self.store.match(shas, searched_for)}
+        candidates = [Candidate(key=("db", c.id), terms=c.terms, text=c.text) for c in found.values()]
         wanted = set(searched_for)
-        candidates += [Candidate(key=("mem", (doc, chunk)), terms=t, text=chunk.text) for doc, chunk, _, t in memory
+        candidates += [Candidate(key=("mem", i), terms=t, text=chunk.text) for i, (_, chunk, _, t) in enumerate(memory)
                        if wanted & set(t)]
         mem_lengths = [len(t) for _, _, _, t in memory]
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
-        ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
+        nearest = await self._nearest(query, shas, found)
+        if nearest is None:
+            ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
+            how = "keyword"
+        else:
+            scored = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
+            ranked = hybrid(query, terms, scored, nearest, searched)
+            how = "hybrid"
         out = []
         for score, cand in ranked[:k]:
             kind, value = cand.key  # type: ignore[misc]
             if kind == "db":
-                doc = by_sha[value.sha256]
-                out.append(Passage(name=doc.name, text=value.text, score=score, file_id=doc.file_id,
-                                   page=value.page, sheet=value.sheet, section=value.section))
-            else:
-                doc, chunk = value
+                chunk = found[value]
+                doc = by_sha[chunk.sha256]
                 out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id,
-                                   page=chunk.page, sheet=chunk.sheet, section=chunk.section))
+                                   page=chunk.page, sheet=chunk.sheet, section=chunk.section, method=how))
+            else:
+                doc, chunk, _, _ = memory[value]
+                out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id,
+                                   page=chunk.page, sheet=chunk.sheet, section=chunk.section, method=how))
         return out
+
+    async def _nearest(self, query: str, shas: Sequence[str], found: dict[int, StoredChunk]) -> list[tuple[float, Candidate]] | None:
+        """The chunks nearest the question among the files whose vectors exist (added to `found`),
+        or None when none has vectors yet (they are being made: BM25 alone answers meanwhile)."""
+        if self.vectors is None:
+            return None
+        ready = [s for s in shas if s in await self.vectors.ready(shas)]
+        if not ready:
+            return None
+        matrices = [await self.vectors.matrix(sha) for sha in ready]
+        try:
+            question = await off_loop(self.vectors.embedder.query, query)
+        except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
+            log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
+            return None
+        ids = np.concatenate([m[0] for m in matrices])
+        scores = np.concatenate([m[1] @ question for m in matrices])
+        order = vector_order_of(scores)
+        wanted = [int(ids[i]) for i, _ in order]
+        found.update((c.id, c) for c in await self.store.chunks([i for i in wanted if i not in found]))
+        return [(score, Candidate(key=("db", int(ids[i])), terms=found[int(ids[i])].terms, text=found[int(ids[i])].text))
+                for i, score in order if int(ids[i]) in found]
 
 
 def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, Any, str, list[str]]]:

@@ -215,6 +215,19 @@ class ChunkRow(SQLModel, table=True):
     section: str | None = None
 
 
+class ChunkVectorRow(SQLModel, table=True):
+    """A chunk's embedding (agents.embeddings): float16 unit vector, with the model that made it, so
+    a change of model re-embeds rather than mixes. Built in the background after the chunks, once
+    per content hash, and removed with them."""
+
+    __tablename__ = "chunk_vectors"
+
+    chunk_id: int = Field(sa_column=Column(ID, primary_key=True, autoincrement=False))
+    sha256: str = Field(index=True)
+    model: str
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
 class ReplicaRow(SQLModel, table=True):
     """One replica (a process with its DBOS executor id) on a shared database: its heartbeat, and
     whether another replica took its rounds over. Times are the database's clock, not the replicas'."""

@@ -114,7 +114,11 @@ MESSAGE_METADATA = {
                    "plan": {"type": "object", "description": "The work plan: {tasks: [{id, agent, "
                             "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
                             "additionalProperties": True},
-                   "citations": {"type": "array", "items": CITATION}},
+                   "citations": {"type": "array", "items": CITATION},
+                   "retrieval": {"type": "string", "enum": ["hybrid", "keyword"],
+                                 "description": "How an answer's passages were found: keyword and vector "
+                                                "search fused, or keyword (BM25) alone while the files' "
+                                                "vectors are still being made or embeddings are off."}},
 }
 
 

@@ -75,3 +75,12 @@ def test_cors_origins_are_read_and_checked():
         "http://localhost:3000", "https://app.example")
     with pytest.raises(SettingsError, match="CORS_ORIGINS"):
         from_env({"CORS_ORIGINS": "localhost:3000"})
+
+
+def test_embeddings_are_local_by_default_off_on_request_and_anything_else_is_refused():
+    from app.config import SettingsError, from_env
+
+    assert from_env({}).embeddings == "local" and from_env({}).embedding_workers == 1
+    assert from_env({"EMBEDDINGS": "OFF", "EMBEDDING_WORKERS": "2"}).embeddings == "off"
+    with pytest.raises(SettingsError, match="EMBEDDINGS must be local or off"):
+        from_env({"EMBEDDINGS": "remote"})

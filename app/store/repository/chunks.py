@@ -10,9 +10,10 @@ from sqlalchemy import bindparam, delete, func, select, text
 from sqlalchemy.engine import Connection
 
 from app.store.database import Database
-from app.store.tables import ChunkRow
+from app.store.tables import ChunkRow, ChunkVectorRow
 
 C = ChunkRow
+V = ChunkVectorRow
 CANDIDATES = 2000  # chunks fetched per query at most, best first by the database's own rank
 
 
@@ -45,7 +46,18 @@ def delete_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> 
     if is_sqlite:
         conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE sha256 IN :shas)")
                      .bindparams(bindparam("shas", expanding=True)), {"shas": list(shas)})
+    conn.execute(delete(V).where(V.sha256.in_(list(shas))))
     conn.execute(delete(C).where(C.sha256.in_(list(shas))))
+
+
+def replace_vectors_tx(conn: Connection, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
+    """A file's chunk vectors by `model`, in place of any it had (by another model); nothing when
+    its chunks were removed meanwhile (the file was deleted while it was embedded)."""
+    ids = {i for (i,) in conn.execute(select(C.id).where(C.sha256 == sha256))}
+    conn.execute(delete(V).where(V.sha256 == sha256))
+    kept = [{"chunk_id": i, "sha256": sha256, "model": model, "vector": blob} for i, blob in rows if i in ids]
+    if kept:
+        conn.execute(V.__table__.insert(), kept)
 
 
 class ChunkStore:
@@ -83,6 +95,44 @@ class ChunkStore:
             count, average = (await conn.execute(
                 select(func.count(), func.avg(C.length)).where(C.sha256.in_(list(shas))))).one()
             return int(count or 0), float(average or 0.0)
+
+    async def embedded(self, shas: Sequence[str], model: str) -> set[str]:
+        """The content hashes among `shas` whose chunks all have a vector by `model`."""
+        if not shas:
+            return set()
+        async with self.db.reader.connect() as conn:
+            chunks = dict((await conn.execute(
+                select(C.sha256, func.count()).where(C.sha256.in_(list(shas))).group_by(C.sha256))).all())
+            vectors = dict((await conn.execute(
+                select(V.sha256, func.count()).where(V.sha256.in_(list(shas)), V.model == model)
+                .group_by(V.sha256))).all())
+        return {sha for sha, n in chunks.items() if vectors.get(sha) == n}
+
+    async def texts(self, sha256: str) -> list[tuple[int, str]]:
+        """(chunk id, text) of a file's chunks, in order."""
+        async with self.db.reader.connect() as conn:
+            rows = await conn.execute(select(C.id, C.text).where(C.sha256 == sha256).order_by(C.seq))
+            return [(int(i), t) for i, t in rows]
+
+    async def vectors(self, sha256: str, model: str) -> list[tuple[int, bytes]]:
+        """(chunk id, stored vector) of a file's chunks by `model`."""
+        async with self.db.reader.connect() as conn:
+            rows = await conn.execute(select(V.chunk_id, V.vector).where(V.sha256 == sha256, V.model == model)
+                                      .order_by(V.chunk_id))
+            return [(int(i), bytes(v)) for i, v in rows]
+
+    async def add_vectors(self, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
+        await self.db.run_write(replace_vectors_tx, sha256, model, rows)
+
+    async def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
+        """The chunks with these ids (those still there)."""
+        if not ids:
+            return []
+        async with self.db.reader.connect() as conn:
+            rows = await conn.execute(select(C.id, C.sha256, C.seq, C.text, C.terms, C.page, C.sheet, C.section)
+                                      .where(C.id.in_(list(ids))))
+            return [StoredChunk(id=r.id, sha256=r.sha256, seq=r.seq, text=r.text, terms=r.terms.split(),
+                                page=r.page, sheet=r.sheet, section=r.section) for r in rows]
 
     async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[StoredChunk]:
         """The chunks of these files holding any of the terms."""

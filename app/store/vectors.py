@@ -1,0 +1,151 @@
+"""The chunk vectors of the search index: built in the background, read into memory once per file.
+
+A file's chunks are embedded once per content hash, after its full-text rows are stored, by a
+worker pool of `workers` threads (the embedder runs in C with the GIL released, so the event
+loop keeps serving while it works). A round never waits for them: `IndexRetriever` ranks a
+file by BM25 alone until its vectors exist, and says so in the answer's `retrieval` metadata.
+Vectors carry the model that made them; a file whose vectors were made by another model (the
+operator changed it) is embedded again the first time it is searched, never mixed.
+
+Read back, a file's vectors are kept in memory as one float32 matrix (they never change once
+complete), so a query costs one matrix product over the files in reach, not a table scan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from agents.embeddings import Embedder, from_blobs, to_blob
+from app.store.repository.chunks import ChunkStore
+
+log = logging.getLogger(__name__)
+BATCH = 16  # chunks per embedding call: short enough that a shutdown or a delete is not held up
+CACHED_ROWS = 400_000  # vectors kept in memory at most (float32, 384 dimensions: about 600 MB)
+
+
+NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
+
+
+def _background() -> None:
+    """An embedding thread yields the CPU to the service's own work (Linux: a thread has its own niceness)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+
+
+class VectorIndex:
+    """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
+
+    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._queue: asyncio.Queue[str] | None = None
+        self._queued: set[str] = set()
+        self._tasks: list[asyncio.Task] = []
+        self._ready: set[str] = set()  # files whose vectors by this model are complete
+        self._matrices: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._rows = 0
+
+    @property
+    def model(self) -> str:
+        return self.embedder.name
+
+    def schedule(self, shas: Sequence[str]) -> None:
+        """Embed these files' chunks in the background (those not done or queued already)."""
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed",
+                                            initializer=_background)
+            self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
+        for sha in shas:
+            if sha and sha not in self._queued and sha not in self._ready:
+                self._queued.add(sha)
+                self._queue.put_nowait(sha)
+
+    async def ready(self, shas: Sequence[str]) -> set[str]:
+        """The files among `shas` whose vectors exist; the others are scheduled."""
+        unknown = [s for s in shas if s not in self._ready]
+        if unknown:
+            self._ready |= await self.store.embedded(unknown, self.model)
+        missing = [s for s in shas if s not in self._ready]
+        if missing:
+            self.schedule(missing)
+        return {s for s in shas if s in self._ready}
+
+    async def matrix(self, sha: str) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, vectors as rows) of a file whose vectors are ready."""
+        found = self._matrices.get(sha)
+        if found is None:
+            rows = await self.store.vectors(sha, self.model)
+            found = (np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows]))
+            self._matrices[sha] = found
+            self._rows += len(rows)
+            while self._rows > CACHED_ROWS and len(self._matrices) > 1:
+                _, (ids, _) = self._matrices.popitem(last=False)
+                self._rows -= len(ids)
+        else:
+            self._matrices.move_to_end(sha)
+        return found
+
+    def forget(self, shas: Sequence[str]) -> None:
+        """Drop what is known of files whose chunks were removed."""
+        for sha in shas:
+            self._ready.discard(sha)
+            if (gone := self._matrices.pop(sha, None)) is not None:
+                self._rows -= len(gone[0])
+
+    async def embed_now(self, sha: str) -> None:
+        """Embed one file's chunks (what a worker does per file)."""
+        chunks = await self.store.texts(sha)
+        loop = asyncio.get_running_loop()
+        rows: list[tuple[int, bytes]] = []
+        for start in range(0, len(chunks), BATCH):
+            batch = chunks[start:start + BATCH]
+            vectors = await loop.run_in_executor(self._pool, self.embedder.passages, [t for _, t in batch])
+            rows += [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
+        await self.store.add_vectors(sha, self.model, rows)
+        self._ready.add(sha)
+        self._matrices.pop(sha, None)
+
+    async def _work(self) -> None:
+        assert self._queue is not None
+        while True:
+            sha = await self._queue.get()
+            try:
+                await self.embed_now(sha)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - vectors are an aid: the file stays searchable by BM25
+                log.exception("the vectors of file %s could not be made", sha[:12])
+            finally:
+                self._queued.discard(sha)
+
+    async def idle(self) -> None:
+        """Wait until every scheduled file is embedded (tests, benchmarks)."""
+        while self._queued:
+            await asyncio.sleep(0.05)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        self._queue = None
+        self._queued.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        if (close := getattr(self.embedder, "close", None)) is not None:
+            close()

@@ -1,0 +1,82 @@
+"""The chunk vectors of the search index (SQLite and PostgreSQL): made in the background once per
+file, recorded with their model, made again (never mixed) when the model changes, removed with
+the file's chunks; a search fuses them with BM25 once they exist."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import DocumentText
+from app.store.database import Database
+from app.store.repository.chunks import ChunkStore, delete_chunks_tx
+from app.store.search import IndexRetriever, chunk_rows
+from app.store.vectors import VectorIndex
+from extractors.base import ContentItem
+
+
+class HashEmbedder:
+    """A stand-in model: a unit vector per text from its hash (the same text, the same vector)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.texts: list[str] = []
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += texts
+        return np.stack([self.query(t) for t in texts])
+
+    def query(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        v = np.random.default_rng(seed).standard_normal(16).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+
+TEXT = ("The tower was completed in 1874. Its lamp could be seen from far away.\n\n"
+        "The last keeper left in 1961, when the light was automated.")
+
+
+async def test_vectors_are_made_once_by_their_model_again_for_another_and_go_with_the_chunks(tmp_path, database_url):
+    db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    try:
+        store = ChunkStore(db)
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TEXT)]
+        await store.add("sha-a", chunk_rows(items))
+        first = HashEmbedder("model-a")
+        index = VectorIndex(store, first)
+        assert await index.ready(["sha-a"]) == set()  # none yet: scheduled, and the caller goes on
+        await index.idle()
+        assert await store.embedded(["sha-a"], "model-a") == {"sha-a"}
+        assert await index.ready(["sha-a"]) == {"sha-a"}
+        made = len(first.texts)
+        assert made >= 1
+        index.schedule(["sha-a"])  # done already: not made again
+        await index.idle()
+        assert len(first.texts) == made
+        await index.close()
+
+        # The operator changed the model: the file is embedded again by it, the old vectors replaced.
+        second = HashEmbedder("model-b")
+        index = VectorIndex(store, second)
+        assert await index.ready(["sha-a"]) == set()
+        await index.idle()
+        assert await store.embedded(["sha-a"], "model-b") == {"sha-a"}
+        assert await store.embedded(["sha-a"], "model-a") == set()
+        assert [len(v) for _, v in await store.vectors("sha-a", "model-b")] == [16 * 2] * made  # float16
+
+        # A search over a file with vectors fuses them with BM25 and says so.
+        doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
+                           file_id=1, sha256="sha-a")
+        found = await IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        assert found and {p.method for p in found} == {"hybrid"}
+        assert "1874" in found[0].text
+        assert {p.method for p in await IndexRetriever(store).search("tower", [doc], 3)} == {"keyword"}
+
+        await db.run_write(delete_chunks_tx, ["sha-a"], db.is_sqlite)
+        assert await store.vectors("sha-a", "model-b") == []
+        await index.close()
+    finally:
+        await db.dispose()
