@@ -30,8 +30,6 @@ log = logging.getLogger("foreman.drafts")
 
 BATCH_SECONDS = 0.05  # a draft's text reaches other processes at most this late
 NOTIFY_CHARS = 1000  # characters per notification: escaped, at most 6 bytes each, under PostgreSQL's 8000
-KEEPALIVE_SECONDS = 5.0  # a writer says its silent drafts are still being written this often
-REMOTE_IDLE_SECONDS = 15.0  # a copy not heard of for this long was written by a process that died
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -151,7 +149,11 @@ class Drafts:
     """This process's drafts (its own and other processes' copies), by workflow, and the waking of
     the streams that send them."""
 
-    def __init__(self, touch_text: Callable[[str], None], touch: Callable[[str], None]) -> None:
+    def __init__(self, touch_text: Callable[[str], None], touch: Callable[[str], None],
+                 idle_seconds: float = 15.0) -> None:
+        # A copy not heard of for `idle_seconds` (HEARTBEAT_TIMEOUT_SECONDS: when the replica would be
+        # taken over) was written by a process that died; writers speak up three times as often.
+        self.idle_seconds = idle_seconds
         self.tag = "".join(secrets.choice(_DIGITS) for _ in range(5))
         self._numbers = itertools.count(1)
         self.touch_text = touch_text  # text was added: wake the workflow's streams to send it
@@ -279,7 +281,7 @@ class Drafts:
             self._sent_at[draft_id] = now
         for drafts in self.live.values():  # a silent writer says it is alive
             for draft in drafts.values():
-                if draft.id.startswith(self.tag) and now - self._sent_at.get(draft.id, 0.0) > KEEPALIVE_SECONDS:
+                if draft.id.startswith(self.tag) and now - self._sent_at.get(draft.id, 0.0) > self.idle_seconds / 3:
                     payloads.append(self._text_payload(draft, draft.length, ""))
                     self._sent_at[draft.id] = now
         payloads += self._control
@@ -329,11 +331,11 @@ class Drafts:
 
     async def _sweep_forever(self) -> None:
         while any(not d.startswith(self.tag) for w in self.live.values() for d in w):
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(min(1.0, self.idle_seconds / 4))
             now = time.monotonic()
             for drafts in list(self.live.values()):
                 for draft in list(drafts.values()):
-                    if not draft.id.startswith(self.tag) and now - draft.touched > REMOTE_IDLE_SECONDS:
+                    if not draft.id.startswith(self.tag) and now - draft.touched > self.idle_seconds:
                         log.info("Draft %s of %s: its writer went silent; discarded.", draft.id, draft.workflow_id)
                         self.drop(draft, discarded=True)
 
