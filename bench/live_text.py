@@ -17,7 +17,9 @@ All figures come from one run of this script; they print, nothing asserts.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import re
 import statistics
 import tempfile
 import threading
@@ -82,7 +84,8 @@ def _server(tmp: Path, stub: OpenAIStub, name: str, cwd: Path | None = None) -> 
 
 def delays(tmp: Path, rounds: int) -> None:
     with OpenAIStub() as stub:
-        stub.default = lambda body: _plan(1) if request_schema(body) else " ".join(
+        answers = itertools.count(1)  # each answer its own text, to find it in the stream
+        stub.default = lambda body: _plan(1) if request_schema(body) else f"answer{next(answers)} " + " ".join(
             f"word{n}" for n in range(60)) + "."
         stub.pace = Pace(chars=4, delay=0.02)
         server = _server(tmp, stub, "delays")
@@ -141,7 +144,7 @@ def first_word(tmp: Path) -> None:
                         if line.startswith("data: {"):
                             text += "".join((c.get("delta") or {}).get("content") or ""
                                             for c in json.loads(line[6:])["choices"])
-                            if '"objUserResponse":"' in text and not text.endswith('"objUserResponse":"'):
+                            if re.search(r'"objUserResponse":\s*"[^"]', text):
                                 direct.append(time.monotonic() - t0)
                                 break
             through = []

@@ -399,9 +399,17 @@ class OpenAIStub:
             record.status = 200
             return  # uvicorn closes the connection because the response is incomplete
         if isinstance(behaviour, StreamError):
-            record.bytes_sent = await _send_events(send, [
-                {"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": None}]},
-                {"error": {"message": behaviour.message, "code": behaviour.code}}])
+            first = {"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": None}]}
+            error = {"error": {"message": behaviour.message, "code": behaviour.code}}
+            if self.pace.pause_seconds:  # the half answer is on its way a while before the error
+                record.bytes_sent = await _send_events(send, [first], end=False)
+                await asyncio.sleep(self.pace.pause_seconds)
+                chunk = f"data: {json.dumps(error)}\n\n".encode()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                record.bytes_sent += len(chunk)
+            else:
+                record.bytes_sent = await _send_events(send, [first, error])
             record.status = 200
             return
         finish = "stop"

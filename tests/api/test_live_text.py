@@ -102,3 +102,22 @@ def test_a_draft_stopped_mid_call_is_discarded_and_nothing_follows_the_stop(tmp_
         assert partial <= set(text.discarded)
         assert not text.drafts and not text.errors
         wait_for(lambda: client.get(f"/api/workflows/{wid}/status").json()["status"] == "stopped", 10, "stopped")
+
+
+def test_a_draft_whose_call_is_retried_is_discarded_and_the_retry_streams_anew(tmp_path, database_url,
+                                                                               openai_stub):
+    from tests.openai_stub import StreamError
+
+    _texts(openai_stub)
+    openai_stub.pace = Pace(chars=6, delay=0.002, pause_seconds=0.5)  # the half answer, a while before its error
+    with _server(tmp_path, database_url, openai_stub) as live, live.client() as client:
+        openai_stub.script([Reply(_plan(1)), StreamError(code=503)])  # the task's first answer breaks off
+        wid = client.post("/api/workflows/start", json={"prompt": "One note."}).json()["id"]
+        text = LiveText()
+        read(f"{live.url}/api/workflows/{wid}/events", text, threading.Event(), until=done)
+        text.check()
+        assert text.status["status"] == "completed"
+        broken = [e["messageId"] for n, e in text.events if n == "delta" and "Half an ans" in e["text"]]
+        assert broken and broken[0] in text.discarded
+        task = next(m for m in text.messages.values() if m["metadata"].get("taskId"))
+        assert task["metadata"]["draftId"] != broken[0] and "Half an ans" not in task["content"]
