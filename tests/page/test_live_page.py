@@ -35,6 +35,7 @@ def test_the_text_grows_with_a_caret_and_the_message_replaces_it_in_place(stream
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1100, "height": 600})
         page.set_default_timeout(TIMEOUT)
+        expect.set_options(timeout=TIMEOUT)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(live.url + "/")
