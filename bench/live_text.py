@@ -174,8 +174,9 @@ def cpu(tmp: Path, rounds: int = 3) -> None:
     for label, cwd in (("today (/work/main)", Path("/work/main")), ("live text", None)):
         with OpenAIStub() as stub:
             stub.default = lambda body: _plan(4) if request_schema(body) else " ".join(
-                f"word{n}" for n in range(90)) + "."
+                f"word{n}" for n in range(260)) + "."
             stub.pace = Pace(chars=4, delay=0.0)
+            (tmp / label.split()[0]).mkdir(parents=True, exist_ok=True)
             server = _server(tmp / label.split()[0], stub, "cpu", cwd=cwd)
             try:
                 assert server.process is not None
