@@ -4,6 +4,7 @@ draft with a caret before the message is complete, and the message replaces it i
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -22,7 +23,6 @@ def streaming() -> Iterator[tuple[LiveServer, OpenAIStub]]:
         mp.setattr(stub, "default", lambda body: json.dumps(plan_of(1, agent="writer")) if request_schema(body)
                    else WORDS)
         stub.pace = Pace(chars=6, delay=0.03)
-        import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             settings = settings_for(Path(tmp), openai_base_url=stub.base_url, openai_api_key="test-key")
             with LiveServer(settings) as live:
