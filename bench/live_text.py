@@ -45,6 +45,7 @@ def _read(url: str, received: dict[str, list[tuple[float, int]]], done: threadin
     """Read a stream: per draft, (time, characters had) at each delta; until the round ends."""
     have: dict[str, int] = {}
     with httpx.Client(timeout=httpx.Timeout(60, read=120)) as client, client.stream("GET", url) as response:
+        received["connected"] = time.monotonic()  # type: ignore[assignment]
         name = ""
         for line in response.iter_lines():
             if line.startswith("event:"):
@@ -90,17 +91,15 @@ def delays(tmp: Path, rounds: int) -> None:
         stub.pace = Pace(chars=4, delay=0.02)
         server = _server(tmp, stub, "delays")
         try:
-            with server.client() as client:
-                ids = [client.post("/api/workflows/start", json={"prompt": f"Note {n}."}).json()["id"]
-                       for n in range(rounds)]
             streams = []
-            for wid in ids:
-                received: dict = {}
-                done = threading.Event()
-                thread = threading.Thread(target=_read, args=(f"{server.url}/api/workflows/{wid}/events", received,
-                                                              done, []), daemon=True)
-                thread.start()
-                streams.append((received, done))
+            with server.client() as client:
+                for n in range(rounds):  # each round's reader starts as soon as its round is
+                    wid = client.post("/api/workflows/start", json={"prompt": f"Note {n}."}).json()["id"]
+                    received: dict = {}
+                    done = threading.Event()
+                    threading.Thread(target=_read, args=(f"{server.url}/api/workflows/{wid}/events", received,
+                                                         done, []), daemon=True).start()
+                    streams.append((received, done))
             for _, done in streams:
                 done.wait(300)
             lags = []
@@ -113,6 +112,8 @@ def delays(tmp: Path, rounds: int) -> None:
                         if base < 0 or not draft:
                             continue
                         for sent, chars in record.pieces:
+                            if sent < received["connected"]:
+                                continue  # written before the reader was there: not a delay of ours
                             want = base + min(chars, len(record.text.rstrip()))
                             got = next((t for t, n in draft if n >= want), None)
                             if got is not None:
