@@ -11,7 +11,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
 from agents.memory import previous_requests, refers_back
-from agents.model import ModelRequest
+from agents.model import ModelRequest, no_draft
 from agents.outputs import text_files
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
@@ -177,14 +177,15 @@ class Analyst:
             text = doc.text
             if await count_tokens_off_loop(text) > per_doc:
                 # Keep only what bears on the question, so every document fits the final call.
-                text = await map_reduce(
-                    ledger, agent=self.name, kind="answer", text=text, budget=budget,
-                    map_system=f"Quote verbatim the passages of this part that help answer: "
-                               f"{question}\nAnswer NONE if there are none.",
-                    reduce_system=f"Merge these quoted passages, keeping those that help answer: "
-                                  f"{question}",
-                    hints=hints, doc=doc_facts(doc),
-                )
+                with no_draft():  # material for the answer, not the answer
+                    text = await map_reduce(
+                        ledger, agent=self.name, kind="answer", text=text, budget=budget,
+                        map_system=f"Quote verbatim the passages of this part that help answer: "
+                                   f"{question}\nAnswer NONE if there are none.",
+                        reduce_system=f"Merge these quoted passages, keeping those that help answer: "
+                                      f"{question}",
+                        hints=hints, doc=doc_facts(doc),
+                    )
             material.append(doc_facts(doc, text=text))
         # Condensed documents can still add up to more than one request holds.
         for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):

@@ -96,7 +96,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                 purpose="reduce",
                 messages=messages(reduce_system, "\n\n---\n\n".join(group)),
                 agent=agent,
-                hints=dict(hints, kind=kind, partials=group, documents=[dict(doc)]),
+                hints=dict(hints, kind=kind, partials=group, documents=[dict(doc)], last=len(groups) == 1),
                 max_tokens=output_budget(ledger.model, agent),
             )
             reduced.append((await ledger.ask(request)).text)

@@ -178,3 +178,58 @@ def use_budget(budget: RetryBudget) -> Iterator[RetryBudget]:
         yield budget
     finally:
         current_budget.reset(token)
+
+
+class TextSink(Protocol):
+    """Where the text of a model call goes while it is written: the draft of the message it will
+    become (`app.drafts`). A model client calls `text` with each piece as it arrives, and `retract`
+    when what one call wrote will not be kept (the call is retried or asked again)."""
+
+    def text(self, piece: str) -> None: ...
+
+    def lead(self, text: str) -> None: ...
+
+    def mark(self) -> int: ...
+
+    def retract(self, mark: int) -> None: ...
+
+
+# The draft the prose calls of this context write into (None: nothing streams).
+current_draft: ContextVar[TextSink | None] = ContextVar("foreman_draft", default=None)
+
+# The calls whose text is the message's (or, for the plan, whose `STREAMED_FIELD` is):
+# intermediate map calls and repairs of a tool's JSON are not.
+STREAMED_PURPOSES = frozenset({"plan", "task", "final"})
+STREAMED_FIELD = "objUserResponse"  # of a structured answer: the part the user reads
+
+
+def sink_for(request: ModelRequest) -> TextSink | None:
+    """The draft a call's text streams into, if the call writes the message's prose (a reduce
+    only when it is the last, `hints["last"]`)."""
+    sink = current_draft.get()
+    if sink is None:
+        return None
+    if request.schema is not None and request.schema_name != "plan":  # a tool's JSON is no prose
+        return None
+    if request.purpose in STREAMED_PURPOSES or (request.purpose == "reduce" and request.hints.get("last")):
+        return sink
+    if request.purpose == "repair" and request.schema_name == "plan":
+        return sink
+    return None
+
+
+def lead(text: str) -> None:
+    """Words of the message that come before the model's next streamed text (a heading)."""
+    sink = current_draft.get()
+    if sink is not None:
+        sink.lead(text)
+
+
+@contextmanager
+def no_draft() -> Iterator[None]:
+    """Calls in this context do not stream (a task's helper calls whose text is not the message's)."""
+    token = current_draft.set(None)
+    try:
+        yield
+    finally:
+        current_draft.reset(token)

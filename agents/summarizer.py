@@ -6,7 +6,7 @@ from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
-from agents.model import ModelRequest
+from agents.model import ModelRequest, lead
 from agents.outputs import text_files
 from agents.phrases import say
 from agents.toolkit.tokens import count_tokens_off_loop
@@ -28,8 +28,10 @@ class Summarizer:
             return TaskResult(text=say("no_documents", context.language))
         sections = []
         for doc in docs:
+            heading = f"## {say('summary_of', context.language, doc=doc.name)}\n\n"
+            lead(("\n\n" if sections else "") + heading)  # streamed with the summary that follows
             summary = await summarize_document(ledger, task, context, doc, agent=self.name)
-            sections.append(f"## {say('summary_of', context.language, doc=doc.name)}\n\n{summary}")
+            sections.append(f"{heading}{summary}")
         text = "\n\n".join(sections)
         files = text_files(task, text, title=say("summary_of", context.language,
                                                    doc=", ".join(d.name for d in docs)))

@@ -6,7 +6,7 @@ from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, language_name, task_documents
-from agents.model import ModelRequest
+from agents.model import ModelRequest, lead
 from agents.outputs import stem_of, text_files
 from agents.phrases import language_label, say, target_language
 from agents.toolkit.tokens import chunk_text
@@ -44,7 +44,12 @@ class Translator:
                 continue
             chunks = chunk_text(doc.text, budget)
             parts = []
+            heading = say("translation_of", context.language, doc=doc.name,
+                          target=language_label(target, context.language))
+            lead(("\n\n" if sections else "") + f"## {heading}\n\n")  # streamed with the translation
             for index, chunk in enumerate(chunks, 1):
+                if index > 1:
+                    lead("\n\n")
                 request = ModelRequest(
                     purpose="task",
                     messages=messages(system, chunk),
@@ -54,8 +59,6 @@ class Translator:
                     max_tokens=output_budget(context.model, self.name),
                 )
                 parts.append((await ledger.ask(request)).text)
-            heading = say("translation_of", context.language, doc=doc.name,
-                          target=language_label(target, context.language))
             sections.append(f"## {heading}\n\n" + "\n\n".join(parts))
         full = "\n\n".join(sections)
         default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]

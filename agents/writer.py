@@ -5,7 +5,7 @@ from __future__ import annotations
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.inputs import base_hints, language_name, task_documents
-from agents.model import ModelRequest
+from agents.model import ModelRequest, lead, no_draft
 from agents.outputs import planned, stem_of, text_file
 from agents.phrases import say
 from agents.retrieval import location
@@ -34,7 +34,8 @@ class Writer:
         for doc in task_documents(task, context) if task.inputs or not sources else []:
             text = material_of(doc)
             if await count_tokens_off_loop(text) > budget // 2:  # condense long inputs instead of cutting them
-                text = await summarize_document(ledger, task, context, doc, agent=self.name)
+                with no_draft():  # material, not the message's text
+                    text = await summarize_document(ledger, task, context, doc, agent=self.name)
             sources.append({"name": doc.name, "text": text})
         fitted = await fit_to_budget_off_loop([s["text"] for s in sources], budget)
         sources = [dict(s, text=t) for s, t in zip(sources, fitted, strict=True)]
@@ -50,6 +51,7 @@ class Writer:
             hints=dict(base_hints(task, context, self.name, "write"), title=title, sources=sources),
             max_tokens=output_budget(context.model, self.name),
         )
+        lead(say("document_written", context.language, files=", ".join(_formats(names, title))) + "\n\n")
         markdown = (await ledger.ask(request)).text
         files = [text_file(name, markdown, title) for name in _formats(names, title)]
         text = say("document_written", context.language, files=", ".join(f.name for f in files))

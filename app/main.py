@@ -25,6 +25,7 @@ from app.llm.embeddings import RemoteEmbedder
 from app.protocols import agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds.documents import Documents
+from app.rounds.drafts import Drafts
 from app.rounds.inputs import RoundData
 from app.rounds.journal import Journal
 from app.rounds.live import Changes
@@ -123,7 +124,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     storage = open_store(settings.file_store_kind, db, settings.data_dir / "files")
     changes = Changes()
     cursors = CursorCache(on_change=changes.touch)
-    journal = Journal(repo, cursors)
+    journal = Journal(repo, cursors, Drafts(changes.touch_text, changes.touch, settings.heartbeat_timeout_seconds))
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)
     vectors = None

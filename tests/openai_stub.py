@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohappyeyeballs
@@ -133,6 +133,19 @@ class Record:
     answered_at: float = 0.0  # time.monotonic() when the answer was sent
     text: str = ""  # the content of a 200 answer
     client_port: int = 0  # the client's end of the connection: requests on one connection share it
+    pieces: list[tuple[float, int]] = field(default_factory=list)  # (time.monotonic(), chars sent) per piece
+
+
+@dataclass
+class Pace:
+    """How a streamed answer is written: `chars` per piece, `delay` seconds between pieces (a model
+    writing at a pace), and one pause of `pause_seconds` after the piece that completes the first
+    `pause_after` of the text (the planner's answer, before its plan)."""
+
+    chars: int = 16
+    delay: float = 0.0
+    pause_after: str | None = None
+    pause_seconds: float = 0.0
 
 
 # --- default answers ------------------------------------------------------------------------------
@@ -191,6 +204,7 @@ class OpenAIStub:
         # Streaming requests (`"stream": true`) are answered with server-sent events.
         self.default = default
         self.delay = 0.0  # seconds every answer takes (a slow provider), on the stub's own loop
+        self.pace = Pace()  # how streamed answers are written, piece by piece
         # Response-format types ("json_schema", "json_object") refused by every Reply, and how.
         self.reject_formats: set[str] = set()
         self.reject_status = 400
@@ -385,9 +399,17 @@ class OpenAIStub:
             record.status = 200
             return  # uvicorn closes the connection because the response is incomplete
         if isinstance(behaviour, StreamError):
-            record.bytes_sent = await _send_events(send, [
-                {"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": None}]},
-                {"error": {"message": behaviour.message, "code": behaviour.code}}])
+            first = {"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": None}]}
+            error = {"error": {"message": behaviour.message, "code": behaviour.code}}
+            if self.pace.pause_seconds:  # the half answer is on its way a while before the error
+                record.bytes_sent = await _send_events(send, [first], end=False)
+                await asyncio.sleep(self.pace.pause_seconds)
+                chunk = f"data: {json.dumps(error)}\n\n".encode()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                record.bytes_sent += len(chunk)
+            else:
+                record.bytes_sent = await _send_events(send, [first, error])
             record.status = 200
             return
         finish = "stop"
@@ -414,7 +436,7 @@ class OpenAIStub:
         record.usage, record.status, record.text = usage, 200, text
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            record.bytes_sent = await _send_stream(send, answer, include_usage)
+            record.bytes_sent = await _send_stream(send, answer, include_usage, self.pace, record)
             if isinstance(behaviour, Linger):
                 if not await self._wait_gate(receive, forever=True):
                     record.disconnected = True
@@ -447,12 +469,17 @@ class OpenAIStub:
 STREAM_PIECE = 16  # characters of content per streamed chunk
 
 
-async def _send_stream(send: Callable, answer: dict[str, Any], include_usage: bool) -> int:
-    """The answer as server-sent events, the way OpenAI streams a chat completion."""
+async def _send_stream(send: Callable, answer: dict[str, Any], include_usage: bool, pace: Pace | None = None,
+                       record: Record | None = None) -> int:
+    """The answer as server-sent events, the way OpenAI streams a chat completion (at `pace`)."""
     choice = answer["choices"][0]
     text = choice["message"]["content"]
     base = {k: answer[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-    pieces = [text[i:i + STREAM_PIECE] for i in range(0, len(text), STREAM_PIECE)] or [""]
+    size = pace.chars if pace is not None else STREAM_PIECE
+    pieces = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    if pace is not None and (pace.delay or pace.pause_after):
+        return await _send_paced(send, base, pieces, choice["finish_reason"],
+                                 answer["usage"] if include_usage else None, pace, record)
     events = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": piece},
                                    "finish_reason": None}]) for piece in pieces]
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]))
@@ -473,6 +500,34 @@ async def _send_events(send: Callable, events: list[dict[str, Any]], done: bool 
     if end:
         await send({"type": "http.response.body", "body": b""})
     return sent
+
+
+async def _send_paced(send: Callable, base: dict[str, Any], pieces: list[str], finish: str,
+                      usage: dict[str, Any] | None, pace: Pace, record: Record | None) -> int:
+    """Each piece as its own event, `pace.delay` apart, with the one pause; records when each went."""
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+    sent, written, paused = 0, "", False
+    events = [dict(base, choices=[{"index": 0, "delta": {"content": p}, "finish_reason": None}]) for p in pieces]
+    events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}]))
+    if usage is not None:
+        events.append(dict(base, choices=[], usage=usage))
+    for n, event in enumerate(events):
+        chunk = f"data: {json.dumps(event)}\n\n".encode()
+        sent += len(chunk)
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if n < len(pieces):
+            written += pieces[n]
+            if record is not None:
+                record.pieces.append((time.monotonic(), len(written)))
+            if pace.pause_after and not paused and pace.pause_after in written:
+                paused = True
+                await asyncio.sleep(pace.pause_seconds)
+            elif pace.delay:
+                await asyncio.sleep(pace.delay)
+    data = b"data: [DONE]\n\n"
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+    return sent + len(data)
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:

@@ -32,6 +32,7 @@ import aiohttp
 import openai
 
 from agents.model import (
+    STREAMED_FIELD,
     Model,
     ModelBudgetError,
     ModelError,
@@ -40,11 +41,13 @@ from agents.model import (
     ModelResponse,
     Usage,
     current_budget,
+    sink_for,
 )
 from app.llm.iolog import ModelCall, log_call
 from app.llm.modes import FormatRejectedError, ModeProbes, rejects_format
 from app.llm.post import CompletionsPost
 from app.llm.retries import TransientError, backoff, is_transient, retry_after
+from app.llm.streaming import Streamer
 from app.llm.structured import (
     KIND_TEMPERATURES,
     cause,
@@ -216,11 +219,21 @@ class OpenAIModel(Model):
             raise ModelBudgetError(f"the round's token budget is spent ({budget!r})")
         body = request_body(model, messages, mode, request.schema, request.schema_name,
                             request.max_tokens or self.max_tokens, self.temperature_for(request))
+        sink = sink_for(request)
+        field = STREAMED_FIELD if request.schema is not None else None
         attempt = 0
         while True:
+            streamer = None
+            if sink is not None:  # a structured answer's draft holds one answer: a new call replaces it
+                streamer = Streamer(sink, field, 0 if field else sink.mark())
+                if field:
+                    sink.mark()
+                    sink.retract(0)
             try:
-                answer, usage = await self._attempt(body, mode, request, spent)
+                answer, usage = await self._attempt(body, mode, request, spent, streamer)
             except TransientError as failure:
+                if streamer is not None:
+                    streamer.retract()
                 if attempt >= self.max_retries:
                     raise ModelError(f"{model} at {self.base_url} failed after {attempt + 1} "
                                      f"attempts: {failure}") from failure
@@ -236,7 +249,7 @@ class OpenAIModel(Model):
             return answer
 
     async def _attempt(self, body: dict[str, Any], mode: str | None, request: ModelRequest,
-                       spent: _Spent) -> tuple[_Answer, Usage]:
+                       spent: _Spent, streamer: Streamer | None = None) -> tuple[_Answer, Usage]:
         """One streamed HTTP request; adds its cost to `spent` whatever happens."""
         started = time.monotonic()
         tokens: tuple[int, int] | None = None
@@ -269,6 +282,8 @@ class OpenAIModel(Model):
                             content = (choice.get("delta") or {}).get("content")
                             if content:
                                 parts.append(content)
+                                if streamer is not None:
+                                    streamer.feed(content)
                             finish = choice.get("finish_reason") or finish
                 finally:
                     await response.aclose()  # a stop or timeout ends the generation on the server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -12,6 +13,7 @@ from agents.errors import AgentsError
 from agents.model import ModelError, use_call_context
 from app.fsm import Event
 from app.metrics import record_transition
+from app.rounds.drafts import Drafts
 from app.store.cursors import CursorCache
 from app.store.ownership import current_claim
 from app.store.records import Appended, Cost, Decided, NewLog, NewMessage, Owner, Stopped, Wait
@@ -30,9 +32,10 @@ _INTERNAL = (AttributeError, TypeError, KeyError, IndexError, NameError, Asserti
 class Journal:
     """The one way a round writes its output; inside a round's execution, only while it owns the round."""
 
-    def __init__(self, repo: Repository, cursors: CursorCache) -> None:
+    def __init__(self, repo: Repository, cursors: CursorCache, drafts: Drafts | None = None) -> None:
         self.repo = repo
         self.cursors = cursors
+        self.drafts = drafts or Drafts(lambda _w: None, lambda _w: None)
         self.on_end: Callable[[str], None] | None = None  # a round ended (not by a stop): its queue may go on
 
     async def append(
@@ -40,17 +43,35 @@ class Journal:
         event: Event | None = None, cost: Cost | None = None, wait: Wait | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see WorkflowStore.append);
-        with Event.WAIT, `wait` is what the round then waits for."""
-        written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
-                                                   claim=current_claim(), wait=wait)
-        if written is not None:
-            self.written(workflow_id, written.last_message_id, written.last_log_id)
-            if event is not None:
-                before = written.before.value if written.before else None
-                transition(workflow_id, round_no, before, written.status.value, event.value)
-                if event in (Event.FINISH, Event.FAIL):
-                    self.ended(workflow_id)
+        with Event.WAIT, `wait` is what the round then waits for. A message whose draft was shown
+        names it in `metadata.draftId`; the draft goes once the write is over (discarded when the
+        message was not stored)."""
+        messages, drafted = self._drafted(messages)
+        written = None
+        try:
+            written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
+                                                       claim=current_claim(), wait=wait)
+            if written is not None:
+                self.written(workflow_id, written.last_message_id, written.last_log_id)
+                if event is not None:
+                    before = written.before.value if written.before else None
+                    transition(workflow_id, round_no, before, written.status.value, event.value)
+                    if event in (Event.FINISH, Event.FAIL):
+                        self.ended(workflow_id)
+        finally:
+            for key in drafted:
+                self.drafts.landed(key, stored=bool(written and written.message_ids))
         return written
+
+    def _drafted(self, messages: Sequence[NewMessage]) -> tuple[Sequence[NewMessage], list[str]]:
+        drafted: list[str] = []
+        out = list(messages)
+        for i, message in enumerate(out):
+            draft_id = self.drafts.closing(message.key, message.content) if message.role == "assistant" else None
+            if draft_id is not None:
+                out[i] = replace(message, meta={**message.meta, "draftId": draft_id})
+                drafted.append(message.key)
+        return (out, drafted) if drafted else (messages, drafted)
 
     def ended(self, workflow_id: str) -> None:
         if self.on_end is not None:
@@ -91,7 +112,9 @@ class Journal:
 
     async def stop(self, owner: Owner | None, workflow_id: str) -> Stopped | None:
         """Move the workflow's running round to stopped with its log, and read the workflow back, in one
-        write (see WorkflowStore.stop); None when the owner (any owner: None) has no such workflow."""
+        write (see WorkflowStore.stop); None when the owner (any owner: None) has no such workflow.
+        The drafts this process writes for it are discarded first: no text follows the stop's log."""
+        self.drafts.abandon_workflow(workflow_id)
         stopped = await self.repo.workflows.stop(owner, workflow_id, lambda round_no: NewLog(
             f"{workflow_id}:{round_no}:stopped", "Workflow stopped by user", agent_name="system", progress=100,
             status="stopped"))

@@ -5,38 +5,59 @@ from the database exactly as a poller would. So it promises what polling promise
 item once, in order, no gaps, also across a deleted message) and holds nothing but one
 page per client. It is woken by `Changes`, which the cursor cache pokes on every write of
 this process and, on PostgreSQL, on every write another process announces with NOTIFY.
+Between reads it sends the text of the drafts being written (`app.rounds.live_text`), woken
+for that alone without reading the database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, AsyncGenerator, AsyncIterator, Callable
 
 import msgspec
 
 from app.contract.views import log_view, message_view, status_view
 from app.errors import BadRequestError
+from app.rounds.drafts import Drafts
+from app.rounds.live_text import LiveText, delta_view, discard_view
 from app.store.records import Owner
 
 PAGE = 100
 DEAF_RECHECK_SECONDS = 1.0  # while the PostgreSQL listener is down, streams re-read this often
-EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})$")
+MAX_DRAFTS_IN_ID = 64
+EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})((?:~[0-9a-z]{2,24}:\d{1,12}){0,%d})$" % MAX_DRAFTS_IN_ID)
+DRAFT_OFFSET = re.compile(r"~([0-9a-z]+):(\d+)")
+
+
+class Wake(asyncio.Event):
+    """A stream's wake-up: `db` when the workflow was written to, `text` when a draft grew."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db = True
+        self.text = False
 
 
 class Changes:
     """Per workflow, the wake-up events of the streams that follow it."""
 
     def __init__(self) -> None:
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._waiters: dict[str, set[Wake]] = {}
 
-    def subscribe(self, workflow_id: str) -> asyncio.Event:
-        event = asyncio.Event()
+    def subscribe(self, workflow_id: str) -> Wake:
+        event = Wake()
         self._waiters.setdefault(workflow_id, set()).add(event)
         return event
 
-    def unsubscribe(self, workflow_id: str, event: asyncio.Event) -> None:
+    def touch_text(self, workflow_id: str) -> None:
+        """A draft of the workflow grew: wake its streams to send the text (no database read)."""
+        for event in self._waiters.get(workflow_id, ()):
+            event.text = True
+            event.set()
+
+    def unsubscribe(self, workflow_id: str, event: Wake) -> None:
         waiters = self._waiters.get(workflow_id)
         if waiters is not None:
             waiters.discard(event)
@@ -46,6 +67,7 @@ class Changes:
     def touch(self, workflow_id: str) -> None:
         """Something was written to the workflow: wake its streams."""
         for event in self._waiters.get(workflow_id, ()):
+            event.db = True
             event.set()
 
     def __len__(self) -> int:
@@ -54,14 +76,17 @@ class Changes:
 
 @dataclass
 class Position:
-    """Where a stream stands: the last message and log ids it sent."""
+    """Where a stream stands: the last message and log ids it sent, and how much of each draft."""
 
     message_id: int = 0
     log_id: int = 0
+    drafts: dict[str, int] = field(default_factory=dict)
 
     @property
     def event_id(self) -> str:
-        return f"{self.message_id}-{self.log_id}"
+        if not self.drafts:
+            return f"{self.message_id}-{self.log_id}"
+        return f"{self.message_id}-{self.log_id}" + "".join(f"~{d}:{o}" for d, o in self.drafts.items())
 
 
 def parse_event_id(raw: str) -> Position:
@@ -70,7 +95,7 @@ def parse_event_id(raw: str) -> Position:
     if match is None:
         raise BadRequestError(f"Last-Event-ID must be an id this stream sent, like '12-40', not {raw[:40]!r}.",
                               code="bad_event_id")
-    return Position(int(match[1]), int(match[2]))
+    return Position(int(match[1]), int(match[2]), {d: int(o) for d, o in DRAFT_OFFSET.findall(match[3])})
 
 
 def frame(event: str, event_id: str, data: bytes) -> bytes:
@@ -85,7 +110,7 @@ class EventStream:
     """Reads one workflow's new items after a position and renders them as events."""
 
     def __init__(self, workflows, owner: Owner, workflow_id: str, position: Position, include_data: bool,
-                 heartbeat: float, listening: Callable[[], bool]) -> None:
+                 heartbeat: float, listening: Callable[[], bool], drafts: Drafts | None = None) -> None:
         self.workflows = workflows
         self.repo = workflows.repo
         self.owner = owner
@@ -96,6 +121,8 @@ class EventStream:
         self.listening = listening  # False while cross-process notifications may be missed
         self._status: tuple | None = None
         self.gone = False  # the workflow was deleted
+        # With `drafts`, live text too: ("delta", {messageId, offset, text}), ("discard", {messageId}).
+        self.text = LiveText(drafts, workflow_id, position.drafts) if drafts is not None else None
 
     async def check_cursors(self) -> None:
         """Cursors that never belonged to this workflow are a 400, as for polling."""
@@ -119,18 +146,31 @@ class EventStream:
         try:
             quiet_since = loop.time()
             while True:
+                read, wake.db, wake.text = wake.db, False, False
                 wake.clear()  # before reading: a write during the read wakes the next round
-                async for item in self._read():
-                    quiet_since = loop.time()
-                    yield item
-                if self.gone:
-                    return
+                if read:
+                    if self.text is not None:
+                        self.text.before_read()
+                    async for item in self._read():
+                        quiet_since = loop.time()
+                        yield item
+                    if self.gone:
+                        return
+                    if self.text is not None:
+                        for draft_id in self.text.after_read():
+                            yield "discard", discard_view(draft_id)
+                if self.text is not None:
+                    for draft_id, offset, text in self.text.deltas():
+                        quiet_since = loop.time()
+                        yield "delta", delta_view(draft_id, offset, text)
                 wait = max(0.0, quiet_since + self.heartbeat - loop.time())
                 if not self.listening():
                     wait = min(wait, DEAF_RECHECK_SECONDS)
-                if not await self._wait(wake, wait) and loop.time() - quiet_since >= self.heartbeat:
-                    quiet_since = loop.time()
-                    yield "heartbeat", None
+                if not await self._wait(wake, wait):
+                    wake.db = True  # a quiet spell (or a deaf listener): read again anyway, as ever
+                    if loop.time() - quiet_since >= self.heartbeat:
+                        quiet_since = loop.time()
+                        yield "heartbeat", None
         finally:
             changes.unsubscribe(self.workflow_id, wake)
 
@@ -155,6 +195,10 @@ class EventStream:
             blobs = await self.workflows.blobs(self.include_data, page.files)
             row = page.workflow
             for message, docs in page.messages:
+                tail = self.text.tail(message) if self.text is not None else None
+                if tail is not None:
+                    yield "delta", delta_view(*tail)
+                    self.text.ended(tail[0])  # type: ignore[union-attr]
                 self.position.message_id = message.id
                 yield "message", message_view(message, docs, page.files, blobs)
             caught_up = len(page.messages) < PAGE and len(page.logs) < PAGE
@@ -164,6 +208,9 @@ class EventStream:
                 self.position.log_id = entry.id
                 view = log_view(entry, self.owner.mandate_id, self.owner.user_id, updated)
                 yield "log", view
+                if self.text is not None and entry.status in ("stopped", "failed"):
+                    for draft_id in self.text.after_log(entry.status, entry.round):
+                        yield "discard", discard_view(draft_id)
                 if updated in page.updated:  # the message it names, with the contents just filled in
                     message, docs = page.updated[updated]
                     yield "update", message_view(message, docs, page.files, blobs)

@@ -84,7 +84,10 @@ class Engine:
         self.go_on = resume.go_on  # a round's part after the user's decision (the round workflow calls it)
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
-                                       application_name=f"foreman {rt.settings.executor_id}"))
+                                       application_name=f"foreman {rt.settings.executor_id}",
+                                       on_draft=rt.journal.drafts.receive))
+        if self.listener is not None:
+            rt.journal.drafts.sender = self.listener.send_drafts
         self.drain = Drain()
         # Replicas share a PostgreSQL database; on SQLite one process runs everything, and resumes its own.
         self.replicas = (None if rt.settings.is_sqlite else Replicas(
@@ -177,6 +180,7 @@ class Engine:
         DBOS.destroy()
         if self.rt.documents.vectors is not None:
             await self.rt.documents.vectors.close()
+        await self.rt.journal.drafts.close()
         if self.listener is not None:
             await self.listener.stop()
         await self.rt.db.dispose()

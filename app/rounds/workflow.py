@@ -177,7 +177,8 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     started, t0 = rt.clock(), time.perf_counter()
     limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
     try:
-        outcome = await make_plan(inp, rt.model, rt.registry, limits)
+        with rt.journal.drafts.writing(workflow_id, round_no, key("message")):  # the answer streams
+            outcome = await make_plan(inp, rt.model, rt.registry, limits)
     except (PlanError, ModelError) as exc:
         await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
@@ -242,7 +243,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
-        with use_call_context(task=task.id):
+        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message")):
             result = await run_task(rt.registry, task, context)
     except (asyncio.CancelledError, ClaimLostError):
         raise
@@ -345,8 +346,10 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     try:
-        final = await write_final(inp, plan, results, skipped, delivered, rt.model,
-                                  failures={tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered})
+        with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
+            final = await write_final(inp, plan, results, skipped, delivered, rt.model,
+                                      failures={tid: o.error or o.text for tid, o in outcomes.items()
+                                                if not o.delivered})
     except ModelError as exc:
         await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
                               cost=_cost(exc.usage, time.perf_counter() - t0))
@@ -447,6 +450,7 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                   else reason_of(exc, "the round"))
         await fail_when_possible(rt, workflow_id, round_no, f"The round failed: {reason}.")
     finally:
+        rt.journal.drafts.abandon_workflow(workflow_id)  # a draft whose message was never written
         engine.untrack(workflow_id, asyncio.current_task())
 
 

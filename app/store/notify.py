@@ -22,6 +22,8 @@ log = logging.getLogger("foreman.notify")
 
 CHANNEL = "foreman_cursors"
 STOP_CHANNEL = "foreman_stop"  # a round was stopped: whichever process runs it cancels it at once
+DRAFT_CHANNEL = "foreman_drafts"  # the text of drafts being written, in batches (app.rounds.drafts)
+_NOTIFY_MANY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"
 # Built once, bound per call: every append sends one, and building the statement cost more than sending it.
 _NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("message")))
 
@@ -67,11 +69,13 @@ class Listener:
     """A LISTEN connection feeding the cache; reconnects, and keeps the cache off while down."""
 
     def __init__(self, database_url: str, cache: CursorCache, on_stop: Callable[[str], None],
-                 application_name: str = "foreman") -> None:
+                 application_name: str = "foreman", on_draft: Callable[[str], None] | None = None) -> None:
         self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
         self.application_name = application_name[:63]
         self.cache = cache
         self.on_stop = on_stop
+        self.on_draft = on_draft
+        self._conn: Any = None
         self._task: asyncio.Task | None = None
         self.connected = asyncio.Event()
 
@@ -84,6 +88,13 @@ class Listener:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
 
+    async def send_drafts(self, payloads: list[str]) -> None:
+        """Announce draft text on the listening connection: one round trip, no table written. Lost
+        while the connection is down (the copies elsewhere see the gap and wait for the message)."""
+        conn = self._conn
+        if conn is not None and not conn.is_closed():
+            await conn.execute(_NOTIFY_MANY, DRAFT_CHANNEL, payloads)
+
     async def _run(self) -> None:
         import asyncpg
 
@@ -95,6 +106,10 @@ class Listener:
                 conn.add_termination_listener(lambda _c: lost.set())
                 await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, msg: apply(self.cache, msg))
                 await conn.add_listener(STOP_CHANNEL, lambda _c, _pid, _ch, msg: self.on_stop(msg))
+                if self.on_draft is not None:
+                    on_draft = self.on_draft
+                    await conn.add_listener(DRAFT_CHANNEL, lambda _c, _pid, _ch, msg: on_draft(msg))
+                self._conn = conn
                 self.cache.clear()  # whatever happened while we were deaf is read afresh
                 self.cache.enabled = True
                 self.connected.set()
@@ -104,6 +119,7 @@ class Listener:
             except Exception as exc:
                 log.warning("Cursor notifications unavailable (%s); polls read the database meanwhile.", exc)
             finally:
+                self._conn = None
                 self.cache.enabled = False
                 self.connected.clear()
                 if conn is not None and not conn.is_closed():

@@ -31,11 +31,21 @@ as `text/event-stream`:
 - `event: update`, `data:` a Message sent before, as it is now: right after the log that
   says a file was read (its `updatedMessageId` names the message), with that file's
   extracted contents filled into the round's user message;
+- `event: delta`, `data:` `{"messageId", "offset", "text"}`: text of an assistant message
+  being written (a draft), as the model writes it; `offset` counts the characters of that
+  draft already sent. `messageId` is the draft's id (a string): the message it becomes names
+  it in `metadata.draftId`, and its `content` is exactly that draft's deltas joined (the
+  last delta comes right before the message). The project manager's answer streams before
+  its plan is complete; the offline model's texts come as one delta each;
+- `event: discard`, `data:` `{"messageId"}`: a draft that will not become a message (its call
+  failed, was retried or stopped): drop its text;
 - a comment line (`: keepalive`) when nothing was sent for `EVENT_HEARTBEAT_SECONDS` (15 s).
 
-Every event's `id:` is `<lastMessageId>-<lastLogId>`; a client that reconnects with it in
+Every event's `id:` is `<lastMessageId>-<lastLogId>`, followed by `~<draftId>:<offset>` for
+each draft the client has part of; a client that reconnects with it in
 `Last-Event-ID` (browsers' EventSource do so by themselves) receives every later item exactly
-once, in order, with no gaps, as a poller does. Without it, `messageId` and `logId` are the
+once, in order, with no gaps, as a poller does, and each draft still being written from the
+offset it had (a draft it had none of from 0): every character once. Without it, `messageId` and `logId` are the
 cursors (the ids of the last items you have; none: from the beginning). The stream ends when
 the workflow is deleted; a client that does not read for `EVENT_SEND_TIMEOUT_SECONDS` is
 disconnected and resumes by its last id."""
@@ -88,7 +98,7 @@ async def events(
                                                      description="The last message id you have.")] = None,
     log_id: Annotated[int | None, QueryParameter(name="logId", ge=0, le=MAX_ID, required=False,
                                                  description="The last log id you have.")] = None,
-    last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=60, required=False,
+    last_event_id: Annotated[str | None, HeaderParameter(name="Last-Event-ID", max_length=1200, required=False,
                                                          description="The id of the last event you received; "
                                                                      "wins over messageId and logId.")] = None,
     include_data: Annotated[bool, QueryParameter(name="includeData", required=False,
@@ -102,7 +112,8 @@ async def events(
     listener = workflows.engine.listener
     stream = EventStream(workflows, owner, workflow_id, position, include_data,
                          settings.event_heartbeat_seconds,
-                         listening=lambda: listener is None or listener.connected.is_set())
+                         listening=lambda: listener is None or listener.connected.is_set(),
+                         drafts=runtime.journal.drafts)
     await stream.check_cursors()
     return EventStreamResponse(stream.run(runtime.changes), send_timeout=settings.event_send_timeout_seconds)
 

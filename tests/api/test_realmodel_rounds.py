@@ -122,3 +122,19 @@ def test_a_stop_while_the_model_generates_ends_the_generation_on_the_server(
     # The next round's call is served, not queued behind the stopped generation.
     nxt = client.post("/api/workflows/start", json={"prompt": "Say hello.", "listFileId": []}).json()["id"]
     assert wait_status(client, nxt, "completed", "failed", timeout=ROUND_SECONDS)["status"] == "completed"
+
+
+def test_the_managers_answer_appears_word_by_word(client: httpx.Client) -> None:
+    import threading
+
+    from tests.live_text import LiveText, done, read
+
+    started = client.post("/api/workflows/start", json={"prompt": "What is a good name for a bakery?"})
+    assert started.status_code == 200, started.text
+    text = LiveText()
+    read(f"{client.base_url}/api/workflows/{started.json()['id']}/events", text, threading.Event(), until=done)
+    text.check()
+    [answer] = [m for m in text.messages.values() if m["agentName"] == "project_manager"]
+    pieces = [e["text"] for n, e in text.events if n == "delta" and e["messageId"] == answer["metadata"]["draftId"]]
+    assert len(pieces) >= 3, pieces  # the model's tokens, not the whole answer at its end
+    assert "".join(pieces) == answer["content"]

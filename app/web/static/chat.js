@@ -12,7 +12,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let view = fresh(null);
 
 function fresh(id) {
-  return { id, gen: 0, controller: null, cursor: { m: 0, l: 0 }, status: null, messages: new Map(), logs: 0 };
+  return { id, gen: 0, controller: null, cursor: { m: 0, l: 0 }, status: null, messages: new Map(), logs: 0,
+    drafts: new Map(), lastEventId: "" };
 }
 
 // ---- talking to the API -------------------------------------------------------------
@@ -222,11 +223,66 @@ function renderMessage(message) {
   return li;
 }
 
+// ---- live text: a message as the model writes it ------------------------------------
+
+function keepScroll(change) {
+  // Replacing or growing a message keeps the view where it was, or at the bottom if it was there.
+  const scroller = document.scrollingElement;
+  const bottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 8;
+  const top = scroller.scrollTop;
+  change();
+  scroller.scrollTop = bottom ? scroller.scrollHeight : top;
+}
+
+function showDelta(delta) {
+  let draft = view.drafts.get(delta.messageId);
+  if (!draft) {
+    if (delta.offset !== 0) return;  // its beginning was never seen here: its message will come whole
+    const li = document.createElement("li");
+    li.className = "message assistant draft";
+    li.dataset.draft = delta.messageId;
+    const meta = document.createElement("div");
+    meta.className = "meta";
+    const agent = document.createElement("span");
+    agent.className = "agent";
+    agent.textContent = "writing…";
+    meta.append(agent);
+    const body = document.createElement("div");
+    body.className = "body";
+    li.append(meta, body);
+    draft = { text: "", li, body, queued: false };
+    view.drafts.set(delta.messageId, draft);
+    keepScroll(() => $("messages").append(li));
+    $("empty").hidden = true;
+  }
+  if (delta.offset !== draft.text.length) return;
+  draft.text += delta.text;
+  if (!draft.queued) {  // one render per frame, however many deltas came
+    draft.queued = true;
+    requestAnimationFrame(() => {
+      draft.queued = false;
+      const caret = document.createElement("span");
+      caret.className = "caret";
+      caret.setAttribute("aria-hidden", "true");
+      keepScroll(() => draft.body.replaceChildren(renderMarkdown(draft.text), caret));
+    });
+  }
+}
+
+function dropDraft(id) {
+  const draft = view.drafts.get(id);
+  if (!draft) return null;
+  view.drafts.delete(id);
+  return draft.li;
+}
+
 function showMessage(message) {
   const list = $("messages");
   const node = renderMessage(message);
   const old = list.querySelector(`li[data-id="${message.id}"]`);
-  if (old) old.replaceWith(node);
+  const draft = dropDraft((message.metadata || {}).draftId);
+  if (draft) keepScroll(() => draft.replaceWith(node));  // in place: no flicker, no jump
+  else if (old) old.replaceWith(node);
   else {
     const after = [...list.children].find((li) => Number(li.dataset.id) > message.id);
     list.insertBefore(node, after || null);
@@ -234,7 +290,7 @@ function showMessage(message) {
   view.messages.set(message.id, message);
   view.cursor.m = Math.max(view.cursor.m, message.id);
   $("empty").hidden = true;
-  node.scrollIntoView({ block: "nearest" });
+  if (!draft) node.scrollIntoView({ block: "nearest" });
 }
 
 function showLog(entry) {
@@ -274,7 +330,9 @@ function showStatus(status) {
 // ---- following a conversation -------------------------------------------------------
 
 function dispatch(kind, data) {
-  if (kind === "message" || kind === "update") showMessage(data);  // update: a file's contents filled in
+  if (kind === "delta") showDelta(data);
+  else if (kind === "discard") { const li = dropDraft(data.messageId); if (li) li.remove(); }
+  else if (kind === "message" || kind === "update") showMessage(data);  // update: a file's contents filled in
   else if (kind === "log") showLog(data);
   else if (kind === "status") showStatus(data);
 }
@@ -291,12 +349,17 @@ async function readStream(body, gen) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       let kind = "message";
+      let id = "";
       const data = [];
       for (const line of block.split("\n")) {
         if (line.startsWith("event:")) kind = line.slice(6).trim();
+        else if (line.startsWith("id:")) id = line.slice(3).trim();
         else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
       }
-      if (data.length && gen === view.gen) dispatch(kind, JSON.parse(data.join("\n")));
+      if (data.length && gen === view.gen) {
+        dispatch(kind, JSON.parse(data.join("\n")));
+        if (id) view.lastEventId = id;  // a reconnect goes on with each draft where it was
+      }
     }
   }
 }
@@ -306,8 +369,9 @@ async function follow(gen) {
   while (gen === view.gen) {
     try {
       const query = `messageId=${view.cursor.m}&logId=${view.cursor.l}`;
+      const resume = view.lastEventId ? { "Last-Event-ID": view.lastEventId } : {};
       const response = await fetch(`${wid(view.id)}/events?${query}`, {
-        headers: auth({ Accept: "text/event-stream" }), signal: view.controller.signal,
+        headers: auth({ Accept: "text/event-stream", ...resume }), signal: view.controller.signal,
       });
       if (response.status === 404) {
         notify("This conversation does not exist (any more), or belongs to another key.");
@@ -498,7 +562,10 @@ function start() {
     drop.classList.remove("over");
     [...event.dataTransfer.files].forEach(upload);
   });
-  $("stop").addEventListener("click", () => attempt(async () => showStatus(await api("POST", `${wid(view.id)}/stop`))));
+  $("stop").addEventListener("click", () => attempt(async () => {
+    for (const id of [...view.drafts.keys()]) dropDraft(id).remove();  // Stop ends the text at once
+    showStatus(await api("POST", `${wid(view.id)}/stop`));
+  }));
   $("new-conversation").addEventListener("click", () => {
     location.hash = "";
     route();
