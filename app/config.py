@@ -58,6 +58,7 @@ class Settings:
     max_round_seconds: float = 900.0
     review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
     max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
+    round_max_attempts: int = 3  # attempts of a round that may fail by an error inside it (crashes do not count)
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
@@ -251,6 +252,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "round_retry_budget": "ROUND_RETRY_BUDGET",
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
         "max_round_tokens": "MAX_ROUND_TOKENS",
+        "round_max_attempts": "ROUND_MAX_ATTEMPTS",
         "task_concurrency": "TASK_CONCURRENCY",
         "max_task_outputs": "MAX_TASK_OUTPUTS",
         "max_replans": "MAX_REPLANS",
@@ -281,7 +283,8 @@ def from_env(env: Mapping[str, str]) -> Settings:
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
     if not numbers["heartbeat_timeout_seconds"]:
         raise SettingsError("HEARTBEAT_TIMEOUT_SECONDS must be more than 0.")
-    for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE")):
+    for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE"),
+                      ("round_max_attempts", "ROUND_MAX_ATTEMPTS")):
         if not numbers[attr]:
             raise SettingsError(f"{var} must be at least 1.")
     return Settings(
@@ -336,6 +339,9 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("REVIEW_TIMEOUT_SECONDS", str(int(Settings.review_timeout_seconds)),
      "a round waiting for the user (plan review, question, tool approval) this long ends stopped"),
     ("MAX_REPLANS", str(Settings.max_replans), "revisions of a round's plan after a task failed or was skipped"),
+    ("ROUND_MAX_ATTEMPTS", str(Settings.round_max_attempts),
+     "attempts of a round that may end in an error inside it before it fails; crashes, takeovers and "
+     "database outages are not counted"),
     ("LLM_CONTEXT_TOKENS", "the model family's", "the served model's context window"),
     ("LLM_TIMEOUT_SECONDS", str(int(Settings.llm_timeout_seconds)), "timeout of one model call"),
     ("LLM_MAX_RETRIES", str(Settings.llm_max_retries), "retries of one model call (transient errors)"),

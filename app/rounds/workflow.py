@@ -26,6 +26,7 @@ from agents.errors import PlanError
 from agents.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message, write_final
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
+from agents.offline.model import OfflineModel
 from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
@@ -43,7 +44,13 @@ from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow
 
-MAX_RECOVERY_ATTEMPTS = 3
+log = logging.getLogger("foreman.rounds")
+
+# An attempt that failed by an error inside the round waits this long before the next, doubled each
+# time up to RETRY_PAUSE_MAX_SECONDS; ROUND_MAX_ATTEMPTS of them fail the round. A crash or a
+# takeover is not the round's fault: DBOS resumes it however often (`max_recovery_attempts=None`).
+RETRY_PAUSE_SECONDS = 1.0
+RETRY_PAUSE_MAX_SECONDS = 15.0
 
 log = logging.getLogger("foreman.rounds")
 
@@ -344,13 +351,20 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
+    failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    spent, fallback = Usage(), []
     try:
-        final = await write_final(inp, plan, results, skipped, delivered, rt.model,
-                                  failures={tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered})
+        final = await write_final(inp, plan, results, skipped, delivered, rt.model, failures=failures)
     except ModelError as exc:
-        await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
-                              cost=_cost(exc.usage, time.perf_counter() - t0))
-        return
+        # What was delivered stays delivered: the offline review (extractive, from the plan and the
+        # results) is the final message, and the round ends as its tasks earned.
+        log.warning("Round %s of workflow %s: the final review failed (%s); the offline review is written "
+                    "instead.", round_no, workflow_id, exc)
+        spent = exc.usage
+        fallback = [NewLog(key("offline"), "The model could not write the final review; the built-in offline "
+                           "review was written instead", type="warning", agent_name="project_manager",
+                           progress=95)]
+        final = await write_final(inp, plan, results, skipped, delivered, OfflineModel(), failures=failures)
     if revisions:
         final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
     attached = await rt.rounds.contents_of(files)
@@ -361,8 +375,8 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
                              documents=[NewDocument(f.id, contents) for f, contents in attached],
-                             **_stats(final.usage, time.perf_counter() - t0))],
-        logs=[ending],
+                             **_stats(final.usage + spent, time.perf_counter() - t0))],
+        logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
 
@@ -421,7 +435,7 @@ async def fail_when_possible(rt: Runtime, workflow_id: str, round_no: int, reaso
             await asyncio.sleep(wait)
 
 
-@DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
+@DBOS.workflow(name="foreman.round", max_recovery_attempts=None)
 async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> None:
     """One round of a workflow, from the user's message to the final answer; from `segment` 1 on, the
     part of it after the user's `segment`-th decision (a round waiting for the user runs nothing)."""
@@ -436,7 +450,7 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                         if segment:
                             await engine.go_on(rt, workflow_id, round_no, segment)
                         else:
-                            await _run(rt, workflow_id, round_no)
+                            await _attempts(rt, workflow_id, round_no)
     except TimeoutError:
         await fail_when_possible(rt, workflow_id, round_no,
                                  f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
@@ -448,6 +462,28 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
         await fail_when_possible(rt, workflow_id, round_no, f"The round failed: {reason}.")
     finally:
         engine.untrack(workflow_id, asyncio.current_task())
+
+
+async def _attempts(rt: Runtime, workflow_id: str, round_no: int) -> None:
+    """Run the round; an attempt that ends in an error goes on where it stopped (every step is keyed in
+    the journal), after a pause. The database being unreachable is not counted against
+    ROUND_MAX_ATTEMPTS (the round waits for it, within MAX_ROUND_SECONDS); other errors are."""
+    failed, pause = 0, RETRY_PAUSE_SECONDS
+    while True:
+        try:
+            return await _run(rt, workflow_id, round_no)
+        except (TimeoutError, ClaimLostError):
+            raise
+        except Exception as exc:
+            outage = unavailable(exc)
+            failed += not outage
+            if failed >= rt.settings.round_max_attempts:
+                raise
+            log.warning("Round %s of workflow %s: %s; going on where it stopped in %g s%s.", round_no, workflow_id,
+                        "the database is unreachable" if outage else f"attempt {failed} failed ({reason_of(exc, 'the round')})",
+                        pause, "" if outage else f" (attempt {failed + 1} of {rt.settings.round_max_attempts})")
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, RETRY_PAUSE_MAX_SECONDS)
 
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
