@@ -18,7 +18,7 @@ from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import metrics
 from app.clock import now
-from app.config import Settings, from_env
+from app.config import Settings, from_env, redact_url
 from app.contract.schemas import Health
 from app.errors import NotReadyError
 from app.llm.embeddings import RemoteEmbedder
@@ -181,7 +181,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
                         "(extractive, deterministic, no generative AI).")
         else:
-            log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
+            log.info("Model endpoint %s, model %s.", redact_url(settings.openai_base_url) if settings.openai_base_url
+                     else "OpenAI", settings.llm_model)
         from agents.toolkit.cpu import warm_processes
         from agents.toolkit.language import load_detector
         from agents.toolkit.tokens import load_tokenizer
