@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import time
+from typing import Any
 
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
@@ -50,6 +51,8 @@ log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
 WARM_WAIT_SECONDS = 20.0  # at most this long /ready waits for the file readers to start
+READY_CACHE_SECONDS = 1.0  # /ready asks the database at most this often
+READY_DB_TIMEOUT_SECONDS = 2.0  # ... and a database slower than this to answer SELECT 1 is not ready
 COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
 # Server-sent events go out as written, never held in a compressor's buffer. File downloads go out
 # as stored: compressing 50 MB (mostly already-compressed PDF, DOCX, XLSX) took the event loop's
@@ -163,7 +166,42 @@ async def ready(request: Request) -> Health:
     warming = warm is not None and not warm.done() and time.monotonic() - state.readers_since < WARM_WAIT_SECONDS
     if not state.engine.ready or warm is None or warming:
         raise NotReadyError("The service is starting; try again in a moment.")
+    if not await state.database_check.ok():
+        raise NotReadyError("The database does not answer; this replica cannot serve requests until it does.")
     return Health(status="ready")
+
+
+class DatabaseCheck:
+    """Whether the database answers, asked at most once a second (READY_CACHE_SECONDS) however often
+    /ready is polled; callers meanwhile share the answer, and one check under way."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.checked_at = -READY_CACHE_SECONDS
+        self.healthy = True
+        self._running: asyncio.Future[bool] | None = None
+
+    async def ok(self) -> bool:
+        if time.monotonic() - self.checked_at < READY_CACHE_SECONDS:
+            return self.healthy
+        if self._running is None:
+            self._running = asyncio.ensure_future(self._check())
+        return await asyncio.shield(self._running)
+
+    async def _check(self) -> bool:
+        try:
+            await self.db.ping(READY_DB_TIMEOUT_SECONDS)
+            healthy = True
+        except Exception as exc:  # noqa: BLE001 - any failure to answer is "not ready"
+            if self.healthy:
+                log.warning("The database does not answer (%s); /ready answers 503 until it does.",
+                            type(exc).__name__)
+            healthy = False
+        else:
+            if not self.healthy:
+                log.info("The database answers again; /ready answers 200.")
+        self.healthy, self.checked_at, self._running = healthy, time.monotonic(), None
+        return healthy
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
@@ -227,6 +265,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.engine = engine
     app.state.readers_warm = None  # the extraction workers' warm-up, once started
     app.state.readers_since = 0.0
+    app.state.database_check = DatabaseCheck(engine.rt.db)
     app.state.auth = mcp.auth
     app.state.workflows = rounds.workflows
     app.state.files = rounds.files

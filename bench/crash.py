@@ -70,19 +70,22 @@ class Service:
                     "TASK_CONCURRENCY": str(TASKS)}
         self.env.pop("API_KEYS", None)
         self.proc: subprocess.Popen | None = None
+        self.log_path = data_dir.parent / "service.log"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env, stdout=log,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if httpx.get(self.url + "/ready", timeout=2).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise SystemExit("the service did not start")
+        tail = self.log_path.read_text(errors="replace")[-3000:]
+        raise SystemExit(f"the service did not start; the end of its log:\n{tail}")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
