@@ -64,7 +64,7 @@ class ForemanApp(Litestar):
     """The Litestar application, answering HEAD as GET and saying `nosniff` on every response."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await middleware.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
+        await middleware.serve(super().__call__, scope, receive, send, self.cors_config)  # type: ignore[arg-type]
 
 
 class QuietCancellations(logging.Filter):
