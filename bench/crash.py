@@ -124,7 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--batch", type=int, default=5)
-    parser.add_argument("--kills", type=int, default=2, help="kills per batch (DBOS resumes a round 3 times)")
+    parser.add_argument("--kills", type=int, default=2, help="kills per batch (a crash is not counted against ROUND_MAX_ATTEMPTS)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()

@@ -11,7 +11,7 @@ there (and skips writing them) while a delete, seeing no file row with them yet,
 Hence three steps: `put` the bytes, write the rows that use them, `keep` them (store them again
 should a release have removed them since); and `release` removes bytes only where no row has
 them, atomically with respect to `keep`: in the database under a lock per hash (see
-`app.repository.blobs.lock_hash_tx`); in the directory by moving the bytes aside first, looking
+`app.store.repository.blobs.lock_hash_tx`); in the directory by moving the bytes aside first, looking
 for a row again and moving them back when one came (a `keep` that looks after that row was
 written finds the bytes gone and writes them again).
 
