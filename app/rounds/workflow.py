@@ -32,6 +32,7 @@ from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
 from app.rounds import replanning, waiting
+from app.rounds.attempts import run_attempts
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
 from app.rounds.handle import current
@@ -46,11 +47,8 @@ from app.store.tables import DocumentRow, MessageRow
 
 log = logging.getLogger("foreman.rounds")
 
-# An attempt that failed by an error inside the round waits this long before the next, doubled each
-# time up to RETRY_PAUSE_MAX_SECONDS; ROUND_MAX_ATTEMPTS of them fail the round. A crash or a
-# takeover is not the round's fault: DBOS resumes it however often (`max_recovery_attempts=None`).
-RETRY_PAUSE_SECONDS = 1.0
-RETRY_PAUSE_MAX_SECONDS = 15.0
+# A crash or a takeover is not the round's fault: DBOS resumes it however often (`max_recovery_attempts=None`);
+# errors inside the round count against ROUND_MAX_ATTEMPTS (`app.rounds.attempts`).
 
 log = logging.getLogger("foreman.rounds")
 
@@ -450,7 +448,7 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                         if segment:
                             await engine.go_on(rt, workflow_id, round_no, segment)
                         else:
-                            await _attempts(rt, workflow_id, round_no)
+                            await run_attempts(engine, workflow_id, round_no, lambda: _run(rt, workflow_id, round_no))
     except TimeoutError:
         await fail_when_possible(rt, workflow_id, round_no,
                                  f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")
@@ -462,28 +460,6 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
         await fail_when_possible(rt, workflow_id, round_no, f"The round failed: {reason}.")
     finally:
         engine.untrack(workflow_id, asyncio.current_task())
-
-
-async def _attempts(rt: Runtime, workflow_id: str, round_no: int) -> None:
-    """Run the round; an attempt that ends in an error goes on where it stopped (every step is keyed in
-    the journal), after a pause. The database being unreachable is not counted against
-    ROUND_MAX_ATTEMPTS (the round waits for it, within MAX_ROUND_SECONDS); other errors are."""
-    failed, pause = 0, RETRY_PAUSE_SECONDS
-    while True:
-        try:
-            return await _run(rt, workflow_id, round_no)
-        except (TimeoutError, ClaimLostError):
-            raise
-        except Exception as exc:
-            outage = unavailable(exc)
-            failed += not outage
-            if failed >= rt.settings.round_max_attempts:
-                raise
-            log.warning("Round %s of workflow %s: %s; going on where it stopped in %g s%s.", round_no, workflow_id,
-                        "the database is unreachable" if outage else f"attempt {failed} failed ({reason_of(exc, 'the round')})",
-                        pause, "" if outage else f" (attempt {failed + 1} of {rt.settings.round_max_attempts})")
-        await asyncio.sleep(pause)
-        pause = min(pause * 2, RETRY_PAUSE_MAX_SECONDS)
 
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:

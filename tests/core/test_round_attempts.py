@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from agents.model import ModelRequest, ModelResponse
-from app.rounds import workflow as rounds
+from app.rounds import attempts
 from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_status
 
 
@@ -31,7 +31,7 @@ class BrokenPlanner(ScriptedModel):
 
 @pytest.fixture(autouse=True)
 def _short_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rounds, "RETRY_PAUSE_SECONDS", 0.05)
+    monkeypatch.setattr(attempts, "RETRY_PAUSE_SECONDS", 0.05)
 
 
 @pytest.mark.parametrize("breaks", [1, 2])
