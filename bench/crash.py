@@ -135,12 +135,12 @@ def main() -> None:
         service = Service(Path(tmp) / "data", stub.base_url, args.database_url)
         db_url = (args.database_url.replace("+asyncpg", "+psycopg", 1) if args.database_url
                   else f"sqlite:///{Path(tmp) / 'data' / 'foreman.db'}")
-        service.start()
         client = httpx.Client(base_url=service.url, timeout=30)
         workflows: dict[str, str] = {}
         # (round mark, task id) -> the stub's call count when the task was seen finished at a kill
         finished_at_kill: dict[tuple[str, str], int] = {}
         try:
+            service.start()
             for first in range(0, args.rounds, args.batch):
                 batch = {f"{n:03d}": "" for n in range(first, min(first + args.batch, args.rounds))}
                 for mark in batch:
@@ -157,6 +157,7 @@ def main() -> None:
                     time.sleep(random.uniform(0, 0.3))
                     service.kill()
                     kills += 1
+                    print(f"kill {kills} after {len(stub.records)} model calls", flush=True)
                     calls = len(stub.records)
                     for key in finished_tasks(db_url, batch):
                         finished_at_kill.setdefault(key, calls)
