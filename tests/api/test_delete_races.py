@@ -59,8 +59,14 @@ def a_workflow_with_its_own_file(client: httpx.Client, data: bytes) -> tuple[int
     file_id = answer.json()[0]["id"]
     started = client.post("/api/workflows/start", json={"prompt": "Summarise it.", "listFileId": [file_id]})
     assert started.status_code == 200, started.text
-    wait_status(client, started.json()["id"], "completed")
+    wait_status(client, started.json()["id"], "completed", timeout=300)
     return file_id, started.json()["id"]
+
+
+def fresh(server: LiveServer) -> httpx.Client:
+    """A client that opens a connection per request: a kept-alive one idle past the server's keep-alive
+    timeout (while the other client waits for a round) may be closed just as it is reused."""
+    return httpx.Client(base_url=server.url, timeout=60, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def note(i: int) -> bytes:
@@ -69,7 +75,7 @@ def note(i: int) -> bytes:
 
 def test_an_upload_racing_the_delete_of_the_same_bytes_keeps_them(server: LiveServer) -> None:
     lost = []
-    with server.client() as uploader, server.client() as deleter:
+    with fresh(server) as uploader, fresh(server) as deleter:
         for i in range(TRIES):
             data = note(i)
             _, workflow_id = a_workflow_with_its_own_file(uploader, data)
@@ -86,7 +92,7 @@ def test_an_upload_racing_the_delete_of_the_same_bytes_keeps_them(server: LiveSe
 
 def test_a_start_racing_the_delete_of_its_files_last_workflow_is_400_or_keeps_the_file(server: LiveServer) -> None:
     outcomes = {"started": 0, "unknown_files": 0}
-    with server.client() as starter, server.client() as deleter:
+    with fresh(server) as starter, fresh(server) as deleter:
         for i in range(TRIES):
             data = note(i)
             file_id, workflow_id = a_workflow_with_its_own_file(starter, data)
@@ -96,7 +102,8 @@ def test_a_start_racing_the_delete_of_its_files_last_workflow_is_400_or_keeps_th
             assert deleted.status_code == 200, deleted.text
             if started.status_code == 200:
                 outcomes["started"] += 1
-                assert wait_status(starter, started.json()["id"], "completed", "failed")["status"] == "completed"
+                assert wait_status(starter, started.json()["id"], "completed", "failed",
+                                   timeout=300)["status"] == "completed"
                 content = starter.get(f"/api/files/{file_id}/content")
                 assert content.status_code == 200 and content.content == data, (i, content.text[:200])
             else:
