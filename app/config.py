@@ -9,6 +9,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 from extractors.limits import ExtractionLimits
 
@@ -58,6 +59,7 @@ class Settings:
     max_round_seconds: float = 900.0
     review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
     max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
+    round_max_attempts: int = 3  # attempts of a round that may fail by an error inside it (crashes do not count)
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
     extract_timeout_seconds: float = 120.0
@@ -140,6 +142,7 @@ class Settings:
 
     def check(self) -> None:
         """Refuse settings that would be unsafe to run with."""
+        _endpoint(self.openai_base_url)
         if self.max_task_outputs < 1:
             raise SettingsError(f"MAX_TASK_OUTPUTS must be at least 1, not {self.max_task_outputs}.")
         if self.local_mode and not _is_loopback(self.host):
@@ -176,6 +179,35 @@ def _parse_origins(raw: str) -> tuple[str, ...]:
         if origin != "*" and not (origin.startswith(("http://", "https://")) and "/" not in origin.split("://", 1)[1]):
             raise SettingsError(f"CORS_ORIGINS must list origins such as https://app.example.com, not {origin!r}.")
     return origins
+
+
+def _endpoint(raw: str) -> str:
+    """OPENAI_BASE_URL: an http(s) URL without credentials in it (they would be sent in the clear in every
+    request line's logs and shown in errors; the key goes in OPENAI_API_KEY)."""
+    url = raw.strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingsError("OPENAI_BASE_URL must be an http:// or https:// URL such as https://api.openai.com/v1.")
+    if parts.username is not None or parts.password is not None:
+        raise SettingsError("OPENAI_BASE_URL must not carry a user name or password (user:password@host): give "
+                            "the provider's key in OPENAI_API_KEY instead, or put a proxy in front that adds it.")
+    return url
+
+
+def redact_url(url: str) -> str:
+    """`url` as logs show it: scheme, host, port and path; no credentials, query or fragment."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(an unreadable URL)"
+    if not parts.scheme or not host:
+        return "(an unreadable URL)"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def _number(env: Mapping[str, str], name: str, default: float, kind: type = int) -> float:
@@ -251,6 +283,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "round_retry_budget": "ROUND_RETRY_BUDGET",
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
         "max_round_tokens": "MAX_ROUND_TOKENS",
+        "round_max_attempts": "ROUND_MAX_ATTEMPTS",
         "task_concurrency": "TASK_CONCURRENCY",
         "max_task_outputs": "MAX_TASK_OUTPUTS",
         "max_replans": "MAX_REPLANS",
@@ -281,7 +314,8 @@ def from_env(env: Mapping[str, str]) -> Settings:
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
     if not numbers["heartbeat_timeout_seconds"]:
         raise SettingsError("HEARTBEAT_TIMEOUT_SECONDS must be more than 0.")
-    for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE")):
+    for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE"),
+                      ("round_max_attempts", "ROUND_MAX_ATTEMPTS")):
         if not numbers[attr]:
             raise SettingsError(f"{var} must be at least 1.")
     return Settings(
@@ -289,7 +323,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         data_dir=Path(env.get("DATA_DIR") or base.data_dir),
         database_url=env.get("DATABASE_URL", ""),
         openai_api_key=env.get("OPENAI_API_KEY", ""),
-        openai_base_url=env.get("OPENAI_BASE_URL", ""),
+        openai_base_url=_endpoint(env.get("OPENAI_BASE_URL", "")),
         llm_model=env.get("LLM_MODEL") or base.llm_model,
         agent_models=agent_models,
         llm_temperature=_temperature(env.get("LLM_TEMPERATURE", ""), "LLM_TEMPERATURE"),
@@ -318,7 +352,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("DATABASE_URL", "SQLite in DATA_DIR", "e.g. postgresql+asyncpg://user@host/db"),
     ("FILE_STORE", "database on PostgreSQL, else local",
      "where file bytes live: local (DATA_DIR/files) or database (shared by every replica)"),
-    ("OPENAI_BASE_URL", "unset", "an OpenAI-compatible endpoint; unset with no key: the offline model answers"),
+    ("OPENAI_BASE_URL", "unset", "an OpenAI-compatible endpoint (no user:password@ in it); unset with no key: "
+     "the offline model answers"),
     ("OPENAI_API_KEY", "unset", "the provider's key"),
     ("LLM_MODEL", "gpt-4o-mini", "model name sent to the provider"),
     ("LLM_MODEL_<AGENT>", "LLM_MODEL", "model for one agent, e.g. LLM_MODEL_WRITER"),
@@ -336,6 +371,9 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("REVIEW_TIMEOUT_SECONDS", str(int(Settings.review_timeout_seconds)),
      "a round waiting for the user (plan review, question, tool approval) this long ends stopped"),
     ("MAX_REPLANS", str(Settings.max_replans), "revisions of a round's plan after a task failed or was skipped"),
+    ("ROUND_MAX_ATTEMPTS", str(Settings.round_max_attempts),
+     "attempts of a round that may end in an error inside it before it fails; crashes, takeovers and "
+     "database outages are not counted"),
     ("LLM_CONTEXT_TOKENS", "the model family's", "the served model's context window"),
     ("LLM_TIMEOUT_SECONDS", str(int(Settings.llm_timeout_seconds)), "timeout of one model call"),
     ("LLM_MAX_RETRIES", str(Settings.llm_max_retries), "retries of one model call (transient errors)"),

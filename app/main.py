@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import time
+from typing import Any
 
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
@@ -18,7 +19,7 @@ from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import metrics
 from app.clock import now
-from app.config import Settings, from_env
+from app.config import Settings, from_env, redact_url
 from app.contract.schemas import Health
 from app.errors import NotReadyError
 from app.llm.embeddings import RemoteEmbedder
@@ -51,6 +52,8 @@ log = logging.getLogger("foreman")
 
 MULTIPART_OVERHEAD = 64 * 1024
 WARM_WAIT_SECONDS = 20.0  # at most this long /ready waits for the file readers to start
+READY_CACHE_SECONDS = 1.0  # /ready asks the database at most this often
+READY_DB_TIMEOUT_SECONDS = 2.0  # ... and a database slower than this to answer SELECT 1 is not ready
 COMPRESS_ABOVE = 1024  # bytes; an empty poll stays uncompressed, so the hot path pays nothing
 # Server-sent events go out as written, never held in a compressor's buffer. File downloads go out
 # as stored: compressing 50 MB (mostly already-compressed PDF, DOCX, XLSX) took the event loop's
@@ -62,7 +65,7 @@ class ForemanApp(Litestar):
     """The Litestar application, answering HEAD as GET and saying `nosniff` on every response."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await middleware.serve(super().__call__, scope, receive, send)  # type: ignore[arg-type]
+        await middleware.serve(super().__call__, scope, receive, send, self.cors_config)  # type: ignore[arg-type]
 
 
 class QuietCancellations(logging.Filter):
@@ -164,7 +167,42 @@ async def ready(request: Request) -> Health:
     warming = warm is not None and not warm.done() and time.monotonic() - state.readers_since < WARM_WAIT_SECONDS
     if not state.engine.ready or warm is None or warming:
         raise NotReadyError("The service is starting; try again in a moment.")
+    if not await state.database_check.ok():
+        raise NotReadyError("The database does not answer; this replica cannot serve requests until it does.")
     return Health(status="ready")
+
+
+class DatabaseCheck:
+    """Whether the database answers, asked at most once a second (READY_CACHE_SECONDS) however often
+    /ready is polled; callers meanwhile share the answer, and one check under way."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.checked_at = -READY_CACHE_SECONDS
+        self.healthy = True
+        self._running: asyncio.Future[bool] | None = None
+
+    async def ok(self) -> bool:
+        if time.monotonic() - self.checked_at < READY_CACHE_SECONDS:
+            return self.healthy
+        if self._running is None:
+            self._running = asyncio.ensure_future(self._check())
+        return await asyncio.shield(self._running)
+
+    async def _check(self) -> bool:
+        try:
+            await self.db.ping(READY_DB_TIMEOUT_SECONDS)
+            healthy = True
+        except Exception as exc:  # noqa: BLE001 - any failure to answer is "not ready"
+            if self.healthy:
+                log.warning("The database does not answer (%s); /ready answers 503 until it does.",
+                            type(exc).__name__)
+            healthy = False
+        else:
+            if not self.healthy:
+                log.info("The database answers again; /ready answers 200.")
+        self.healthy, self.checked_at, self._running = healthy, time.monotonic(), None
+        return healthy
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
@@ -182,7 +220,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
                         "(extractive, deterministic, no generative AI).")
         else:
-            log.info("Model endpoint %s, model %s.", settings.openai_base_url or "OpenAI", settings.llm_model)
+            log.info("Model endpoint %s, model %s.", redact_url(settings.openai_base_url) if settings.openai_base_url
+                     else "OpenAI", settings.llm_model)
         from agents.toolkit.cpu import warm_processes
         from agents.toolkit.language import load_detector
         from agents.toolkit.tokens import load_tokenizer
@@ -227,6 +266,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.engine = engine
     app.state.readers_warm = None  # the extraction workers' warm-up, once started
     app.state.readers_since = 0.0
+    app.state.database_check = DatabaseCheck(engine.rt.db)
     app.state.auth = mcp.auth
     app.state.workflows = rounds.workflows
     app.state.files = rounds.files

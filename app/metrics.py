@@ -165,12 +165,16 @@ def registry() -> CollectorRegistry:
     return REGISTRY
 
 
+# Prometheus' text type without its charset: Litestar adds `charset=utf-8` to every text/* type itself.
+METRICS_TYPE = CONTENT_TYPE_LATEST.split("; charset")[0]
+
+
 @get("/metrics", summary="Prometheus metrics of this replica (text format; no key needed)", operation_id="metrics",
-     tags=["service"], security=[{}], media_type=CONTENT_TYPE_LATEST, include_in_schema=True)
+     tags=["service"], security=[{}], media_type=METRICS_TYPE, include_in_schema=True)
 async def metrics_endpoint() -> Response[bytes]:
     # Rendering walks every series: a worker thread's work, not the event loop's.
     body = await asyncio.to_thread(generate_latest, registry())
-    return Response(content=body, media_type=CONTENT_TYPE_LATEST)
+    return Response(content=body, media_type=METRICS_TYPE)
 
 
 ROUTES = [metrics_endpoint]

@@ -70,19 +70,22 @@ class Service:
                     "TASK_CONCURRENCY": str(TASKS)}
         self.env.pop("API_KEYS", None)
         self.proc: subprocess.Popen | None = None
+        self.log_path = data_dir.parent / "service.log"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env, stdout=log,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if httpx.get(self.url + "/ready", timeout=2).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise SystemExit("the service did not start")
+        tail = self.log_path.read_text(errors="replace")[-3000:]
+        raise SystemExit(f"the service did not start; the end of its log:\n{tail}")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
@@ -121,7 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--batch", type=int, default=5)
-    parser.add_argument("--kills", type=int, default=2, help="kills per batch (DBOS resumes a round 3 times)")
+    parser.add_argument("--kills", type=int, default=2, help="kills per batch (a crash is not counted against ROUND_MAX_ATTEMPTS)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
@@ -132,12 +135,12 @@ def main() -> None:
         service = Service(Path(tmp) / "data", stub.base_url, args.database_url)
         db_url = (args.database_url.replace("+asyncpg", "+psycopg", 1) if args.database_url
                   else f"sqlite:///{Path(tmp) / 'data' / 'foreman.db'}")
-        service.start()
         client = httpx.Client(base_url=service.url, timeout=30)
         workflows: dict[str, str] = {}
         # (round mark, task id) -> the stub's call count when the task was seen finished at a kill
         finished_at_kill: dict[tuple[str, str], int] = {}
         try:
+            service.start()
             for first in range(0, args.rounds, args.batch):
                 batch = {f"{n:03d}": "" for n in range(first, min(first + args.batch, args.rounds))}
                 for mark in batch:
@@ -154,6 +157,7 @@ def main() -> None:
                     time.sleep(random.uniform(0, 0.3))
                     service.kill()
                     kills += 1
+                    print(f"kill {kills} after {len(stub.records)} model calls", flush=True)
                     calls = len(stub.records)
                     for key in finished_tasks(db_url, batch):
                         finished_at_kill.setdefault(key, calls)

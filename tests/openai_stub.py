@@ -113,8 +113,13 @@ class Hold:
     then: Any = None
 
 
+@dataclass(frozen=True)
+class NotUtf8:
+    """A 200 stream whose answer event carries a byte that is not UTF-8 (0xff), as a broken proxy might send."""
+
+
 Behaviour = (Reply | Status | RejectJsonSchema | Malformed | Truncated | BrokenBody | Drop | StreamError | Linger
-             | Hang | Hold)
+             | Hang | Hold | NotUtf8)
 
 
 @dataclass
@@ -390,6 +395,11 @@ class OpenAIStub:
             return
         if isinstance(behaviour, BrokenBody):
             record.bytes_sent = await _send_raw(send, 200, b"<html>not json</html>", b"application/json")
+            record.status = 200
+            return
+        if isinstance(behaviour, NotUtf8):
+            event = b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xff"}}]}\n\n'
+            record.bytes_sent = await _send_raw(send, 200, event, b"text/event-stream")
             record.status = 200
             return
         if isinstance(behaviour, Drop):

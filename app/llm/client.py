@@ -27,6 +27,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import openai
@@ -235,7 +236,7 @@ class OpenAIModel(Model):
                 if streamer is not None:
                     streamer.retract()
                 if attempt >= self.max_retries:
-                    raise ModelError(f"{model} at {self.base_url} failed after {attempt + 1} "
+                    raise ModelError(f"The model {model} failed after {attempt + 1} "
                                      f"attempts: {failure}") from failure
                 if budget is not None and not budget.spend_retry():
                     raise ModelBudgetError(f"retry budget spent ({budget!r}); last failure: "
@@ -293,7 +294,11 @@ class OpenAIModel(Model):
                 raise TransientError("the response has no message" if not parts else
                                      "the answer stream ended before the answer was complete")
         except (TimeoutError, openai.APIConnectionError, httpx.HTTPError, aiohttp.ClientError) as exc:
-            error = f"no answer within {self.timeout:g}s" if _timed_out(exc) else f"connection failed: {cause(exc)}"
+            error = (f"no answer within {self.timeout:g}s" if _timed_out(exc)
+                     else f"connection failed: {self._plain(cause(exc))}")
+            raise TransientError(error) from exc
+        except UnicodeDecodeError as exc:  # a proxy or server that mangled the answer: another try may not
+            error = "the model server's answer was not UTF-8 text"
             raise TransientError(error) from exc
         except openai.APIStatusError as exc:
             response = exc.response
@@ -340,14 +345,14 @@ class OpenAIModel(Model):
         except ValueError:
             chunk = None
         if not isinstance(chunk, dict):
-            raise ModelError(f"{self.base_url} sent an answer event that is not a JSON object: {data[:100]!r}")
+            raise ModelError(f"The model server sent an answer event that is not a JSON object: {data[:100]!r}")
         return chunk
 
     def _stream_error(self, error: Any) -> Exception:
         """An error the server sent as an event of its answer (vLLM does, for one)."""
         detail = error.get("message") if isinstance(error, Mapping) else error
         code = error.get("code") if isinstance(error, Mapping) else None
-        text = f"{self.base_url} reported an error while answering: {detail}"
+        text = f"The model server reported an error while answering: {self._plain(str(detail))}"
         return TransientError(text) if isinstance(code, int) and is_transient(code) else ModelError(text)
 
     def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
@@ -355,8 +360,16 @@ class OpenAIModel(Model):
         if rejects_format(mode, status, detail):
             return FormatRejectedError(detail)
         if is_transient(status):
-            return TransientError(f"HTTP {status}: {detail}", retry_after(exc.response.headers))
-        return ModelError(f"{self.base_url} answered HTTP {status}: {detail}")
+            return TransientError(f"HTTP {status}: {self._plain(detail)}", retry_after(exc.response.headers))
+        return ModelError(f"The model server answered HTTP {status}: {self._plain(detail)}")
+
+    def _plain(self, text: str) -> str:
+        """`text` without the model server's address: users read model errors; the address is the operator's."""
+        parts = urlsplit(self.base_url)
+        for name in (self.base_url, parts.netloc, parts.hostname):
+            if name:
+                text = text.replace(name, "the model server")
+        return text
 
 
 async def _read_to_end(events: Any) -> None:

@@ -20,6 +20,11 @@ def release() -> None:
     _engine = None
 
 
+def installed() -> Any:
+    """The engine of this process, or None while none runs (before start-up, after close)."""
+    return _engine
+
+
 def current() -> Any:
     """The engine of this process (app.rounds.supervisor.Engine)."""
     if _engine is None:

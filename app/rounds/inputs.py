@@ -36,6 +36,7 @@ class RoundData:
         self._started: dict[tuple[str, int], RoundRequest] = {}  # what rounds started here were given
         self._pending: Counter[str] = Counter()  # stored bytes of new files whose write is on its way
         self._reviews: dict[tuple[str, int], str] = {}  # what `prepare` read: whether the plan waits for review
+        self._bytes: dict[str, bytes] = {}  # those bytes, to store again should a delete release them meanwhile
 
     def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
                 passwords: dict[str, str], review: str = "") -> None:
@@ -180,6 +181,7 @@ class RoundData:
         for out in outputs:
             sha = await self.storage.put(out.data)
             self._pending[sha] += 1
+            self._bytes[sha] = out.data
             name, ext = split_name(out.name)
             row = owner.model_copy(update=dict(name=name, ext=ext, mime=out.mime, size=len(out.data), sha256=sha))
             documents.append(NewDocument(file=row))
@@ -194,14 +196,17 @@ class RoundData:
         """The task's write of its new files is over: when it wrote nothing (the round ended first),
         their stored bytes are removed unless a file, or another write still on its way, uses them."""
         shas = [d.file.sha256 for d in documents if d.file is not None]
+        data = {sha: self._bytes[sha] for sha in shas}
         for sha in shas:
             self._pending[sha] -= 1
         self._pending = +self._pending  # drop what is no longer pending
-        if kept:
-            return
-        for sha in set(shas):
-            if not self._pending[sha] and not await self.repo.files.sha_in_use(sha):
-                await self.storage.remove(sha)
+        for sha in set(shas) - set(self._pending):
+            del self._bytes[sha]
+        for sha in sorted(set(shas)):
+            if kept:  # a workflow deleted meanwhile with the same bytes may have released them
+                await self.storage.keep(sha, data[sha])
+            elif not self._pending[sha]:
+                await self.storage.release(sha)
 
     async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[ContentItem]]]:
         """Each file with its content items (extracted once per content hash)."""

@@ -26,11 +26,13 @@ from agents.errors import PlanError
 from agents.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message, write_final
 from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
+from agents.offline.model import OfflineModel
 from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
 from app.rounds import replanning, waiting
+from app.rounds.attempts import run_attempts
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
 from app.rounds.handle import current
@@ -43,7 +45,10 @@ from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow
 
-MAX_RECOVERY_ATTEMPTS = 3
+log = logging.getLogger("foreman.rounds")
+
+# A crash or a takeover is not the round's fault: DBOS resumes it however often (`max_recovery_attempts=None`);
+# errors inside the round count against ROUND_MAX_ATTEMPTS (`app.rounds.attempts`).
 
 log = logging.getLogger("foreman.rounds")
 
@@ -345,15 +350,21 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
+    failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    spent, fallback = Usage(), []
     try:
         with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
-            final = await write_final(inp, plan, results, skipped, delivered, rt.model,
-                                      failures={tid: o.error or o.text for tid, o in outcomes.items()
-                                                if not o.delivered})
+            final = await write_final(inp, plan, results, skipped, delivered, rt.model, failures=failures)
     except ModelError as exc:
-        await rt.journal.fail(workflow_id, round_no, f"The final answer could not be written: {exc}", key("failed"),
-                              cost=_cost(exc.usage, time.perf_counter() - t0))
-        return
+        # What was delivered stays delivered: the offline review (extractive, from the plan and the
+        # results) is the final message, and the round ends as its tasks earned.
+        log.warning("Round %s of workflow %s: the final review failed (%s); the offline review is written "
+                    "instead.", round_no, workflow_id, exc)
+        spent = exc.usage
+        fallback = [NewLog(key("offline"), "The model could not write the final review; the built-in offline "
+                           "review was written instead", type="warning", agent_name="project_manager",
+                           progress=95)]
+        final = await write_final(inp, plan, results, skipped, delivered, OfflineModel(), failures=failures)
     if revisions:
         final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
     attached = await rt.rounds.contents_of(files)
@@ -364,8 +375,8 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
                              documents=[NewDocument(f.id, contents) for f, contents in attached],
-                             **_stats(final.usage, time.perf_counter() - t0))],
-        logs=[ending],
+                             **_stats(final.usage + spent, time.perf_counter() - t0))],
+        logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
 
@@ -424,7 +435,7 @@ async def fail_when_possible(rt: Runtime, workflow_id: str, round_no: int, reaso
             await asyncio.sleep(wait)
 
 
-@DBOS.workflow(name="foreman.round", max_recovery_attempts=MAX_RECOVERY_ATTEMPTS)
+@DBOS.workflow(name="foreman.round", max_recovery_attempts=None)
 async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> None:
     """One round of a workflow, from the user's message to the final answer; from `segment` 1 on, the
     part of it after the user's `segment`-th decision (a round waiting for the user runs nothing)."""
@@ -439,7 +450,7 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
                         if segment:
                             await engine.go_on(rt, workflow_id, round_no, segment)
                         else:
-                            await _run(rt, workflow_id, round_no)
+                            await run_attempts(engine, workflow_id, round_no, lambda: _run(rt, workflow_id, round_no))
     except TimeoutError:
         await fail_when_possible(rt, workflow_id, round_no,
                                  f"The round took longer than MAX_ROUND_SECONDS ({rt.settings.max_round_seconds:g} s).")

@@ -30,6 +30,7 @@ from app.rounds.supervisor import Engine
 from app.services.review import Reviews, chat_decision
 from app.store.cursors import Cursor
 from app.store.records import NewLog, Owner
+from app.store.repository.files import FilesGoneError
 from app.store.repository.idempotency import KeyReusedError
 from app.store.tables import FileRow, WorkflowRow
 
@@ -120,8 +121,7 @@ class WorkflowService:
         files = await self.repo.files.files(owner, file_ids)
         missing = [fid for fid in file_ids if fid not in files]
         if missing:
-            raise BadRequestError(f"Unknown file ids: {missing}. Upload the files first with POST /api/files.",
-                                  code="unknown_files")
+            raise _unknown_files(missing)
         unknown_pw = [k for k in body.passwords if not (k.isascii() and k.isdigit()) or int(k) not in files]
         if unknown_pw:
             raise BadRequestError(f"Passwords were given for files that are not in listFileId: {unknown_pw}.",
@@ -162,6 +162,8 @@ class WorkflowService:
                 latest = await self.repo.workflows.workflow(owner, workflow_id)
                 raise _still_running(latest.current_round if latest else None) from None
             raise
+        except FilesGoneError as exc:  # deleted with their last workflow since they were read above
+            raise _unknown_files(exc.ids) from None
         except LookupError:
             raise _no_workflow(workflow_id) from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
@@ -262,9 +264,8 @@ class WorkflowService:
             raise _no_workflow(workflow_id)
         self.rt.cursors.drop(workflow_id)
         transition(workflow_id, row.current_round, row.status, "deleted", Event.DELETE.value)
-        for file in files:
-            if not await self.repo.files.sha_in_use(file.sha256):
-                await self.rt.storage.remove(file.sha256)
+        for sha in sorted({file.sha256 for file in files}):
+            await self.rt.storage.release(sha)  # unless an upload or a round stores the same bytes meanwhile
 
     @staticmethod
     def no_workflow(workflow_id: str) -> NotFoundError:
@@ -367,6 +368,11 @@ def _may_exist(workflow_id: str) -> bool:
 
 def _no_workflow(workflow_id: str) -> NotFoundError:
     return NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
+
+
+def _unknown_files(ids: list[int]) -> BadRequestError:
+    return BadRequestError(f"Unknown file ids: {ids}. Upload the files first with POST /api/files.",
+                           code="unknown_files")
 
 
 def _may_stop(row: Any) -> None:

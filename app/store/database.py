@@ -251,6 +251,11 @@ class Database:
             self._flushers.add(asyncio.create_task(self._flush()))
         return await future
 
+    async def ping(self, timeout: float) -> None:
+        """One trivial read on a pooled connection; raises when the database does not answer within `timeout`."""
+        async with asyncio.timeout(timeout):
+            await self.run_read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+
     async def run_read(self, work: Callable[..., T], *args: Any) -> T:
         """Run `work(connection, *args)` in one read transaction (one snapshot) and return its result.
 

@@ -6,6 +6,15 @@ Reading checks the bytes against their address: damaged or missing bytes raise
 `StoredFileError`, never come back wrong. Hashing and file I/O run in a worker thread; the
 SQL is `app.store.repository.blobs`.
 
+Files share the bytes of one content, so storing and removing race: an upload finds the bytes
+there (and skips writing them) while a delete, seeing no file row with them yet, removes them.
+Hence three steps: `put` the bytes, write the rows that use them, `keep` them (store them again
+should a release have removed them since); and `release` removes bytes only where no row has
+them, atomically with respect to `keep`: in the database under a lock per hash (see
+`app.store.repository.blobs.lock_hash_tx`); in the directory by moving the bytes aside first, looking
+for a row again and moving them back when one came (a `keep` that looks after that row was
+written finds the bytes gone and writes them again).
+
 In the database the bytes are rows of 1 MB (`file_chunks`): measured against one bytea row and
 large objects (bench/blob_layouts.py), they wrote and read 50 MB in less time with the least
 memory, are written and deleted in an ordinary transaction (no orphaned large objects), and the
@@ -21,6 +30,7 @@ import logging
 import os
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Protocol
 
@@ -47,8 +57,12 @@ class BlobStore(Protocol):
         """The bytes stored under `sha256`, checked; `StoredFileError` when missing or damaged."""
         ...
 
-    async def remove(self, sha256: str) -> None:
-        """Forget the bytes (the caller knows no file uses them any more)."""
+    async def keep(self, sha256: str, data: bytes) -> None:
+        """After the rows that use `data` were written: make sure its bytes are (still) stored."""
+        ...
+
+    async def release(self, sha256: str) -> None:
+        """Remove the bytes unless a file row has them (now, or by a `keep` racing this)."""
         ...
 
 
@@ -76,8 +90,9 @@ class LocalBlobs:
 
     kind = "local"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, rows: BlobRows | None = None) -> None:
         self.root = root
+        self.rows = rows  # who says whether a file row has some bytes (`release`)
         root.mkdir(parents=True, exist_ok=True)
         self.sweep()
 
@@ -132,7 +147,30 @@ class LocalBlobs:
     def has(self, sha256: str) -> bool:
         return self.path(sha256).exists()
 
+    async def keep(self, sha256: str, data: bytes) -> None:
+        if not await asyncio.to_thread(self.has, sha256):
+            log.info("The bytes of %s were released while a file was being written with them; stored again.",
+                     sha256)
+            await asyncio.to_thread(self._put, data)
+
+    async def release(self, sha256: str) -> None:
+        assert self.rows is not None, "a directory store that releases bytes knows the file rows"
+        if await self.rows.in_use(sha256):
+            return
+        aside = self.path(sha256).with_name(f"{sha256}.released-{uuid.uuid4().hex}")
+        try:
+            await asyncio.to_thread(os.replace, self.path(sha256), aside)
+        except FileNotFoundError:
+            return
+        # A row written before this look keeps the bytes; one written after it is followed by a
+        # `keep` that finds them gone and writes them again.
+        if await self.rows.in_use(sha256):
+            await asyncio.to_thread(os.replace, aside, self.path(sha256))
+        else:
+            await asyncio.to_thread(aside.unlink, missing_ok=True)
+
     async def remove(self, sha256: str) -> None:
+        """Delete the bytes whatever uses them (the legacy directory of the database store)."""
         await asyncio.to_thread(self.path(sha256).unlink, missing_ok=True)
 
     def stored(self, older_than: float) -> list[str]:
@@ -183,13 +221,18 @@ class DatabaseBlobs:
         log.info("File bytes %s moved from DATA_DIR into the database.", sha256)
         return data
 
-    async def remove(self, sha256: str) -> None:
-        await self.rows.delete(sha256)
-        if self.legacy is not None:
+    async def keep(self, sha256: str, data: bytes) -> None:
+        if await self.rows.ensure(sha256, data):
+            log.info("The bytes of %s were released while a file was being written with them; stored again.",
+                     sha256)
+
+    async def release(self, sha256: str) -> None:
+        if await self.rows.release(sha256) and self.legacy is not None:
             await self.legacy.remove(sha256)
 
 
 def open_store(kind: str, db: Database, root: Path) -> BlobStore:
     """The store FILE_STORE names."""
-    local = LocalBlobs(root)
-    return DatabaseBlobs(db, legacy=local) if kind == "database" else local
+    if kind == "database":
+        return DatabaseBlobs(db, legacy=LocalBlobs(root))
+    return LocalBlobs(root, BlobRows(db))

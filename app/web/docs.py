@@ -26,7 +26,8 @@ DOCS_SCRIPT = b"""window.onload = function () {
 };
 """
 # Scripts only from our origin: the page works without the internet and runs nothing injected.
-DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'"
+DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; "
+            "frame-ancestors 'none'")
 
 
 def _assets() -> Path:

@@ -24,7 +24,7 @@ class UploadOperation(Operation):
     """The upload reads its multipart body by hand (to check sizes first); the schema still documents it."""
 
     def __post_init__(self) -> None:
-        files = Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING, format="binary"))
+        files = Schema(type=OpenAPIType.ARRAY, items=Schema(type=OpenAPIType.STRING, format="binary"), min_items=1)
         self.request_body = RequestBody(required=True, content={"multipart/form-data": OpenAPIMediaType(
             schema=Schema(type=OpenAPIType.OBJECT, properties={"files": files}, required=["files"]))})
 

@@ -11,6 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import (
     ClientException,
     HTTPException,
+    InternalServerException,
     MethodNotAllowedException,
     NotFoundException,
     SerializationException,
@@ -66,8 +67,22 @@ def on_application_error(_: Request, exc: ApplicationError) -> Response:
     return error_response(exc.status_code, exc.detail, exc.code, extra)
 
 
+# What Litestar raises when the client hangs up before its request body has arrived.
+CLIENT_GONE = "client disconnected prematurely"
+CLIENT_CLOSED_REQUEST = 499  # nginx's status for it: no one reads the answer, the metrics count it apart
+
+
+def client_gone(request: Request) -> Response:
+    """The client went away mid-request: not a server error, nothing to trace; one line says so."""
+    log.info("The client closed the connection before its request was read whole: %s %s", request.method,
+             request.url.path)
+    return error_response(CLIENT_CLOSED_REQUEST, "The request ended before its body arrived.", "client_closed_request")
+
+
 def on_http_exception(request: Request, exc: HTTPException) -> Response:
     status = exc.status_code
+    if isinstance(exc, InternalServerException) and exc.detail == CLIENT_GONE:
+        return client_gone(request)
     if status >= 500:
         return on_unexpected(request, exc)
     detail = exc.detail or "The request could not be handled."
@@ -75,7 +90,8 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
         return error_response(404, f"There is nothing at {request.url.path[:200]!r}; the API is described at "
                               "/schema/openapi.json and /docs.", "route_not_found")
     if isinstance(exc, MethodNotAllowedException):
-        allowed = (exc.headers or {}).get("Allow", "")
+        # Litestar's router names the methods in a lower-case `allow` header.
+        allowed = next((v for k, v in (exc.headers or {}).items() if k.lower() == "allow"), "")
         response = error_response(405, f"{request.method[:20]} is not allowed on {request.url.path[:200]!r}"
                                   + (f"; use {allowed}." if allowed else "."), "method_not_allowed")
         if allowed:
@@ -97,9 +113,16 @@ def on_http_exception(request: Request, exc: HTTPException) -> Response:
 
 def _problem(error: dict[str, Any]) -> str:
     key, message = error.get("key") or "body", error.get("message")
+    if error.get("source") == "query":  # the name the client sent (logId), not the handler's (log_id)
+        key = _camel(key)
     if message == f"'{key}'":  # how a missing value is reported
         return "the JSON request body is missing" if error.get("source") == "body" else f"{key} is missing"
     return f"{key}: {message}"
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
 
 
 def on_unexpected(request: Request, exc: Exception) -> Response:

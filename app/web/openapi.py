@@ -153,6 +153,7 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     _download(schema["paths"]["/api/files/{file_id}/content"]["get"])
     _status(schema["paths"]["/api/workflows/{workflow_id}/status"]["get"])
     _start(schema["paths"]["/api/workflows/start"]["post"])
+    _events(schema["paths"]["/api/workflows/{workflow_id}/events"]["get"])
     logs = schema["paths"]["/api/workflows/{workflow_id}/logs"]["get"]
     logs["parameters"] = [p for p in logs["parameters"] if p["name"] != "includeData"]
     _heads(schema["paths"])
@@ -245,6 +246,16 @@ def _start(operation: dict[str, Any]) -> None:
                 parameter["description"] = "Continue this workflow with its next round."
             else:
                 parameter["description"] = "Retrying with the same key returns the first answer."
+
+
+def _events(operation: dict[str, Any]) -> None:
+    """The ids to resume after are optional, never null, and never negative (a 400 names the one that is)."""
+    for parameter in operation.get("parameters", []):
+        if parameter["name"] in ("messageId", "logId"):
+            description = parameter["schema"].get("description") or parameter.get("description")
+            parameter["schema"] = {"type": "integer", "format": "int64", "minimum": 0}
+            if description:
+                parameter["description"] = description
 
 
 def _walk(node: Any) -> None:

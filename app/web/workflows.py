@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Any
 
 import msgspec
@@ -16,6 +17,7 @@ from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_304_NOT_MODIFIED
 
+from app.clock import aware
 from app.contract.schemas import (
     MAX_ID,
     Deleted,
@@ -67,18 +69,24 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 
 def encode_cursor(stamp: datetime, workflow_id: str) -> str:
-    """An opaque cursor for the workflow list: where the page ended."""
-    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{workflow_id}".encode()).decode().rstrip("=")
+    """An opaque cursor for the workflow list: where the page ended (its UTC time to the microsecond)."""
+    utc = aware(stamp).astimezone(timezone.utc)
+    return base64.urlsafe_b64encode(f"{utc.isoformat(timespec='microseconds')}|{workflow_id}".encode()
+                                    ).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The (activity, id) an `encode_cursor` value holds, or BadRequestError."""
+    """The (activity, id) an `encode_cursor` value holds, or BadRequestError.
+
+    Only what the server issues passes: a UTC time and a workflow id as `encode_cursor` writes them (a
+    time without a zone compared with the stored ones was a 500 on PostgreSQL)."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         stamp, _, workflow_id = raw.partition("|")
-        if not workflow_id:
+        found = datetime.fromisoformat(stamp)
+        if found.tzinfo is None or encode_cursor(found, str(uuid.UUID(workflow_id))) != cursor:
             raise ValueError(raw)
-        return datetime.fromisoformat(stamp), workflow_id
+        return found, workflow_id
     except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
         raise BadRequestError("cursor is not one this server gave; pass the `cursor` of the page before, or none "
                               "to start from the newest.", code="bad_cursor") from None

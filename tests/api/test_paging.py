@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from tests.api.conftest import check_error, items, run_round
 from tests.harness import upload
 
@@ -23,6 +25,30 @@ def test_workflow_list_pages_by_cursor(c2):
     assert set(made) <= set(seen) and len(seen) == len(set(seen))
     check_error(c2.get("/api/workflows", params={"cursor": "not-a-cursor"}), 400, "bad_cursor")
     check_error(c2.get("/api/workflows", params={"limit": 0}), 400)
+
+
+def b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def test_a_cursor_the_server_did_not_give_is_a_400(c2):
+    for part in (1, 2):
+        run_round(c2, f"Compare the figures, part {part}.")
+    first = c2.get("/api/workflows", params={"limit": 1}).json()
+    issued = base64.urlsafe_b64decode(first["cursor"] + "==").decode()
+    stamp, _, workflow_id = issued.partition("|")
+    forged = [
+        "MjAyNi0xMS0yNXwx",  # "2026-11-25|1": a date without a time zone, an id that is no workflow's (was a 500)
+        b64(f"{stamp[:-6]}|{workflow_id}"),  # the issued time without its zone
+        b64(f"{stamp}|1"),  # an id that is no workflow's
+        b64(f"{stamp}|{workflow_id}|x"),
+        b64(f"{stamp.replace('+00:00', '+02:00')}|{workflow_id}"),
+        first["cursor"] + "A",
+        "\u00e9t\u00e9",
+    ]
+    for cursor in forged:
+        check_error(c2.get("/api/workflows", params={"cursor": cursor}), 400, "bad_cursor")
+    assert c2.get("/api/workflows", params={"cursor": first["cursor"]}).status_code == 200
 
 
 def test_poll_cursor_reaches_status_after_the_last_message_is_deleted(c1):

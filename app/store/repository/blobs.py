@@ -2,17 +2,52 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, exists, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
 from app.store.database import Database
-from app.store.tables import FileChunkRow
+from app.store.tables import FileChunkRow, FileRow
 
 B = FileChunkRow
 CHUNK = 1 << 20
 READ_BATCH = 8  # chunks fetched per query: 8 MB at most in flight
+HASH_LOCKS = 0x46524D  # the namespace of the per-hash advisory locks on PostgreSQL ("FRM")
+
+
+def lock_hash_tx(conn: Connection, sha256: str) -> None:
+    """Hold the lock of one content hash until the transaction ends: its bytes are kept (`ensure_blob_tx`)
+    and removed (`release_blob_tx`) one at a time. On SQLite every write transaction (BEGIN IMMEDIATE)
+    already holds the database's only write lock; on PostgreSQL an advisory lock per hash, taken
+    before the statements that look, so that they see what the other one committed."""
+    if conn.dialect.name == "postgresql":
+        key = int(sha256[:8], 16) - (1 << 31) if len(sha256) >= 8 else 0  # int4: a shared lock now and then
+        conn.execute(text("SELECT pg_advisory_xact_lock(:space, :key)"), {"space": HASH_LOCKS, "key": key})
+
+
+def in_use_tx(conn: Connection, sha256: str) -> bool:
+    """Whether a file row has these bytes."""
+    return bool(conn.execute(select(exists().where(FileRow.sha256 == sha256))).scalar())
+
+
+def ensure_blob_tx(conn: Connection, sha256: str, data: bytes) -> bool:
+    """After the rows that use `data` were written: store it again if a release removed it meanwhile
+    (True when it had to)."""
+    lock_hash_tx(conn, sha256)
+    if conn.execute(select(B.seq).where(B.sha256 == sha256, B.seq == 0)).first() is not None:
+        return False
+    insert_blob_tx(conn, sha256, data)
+    return True
+
+
+def release_blob_tx(conn: Connection, sha256: str) -> bool:
+    """Delete the bytes unless a file row has them; True when no file has them (deleted, or not there)."""
+    lock_hash_tx(conn, sha256)
+    if in_use_tx(conn, sha256):
+        return False
+    conn.execute(delete(B.__table__).where(B.sha256 == sha256))
+    return True
 
 
 def insert_blob_tx(conn: Connection, sha256: str, data: bytes) -> None:
@@ -46,5 +81,12 @@ class BlobRows:
                 if len(batch) < READ_BATCH:
                     return parts
 
-    async def delete(self, sha256: str) -> None:
-        await self.db.run_write(lambda conn: conn.execute(delete(B.__table__).where(B.sha256 == sha256)))
+    async def ensure(self, sha256: str, data: bytes) -> bool:
+        return await self.db.run_write(ensure_blob_tx, sha256, data)
+
+    async def release(self, sha256: str) -> bool:
+        return await self.db.run_write(release_blob_tx, sha256)
+
+    async def in_use(self, sha256: str) -> bool:
+        """Whether a file row has these bytes, as committed now."""
+        return await self.db.run_read(in_use_tx, sha256)

@@ -15,6 +15,26 @@ from app.store.tables import ExtractionRow, FileRow
 F = FileRow
 
 
+class FilesGoneError(LookupError):
+    """Files named by a request were deleted (with their last workflow) before its write."""
+
+    def __init__(self, ids: list[int]) -> None:
+        super().__init__(ids)
+        self.ids = ids
+
+
+def hold_files_tx(conn: Connection, owner: Owner, ids: Sequence[int]) -> None:
+    """Lock the owner's files `ids` against their deletion until the transaction ends (FOR KEY SHARE on
+    PostgreSQL; SQLite's write transactions run one at a time), or FilesGoneError naming those gone."""
+    if not ids:
+        return
+    held = {fid for (fid,) in conn.execute(
+        select(F.id).where(F.id.in_(list(ids)), F.mandate_id == owner.mandate_id, F.user_id == owner.user_id)
+        .with_for_update(read=True, key_share=True))}
+    if gone := [fid for fid in ids if fid not in held]:
+        raise FilesGoneError(gone)
+
+
 def forget_unused_contents_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> None:
     """Drop what was derived from the bytes of content hashes that no file has any more: their
     full-text chunks and their cached extractions (with a password too: keyed "sha256:...")."""

@@ -15,7 +15,7 @@ from app.store.database import Database, batch_of
 from app.store.notify import announce_deleted, announce_stop
 from app.store.ownership import Claim, ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped, Wait
-from app.store.repository.files import forget_unused_contents_tx
+from app.store.repository.files import forget_unused_contents_tx, hold_files_tx
 from app.store.repository.messages import MessageStore, user_message_key
 from app.store.statements import Prepared
 from app.store.tables import (
@@ -122,6 +122,9 @@ class WorkflowStore:
         default = "" if review_default in (None, "none") else review_default
         if new:
             next_status(None, Event.START)
+            # Checked again here: the last workflow using a file may have been deleted, and the file
+            # with it, since the request read them.
+            hold_files_tx(conn, owner, file_ids)
             values = WorkflowRow(
                 id=workflow_id, mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
                 status=WorkflowStatus.RUNNING, started_at=stamp, last_activity=stamp, current_round=1,
@@ -134,6 +137,7 @@ class WorkflowStore:
             if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
                 raise LookupError(workflow_id)
             next_status(WorkflowStatus(current.status), Event.START)
+            hold_files_tx(conn, owner, file_ids)
             _settle(conn, workflow_id)
             changed = conn.execute(
                 update(W)
@@ -348,6 +352,9 @@ class WorkflowStore:
         file_ids = {fid for (fid,) in conn.execute(mine)}
         for (ids,) in conn.execute(input_ids):
             file_ids.update(ids)
+        # Lock them first: a start naming one of them either wrote its message already (seen as sharing
+        # it below) or waits for this delete and finds it gone (on PostgreSQL; SQLite writes one at a time).
+        conn.execute(select(F.id).where(F.id.in_(sorted(file_ids))).with_for_update())
         shared = {fid for (fid,) in conn.execute(others.where(D.file_id.in_(file_ids)))}
         orphans = sorted(file_ids - shared)
         files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(F.id.in_(orphans)))]

@@ -1,0 +1,33 @@
+"""A round whose final review call fails writes the offline review as its final message and ends as its tasks
+earned: completed with the partial count when some delivered (issue 28, item 8)."""
+
+from __future__ import annotations
+
+import json
+
+from agents.model import ModelError, ModelRequest, ModelResponse
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_status
+
+
+class FailingReviewer(ScriptedModel):
+    """The scripted model; the task on part 2 and the final review fail for good."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if request.purpose == "final" or (request.purpose not in ("plan", "repair")
+                                          and "part 2" in json.dumps(request.messages)):
+            raise ModelError("the provider refused the request")
+        return await super().complete(request)
+
+
+def test_a_partly_delivered_round_whose_review_fails_completes_with_the_offline_review(tmp_path, database_url):
+    with LiveServer(settings_for(tmp_path, database_url), FailingReviewer(plan_of(2))) as server, \
+            server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Compare the figures."}).json()["id"]
+        status = wait_status(client, wid, "completed", "failed")
+        assert status["status"] == "completed" and status["progress"] == 100
+        logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
+        assert logs[-1]["message"] == "Workflow completed: 1 of 2 planned tasks delivered"
+        assert any(e["type"] == "warning" and "offline review" in e["message"] for e in logs)
+        last = client.get(f"/api/workflows/{wid}/messages").json()["items"][-1]
+        assert last["status"] == "last" and last["metadata"]["offline"] is True
+        assert "Completed steps" in last["content"] and "t1" in last["content"]
