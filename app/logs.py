@@ -1,7 +1,7 @@
 """The server log's format: `LOG_FORMAT=plain` (default) or `json`, one object per line.
 
 Both name the workflow, round and task a line belongs to when the code that logs runs for one
-(the context `agents.model.use_call_context` sets). Model I/O records (`LOG_MODEL_IO=true`) carry
+(the context `agents.model.use_call_context` sets), and the round's trace id while tracing is on. Model I/O records (`LOG_MODEL_IO=true`) carry
 their call's fields: merged into the object in JSON, appended as JSON in plain text.
 """
 
@@ -26,7 +26,7 @@ def _where(record: logging.LogRecord) -> dict[str, Any]:
     else:
         context = call_context.get()
         found = {"workflowId": context.get("workflow"), "round": context.get("round"),
-                 "taskId": context.get("task")}
+                 "taskId": context.get("task"), "traceId": context.get("trace")}
     return {k: v for k, v in found.items() if v is not None}
 
 
