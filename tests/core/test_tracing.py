@@ -154,7 +154,7 @@ def test_a_served_process_exports_its_rounds_over_otlp_http(tmp_path, openai_stu
                                       stderr=subprocess.STDOUT)
             try:
                 with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-                    wait_for(lambda: _ready(client, server), 60, "the server")
+                    wait_for(lambda: _ready(client, server), 180, "the server")
                     wid = client.post("/api/workflows/start", json={"prompt": "One part"}).json()["id"]
                     assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
                     wait_for(lambda: "foreman.round" in _names(_Receiver.received), 30, "the round's export")

@@ -1,0 +1,92 @@
+"""CPU per round with tracing off and on, in one run.
+
+    python bench/tracing.py [--repeats 3] [--rounds 30]
+
+The round of bench/round_overhead.py (a plan, five tasks in parallel, a final answer: seven model
+calls to bench/model_stub.py answering at once, over real HTTP), on SQLite, with tracing off and
+on alternately (off on off on ...). On: the SDK's batch processor exporting over OTLP/HTTP to a
+receiver in another process (it answers 200 to every POST), as a served process with
+OTEL_EXPORTER_OTLP_ENDPOINT set does; the export thread's CPU is this process's and counted.
+Prints the median CPU ms per round of each, and their ratio (target: on < 1.1x off).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import round_overhead
+import uvloop
+
+from app.llm.client import OpenAIModel
+from app.rounds import tracing
+
+RECEIVER = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class R(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+s = ThreadingHTTPServer(("127.0.0.1", 0), R)
+print(s.server_port, flush=True)
+s.serve_forever()
+"""
+
+
+def traced_client(*args, **kwargs):
+    """The model client as create_app wires it: a span per call while tracing is on."""
+    return tracing.traced(OpenAIModel(*args, **kwargs))
+
+
+async def cpu_per_round(base_url: str, data_dir: Path, rounds: int) -> float:
+    async with round_overhead.foreman(base_url, data_dir, "") as (run, _counts):
+        for i in range(round_overhead.WARM_ROUNDS):
+            await run(f"warm up {i}")
+        cpu = time.process_time()
+        for i in range(rounds):
+            await run(f"round {i}")
+        return (time.process_time() - cpu) * 1000 / rounds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    round_overhead.OpenAIModel = traced_client
+    receiver = subprocess.Popen([sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, text=True)
+    assert receiver.stdout is not None
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{int(receiver.stdout.readline())}"
+    figures: dict[bool, list[float]] = {False: [], True: []}
+    try:
+        with tempfile.TemporaryDirectory() as tmp, round_overhead.stub(0.0) as base_url:
+            for _ in range(args.repeats):
+                for on in (False, True):  # interleaved
+                    if on:
+                        tracing.configure(os.environ)  # the exporter reads the endpoint from the environment
+                    try:
+                        data_dir = Path(tmp) / uuid.uuid4().hex[:8]
+                        figures[on].append(uvloop.run(cpu_per_round(base_url, data_dir, args.rounds)))
+                    finally:
+                        tracing.shutdown()
+    finally:
+        receiver.terminate()
+        receiver.wait(10)
+    off, on = statistics.median(figures[False]), statistics.median(figures[True])
+    print("CPU ms/round, each repeat: off " + ", ".join(f"{v:.1f}" for v in figures[False])
+          + "; on " + ", ".join(f"{v:.1f}" for v in figures[True]))
+    print(f"5-task round, instant model, SQLite: CPU per round tracing off {off:.1f} ms, on {on:.1f} ms: "
+          f"{on / off:.2f}x (target < 1.1x)")
+
+
+if __name__ == "__main__":
+    main()
