@@ -163,6 +163,7 @@ def test_a_served_process_exports_its_rounds_over_otlp_http(tmp_path, openai_stu
                 server.wait(30)
     finally:
         receiver.shutdown()
+        receiver.server_close()
 
     spans = [s for r in _Receiver.received for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans]
     [root] = [s for s in spans if s.name == "foreman.round"]
