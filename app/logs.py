@@ -1,8 +1,9 @@
 """The server log's format: `LOG_FORMAT=plain` (default) or `json`, one object per line.
 
 Both name the workflow, round and task a line belongs to when the code that logs runs for one
-(the context `agents.model.use_call_context` sets), and the round's trace id while tracing is on. Model I/O records (`LOG_MODEL_IO=true`) carry
-their call's fields: merged into the object in JSON, appended as JSON in plain text.
+(the context `agents.model.use_call_context` sets), and the round's trace id while tracing is on.
+Model I/O records (`LOG_MODEL_IO=true`) carry their call's fields: merged into the object in JSON,
+appended as JSON in plain text.
 """
 
 from __future__ import annotations

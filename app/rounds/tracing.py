@@ -12,7 +12,8 @@ answer. The trace id is derived from the workflow id and the round number (`trac
 round resumed after a crash, or taken over by another replica, continues the same trace without
 storing anything: each execution adds its own round span to it. The round's outcome (the FSM's
 transition, `outcome`) is the round span's status, set explicitly (completed, stopped: OK;
-failed: ERROR) and its `foreman.round.status`. Prompt and completion text go on the model call's
+failed: ERROR) and its `foreman.round.status` (`waiting`: the round waits for the user, and its execution after the
+decision adds another round span to the same trace). Prompt and completion text go on the model call's
 span only with `LOG_MODEL_IO=true`.
 
 The provider is this module's own, not the process-global one (DBOS sets that one up for its own
@@ -133,7 +134,7 @@ def round_span(workflow_id: str, round_no: int) -> Any:
 
 def outcome(workflow_id: str, round_no: int, status: str) -> None:
     """The round's status changed (the journal's transition): its end is the round span's status."""
-    if _tracer is None or status not in _ENDED:
+    if _tracer is None or status not in _ENDED and status != "waiting":
         return
     span = _live.get((workflow_id, round_no))
     if span is None or not span.is_recording():
@@ -141,6 +142,8 @@ def outcome(workflow_id: str, round_no: int, status: str) -> None:
     from opentelemetry.trace import Status, StatusCode
 
     span.set_attribute("foreman.round.status", status)
+    if status == "waiting":  # this execution ends; the one after the user's decision joins the trace
+        return
     span.set_status(Status(StatusCode.ERROR, "the round failed") if status == "failed" else Status(StatusCode.OK))
 
 
