@@ -31,11 +31,11 @@ def spans():
         tracing.shutdown()
 
 
-def test_a_round_is_one_trace_with_a_span_per_step_and_model_call(tmp_path, openai_stub, spans):
+def test_a_round_is_one_trace_with_a_span_per_step_and_model_call(tmp_path, openai_stub, spans, database_url):
     openai_stub.script([Reply(plan_of(3), usage=(50, 20)), Reply("Part one.", usage=(30, 5)),
                         Status(400, message="context length exceeded"), Reply("Part three.", usage=(30, 5))])
     openai_stub.default = lambda body: "All reviewed."
-    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test",
+    settings = settings_for(tmp_path, database_url, openai_base_url=openai_stub.base_url, openai_api_key="test",
                             llm_model="gpt-test", log_model_io=True)
     with LiveServer(settings) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Three parts"}).json()["id"]
