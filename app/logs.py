@@ -24,6 +24,7 @@ def _where(record: logging.LogRecord) -> dict[str, Any]:
     extra = getattr(record, "model_io", None)
     if isinstance(extra, dict):
         found = {k: extra.get(k) for k in ("workflowId", "round", "taskId")}
+        found["traceId"] = call_context.get().get("trace")
     else:
         context = call_context.get()
         found = {"workflowId": context.get("workflow"), "round": context.get("round"),

@@ -145,7 +145,7 @@ def test_a_served_process_exports_its_rounds_over_otlp_http(tmp_path, openai_stu
     env = {**os.environ, "DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "LOG_FORMAT": "json",
            "OPENAI_BASE_URL": openai_stub.base_url, "OPENAI_API_KEY": "sk-test",
            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_port}",
-           "OTEL_SERVICE_NAME": "foreman-test", "OTEL_BSP_SCHEDULE_DELAY": "100"}
+           "OTEL_SERVICE_NAME": "foreman-test", "OTEL_BSP_SCHEDULE_DELAY": "100", "LOG_MODEL_IO": "true"}
     env.pop("API_KEYS", None)
     log_path = tmp_path / "server.log"
     try:
@@ -175,6 +175,8 @@ def test_a_served_process_exports_its_rounds_over_otlp_http(tmp_path, openai_stu
     entries = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
     ends = [e for e in entries if e["logger"] == "foreman.transitions" and json.loads(e["message"])["event"] == "finish"]
     assert [(e["workflowId"], e["traceId"]) for e in ends] == [(wid, trace_hex)]  # from a complaint to the trace
+    calls = [e for e in entries if e["logger"] == "foreman.model_io"]
+    assert len(calls) >= 3 and all(e["traceId"] == trace_hex for e in calls)  # plan, task, final
 
 
 def _names(received: list[ExportTraceServiceRequest]) -> set[str]:
