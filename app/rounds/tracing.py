@@ -190,8 +190,10 @@ class TracedModel:
         return getattr(self.inner, name)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
+        response: ModelResponse
         if _tracer is None:
-            return await self.inner.complete(request)
+            response = await self.inner.complete(request)
+            return response
         model_for = getattr(self.inner, "model_for", None)
         model = model_for(request.agent) if callable(model_for) else getattr(self.inner, "name", "model")
         offline = bool(getattr(self.inner, "offline", False))
