@@ -53,6 +53,7 @@ class Settings:
     agent_temperatures: Mapping[str, float] = field(default_factory=dict)
     log_model_io: bool = False
     log_format: str = "plain"
+    tracing: bool = False  # an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT): rounds are traced
     round_retry_budget: int = 12
     max_tasks_per_plan: int = 8
     max_round_tokens: int = 200_000
@@ -330,6 +331,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         agent_temperatures=temperatures,
         log_model_io=_flag(env.get("LOG_MODEL_IO", ""), "LOG_MODEL_IO"),
         log_format=log_format,
+        tracing=_tracing(env),
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or default_executor_id(env.get("DATABASE_URL", "")),
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
@@ -417,7 +419,9 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("EMBEDDINGS_MODEL", "unset", "the model name sent to EMBEDDINGS_BASE_URL (required with it)"),
     ("EMBEDDINGS_API_KEY", "OPENAI_API_KEY", "the key of EMBEDDINGS_BASE_URL"),
     ("LOG_FORMAT", "plain", "server log format: plain or json (one object per line)"),
-    ("LOG_MODEL_IO", "false", "true: log every model request and answer"),
+    ("LOG_MODEL_IO", "false", "true: log every model request and answer (and put them on the model calls' spans)"),
+    ("OTEL_EXPORTER_OTLP_ENDPOINT", "unset",
+     "set: every round is an OpenTelemetry trace, exported over OTLP/HTTP to it (other OTEL_* apply; docs/tracing.md)"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
     ("CHAT_STOP_ON_DISCONNECT", "true",
      "false: a /v1/chat/completions round goes on when its client disconnects (true: it is stopped)"),
@@ -425,6 +429,12 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
      "an event stream client that reads nothing this long is dropped"),
 )
+
+
+def _tracing(env: Mapping[str, str]) -> bool:
+    """Whether the environment asks for traces: an OTLP endpoint, and the OpenTelemetry SDK not disabled."""
+    endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or ""
+    return bool(endpoint.strip()) and (env.get("OTEL_SDK_DISABLED") or "").strip().lower() != "true"
 
 
 def help_text() -> str:

@@ -1,8 +1,9 @@
 """The server log's format: `LOG_FORMAT=plain` (default) or `json`, one object per line.
 
 Both name the workflow, round and task a line belongs to when the code that logs runs for one
-(the context `agents.model.use_call_context` sets). Model I/O records (`LOG_MODEL_IO=true`) carry
-their call's fields: merged into the object in JSON, appended as JSON in plain text.
+(the context `agents.model.use_call_context` sets), and the round's trace id while tracing is on.
+Model I/O records (`LOG_MODEL_IO=true`) carry their call's fields: merged into the object in JSON,
+appended as JSON in plain text.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ def _where(record: logging.LogRecord) -> dict[str, Any]:
     extra = getattr(record, "model_io", None)
     if isinstance(extra, dict):
         found = {k: extra.get(k) for k in ("workflowId", "round", "taskId")}
+        found["traceId"] = call_context.get().get("trace")
     else:
         context = call_context.get()
         found = {"workflowId": context.get("workflow"), "round": context.get("round"),
-                 "taskId": context.get("task")}
+                 "taskId": context.get("task"), "traceId": context.get("trace")}
     return {k: v for k, v in found.items() if v is not None}
 
 

@@ -25,6 +25,7 @@ from app.errors import NotReadyError
 from app.llm.embeddings import RemoteEmbedder
 from app.protocols import agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
+from app.rounds import tracing
 from app.rounds.documents import Documents
 from app.rounds.drafts import Drafts
 from app.rounds.inputs import RoundData
@@ -210,7 +211,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     """The application: reads the environment only when no settings are given."""
     settings = settings or from_env(os.environ)
     settings.check()
-    model = metrics.MeteredModel(model or build_model(settings))
+    if settings.tracing and not tracing.enabled():  # the SDK reads the OTEL_* variables itself
+        tracing.configure(os.environ, log_io=settings.log_model_io)
+    model = tracing.traced(metrics.MeteredModel(model or build_model(settings)))
     engine = build_engine(settings, model, registry or build_registry())
 
     async def startup() -> None:
@@ -251,7 +254,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close],
+        on_shutdown=[engine.close, *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,

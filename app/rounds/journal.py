@@ -13,6 +13,7 @@ from agents.errors import AgentsError
 from agents.model import ModelError, use_call_context
 from app.fsm import Event
 from app.metrics import record_transition
+from app.rounds import tracing
 from app.rounds.drafts import Drafts
 from app.store.cursors import CursorCache
 from app.store.ownership import current_claim
@@ -129,6 +130,7 @@ class Journal:
 def transition(workflow_id: str, round_no: int, before: str | None, after: str, event: str) -> None:
     """One structured line per status change, and the round counters it moves."""
     record_transition(before, after, event)
+    tracing.outcome(workflow_id, round_no, after)
     with use_call_context(workflow=workflow_id, round=round_no):  # also outside the round (start, stop, delete)
         log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after,
                              "event": event}))

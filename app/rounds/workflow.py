@@ -31,7 +31,7 @@ from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
-from app.rounds import replanning, waiting
+from app.rounds import replanning, tracing, waiting
 from app.rounds.attempts import run_attempts
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
@@ -157,8 +157,9 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
     the plan is the one the planning message carries. None: nothing more to run.
     """
     key = lambda *p: _key(workflow_id, round_no, "plan", *p)  # noqa: E731
-    prepared = await rt.rounds.prepare(workflow_id, round_no, then=[
-        NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
+    with tracing.span("foreman.read_files"):
+        prepared = await rt.rounds.prepare(workflow_id, round_no, then=[
+            NewLog(key("start"), "Analyzing request and planning work", agent_name="project_manager", progress=10)])
     if prepared is None:  # stopped, deleted or finished before this step
         return None
     inp, replayed = prepared
@@ -182,7 +183,8 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     started, t0 = rt.clock(), time.perf_counter()
     limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
     try:
-        with rt.journal.drafts.writing(workflow_id, round_no, key("message")):  # the answer streams
+        with (tracing.span("foreman.plan", **{"gen_ai.agent.name": "project_manager"}),
+              rt.journal.drafts.writing(workflow_id, round_no, key("message"))):  # the answer streams
             outcome = await make_plan(inp, rt.model, rt.registry, limits)
     except (PlanError, ModelError) as exc:
         await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
@@ -253,6 +255,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     except (asyncio.CancelledError, ClaimLostError):
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
+        tracing.record_error(exc)
         with use_call_context(task=task.id):  # the server log names the task that failed
             reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
@@ -446,7 +449,8 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
         async with engine.slot(workflow_id, round_no):
             with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
-                    with use_call_context(workflow=workflow_id, round=round_no):
+                    with use_call_context(workflow=workflow_id, round=round_no), \
+                            tracing.round_span(workflow_id, round_no):
                         if segment:
                             await engine.go_on(rt, workflow_id, round_no, segment)
                         else:
@@ -487,9 +491,10 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         delivered = {t: o for t, o in dependencies.items() if o.ok}
-        outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
-                                announced=task.id in announced,
-                                then=lambda ok=True: settling.after(task.id, ok))
+        with tracing.task_span(task.agent, task.id):
+            outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
+                                    announced=task.id in announced,
+                                    then=lambda ok=True: settling.after(task.id, ok))
         settling.settled.add(task.id)
         return outcome
 
@@ -513,6 +518,7 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         revisions.append(revision.why)
         finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again
     ids = {t.id for t in plan.tasks}
-    await final_step(rt, workflow_id, round_no, plan, {t: o for t, o in outcomes.items() if t in ids},
-                     {t: r for t, r in skipped.items() if t in ids},
-                     announced=settling.announced, revisions=tuple(revisions))
+    with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
+        await final_step(rt, workflow_id, round_no, plan, {t: o for t, o in outcomes.items() if t in ids},
+                         {t: r for t, r in skipped.items() if t in ids},
+                         announced=settling.announced, revisions=tuple(revisions))
