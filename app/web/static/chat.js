@@ -2,6 +2,7 @@
 // the event stream (fetch, so the API key can travel as a bearer header) and falls back to
 // polling by cursor when the stream cannot be had. It stores the API key and UI preferences.
 import { renderMarkdown } from "./markdown.js";
+import { initReview, reviewMessage, reviewOpened, reviewStartOptions, reviewStatus, reviewStatusText } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "foreman.apiKey";
@@ -291,6 +292,7 @@ function showMessage(message) {
   view.cursor.m = Math.max(view.cursor.m, message.id);
   $("empty").hidden = true;
   if (!draft) node.scrollIntoView({ block: "nearest" });
+  reviewMessage(message);
 }
 
 function showLog(entry) {
@@ -319,9 +321,10 @@ function setProgress(value) {
 function showStatus(status) {
   const before = view.status;
   view.status = status;
-  $("status").textContent = `${status.status} · round ${status.currentRound}`;
+  $("status").textContent = reviewStatusText(status) || `${status.status} · round ${status.currentRound}`;
   $("status").className = `status ${status.status}`;
-  $("stop").disabled = status.status !== "running";
+  $("stop").disabled = status.status !== "running" && status.status !== "waiting";
+  reviewStatus(status);
   setProgress(before && before.currentRound !== status.currentRound ? status.progress
     : Math.max(status.progress, Number($("progress").getAttribute("aria-valuenow"))));
   if (!before || before.status !== status.status) attempt(loadList);
@@ -430,6 +433,7 @@ async function open(id) {
   $("empty").hidden = Boolean(id);
   $("delete-conversation").hidden = !id;
   $("title").textContent = "New conversation";
+  reviewOpened(id, null, view.messages);
   document.querySelectorAll("#conversations a").forEach((a) => {
     if (a.getAttribute("href") === `#/w/${encodeURIComponent(id)}`) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -438,6 +442,7 @@ async function open(id) {
   const workflow = await attempt(() => api("GET", wid(id)));
   if (!workflow || gen !== view.gen) return;
   $("title").textContent = shortTitle(workflow.name || "Untitled", 79);  // the server keeps 80 characters
+  reviewOpened(id, workflow, view.messages);
   workflow.messages.forEach(showMessage);
   workflow.logs.forEach(showLog);
   follow(gen);
@@ -517,7 +522,7 @@ async function send() {
       return;
     }
     const path = view.id ? `/api/workflows/start?id=${encodeURIComponent(view.id)}` : "/api/workflows/start";
-    const answer = await attempt(() => api("POST", path, { prompt, listFileId: ids }));
+    const answer = await attempt(() => api("POST", path, { prompt, listFileId: ids, ...reviewStartOptions() }));
     if (!answer) return;
     $("prompt").value = "";
     attachments.length = 0;
@@ -532,6 +537,7 @@ async function send() {
 // ---- wiring -------------------------------------------------------------------------
 
 function start() {
+  initReview({ api, wid, notify, showStatus });
   const key = $("api-key");
   key.value = localStorage.getItem(KEY) || "";
   key.addEventListener("change", () => {

@@ -1,0 +1,91 @@
+"""Plan review on the chat page, in Debian's chromium against the live service on the offline model:
+the switch "Review plans before they run", the waiting plan with Approve / Reject / Revise, found by
+role and accessible name."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.corpus import CORPUS
+from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
+    browser, expect, messages, page, screenshot_on_failure, send, server,
+)
+
+
+def review_on(page) -> None:
+    switch = page.get_by_role("switch", name="Review plans before they run")
+    expect(switch).not_to_be_checked()
+    switch.check()
+    expect(switch).to_be_checked()
+
+
+def plan_waits(page):
+    panel = page.get_by_role("region", name="The plan waits for your review")
+    expect(panel).to_be_visible()
+    expect(page.locator("#status")).to_contain_text("Waiting for your review")
+    return panel
+
+
+def test_a_person_reviews_the_plan_revises_it_and_approves_and_the_round_completes(page, server, tmp_path):
+    shot = tmp_path / "review.png"
+    with screenshot_on_failure(page, shot):
+        review_on(page)
+        send(page, "Summarise this document", CORPUS / "testCSV.csv")
+        panel = plan_waits(page)
+        tasks = panel.get_by_role("list", name="Planned tasks").get_by_role("listitem")
+        expect(tasks.first).to_contain_text("summarizer")
+        expect(page.get_by_role("button", name="Stop")).to_be_enabled()  # a wait can be stopped too
+        expect(messages(page).filter(has_text="last")).to_have_count(0)  # nothing ran yet
+        page.screenshot(path=str(shot))
+        if os.environ.get("FOREMAN_REVIEW_SCREENSHOT"):
+            page.screenshot(path=os.environ["FOREMAN_REVIEW_SCREENSHOT"], full_page=True)
+
+        # Revise: the feedback becomes a user message of the round and a new plan waits.
+        plans_before = messages(page).filter(has_text="Work plan").count()
+        panel.get_by_role("textbox", name="Feedback on the plan").fill("Keep the summary short")
+        panel.get_by_role("button", name="Revise").click()
+        expect(messages(page).filter(has_text="Keep the summary short")).to_have_count(1)
+        expect(messages(page).filter(has_text="Work plan")).to_have_count(plans_before + 1)
+        panel = plan_waits(page)
+
+        panel.get_by_role("button", name="Approve").click()
+        expect(panel).to_be_hidden()
+        expect(messages(page).last).to_contain_text("last")
+        expect(page.locator("#status")).to_contain_text("completed · round 1")
+        expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
+
+        # The switch is the conversation's: it is on again after a reload, and the next round waits too.
+        page.reload()
+        expect(page.get_by_role("switch", name="Review plans before they run")).to_be_checked()
+        send(page, "Summarise it again")
+        plan_waits(page)
+        expect(page.locator("#status")).to_contain_text("round 2")
+        assert page.errors == []
+
+
+def test_a_rejected_plan_ends_the_round_stopped_and_a_chat_post_while_waiting_revises(page, server, tmp_path):
+    with screenshot_on_failure(page, tmp_path / "rejected.png"):
+        review_on(page)
+        send(page, "Summarise this document", CORPUS / "testCSV.csv")
+        plan_waits(page)
+        plans = messages(page).filter(has_text="Work plan")
+        expect(plans).to_have_count(1)
+        send(page, "Only the first rows, please")  # a chat post while waiting is a revise
+        expect(plans).to_have_count(2)
+        panel = plan_waits(page)
+        panel.get_by_role("button", name="Reject").click()
+        expect(page.locator("#status")).to_contain_text("stopped")
+        expect(panel).to_be_hidden()
+        page.locator("#logs-panel summary").click()
+        expect(page.locator("#logs")).to_contain_text("Plan rejected by user")
+        expect(messages(page).filter(has_text="last")).to_have_count(0)
+        assert page.errors == []
+
+
+def test_without_the_switch_a_round_runs_without_waiting(page, server):
+    expect(page.get_by_role("switch", name="Review plans before they run")).not_to_be_checked()
+    send(page, "Summarise this document", CORPUS / "testCSV.csv")
+    expect(messages(page).last).to_contain_text("last")
+    expect(page.get_by_role("region", name="The plan waits for your review")).to_be_hidden()
+    assert page.errors == []
