@@ -537,7 +537,7 @@ async function send() {
 // ---- wiring -------------------------------------------------------------------------
 
 function start() {
-  initReview({ api, wid, notify, showStatus });
+  initReview({ api, wid, notify });
   const key = $("api-key");
   key.value = localStorage.getItem(KEY) || "";
   key.addEventListener("change", () => {

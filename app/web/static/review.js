@@ -5,8 +5,8 @@
 // chat.js owns the conversation; it hands over its API helpers with initReview.
 
 const $ = (id) => document.getElementById(id);
-let tools = null;  // { api, wid, notify, showStatus } from chat.js
-let current = { id: null, waitingFor: null, messages: null, shown: null };
+let tools = null;  // { api, wid, notify } from chat.js
+let current = { id: null, waitingFor: null, messages: null, shown: null, decided: new Set() };
 
 export function initReview(helpers) {
   tools = helpers;
@@ -34,7 +34,7 @@ export function reviewStartOptions() {
 
 // A conversation was opened (workflow null: a new one keeps the switch as the person set it).
 export function reviewOpened(id, workflow, messages) {
-  current = { id, waitingFor: null, messages, shown: null };
+  current = { id, waitingFor: null, messages, shown: null, decided: new Set() };
   if (workflow) $("review-switch").checked = workflow.review === "plan";
   render();
 }
@@ -60,7 +60,8 @@ export function reviewMessage(message) {
 function render() {
   const panel = $("review");
   const waiting = current.waitingFor;
-  const message = waiting && waiting.kind === "plan" && current.messages ? current.messages.get(waiting.messageId) : null;
+  const open = waiting && waiting.kind === "plan" && current.messages && !current.decided.has(waiting.messageId);
+  const message = open ? current.messages.get(waiting.messageId) : null;
   if (!message) {
     panel.hidden = true;
     current.shown = null;
@@ -106,10 +107,12 @@ async function decide(body) {
   if (!waiting || !current.id) return;
   setBusy(true);
   try {
-    const status = await tools.api("POST", `${tools.wid(current.id)}/review`, { ...body, messageId: waiting.messageId });
+    await tools.api("POST", `${tools.wid(current.id)}/review`, { ...body, messageId: waiting.messageId });
+    // The answer's status is not shown: the stream may have brought newer ones meanwhile (a fast
+    // round completes before this answer arrives); it brings the next status anyway.
+    current.decided.add(waiting.messageId);
     $("review").hidden = true;
     current.shown = null;
-    tools.showStatus(status);
   } catch (error) {
     tools.notify(error.message || String(error));
     setBusy(false);
