@@ -5,11 +5,16 @@ role and accessible name."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from tests.corpus import CORPUS
 from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
-    browser, expect, messages, page, screenshot_on_failure, send, server,
+    browser,
+    expect,
+    messages,
+    page,
+    screenshot_on_failure,
+    send,
+    server,
 )
 
 
