@@ -19,7 +19,7 @@ from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, uplo
 from tests.sse import EventReader, poll_all, until_status
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
-STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
+STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId", "waitingFor"}
 
 
 class GatedModel(ScriptedModel):

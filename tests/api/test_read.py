@@ -103,7 +103,7 @@ def test_status_has_an_etag_and_answers_304_when_unchanged(c1, done):
     response = c1.get(f"/api/workflows/{done['id']}/status")
     assert response.status_code == 200
     status = response.json()
-    assert set(status) == {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
+    assert set(status) == {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId", "waitingFor"}
     assert status["status"] == "completed" and status["progress"] == 100
     aware(status["lastActivity"])
     etag = response.headers["etag"]

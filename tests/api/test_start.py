@@ -100,7 +100,7 @@ def test_idempotency_key_returns_the_first_answer_and_starts_one_round(c1):
 
     next_key = uuid.uuid4().hex
     second = start(c1, "Now the budget", workflow_id=wid, key=next_key)
-    assert second.json() == {"id": wid, "status": "running", "currentRound": 2}
+    assert second.json() == {"id": wid, "status": "running", "currentRound": 2, "queued": False}
     assert start(c1, "Now the budget", workflow_id=wid, key=next_key).json() == second.json()
     wait_status(c1, wid, "completed")
     third = start(c1, "Now the budget", workflow_id=wid, key=uuid.uuid4().hex)
@@ -148,7 +148,7 @@ def test_next_round_after_completion_and_after_stop(c1, model):
     status = run_round(c1, "First question")
     wid = status["id"]
     again = start(c1, "Second question", workflow_id=wid)
-    assert again.json() == {"id": wid, "status": "running", "currentRound": 2}
+    assert again.json() == {"id": wid, "status": "running", "currentRound": 2, "queued": False}
     wait_status(c1, wid, "completed")
 
     start_held(c1, model, workflow_id=wid)

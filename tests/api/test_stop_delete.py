@@ -8,7 +8,7 @@ from tests.api.conftest import check_error, items, run_round, start, start_held
 from tests.corpus import CORPUS
 from tests.harness import upload, wait_for, wait_status
 
-STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId"}
+STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId", "waitingFor"}
 
 
 def test_stop_a_running_round_in_the_middle_of_a_model_call(c1, model):
@@ -92,5 +92,5 @@ def test_a_failed_round_cannot_be_stopped_but_can_be_resumed(c1):
     assert c1.get(f"/api/workflows/{wid}/status").json()["status"] == "failed"
 
     again = start(c1, "Try again", workflow_id=wid)
-    assert again.json() == {"id": wid, "status": "running", "currentRound": 2}
+    assert again.json() == {"id": wid, "status": "running", "currentRound": 2, "queued": False}
     assert wait_status(c1, wid, "completed", "failed")["status"] == "completed"
