@@ -6,7 +6,7 @@ step results) and the planner, scheduler and agents stay testable without I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -146,6 +146,9 @@ class TaskContext:
     model: Model
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), earlier rounds
     retriever: Retriever | None = None  # the service's full-text index; None: ranked in memory
+    # Where an agent says how far a long task is ("Summarising report.txt: part 3 of 8 done"): the
+    # round's log in the service; None: nobody listens. It never fails the task.
+    progress: Callable[[str], Awaitable[None]] | None = None
 
 
 @runtime_checkable

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,15 +64,29 @@ def messages(system: str, user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+Progress = Callable[[str], Awaitable[None]]
+
+
 async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget: int,
                      map_system: str, reduce_system: str, hints: Mapping[str, Any],
-                     doc: Mapping[str, Any]) -> str:
-    """Condense a text too long for one request: one "map" call per chunk, then "reduce" calls
-    until the partial results fit one request. Returns the final reduced text."""
-    chunks = await off_gil_if_long(len(text), chunk_text, text, budget)
+                     doc: Mapping[str, Any], chunks: list[str] | None = None,
+                     progress: Progress | None = None) -> str:
+    """Condense a text too long for one request: one "map" call per chunk (`chunks` when given,
+    else the text cut to `budget`), then "reduce" calls until the partial results fit one request.
+    `progress` hears "part 3 of 8 done" as map calls end and "merging ..." before reduce calls.
+    Returns the final reduced text."""
+    if chunks is None:
+        chunks = await off_gil_if_long(len(text), chunk_text, text, budget)
     parts = len(chunks)
 
     gate = asyncio.Semaphore(MAP_CONCURRENCY)
+    told = asyncio.Lock()  # progress lines in the order the parts end
+    done = 0
+
+    async def tell(line: str) -> None:
+        if progress is not None:
+            async with told:
+                await progress(line)
 
     async def one(index: int, chunk: str) -> str:
         facts = dict(doc, text=chunk, part=index, parts=parts)
@@ -83,13 +97,18 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
             hints=dict(hints, kind=kind, documents=[facts]),
             max_tokens=output_budget(ledger.model, agent),
         )
+        nonlocal done
         async with gate:
-            return (await ledger.ask(request)).text
+            answer = (await ledger.ask(request)).text
+        done += 1
+        await tell(f"part {done} of {parts} done")
+        return answer
 
     # Map calls are independent; gather keeps their results in document order.
     partials = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(chunks, 1))))
     while True:
         groups = await off_loop_if_long(sum(map(len, partials)), _groups, partials, budget)
+        await tell(f"merging {len(partials)} partial results in {len(groups)} call{'s' * (len(groups) != 1)}")
         reduced = []
         for group in groups:
             request = ModelRequest(

@@ -9,7 +9,15 @@ from agents.inputs import base_hints, language_name, task_documents
 from agents.model import ModelRequest, lead
 from agents.outputs import text_files
 from agents.phrases import say
-from agents.toolkit.tokens import count_tokens_off_loop
+from agents.toolkit.cpu import off_gil_if_long
+from agents.toolkit.sentences import informative_passages
+from agents.toolkit.tokens import chunk_text, count_tokens_off_loop
+
+# A summary costs at most this many map calls whatever the text's length: a longer text is first
+# cut to its most informative passages (the extractive summariser's choice), PER_PART of them a
+# call. A 30 MB text was ~944 map calls; a model reading 20 tokens a second never finished one.
+MAP_PARTS = 8
+PER_PART = 4
 
 
 class Summarizer:
@@ -50,16 +58,27 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     hints = base_hints(task, context, agent, "summary")
     budget = input_budget(context.model, agent)
     text = readable(doc)
-    if await count_tokens_off_loop(text) > budget:
-        text = await map_reduce(
-            ledger, agent=agent, kind="summary", text=text, budget=budget,
+    tokens = await count_tokens_off_loop(text)
+    if tokens > budget:
+        chunks, picked, passages = await off_gil_if_long(len(text), bounded_parts, text, budget, tokens)
+        told = context.progress
+
+        async def progress(line: str) -> None:
+            if told is not None:
+                await told(f"Summarising {doc.name}: {line}")
+
+        if picked < passages:
+            await progress(f"{picked} most informative of {passages} passages chosen, "
+                           f"{len(chunks)} parts to summarise")
+        return await map_reduce(
+            ledger, agent=agent, kind="summary", text=text, budget=budget, chunks=chunks, progress=progress,
             map_system=f"Summarise this part of a longer document in {language}: keep every key "
-                       "fact, figure and name.",
+                       "fact, figure and name." + (" The parts are the document's most informative "
+                                                   "passages, not all of it." if picked < passages else ""),
             reduce_system=f"These are summaries of consecutive parts of one document. Merge them "
                           f"into one summary in {language}.",
             hints=hints, doc=doc_facts(doc),
         )
-        return text
     request = ModelRequest(
         purpose="task",
         messages=messages(system, f"Document {doc.name}:\n\n{text}"),
@@ -84,3 +103,16 @@ def readable(doc: DocumentText) -> str:
         else:
             parts.append(text)
     return "\n\n".join(p for p in parts if p.strip())
+
+
+def bounded_parts(text: str, budget: int, tokens: int) -> tuple[list[str], int, int]:
+    """The text as at most MAP_PARTS parts of at most `budget` tokens, with how many passages were
+    kept of how many: all of it when it fits, else its most informative passages in their order."""
+    if tokens <= MAP_PARTS * budget * 0.9:  # chunks are not filled to the last token
+        chunks = chunk_text(text, budget)
+        if len(chunks) <= MAP_PARTS:
+            return chunks, len(chunks), len(chunks)
+    passages = chunk_text(text, max(64, budget // PER_PART - 16))  # PER_PART and their breaks fit one call
+    chosen = informative_passages(passages, MAP_PARTS * PER_PART)
+    parts = ["\n\n".join(passages[i] for i in chosen[j:j + PER_PART]) for j in range(0, len(chosen), PER_PART)]
+    return parts, len(chosen), len(passages)

@@ -33,6 +33,7 @@ WORKER_NICENESS = 10
 # A worker reports how far a long file is (pages done of total) at most this often: often
 # enough that a person sees it move, rarely enough to cost nothing.
 PROGRESS_SECONDS = 2.0
+LONG_FILE = 32  # pages (or MB of text): a file this long reports each quarter read
 PROGRESS = "progress"  # tag of a progress report on the pipe, ahead of the job's result
 READY = "ready"
 START_SECONDS = 120.0  # a worker that has not finished its imports by then is broken, not slow
@@ -102,13 +103,15 @@ def _limit_memory(extra: int) -> None:
 
 
 def _reporter(conn: Connection) -> Progress:
-    """A worker's progress callback: sends (PROGRESS, done, total) up the pipe, every few seconds."""
-    last = time.monotonic()
+    """A worker's progress callback: sends (PROGRESS, done, total) up the pipe every few seconds,
+    and for a long file (LONG_FILE units or more) at least every quarter of it, however fast."""
+    last, told = time.monotonic(), 0
 
     def report(done: int, total: int) -> None:
-        nonlocal last
-        if time.monotonic() - last >= PROGRESS_SECONDS:
-            last = time.monotonic()
+        nonlocal last, told
+        quarter = total >= LONG_FILE and done - told >= total / 4
+        if time.monotonic() - last >= PROGRESS_SECONDS or quarter:
+            last, told = time.monotonic(), done
             conn.send((PROGRESS, done, total))
 
     return report

@@ -29,16 +29,22 @@ _CANDIDATES = [
 # Western-European encodings that decode the same bytes to similar letters as cp1252.
 _CP1252_LOOKALIKES = {"cp1250", "cp1254", "cp1257", "cp1258", "latin_1", "iso8859_2", "iso8859_15", "mac_roman"}
 _XML_DECLARATION = re.compile(rb"^<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']")
+# A text this long is decoded a MB at a time, reporting the KB done of KB total as a PDF reports pages.
+MB = 1 << 20
+LARGE_TEXT = 8 * MB
 _EXTENSIONS = {"text/markdown": "md", "text/x-markdown": "md", "application/json": "json"}
 
 
-def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
-    """Decode bytes to text: BOM first, then a declared encoding, UTF-8, then detection."""
+def decode(data: bytes, declared: str | None = None, report=None) -> tuple[str, str]:
+    """Decode bytes to text: BOM first, then a declared encoding, UTF-8, then detection.
+    `report(done, total)` hears the KB decoded of a LARGE_TEXT."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data.decode(encoding), encoding
     for encoding in filter(None, (declared, "utf-8")):
         try:
+            if report is not None and len(data) >= LARGE_TEXT:
+                return _in_slices(data, encoding, report), encoding
             return data.decode(encoding), encoding
         except (UnicodeDecodeError, LookupError):
             continue
@@ -52,13 +58,24 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
     return data.decode(encoding, errors="replace"), encoding
 
 
+def _in_slices(data: bytes, encoding: str, report) -> str:
+    """`data` decoded a MB at a time (a character cut by a slice's end waits for the next)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    slices = -(-len(data) // MB)
+    parts = []
+    for n in range(slices):
+        parts.append(decoder.decode(data[n * MB:(n + 1) * MB], final=n == slices - 1))
+        report(min(len(data), (n + 1) * MB) // 1024, len(data) // 1024)
+    return "".join(parts)
+
+
 def extract_text(source: Source, registry: ExtractorRegistry) -> Extraction:
     """One item holding the whole text, decoded."""
     declared = None
     if "xml" in source.mime:
         match = _XML_DECLARATION.match(source.data.lstrip(codecs.BOM_UTF8))
         declared = match.group(1).decode("ascii") if match else None
-    text, encoding = decode(source.data, declared)
+    text, encoding = decode(source.data, declared, source.report)
     text = text.lstrip("\ufeff")
     item = ContentItem(
         sequence_nr=1,

@@ -343,3 +343,42 @@ def best_passages(question: str, text: str, k: int = 3) -> list[str]:
         if len(out) == k:
             break
     return out
+
+
+_PASSAGE_TERMS = 64  # a passage's vector keeps its strongest terms: enough to tell topics apart, cheap on a book
+
+
+def informative_passages(passages: list[str], k: int) -> list[int]:
+    """The indices of up to k of the passages that best cover the text (TF-IDF centrality with
+    maximal marginal relevance, as `summarize` picks sentences), in their original order. A
+    passage that repeats one already picked, word for word or nearly, is not picked again."""
+    n = len(passages)
+    if k >= n:
+        return list(range(n))
+    if k < 1:
+        return []
+    bags = [[t for t in _TOKEN.findall(p.lower()) if len(t) > 2 and t not in STOPWORDS] for p in passages]
+    df = Counter(t for bag in bags for t in set(bag))
+    idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
+    vectors = []
+    for bag in bags:
+        weights = sorted(_vector(bag, idf).items(), key=lambda item: -item[1])[:_PASSAGE_TERMS]
+        norm = math.sqrt(sum(v * v for _, v in weights)) or 1.0
+        vectors.append({t: v / norm for t, v in weights})
+    centroid: Counter[str] = Counter()
+    for vector in vectors:
+        centroid.update(vector)
+    c_norm = math.sqrt(_dot(centroid, centroid)) or 1.0
+    lead = [1.0 + 0.3 * max(0.0, 1.0 - i / max(10.0, 0.1 * n)) for i in range(n)]
+    scores = [(_dot(v, centroid) / c_norm) * lead[i] + 1e-9 for i, v in enumerate(vectors)]
+    keys = [normalize_space(p) for p in passages]
+    overlap = [0.0] * n
+    chosen: list[int] = []
+    open_ = set(range(n))
+    while len(chosen) < k and open_:
+        best = max(open_, key=lambda i: (scores[i] * (1.0 - overlap[i]), -i))
+        chosen.append(best)
+        open_ = {i for i in open_ if keys[i] != keys[best]}  # the same words again add nothing
+        for i in open_:
+            overlap[i] = max(overlap[i], min(_dot(vectors[i], vectors[best]), 1.0))
+    return sorted(chosen)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Callable, Sequence
 
@@ -77,6 +78,22 @@ class Journal:
     def ended(self, workflow_id: str) -> None:
         if self.on_end is not None:
             self.on_end(workflow_id)
+
+    def progress(self, workflow_id: str, round_no: int, key: str, agent: str) -> Callable[[str], Awaitable[None]]:
+        """An agent's `progress` callback: each line one log of the round, keyed `key:n` so a
+        replayed task writes none twice. A line that cannot be written is dropped, the task goes on."""
+        count = 0
+
+        async def tell(line: str) -> None:
+            nonlocal count
+            count += 1
+            try:
+                await self.append(workflow_id, round_no, logs=[NewLog(f"{key}:{count}", line, agent_name=agent)])
+            except SQLAlchemyError:
+                failures.warning("a progress log of round %s:%s was not written", workflow_id, round_no,
+                                 exc_info=True)
+
+        return tell
 
     async def attach(self, workflow_id: str, round_no: int, file_id: int, contents: list[ContentItem],
                      logs: Sequence[NewLog] = (), message_id: int | None = None) -> Appended | None:

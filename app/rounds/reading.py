@@ -19,6 +19,7 @@ from app.store.records import NewLog
 from app.store.repository.messages import READ_DONE, reading_key
 from app.store.tables import FileRow
 from extractors.base import ContentItem
+from extractors.text import MIMES as TEXTS
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class RoundReader:
                                                 f"{_size(file.size)})", agent_name=AGENT,
                                progress=self.progress(index)))
         reports: asyncio.Queue[tuple[int, int] | None] = asyncio.Queue()
-        writer = asyncio.create_task(self._report(reports, key, name, index))
+        writer = asyncio.create_task(self._report(reports, key, name, index, file.mime in TEXTS))
         try:
             reading = await self.documents.read(file, password, progress=lambda d, t: reports.put_nowait((d, t)))
             reports.put_nowait(None)
@@ -84,11 +85,13 @@ class RoundReader:
                                       message_id)
         return contents
 
-    async def _report(self, reports: asyncio.Queue, key: str, name: str, index: int) -> None:
-        # Pages done of total, as the worker reports them every few seconds.
+    async def _report(self, reports: asyncio.Queue, key: str, name: str, index: int, text: bool) -> None:
+        # Pages (of a text: KB) done of total, as the worker reports them every few seconds.
         while (report := await reports.get()) is not None:
             done, total = report
-            await self._log(NewLog(f"{key}:page:{done}", f"Reading {name}: page {done} of {total} done",
+            line = (f"Reading {name}: {done / 1024:.0f} of {total / 1024:.0f} MB done" if text else
+                    f"Reading {name}: page {done} of {total} done")
+            await self._log(NewLog(f"{key}:page:{done}", line,
                                    agent_name=AGENT, progress=self.progress(index, done / max(1, total))))
 
     async def _log(self, entry: NewLog) -> None:
