@@ -60,7 +60,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     text = readable(doc)
     tokens = await count_tokens_off_loop(text)
     if tokens > budget:
-        chunks, picked, passages = await off_gil_if_long(len(text), bounded_parts, text, budget, tokens)
+        chunks, picked, passages = await off_gil_if_long(len(text), bounded_parts, text, budget, tokens, MAP_PARTS)
         told = context.progress
 
         async def progress(line: str) -> None:
@@ -105,14 +105,14 @@ def readable(doc: DocumentText) -> str:
     return "\n\n".join(p for p in parts if p.strip())
 
 
-def bounded_parts(text: str, budget: int, tokens: int) -> tuple[list[str], int, int]:
-    """The text as at most MAP_PARTS parts of at most `budget` tokens, with how many passages were
+def bounded_parts(text: str, budget: int, tokens: int, limit: int) -> tuple[list[str], int, int]:
+    """The text as at most `limit` parts of at most `budget` tokens, with how many passages were
     kept of how many: all of it when it fits, else its most informative passages in their order."""
-    if tokens <= MAP_PARTS * budget * 0.9:  # chunks are not filled to the last token
+    if tokens <= limit * budget * 0.9:  # chunks are not filled to the last token
         chunks = chunk_text(text, budget)
-        if len(chunks) <= MAP_PARTS:
+        if len(chunks) <= limit:
             return chunks, len(chunks), len(chunks)
     passages = chunk_text(text, max(64, budget // PER_PART - 16))  # PER_PART and their breaks fit one call
-    chosen = informative_passages(passages, MAP_PARTS * PER_PART)
+    chosen = informative_passages(passages, limit * PER_PART)
     parts = ["\n\n".join(passages[i] for i in chosen[j:j + PER_PART]) for j in range(0, len(chosen), PER_PART)]
     return parts, len(chosen), len(passages)
