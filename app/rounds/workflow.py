@@ -31,7 +31,7 @@ from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
-from app.rounds import replanning, tracing, waiting
+from app.rounds import replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
@@ -484,13 +484,20 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         finished.update(finished_tasks(await rt.repo.messages.round_messages(
             workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
     revisions: list[str] = []
+    handled: set[int] = set()  # the user's steering messages a revision took up
+    steers = 0  # revisions made at the user's request: they do not count against MAX_REPLANS
     if planned.resumed:  # a revision written before the crash is the plan the round goes on with
         revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
         plan = revised or plan
+        handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
     announced = planned.announced
     spent = tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
+    deferred: set[str] = set()  # tasks not started because the user steered the round
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        if deferred or await steering.pending(rt, workflow_id, round_no, handled):
+            deferred.add(task.id)  # the revision decides whether and how it runs
+            return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         with tracing.task_span(task.agent, task.id):
             outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
@@ -500,21 +507,34 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         return outcome
 
     async def skip(task: TaskSpec, reason: str) -> None:
+        if deferred:  # what waits on a deferred task is left to the revision, not skipped
+            deferred.add(task.id)
+            return
         await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
         settling.settled.add(task.id)
 
     while True:
         numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
         settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order,
-                            may_replan=len(revisions) < rt.settings.max_replans)
+                            may_replan=len(revisions) - steers < rt.settings.max_replans)
+        deferred.clear()
         outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency,
                                            finished=finished, max_tokens=rt.settings.max_round_tokens, spent=spent)
+        outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
+        skipped = {t: r for t, r in skipped.items() if t not in deferred}
         spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
-        if len(revisions) >= rt.settings.max_replans or spent > rt.settings.max_round_tokens:
-            break
-        revision = await replanning.revise(rt, workflow_id, round_no, plan, outcomes, skipped, len(revisions) + 1)
-        if revision is None:
-            break
+        asked = await steering.pending(rt, workflow_id, round_no, handled)
+        if asked and spent <= rt.settings.max_round_tokens:
+            revision = await steering.revise(rt, workflow_id, round_no, plan, outcomes, asked, len(revisions) + 1)
+            handled.update(m.id for m in asked)
+            steers += 1
+        else:
+            if deferred or len(revisions) - steers >= rt.settings.max_replans or spent > rt.settings.max_round_tokens:
+                break
+            revision = await replanning.revise(rt, workflow_id, round_no, plan, outcomes, skipped,
+                                               len(revisions) - steers + 1)
+            if revision is None:
+                break
         plan, announced = revision.plan, frozenset()
         revisions.append(revision.why)
         finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again

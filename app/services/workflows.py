@@ -26,10 +26,11 @@ from app.contract.views import log_view, message_view, status_view, summary_view
 from app.errors import BadRequestError, ConflictError, NotFoundError, NotReadyError, UnprocessableError
 from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.rounds.journal import transition
+from app.rounds.steering import steer_prefix
 from app.rounds.supervisor import Engine
 from app.services.review import Reviews, chat_decision
 from app.store.cursors import Cursor
-from app.store.records import NewLog, Owner
+from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository.files import FilesGoneError
 from app.store.repository.idempotency import KeyReusedError
 from app.store.tables import FileRow, WorkflowRow
@@ -147,7 +148,9 @@ class WorkflowService:
                 elif strategy == "interrupt":
                     await self.stop(owner, workflow_id)  # as a stop would; the new round knows what it did
                 elif strategy == "steer":
-                    return await self._steer(owner, current, prompt, file_ids)
+                    steered = await self._steer(current, prompt, file_ids)
+                    if steered is not None:
+                        return steered
                 else:
                     raise _still_running(current.current_round)
             name, message = current.name, f"Resuming workflow, round {current.current_round + 1}"
@@ -219,10 +222,21 @@ class WorkflowService:
         for workflow_id in await self.repo.queue.due():
             await self.start_queued(workflow_id)
 
-    async def _steer(self, owner: Owner, current: WorkflowRow, prompt: str, file_ids: list[int]) -> dict[str, Any]:
-        raise ConflictError("Steering a running round is not available yet; queue the message "
-                            "(multitaskStrategy \"enqueue\") or interrupt the round.", code="round_running",
-                            extra={"status": current.status, "currentRound": current.current_round})
+    async def _steer(self, current: WorkflowRow, prompt: str, file_ids: list[int]) -> dict[str, Any] | None:
+        """The post joins the running round as a user message of it; the round revises the unfinished part
+        of its plan with it (app.rounds.steering). None: that round just ended; start normally."""
+        if file_ids or not prompt:
+            raise BadRequestError("A steering message is a prompt without files; attach files in a new round "
+                                  "(multitaskStrategy \"enqueue\").", code="steer_needs_prompt")
+        key = f"{steer_prefix(current.id, current.current_round)}{uuid.uuid4().hex}"
+        written = await self.rt.journal.append(
+            current.id, current.current_round,
+            messages=[NewMessage(key, "user", "step", prompt, meta={"steer": True})],
+            logs=[NewLog(f"{key}:log", "A message joined the running round: the project manager revises the "
+                                       "unfinished part of the plan with it", agent_name="system")])
+        if written is None:
+            return None
+        return {"id": current.id, "status": "running", "currentRound": current.current_round, "queued": False}
 
     async def _answer_waiting(self, owner: Owner, current: WorkflowRow, prompt: str,
                               file_ids: list[int]) -> dict[str, Any]:
