@@ -38,7 +38,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE], **STORED}),
     ("post", "/api/workflows/start"): ("startWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_request",
-              "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files"],
+              "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files", "steer_needs_prompt"],
         401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress", "round_waiting",
                                   "decision_does_not_fit"],
         413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"],
