@@ -7,11 +7,12 @@ offline model (`agents.offline`). Tests add scripted ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ class RetryBudget:
 current_budget: ContextVar[RetryBudget | None] = ContextVar("current_budget", default=None)
 
 # Where a model call comes from (workflow, round, task), for the model I/O log.
-call_context: ContextVar[Mapping[str, Any]] = ContextVar("foreman_call_context", default={})
+call_context: ContextVar[Mapping[str, Any]] = ContextVar("foreman_call_context", default=MappingProxyType({}))
 
 
 @contextmanager

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Mapping
-from typing import Any, Awaitable, Callable, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError

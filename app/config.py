@@ -6,9 +6,9 @@ import ipaddress
 import os
 import secrets
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from extractors.limits import ExtractionLimits

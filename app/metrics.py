@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from litestar import Response, get
 from litestar.plugins.prometheus import PrometheusConfig

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
 
 import common  # noqa: F401  (the checkout on sys.path)
 import sqlalchemy as sa

@@ -15,9 +15,9 @@ import asyncio
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "Check the following figures for consistency and say what you find. " * 45

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import httpx
 import openai

@@ -30,10 +30,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable, Iterator
 
 import sqlalchemy as sa
 import uvloop

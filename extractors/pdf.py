@@ -79,10 +79,7 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
 
 def _unlock(reader: PdfReader, password: str | None) -> bool:
     """Try the supplied password, then the empty one that many 'protected' PDFs use."""
-    for candidate in dict.fromkeys([password or "", ""]):
-        if reader.decrypt(candidate):
-            return True
-    return False
+    return any(reader.decrypt(candidate) for candidate in dict.fromkeys([password or "", ""]))
 
 
 def _locked(source: Source) -> Extraction:
@@ -126,9 +123,9 @@ def _needs_cid_map(page) -> bool:
     fonts = fonts.get_object() if fonts is not None else DictionaryObject()
     for font in fonts.values():
         font = font.get_object()
-        if font.get("/Subtype") == "/Type0" and "/ToUnicode" not in font:
-            if font.get("/Encoding") in _IDENTITY_ENCODINGS:
-                return True
+        if (font.get("/Subtype") == "/Type0" and "/ToUnicode" not in font
+                and font.get("/Encoding") in _IDENTITY_ENCODINGS):
+            return True
     return False
 
 

@@ -11,9 +11,9 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-Cell = Union[str, int, float, bool, dt.datetime, dt.date, dt.time, None]
+Cell = str | int | float | bool | dt.datetime | dt.date | dt.time | None
 
 _NUMERIC = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _EUROPEAN = re.compile(

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable
 from itertools import islice
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, cast
 
 from extractors.tables import Cell, Table, text_of
 

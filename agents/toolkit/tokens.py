@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from agents.toolkit.cpu import LONG_TEXT, off_gil, off_gil_if_long
 

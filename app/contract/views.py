@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from app.clock import aware
 from app.contract.schemas import (

@@ -18,7 +18,8 @@ from __future__ import annotations
 import base64
 import binascii
 import uuid
-from typing import Any, AsyncGenerator
+from collections.abc import AsyncGenerator
+from typing import Any
 
 import pydantic
 from ag_ui.core import (

@@ -19,7 +19,8 @@ import asyncio
 import base64
 import binascii
 import contextlib
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import msgspec
 from mcp.server.mcpserver import Context, MCPServer

@@ -17,7 +17,8 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from typing import Annotated, Any, AsyncGenerator
+from collections.abc import AsyncGenerator
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, Router, get, post

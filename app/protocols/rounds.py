@@ -9,8 +9,9 @@ what the event stream promises (every item once, in order, also across processes
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any
 
 from app.contract.schemas import Document, LogEntry, Message, StartRequest
 from app.rounds.live import EventStream, Position

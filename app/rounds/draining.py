@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from typing import AsyncIterator, Awaitable, Callable, ParamSpec, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import ParamSpec, TypeVar
 
 from app.rounds import handle
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from agents.base import DocumentText, OutputFile, OutputSpec, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.manager import RoundInput

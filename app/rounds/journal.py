@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Callable, Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 

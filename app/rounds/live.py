@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator, AsyncIterator, Callable
+from typing import Any
 
 import msgspec
 
@@ -27,7 +28,7 @@ from app.store.records import Owner
 PAGE = 100
 DEAF_RECHECK_SECONDS = 1.0  # while the PostgreSQL listener is down, streams re-read this often
 MAX_DRAFTS_IN_ID = 64
-EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})((?:~[0-9a-z]{2,24}:\d{1,12}){0,%d})$" % MAX_DRAFTS_IN_ID)
+EVENT_ID = re.compile(r"^(\d{1,19})-(\d{1,19})((?:~[0-9a-z]{2,24}:\d{1,12}){0,%d})$" % MAX_DRAFTS_IN_ID)  # noqa: UP031 (a regex's braces)
 DRAFT_OFFSET = re.compile(r"~([0-9a-z]+):(\d+)")
 
 

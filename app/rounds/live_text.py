@@ -10,7 +10,7 @@ or a draft whose text arrives after its message was read, costs nothing but that
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from app.rounds.drafts import Drafts
 from app.store.tables import MessageRow

@@ -7,8 +7,9 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import sqlalchemy as sa
 from dbos import DBOS, SetWorkflowID

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from agents.model import ModelError, ModelRequest, ModelResponse, use_call_context
 from app.store.ownership import ClaimLostError

@@ -13,7 +13,8 @@ REVIEW_TIMEOUT_SECONDS ends the round stopped (`expire_due`, from the engine's s
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from app.clock import now
 from app.fsm import Event

@@ -8,8 +8,9 @@ import logging
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 

@@ -8,8 +8,8 @@ processes on PostgreSQL, `app.store.notify` feeds it the other processes' writes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import bindparam, func, literal_column, select
 from sqlalchemy.engine import Connection
@@ -103,12 +104,12 @@ class Listener:
             try:
                 conn = await asyncpg.connect(self.dsn, server_settings={"application_name": self.application_name})
                 lost = asyncio.Event()
-                conn.add_termination_listener(lambda _c: lost.set())
+                conn.add_termination_listener(lambda _c, lost=lost: lost.set())
                 await conn.add_listener(CHANNEL, lambda _c, _pid, _ch, msg: apply(self.cache, msg))
                 await conn.add_listener(STOP_CHANNEL, lambda _c, _pid, _ch, msg: self.on_stop(msg))
                 if self.on_draft is not None:
                     on_draft = self.on_draft
-                    await conn.add_listener(DRAFT_CHANNEL, lambda _c, _pid, _ch, msg: on_draft(msg))
+                    await conn.add_listener(DRAFT_CHANNEL, lambda _c, _pid, _ch, msg, on_draft=on_draft: on_draft(msg))
                 self._conn = conn
                 self.cache.clear()  # whatever happened while we were deaf is read afresh
                 self.cache.enabled = True

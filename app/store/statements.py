@@ -11,8 +11,9 @@ lost connection is invalidated; cursor events (statement counters) fire.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy.engine import Connection
 

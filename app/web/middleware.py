@@ -4,7 +4,8 @@ from an origin CORS_ORIGINS does not list refused with the API's JSON error (Lit
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 Scope = dict[str, Any]
 Message = dict[str, Any]

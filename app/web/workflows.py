@@ -6,7 +6,7 @@ import base64
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -70,7 +70,7 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 def encode_cursor(stamp: datetime, workflow_id: str) -> str:
     """An opaque cursor for the workflow list: where the page ended (its UTC time to the microsecond)."""
-    utc = aware(stamp).astimezone(timezone.utc)
+    utc = aware(stamp).astimezone(UTC)
     return base64.urlsafe_b64encode(f"{utc.isoformat(timespec='microseconds')}|{workflow_id}".encode()
                                     ).decode().rstrip("=")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -146,7 +146,7 @@ def output_document(file: OutputFile) -> DocumentText | None:
 
     name, ext = split_name(file.name)
     row = FileRow(mandate_id=1, user_id=1, name=name, ext=ext, mime=file.mime, size=len(file.data), sha256="",
-                  origin="agent", created_at=datetime.now(timezone.utc))
+                  origin="agent", created_at=datetime.now(UTC))
     extraction = extract(file.data, file.name, mime=file.mime.split(";", 1)[0].strip())
     doc = document_text(row, extraction.items)
     return doc if doc.text.strip() else None

@@ -7,8 +7,9 @@ import json
 import re
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -83,7 +84,7 @@ def check_error(response: httpx.Response, status: int, code: str | None = None) 
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
     body = response.json()
-    assert ERROR_FIELDS <= body.keys(), body
+    assert body.keys() >= ERROR_FIELDS, body
     assert body["status_code"] == status
     assert isinstance(body["detail"], str) and body["detail"].strip()
     assert isinstance(body["code"], str) and body["code"]

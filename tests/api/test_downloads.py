@@ -31,13 +31,13 @@ def disposition_name(header: str) -> str:
 
 
 HOSTILE_NAMES = [
-    ("../../etc/passwd".encode(), "passwd", ""),
-    ("..\\..\\windows\\boot.ini".encode(), "boot.ini", "ini"),
-    ("/abs/path/report.PDF".encode(), "report.pdf", "pdf"),
+    (b"../../etc/passwd", "passwd", ""),
+    (b"..\\..\\windows\\boot.ini", "boot.ini", "ini"),
+    (b"/abs/path/report.PDF", "report.pdf", "pdf"),
     ("invoice\u202efdp.exe".encode(), "invoicefdp.exe", "exe"),
-    ("tab\there\x07bell.txt".encode(), "tabherebell.txt", "txt"),
+    (b"tab\there\x07bell.txt", "tabherebell.txt", "txt"),
     ("Bericht für Zürich.pdf".encode(), "Bericht für Zürich.pdf", "pdf"),
-    ("it's; x=1 %22q%22.txt".encode(), "it's; x=1 \"q\".txt", "txt"),  # browsers send a quote as %22
+    (b"it's; x=1 %22q%22.txt", "it's; x=1 \"q\".txt", "txt"),  # browsers send a quote as %22
     (b"....", "upload", ""),
     (("a" * 300 + ".csv").encode(), "a" * 196 + ".csv", "csv"),
 ]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -4,8 +4,9 @@ cache never shows that another tenant (or user) holds the same bytes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest

@@ -14,8 +14,8 @@ import sqlite3
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -40,11 +40,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def fill(directory: Path) -> Path:
     """Write a file until the file system is full; returns it (delete it to free the space)."""
     filler = directory / "filler"
-    with open(filler, "wb") as out:
-        with contextlib.suppress(OSError):
-            while True:
-                out.write(b"\0" * 65536)
-                out.flush()
+    with open(filler, "wb") as out, contextlib.suppress(OSError):
+        while True:
+            out.write(b"\0" * 65536)
+            out.flush()
     return filler
 
 

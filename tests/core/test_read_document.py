@@ -4,7 +4,7 @@ waited for. It reads exactly as it does in place."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from agents.toolkit import cpu
 from app.rounds.documents import document_text, read_document
@@ -12,7 +12,7 @@ from app.store.tables import FileRow
 from extractors import extract
 
 FILE = FileRow(id=3, mandate_id=1, user_id=1, name="notes", ext="txt", mime="text/plain", size=1, sha256="s",
-               created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+               created_at=datetime(2026, 1, 1, tzinfo=UTC))
 
 
 async def test_a_long_document_is_read_in_a_worker_process_as_it_reads_in_place(monkeypatch):

@@ -3,7 +3,7 @@ items were stored as they are (the wire's camelCase shape) or after."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import msgspec
 
@@ -20,7 +20,7 @@ OLD_SHAPE = [  # as rows were written before: the contract's object, flags insid
      "summary": "image 1: binary image/png"},
 ]
 FILE = FileRow(id=7, mandate_id=1, user_id=1, name="old", ext="pdf", mime="application/pdf", size=10, sha256="x",
-               created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+               created_at=datetime(2026, 1, 1, tzinfo=UTC))
 
 
 def wire(contents: list, include_data: bool) -> list:

@@ -12,8 +12,8 @@ import signal
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Iterator
 
 import httpx
 import pytest

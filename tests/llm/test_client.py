@@ -82,9 +82,8 @@ async def test_500s_stop_when_the_round_budget_is_spent(openai_stub: OpenAIStub,
                                                         make_model: Make) -> None:
     openai_stub.script([Status(500)] * 20)
     model = make_model(max_retries=10)
-    with use_budget(RetryBudget(2)) as budget:
-        with pytest.raises(ModelBudgetError) as caught:
-            await model.complete(ASK)
+    with use_budget(RetryBudget(2)) as budget, pytest.raises(ModelBudgetError) as caught:
+        await model.complete(ASK)
     assert budget.retries_left == 0
     assert len(openai_stub.requests) == 3  # the first try and two retries
     assert caught.value.usage.calls == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import uuid
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import httpx
 import httpx2

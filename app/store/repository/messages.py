@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, Sequence
+from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection

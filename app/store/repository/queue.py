@@ -3,7 +3,7 @@ in the transaction that takes them off the queue, cancelled by a stop."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Connection

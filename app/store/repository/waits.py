@@ -3,8 +3,9 @@ the workflow row, with the answered message's metadata, the decision's messages 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection

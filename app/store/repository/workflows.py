@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from types import SimpleNamespace
-from typing import Callable, Sequence
 
 from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
