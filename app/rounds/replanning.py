@@ -11,7 +11,7 @@ from typing import Any
 from agents.base import Plan
 from agents.errors import PlanError
 from agents.manager import PlanLimits, make_plan, render_plan_message
-from agents.model import ModelError
+from agents.model import ModelError, Usage
 from agents.plan import validate_plan
 from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
 from app.rounds.inputs import plan_of
@@ -69,9 +69,21 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
     if revision is None:
         return None
     limit = rt.settings.max_replans
+    await write_revision(rt, workflow_id, round_no, revision, key_part=number,
+                         heading=f"Plan revised ({number} of at most {limit})",
+                         log=NewLog("", f"Work plan revised ({number} of at most {limit}): {revision.why}",
+                                    type="warning", agent_name="project_manager"),
+                         meta={"number": number}, offline=offline, usage=usage, started=started, t0=t0)
+    return revision
+
+
+async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision: Revision, *,
+                         key_part: int | str, heading: str, log: NewLog, meta: dict[str, Any], offline: bool,
+                         usage: Usage | None, started: Any, t0: float) -> None:
+    """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log."""
     rendered = render_plan_message(revision.plan)
-    text = f"Plan revised ({number} of at most {limit}): {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
-    key = lambda *p: replan_key(workflow_id, round_no, number, *p)  # noqa: E731
+    text = f"{heading}: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
+    key = lambda *p: replan_key(workflow_id, round_no, key_part, *p)  # noqa: E731
     stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
                  bytes_received=usage.bytes_received) if usage else {}
     await rt.journal.append(
@@ -79,13 +91,11 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
         messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
                              started_at=started, processing_time=round(time.perf_counter() - t0, 6),
                              meta={"plan": rt.rounds.plan_meta(revision.plan), "language": revision.plan.language,
-                                   "offline": offline, "revision": {"number": number, "why": revision.why,
+                                   "offline": offline, "revision": {**meta, "why": revision.why,
                                                                     "dropped": revision.dropped,
                                                                     "added": revision.added}},
                              **stats)],
-        logs=[NewLog(key("done"), f"Work plan revised ({number} of at most {limit}): {revision.why}",
-                     type="warning", agent_name="project_manager")])
-    return revision
+        logs=[replace(log, key=key("done"))])
 
 
 def revisions_note(revisions: list[str]) -> str:

@@ -12,13 +12,13 @@ from typing import Any
 
 from agents.base import Plan
 from agents.errors import PlanError
-from agents.manager import PlanLimits, make_plan, render_plan_message
+from agents.manager import PlanLimits, make_plan
 from agents.model import ModelError
 from agents.plan import validate_plan
 from agents.replan import Revision, merge_revision, revision_prompt
-from app.rounds.replanning import replan_key
+from app.rounds.replanning import write_revision
 from app.rounds.runtime import Runtime
-from app.store.records import NewLog, NewMessage
+from app.store.records import NewLog
 from app.store.tables import MessageRow
 
 DEFERRED = "deferred: the user steered the round before it started"
@@ -77,21 +77,10 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
             changes.append(f"finished {', '.join(sorted(done))} kept")
         revision = Revision(merged, f"the user asked “{quoted}” during the round; " + "; ".join(changes),
                             dropped=unfinished, added=added)
-    rendered = render_plan_message(revision.plan)
-    text = f"Plan revised at your request: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
-    key = lambda *p: replan_key(workflow_id, round_no, f"s{number}", *p)  # noqa: E731
-    stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
-                 bytes_received=usage.bytes_received) if usage else {}
-    await rt.journal.append(
-        workflow_id, round_no,
-        messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
-                             started_at=started, processing_time=round(time.perf_counter() - t0, 6),
-                             meta={"plan": rt.rounds.plan_meta(revision.plan), "language": revision.plan.language,
-                                   "offline": offline, "revision": {"number": number, "why": revision.why,
-                                                                    "dropped": revision.dropped,
-                                                                    "added": revision.added,
-                                                                    "steer": [m.id for m in steers]}},
-                             **stats)],
-        logs=[NewLog(key("done"), f"Work plan revised at the user's request: {revision.why}",
-                     agent_name="project_manager")])
+    await write_revision(rt, workflow_id, round_no, revision, key_part=f"s{number}",
+                         heading="Plan revised at your request",
+                         log=NewLog("", f"Work plan revised at the user's request: {revision.why}",
+                                    agent_name="project_manager"),
+                         meta={"number": number, "steer": [m.id for m in steers]}, offline=offline, usage=usage,
+                         started=started, t0=t0)
     return revision

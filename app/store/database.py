@@ -20,7 +20,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
 from app.store import schema
-from app.store.full import storage_full
+from app.store.full import causes, storage_full
 
 T = TypeVar("T")
 log = logging.getLogger("foreman.db")
@@ -47,13 +47,7 @@ def unavailable(exc: BaseException) -> bool:
     pooled connection came free in time: the request may succeed later, unchanged."""
     if storage_full(exc):
         return False  # 53100 is in class 53, but a full disk is answered as such (507)
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc]
-    while todo:
-        error = todo.pop()
-        if error is None or id(error) in seen:
-            continue
-        seen.add(id(error))
+    for error in causes(exc):
         if isinstance(error, (sa_exc.TimeoutError, ConnectionError)):  # pool exhausted; refused or reset
             return True
         if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
@@ -61,7 +55,6 @@ def unavailable(exc: BaseException) -> bool:
         state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
         if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
             return True
-        todo += [getattr(error, "orig", None), error.__cause__, error.__context__]
     return False
 
 

@@ -15,7 +15,7 @@ _FULL_TEXTS = ("database or disk is full", "no space left on device", "could not
 
 def storage_full(exc: BaseException) -> bool:
     """True when `exc` (or what caused it) says the disk or the database ran out of space."""
-    for error in _chain(exc):
+    for error in causes(exc):
         if isinstance(error, OSError) and error.errno in _FULL_ERRNOS:
             return True
         state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
@@ -30,7 +30,7 @@ def storage_full(exc: BaseException) -> bool:
     return False
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
+def causes(exc: BaseException) -> list[BaseException]:
     """`exc` and what caused it (orig, __cause__, __context__), each once."""
     seen: set[int] = set()
     out: list[BaseException] = []
