@@ -42,6 +42,7 @@ def test_one_round_moves_each_counter_by_what_it_did(tmp_path, database_url, ope
                         Reply("Part one done.", usage=(80, 10)), Status(400, message="context length exceeded")])
     openai_stub.default = lambda body: "Reviewed."
     settings = settings_for(tmp_path, database_url, openai_base_url=openai_stub.base_url, openai_api_key="sk-test",
+                            max_replans=0,  # the failed task is not planned again: each call counted below
                             api_keys=from_env({"API_KEYS": f"{KEY}:1:1"}).api_keys, llm_model="stub-model")
     with LiveServer(settings) as server, server.client() as anonymous, server.client(KEY) as client:
         before = scrape(anonymous)  # no key needed
