@@ -77,7 +77,8 @@ def test_the_remedy_is_given_in_the_users_language(tmp_path, prompt, words):
 def test_a_plan_none_of_whose_tasks_finished_ends_failed_and_says_so(tmp_path, openai_stub):
     openai_stub.script([Reply(plan_of(2, chain=True)), Status(400, message="context length exceeded")])
     openai_stub.default = lambda body: "A review."
-    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test")
+    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test",
+                            max_replans=0)  # as before re-planning: no second plan rescues the round
     with LiveServer(settings) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Two parts"}).json()["id"]
         status = wait_status(client, wid, "completed", "failed")
