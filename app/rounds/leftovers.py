@@ -50,12 +50,13 @@ class Collector:
             if rows is None:
                 return done  # another replica is collecting
             for sha in sorted({r.sha256 for r in rows}):
-                if not await self.files.sha_in_use(sha):
-                    await self.storage.remove(sha)
+                # `release` removes the bytes only where no file row uses them, atomic with an upload's
+                # `keep` of the same bytes (an upload racing the collector keeps them).
+                await self.storage.release(sha)
             done.uploads = len(rows)
         for sha in await self._orphans():
             if not await self.files.sha_in_use(sha):  # named again meanwhile: kept
-                await self.storage.remove(sha)
+                await self.storage.release(sha)
                 done.blobs += 1
         if done.uploads or done.blobs:
             log.info("Removed %d upload(s) no workflow used in %g s and %d stored file(s) without a row.",
