@@ -54,7 +54,8 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def model() -> ScriptModel:
+def model(database_url: str) -> ScriptModel:
+    """One per backend: its scripts are used up and its calls counted by one server."""
     return ScriptModel()
 
 
