@@ -146,6 +146,7 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     schemas["ContentItem"]["properties"]["metadata"] = CONTENT_METADATA
     schemas["Message"]["properties"]["metadata"] = MESSAGE_METADATA
     _start_request(schemas["StartRequest"], max_prompt_chars)
+    _review_request(schemas["ReviewRequest"], max_prompt_chars)
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and (method, path) in OPERATIONS:
@@ -220,20 +221,38 @@ def _status(operation: dict[str, Any]) -> None:
         "schema": {"type": "string"}})
 
 
+NO_NUL = "^[^\\u0000]*$"
+# What each decision needs beside `decision` (app.services.review checks the same): a text with something in it.
+NEEDS = {"revise": "feedback", "answer": "answer"}
+
+
 def _start_request(request: dict[str, Any], max_prompt_chars: int) -> None:
     """What the server refuses, the schema does not allow: a prompt or at least one file, no NUL."""
-    no_nul = "^[^\\u0000]*$"
     properties = request["properties"]
     properties["listFileId"]["items"] = {"type": "integer", "format": "int64", "minimum": 1}
-    properties["prompt"] = {"type": "string", "maxLength": max_prompt_chars, "pattern": no_nul,
+    properties["prompt"] = {"type": "string", "maxLength": max_prompt_chars, "pattern": NO_NUL,
                             "description": "The request; may be empty when files are attached."}
     properties["passwords"] = {
         "type": "object", "propertyNames": {"pattern": "^[0-9]{1,19}$"},
-        "additionalProperties": {"type": "string", "pattern": no_nul},
+        "additionalProperties": {"type": "string", "pattern": NO_NUL},
         "description": "Passwords of encrypted files, by file id (each id also in listFileId)."}
     # Without files, a prompt with something in it (one plain object for generated clients, not a union).
     request["if"] = {"properties": {"listFileId": {"maxItems": 0}}}
     request["then"] = {"required": ["prompt"], "properties": {"prompt": {"pattern": "\\S"}}}
+
+
+def _review_request(request: dict[str, Any], max_prompt_chars: int) -> None:
+    """What a decision needs, the schema says: revise a feedback, answer an answer, edit a plan; no NUL."""
+    properties = request["properties"]
+    for name in ("feedback", "answer"):
+        text = {"type": "string", "maxLength": max_prompt_chars, "pattern": NO_NUL}
+        properties[name] = {"oneOf": [text, {"type": "null"}], "description": properties[name].get("description", "")}
+    needs = [{"if": {"required": ["decision"], "properties": {"decision": {"const": decision}}},
+              "then": {"required": [name], "properties": {name: {"type": "string", "pattern": "\\S"}}}}
+             for decision, name in NEEDS.items()]
+    needs.append({"if": {"required": ["decision"], "properties": {"decision": {"const": "edit"}}},
+                  "then": {"required": ["plan"], "properties": {"plan": {"type": "object"}}}})
+    request["allOf"] = needs
 
 
 def _start(operation: dict[str, Any]) -> None:
