@@ -44,6 +44,8 @@ def detect_mime(data: bytes, filename: str = "") -> str:
         return _zip_flavour(data) or mime
     if mime == "text/plain":
         return _refine_text(data, filename)
+    if mime == "text/csv" and _prose(_sample_lines(data), ","):
+        return "text/plain"  # libmagic counts commas too: sentences with one each are not rows
     return mime
 
 
@@ -68,14 +70,10 @@ def _zip_flavour(data: bytes) -> str | None:
 
 def _refine_text(data: bytes, filename: str) -> str:
     """Tell JSON, CSV, TSV and Markdown apart from plain text."""
-    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
-    sample = data[:_TEXT_SAMPLE].decode(encoding, errors="replace").lstrip("\ufeff")
     suffix = filename[filename.rfind(".") :].lower() if "." in filename else ""
-    if sample.lstrip()[:1] in ("{", "[") and _is_json(data):
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[") and _is_json(data):
         return "application/json"
-    lines = [line for line in sample.splitlines()[:200] if line.strip()]
-    if len(data) > _TEXT_SAMPLE:
-        lines = lines[:-1]  # the last line of a sample may be cut short
+    lines = _sample_lines(data)
     candidates = []
     if _is_table(lines, "\t"):
         candidates.append("text/tab-separated-values")
@@ -86,6 +84,17 @@ def _refine_text(data: bytes, filename: str) -> str:
     if _SUFFIX_TYPES.get(suffix) in candidates:
         return _SUFFIX_TYPES[suffix]
     return candidates[0] if candidates else "text/plain"
+
+
+_PROSE_WORDS = 5  # words in the median cell above which the "cells" are clauses of sentences
+
+
+def _sample_lines(data: bytes) -> list[str]:
+    """The first 200 non-blank lines of the text's first 64 KiB (a cut last line left out)."""
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    sample = data[:_TEXT_SAMPLE].decode(encoding, errors="replace").lstrip("\ufeff")
+    lines = [line for line in sample.splitlines()[:200] if line.strip()]
+    return lines[:-1] if len(data) > _TEXT_SAMPLE else lines
 
 
 def _is_json(data: bytes) -> bool:
@@ -106,7 +115,18 @@ def _is_table(lines: list[str], delimiter: str) -> bool:
         return False
     common = max(set(widths), key=widths.count)
     # A title row above the header is common in exported sheets; tolerate a few odd rows.
-    return common >= 2 and widths.count(common) >= max(2, int(0.8 * len(widths)))
+    return common >= 2 and widths.count(common) >= max(2, int(0.8 * len(widths))) and not _prose(lines, delimiter)
+
+
+def _prose(lines: list[str], delimiter: str) -> bool:
+    """Sentences that happen to hold the same number of commas: a table's cells are short (a name, a
+    number, a date), a sentence's clauses are not; a long description column among short ones stays
+    a table, as the median cell decides."""
+    try:
+        cells = sorted(len(cell.split()) for row in csv.reader(lines, delimiter=delimiter) for cell in row)
+    except csv.Error:
+        return False
+    return bool(cells) and cells[len(cells) // 2] > _PROSE_WORDS
 
 
 def _looks_like_markdown(lines: list[str]) -> bool:

@@ -62,3 +62,17 @@ def test_a_plain_zip_stays_a_zip():
 
 def test_empty_input_has_a_type():
     assert detect_mime(b"") == "application/x-empty"
+
+
+def test_prose_with_as_many_commas_on_every_line_is_text_not_a_table():
+    """Each sentence has one comma, so every "row" has two fields: still sentences, not cells."""
+    prose = ("The committee met on Tuesday, and it agreed to postpone the vote until spring.\n"
+             "Most members were present, although two sent their apologies by letter.\n"
+             "The treasurer reported a small surplus, which will be carried over to next year.\n"
+             "After a long discussion, the chair closed the meeting shortly before nine.\n")
+    assert detect_mime(prose.encode(), "minutes.txt") == "text/plain"
+    catalogue = ("sku,name,price,description\n"
+                 "A1,Kettle,24.90,A steel kettle that boils a litre of water in under three minutes\n"
+                 "B2,Toaster,31.00,Two slots and a crumb tray that slides out for cleaning\n"
+                 "C3,Mug,6.50,Stoneware\n")
+    assert detect_mime(catalogue.encode(), "items.txt") == "text/csv"
