@@ -80,3 +80,36 @@ async def test_vectors_are_made_once_by_their_model_again_for_another_and_go_wit
         await index.close()
     finally:
         await db.dispose()
+
+
+async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path, monkeypatch):
+    """A hundred books are 100,000 vectors: their product with the question runs in a worker thread."""
+    import threading
+
+    import app.store.search as search
+
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'n.db'}")
+    await db.migrate()
+    threads: list[int] = []
+    computed = search._nearness
+
+    def recorded(*args):
+        threads.append(threading.get_ident())
+        return computed(*args)
+
+    monkeypatch.setattr(search, "_nearness", recorded)
+    try:
+        store = ChunkStore(db)
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TEXT)]
+        await store.add("sha-n", chunk_rows(items))
+        index = VectorIndex(store, HashEmbedder("model-n"))
+        await index.ready(["sha-n"])
+        await index.idle()
+        doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
+                           file_id=1, sha256="sha-n")
+        found = await search.IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        assert found and found[0].method == "hybrid"
+        assert threads and threading.get_ident() not in threads
+        await index.close()
+    finally:
+        await db.dispose()

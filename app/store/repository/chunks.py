@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, delete, func, select, text
 from sqlalchemy.engine import Connection
@@ -14,6 +14,7 @@ from app.store.tables import ChunkRow, ChunkVectorRow
 
 C = ChunkRow
 V = ChunkVectorRow
+REMEMBERED_FILES = 100_000  # files whose chunk facts are kept in memory (a few dozen bytes each)
 CANDIDATES = 2000  # chunks fetched per query at most, best first by the database's own rank
 
 
@@ -60,11 +61,20 @@ def replace_vectors_tx(conn: Connection, sha256: str, model: str, rows: Sequence
         conn.execute(V.__table__.insert(), kept)
 
 
+class ChunkFacts(NamedTuple):
+    """What BM25 needs of a file's chunks beside the matches: their language, number and total length."""
+
+    language: str
+    count: int
+    length: int
+
+
 class ChunkStore:
     """Reads and writes the index of one database."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._facts: dict[str, ChunkFacts] = {}
         if db.is_sqlite:
             self._match = text(
                 "SELECT c.id, c.sha256, c.seq, c.text, c.terms, c.page, c.sheet, c.section "
@@ -89,12 +99,20 @@ class ChunkStore:
             result = await conn.execute(select(C.sha256, C.language).where(C.sha256.in_(list(shas))).distinct())
             return {s: lang for s, lang in result}
 
-    async def stats(self, shas: Sequence[str]) -> tuple[int, float]:
-        """Number of chunks of these files and their mean length in terms."""
-        async with self.db.reader.connect() as conn:
-            count, average = (await conn.execute(
-                select(func.count(), func.avg(C.length)).where(C.sha256.in_(list(shas))))).one()
-            return int(count or 0), float(average or 0.0)
+    async def facts(self, shas: Sequence[str]) -> dict[str, ChunkFacts]:
+        """Language, number and total length of the chunks of the files among `shas` that have
+        chunks. Remembered: a content hash's chunks never change (bytes deleted and uploaded again
+        are chunked the same), so a query over a hundred files does not count their rows again."""
+        unknown = [s for s in dict.fromkeys(shas) if s not in self._facts]
+        if unknown:
+            async with self.db.reader.connect() as conn:
+                rows = await conn.execute(select(C.sha256, func.min(C.language), func.count(), func.sum(C.length))
+                                          .where(C.sha256.in_(unknown)).group_by(C.sha256))
+                for sha, language, count, total in rows:
+                    self._facts[sha] = ChunkFacts(language, int(count), int(total or 0))
+            while len(self._facts) > REMEMBERED_FILES:
+                self._facts.pop(next(iter(self._facts)))
+        return {s: self._facts[s] for s in shas if s in self._facts}
 
     async def embedded(self, shas: Sequence[str], model: str) -> set[str]:
         """The content hashes among `shas` whose chunks all have a vector by `model`."""
