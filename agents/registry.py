@@ -11,7 +11,8 @@ from agents.base import Agent
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
 
 ENTRY_POINT_GROUP = "foreman.agents"
-_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+# An external tool's agent is `<server>.<tool>` (agents.tools), a tool name as MCP allows it.
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}(?:\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127})?$")
 
 
 class Registry:
@@ -26,7 +27,7 @@ class Registry:
         name = getattr(agent, "name", None)
         if not isinstance(name, str) or not _NAME.match(name):
             raise RegistryError(f"agent from {source} has an invalid name {name!r}: "
-                                "use lowercase letters, digits, '_' or '-'")
+                                "use lowercase letters, digits, '_' or '-' (a tool: '<server>.<tool>')")
         if not isinstance(agent, Agent) or not inspect.iscoroutinefunction(agent.run):
             raise RegistryError(f"agent '{name}' from {source} does not implement the Agent "
                                 "protocol (name, description, async run(task, context))")
