@@ -180,7 +180,8 @@ class McpTools:
             read_only = bool(tool.annotations and tool.annotations.read_only_hint)
             approve = tool.name in spec.approve if spec.approve is not None else not read_only
             agents.append(ToolAgent(server=spec.name, tool=tool.name, summary=tool.description or "",
-                                    input_schema=dict(tool.input_schema or {}), caller=connection, approve=approve))
+                                    input_schema=dict(tool.input_schema or {}), caller=connection,
+                                    needs_approval=approve))
         log.info("The MCP server '%s' offers %d tool(s): %s", spec.name, len(agents),
                  ", ".join(a.tool for a in agents) or "none")
         return agents

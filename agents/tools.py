@@ -59,13 +59,19 @@ class ToolAgent:
     summary: str
     input_schema: Mapping[str, Any]
     caller: ToolCaller
-    approve: bool = False  # each call waits for the user's approval (tools that act)
+    needs_approval: bool = False  # each call waits for the user's approval (the registry's hook: tools that act)
     name: str = ""
     description: str = ""
 
     def __post_init__(self) -> None:
         self.name = self.name or f"{self.server}.{self.tool}"
         self.description = self.description or describe(self.server, self.tool, self.summary, self.input_schema)
+
+    def describe_call(self, task: TaskSpec) -> dict[str, Any]:
+        """What the user approves: the server, the tool, and the arguments when the task's instructions
+        carry them (else the model fills them in after the approval, against `inputSchema`)."""
+        return {"server": self.server, "tool": self.tool, "arguments": json_object_in(task.instructions),
+                "inputSchema": dict(self.input_schema)}
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
         arguments, usage = await self.arguments(task, context)

@@ -181,3 +181,29 @@ def test_a_server_killed_mid_call_fails_the_task_once_and_is_started_again(serve
                                       **{"calc.add": {"a": 1, "b": 1}})
     assert status["status"] == "completed"  # the next call started the server again
     assert [c["tool"] for c in since(tools_log, mark)] == ["crash", "add"]
+
+
+def test_a_tool_that_acts_waits_for_approval_approved_then_rejected(server, model, client, tools_log):
+    registry = server.app.state.runtime.registry
+    assert registry.needs_approval("calc.launch") and not registry.needs_approval("calc.add")  # not read-only
+    for decision in ("approve", "reject"):
+        mark = len(calls(tools_log))
+        model.plan = plan(task("t1", "calc.launch", 'Launch it: {"target": "rocket"}'))
+        model.arguments = {"calc.launch": {"target": "rocket"}}
+        wid = client.post("/api/workflows/start", json={"prompt": "Launch the rocket."}).json()["id"]
+        status = wait_status(client, wid, "waiting", "completed", "failed", timeout=90)
+        wait = status["waitingFor"]
+        assert status["status"] == "waiting" and wait["kind"] == "tool" and wait["agent"] == "calc.launch"
+        assert wait["tool"]["tool"] == "launch" and wait["tool"]["arguments"] == {"target": "rocket"}
+        assert since(tools_log, mark) == []  # nothing is called before the user decides
+        body = {"decision": decision, **({"feedback": "Not today."} if decision == "reject" else {})}
+        assert client.post(f"/api/workflows/{wid}/review", json=body).status_code == 200
+        status = wait_status(client, wid, "completed", "failed", timeout=90)
+        messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+        [step] = [m for m in messages if m["metadata"].get("taskId") == "t1" and "approval" not in m["metadata"]]
+        if decision == "approve":
+            assert status["status"] == "completed" and "Launched rocket." in step["content"]
+            assert [c["tool"] for c in since(tools_log, mark)] == ["launch"]
+        else:
+            assert step["metadata"].get("notApproved") and "did not approve" in step["content"]
+            assert since(tools_log, mark) == []
