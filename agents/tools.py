@@ -64,6 +64,7 @@ class ToolAgent:
     description: str = ""
 
     def __post_init__(self) -> None:
+        self._validator = validator_of(self.input_schema)  # built once: most of a check's cost
         self.name = self.name or f"{self.server}.{self.tool}"
         self.description = self.description or describe(self.server, self.tool, self.summary, self.input_schema)
 
@@ -75,7 +76,7 @@ class ToolAgent:
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
         arguments, usage = await self.arguments(task, context)
-        problems = schema_problems(arguments, self.input_schema)
+        problems = schema_problems(arguments, self.input_schema, self._validator)
         if problems:
             raise ToolError(f"the arguments for {self.name} do not fit the tool's input schema: {problems}; "
                             "the tool was not called")
@@ -126,13 +127,22 @@ def describe(server: str, tool: str, summary: str, schema: Mapping[str, Any]) ->
     return f"{text} [Tool of the MCP server '{server}'. Arguments: {args or 'none'}.]"
 
 
-def schema_problems(arguments: Any, schema: Mapping[str, Any]) -> str:
-    """Why `arguments` does not fit `schema` (each problem once, at most three), or ""."""
+def validator_of(schema: Mapping[str, Any]) -> Any:
+    """The JSON Schema validator of `schema` (its draft's), or None when the schema itself is invalid."""
     try:
         validator_class = jsonschema.validators.validator_for(schema)
-        errors = sorted(validator_class(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    except jsonschema.SchemaError as exc:
-        return f"the tool's own input schema is invalid ({exc.message})"
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return validator_class(schema)
+
+
+def schema_problems(arguments: Any, schema: Mapping[str, Any], validator: Any = None) -> str:
+    """Why `arguments` does not fit `schema` (at most three problems), or ""."""
+    validator = validator or validator_of(schema)
+    if validator is None:
+        return "the tool's own input schema is invalid"
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     said = []
     for error in errors[:3]:
         where = "/".join(map(str, error.absolute_path))
