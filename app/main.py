@@ -211,6 +211,7 @@ class DatabaseCheck:
 async def add_tools(tools: McpTools, registry: Registry) -> None:
     """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
     for agent in await tools.discover():
+        agent.caller = tracing.traced_tool(agent.caller, agent.server)
         try:
             registry.add(agent, source=f"MCP server '{agent.server}'")
         except RegistryError as exc:

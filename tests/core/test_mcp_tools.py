@@ -207,3 +207,4 @@ def test_a_tool_that_acts_waits_for_approval_approved_then_rejected(server, mode
         else:
             assert step["metadata"].get("notApproved") and "did not approve" in step["content"]
             assert since(tools_log, mark) == []
+
