@@ -47,7 +47,9 @@ class ServerSpec:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     allow: Sequence[str] | None = None  # tool names; None: every tool
-    approve: Sequence[str] | None = None  # tools needing approval; None: every tool not marked read-only
+    # Tools needing the user's approval per call: a list, or true (all) / false (none); None: every tool
+    # the server does not mark read-only.
+    approve: Sequence[str] | bool | None = None
 
 
 class Connection:
@@ -178,7 +180,8 @@ class McpTools:
             if spec.allow is not None and tool.name not in spec.allow:
                 continue
             read_only = bool(tool.annotations and tool.annotations.read_only_hint)
-            approve = tool.name in spec.approve if spec.approve is not None else not read_only
+            approve = (not read_only if spec.approve is None else spec.approve if isinstance(spec.approve, bool)
+                       else tool.name in spec.approve)
             agents.append(ToolAgent(server=spec.name, tool=tool.name, summary=tool.description or "",
                                     input_schema=dict(tool.input_schema or {}), caller=connection,
                                     needs_approval=approve))

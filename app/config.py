@@ -489,6 +489,8 @@ def mcp_servers(raw: str) -> tuple[dict[str, Any], ...]:
             raise SettingsError(f"{where} ({name}): url must start with http:// or https://.")
         for key, kind in (("args", list), ("allow", list), ("approve", list), ("env", dict), ("headers", dict)):
             value = server.get(key)
+            if key == "approve" and isinstance(value, bool):  # true: every tool; false: none
+                continue
             items = value.values() if isinstance(value, dict) else value
             if value is not None and (not isinstance(value, kind) or not all(isinstance(v, str) for v in items)):
                 raise SettingsError(f"{where} ({name}): {key} must be a JSON {'object' if kind is dict else 'list'} "

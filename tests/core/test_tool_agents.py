@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -25,6 +26,7 @@ def test_mcp_servers_inline_or_from_a_file_and_each_entry_checked(tmp_path):
     path.write_text(json.dumps([{"name": "calc", "command": "calc-server"}]))
     [calc] = from_env({"MCP_SERVERS": str(path), "MCP_TIMEOUT_SECONDS": "5"}).mcp_servers
     assert calc["transport"] == "stdio" and from_env({"MCP_TIMEOUT_SECONDS": "5"}).mcp_timeout_seconds == 5
+    assert from_env({"MCP_SERVERS": '[{"name": "a", "command": "x", "approve": true}]'}).mcp_servers[0]["approve"]
     assert "s3cret" not in repr(from_env({"MCP_SERVERS": json.dumps([entry])}))  # headers carry secrets
     bad = {
         "[": "not valid JSON", '{"name": "x"}': "must be a JSON list", '[{"name": "Bad Name", "command": "x"}]': "name",
@@ -43,9 +45,10 @@ def test_mcp_servers_inline_or_from_a_file_and_each_entry_checked(tmp_path):
 async def test_a_call_past_the_timeout_fails_with_a_sentence_and_is_cancelled_at_the_server(tmp_path):
     log = tmp_path / "calls.jsonl"
     spec = ServerSpec(**stdio_entry(log))
-    tools = McpTools([spec, ServerSpec(name="gone", transport="stdio", command=str(tmp_path / "no-such-server"))], 3)
+    tools = McpTools([replace(spec, approve=["add"]), ServerSpec(name="gone", transport="stdio", command=str(tmp_path / "no-such-server"))], 3)
     try:
         agents = {a.name: a for a in await tools.discover()}
+        assert agents["calc.add"].needs_approval and not agents["calc.launch"].needs_approval  # as listed
         assert "calc.slow" in agents and not [n for n in agents if n.startswith("gone.")]
         with pytest.raises(ToolError, match=r"did not answer within MCP_TIMEOUT_SECONDS \(3 s\)"):
             await tools.connections[0].call("slow", {"seconds": 60})
