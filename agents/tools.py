@@ -59,6 +59,7 @@ class ToolAgent:
     summary: str
     input_schema: Mapping[str, Any]
     caller: ToolCaller
+    repeatable: bool = False  # a call may act: never made twice for one task (agents.runner)
     needs_approval: bool = False  # each call waits for the user's approval (the registry's hook: tools that act)
     name: str = ""
     description: str = ""

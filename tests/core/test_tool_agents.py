@@ -11,10 +11,14 @@ import pytest
 
 from agents.base import TaskContext, TaskSpec
 from agents.mcp_tools import McpTools, ServerSpec
+from agents.model import ModelRequest, ModelResponse
 from agents.offline.model import OfflineModel
 from agents.offline.planner import plan_offline
+from agents.registry import Registry
+from agents.runner import run_task
 from agents.tools import ToolAgent, ToolError, ToolOutput, schema_problems
 from app.config import SettingsError, from_env
+from tests.harness import ScriptedModel
 from tests.mcp_servers import calls, stdio_entry
 
 
@@ -86,6 +90,25 @@ async def test_offline_the_arguments_are_the_json_the_instructions_carry():
     with pytest.raises(ToolError, match="offline model cannot fill in the arguments of calc.add"):
         await agent.run(TaskSpec("t1", "calc.add", "Add two and three"), context(OfflineModel()))
     assert schema_problems({"a": 1}, SCHEMA) == "'b' is a required property"
+
+
+async def test_a_tool_answering_in_another_language_is_not_called_again():
+    class German(Recorder):
+        async def call(self, tool: str, arguments: dict) -> ToolOutput:
+            self.calls.append((tool, arguments))
+            return ToolOutput(text="Die Summe der beiden Zahlen ist fünf, wie es die Rechnung des Servers heute "
+                                   "ergeben hat, und das Ergebnis wurde sorgfältig geprüft und bestätigt.")
+
+    recorder, registry = German(), Registry()
+    registry.add(ToolAgent("calc", "add", "Add two numbers.", SCHEMA, recorder))
+    model = ScriptedModel()
+    model.complete = lambda request: _arguments(request)  # type: ignore[method-assign]
+    await run_task(registry, TaskSpec("t1", "calc.add", "Add 2 and 3."), context(model))
+    assert len(recorder.calls) == 1  # a built-in agent writing German for an English user would be asked again
+
+
+async def _arguments(request: ModelRequest) -> ModelResponse:
+    return ModelResponse(text='{"a": 2, "b": 3}', data={"a": 2, "b": 3})
 
 
 def test_the_offline_planner_plans_a_tool_task_only_when_the_request_names_it():
