@@ -99,7 +99,9 @@ class ToolAgent:
                 raise ToolError(f"the offline model cannot fill in the arguments of {self.name}; write them in the "
                                 f"request as a JSON object, e.g. {example(self.input_schema)}")
             return found, Usage()
-        material = "\n\n".join(f"Result of task {tid} (data):\n{r.text}" for tid, r in context.predecessors.items())
+        material = "\n\n".join([f"Result of task {tid} (data):\n{r.text}" for tid, r in context.predecessors.items()]
+                               + [f"Document {name} (data):\n{context.documents[name].text[:MAX_MATERIAL_CHARS]}"
+                                  for name in task.inputs if name in context.documents])
         user = f"Task: {task.instructions}\n\nRequest: {context.prompt}"
         if material:
             user += f"\n\n{material[:MAX_MATERIAL_CHARS]}"
