@@ -42,10 +42,10 @@ class ServerSpec:
     transport: str  # "stdio" or "streamable-http"
     command: str = ""
     args: Sequence[str] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry secrets, as headers may
     cwd: str = ""
     url: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     allow: Sequence[str] | None = None  # tool names; None: every tool
     # Tools needing the user's approval per call: a list, or true (all) / false (none); None: every tool
     # the server does not mark read-only.
