@@ -30,8 +30,9 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     result = await _run(agent, task, context)
     wanted = expected_language(task, context)
     # A translation is told its language with every chunk, and redoing a book costs a book: not checked here.
+    # An agent whose run acts outside (`repeatable = False`: an external tool) is never run twice.
     if getattr(context.model, "offline", False) or task.agent == "translator" or \
-            written_language(result.text) in ("", wanted):
+            not getattr(agent, "repeatable", True) or written_language(result.text) in ("", wanted):
         return result
     again = replace(task, instructions=f"{task.instructions}\n\nWrite your whole answer in {language_name(wanted)} "
                                        f"only, not in {language_name(written_language(result.text))}.")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
+import re
 import secrets
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from extractors.limits import ExtractionLimits
@@ -53,6 +56,10 @@ class Settings:
     agent_temperatures: Mapping[str, float] = field(default_factory=dict)
     log_model_io: bool = False
     log_format: str = "plain"
+    # MCP servers whose tools become agents (`<server>.<tool>`): checked entries of MCP_SERVERS; their
+    # headers and env may carry secrets, so they stay out of the settings' repr.
+    mcp_servers: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
+    mcp_timeout_seconds: float = 60.0
     tracing: bool = False  # an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT): rounds are traced
     round_retry_budget: int = 12
     max_tasks_per_plan: int = 8
@@ -310,6 +317,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "shutdown_grace_seconds": "SHUTDOWN_GRACE_SECONDS",
         "database_pool_timeout_seconds": "DATABASE_POOL_TIMEOUT_SECONDS",
         "unattached_upload_ttl_seconds": "UNATTACHED_UPLOAD_TTL_SECONDS",
+        "mcp_timeout_seconds": "MCP_TIMEOUT_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
@@ -332,6 +340,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         log_model_io=_flag(env.get("LOG_MODEL_IO", ""), "LOG_MODEL_IO"),
         log_format=log_format,
         tracing=_tracing(env),
+        mcp_servers=mcp_servers(env.get("MCP_SERVERS", "")),
         api_keys=_parse_keys(env.get("API_KEYS", "")),
         executor_id=env.get("EXECUTOR_ID") or default_executor_id(env.get("DATABASE_URL", "")),
         cors_origins=_parse_origins(env.get("CORS_ORIGINS", "")),
@@ -422,6 +431,11 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("LOG_MODEL_IO", "false", "true: log every model request and answer (and put them on the model calls' spans)"),
     ("OTEL_EXPORTER_OTLP_ENDPOINT", "unset",
      "set: every round is an OpenTelemetry trace, exported over OTLP/HTTP to it (other OTEL_* apply; docs/tracing.md)"),
+    ("MCP_SERVERS", "unset",
+     "MCP servers whose tools become agents named <server>.<tool>: a JSON list, inline or a file's path "
+     "(docs/configuration.md#mcp-servers)"),
+    ("MCP_TIMEOUT_SECONDS", str(int(Settings.mcp_timeout_seconds)),
+     "an MCP server's start or list of tools, and one tool call, may take this long"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
     ("CHAT_STOP_ON_DISCONNECT", "true",
      "false: a /v1/chat/completions round goes on when its client disconnects (true: it is stopped)"),
@@ -429,6 +443,60 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
      "an event stream client that reads nothing this long is dropped"),
 )
+
+
+_SERVER_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_SERVER_KEYS = {"name", "transport", "command", "args", "env", "cwd", "url", "headers", "allow", "approve"}
+
+
+def mcp_servers(raw: str) -> tuple[dict[str, Any], ...]:
+    """MCP_SERVERS: a JSON list of servers, inline or in the file it names, each entry checked."""
+    text = raw.strip()
+    if not text:
+        return ()
+    if not text.startswith(("[", "{")):
+        try:
+            text = Path(text).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SettingsError(f"MCP_SERVERS names the file {text!r}, which cannot be read ({exc.strerror}).") from None
+    try:
+        servers = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(f"MCP_SERVERS is not valid JSON ({exc}).") from None
+    if not isinstance(servers, list):
+        raise SettingsError("MCP_SERVERS must be a JSON list of servers.")
+    checked, names = [], set()
+    for n, server in enumerate(servers, 1):
+        where = f"MCP_SERVERS entry {n}"
+        if not isinstance(server, dict):
+            raise SettingsError(f"{where} must be an object.")
+        name, transport = server.get("name"), server.get("transport", "stdio")
+        if not isinstance(name, str) or not _SERVER_NAME.match(name):
+            raise SettingsError(f"{where} needs a name of lowercase letters, digits, '_' or '-' (it prefixes "
+                                "the tools' agent names).")
+        if name in names:
+            raise SettingsError(f"MCP_SERVERS names the server {name!r} twice.")
+        names.add(name)
+        unknown = sorted(set(server) - _SERVER_KEYS)
+        if unknown:
+            raise SettingsError(f"{where} ({name}) has unknown keys: {', '.join(unknown)}.")
+        if transport not in ("stdio", "streamable-http"):
+            raise SettingsError(f"{where} ({name}): transport must be stdio or streamable-http, not {transport!r}.")
+        need = "command" if transport == "stdio" else "url"
+        if not isinstance(server.get(need), str) or not server[need].strip():
+            raise SettingsError(f"{where} ({name}): a {transport} server needs its {need}.")
+        if transport == "streamable-http" and not server["url"].startswith(("http://", "https://")):
+            raise SettingsError(f"{where} ({name}): url must start with http:// or https://.")
+        for key, kind in (("args", list), ("allow", list), ("approve", list), ("env", dict), ("headers", dict)):
+            value = server.get(key)
+            if key == "approve" and isinstance(value, bool):  # true: every tool; false: none
+                continue
+            items = value.values() if isinstance(value, dict) else value
+            if value is not None and (not isinstance(value, kind) or not all(isinstance(v, str) for v in items)):
+                raise SettingsError(f"{where} ({name}): {key} must be a JSON {'object' if kind is dict else 'list'} "
+                                    "of strings.")
+        checked.append({**server, "transport": transport})
+    return tuple(checked)
 
 
 def _tracing(env: Mapping[str, str]) -> bool:

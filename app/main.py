@@ -15,6 +15,8 @@ from litestar.types import Receive, Scope, Send
 
 from agents.embeddings import LocalE5
 from agents.embeddings import available as embeddings_available
+from agents.errors import RegistryError
+from agents.mcp_tools import McpTools, ServerSpec
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from app import metrics
@@ -206,6 +208,23 @@ class DatabaseCheck:
         return healthy
 
 
+async def add_tools(tools: McpTools, registry: Registry) -> None:
+    """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
+    for agent in await tools.discover():
+        agent.caller = tracing.traced_tool(agent.caller, agent.server)
+        try:
+            registry.add(agent, source=f"MCP server '{agent.server}'")
+        except RegistryError as exc:
+            log.warning("The tool %s of the MCP server '%s' is not offered to the planner: %s",
+                        agent.tool, agent.server, exc)
+
+
+def mcp_tools(settings: Settings) -> McpTools:
+    """The connections to MCP_SERVERS' servers (none opened yet)."""
+    specs = [ServerSpec(**server) for server in settings.mcp_servers]
+    return McpTools(specs, settings.mcp_timeout_seconds)
+
+
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
                registry: Registry | None = None) -> Litestar:
     """The application: reads the environment only when no settings are given."""
@@ -215,8 +234,10 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         tracing.configure(os.environ, log_io=settings.log_model_io)
     model = tracing.traced(metrics.MeteredModel(model or build_model(settings)))
     engine = build_engine(settings, model, registry or build_registry())
+    tools = mcp_tools(settings)
 
     async def startup() -> None:
+        await add_tools(tools, engine.rt.registry)  # before a recovered round plans
         await engine.start()
         one_log_format()
         if settings.offline:
@@ -254,7 +275,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, tools.close, *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,

@@ -165,6 +165,28 @@ def task_span(agent: str, task_id: str) -> Any:
                                             "foreman.task.id": task_id})
 
 
+def traced_tool(caller: Any, server: str) -> Any:
+    """An MCP server's caller (`agents.tools.ToolCaller`), with a GenAI `execute_tool` span per call while
+    tracing is on; the caller itself when it is off."""
+    return caller if _tracer is None else TracedTool(caller, server)
+
+
+class TracedTool:
+    """One `execute_tool <server>.<tool>` span per call: the tool, and the error of a call that failed."""
+
+    def __init__(self, inner: Any, server: str) -> None:
+        self.inner, self.server = inner, server
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        name = f"{self.server}.{tool}"
+        with span(f"execute_tool {name}", **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                                            "gen_ai.tool.type": "extension"}):
+            output = await self.inner.call(tool, arguments)
+            if getattr(output, "error", False):
+                record_error(RuntimeError(f"the tool {name} reported an error"))
+            return output
+
+
 def record_error(exc: BaseException) -> None:
     """An error handled where it happened (a failed task) is still its span's: recorded, status ERROR."""
     if _tracer is None:
