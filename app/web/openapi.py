@@ -52,6 +52,10 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         415: ["not_json"], **FULL}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 405: CLASH, **FULL}),
+    ("patch", "/api/workflows/{workflow_id}"): ("renameWorkflow", "workflows", {
+        400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_name", "name_too_long",
+              "nul_character"],
+        401: AUTH, 404: WF, 405: CLASH, 413: ["body_too_large", "payload_too_large"], 415: ["not_json"], **FULL}),
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
         400: ["bad_cursor", "bad_request"], 401: AUTH}),
     ("get", "/api/workflows/{workflow_id}"): ("getWorkflow", "workflows", {
