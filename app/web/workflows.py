@@ -21,9 +21,9 @@ from app.clock import aware
 from app.contract.schemas import (
     MAX_ID,
     Deleted,
-    RenameRequest,
     LogPage,
     MessagePage,
+    RenameRequest,
     ReviewRequest,
     StartAnswer,
     StartRequest,

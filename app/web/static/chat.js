@@ -90,7 +90,7 @@ function dropDraft(id) {
   return draft.li;
 }
 
-function showMessage(message) {
+function showMessage(message, live = true) {
   const list = $("messages");
   const node = renderMessage(message);
   const old = list.querySelector(`li[data-id="${message.id}"]`);
@@ -104,10 +104,26 @@ function showMessage(message) {
     const after = [...list.children].find((li) => Number(li.dataset.id) > message.id);
     keepScroll(() => list.insertBefore(node, after || null));  // followed at the bottom, left alone above
   }
+  const fresh = !view.messages.has(message.id);
   view.messages.set(message.id, message);
   view.cursor.m = Math.max(view.cursor.m, message.id);
+  if (fresh && message.status === "last" && live) requestAnimationFrame(showEnd);  // the round's answer
   $("empty").hidden = true;
+  refreshLocks();
   reviewMessage(message);
+}
+
+// A password field only on a file's latest showing, and none once a later round opened it.
+function refreshLocks() {
+  const latest = new Map();  // file id -> the latest user message that carries it
+  for (const message of [...view.messages.values()].sort((a, b) => a.id - b.id)) {
+    if (message.role !== "user") continue;
+    for (const doc of message.documents || []) latest.set(doc.fileId, message.id);
+  }
+  document.querySelectorAll("#messages .lock").forEach((form) => {
+    const id = Number(form.closest("li.message").dataset.id);
+    form.hidden = latest.get(Number(form.dataset.fileId)) !== id;
+  });
 }
 
 function showLog(entry, live = true) {
@@ -226,12 +242,12 @@ async function poll(gen) {
       const updated = new Set();
       for (const [kind, key, show] of [["messages", "m", showMessage], ["logs", "l", showLog]]) {
         const page = await api("GET", `${wid(view.id)}/${kind}?id=${view.cursor[key] || ""}`);
-        page.items.forEach(show);
+        page.items.forEach((item) => show(item));
         page.items.forEach((item) => { if (item.updatedMessageId) updated.add(item.updatedMessageId); });
       }
       if (updated.size) {  // a file was read: its contents were filled into a message already shown
         const all = await api("GET", `${wid(view.id)}/messages?limit=500`);
-        all.items.filter((message) => updated.has(message.id)).forEach(showMessage);
+        all.items.filter((message) => updated.has(message.id)).forEach((message) => showMessage(message));
       }
       showStatus(await api("GET", `${wid(view.id)}/status`));
     });
@@ -268,7 +284,7 @@ async function open(id) {
   if (!workflow || gen !== view.gen) return;
   setTitle(workflow.name);
   reviewOpened(id, workflow, view.messages);
-  workflow.messages.forEach(showMessage);
+  workflow.messages.forEach((message) => showMessage(message, false));
   workflow.logs.forEach((entry) => showLog(entry, false));
   $("thread").scrollTop = $("thread").scrollHeight;
   follow(gen);
