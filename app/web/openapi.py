@@ -151,6 +151,10 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     schemas["Message"]["properties"]["metadata"] = MESSAGE_METADATA
     _start_request(schemas["StartRequest"], max_prompt_chars)
     _review_request(schemas["ReviewRequest"], max_prompt_chars)
+    rename = schemas["RenameRequest"]  # what app.services.rename keeps: 1 to 80 characters, no NUL
+    rename["properties"]["name"] = {"type": "string", "minLength": 1, "maxLength": 80,
+                                    "pattern": "^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$"}
+    rename["additionalProperties"] = False
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and (method, path) in OPERATIONS:

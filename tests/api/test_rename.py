@@ -36,7 +36,7 @@ def test_a_bad_name_is_400_with_its_code_and_changes_nothing(c1):
     wid = run_round(c1, "Compare the figures.")["id"]
     cases = [({"name": ""}, "empty_name"), ({"name": " \n\t "}, "empty_name"),
              ({"name": "x" * 81}, "name_too_long"), ({"name": "a\x00b"}, "nul_character"),
-             ({"title": "Figures"}, None), ({}, None), ({"name": 5}, None)]
+             ({"title": "Figures"}, "bad_request"), ({}, "bad_request"), ({"name": 5}, "bad_request")]
     for body, code in cases:
         error = check_error(c1.patch(f"/api/workflows/{wid}", json=body), 400, code)
         assert error["detail"], body

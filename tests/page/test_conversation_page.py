@@ -126,6 +126,7 @@ def test_one_notice_per_error_and_a_notice_can_be_dismissed(page, server, tmp_pa
         expect(notice).to_have_count(0)
         # Information (not an error) is one notice too, and it goes by itself.
         page.get_by_role("button", name="New conversation").click()
+        expect(page.get_by_role("progressbar", name="Progress")).to_be_hidden()  # none on an empty conversation
         for _ in range(2):
             page.get_by_role("button", name="Send").click()
         info = page.locator(".notice.info", has_text="Write a message or attach a file first.")

@@ -2,13 +2,16 @@
 // the event stream (fetch, so the API key can travel as a bearer header) and falls back to
 // polling by cursor when the stream cannot be had. Beside it: api.js (calls, the key), notices.js,
 // names.js (types, titles, dates), list.js (the conversation list, search, rename), render.js (a
-// message, copy, edit and resend, password fields), review.js (plan review), markdown.js.
-import { renderMarkdown } from "./markdown.js";
+// message, copy, edit and resend, password fields), drafts.js (live text), scroll.js, stream.js
+// (the event stream's text), uploads.js (attachments), review.js (plan review), markdown.js.
+import { dropDraft, showDelta } from "./drafts.js";
+import { keepScroll, showEnd } from "./scroll.js";
 import { api, auth, problem, showKeyField, storedKey, storeKey, wid } from "./api.js";
+import { readEvents } from "./stream.js";
+import { attached, clearAttachments, upload } from "./uploads.js";
 import { attempt, clearNotices, notify } from "./notices.js";
-import { friendlyType } from "./names.js";
 import { initList, listOpened, loadList, setTitle } from "./list.js";
-import { button, initRender, renderMessage, stoppedNote } from "./render.js";
+import { initRender, renderMessage, stoppedNote } from "./render.js";
 import { initReview, reviewMessage, reviewOpened, reviewStartOptions, reviewStatus, reviewStatusText } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,78 +26,11 @@ function fresh(id) {
     drafts: new Map(), lastEventId: "" };
 }
 
-// ---- live text: a message as the model writes it ------------------------------------
-
-function atBottom() {
-  const scroller = $("thread");
-  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 8;
-}
-
-function keepScroll(change) {
-  // Replacing or growing a message keeps the view where it was, or at the bottom if it was there.
-  // Only the messages scroll (#thread): the header, the list and the message box stay in place.
-  const scroller = $("thread");
-  const bottom = atBottom();
-  const top = scroller.scrollTop;
-  change();
-  scroller.scrollTop = bottom ? scroller.scrollHeight : top;
-}
-
-// A round ended: its last message comes into view (its beginning, when it is taller than the view).
-function showEnd() {
-  const last = $("messages").lastElementChild;
-  if (!last) return;
-  const tall = last.getBoundingClientRect().height > $("thread").clientHeight;
-  last.scrollIntoView({ block: tall ? "start" : "end" });
-}
-
-function showDelta(delta) {
-  let draft = view.drafts.get(delta.messageId);
-  if (!draft) {
-    if (delta.offset !== 0) return;  // its beginning was never seen here: its message will come whole
-    const li = document.createElement("li");
-    li.className = "message assistant draft";
-    li.dataset.draft = delta.messageId;
-    const meta = document.createElement("div");
-    meta.className = "meta";
-    const agent = document.createElement("span");
-    agent.className = "agent";
-    agent.textContent = "writing…";
-    meta.append(agent);
-    const body = document.createElement("div");
-    body.className = "body";
-    li.append(meta, body);
-    draft = { text: "", li, body, queued: false };
-    view.drafts.set(delta.messageId, draft);
-    keepScroll(() => $("messages").append(li));
-    $("empty").hidden = true;
-  }
-  if (delta.offset !== draft.text.length) return;
-  draft.text += delta.text;
-  if (!draft.queued) {  // one render per frame, however many deltas came
-    draft.queued = true;
-    requestAnimationFrame(() => {
-      draft.queued = false;
-      const caret = document.createElement("span");
-      caret.className = "caret";
-      caret.setAttribute("aria-hidden", "true");
-      keepScroll(() => draft.body.replaceChildren(renderMarkdown(draft.text), caret));
-    });
-  }
-}
-
-function dropDraft(id) {
-  const draft = view.drafts.get(id);
-  if (!draft) return null;
-  view.drafts.delete(id);
-  return draft.li;
-}
-
 function showMessage(message, live = true) {
   const list = $("messages");
   const node = renderMessage(message);
   const old = list.querySelector(`li[data-id="${message.id}"]`);
-  const draft = dropDraft((message.metadata || {}).draftId);
+  const draft = dropDraft(view.drafts, (message.metadata || {}).draftId);
   if (draft) keepScroll(() => draft.replaceWith(node));  // in place: no flicker, no jump
   else if (old) {
     const toggle = old.querySelector(".toggle[aria-expanded=false]");  // a collapsed step stays collapsed
@@ -176,38 +112,18 @@ function showStatus(status) {
 // ---- following a conversation -------------------------------------------------------
 
 function dispatch(kind, data) {
-  if (kind === "delta") showDelta(data);
-  else if (kind === "discard") { const li = dropDraft(data.messageId); if (li) li.remove(); }
+  if (kind === "delta") showDelta(view.drafts, data);
+  else if (kind === "discard") { const li = dropDraft(view.drafts, data.messageId); if (li) li.remove(); }
   else if (kind === "message" || kind === "update") showMessage(data);  // update: a file's contents filled in
   else if (kind === "log") showLog(data);
   else if (kind === "status") showStatus(data);
 }
 
 async function readStream(body, gen) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  while (gen === view.gen) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value.replace(/\r\n?/g, "\n");
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let kind = "message";
-      let id = "";
-      const data = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) kind = line.slice(6).trim();
-        else if (line.startsWith("id:")) id = line.slice(3).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length && gen === view.gen) {
-        dispatch(kind, JSON.parse(data.join("\n")));
-        if (id) view.lastEventId = id;  // a reconnect goes on with each draft where it was
-      }
-    }
-  }
+  await readEvents(body, () => gen === view.gen, (kind, data, id) => {
+    dispatch(kind, data);
+    if (id) view.lastEventId = id;  // a reconnect goes on with each draft where it was
+  });
 }
 
 async function follow(gen) {
@@ -296,63 +212,7 @@ function route() {
   document.body.classList.remove("list-open");
 }
 
-// ---- attachments and sending --------------------------------------------------------
-
-const attachments = [];
-
-function upload(file) {
-  const item = { file, id: null, done: null };
-  const chip = document.createElement("div");
-  chip.className = "chip";
-  const name = document.createElement("span");
-  name.textContent = file.name;
-  const progress = document.createElement("progress");
-  progress.max = 100;
-  progress.value = 0;
-  progress.setAttribute("aria-label", `Uploading ${file.name}`);
-  const type = document.createElement("span");
-  type.className = "type";
-  const remove = button("×", `Remove attachment ${file.name}`, () => {
-    attachments.splice(attachments.indexOf(item), 1);
-    chip.remove();
-  }, "remove");
-  chip.append(name, progress, type, remove);
-  $("attachments").append(chip);
-  attachments.push(item);
-  item.done = new Promise((resolve) => {
-    const xhr = new XMLHttpRequest();
-    const form = new FormData();
-    form.append("files", file, file.name);
-    xhr.open("POST", "/api/files");
-    for (const [header, value] of Object.entries(auth())) xhr.setRequestHeader(header, value);
-    xhr.upload.addEventListener("progress", (event) => {
-      if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
-    });
-    xhr.addEventListener("load", () => {
-      let body = null;
-      try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
-      if (xhr.status === 201 && body && body[0]) {
-        item.id = body[0].id;
-        progress.value = 100;
-        type.textContent = friendlyType(body[0].mimeType, body[0].ext);
-        chip.classList.add("ready");
-      } else {
-        if (xhr.status === 401) showKeyField(true);
-        notify(`${file.name}: ${(body && body.detail) || `upload failed (${xhr.status})`}`);
-        attachments.splice(attachments.indexOf(item), 1);
-        chip.remove();
-      }
-      resolve();
-    });
-    xhr.addEventListener("error", () => {
-      notify(`${file.name}: the upload did not reach the server.`);
-      attachments.splice(attachments.indexOf(item), 1);
-      chip.remove();
-      resolve();
-    });
-    xhr.send(form);
-  });
-}
+// ---- sending ------------------------------------------------------------------------
 
 // A new round: of the open conversation, or a new conversation. True when the server took it.
 async function startRound({ prompt, fileIds, passwords }) {
@@ -370,16 +230,14 @@ async function send() {
   const prompt = $("prompt").value.trim();
   $("send").disabled = true;
   try {
-    await Promise.all(attachments.map((a) => a.done));
-    const ids = attachments.filter((a) => a.id).map((a) => a.id);
+    const ids = await attached();
     if (!prompt && !ids.length) {
       notify("Write a message or attach a file first.", "info");
       return;
     }
     if (!await startRound({ prompt, fileIds: ids, passwords: {} })) return;
     $("prompt").value = "";
-    attachments.length = 0;
-    $("attachments").replaceChildren();
+    clearAttachments();
   } finally {
     $("send").disabled = false;
   }
@@ -427,7 +285,7 @@ function start() {
     [...event.dataTransfer.files].forEach(upload);
   });
   $("stop").addEventListener("click", () => attempt(async () => {
-    for (const id of [...view.drafts.keys()]) dropDraft(id).remove();  // Stop ends the text at once
+    for (const id of [...view.drafts.keys()]) dropDraft(view.drafts, id).remove();  // Stop ends the text at once
     showStatus(await api("POST", `${wid(view.id)}/stop`));
   }));
   $("new-conversation").addEventListener("click", () => {
