@@ -188,7 +188,7 @@ def test_a_message_is_copied_and_a_prompt_is_edited_and_sent_again_in_the_same_c
             assert page.evaluate("navigator.clipboard.readText()") == summary["content"]  # the Markdown source
 
             request = messages(page).first
-            request.get_by_role("button", name="Edit and send again").click()
+            request.get_by_role("button", name="Edit this request").click()
             box = request.get_by_role("textbox", name="Edit your message")
             expect(box).to_have_value("Summarise this document")
             box.fill("Summarise this document in three points")

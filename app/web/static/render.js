@@ -216,7 +216,7 @@ export function renderMessage(message) {
     tools.append(toggle);
   }
   if (message.content) tools.append(copyButton(message));
-  if (kind === "request") tools.append(button("Edit", "Edit and send again", () => body.replaceWith(editor(message, body)), "tool"));
+  if (kind === "request") tools.append(button("Edit", "Edit this request", () => body.replaceWith(editor(message, body)), "tool"));
   tools.append(button("Delete", "Delete message", () => attempt(async () => {
     if (!confirm("Delete this message? Later rounds will no longer see it or its files.")) return;
     await api("DELETE", `${wid(hooks.workflowId())}/messages/${message.id}`);
