@@ -217,6 +217,12 @@ class StartRequest(Camel, forbid_unknown_fields=False):
     multitask_strategy: Literal["reject", "enqueue", "interrupt", "steer"] = "reject"
 
 
+class RenameRequest(Camel, forbid_unknown_fields=True):
+    """A workflow's new name (`PATCH /api/workflows/{id}`): one line of 1 to 80 characters, no NUL."""
+
+    name: str
+
+
 class ReviewRequest(Camel, forbid_unknown_fields=True):
     """A decision on what a `waiting` round waits for (see `waitingFor`)."""
 

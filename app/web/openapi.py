@@ -52,6 +52,10 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         415: ["not_json"], **FULL}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
         400: PARAMS, 401: AUTH, 404: WF, 405: CLASH, **FULL}),
+    ("patch", "/api/workflows/{workflow_id}"): ("renameWorkflow", "workflows", {
+        400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_name", "name_too_long",
+              "nul_character"],
+        401: AUTH, 404: WF, 405: CLASH, 413: ["body_too_large", "payload_too_large"], 415: ["not_json"], **FULL}),
     ("get", "/api/workflows"): ("listWorkflows", "workflows", {
         400: ["bad_cursor", "bad_request"], 401: AUTH}),
     ("get", "/api/workflows/{workflow_id}"): ("getWorkflow", "workflows", {
@@ -147,6 +151,10 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     schemas["Message"]["properties"]["metadata"] = MESSAGE_METADATA
     _start_request(schemas["StartRequest"], max_prompt_chars)
     _review_request(schemas["ReviewRequest"], max_prompt_chars)
+    rename = schemas["RenameRequest"]  # what app.services.rename keeps: 1 to 80 characters, no NUL
+    rename["properties"]["name"] = {"type": "string", "minLength": 1, "maxLength": 80,
+                                    "pattern": "^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$"}
+    rename["additionalProperties"] = False
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and (method, path) in OPERATIONS:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import Request, Response, delete, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIType, Operation, Schema
 from litestar.openapi.spec import Parameter as OpenAPIParameter
@@ -23,15 +23,18 @@ from app.contract.schemas import (
     Deleted,
     LogPage,
     MessagePage,
+    RenameRequest,
     ReviewRequest,
     StartAnswer,
     StartRequest,
     Workflow,
     WorkflowList,
     WorkflowStatusView,
+    WorkflowSummary,
 )
 from app.contract.views import status_view
 from app.errors import BadRequestError
+from app.services.rename import rename
 from app.web.http import errors
 
 MAX_LIMIT = 500
@@ -159,6 +162,14 @@ async def delete_workflow(request: Request, workflow_id: WorkflowId) -> Deleted:
     return Deleted(deleted="workflow", workflow_id=workflow_id, message_id=None, file_id=None)
 
 
+@patch("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(400, 404),
+       summary="Rename a workflow (its title in the list)")
+async def rename_workflow(request: Request, workflow_id: WorkflowId, data: JSONBody[RenameRequest]) -> WorkflowSummary:
+    owner, workflows = _deps(request)
+    data = await request.data_as(RenameRequest)
+    return await rename(workflows.repo.workflows, owner, workflow_id, data)
+
+
 @get("/api/workflows", responses=errors(), summary="The caller's workflows, newest activity first, a page at a time",
      operation_id="listWorkflows", tags=["workflows"])
 async def list_workflows(
@@ -227,5 +238,5 @@ async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id,
     return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)
 
 
-ROUTES = [start, stop, review, delete_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,
+ROUTES = [start, stop, review, delete_workflow, rename_workflow, list_workflows, get_workflow, get_status, get_messages, get_logs,
           delete_message, remove_file]

@@ -58,6 +58,7 @@ OPERATIONS = [
     "GET /api/workflows/{workflow_id}/logs", "DELETE /api/workflows/{workflow_id}/messages/{message_id}",
     "DELETE /api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}",
     "GET /api/workflows/{workflow_id}/events", "POST /api/workflows/{workflow_id}/review",
+    "PATCH /api/workflows/{workflow_id}",
 ]
 OPERATIONS += [label.replace("GET ", "HEAD ", 1) for label in OPERATIONS if label.startswith("GET ")]
 # A valid event stream never ends, so it is not fuzzed here; tests/api/test_events.py covers its answers

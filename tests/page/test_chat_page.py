@@ -72,6 +72,11 @@ def by_agent(page, name: str):
     return messages(page).filter(has=page.locator(".agent", has_text=re.compile(f"^{name}$")))
 
 
+def answers(page):
+    """The project manager's answers (a round's `last` message), shown apart from the plan and steps."""
+    return messages(page).filter(has=page.locator(".badge", has_text=re.compile("^answer$")))
+
+
 def send(page, text: str, *files: Path) -> None:
     if files:
         page.get_by_label("Attach files").set_input_files([str(f) for f in files])
@@ -100,12 +105,12 @@ def test_a_person_summarises_two_documents_and_downloads_a_produced_table(page, 
 
         items = messages(page)
         expect(items.first).to_contain_text("You")
-        expect(items.first).to_contain_text("first")
+        expect(items.first.locator(".badge")).to_have_text("request")
         expect(items.first).to_contain_text("Summarise these documents")
         expect(by_agent(page, "Project manager").filter(has_text="Work plan")).to_have_count(1)
         expect(by_agent(page, "Summarizer")).to_have_count(1)
         expect(by_agent(page, "Summarizer")).to_contain_text("step")
-        expect(items.last).to_contain_text("last")
+        expect(items.last.locator(".badge")).to_have_text("answer")
         expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
         expect(page.locator("#status")).to_contain_text("completed")
         assert any("/events" in url for url in streams), "the page did not follow the round by the event stream"
@@ -114,7 +119,7 @@ def test_a_person_summarises_two_documents_and_downloads_a_produced_table(page, 
 
         # The same conversation goes on: a table as CSV, then downloaded from the page.
         send(page, "Extract the table as CSV", CORPUS / "stanley-cups.tsv")
-        expect(items.filter(has_text="round 2").filter(has_text="last")).to_have_count(1)
+        expect(answers(page).filter(has_text="round 2")).to_have_count(1)
         expect(page.locator("#status")).to_contain_text("completed · round 2")
         csv_button = page.get_by_role("button", name=re.compile(r"^Download .*\.csv$")).last
         with page.expect_download() as info:
@@ -146,6 +151,11 @@ def test_a_person_stops_a_long_round_and_finds_the_conversation_after_a_reload(p
         expect(page.locator("#logs")).to_contain_text("Workflow stopped by user")
         expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
         expect(stop).to_be_disabled()
+        # The list of messages says so, after the round's messages (not only the status and the logs).
+        stopped = page.get_by_role("list", name="Messages").get_by_role("listitem").filter(has_text="was stopped")
+        expect(stopped).to_have_count(1)
+        expect(stopped).to_have_text("Round 1 was stopped before it finished. Send a message to go on.")
+        assert page.locator("#messages > li").last.inner_text() == stopped.inner_text()
 
         page.reload()
         link = page.get_by_role("navigation", name="Conversations").get_by_role("link", name="Summarise this book")
@@ -154,6 +164,7 @@ def test_a_person_stops_a_long_round_and_finds_the_conversation_after_a_reload(p
         expect(messages(page).first).to_contain_text("Summarise this book")
         expect(messages(page).first.get_by_role("button", name="Download freeculture.pdf")).to_be_visible()
         expect(page.locator("#status")).to_contain_text("stopped")
+        expect(stopped).to_have_count(1)  # from the round's log, after a reload too
 
         page.get_by_role("button", name="Delete conversation").click()
         expect(link).to_have_count(0)
@@ -171,7 +182,7 @@ def test_html_in_a_models_text_is_shown_as_text_and_never_runs(page, server, tmp
         send(page, "Summarise this document", hostile)
         summary = by_agent(page, "Summarizer")
         expect(summary).to_contain_text(attack)
-        expect(messages(page).last).to_contain_text("last")
+        expect(messages(page).last.locator(".badge")).to_have_text("answer")
         assert page.locator("#messages img").count() == 0
         assert page.evaluate("window.__pwned") is None
         assert page.errors == []
@@ -182,7 +193,7 @@ def test_a_message_and_a_file_can_be_deleted_and_a_phone_width_window_works(page
         page.set_viewport_size({"width": 390, "height": 800})
         send(page, "Summarise this document", CORPUS / "testCSV.csv")
         items = messages(page)
-        expect(items.last).to_contain_text("last")
+        expect(items.last.locator(".badge")).to_have_text("answer")
         first = items.first
         first.get_by_role("button", name="Remove testCSV.csv from this message").click()
         expect(first.get_by_role("button", name="Download testCSV.csv")).to_have_count(0)
@@ -210,16 +221,22 @@ def test_files_dropped_on_the_message_box_are_uploaded_with_their_detected_type(
     expect(page.locator(".chip.ready", has_text="dropped.txt")).to_contain_text("Text file")  # from the bytes
     send(page, "Summarise this document")
     expect(messages(page).first.get_by_role("button", name="Download dropped.txt")).to_be_visible()
-    expect(messages(page).last).to_contain_text("last")
+    expect(messages(page).last.locator(".badge")).to_have_text("answer")
     assert page.errors == []
 
 
-def test_the_api_key_is_kept_and_an_unknown_conversation_is_a_readable_notice(page, server):
-    page.get_by_label("API key").fill("not-a-key")
-    page.get_by_label("API key").press("Tab")
-    # Local mode ignores keys, so the page still works; the key is kept for the next visit.
+def test_no_key_field_where_the_server_asks_for_none_and_an_unknown_conversation_is_a_notice(page, server):
+    # Local mode asks for no key: the page shows no key field (it appears on the server's 401).
+    expect(page.get_by_role("navigation", name="Conversations")).to_be_visible()
+    expect(page.get_by_label("API key")).to_be_hidden()
+    expect(page.locator("#key-field")).to_be_hidden()
+    # A key kept from an earlier visit is shown, so it can be changed or cleared.
+    page.evaluate("localStorage.setItem('foreman.apiKey', 'kept-key')")
     page.reload()
-    expect(page.get_by_label("API key")).to_have_value("not-a-key")
+    expect(page.get_by_label("API key")).to_have_value("kept-key")
+    page.get_by_label("API key").fill("")
+    page.get_by_label("API key").press("Tab")
+    assert page.evaluate("localStorage.getItem('foreman.apiKey')") is None
     page.goto(server.url + "/#/w/no-such-conversation")
     expect(page.get_by_role("alert")).to_contain_text("There is no workflow")
 
@@ -246,14 +263,22 @@ def test_on_a_server_with_api_keys_the_typed_key_makes_the_page_work(browser, ke
     try:
         with screenshot_on_failure(page, tmp_path / "keyed.png"):
             page.goto(keyed_server + "/")
-            # No key yet: the server refuses, and the page says how to fix it.
-            expect(page.get_by_role("alert")).to_contain_text("Send your API key")
+            # No key yet: the server refuses (401), the key field appears, and the page says what to do.
+            expect(page.get_by_role("alert")).to_contain_text("This server asks for an API key")
+            expect(page.get_by_label("API key")).to_be_visible()
+            expect(page.get_by_label("API key")).to_be_focused()
             # A wrong key: a readable notice, nothing else happens.
             page.get_by_role("button", name="Dismiss").first.click()
             page.get_by_label("API key").fill("not-the-key")
             page.get_by_label("API key").press("Tab")
             expect(page.get_by_role("alert")).to_contain_text("This API key is not known to the server")
             assert "Bearer not-the-key" in sent
+            # The same wrong key again: the same notice counts up, no second one.
+            page.get_by_label("API key").fill("not-the-key-either")
+            page.get_by_label("API key").press("Tab")
+            unknown = page.locator(".notice", has_text="This API key is not known to the server")
+            expect(unknown.locator(".times")).to_have_text("×2")
+            expect(unknown).to_have_count(1)
             for button in page.get_by_role("button", name="Dismiss").all():
                 button.click()
             # The right key: the page works, the key sent as the bearer header with every call.
@@ -262,7 +287,7 @@ def test_on_a_server_with_api_keys_the_typed_key_makes_the_page_work(browser, ke
             sent.clear()
             send(page, "Summarise the request")
             expect(messages(page).first).to_contain_text("Summarise the request")
-            expect(messages(page).last).to_contain_text("last")
+            expect(messages(page).last.locator(".badge")).to_have_text("answer")
             expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
             expect(page.get_by_role("navigation").get_by_role("link", name="Summarise the request")).to_be_visible()
             expect(page.locator("#notices")).not_to_contain_text("API key")

@@ -39,8 +39,8 @@ def test_the_text_grows_with_a_caret_and_the_message_replaces_it_in_place(stream
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(live.url + "/")
-        page.evaluate("""() => { window.scrolls = []; window.addEventListener("scroll",
-            () => window.scrolls.push(document.scrollingElement.scrollTop)); }""")
+        page.evaluate("""() => { window.scrolls = []; const thread = document.getElementById("thread");
+            thread.addEventListener("scroll", () => window.scrolls.push(thread.scrollTop)); }""")
         send(page, "Write one long note.")
         draft = page.locator("#messages li.draft")
         expect(draft.locator(".caret")).to_be_visible()

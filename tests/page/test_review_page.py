@@ -8,6 +8,7 @@ import os
 
 from tests.corpus import CORPUS
 from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
+    answers,
     browser,
     expect,
     messages,
@@ -41,7 +42,7 @@ def test_a_person_reviews_the_plan_revises_it_and_approves_and_the_round_complet
         tasks = panel.get_by_role("list", name="Planned tasks").get_by_role("listitem")
         expect(tasks.first).to_contain_text("summarizer")
         expect(page.get_by_role("button", name="Stop")).to_be_enabled()  # a wait can be stopped too
-        expect(messages(page).filter(has_text="last")).to_have_count(0)  # nothing ran yet
+        expect(answers(page)).to_have_count(0)  # nothing ran yet
         page.screenshot(path=str(shot))
         if os.environ.get("FOREMAN_REVIEW_SCREENSHOT"):
             page.screenshot(path=os.environ["FOREMAN_REVIEW_SCREENSHOT"], full_page=True)
@@ -56,7 +57,7 @@ def test_a_person_reviews_the_plan_revises_it_and_approves_and_the_round_complet
 
         panel.get_by_role("button", name="Approve").click()
         expect(panel).to_be_hidden()
-        expect(messages(page).last).to_contain_text("last")
+        expect(messages(page).last.locator(".badge")).to_have_text("answer")
         expect(page.locator("#status")).to_contain_text("completed · round 1")
         expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
 
@@ -84,13 +85,13 @@ def test_a_rejected_plan_ends_the_round_stopped_and_a_chat_post_while_waiting_re
         expect(panel).to_be_hidden()
         page.locator("#logs-panel summary").click()
         expect(page.locator("#logs")).to_contain_text("Plan rejected by user")
-        expect(messages(page).filter(has_text="last")).to_have_count(0)
+        expect(answers(page)).to_have_count(0)
         assert page.errors == []
 
 
 def test_without_the_switch_a_round_runs_without_waiting(page, server):
     expect(page.get_by_role("switch", name="Review plans before they run")).not_to_be_checked()
     send(page, "Summarise this document", CORPUS / "testCSV.csv")
-    expect(messages(page).last).to_contain_text("last")
+    expect(messages(page).last.locator(".badge")).to_have_text("answer")
     expect(page.get_by_role("region", name="The plan waits for your review")).to_be_hidden()
     assert page.errors == []

@@ -335,6 +335,17 @@ class WorkflowStore:
             shared.rows[row.id] = row
         return row
 
+    async def rename(self, owner: Owner, workflow_id: str, name: str) -> WorkflowRow | None:
+        """Give the owner's workflow a new name (the list's title); None when it is not theirs."""
+        return await self.db.run_write(self._rename_tx, owner, workflow_id, name)
+
+    def _rename_tx(self, conn: Connection, owner: Owner, workflow_id: str, name: str) -> WorkflowRow | None:
+        _settle(conn, workflow_id)
+        mine = (W.id == workflow_id, W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+        if not conn.execute(update(W).where(*mine).values(name=name)).rowcount:
+            return None
+        return self.workflow_tx(conn, owner, workflow_id)
+
     async def delete_workflow(self, owner: Owner, workflow_id: str) -> list[FileRow] | None:
         """Delete the workflow with its messages and logs, and the files only it referenced."""
         return await self.db.run_write(self._delete_workflow_tx, owner, workflow_id)
