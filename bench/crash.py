@@ -123,6 +123,17 @@ def journal(client: httpx.Client, workflows: dict[str, str]) -> dict[str, list[d
             for mark, wid in workflows.items()}
 
 
+def running_rounds(url: str, workflows: dict[str, str]) -> int:
+    """How many of `workflows` the database has running (read while the service is down)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT id FROM workflows WHERE status = 'running'")).all()
+    finally:
+        engine.dispose()
+    return len({r[0] for r in rows} & set(workflows.values()))
+
+
 def finished_tasks(url: str, workflows: dict[str, str]) -> set[tuple[str, str]]:
     """The tasks whose message is in the journal, read from the database while the service is down."""
     marks = {wid: mark for mark, wid in workflows.items()}
@@ -150,7 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     random.seed(args.seed)
     problems: list[str] = []
-    kills = mid_round = starting = 0
+    kills = mid_round = 0
     with tempfile.TemporaryDirectory() as tmp, SlowStub() as stub:
         service = Service(Path(tmp) / "data", stub.base_url, args.database_url)
         db_url = (args.database_url.replace("+asyncpg", "+psycopg", 1) if args.database_url
@@ -180,14 +191,11 @@ def main() -> None:
                             break  # ready and no call for a minute: the batch's rounds have ended
                         time.sleep(0.01)
                     time.sleep(random.uniform(0, 0.3))
-                    running = sum(client.get(f"/api/workflows/{w}/status").json()["status"] == "running"
-                                  for w in batch.values()) if service.ready() else None
                     service.kill()
                     kills += 1
+                    running = running_rounds(db_url, batch)  # read while the service is down: as the kill left them
                     mid_round += bool(running)
-                    starting += running is None
-                    print(f"kill {kills} after {len(stub.records)} model calls "
-                          f"({'during start-up' if running is None else f'{running} round(s) running'})", flush=True)
+                    print(f"kill {kills} after {len(stub.records)} model calls ({running} round(s) running)", flush=True)
                     calls = len(stub.records)
                     for key in finished_tasks(db_url, batch):
                         finished_at_kill.setdefault(key, calls)
@@ -240,8 +248,7 @@ def main() -> None:
         honest += ended_with_answer or ended_with_reason
         lost += not (ended_with_answer or ended_with_reason)
     print(f"{args.rounds} rounds of {TASKS} tasks, {kills} SIGKILLs at random moments, {len(records)} model calls")
-    print(f"kills with rounds running: {mid_round}; during a start-up (rounds resuming): {starting}; "
-          f"with no round running: {kills - mid_round - starting}")
+    print(f"kills with rounds running: {mid_round}; with no round running: {kills - mid_round}")
     print(f"rounds: {dict(statuses)}; ended honestly (completed with the final answer, or failed with a log "
           f"saying so): {honest}; lost: {lost}; with a message or log duplicated: {duplicated}")
     print(f"tasks finished before a kill: {len(finished_at_kill)}; of those called again after it: {again}")
