@@ -79,6 +79,8 @@ class Settings:
     max_indexed_passages: int = 5_000  # full-text passages indexed of one file
     extract_memory_bytes: int = 2 << 30  # address space one reader process may take beyond its start-up
     unattached_upload_ttl_seconds: float = 86_400.0  # an upload no workflow uses is removed this long after
+    orphan_grace_seconds: float = 3_600.0  # stored bytes no file row names are removed once unnamed this long
+    housekeeping_seconds: float = 600.0  # the leftovers collector's pass runs at start-up, then this often
     app_version: str = "foreman-1"
     executor_id: str = "local"  # from_env: one per process on PostgreSQL (see default_executor_id)
     heartbeat_timeout_seconds: float = 30.0  # a replica silent this long has its rounds taken over
@@ -318,11 +320,15 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "database_pool_timeout_seconds": "DATABASE_POOL_TIMEOUT_SECONDS",
         "unattached_upload_ttl_seconds": "UNATTACHED_UPLOAD_TTL_SECONDS",
         "mcp_timeout_seconds": "MCP_TIMEOUT_SECONDS",
+        "orphan_grace_seconds": "ORPHAN_GRACE_SECONDS",
+        "housekeeping_seconds": "HOUSEKEEPING_SECONDS",
     }
     numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
-    if not numbers["heartbeat_timeout_seconds"]:
-        raise SettingsError("HEARTBEAT_TIMEOUT_SECONDS must be more than 0.")
+    for attr, var in (("heartbeat_timeout_seconds", "HEARTBEAT_TIMEOUT_SECONDS"),
+                      ("housekeeping_seconds", "HOUSEKEEPING_SECONDS")):
+        if not numbers[attr]:
+            raise SettingsError(f"{var} must be more than 0.")
     for attr, var in (("database_pool_size", "DATABASE_POOL_SIZE"), ("dbos_pool_size", "DBOS_POOL_SIZE"),
                       ("round_max_attempts", "ROUND_MAX_ATTEMPTS")):
         if not numbers[attr]:
@@ -406,6 +412,11 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "more fails alone (0: no limit)"),
     ("UNATTACHED_UPLOAD_TTL_SECONDS", str(int(Settings.unattached_upload_ttl_seconds)),
      "an upload no workflow uses is removed this long after it was made (0: never)"),
+    ("ORPHAN_GRACE_SECONDS", str(int(Settings.orphan_grace_seconds)),
+     "stored bytes no file row names (a crash between storing them and their row) are removed once "
+     "unnamed this long"),
+    ("HOUSEKEEPING_SECONDS", str(int(Settings.housekeeping_seconds)),
+     "the leftovers collector runs at start-up, then this often (one replica at a time)"),
     ("EXECUTOR_ID", "local on SQLite; host-pid-random on PostgreSQL",
      "DBOS executor id: which process runs (and on SQLite resumes) a round"),
     ("HEARTBEAT_TIMEOUT_SECONDS", str(int(Settings.heartbeat_timeout_seconds)),

@@ -72,10 +72,15 @@ class Service:
         self.proc: subprocess.Popen | None = None
         self.log_path = data_dir.parent / "service.log"
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
+        """Launch the process; with `wait`, until /ready. A restart is not waited for: the killed rounds
+        resume while it starts (DBOS launches before the file readers' warm-up that /ready waits for),
+        and the next kill may come at any moment of that."""
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env, stdout=log,
                                          stderr=subprocess.STDOUT)
+        if not wait:
+            return
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and self.proc.poll() is None:
             try:
@@ -86,6 +91,21 @@ class Service:
             time.sleep(0.1)
         tail = self.log_path.read_text(errors="replace")[-3000:]
         raise SystemExit(f"the service did not start; the end of its log:\n{tail}")
+
+    def ready(self) -> bool:
+        try:
+            return httpx.get(self.url + "/ready", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def start_waited(self) -> None:
+        """Wait for the process launched last to be ready."""
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and self.proc.poll() is None and not self.ready():
+            time.sleep(0.1)
+        if not self.ready():
+            tail = self.log_path.read_text(errors="replace")[-3000:]
+            raise SystemExit(f"the service did not start; the end of its log:\n{tail}")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
@@ -101,6 +121,17 @@ def journal(client: httpx.Client, workflows: dict[str, str]) -> dict[str, list[d
     """Every workflow's messages, by round mark."""
     return {mark: client.get(f"/api/workflows/{wid}/messages", params={"limit": 500}).json()["items"]
             for mark, wid in workflows.items()}
+
+
+def running_rounds(url: str, workflows: dict[str, str]) -> int:
+    """How many of `workflows` the database has running (read while the service is down)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT id FROM workflows WHERE status = 'running'")).all()
+    finally:
+        engine.dispose()
+    return len({r[0] for r in rows} & set(workflows.values()))
 
 
 def finished_tasks(url: str, workflows: dict[str, str]) -> set[tuple[str, str]]:
@@ -130,7 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     random.seed(args.seed)
     problems: list[str] = []
-    kills = 0
+    kills = mid_round = 0
     with tempfile.TemporaryDirectory() as tmp, SlowStub() as stub:
         service = Service(Path(tmp) / "data", stub.base_url, args.database_url)
         db_url = (args.database_url.replace("+asyncpg", "+psycopg", 1) if args.database_url
@@ -149,19 +180,27 @@ def main() -> None:
                 workflows.update(batch)
                 calls_per_batch = len(batch) * (TASKS + 2)
                 for _ in range(args.kills):
-                    # A random moment of the batch's progress: after a random number of its model calls.
+                    # A random moment of the batch's progress: after a random number of its model calls
+                    # (counted from the kill before, since rounds resume while the service starts).
                     target = len(stub.records) + random.randint(1, calls_per_batch // args.kills)
-                    deadline = time.monotonic() + 120
+                    deadline, last, seen = time.monotonic() + 300, time.monotonic(), len(stub.records)
                     while len(stub.records) < target and time.monotonic() < deadline:
+                        if len(stub.records) != seen:
+                            seen, last = len(stub.records), time.monotonic()
+                        elif time.monotonic() - last > 60 and service.ready():
+                            break  # ready and no call for a minute: the batch's rounds have ended
                         time.sleep(0.01)
                     time.sleep(random.uniform(0, 0.3))
                     service.kill()
                     kills += 1
-                    print(f"kill {kills} after {len(stub.records)} model calls", flush=True)
+                    running = running_rounds(db_url, batch)  # read while the service is down: as the kill left them
+                    mid_round += bool(running)
+                    print(f"kill {kills} after {len(stub.records)} model calls ({running} round(s) running)", flush=True)
                     calls = len(stub.records)
                     for key in finished_tasks(db_url, batch):
                         finished_at_kill.setdefault(key, calls)
-                    service.start()
+                    service.start(wait=False)
+                service.start_waited()
                 deadline = time.monotonic() + 300
                 while any(client.get(f"/api/workflows/{w}/status").json()["status"] == "running"
                           for w in batch.values()):
@@ -170,7 +209,8 @@ def main() -> None:
                     time.sleep(0.2)
             records = [r.body for r in stub.records]
             messages = journal(client, workflows)
-            statuses = Counter(client.get(f"/api/workflows/{w}/status").json()["status"] for w in workflows.values())
+            status_of = {mark: client.get(f"/api/workflows/{w}/status").json()["status"] for mark, w in workflows.items()}
+            statuses = Counter(status_of.values())
             logs = {mark: [e["message"] for e in client.get(f"/api/workflows/{w}/logs", params={"limit": 500})
                            .json()["items"]] for mark, w in workflows.items()}
         finally:
@@ -199,8 +239,18 @@ def main() -> None:
         if repeated:
             problems.append(f"round R{mark}: logs written twice: {repeated}")
     runs = Counter(calls.values())
+    duplicated = lost = honest = 0
+    for mark, items in messages.items():
+        tasks = Counter(m["metadata"]["taskId"] for m in items if (m.get("metadata") or {}).get("taskId"))
+        duplicated += any(n > 1 for n in tasks.values()) or any(n > 1 for n in Counter(logs[mark]).values())
+        ended_with_answer = status_of[mark] == "completed" and bool(items) and items[-1]["status"] == "last"
+        ended_with_reason = status_of[mark] == "failed" and bool(logs[mark]) and "fail" in logs[mark][-1].lower()
+        honest += ended_with_answer or ended_with_reason
+        lost += not (ended_with_answer or ended_with_reason)
     print(f"{args.rounds} rounds of {TASKS} tasks, {kills} SIGKILLs at random moments, {len(records)} model calls")
-    print(f"rounds: {dict(statuses)}")
+    print(f"kills with rounds running: {mid_round}; with no round running: {kills - mid_round}")
+    print(f"rounds: {dict(statuses)}; ended honestly (completed with the final answer, or failed with a log "
+          f"saying so): {honest}; lost: {lost}; with a message or log duplicated: {duplicated}")
     print(f"tasks finished before a kill: {len(finished_at_kill)}; of those called again after it: {again}")
     print("model calls per task: " + ", ".join(f"{n} call(s): {k} tasks" for n, k in sorted(runs.items())))
     print(f"problems: {len(problems)}")

@@ -3,16 +3,17 @@
 An upload that no round ever named is removed `UNATTACHED_UPLOAD_TTL_SECONDS` after it was made
 (a schema fuzz left 211 of them). Bytes can lose their row in a crash between storing the bytes
 and writing the row, or between deleting the row and the bytes: bytes no file row names are
-removed once they are older than `ORPHAN_GRACE_SECONDS` (local store: by the file's time;
-database store: when a pass finds them unnamed a second time), so an upload in progress keeps
-its bytes. The engine runs a pass at start-up and every `COLLECT_SECONDS`; on PostgreSQL one
-replica at a time.
+removed once they are `ORPHAN_GRACE_SECONDS` old (local store: by the file's time; database
+store: unnamed at two passes that far apart), so an upload in progress keeps its bytes (and
+should it not, its `keep` stores them again). The engine runs a pass at start-up and every
+`HOUSEKEEPING_SECONDS`; on PostgreSQL one replica at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -23,8 +24,7 @@ from app.store.repository.leftovers import LeftoverStore
 
 log = logging.getLogger("foreman.leftovers")
 
-COLLECT_SECONDS = 600.0
-ORPHAN_GRACE_SECONDS = 3600.0
+ORPHAN_GRACE_SECONDS = 3600.0  # the default of the setting
 
 
 @dataclass
@@ -40,7 +40,8 @@ class Collector:
     storage: BlobStore
     ttl_seconds: float
     grace_seconds: float = ORPHAN_GRACE_SECONDS
-    _suspects: set[str] = field(default_factory=set)  # database store: unnamed at the last pass
+    # Database store: bytes found unnamed, and when first (time.monotonic()).
+    _suspects: dict[str, float] = field(default_factory=dict)
 
     async def collect(self) -> Collected:
         """One pass; what it removed."""
@@ -68,10 +69,12 @@ class Collector:
             stored = await asyncio.to_thread(self.storage.stored, self.grace_seconds)
             return sorted(await self.leftovers.unknown(stored))
         unknown = await self.leftovers.unknown(await self.leftovers.stored_in_database())
-        orphans, self._suspects = sorted(unknown & self._suspects), unknown - self._suspects
-        return orphans
+        seen = time.monotonic()
+        self._suspects = {sha: self._suspects.get(sha, seen) for sha in unknown}
+        # Unnamed at an earlier pass too, and for the grace since: no upload in progress takes that long.
+        return sorted(sha for sha, first in self._suspects.items() if first < seen and seen - first >= self.grace_seconds)
 
-    async def run_forever(self, every: float = COLLECT_SECONDS) -> None:
+    async def run_forever(self, every: float) -> None:
         while True:
             try:
                 await self.collect()

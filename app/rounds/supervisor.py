@@ -78,7 +78,7 @@ class Engine:
         self._reconciler: asyncio.Task | None = None
         self._collector: asyncio.Task | None = None
         self.collector = Collector(rt.repo.leftovers, rt.repo.files, rt.storage,
-                                   rt.settings.unattached_upload_ttl_seconds)
+                                   rt.settings.unattached_upload_ttl_seconds, rt.settings.orphan_grace_seconds)
         self._rounds: dict[str, asyncio.Future] = {}
         self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
         self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
@@ -134,7 +134,7 @@ class Engine:
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
         self._reconciler = asyncio.create_task(self._reconcile_forever())
-        self._collector = asyncio.create_task(self.collector.run_forever())  # uploads no one used, bytes without a row
+        self._collector = asyncio.create_task(self.collector.run_forever(settings.housekeeping_seconds))  # uploads no one used, bytes without a row
         if self.replicas is not None:
             self.replicas.start()
         self.ready = True
