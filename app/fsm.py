@@ -56,7 +56,7 @@ TRANSITIONS: dict[tuple[WorkflowStatus | None, Event], WorkflowStatus] = {
     (S.WAITING, E.DELETE): S.DELETED,
 }
 
-_REASONS = {
+_REASONS: dict[tuple[WorkflowStatus | None, Event], str] = {
     (S.RUNNING, E.START): "its current round is still running; wait for it or stop it first",
     (S.COMPLETED, E.STOP): "it has already completed; there is nothing to stop",
     (S.FAILED, E.STOP): "it has already failed; there is nothing to stop",

@@ -35,7 +35,7 @@ from agents.model import ModelError, ModelRequest, ModelResponse
 ROUND_BUCKETS = (0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 900, 1800)
 CALL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 WAIT_BUCKETS = (0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900)
-HTTP_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60]
+HTTP_BUCKETS: list[str | float] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60]
 
 ROUNDS_STARTED = Counter("foreman_rounds_started_total", "Rounds started (a new workflow or a next round).")
 ROUNDS_ENDED = Counter("foreman_rounds_ended_total", "Rounds ended, by outcome.", ["outcome"])
@@ -127,7 +127,7 @@ class MeteredModel:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         t0 = time.perf_counter()
         try:
-            response = await self.inner.complete(request)
+            response: ModelResponse = await self.inner.complete(request)
         except ModelError as exc:
             self._record(self._model(request), exc.code, t0, exc.usage)
             raise
@@ -161,7 +161,8 @@ def registry() -> CollectorRegistry:
     """This process's metrics, or every worker's when they share PROMETHEUS_MULTIPROC_DIR."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         merged = CollectorRegistry()
-        multiprocess.MultiProcessCollector(merged)
+        # prometheus_client leaves MultiProcessCollector's __init__ unannotated.
+        multiprocess.MultiProcessCollector(merged)  # type: ignore[no-untyped-call]
         return merged
     return REGISTRY
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Iterator
 
 import docx
+from docx.document import Document as DocxDocument
 from docx.opc.exceptions import PackageNotFoundError
+from docx.opc.part import Part
 from lxml import etree
 
 from extractors.base import ContentItem, Extraction
@@ -39,7 +42,8 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
     body = document.element.body
     items = [_item("body", "\n".join(blocks(body)), "body")]
     attach(items[0].metadata, _tables(body))
-    headers, footers = [], []
+    headers: list[str] = []
+    footers: list[str] = []
     notes: dict[str, list[str]] = {name: [] for _, name, _ in _PARTS}
     for rel in document.part.rels.values():
         if rel.is_external:
@@ -52,7 +56,7 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
             if rel.reltype.endswith(suffix):
                 notes[name].extend(_notes(_parse(rel.target_part), tag))
     if any(text.strip() for text in headers + footers):
-        text = "\n".join(filter(str.strip, headers + footers))
+        text = "\n".join(t for t in headers + footers if t.strip())
         items.append(_item("headers and footers", text, "header/footer"))
     for name, texts in notes.items():
         if texts:
@@ -133,7 +137,7 @@ def _cells(table: etree._Element) -> list[list[str]]:
 
 def _tables(body: etree._Element) -> list[Table]:
     """The body's tables (not those nested in another table's cells), as typed cells."""
-    found = []
+    found: list[Table] = []
     for element in body.iter(_W + "tbl"):
         if any(parent.tag == _W + "tbl" for parent in element.iterancestors()):
             continue
@@ -143,7 +147,7 @@ def _tables(body: etree._Element) -> list[Table]:
     return found
 
 
-def _children(element: etree._Element, tag: str):
+def _children(element: etree._Element, tag: str) -> Iterator[etree._Element]:
     """Direct children with `tag`, looking through content controls wrapped around them."""
     for child in element:
         if child.tag == tag:
@@ -154,7 +158,7 @@ def _children(element: etree._Element, tag: str):
                 yield from _children(content, tag)
 
 
-def _headings(document, body: etree._Element) -> list[str]:
+def _headings(document: DocxDocument, body: etree._Element) -> list[str]:
     """The body's headings in order: paragraphs whose style is a heading ("heading 1".."heading 9";
     styles.xml keeps the built-in names in English whatever the language Word shows them in)."""
     heading_ids = set()
@@ -185,7 +189,7 @@ def _notes(root: etree._Element, tag: str) -> list[str]:
     return texts
 
 
-def _parse(part) -> etree._Element:
+def _parse(part: Part) -> etree._Element:
     element = getattr(part, "element", None)
     return element if element is not None else etree.fromstring(part.blob)
 

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from extractors.base import ContentItem, Extraction
 from extractors.registry import ExtractorRegistry, Source
-from extractors.tables import Table, attach, make_table, typed
+from extractors.tables import Cell, Table, attach, make_table, typed
 from extractors.text import decode
 
 MIMES = ["text/html", "application/xhtml+xml"]
@@ -91,12 +91,12 @@ class _TextCollector(HTMLParser):
                 self._open[-1][-1][-1][0].append(data)
 
 
-def _grid(rows: list[list[tuple[list[str], int, int]]]) -> list[list[object]]:
+def _grid(rows: list[list[tuple[list[str], int, int]]]) -> list[list[Cell]]:
     """Cells laid out on the table's grid: a spanned position stays empty, so columns line up."""
-    grid: list[list[object]] = []
+    grid: list[list[Cell]] = []
     taken: set[tuple[int, int]] = set()  # positions covered by a rowspan from above
     for r, row in enumerate(rows):
-        out: list[object] = []
+        out: list[Cell] = []
         c = 0
         for parts, colspan, rowspan in row:
             while (r, c) in taken:

@@ -38,4 +38,5 @@ def recognise(image: Image.Image, language: str = "eng") -> str:
         scale = min(_MAX_SCALE, max(1, _MIN_WIDTH // max(image.width, 1)))
         if scale > 1:
             image = image.resize((image.width * scale, image.height * scale), Image.Resampling.LANCZOS)
-    return pytesseract.image_to_string(image, lang=language).strip()
+    text: str = pytesseract.image_to_string(image, lang=language)  # pytesseract has no type hints
+    return text.strip()

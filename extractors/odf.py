@@ -18,6 +18,7 @@ import hashlib
 import io
 import zipfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -274,7 +275,7 @@ def table_rows(table: etree._Element, package: Package | None = None) -> list[li
     return rows
 
 
-def _rows(table: etree._Element):
+def _rows(table: etree._Element) -> Iterator[etree._Element]:
     for child in table:
         if child.tag == q("table:table-row"):
             yield child

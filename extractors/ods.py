@@ -13,10 +13,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zipfile
+from collections.abc import Iterator
 
 from lxml import etree
 
-from extractors.base import Extraction
+from extractors.base import ContentItem, Extraction
 from extractors.odf import ODS, TEMPLATES, EncryptedError, inline_text, open_package, q
 from extractors.odt import locked
 from extractors.registry import ExtractorRegistry, Source, failure
@@ -41,7 +42,8 @@ def extract_ods(source: Source, registry: ExtractorRegistry) -> Extraction:
     if book is None:
         return failure(source.mime, "corrupt", source.name, "the spreadsheet has no sheets")
     hidden_styles = _hidden_table_styles(package.content)
-    items, warnings = [], []
+    items: list[ContentItem] = []
+    warnings: list[str] = []
     for number, sheet in enumerate(book.iter(q("table:table")), start=1):
         if sheet.getparent() is not book:
             continue  # a table inside a shape or cell, not a sheet
@@ -89,7 +91,7 @@ def read_sheet(sheet: etree._Element) -> tuple[list[list[Cell]], list[list[str]]
     return values, shown, missing, False
 
 
-def _rows(element: etree._Element):
+def _rows(element: etree._Element) -> Iterator[etree._Element]:
     for child in element:
         if child.tag == q("table:table-row"):
             yield child

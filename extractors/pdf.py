@@ -6,7 +6,8 @@ import io
 import logging
 
 import pypdfium2
-from pypdf import PdfReader
+from PIL import Image
+from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 from pypdf.generic import DictionaryObject
 
@@ -89,7 +90,7 @@ def _locked(source: Source) -> Extraction:
     return result
 
 
-def _page_item(number: int, page, renderer: _Pdfium) -> ContentItem:
+def _page_item(number: int, page: PageObject, renderer: _Pdfium) -> ContentItem:
     """The page's text from pypdf, or from pdfium when pypdf cannot map the page's fonts."""
     extractor = "pypdf"
     try:
@@ -111,7 +112,7 @@ def _page_item(number: int, page, renderer: _Pdfium) -> ContentItem:
     )
 
 
-def _needs_cid_map(page) -> bool:
+def _needs_cid_map(page: PageObject) -> bool:
     """True when a CID font has no ToUnicode map: pypdf would print raw glyph ids.
 
     pdfium carries the Adobe character-collection tables (Japan1, GB1, CNS1, Korea1) and maps
@@ -193,7 +194,8 @@ class _Pdfium:
         page = document[number - 1]
         textpage = page.get_textpage()
         try:
-            return textpage.get_text_bounded().replace("\r\n", "\n")
+            text: str = textpage.get_text_bounded()  # pypdfium2 has no type hints
+            return text.replace("\r\n", "\n")
         finally:
             textpage.close()
             page.close()
@@ -213,13 +215,14 @@ class _Pdfium:
         finally:
             page.close()
 
-    def render(self, number: int):
+    def render(self, number: int) -> Image.Image | None:
         document = self._open()
         if document is None or number > len(document):
             return None
         page = document[number - 1]
         try:
-            return page.render(scale=OCR_DPI / 72).to_pil()
+            image: Image.Image = page.render(scale=OCR_DPI / 72).to_pil()
+            return image
         finally:
             page.close()
 

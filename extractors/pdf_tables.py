@@ -25,10 +25,15 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import pypdfium2
 
-from extractors.tables import Table, make_table, typed
+from extractors.tables import Cell, Table, make_table, typed
+
+if TYPE_CHECKING:
+    from pdfplumber.page import CroppedPage, Page
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +82,11 @@ def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None) 
     return found
 
 
-def _page_tables(page, number: int) -> list[Table]:
-    grids = []
+def _page_tables(page: Page, number: int) -> list[Table]:
+    grids: list[tuple[tuple[float, float, float, float], list[list[Cell]]]] = []
     findings = page.find_tables()
     for finding in findings:
-        rows = [[typed(cell or "") for cell in row] for row in finding.extract()]
+        rows: list[list[Cell]] = [[typed(cell or "") for cell in row] for row in finding.extract()]
         if _table_like(rows):
             grids.append((finding.bbox, rows))
     if not findings:  # ruled grids rejected as prose do not fall back to the rules alone
@@ -93,12 +98,12 @@ def _page_tables(page, number: int) -> list[Table]:
                 if _table_like(rows):
                     grids.append((finding.bbox, rows))
     if not findings and not grids:
-        region = _ruled_region(page)
-        if region is not None:
-            rows = _columns(page.crop(region, strict=False))
+        box = _ruled_region(page)
+        if box is not None:
+            rows = _columns(page.crop(box, strict=False))
             if _table_like(rows):
-                grids.append((region, rows))
-    tables = []
+                grids.append((box, rows))
+    tables: list[Table] = []
     for _, rows in grids:
         table = make_table(f"page {number} table {len(tables) + 1}", rows, f"page {number}",
                            page=number, finder="pdfplumber")
@@ -107,12 +112,12 @@ def _page_tables(page, number: int) -> list[Table]:
     return tables
 
 
-def _open_grids(page) -> list[tuple[tuple[float, float, float, float], list[float]]]:
+def _open_grids(page: Page | CroppedPage) -> list[tuple[tuple[float, float, float, float], list[float]]]:
     """Grids drawn without outer borders: stacked horizontal rules over the same columns, with
     vertical rules between some columns. Returns (box, column edges) for each."""
     horizontals = [l for l in page.lines if abs(l["top"] - l["bottom"]) < 3 and l["x1"] - l["x0"] > 20]
     verticals = [l for l in page.lines if abs(l["x0"] - l["x1"]) < 3]
-    groups: list[dict] = []
+    groups: list[dict[str, Any]] = []
     for line in sorted(horizontals, key=lambda l: l["x0"]):
         for group in groups:  # rules overlapping in x belong to one table (tables may sit side by side)
             if line["x0"] <= group["x1"] + 2 and line["x1"] >= group["x0"] - 2:
@@ -123,7 +128,7 @@ def _open_grids(page) -> list[tuple[tuple[float, float, float, float], list[floa
             groups.append({"x0": line["x0"], "x1": line["x1"], "lines": [line]})
     found = []
     for group in groups:
-        runs: list[list[dict]] = []
+        runs: list[list[dict[str, Any]]] = []
         for line in sorted(group["lines"], key=lambda l: l["top"]):
             if runs and line["top"] - runs[-1][-1]["top"] <= 120:
                 runs[-1].append(line)
@@ -141,7 +146,7 @@ def _open_grids(page) -> list[tuple[tuple[float, float, float, float], list[floa
     return found
 
 
-def _ruled_region(page) -> tuple[float, float, float, float] | None:
+def _ruled_region(page: Page) -> tuple[float, float, float, float] | None:
     """The box from the first to the last of at least two long horizontal rules of equal extent."""
     width = float(page.width)
     rules = [line for line in page.lines if line["x1"] - line["x0"] > 0.25 * width and abs(line["top"] - line["bottom"]) < 3]
@@ -158,12 +163,12 @@ def _ruled_region(page) -> tuple[float, float, float, float] | None:
     return (first["x0"] - 2, top - 1, first["x1"] + 2, bottom + 1)
 
 
-def _columns(region) -> list[list[object]]:
+def _columns(region: CroppedPage) -> list[list[Cell]]:
     """The region's words as rows (by line) and columns (gaps no line's words cross)."""
     words = region.extract_words(keep_blank_chars=False, use_text_flow=False)
     if not words:
         return []
-    lines: list[list[dict]] = []
+    lines: list[list[dict[str, Any]]] = []
     for word in sorted(words, key=lambda w: (round(w["top"]), w["x0"])):
         if lines and abs(lines[-1][0]["top"] - word["top"]) < 3:
             lines[-1].append(word)
@@ -173,7 +178,7 @@ def _columns(region) -> list[list[object]]:
     runs_by_line = []
     for line in lines:
         line.sort(key=lambda w: w["x0"])
-        runs: list[list[dict]] = [[line[0]]]
+        runs: list[list[dict[str, Any]]] = [[line[0]]]
         for word in line[1:]:
             if word["x0"] - runs[-1][-1]["x1"] < _COLUMN_GAP:
                 runs[-1].append(word)
@@ -191,9 +196,9 @@ def _columns(region) -> list[list[object]]:
             columns[-1][1] = max(columns[-1][1], x1)
         else:
             columns.append([x0, x1])
-    rows = []
+    rows: list[list[Cell]] = []
     for runs in runs_by_line:
-        row: list[object] = [None] * len(columns)
+        row: list[Cell] = [None] * len(columns)
         for run in runs:
             index = next((i for i, (x0, x1) in enumerate(columns) if run[0]["x0"] <= x1), len(columns) - 1)
             text = " ".join(w["text"] for w in run)
@@ -202,7 +207,7 @@ def _columns(region) -> list[list[object]]:
     return rows
 
 
-def _table_like(rows: list[list[object]]) -> bool:
+def _table_like(rows: Sequence[Sequence[Cell]]) -> bool:
     """At least two rows and two columns of short cells, mostly filled, not prose or glyph soup."""
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return False

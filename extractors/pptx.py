@@ -8,6 +8,9 @@ import zipfile
 import pptx
 from lxml import etree
 from pptx.exc import PackageNotFoundError
+from pptx.shapes.autoshape import Shape
+from pptx.shapes.base import BaseShape
+from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 
 from extractors.base import ContentItem, Extraction
@@ -55,20 +58,20 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
-def _shape_lines(shape, tables: list[Table], slide: int) -> list[str]:
+def _shape_lines(shape: BaseShape, tables: list[Table], slide: int) -> list[str]:
     """Text of one shape; groups are walked, tables become tab-separated rows (and `tables`)."""
     if isinstance(shape, GroupShape):
         return [line for inner in shape.shapes for line in _shape_lines(inner, tables, slide)]
-    if getattr(shape, "has_table", False) and shape.has_table:
+    if isinstance(shape, GraphicFrame) and shape.has_table:  # only a graphic frame holds a table or a chart
         rows = [[cell.text if not cell.is_spanned else "" for cell in row.cells] for row in shape.table.rows]
         table = make_table(f"slide {slide} table {len(tables) + 1}", [[typed(c) for c in row] for row in rows],
                            f"slide {slide}")
         if table is not None:
             tables.append(table)
         return [render_rows(rows)]
-    if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+    if isinstance(shape, Shape) and shape.has_text_frame:  # only an autoshape (<p:sp>) has a text frame
         return [shape.text_frame.text]
-    if getattr(shape, "has_chart", False) and shape.has_chart:
+    if isinstance(shape, GraphicFrame) and shape.has_chart:
         chart = shape.chart
         return [chart.chart_title.text_frame.text] if chart.has_title and chart.chart_title.has_text_frame else []
     # Other shapes (e.g. WordArt inside mc:AlternateContent) may still hold text runs.

@@ -89,7 +89,7 @@ class ExtractorRegistry:
             extraction = self._by_mime.get(mime, self._fallback)(source, self)
         except RefusedError as error:
             log.info("%s was refused: %s", name, error)
-            extraction = failure(mime, "refused", name, f"{name} was not read: {error}.",
+            extraction = failure(mime or "application/octet-stream", "refused", name, f"{name} was not read: {error}.",
                                  sentence=f"{name} was not read: {error}.", extractor="limits")
         except MemoryError:
             raise  # the reader process is over its memory limit: extractors.runner fails the file and the process

@@ -120,7 +120,7 @@ def _reporter(conn: Connection) -> Progress:
 class _Worker:
     """One worker process and our end of its pipe."""
 
-    def __init__(self, context: multiprocessing.context.BaseContext, limits: ExtractionLimits) -> None:
+    def __init__(self, context: multiprocessing.context.ForkServerContext, limits: ExtractionLimits) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, limits), daemon=True, name="foreman-extractor")
         self.process.start()
@@ -219,12 +219,13 @@ class ExtractionPool:
                 return _notice(name, "corrupt", f"{name} was not read: its reader process stopped (exit code "
                                                 f"{code}); the file may be damaged, or need more memory than a "
                                                 "reader may use.", mime)
-            if result.items and result.items[0].metadata.get("extractor") == MEMORY:
+            extraction: Extraction = result  # after its progress tuples, the worker sends the result
+            if extraction.items and extraction.items[0].metadata.get("extractor") == MEMORY:
                 worker.kill()  # it ends by itself: do not hand it the next file
             else:
                 self._give_back(worker)
-            result.startup_seconds = startup
-            return result
+            extraction.startup_seconds = startup
+            return extraction
         finally:
             self._slots.release()
 

@@ -144,7 +144,8 @@ def _cell_from_wire(value: Any) -> Cell:
         if "time" in value:
             return dt.time.fromisoformat(value["time"])
         return str(value)
-    return value
+    cell: Cell = value  # JSON's own scalars: a string, a number, a boolean or null
+    return cell
 
 
 def table_to_wire(table: Table) -> dict[str, Any]:

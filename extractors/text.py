@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 
 from charset_normalizer import from_bytes
 
@@ -35,7 +36,8 @@ LARGE_TEXT = 8 * MB
 _EXTENSIONS = {"text/markdown": "md", "text/x-markdown": "md", "application/json": "json"}
 
 
-def decode(data: bytes, declared: str | None = None, report=None) -> tuple[str, str]:
+def decode(data: bytes, declared: str | None = None,
+           report: Callable[[int, int], None] | None = None) -> tuple[str, str]:
     """Decode bytes to text: BOM first, then a declared encoding, UTF-8, then detection.
     `report(done, total)` hears the KB decoded of a LARGE_TEXT."""
     for bom, encoding in _BOMS:
@@ -58,7 +60,7 @@ def decode(data: bytes, declared: str | None = None, report=None) -> tuple[str, 
     return data.decode(encoding, errors="replace"), encoding
 
 
-def _in_slices(data: bytes, encoding: str, report) -> str:
+def _in_slices(data: bytes, encoding: str, report: Callable[[int, int], None]) -> str:
     """`data` decoded a MB at a time (a character cut by a slice's end waits for the next)."""
     decoder = codecs.getincrementaldecoder(encoding)()
     slices = -(-len(data) // MB)

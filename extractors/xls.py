@@ -66,6 +66,8 @@ def _value(book: xlrd.Book, cell: xlrd.sheet.Cell) -> Any:
 
 def _format(book: xlrd.Book, cell: xlrd.sheet.Cell) -> str | None:
     try:
-        return book.format_map[book.xf_list[cell.xf_index].format_key].format_str
+        # xlrd has no type hints: a format's string, or None.
+        found: str | None = book.format_map[book.xf_list[cell.xf_index].format_key].format_str
+        return found
     except (IndexError, KeyError, TypeError):
         return None

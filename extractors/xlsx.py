@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 
 import openpyxl
+from openpyxl.cell import Cell as OpenpyxlCell
+from openpyxl.cell.read_only import EmptyCell, ReadOnlyCell
 from openpyxl.utils.exceptions import InvalidFileException
 
 from extractors import recalc
@@ -52,20 +55,22 @@ def extract_xlsx(source: Source, registry: ExtractorRegistry) -> Extraction:
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
-def _value(cell, title: str, computed: dict[tuple[str, str], object]) -> object:
+def _value(cell: OpenpyxlCell | ReadOnlyCell | EmptyCell, title: str,
+           computed: dict[tuple[str, str], object]) -> object:
     """The cell's saved value, or the value computed for a formula saved without one."""
     if cell.value is None and computed and getattr(cell, "row", None):
         return computed.get((title, f"{column_letter(cell.column)}{cell.row}"))
     return cell.value
 
 
-def sheet_item(number: int, title: str, values: list[list[object]], shown: list[list[str]], *, hidden: bool,
+def sheet_item(number: int, title: str, values: list[list[Any]], shown: list[list[str]], *, hidden: bool,
                extractor: str, missing: list[dict[str, str]] | None = None) -> ContentItem:
     """One sheet as a content item: its rows as the sheet shows them (tab-separated), and its cells
     themselves (numbers, dates, cached formula results) as a table for table work.
 
     `missing` lists formula cells saved without a value ({"cell": "B7", "formula": "=B6*2"}): they
-    are named in the item's metadata and summary, never left to look like empty cells.
+    are named in the item's metadata and summary, never left to look like empty cells. `values`
+    are the cells as the reader's library gives them (openpyxl's and xlrd's are untyped).
     """
     table = render_rows(_trim(shown))
     cells = make_table(f"sheet {title}", values, f"sheet {title}", sheet=title)

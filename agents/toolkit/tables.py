@@ -264,7 +264,7 @@ def markdown_table(table: Table, limit: int) -> list[str]:
     left empty for layout (a spacer column, a blank line under the headings) are not shown."""
     start = table.header_row or 0
 
-    def cell(value: object) -> str:
+    def cell(value: Cell) -> str:
         return " ".join(text_of(value).split()).replace("|", "\\|")[:40]
 
     rows = list(islice((cells for cells in ([cell(c) for c in r] for r in table.rows[start:]) if any(cells)), limit))

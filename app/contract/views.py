@@ -1,26 +1,37 @@
-"""Database rows as the wire objects of the contract."""
+"""Database rows as the wire objects of the contract.
+
+The rows' text columns for statuses, roles, log types and review modes hold only the values the
+contract's literals allow (each is written from one of them): the casts below say so to the type
+checker, here where rows become wire objects."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Callable
 from datetime import datetime
+from typing import cast
 
 from app.clock import aware
 from app.contract.schemas import (
     ContentItem,
     DataStats,
+    Decision,
     Document,
     FileInfo,
     LogEntry,
+    LogType,
     Message,
+    MessageStatus,
+    ReviewMode,
+    Role,
+    RoundStatus,
     WaitingFor,
     Workflow,
     WorkflowStatusView,
     WorkflowSummary,
 )
 from app.store.records import stored_items
-from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow, stored_id
 
 
 def stats_of(row: MessageRow | WorkflowRow) -> DataStats:
@@ -29,7 +40,7 @@ def stats_of(row: MessageRow | WorkflowRow) -> DataStats:
 
 
 def file_info(row: FileRow) -> FileInfo:
-    return FileInfo(id=row.id, name=f"{row.name}.{row.ext}" if row.ext else row.name, ext=row.ext,
+    return FileInfo(id=stored_id(row), name=f"{row.name}.{row.ext}" if row.ext else row.name, ext=row.ext,
                     mime_type=row.mime, size=row.size, created_at=aware(row.created_at))
 
 
@@ -55,9 +66,9 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
         return blobs(file) if blobs is not None and file is not None else None
 
     return Message(
-        id=row.id, workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
+        id=stored_id(row), workflow_id=row.workflow_id, parent_message_id=row.parent_message_id,
         started_at=aware(row.started_at), finished_at=aware(row.finished_at), sequence_no=row.sequence_no,
-        round=row.round, status=row.status, role=row.role, data_stats=stats_of(row),
+        round=row.round, status=cast(MessageStatus, row.status), role=cast(Role, row.role), data_stats=stats_of(row),
         documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id)), blobs is not None)
                    for d in docs],
         content=row.content,
@@ -66,18 +77,18 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
 
 
 def log_view(row: LogRow, mandate_id: int, user_id: int, updated_message_id: int | None = None) -> LogEntry:
-    return LogEntry(id=row.id, workflow_id=row.workflow_id, message=row.message, type=row.type,
-                    timestamp=aware(row.timestamp), agent_name=row.agent_name, status=row.status,
+    return LogEntry(id=stored_id(row), workflow_id=row.workflow_id, message=row.message, type=cast(LogType, row.type),
+                    timestamp=aware(row.timestamp), agent_name=row.agent_name, status=cast(RoundStatus, row.status),
                     progress=row.progress or 0, round=row.round, mandate_id=mandate_id, user_id=user_id,
                     updated_message_id=updated_message_id)
 
 
 def summary_view(row: WorkflowRow) -> WorkflowSummary:
     return WorkflowSummary(id=row.id, mandate_id=row.mandate_id, user_id=row.user_id, name=row.name,
-                           started_at=aware(row.started_at), status=row.status,
+                           started_at=aware(row.started_at), status=cast(RoundStatus, row.status),
                            last_activity=aware(row.last_activity), data_stats=stats_of(row),
                            current_round=row.current_round, progress=row.progress,
-                           waiting_for=waiting_view(row), review=row.review or "none")
+                           waiting_for=waiting_view(row), review=cast(ReviewMode, row.review or "none"))
 
 
 def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry]) -> Workflow:
@@ -87,14 +98,14 @@ def workflow_view(row: WorkflowRow, messages: list[Message], logs: list[LogEntry
 
 
 def status_view(row: WorkflowRow) -> WorkflowStatusView:
-    return WorkflowStatusView(id=row.id, status=row.status, last_activity=aware(row.last_activity),
+    return WorkflowStatusView(id=row.id, status=cast(RoundStatus, row.status), last_activity=aware(row.last_activity),
                               current_round=row.current_round, progress=row.progress,
                               last_message_id=row.last_message_id, last_log_id=row.last_log_id,
                               waiting_for=waiting_view(row))
 
 
-DECISIONS = {"plan": ["approve", "revise", "edit", "reject"], "question": ["answer", "reject"],
-             "tool": ["approve", "reject"]}
+DECISIONS: dict[str, list[Decision]] = {"plan": ["approve", "revise", "edit", "reject"],
+                                        "question": ["answer", "reject"], "tool": ["approve", "reject"]}
 
 
 def waiting_view(row: WorkflowRow) -> WaitingFor | None:

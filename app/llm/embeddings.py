@@ -30,10 +30,12 @@ class RemoteEmbedder:
         if rows.shape[0] != len(texts):
             raise ValueError(f"the embeddings endpoint answered {rows.shape[0]} vectors for {len(texts)} texts")
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return rows / np.where(norms == 0, 1, norms)
+        unit: np.ndarray = rows / np.where(norms == 0, 1, norms)
+        return unit
 
     def query(self, text: str) -> np.ndarray:
-        return self.passages([text])[0]
+        row: np.ndarray = self.passages([text])[0]
+        return row
 
     def close(self) -> None:
         self._client.close()

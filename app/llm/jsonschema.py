@@ -34,8 +34,10 @@ def extract_json(text: str) -> Any:
         raise JSONExtractError("the answer was empty")
     try:
         return json.loads(stripped)
-    except ValueError as exc:
-        first_error = exc
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except ValueError as exc:  # not a syntax error: a number too long to convert, say
+        where = str(exc)
     for block in _FENCE.findall(stripped):
         try:
             return json.loads(block.strip())
@@ -49,8 +51,7 @@ def extract_json(text: str) -> Any:
         except ValueError:
             continue
         return value
-    raise JSONExtractError(f"the answer is not valid JSON ({first_error.msg} at line "
-                           f"{first_error.lineno} column {first_error.colno})")
+    raise JSONExtractError(f"the answer is not valid JSON ({where})")
 
 
 def validate(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:

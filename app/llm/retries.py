@@ -28,7 +28,7 @@ def backoff(attempt: int, retry_after: float | None, *, base: float, cap: float,
     if retry_after is not None and 0 <= retry_after <= retry_after_max:
         return retry_after
     # Exponential backoff with jitter, so parallel agents hitting one limit spread out.
-    return min(cap, base * 2 ** attempt) * random.uniform(0.5, 1.0)
+    return min(cap, base * 2.0 ** attempt) * random.uniform(0.5, 1.0)
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

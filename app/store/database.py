@@ -23,6 +23,8 @@ from app.store import schema
 from app.store.full import causes, storage_full
 
 T = TypeVar("T")
+# A queued write: the work, its arguments, and the future its caller awaits.
+Write = tuple[Callable[..., Any], tuple[Any, ...], "asyncio.Future[Any]"]
 log = logging.getLogger("foreman.db")
 
 READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see `run_read`)
@@ -146,10 +148,11 @@ class Batch:
 
 def batch_of(conn: Any) -> Batch | None:
     """The batch of the write transaction `conn` is in (None outside `run_write`)."""
-    return conn.info.get("batch")
+    batch: Batch | None = conn.info.get("batch")
+    return batch
 
 
-def _run_all(conn: Any, batch: list[tuple[Callable[..., Any], tuple, Any]]) -> list[tuple[bool, Any]]:
+def _run_all(conn: Any, batch: list[tuple[Callable[..., Any], tuple[Any, ...], Any]]) -> list[tuple[bool, Any]]:
     shared = conn.info["batch"] = Batch()
     try:
         results = [(True, work(conn, *args)) for work, args, _ in batch]
@@ -222,10 +225,10 @@ class Database:
         # returned yet: on SQLite one batch commits at a time, in the order the calls were made; on
         # PostgreSQL two batches may take a workflow's row in either order.
         self.in_order = self.is_sqlite
-        self._pending: list[tuple[Callable[..., Any], tuple, asyncio.Future]] = []
+        self._pending: list[Write] = []
         # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-writer")
-        self._flushers: set[asyncio.Task] = set()
+        self._flushers: set[asyncio.Task[None]] = set()
 
     async def run_write(self, work: Callable[..., T], *args: Any) -> T:
         """Run `work(connection, *args)` in a write transaction and return its result.
@@ -239,7 +242,7 @@ class Database:
         and COMMIT per call cost more CPU than the call's own statements. A call that fails
         takes only itself back (see `_write_batch`).
         """
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._pending.append((work, args, future))
         if len(self._flushers) < (1 if self.is_sqlite else PG_WRITE_BATCHES):
             self._flushers.add(asyncio.create_task(self._flush()))
@@ -263,7 +266,7 @@ class Database:
             return await self._on_postgres(False, work, args)
         return await asyncio.get_running_loop().run_in_executor(self._reads, self._read, work, args)
 
-    def _read(self, work: Callable[..., T], args: tuple) -> T:
+    def _read(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         with self.sync_reader.connect() as conn, conn.begin():
             return work(conn, *args)
 
@@ -286,7 +289,7 @@ class Database:
             # In the step that found nothing pending: a write queued after it starts a flusher of its own.
             self._flushers.discard(asyncio.current_task())
 
-    def _write_batch(self, batch: list[tuple[Callable[..., Any], tuple, asyncio.Future]]) -> list[tuple[bool, Any]]:
+    def _write_batch(self, batch: list[Write]) -> list[tuple[bool, Any]]:
         # Optimistic: the whole batch in one transaction. Should any call fail, the batch is
         # rolled back and each call runs again in its own transaction, so a failing call takes
         # only itself back. Failures are rare; a savepoint around every call cost more than
@@ -302,7 +305,7 @@ class Database:
         self._schedule_checkpoint()
         return results
 
-    async def _write_batch_async(self, batch: list[tuple[Callable[..., Any], tuple, asyncio.Future]],
+    async def _write_batch_async(self, batch: list[Write],
                                  ) -> list[tuple[bool, Any]]:
         # As `_write_batch`, on PostgreSQL's async driver.
         try:
@@ -318,7 +321,7 @@ class Database:
                 results.append((False, exc))
         return results
 
-    async def _on_postgres(self, write: bool, work: Callable[..., T], args: tuple) -> T:
+    async def _on_postgres(self, write: bool, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """`work(connection, *args)` on a pooled connection, in a transaction committed at the end if `write`.
 
         A connection found lost before anything was committed (the server restarted, or ended the
@@ -337,7 +340,7 @@ class Database:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _session(self, session: _Session, write: bool, work: Callable[..., T], args: tuple) -> T:
+    def _session(self, session: _Session, write: bool, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         with self.writer.sync_engine.connect() as conn:
             if not write:
                 return work(conn, *args)
@@ -367,7 +370,7 @@ class Database:
         except Exception:  # the next commit's checkpoint tries again; the WAL only grows meanwhile
             log.warning("A WAL checkpoint failed.", exc_info=True)
 
-    def _write_one(self, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
+    def _write_one(self, work: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
         try:
             with self._writing() as conn:
                 return _run_all(conn, [(work, args, None)])[0]

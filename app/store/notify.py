@@ -77,7 +77,7 @@ class Listener:
         self.on_stop = on_stop
         self.on_draft = on_draft
         self._conn: Any = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
 
     def start(self) -> None:

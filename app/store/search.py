@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -104,7 +104,8 @@ class IndexRetriever:
             how = "hybrid"
         out = []
         for score, cand in ranked[:k]:
-            kind, value = cand.key  # type: ignore[misc]
+            # The keys made above: ("db", a chunk's id) or ("mem", a position in `memory`).
+            kind, value = cast("tuple[str, int]", cand.key)
             if kind == "db":
                 chunk = found[value]
                 doc = by_sha[chunk.sha256]
@@ -145,7 +146,7 @@ def _nearness(matrices: Sequence[tuple[np.ndarray, np.ndarray]], question: np.nd
 
 
 def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, Any, str, list[str]]]:
-    pool = []
+    pool: list[tuple[DocumentText, Any, str, list[str]]] = []
     for doc in documents:
         language = document_language(doc.items)
         pool.extend((doc, chunk, language, chunk_terms(chunk, language)) for chunk in chunk_items(doc.items))

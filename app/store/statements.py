@@ -11,11 +11,12 @@ lost connection is invalidated; cursor events (statement counters) fire.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import ResourceClosedError
 
 _UNREAD = ()  # no row read yet: what converts a column may depend on the type the driver reports
 
@@ -40,11 +41,11 @@ class Prepared:
         self.statement = statement
         self._compiled: dict[tuple[Any, tuple[str, ...]], _Compiled] = {}
 
-    def execute(self, conn: Connection, params: dict[str, Any]) -> list[tuple]:
+    def execute(self, conn: Connection, params: dict[str, Any]) -> Sequence[tuple[Any, ...]]:
         """Run the statement with `params` in `conn`'s transaction; the rows it returns."""
         return self._run(conn, params)[1]
 
-    def _run(self, conn: Connection, params: dict[str, Any]) -> tuple[_Compiled, list[tuple]]:
+    def _run(self, conn: Connection, params: dict[str, Any]) -> tuple[_Compiled, Sequence[tuple[Any, ...]]]:
         names = tuple(params)
         found = self._compiled.get((conn.dialect, names))
         if found is None:
@@ -52,13 +53,16 @@ class Prepared:
         values = found.compiled.construct_params(params)
         processors = found.processors
         bound = tuple(processors[name](values[name]) if name in processors else values[name] for name in found.order)
-        cursor = conn.connection.dbapi_connection.cursor()
+        dbapi = conn.connection.dbapi_connection
+        if dbapi is None:  # the pooled connection was invalidated and not yet replaced
+            raise ResourceClosedError("The connection was invalidated: the statement did not run.")
+        cursor = dbapi.cursor()
         events = conn._has_events or conn.engine._has_events
         try:
             if events:  # SQLAlchemy's cursor events, as `Connection.execute` fires them
                 conn.dispatch.before_cursor_execute(conn, cursor, found.sql, bound, None, False)
             cursor.execute(found.sql, bound)
-            rows = cursor.fetchall() if cursor.description else []
+            rows: Sequence[tuple[Any, ...]] = cursor.fetchall() if cursor.description else []
             if found.readers is _UNREAD and cursor.description:
                 found.readers = _readers(conn, found.types, cursor.description)
             if found.readers:

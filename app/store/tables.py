@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
+from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Table
 from sqlmodel import Field, SQLModel
 
 # 64-bit ids on PostgreSQL; on SQLite "INTEGER PRIMARY KEY" is already 64-bit and must be spelt
@@ -14,6 +14,23 @@ ID = BigInteger().with_variant(Integer(), "sqlite")
 # Ids are never given again after a delete (a client may still hold one): SQLite's AUTOINCREMENT
 # instead of reusing the highest freed rowid; PostgreSQL's BIGSERIAL sequences never go back.
 NEVER_REUSE = {"sqlite_autoincrement": True}
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """A model's SQLAlchemy table, whose columns (`.c`) are typed as columns for Core statements
+    (a model's class attributes are typed as their Python values; `sqlmodel.col` wraps those)."""
+    # SQLModel's class does not declare `__table__`, which SQLAlchemy's declarative sets on every
+    # `table=True` model.
+    t: Table = model.__table__  # type: ignore[attr-defined]
+    return t
+
+
+def stored_id(row: FileRow | MessageRow | LogRow | ChunkRow) -> int:
+    """The id of a row read from the database. The models type `id` as optional for a row not yet
+    inserted; one read back always has one."""
+    if row.id is None:  # pragma: no cover - the column is the primary key
+        raise ValueError(f"a {type(row).__name__} read from the database has no id")
+    return row.id
 
 
 def _pk() -> Any:

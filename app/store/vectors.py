@@ -51,7 +51,7 @@ class VectorIndex:
         self._pool: ThreadPoolExecutor | None = None
         self._queue: asyncio.Queue[str] | None = None
         self._queued: set[str] = set()
-        self._tasks: list[asyncio.Task] = []
+        self._tasks: list[asyncio.Task[None]] = []
         self._ready: set[str] = set()  # files whose vectors by this model are complete
         self._matrices: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._rows = 0

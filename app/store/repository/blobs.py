@@ -6,9 +6,10 @@ from sqlalchemy import delete, exists, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.store.database import Database
-from app.store.tables import FileChunkRow, FileRow
+from app.store.tables import FileChunkRow, FileRow, table_of
 
 B = FileChunkRow
 CHUNK = 1 << 20
@@ -28,14 +29,14 @@ def lock_hash_tx(conn: Connection, sha256: str) -> None:
 
 def in_use_tx(conn: Connection, sha256: str) -> bool:
     """Whether a file row has these bytes."""
-    return bool(conn.execute(select(exists().where(FileRow.sha256 == sha256))).scalar())
+    return bool(conn.execute(select(exists().where(col(FileRow.sha256) == sha256))).scalar())
 
 
 def ensure_blob_tx(conn: Connection, sha256: str, data: bytes) -> bool:
     """After the rows that use `data` were written: store it again if a release removed it meanwhile
     (True when it had to)."""
     lock_hash_tx(conn, sha256)
-    if conn.execute(select(B.seq).where(B.sha256 == sha256, B.seq == 0)).first() is not None:
+    if conn.execute(select(col(B.seq)).where(col(B.sha256) == sha256, col(B.seq) == 0)).first() is not None:
         return False
     insert_blob_tx(conn, sha256, data)
     return True
@@ -46,7 +47,7 @@ def release_blob_tx(conn: Connection, sha256: str) -> bool:
     lock_hash_tx(conn, sha256)
     if in_use_tx(conn, sha256):
         return False
-    conn.execute(delete(B.__table__).where(B.sha256 == sha256))
+    conn.execute(delete(table_of(B)).where(col(B.sha256) == sha256))
     return True
 
 
@@ -56,7 +57,7 @@ def insert_blob_tx(conn: Connection, sha256: str, data: bytes) -> None:
     view = memoryview(data)
     # One statement per chunk: a single 1 MB copy at a time on its way to the driver.
     for seq, start in enumerate(range(0, max(len(data), 1), CHUNK)):
-        conn.execute(insert(B.__table__).values(sha256=sha256, seq=seq, data=bytes(view[start:start + CHUNK]))
+        conn.execute(insert(table_of(B)).values(sha256=sha256, seq=seq, data=bytes(view[start:start + CHUNK]))
                      .on_conflict_do_nothing(index_elements=["sha256", "seq"]))
 
 
@@ -75,8 +76,9 @@ class BlobRows:
         async with self.db.reader.connect() as conn:
             while True:
                 batch = (await conn.execute(
-                    select(B.data).where(B.sha256 == sha256, B.seq >= len(parts), B.seq < len(parts) + READ_BATCH)
-                    .order_by(B.seq))).scalars().all()
+                    select(col(B.data))
+                    .where(col(B.sha256) == sha256, col(B.seq) >= len(parts), col(B.seq) < len(parts) + READ_BATCH)
+                    .order_by(col(B.seq)))).scalars().all()
                 parts += batch
                 if len(batch) < READ_BATCH:
                     return parts

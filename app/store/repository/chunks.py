@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select, text
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.store.database import Database
-from app.store.tables import ChunkRow, ChunkVectorRow
+from app.store.tables import ChunkRow, ChunkVectorRow, table_of
 
 C = ChunkRow
 V = ChunkVectorRow
@@ -34,9 +35,11 @@ class StoredChunk:
 
 def insert_chunks_tx(conn: Connection, sha256: str, rows: Sequence[dict[str, Any]], is_sqlite: bool) -> None:
     """Store a file's chunks (once per content hash) with their full-text entries."""
-    if not rows or conn.execute(select(C.id).where(C.sha256 == sha256).limit(1)).first():
+    if not rows or conn.execute(select(col(C.id)).where(col(C.sha256) == sha256).limit(1)).first():
         return
-    ids = conn.execute(C.__table__.insert().returning(C.__table__.c.id, sort_by_parameter_order=True), [dict(r, sha256=sha256) for r in rows])
+    ct = table_of(C)
+    ids = conn.execute(ct.insert().returning(ct.c.id, sort_by_parameter_order=True),
+                       [dict(r, sha256=sha256) for r in rows])
     if is_sqlite:
         conn.execute(text("INSERT INTO chunks_fts(rowid, terms) VALUES (:id, :terms)"),
                      [{"id": i, "terms": r["terms"]} for i, r in zip(ids.scalars().all(), rows, strict=True)])
@@ -47,21 +50,22 @@ def delete_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> 
     if is_sqlite:
         conn.execute(text("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE sha256 IN :shas)")
                      .bindparams(bindparam("shas", expanding=True)), {"shas": list(shas)})
-    conn.execute(delete(V).where(V.sha256.in_(list(shas))))
-    conn.execute(delete(C).where(C.sha256.in_(list(shas))))
+    conn.execute(delete(V).where(col(V.sha256).in_(list(shas))))
+    conn.execute(delete(C).where(col(C.sha256).in_(list(shas))))
 
 
 def replace_vectors_tx(conn: Connection, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
     """A file's chunk vectors by `model`, in place of any it had (by another model); nothing when
     its chunks were removed meanwhile (the file was deleted while it was embedded)."""
-    ids = {i for (i,) in conn.execute(select(C.id).where(C.sha256 == sha256))}
-    conn.execute(delete(V).where(V.sha256 == sha256))
+    ids = {i for (i,) in conn.execute(select(col(C.id)).where(col(C.sha256) == sha256))}
+    conn.execute(delete(V).where(col(V.sha256) == sha256))
     kept = [{"chunk_id": i, "sha256": sha256, "model": model, "vector": blob} for i, blob in rows if i in ids]
     if kept:
-        conn.execute(V.__table__.insert(), kept)
+        conn.execute(table_of(V).insert(), kept)
 
 
-class ChunkFacts(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ChunkFacts:
     """What BM25 needs of a file's chunks beside the matches: their language, number and total length."""
 
     language: str
@@ -96,7 +100,8 @@ class ChunkStore:
         if not shas:
             return {}
         async with self.db.reader.connect() as conn:
-            result = await conn.execute(select(C.sha256, C.language).where(C.sha256.in_(list(shas))).distinct())
+            result = await conn.execute(select(col(C.sha256), col(C.language))
+                                        .where(col(C.sha256).in_(list(shas))).distinct())
             return {s: lang for s, lang in result}
 
     async def facts(self, shas: Sequence[str]) -> dict[str, ChunkFacts]:
@@ -106,8 +111,9 @@ class ChunkStore:
         unknown = [s for s in dict.fromkeys(shas) if s not in self._facts]
         if unknown:
             async with self.db.reader.connect() as conn:
-                rows = await conn.execute(select(C.sha256, func.min(C.language), func.count(), func.sum(C.length))
-                                          .where(C.sha256.in_(unknown)).group_by(C.sha256))
+                rows = await conn.execute(select(col(C.sha256), func.min(col(C.language)), func.count(),
+                                                 func.sum(col(C.length)))
+                                          .where(col(C.sha256).in_(unknown)).group_by(col(C.sha256)))
                 for sha, language, count, total in rows:
                     self._facts[sha] = ChunkFacts(language, int(count), int(total or 0))
             while len(self._facts) > REMEMBERED_FILES:
@@ -120,23 +126,26 @@ class ChunkStore:
             return set()
         async with self.db.reader.connect() as conn:
             chunks = dict((await conn.execute(
-                select(C.sha256, func.count()).where(C.sha256.in_(list(shas))).group_by(C.sha256))).all())
+                select(col(C.sha256), func.count()).where(col(C.sha256).in_(list(shas)))
+                .group_by(col(C.sha256)))).all())
             vectors = dict((await conn.execute(
-                select(V.sha256, func.count()).where(V.sha256.in_(list(shas)), V.model == model)
-                .group_by(V.sha256))).all())
+                select(col(V.sha256), func.count()).where(col(V.sha256).in_(list(shas)), col(V.model) == model)
+                .group_by(col(V.sha256)))).all())
         return {sha for sha, n in chunks.items() if vectors.get(sha) == n}
 
     async def texts(self, sha256: str) -> list[tuple[int, str]]:
         """(chunk id, text) of a file's chunks, in order."""
         async with self.db.reader.connect() as conn:
-            rows = await conn.execute(select(C.id, C.text).where(C.sha256 == sha256).order_by(C.seq))
+            rows = await conn.execute(select(table_of(C).c.id, col(C.text)).where(col(C.sha256) == sha256)
+                                      .order_by(col(C.seq)))
             return [(int(i), t) for i, t in rows]
 
     async def vectors(self, sha256: str, model: str) -> list[tuple[int, bytes]]:
         """(chunk id, stored vector) of a file's chunks by `model`."""
         async with self.db.reader.connect() as conn:
-            rows = await conn.execute(select(V.chunk_id, V.vector).where(V.sha256 == sha256, V.model == model)
-                                      .order_by(V.chunk_id))
+            rows = await conn.execute(select(col(V.chunk_id), col(V.vector))
+                                      .where(col(V.sha256) == sha256, col(V.model) == model)
+                                      .order_by(col(V.chunk_id)))
             return [(int(i), bytes(v)) for i, v in rows]
 
     async def add_vectors(self, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
@@ -147,8 +156,9 @@ class ChunkStore:
         if not ids:
             return []
         async with self.db.reader.connect() as conn:
-            rows = await conn.execute(select(C.id, C.sha256, C.seq, C.text, C.terms, C.page, C.sheet, C.section)
-                                      .where(C.id.in_(list(ids))))
+            rows = await conn.execute(select(col(C.id), col(C.sha256), col(C.seq), col(C.text), col(C.terms),
+                                             col(C.page), col(C.sheet), col(C.section))
+                                      .where(col(C.id).in_(list(ids))))
             return [StoredChunk(id=r.id, sha256=r.sha256, seq=r.seq, text=r.text, terms=r.terms.split(),
                                 page=r.page, sheet=r.sheet, section=r.section) for r in rows]
 

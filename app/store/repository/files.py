@@ -7,11 +7,12 @@ from typing import Any
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.store.database import Database
 from app.store.records import Owner
 from app.store.repository.chunks import delete_chunks_tx, insert_chunks_tx
-from app.store.tables import ExtractionRow, FileRow
+from app.store.tables import ExtractionRow, FileRow, table_of
 
 F = FileRow
 
@@ -30,7 +31,8 @@ def hold_files_tx(conn: Connection, owner: Owner, ids: Sequence[int]) -> None:
     if not ids:
         return
     held = {fid for (fid,) in conn.execute(
-        select(F.id).where(F.id.in_(list(ids)), F.mandate_id == owner.mandate_id, F.user_id == owner.user_id)
+        select(col(F.id))
+        .where(col(F.id).in_(list(ids)), col(F.mandate_id) == owner.mandate_id, col(F.user_id) == owner.user_id)
         .with_for_update(read=True, key_share=True))}
     if gone := [fid for fid in ids if fid not in held]:
         raise FilesGoneError(gone)
@@ -41,12 +43,12 @@ def forget_unused_contents_tx(conn: Connection, shas: Sequence[str], is_sqlite: 
     full-text chunks and their cached extractions (with a password too: keyed "sha256:...")."""
     if not shas:
         return
-    used = {s for (s,) in conn.execute(select(F.sha256).where(F.sha256.in_(list(shas))))}
+    used = {s for (s,) in conn.execute(select(col(F.sha256)).where(col(F.sha256).in_(list(shas))))}
     gone = sorted(set(shas) - used)
     if not gone:
         return
     delete_chunks_tx(conn, gone, is_sqlite)
-    key = ExtractionRow.key
+    key = col(ExtractionRow.key)
     conn.execute(delete(ExtractionRow).where(or_(key.in_(gone), *(key.like(f"{s}:%") for s in gone))))
 
 
@@ -63,7 +65,7 @@ class FileStore:
         out = []
         for row in rows:
             values = row.model_dump(exclude={"id"})
-            new_id = (conn.execute(F.__table__.insert().values(**values).returning(F.id))).scalar_one()
+            new_id = (conn.execute(table_of(F).insert().values(**values).returning(col(F.id)))).scalar_one()
             out.append(row.model_copy(update={"id": new_id}))
         return out
 
@@ -72,7 +74,8 @@ class FileStore:
             return {}
         async with self.db.reader.connect() as conn:
             result = await conn.execute(
-                select(F).where(F.id.in_(list(ids)), F.mandate_id == owner.mandate_id, F.user_id == owner.user_id)
+                select(F)
+                .where(col(F.id).in_(list(ids)), col(F.mandate_id) == owner.mandate_id, col(F.user_id) == owner.user_id)
             )
             return {row.id: FileRow.model_validate(row._mapping) for row in result}
 
@@ -80,8 +83,9 @@ class FileStore:
         """The owner's files that agents produced, newest first."""
         async with self.db.reader.connect() as conn:
             result = await conn.execute(
-                select(F).where(F.mandate_id == owner.mandate_id, F.user_id == owner.user_id, F.origin == "agent")
-                .order_by(F.id.desc()).limit(limit))
+                select(F)
+                .where(col(F.mandate_id) == owner.mandate_id, col(F.user_id) == owner.user_id, col(F.origin) == "agent")
+                .order_by(col(F.id).desc()).limit(limit))
             return [FileRow.model_validate(row._mapping) for row in result]
 
     async def files_by_id(self, ids: Sequence[int]) -> dict[int, FileRow]:
@@ -92,16 +96,16 @@ class FileStore:
     def files_by_id_tx(self, conn: Connection, ids: Sequence[int]) -> dict[int, FileRow]:
         if not ids:
             return {}
-        result = conn.execute(select(F).where(F.id.in_(list(ids))))
+        result = conn.execute(select(F).where(col(F.id).in_(list(ids))))
         return {row.id: FileRow.model_validate(row._mapping) for row in result}
 
     async def sha_in_use(self, sha256: str) -> bool:
         async with self.db.reader.connect() as conn:
-            return (await conn.execute(select(func.count()).where(F.sha256 == sha256))).scalar_one() > 0
+            return (await conn.execute(select(func.count()).where(col(F.sha256) == sha256))).scalar_one() > 0
 
     async def extraction(self, key: str) -> ExtractionRow | None:
         async with self.db.reader.connect() as conn:
-            row = (await conn.execute(select(ExtractionRow).where(ExtractionRow.key == key))).first()
+            row = (await conn.execute(select(ExtractionRow).where(col(ExtractionRow.key) == key))).first()
             return ExtractionRow.model_validate(row._mapping) if row else None
 
     async def save_extraction(self, row: ExtractionRow, sha256: str = "", chunks: Sequence[dict[str, Any]] = ()) -> None:
@@ -111,7 +115,7 @@ class FileStore:
     def _save_extraction_tx(self, conn: Connection, row: ExtractionRow, sha256: str = "",
                             chunks: Sequence[dict[str, Any]] = ()) -> None:
         conn.execute(
-            self.db.insert(ExtractionRow.__table__).values(**row.model_dump()).on_conflict_do_nothing(
+            self.db.insert(table_of(ExtractionRow)).values(**row.model_dump()).on_conflict_do_nothing(
                 index_elements=["key"]
             )
         )

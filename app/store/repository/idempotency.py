@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection
 
 from app.clock import aware, now
 from app.store.database import Database
-from app.store.tables import IdempotencyRow
+from app.store.tables import IdempotencyRow, table_of
 
 CLAIM_SECONDS = 120.0
 
@@ -33,21 +33,21 @@ class IdempotencyStore:
 
     def _claim_tx(self, conn: Connection, key: str, fingerprint: str) -> tuple[bool, dict[str, Any] | None]:
         stamp = now()
-        table = IdempotencyRow.__table__
+        t = table_of(IdempotencyRow)
         claimed = conn.execute(
-            self.db.insert(table).values(key=key, response={}, created_at=stamp, fingerprint=fingerprint)
-            .on_conflict_do_nothing(index_elements=["key"]).returning(table.c.key)
+            self.db.insert(t).values(key=key, response={}, created_at=stamp, fingerprint=fingerprint)
+            .on_conflict_do_nothing(index_elements=["key"]).returning(t.c.key)
         ).first()
         if claimed:
             return True, None
         response, created, first = conn.execute(
-            select(table.c.response, table.c.created_at, table.c.fingerprint).where(table.c.key == key)).one()
+            select(t.c.response, t.c.created_at, t.c.fingerprint).where(t.c.key == key)).one()
         if first != fingerprint:
             raise KeyReusedError(key)
         if response:
             return False, response
         if (stamp - aware(created)).total_seconds() > CLAIM_SECONDS:
-            conn.execute(update(table).where(table.c.key == key).values(created_at=stamp))
+            conn.execute(update(t).where(t.c.key == key).values(created_at=stamp))
             return True, None
         return False, None
 
@@ -56,11 +56,11 @@ class IdempotencyStore:
         await self.db.run_write(self._answer_tx, key, response)
 
     def _answer_tx(self, conn: Connection, key: str, response: dict[str, Any] | None) -> None:
-        table = IdempotencyRow.__table__
+        t = table_of(IdempotencyRow)
         if response is None:
-            row = conn.execute(select(table.c.response).where(table.c.key == key)).first()
+            row = conn.execute(select(t.c.response).where(t.c.key == key)).first()
             if row is not None and not row[0]:  # never drop an answer someone else stored
-                conn.execute(delete(table).where(table.c.key == key))
+                conn.execute(delete(t).where(t.c.key == key))
         else:
-            conn.execute(update(table).where(table.c.key == key).values(response=response,
+            conn.execute(update(t).where(t.c.key == key).values(response=response,
                                                                         workflow_id=response.get("id")))

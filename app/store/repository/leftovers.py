@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.store.database import Database
 from app.store.repository.files import forget_unused_contents_tx
@@ -42,15 +43,15 @@ class LeftoverStore:
     def _remove_unattached_tx(self, conn: Connection, created_before: datetime) -> list[FileRow] | None:
         if not _our_turn(conn):
             return None
-        pending = {fid for (ids,) in conn.execute(select(RoundFileRow.file_ids)) for fid in ids or ()}
+        pending = {fid for (ids,) in conn.execute(select(col(RoundFileRow.file_ids))) for fid in ids or ()}
         candidates = conn.execute(
-            select(F).where(F.origin == "upload", F.created_at < created_before,
-                            ~F.id.in_(select(D.file_id).where(D.file_id.is_not(None))))
-            .order_by(F.id).limit(BATCH)).all()
+            select(F).where(col(F.origin) == "upload", col(F.created_at) < created_before,
+                            ~col(F.id).in_(select(col(D.file_id)).where(col(D.file_id).is_not(None))))
+            .order_by(col(F.id)).limit(BATCH)).all()
         rows = [FileRow.model_validate(r._mapping) for r in candidates if r.id not in pending]
         if not rows:
             return []
-        conn.execute(delete(F).where(F.id.in_([r.id for r in rows])))
+        conn.execute(delete(F).where(col(F.id).in_([r.id for r in rows])))
         forget_unused_contents_tx(conn, sorted({r.sha256 for r in rows}), self.db.is_sqlite)
         return rows
 
@@ -61,13 +62,13 @@ class LeftoverStore:
         return await self.db.run_read(self._unknown_tx, shas)
 
     def _unknown_tx(self, conn: Connection, shas: Sequence[str]) -> set[str]:
-        known = set()
+        known: set[str] = set()
         for start in range(0, len(shas), BATCH):
             part = list(shas[start:start + BATCH])
-            known.update(s for (s,) in conn.execute(select(F.sha256).where(F.sha256.in_(part)).distinct()))
+            known.update(s for (s,) in conn.execute(select(col(F.sha256)).where(col(F.sha256).in_(part)).distinct()))
         return set(shas) - known
 
     async def stored_in_database(self) -> list[str]:
         """The content hashes of the bytes stored in the database (FILE_STORE=database)."""
         return await self.db.run_read(
-            lambda conn: [s for (s,) in conn.execute(select(FileChunkRow.sha256).distinct())])
+            lambda conn: [s for (s,) in conn.execute(select(col(FileChunkRow.sha256)).distinct())])

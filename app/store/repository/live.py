@@ -9,6 +9,7 @@ from app.store.records import LivePage, Owner
 from app.store.repository.files import FileStore
 from app.store.repository.messages import MessageStore
 from app.store.repository.workflows import WorkflowStore
+from app.store.tables import stored_id
 
 
 class LiveReads:
@@ -36,10 +37,11 @@ class LiveReads:
             return None
         messages = [] if after_message >= row.last_message_id else [
             (m, docs) for m, docs in self.messages.message_page_tx(conn, workflow_id, after_message, limit)
-            if m.id <= row.last_message_id]
+            if stored_id(m) <= row.last_message_id]
         logs = [] if after_log >= row.last_log_id else [
-            (e, m) for e, m in self.messages.log_page_tx(conn, workflow_id, after_log, limit) if e.id <= row.last_log_id]
+            (e, m) for e, m in self.messages.log_page_tx(conn, workflow_id, after_log, limit)
+            if stored_id(e) <= row.last_log_id]
         filled = sorted({m for _, m in logs if m is not None})
-        updated = {m.id: (m, docs) for m, docs in self.messages.messages_by_id_tx(conn, workflow_id, filled)}
+        updated = {stored_id(m): (m, docs) for m, docs in self.messages.messages_by_id_tx(conn, workflow_id, filled)}
         file_ids = sorted({d.file_id for _, docs in messages + list(updated.values()) for d in docs})
         return LivePage(row, messages, self.files.files_by_id_tx(conn, file_ids), logs, updated)

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.clock import now
 from app.fsm import WorkflowStatus
@@ -16,7 +17,7 @@ from app.store.database import Database, batch_of
 from app.store.notify import announcing, cursors_announcement
 from app.store.records import Appended, Cost, NewLog, NewMessage
 from app.store.statements import Prepared
-from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow
+from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow, stored_id, table_of
 
 W, M, L, D, F = WorkflowRow, MessageRow, LogRow, DocumentRow, FileRow
 
@@ -58,19 +59,20 @@ class MessageStore:
         self.db = db
         # The hot statements are built once with bound parameters, so each append only binds
         # values: building SQLAlchemy statements per call cost more than SQLite's own work.
-        wt = W.__table__
+        wt = table_of(W)
         # Those a round writes many times run straight on the cursor (app.store.statements).
-        self._insert_message = Prepared(db.insert(M.__table__).on_conflict_do_nothing(index_elements=["key"])
-                                        .returning(M.__table__.c.id))
-        self._insert_logs = (db.insert(L.__table__).on_conflict_do_nothing(index_elements=["key"])
-                             .returning(L.__table__.c.id, L.__table__.c.progress))
+        self._insert_message = Prepared(db.insert(table_of(M)).on_conflict_do_nothing(index_elements=["key"])
+                                        .returning(table_of(M).c.id))
+        self._insert_logs = (db.insert(table_of(L)).on_conflict_do_nothing(index_elements=["key"])
+                             .returning(table_of(L).c.id, table_of(L).c.progress))
         self._insert_log = Prepared(self._insert_logs)
-        self._insert_reply = Prepared(db.insert(M.__table__)
-                                      .values(parent_message_id=select(M.id).where(M.key == bindparam("parent_key"))
+        self._insert_reply = Prepared(db.insert(table_of(M))
+                                      .values(parent_message_id=select(col(M.id))
+                                              .where(col(M.key) == bindparam("parent_key"))
                                               .scalar_subquery())
-                                      .on_conflict_do_nothing(index_elements=["key"]).returning(M.__table__.c.id))
-        self._insert_document = D.__table__.insert()
-        self._insert_file = F.__table__.insert().returning(F.__table__.c.id)
+                                      .on_conflict_do_nothing(index_elements=["key"]).returning(table_of(M).c.id))
+        self._insert_document = table_of(D).insert()
+        self._insert_file = table_of(F).insert().returning(table_of(F).c.id)
         update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
             last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
             last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
@@ -172,21 +174,22 @@ class MessageStore:
 
     def message_page_tx(self, conn: Connection, workflow_id: str, after: int,
                         limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        query = (select(M).where(M.workflow_id == workflow_id, M.id > after, M.deleted.is_(False))
-                 .order_by(M.id).limit(limit))
+        query = (select(M).where(col(M.workflow_id) == workflow_id, col(M.id) > after, col(M.deleted).is_(False))
+                 .order_by(col(M.id)).limit(limit))
         return self._with_documents(conn, query)
 
     def messages_by_id_tx(self, conn: Connection, workflow_id: str,
                           ids: list[int]) -> list[tuple[MessageRow, list[DocumentRow]]]:
         if not ids:
             return []
-        query = select(M).where(M.workflow_id == workflow_id, M.id.in_(ids), M.deleted.is_(False)).order_by(M.id)
+        query = (select(M).where(col(M.workflow_id) == workflow_id, col(M.id).in_(ids), col(M.deleted).is_(False))
+                 .order_by(col(M.id)))
         return self._with_documents(conn, query)
 
     def _with_documents(self, conn: Connection, query: Any) -> list[tuple[MessageRow, list[DocumentRow]]]:
         rows = [MessageRow.model_validate(r._mapping) for r in conn.execute(query)]
-        docs = self._documents(conn, [r.id for r in rows])
-        return [(r, docs.get(r.id, [])) for r in rows]
+        docs = self._documents(conn, [stored_id(r) for r in rows])
+        return [(r, docs.get(stored_id(r), [])) for r in rows]
 
     async def messages_of(self, workflow_id: str, before_round: int | None = None,
                           ) -> list[tuple[MessageRow, list[DocumentRow]]]:
@@ -195,15 +198,16 @@ class MessageStore:
 
     def _messages_of_tx(self, conn: Connection, workflow_id: str,
                         before_round: int | None) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        query = select(M).where(M.workflow_id == workflow_id, M.deleted.is_(False))
+        query = select(M).where(col(M.workflow_id) == workflow_id, col(M.deleted).is_(False))
         if before_round is not None:
-            query = query.where(M.round < before_round)
-        return self._with_documents(conn, query.order_by(M.id))
+            query = query.where(col(M.round) < before_round)
+        return self._with_documents(conn, query.order_by(col(M.id)))
 
     async def message(self, workflow_id: str, message_id: int) -> MessageRow | None:
         """One message of the workflow, deleted or not."""
         async with self.db.reader.connect() as conn:
-            row = (await conn.execute(select(M).where(M.workflow_id == workflow_id, M.id == message_id))).first()
+            query = select(M).where(col(M.workflow_id) == workflow_id, col(M.id) == message_id)
+            row = (await conn.execute(query)).first()
         return MessageRow.model_validate(row._mapping) if row else None
 
     async def round_messages(self, workflow_id: str, round_no: int,
@@ -213,14 +217,14 @@ class MessageStore:
 
     def _round_messages_tx(self, conn: Connection, workflow_id: str, round_no: int,
                            key_prefix: str) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        query = (select(M).where(M.workflow_id == workflow_id, M.round == round_no,
-                                 M.key.startswith(key_prefix, autoescape=True)).order_by(M.id))
+        query = (select(M).where(col(M.workflow_id) == workflow_id, col(M.round) == round_no,
+                                 col(M.key).startswith(key_prefix, autoescape=True)).order_by(col(M.id)))
         return self._with_documents(conn, query)
 
     async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
         """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
-        query = (select(L.round).where(L.workflow_id == workflow_id, L.round < before_round,
-                                       L.status == WorkflowStatus.COMPLETED).distinct())
+        query = (select(col(L.round)).where(col(L.workflow_id) == workflow_id, col(L.round) < before_round,
+                                       col(L.status) == WorkflowStatus.COMPLETED).distinct())
         async with self.db.reader.connect() as conn:
             return {r for (r,) in await conn.execute(query)}
 
@@ -228,7 +232,7 @@ class MessageStore:
         if not message_ids:
             return {}
         out: dict[int, list[DocumentRow]] = {}
-        query = select(D).where(D.message_id.in_(message_ids)).order_by(D.message_id, D.position)
+        query = select(D).where(col(D.message_id).in_(message_ids)).order_by(col(D.message_id), col(D.position))
         for r in conn.execute(query):
             doc = DocumentRow.model_validate(r._mapping)
             out.setdefault(doc.message_id, []).append(doc)
@@ -240,21 +244,25 @@ class MessageStore:
 
     def log_page_tx(self, conn: Connection, workflow_id: str, after: int,
                     limit: int) -> list[tuple[LogRow, int | None]]:
-        result = conn.execute(select(L).where(L.workflow_id == workflow_id, L.id > after).order_by(L.id).limit(limit))
+        result = conn.execute(select(L).where(col(L.workflow_id) == workflow_id, col(L.id) > after)
+                              .order_by(col(L.id)).limit(limit))
         logs = [LogRow.model_validate(r._mapping) for r in result]
         rounds = sorted({e.round for e in logs if fills_message(e.key)})
         users: dict[int, int] = {}
         hidden: set[int] = set()
+        ids = table_of(M).c.id  # NOT NULL (the model's `id` is optional only before an insert)
         if rounds:  # each round's user message is its first one (written by the start)
-            query = (select(M.round, func.min(M.id)).where(M.workflow_id == workflow_id, M.round.in_(rounds),
-                                                           M.role == "user").group_by(M.round))
+            query = (select(col(M.round), func.min(ids))
+                     .where(col(M.workflow_id) == workflow_id, col(M.round).in_(rounds), col(M.role) == "user")
+                     .group_by(col(M.round)))
             users = dict(conn.execute(query).all())
-            hidden = set(conn.execute(select(M.id).where(M.id.in_(list(users.values())), M.deleted.is_(True))).scalars())
+            hidden = set(conn.execute(select(ids).where(ids.in_(list(users.values())), col(M.deleted).is_(True)))
+                         .scalars())
             users = {r: mid for r, mid in users.items() if mid not in hidden}
         changed = {e.id: _updated(e.key) for e in logs if UPDATES in e.key}
         if changed:
-            hidden |= set(conn.execute(select(M.id).where(M.id.in_([m for m in changed.values() if m]),
-                                                          M.deleted.is_(True))).scalars())
+            hidden |= set(conn.execute(select(ids).where(ids.in_([m for m in changed.values() if m]),
+                                                         col(M.deleted).is_(True))).scalars())
         return [(e, users.get(e.round) if fills_message(e.key) else
                  (changed[e.id] if changed.get(e.id) not in (None, *hidden) else None)) for e in logs]
 
@@ -262,9 +270,9 @@ class MessageStore:
         return await self.log_page(workflow_id, 0, 1_000_000)
 
     async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:
-        table = M if kind == "messages" else L
+        t = table_of(M if kind == "messages" else L)
         async with self.db.reader.connect() as conn:
-            found = await conn.execute(select(table.id).where(table.id == item_id, table.workflow_id == workflow_id))
+            found = await conn.execute(select(t.c.id).where(t.c.id == item_id, t.c.workflow_id == workflow_id))
             return found.first() is not None
 
     async def delete_message(self, workflow_id: str, message_id: int) -> bool:
@@ -273,21 +281,22 @@ class MessageStore:
 
     def _delete_message_tx(self, conn: Connection, workflow_id: str, message_id: int) -> bool:
         changed = conn.execute(
-            update(M).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+            update(M).where(col(M.id) == message_id, col(M.workflow_id) == workflow_id, col(M.deleted).is_(False))
             .values(deleted=True)
         )
         if changed.rowcount:
-            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+            conn.execute(update(W).where(col(W.id) == workflow_id).values(last_activity=now()))
         return bool(changed.rowcount)
 
     async def remove_document(self, workflow_id: str, message_id: int, file_id: int) -> bool:
         return await self.db.run_write(self._remove_document_tx, workflow_id, message_id, file_id)
 
     def _remove_document_tx(self, conn: Connection, workflow_id: str, message_id: int, file_id: int) -> bool:
-        owned = select(M.id).where(M.id == message_id, M.workflow_id == workflow_id, M.deleted.is_(False))
+        owned = (select(col(M.id))
+                 .where(col(M.id) == message_id, col(M.workflow_id) == workflow_id, col(M.deleted).is_(False)))
         changed = conn.execute(
-            delete(D).where(D.message_id == message_id, D.file_id == file_id, D.message_id.in_(owned))
+            delete(D).where(col(D.message_id) == message_id, col(D.file_id) == file_id, col(D.message_id).in_(owned))
         )
         if changed.rowcount:
-            conn.execute(update(W).where(W.id == workflow_id).values(last_activity=now()))
+            conn.execute(update(W).where(col(W.id) == workflow_id).values(last_activity=now()))
         return bool(changed.rowcount)

@@ -7,13 +7,14 @@ from collections.abc import Callable
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.clock import now
 from app.fsm import Event, WorkflowStatus, sources
 from app.store.database import Database
 from app.store.records import NewLog, Owner
 from app.store.repository.workflows import WorkflowStore, settle_batch
-from app.store.tables import QueuedPostRow, WorkflowRow
+from app.store.tables import QueuedPostRow, WorkflowRow, table_of
 
 Q, W = QueuedPostRow, WorkflowRow
 
@@ -41,12 +42,13 @@ class QueueStore:
             raise LookupError(workflow_id)
         if row.status not in (WorkflowStatus.RUNNING, WorkflowStatus.WAITING):
             return None
-        conn.execute(Q.__table__.insert().values(workflow_id=workflow_id, prompt=prompt, file_ids=file_ids,
+        conn.execute(table_of(Q).insert().values(workflow_id=workflow_id, prompt=prompt, file_ids=file_ids,
                                                  passwords=passwords, review=review, created_at=now()))
-        position = conn.execute(select(func.count()).select_from(Q).where(Q.workflow_id == workflow_id)).scalar()
+        position = conn.execute(select(func.count()).select_from(Q)
+                                .where(col(Q.workflow_id) == workflow_id)).scalar_one()
         self.workflows._append_locked_tx(conn, row, (), [log(row.current_round, position)], None, None, None)
         settle_batch(conn, workflow_id)
-        return self.workflows.workflow_tx(conn, None, workflow_id), position
+        return self.workflows.locked_tx(conn, workflow_id), position
 
     async def start_next(self, workflow_id: str, log: NewLog) -> tuple[WorkflowRow, QueuedPostRow] | None:
         """Start the workflow's next round from the oldest queued post, if its round has ended: the post
@@ -58,23 +60,23 @@ class QueueStore:
         row = self.workflows._lock(conn, workflow_id)
         if row is None or row.status not in sources(Event.START):
             return None
-        found = conn.execute(select(Q).where(Q.workflow_id == workflow_id).order_by(Q.id).limit(1)).first()
+        found = conn.execute(select(Q).where(col(Q.workflow_id) == workflow_id).order_by(col(Q.id)).limit(1)).first()
         if found is None:
             return None
         post = QueuedPostRow.model_validate(found._mapping)
-        conn.execute(delete(Q).where(Q.id == post.id))
+        conn.execute(delete(Q).where(col(Q.id) == post.id))
         started = self.workflows._start_round_tx(conn, Owner(row.mandate_id, row.user_id), workflow_id, row.name,
                                                  False, post.prompt, post.file_ids, post.passwords, log, post.review)
         return started, post
 
     async def due(self, limit: int = 100) -> list[str]:
         """Workflows with a queued post whose round has ended (their next round is due)."""
-        query = (select(Q.workflow_id).join(W, W.id == Q.workflow_id)
-                 .where(W.status.in_(sources(Event.START))).distinct().limit(limit))
+        query = (select(col(Q.workflow_id)).join(W, col(W.id) == col(Q.workflow_id))
+                 .where(col(W.status).in_(sources(Event.START))).distinct().limit(limit))
         async with self.db.reader.connect() as conn:
             return [wid for (wid,) in await conn.execute(query)]
 
     @staticmethod
     def cancel_tx(conn: Connection, workflow_id: str) -> int:
         """Drop the workflow's queued posts (a stop cancels them); how many there were."""
-        return conn.execute(delete(Q).where(Q.workflow_id == workflow_id)).rowcount or 0
+        return conn.execute(delete(Q).where(col(Q.workflow_id) == workflow_id)).rowcount or 0

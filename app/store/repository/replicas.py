@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql
 
 from app.store.database import Database
-from app.store.tables import ReplicaRow
+from app.store.tables import ReplicaRow, table_of
 
-R = ReplicaRow.__table__
+R = table_of(ReplicaRow)
 ALIVE, GONE, TAKEN = "alive", "gone", "taken"
 KEEP_TAKEN = timedelta(days=1)  # rows of replicas taken over are kept this long, for operators to read
 
@@ -46,7 +46,7 @@ class ReplicaStore:
             await conn.execute(update(R).where(R.c.executor_id == executor_id, R.c.state == ALIVE)
                                .values(state=GONE))
 
-    def _silent(self, timeout: float):  # noqa: ANN202 (a SQL condition)
+    def _silent(self, timeout: float) -> ColumnElement[bool]:
         return or_(R.c.state == GONE,
                    and_(R.c.state == ALIVE, R.c.last_beat < func.now() - timedelta(seconds=timeout)))
 

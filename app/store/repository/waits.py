@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.clock import aware
 from app.fsm import Event, WorkflowStatus
@@ -48,29 +49,31 @@ class WaitStore:
         if row.status != WorkflowStatus.WAITING or wait.get("kind") != kind or \
                 (message_id is not None and wait.get("messageId") != message_id):
             settle_batch(conn, workflow_id)
-            return Decided(wf.workflow_tx(conn, None, workflow_id), taken=False)
+            return Decided(wf.locked_tx(conn, workflow_id), taken=False)
         answered = wait["messageId"]
         if patch:
             self._patch_tx(conn, workflow_id, answered, patch)
         segment = row.segment + (1 if event is Event.RESUME else 0)
         written = wf._append_locked_tx(conn, row, messages, logs, event, None, None)
         settle_batch(conn, workflow_id)
-        conn.execute(update(W).where(W.id == workflow_id).values(
+        conn.execute(update(W).where(col(W.id) == workflow_id).values(
             segment=segment, decision={**decision, "messageId": answered, "segment": segment}))
-        return Decided(wf.workflow_tx(conn, None, workflow_id), taken=True, written=written)
+        return Decided(wf.locked_tx(conn, workflow_id), taken=True, written=written)
 
     @staticmethod
     def _patch_tx(conn: Connection, workflow_id: str, message_id: int, patch: dict[str, Any]) -> None:
-        meta = conn.execute(select(M.meta).where(M.workflow_id == workflow_id, M.id == message_id)).scalar() or {}
+        meta = conn.execute(select(col(M.meta))
+                            .where(col(M.workflow_id) == workflow_id, col(M.id) == message_id)).scalar() or {}
         values: dict[str, Any] = {"meta": {**meta, **{k: v for k, v in patch.items() if k != "content"}}}
         if "content" in patch:
             values["content"] = patch["content"]
-        conn.execute(update(M).where(M.workflow_id == workflow_id, M.id == message_id).values(**values))
+        conn.execute(update(M).where(col(M.workflow_id) == workflow_id, col(M.id) == message_id).values(**values))
 
     async def expired(self, stamp: datetime, limit: int = 100) -> list[tuple[str, int]]:
         """Workflows whose wait expired by `stamp`: (id, round)."""
-        query = (select(W.id, W.current_round).where(W.status == WorkflowStatus.WAITING, W.wait_expires <= stamp)
-                 .order_by(W.wait_expires).limit(limit))
+        query = (select(col(W.id), col(W.current_round))
+                 .where(col(W.status) == WorkflowStatus.WAITING, col(W.wait_expires) <= stamp)
+                 .order_by(col(W.wait_expires)).limit(limit))
         async with self.db.reader.connect() as conn:
             return [(wid, round_no) for wid, round_no in await conn.execute(query)]
 
@@ -89,5 +92,5 @@ class WaitStore:
             return None
         written = wf._append_locked_tx(conn, row, (), [log], Event.EXPIRE, None, None)
         settle_batch(conn, workflow_id)
-        return Decided(wf.workflow_tx(conn, None, workflow_id), taken=True, written=written)
+        return Decided(wf.locked_tx(conn, workflow_id), taken=True, written=written)
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from app.clock import now
 from app.fsm import Event, WorkflowStatus, next_status, sources
@@ -27,6 +28,7 @@ from app.store.tables import (
     QueuedPostRow,
     RoundFileRow,
     WorkflowRow,
+    table_of,
 )
 from extractors.base import ContentItem
 
@@ -55,7 +57,7 @@ class WorkflowStore:
     def __init__(self, db: Database, messages: MessageStore) -> None:
         self.db = db
         self.messages = messages
-        wt = W.__table__
+        wt = table_of(W)
         lock = fenced = select(wt).where(wt.c.id == bindparam("wid"))
         if not db.is_sqlite:
             lock = lock.with_for_update()  # appends per workflow commit in id order
@@ -66,29 +68,37 @@ class WorkflowStore:
         self._lock_query, self._lock_fenced_query = Prepared(lock), Prepared(fenced)
         # Every round starts with these.
         self._insert_workflow = Prepared(wt.insert())
-        self._insert_round_files = Prepared(RoundFileRow.__table__.insert())
+        self._insert_round_files = Prepared(table_of(RoundFileRow).insert())
 
     async def workflow(self, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
         return await self.db.run_read(self.workflow_tx, owner, workflow_id)
 
     def workflow_tx(self, conn: Connection, owner: Owner | None, workflow_id: str) -> WorkflowRow | None:
-        query = select(W).where(W.id == workflow_id)
+        query = select(W).where(col(W.id) == workflow_id)
         if owner is not None:
-            query = query.where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+            query = query.where(col(W.mandate_id) == owner.mandate_id, col(W.user_id) == owner.user_id)
         row = conn.execute(query).first()
         return WorkflowRow.model_validate(row._mapping) if row else None
+
+    def locked_tx(self, conn: Connection, workflow_id: str) -> WorkflowRow:
+        """The workflow's row as this transaction left it; the caller holds its lock, so it is there."""
+        row = self.workflow_tx(conn, None, workflow_id)
+        if row is None:  # pragma: no cover - a locked row cannot be deleted by another transaction
+            raise LookupError(workflow_id)
+        return row
 
     async def workflows(self, owner: Owner, limit: int | None = None,
                         after: tuple[datetime, str] | None = None) -> list[WorkflowRow]:
         """The owner's workflows, newest activity first; `after` is the (activity, id) a page ended with."""
         query = (
             select(W)
-            .where(W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
-            .order_by(W.last_activity.desc(), W.id)
+            .where(col(W.mandate_id) == owner.mandate_id, col(W.user_id) == owner.user_id)
+            .order_by(col(W.last_activity).desc(), col(W.id))
         )
         if after is not None:
             stamp, last_id = after
-            query = query.where(or_(W.last_activity < stamp, and_(W.last_activity == stamp, W.id > last_id)))
+            query = query.where(or_(col(W.last_activity) < stamp,
+                                    and_(col(W.last_activity) == stamp, col(W.id) > last_id)))
         if limit is not None:
             query = query.limit(limit)
         async with self.db.reader.connect() as conn:
@@ -96,7 +106,7 @@ class WorkflowStore:
 
     async def running_workflows(self) -> list[WorkflowRow]:
         async with self.db.reader.connect() as conn:
-            result = await conn.execute(select(W).where(W.status == WorkflowStatus.RUNNING))
+            result = await conn.execute(select(W).where(col(W.status) == WorkflowStatus.RUNNING))
             return [WorkflowRow.model_validate(r._mapping) for r in result]
 
     async def start_round(
@@ -141,14 +151,17 @@ class WorkflowStore:
             _settle(conn, workflow_id)
             changed = conn.execute(
                 update(W)
-                .where(W.id == workflow_id, W.status.in_(sources(Event.START)))
-                .values(status=WorkflowStatus.RUNNING, current_round=W.current_round + 1, last_activity=stamp,
+                .where(col(W.id) == workflow_id, col(W.status).in_(sources(Event.START)))
+                .values(status=WorkflowStatus.RUNNING, current_round=col(W.current_round) + 1, last_activity=stamp,
                         progress=0, segment=0, decision=None,
                         **({} if review_default is None else {"review": default}))
             )
             if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
                 next_status(WorkflowStatus.RUNNING, Event.START)
-            row = self._lock(conn, workflow_id)
+            locked = self._lock(conn, workflow_id)
+            if locked is None:  # pragma: no cover - locked above, so still there
+                raise LookupError(workflow_id)
+            row = locked
         log.key = f"{workflow_id}:{row.current_round}:start"
         mode = (review or row.review or "") if review != "none" else ""
         self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
@@ -165,7 +178,8 @@ class WorkflowStore:
 
     def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundRequest | None:
         R = RoundFileRow
-        query = select(R.prompt, R.file_ids, R.passwords, R.review).where(R.workflow_id == workflow_id, R.round == round_no)
+        query = (select(col(R.prompt), col(R.file_ids), col(R.passwords), col(R.review))
+                 .where(col(R.workflow_id) == workflow_id, col(R.round) == round_no))
         row = conn.execute(query).first()
         return RoundRequest(*row) if row else None
 
@@ -175,7 +189,7 @@ class WorkflowStore:
     def _forget_passwords_tx(self, conn: Connection, workflow_id: str, round_no: int) -> None:
         conn.execute(
             update(RoundFileRow)
-            .where(RoundFileRow.workflow_id == workflow_id, RoundFileRow.round == round_no)
+            .where(col(RoundFileRow.workflow_id) == workflow_id, col(RoundFileRow.round) == round_no)
             .values(passwords={})
         )
 
@@ -209,14 +223,14 @@ class WorkflowStore:
 
     def waiting_tx(self, conn: Connection, row: SimpleNamespace, wait: Wait) -> None:
         """What the round now waits for, with the id of the message to answer (written in this transaction)."""
-        message_id = conn.execute(select(M.id).where(M.key == wait.message_key)).scalar()
+        message_id = conn.execute(select(col(M.id)).where(col(M.key) == wait.message_key)).scalar()
         since = now()
         expires = since + timedelta(seconds=wait.seconds)
         row.waiting_for = {"kind": wait.kind, "messageId": message_id, "since": since.isoformat(),
                            "expiresAt": expires.isoformat(), **wait.extra}
         row.wait_expires = expires
         _settle(conn, row.id)
-        conn.execute(update(W).where(W.id == row.id).values(waiting_for=row.waiting_for, wait_expires=expires))
+        conn.execute(update(W).where(col(W.id) == row.id).values(waiting_for=row.waiting_for, wait_expires=expires))
 
     def _append_locked_tx(
         self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
@@ -231,7 +245,7 @@ class WorkflowStore:
             status = next_status(status, event)
             done_waiting = {"waiting_for": None, "wait_expires": None} if before is WorkflowStatus.WAITING else {}
             conn.execute(
-                update(W).where(W.id == workflow_id, W.status.in_(sources(event))).values(status=status,
+                update(W).where(col(W.id) == workflow_id, col(W.status).in_(sources(event))).values(status=status,
                                                                                           **done_waiting)
             )
             row.status = status
@@ -259,13 +273,14 @@ class WorkflowStore:
             return None
         written = None
         if row.status in (WorkflowStatus.RUNNING, WorkflowStatus.WAITING):
-            cancelled = conn.execute(delete(QueuedPostRow).where(QueuedPostRow.workflow_id == workflow_id)).rowcount
+            queued = delete(QueuedPostRow).where(col(QueuedPostRow.workflow_id) == workflow_id)
+            cancelled = conn.execute(queued).rowcount
             logs = [NewLog(f"{workflow_id}:{row.current_round}:queue-cancelled",
                            f"The stop also cancelled {cancelled} queued message{'' if cancelled == 1 else 's'}",
                            type="warning", agent_name="system")] if cancelled else []
             written = self._append_locked_tx(conn, row, (), [*logs, log(row.current_round)], Event.STOP, None, None)
         _settle(conn, workflow_id)  # the batch's update of the row, written before the row is read back
-        return Stopped(self.workflow_tx(conn, None, workflow_id), written)
+        return Stopped(self.locked_tx(conn, workflow_id), written)
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
                               contents: list[ContentItem], logs: Sequence[NewLog] = (),
@@ -287,9 +302,10 @@ class WorkflowStore:
             return None
         if row.status == WorkflowStatus.RUNNING:
             self._fence(conn, claim)
-        message = (select(M.id).where(M.id == message_id, M.workflow_id == workflow_id) if message_id is not None
-                   else select(M.id).where(M.key == user_message_key(workflow_id, round_no))).scalar_subquery()
-        conn.execute(update(D).where(D.message_id == message, D.file_id == file_id).values(contents=contents))
+        message = (select(col(M.id)).where(col(M.id) == message_id, col(M.workflow_id) == workflow_id)
+                   if message_id is not None
+                   else select(col(M.id)).where(col(M.key) == user_message_key(workflow_id, round_no))).scalar_subquery()
+        conn.execute(update(D).where(col(D.message_id) == message, col(D.file_id) == file_id).values(contents=contents))
         if row.status != WorkflowStatus.RUNNING:
             return None
         return self.messages.append_rows_tx(conn, row, [], logs, now())
@@ -316,15 +332,16 @@ class WorkflowStore:
         # first call reads it, and the others get it as the calls before them left it.
         shared = batch_of(conn)
         if shared is not None and workflow_id in shared.rows:
-            return shared.rows[workflow_id]
+            held: SimpleNamespace = shared.rows[workflow_id]
+            return held
         fencing = claim is not None and shared is not None and not self.db.is_sqlite and claim not in shared.fenced
-        if fencing:
+        if fencing and claim is not None:
             values = self._lock_fenced_query.first(conn, {"wid": workflow_id, "workflow": claim.workflow})
         else:
             values = self._lock_query.first(conn, {"wid": workflow_id})
         if values is None:
             return None
-        if fencing:
+        if fencing and shared is not None:
             shared.claim_owners[claim] = values.pop(_OWNER)
         return self._hold(conn, SimpleNamespace(**values))
 
@@ -357,28 +374,28 @@ class WorkflowStore:
         next_status(WorkflowStatus(row.status), Event.DELETE)
         if (shared := batch_of(conn)) is not None:
             shared.forget(workflow_id)
-        mine = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id == workflow_id)
-        others = select(D.file_id).join(M, M.id == D.message_id).where(M.workflow_id != workflow_id)
-        input_ids = select(RoundFileRow.file_ids).where(RoundFileRow.workflow_id == workflow_id)
+        mine = select(col(D.file_id)).join(M, col(M.id) == col(D.message_id)).where(col(M.workflow_id) == workflow_id)
+        others = select(col(D.file_id)).join(M, col(M.id) == col(D.message_id)).where(col(M.workflow_id) != workflow_id)
+        input_ids = select(col(RoundFileRow.file_ids)).where(col(RoundFileRow.workflow_id) == workflow_id)
         file_ids = {fid for (fid,) in conn.execute(mine)}
         for (ids,) in conn.execute(input_ids):
             file_ids.update(ids)
         # Lock them first: a start naming one of them either wrote its message already (seen as sharing
         # it below) or waits for this delete and finds it gone (on PostgreSQL; SQLite writes one at a time).
-        conn.execute(select(F.id).where(F.id.in_(sorted(file_ids))).with_for_update())
-        shared = {fid for (fid,) in conn.execute(others.where(D.file_id.in_(file_ids)))}
-        orphans = sorted(file_ids - shared)
-        files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(F.id.in_(orphans)))]
-        conn.execute(delete(D).where(D.message_id.in_(select(M.id).where(M.workflow_id == workflow_id))))
-        conn.execute(delete(M).where(M.workflow_id == workflow_id))
-        conn.execute(delete(L).where(L.workflow_id == workflow_id))
-        conn.execute(delete(RoundFileRow).where(RoundFileRow.workflow_id == workflow_id))
-        conn.execute(delete(QueuedPostRow).where(QueuedPostRow.workflow_id == workflow_id))
+        conn.execute(select(col(F.id)).where(col(F.id).in_(sorted(file_ids))).with_for_update())
+        kept = {fid for (fid,) in conn.execute(others.where(col(D.file_id).in_(file_ids)))}
+        orphans = sorted(file_ids - kept)
+        files = [FileRow.model_validate(r._mapping) for r in conn.execute(select(F).where(col(F.id).in_(orphans)))]
+        conn.execute(delete(D).where(col(D.message_id).in_(select(col(M.id)).where(col(M.workflow_id) == workflow_id))))
+        conn.execute(delete(M).where(col(M.workflow_id) == workflow_id))
+        conn.execute(delete(L).where(col(L.workflow_id) == workflow_id))
+        conn.execute(delete(RoundFileRow).where(col(RoundFileRow.workflow_id) == workflow_id))
+        conn.execute(delete(QueuedPostRow).where(col(QueuedPostRow.workflow_id) == workflow_id))
         # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
-        conn.execute(delete(IdempotencyRow).where(IdempotencyRow.workflow_id == workflow_id))
-        conn.execute(delete(W).where(W.id == workflow_id))
+        conn.execute(delete(IdempotencyRow).where(col(IdempotencyRow.workflow_id) == workflow_id))
+        conn.execute(delete(W).where(col(W.id) == workflow_id))
         if orphans:
-            conn.execute(delete(F).where(F.id.in_(orphans)))
+            conn.execute(delete(F).where(col(F.id).in_(orphans)))
             forget_unused_contents_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
         announce_deleted(conn, self.db.is_sqlite, workflow_id)
         return files
