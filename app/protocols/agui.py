@@ -8,7 +8,10 @@ uploaded, and `file` sources name files already uploaded (`POST /api/files`) by 
 
 Map: the round -> RUN_STARTED ... RUN_FINISHED (cancelled outcome when stopped) or RUN_ERROR
 (failed); the project manager's answer, each agent's result and the final message ->
-TEXT_MESSAGE_START/CONTENT/END; each task -> STEP_STARTED/STEP_FINISHED named by its agent;
+TEXT_MESSAGE_START, CONTENT as the text is written (live text), END when its message is written;
+a draft discarded while it was written (its call failed or was tried again, the round stopped, its
+replica died) -> TEXT_MESSAGE_END and a CUSTOM `foreman.discard` event naming it (AG-UI cannot
+take text back: a client that honours it removes the message; the rewritten one follows); each task -> STEP_STARTED/STEP_FINISHED named by its agent;
 the plan, progress and delivered documents -> STATE_SNAPSHOT, then STATE_DELTA (JSON Patch).
 Every event is one of the `ag-ui-protocol` package's models, written by its encoder.
 """
@@ -24,6 +27,7 @@ from typing import Any
 import pydantic
 from ag_ui.core import (
     BaseEvent,
+    CustomEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -42,11 +46,24 @@ from litestar import Request, post
 from litestar.response import Stream
 
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
-from app.protocols.rounds import Ended, Plan, Progress, Round, Rounds, StepFinished, StepStarted, Text, doc_name
+from app.protocols.rounds import (
+    Closed,
+    Ended,
+    Piece,
+    Plan,
+    Progress,
+    Round,
+    Rounds,
+    StepFinished,
+    StepStarted,
+    Text,
+    doc_name,
+)
 from app.store.records import Owner
 
 THREADS = uuid.UUID("6f1c2a57-5d0e-4c36-9a55-3b8d3f0e2a61")  # the namespace of thread-derived workflow ids
 MEDIA = ("document", "image", "audio", "video")
+DISCARD = "foreman.discard"  # the CUSTOM event after a discarded draft's TEXT_MESSAGE_END
 
 
 def workflow_of(owner: Owner, thread_id: str) -> str:
@@ -131,7 +148,7 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
         yield encoder.encode(event).encode()
     try:
         progress = 0
-        async for part in rounds.follow(run):
+        async for part in rounds.follow(run, live=True):
             if isinstance(part, Progress):
                 if part.log.progress == progress:
                     continue  # a log that moves nothing: no state to change
@@ -149,9 +166,20 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
 def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent]:
     """The AG-UI events of one part of a round."""
     if isinstance(part, Text):
-        message_id = f"{run.workflow_id}:{part.message.id}"
+        message_id = f"{run.workflow_id}:{part.message.metadata.get('draftId') or part.message.id}"
         return [TextMessageStartEvent(message_id=message_id, role="assistant"),
                 TextMessageContentEvent(message_id=message_id, delta=part.text),
+                TextMessageEndEvent(message_id=message_id)]
+    if isinstance(part, Piece):
+        message_id = f"{run.workflow_id}:{part.draft_id}"
+        return [*([TextMessageStartEvent(message_id=message_id, role="assistant")] if part.first else []),
+                TextMessageContentEvent(message_id=message_id, delta=part.text)]
+    if isinstance(part, Closed):
+        message_id = f"{run.workflow_id}:{part.draft_id}"
+        if part.message is None:
+            return [TextMessageEndEvent(message_id=message_id),
+                    CustomEvent(name=DISCARD, value={"messageId": message_id})]
+        return [*([TextMessageContentEvent(message_id=message_id, delta=part.text)] if part.text else []),
                 TextMessageEndEvent(message_id=message_id)]
     if isinstance(part, Plan):
         plan = [{"id": task_id, "agent": agent, "status": "planned"} for task_id, agent in part.tasks]

@@ -33,7 +33,8 @@ from app.errors import (
     NotFoundError,
     PayloadTooLargeError,
 )
-from app.protocols.rounds import Ended, Round, Rounds, Text
+from app.protocols.chat_text import ChatText
+from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text
 from app.store.database import unavailable
 from app.store.records import Owner
 
@@ -320,17 +321,17 @@ class ChatAdapter:
 
         try:
             yield chunk({"role": "assistant", "content": ""})
-            first = True
-            async for part in self.rounds.follow(run, heartbeats=True):
+            text = ChatText()
+            async for part in self.rounds.follow(run, heartbeats=True, live=True):
                 if part is None:
                     yield b": keepalive\n\n"
-                elif isinstance(part, Text):
-                    yield chunk({"content": ("" if first else "\n\n") + part.text})
-                    first = False
+                elif isinstance(part, Text | Piece | Closed):
+                    if out := text.take(part):
+                        yield chunk({"content": out})
                 elif isinstance(part, Ended):
                     ended = part
-                    for text in _ending(part):
-                        yield chunk({"content": ("" if first else "\n\n") + text})
+                    if out := text.rest(_ending(part)):
+                        yield chunk({"content": out})
             yield chunk({}, "stop")
             if include_usage:
                 yield b"data: " + msgspec.json.encode(base | {"choices": [], "usage": _usage(ended)}) + b"\n\n"

@@ -23,8 +23,7 @@ TERMINAL = ("completed", "stopped", "failed")
 
 @dataclass(frozen=True)
 class Text:
-    """Text the user reads, as Markdown: a whole message today (`message` is it); a piece of one
-    once live text exists (see `text_of`)."""
+    """A whole message the user reads, as Markdown (one that was not read as live text)."""
 
     message: Message
     text: str
@@ -67,7 +66,27 @@ class Ended:
     documents: list[Document]
 
 
-Part = Text | Plan | StepStarted | StepFinished | Progress | Ended
+@dataclass(frozen=True)
+class Piece:
+    """Live text: `text` just written of the message being written as draft `draft_id` (its first
+    piece, `first`, begins with an agent's step header as `text_of` writes it)."""
+
+    draft_id: str
+    text: str
+    first: bool
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The draft `draft_id` ended: as `message`, `text` (links to its documents, or "") completing it;
+    or discarded (`message` None: its call failed, was tried again or stopped; a takeover writes it again)."""
+
+    draft_id: str
+    text: str
+    message: Message | None
+
+
+Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended
 
 
 @dataclass
@@ -110,25 +129,51 @@ class Rounds:
     async def stop(self, owner: Owner, workflow_id: str) -> None:
         await self.workflows.stop(owner, workflow_id)
 
-    def stream(self, run: Round, position: Position | None = None) -> EventStream:
-        """The event stream of the round's workflow from `position` (default: where the round began)."""
+    def stream(self, run: Round, position: Position | None = None, live: bool = False) -> EventStream:
+        """The event stream of the round's workflow from `position` (default: where the round began);
+        `live`: with the drafts' text as it is written."""
         listener = self.workflows.engine.listener
         return EventStream(self.workflows, run.owner, run.workflow_id, position or run.position, False,
-                           self.heartbeat, listening=lambda: listener is None or listener.connected.is_set())
+                           self.heartbeat, listening=lambda: listener is None or listener.connected.is_set(),
+                           drafts=self.workflows.rt.journal.drafts if live else None)
 
-    async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True) -> AsyncIterator[Part | None]:
+    async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True,
+                     live: bool = False) -> AsyncIterator[Part | None]:
         """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: read the
-        round's tokens at its end (one query)."""
+        round's tokens at its end (one query); `live`: messages as they are written (Piece ... Closed),
+        each draft from its first character (one this stream saw only at its end arrives whole, as Text)."""
         plan: dict[int, tuple[str, str]] = {}
         started: set[str] = set()
+        writing: set[str] = set()  # drafts this stream began
         error: str | None = None
-        async for event, view in self.stream(run).follow(self.workflows.rt.changes):
+        async for event, view in self.stream(run, live=live).follow(self.workflows.rt.changes):
             if view is None:
                 if heartbeats:
                     yield None
                 continue
+            if event == "delta":
+                draft_id = view["messageId"]
+                if draft_id in writing:
+                    yield Piece(draft_id, view["text"], False)
+                    continue
+                draft = self.workflows.rt.journal.drafts.of(run.workflow_id).get(draft_id)
+                if draft is None or draft.round != run.round or view["offset"]:
+                    continue  # its message follows whole
+                if draft.task and draft.task not in started:
+                    started.add(draft.task)
+                    yield StepStarted(draft.task, draft.agent)
+                writing.add(draft_id)
+                yield Piece(draft_id, (f"**{draft.agent}**\n\n" if draft.task else "") + view["text"], True)
+                continue
+            if event == "discard":
+                if view["messageId"] in writing:
+                    writing.discard(view["messageId"])
+                    yield Closed(view["messageId"], "", None)
+                continue
             if event == "status":
                 if view.current_round == run.round and view.status in TERMINAL:
+                    for draft_id in sorted(writing):  # nothing stays open after the end (none should be)
+                        yield Closed(draft_id, "", None)
                     used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
                     yield Ended(view.status, error if view.status != "completed" else None,
                                 used - run.tokens_before if tokens else 0, run.documents)
@@ -157,8 +202,13 @@ class Rounds:
                     started.add(task_id)
                     yield StepStarted(task_id, view.agent_name)
                 run.documents.extend(view.documents)
-                for piece in text_of(view, run.base_url):
-                    yield piece
+                draft_id = view.metadata.get("draftId")
+                if draft_id in writing:
+                    writing.discard(draft_id)
+                    yield Closed(draft_id, links_of(view, run.base_url, "\n\n"), view)
+                else:
+                    for piece in text_of(view, run.base_url):
+                        yield piece
                 if task_id:
                     yield StepFinished(task_id, view.agent_name, bool(view.metadata.get("failed")
                                                                        or view.metadata.get("skipped")),
@@ -168,16 +218,21 @@ class Rounds:
 def text_of(message: Message, base_url: str = "") -> list[Text]:
     """What the user reads of an assistant message, as Markdown with its documents as links.
 
-    The one place the adapters turn the round's writing into text: today each message arrives
-    whole; live text would hand its pieces out here instead.
+    The adapters' text of a message read whole; one read as live text is its pieces (the same header
+    and content) and then `links_of`.
     """
     kind = "last" if message.status == "last" else "step" if message.metadata.get("taskId") else "answer"
     body = message.content.strip()
     if kind == "step":
         body = f"**{message.agent_name}**\n\n{body}"
-    links = "\n".join(f"- [{doc_name(d)}]({base_url}{download_path(d)})" for d in message.documents)
-    text = body + (f"\n\n{links}" if links else "")
+    text = body + links_of(message, base_url, "\n\n" if body else "")
     return [Text(message, text, kind)] if text else []
+
+
+def links_of(message: Message, base_url: str, before: str) -> str:
+    """The message's documents as a Markdown list of download links (after `before`), or ""."""
+    links = "\n".join(f"- [{doc_name(d)}]({base_url}{download_path(d)})" for d in message.documents)
+    return before + links if links else ""
 
 
 def doc_name(doc: Document) -> str:

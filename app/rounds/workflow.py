@@ -251,7 +251,8 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         inp = await rt.rounds.round_input(workflow_id, round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
-        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message")):
+        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
+                                                                      task.agent, task.id):
             result = await run_task(rt.registry, task, context)
     except (asyncio.CancelledError, ClaimLostError):
         raise
