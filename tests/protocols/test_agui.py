@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import uuid
 from typing import Any
 
@@ -102,3 +103,31 @@ def test_json_of_events_is_the_packages_encoding(server):
         with client.stream("POST", "/api/ag-ui", json=run_input("thread-" + uuid.uuid4().hex, "Hello")) as r:
             first = json.loads(next(line for line in r.iter_lines() if line.startswith("data: "))[6:])
     assert set(first) == {"type", "threadId", "runId"}
+
+
+def test_first_runs_of_one_new_thread_at_once_start_one_round_and_answer_the_rest_a_conflict(server, model):
+    token = uuid.uuid4().hex
+    body = run_input("race-" + token, f"{HOLD} {token} Summarise.")
+    answers: list[tuple[int, Any]] = []
+    workflows: set[str] = set()
+
+    def post() -> None:
+        with server.client("k1") as client, client.stream("POST", "/api/ag-ui", json=body, timeout=60) as response:
+            if response.status_code != 200:
+                answers.append((response.status_code, json.loads(response.read())))
+                return
+            workflows.add(response.headers["x-foreman-workflow"])
+            lines = response.iter_lines()
+            answers.append((200, EVENTS.validate_json(next(line for line in lines if line.startswith("data: "))[6:])))
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(answers) == 4, answers
+    assert sorted(status for status, _ in answers) == [200, 409, 409, 409], answers  # one round started, no 500
+    assert {body["code"] for status, body in answers if status == 409} == {"round_running"}
+    [workflow] = workflows
+    with server.client("k1") as client:
+        assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
