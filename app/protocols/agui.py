@@ -146,9 +146,14 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
                                                "status": "running", "progress": 0, "plan": [], "documents": []})]:
         yield encoder.encode(event).encode()
+    ended = False
     try:
         progress = 0
-        async for part in rounds.follow(run, live=True):
+        sse = encoder.get_content_type().startswith("text/event-stream")
+        async for part in rounds.follow(run, heartbeats=sse, live=True):
+            if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
+                yield b": keepalive\n\n"
+                continue
             if isinstance(part, Progress):
                 if part.log.progress == progress:
                     continue  # a log that moves nothing: no state to change
@@ -156,11 +161,17 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
             for event in translate(part, run, thread, run_id):
                 yield encoder.encode(event).encode()
             if isinstance(part, Ended):
+                ended = True
                 return
+        ended = True
         yield encoder.encode(RunErrorEvent(message="The workflow was deleted during the run.",
                                            code="workflow_deleted")).encode()
     except ApplicationError as exc:
+        ended = True
         yield encoder.encode(RunErrorEvent(message=exc.detail, code=exc.code)).encode()
+    finally:
+        if not ended:  # the client left (closed the connection, or aborted the run): the round stops
+            rounds.left(run, "AG-UI")
 
 
 def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent]:

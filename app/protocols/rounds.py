@@ -8,14 +8,19 @@ what the event stream promises (every item once, in order, also across processes
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.contract.schemas import Document, LogEntry, Message, StartRequest
+from app.errors import ApplicationError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
+
+log = logging.getLogger("foreman.protocols")
 
 RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/workflow.py's start_log
 TERMINAL = ("completed", "stopped", "failed")
@@ -105,10 +110,12 @@ class Round:
 class Rounds:
     """Start, follow, stop and upload for the protocol adapters, over the REST API's services."""
 
-    def __init__(self, workflows: Any, files: Any, heartbeat: float) -> None:
+    def __init__(self, workflows: Any, files: Any, heartbeat: float, stop_on_disconnect: bool = True) -> None:
         self.workflows = workflows
         self.files = files
         self.heartbeat = heartbeat
+        self.stop_on_disconnect = stop_on_disconnect  # CHAT_STOP_ON_DISCONNECT
+        self._stopping: set[asyncio.Task] = set()
 
     async def upload(self, owner: Owner, parts: list[tuple[str, bytes]]) -> list[int]:
         """Store (name, bytes) parts as the owner's files; their ids."""
@@ -128,6 +135,23 @@ class Rounds:
 
     async def stop(self, owner: Owner, workflow_id: str) -> None:
         await self.workflows.stop(owner, workflow_id)
+
+    def left(self, run: Round, protocol: str) -> None:
+        """The client went away before the round ended: stop it, unless configured to let it run."""
+        if not self.stop_on_disconnect:
+            return
+        log.info("A %s client left before workflow %s round %s ended; stopping it.", protocol, run.workflow_id,
+                 run.round)
+        # Its own task: the response's task is being cancelled, and a stop must not be cancelled with it.
+        task = asyncio.get_running_loop().create_task(self._stop_left(run))
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    async def _stop_left(self, run: Round) -> None:
+        try:
+            await self.stop(run.owner, run.workflow_id)
+        except ApplicationError as exc:  # it ended meanwhile: nothing to stop
+            log.info("Stopping workflow %s after its client left: %s", run.workflow_id, exc.detail)
 
     def stream(self, run: Round, position: Position | None = None, live: bool = False) -> EventStream:
         """The event stream of the round's workflow from `position` (default: where the round began);

@@ -110,15 +110,17 @@ def test_first_runs_of_one_new_thread_at_once_start_one_round_and_answer_the_res
     body = run_input("race-" + token, f"{HOLD} {token} Summarise.")
     answers: list[tuple[int, Any]] = []
     workflows: set[str] = set()
+    answered = threading.Barrier(4, timeout=60)  # a run's stream stays open until all are answered
 
     def post() -> None:
         with server.client("k1") as client, client.stream("POST", "/api/ag-ui", json=body, timeout=60) as response:
             if response.status_code != 200:
                 answers.append((response.status_code, json.loads(response.read())))
-                return
-            workflows.add(response.headers["x-foreman-workflow"])
-            lines = response.iter_lines()
-            answers.append((200, EVENTS.validate_json(next(line for line in lines if line.startswith("data: "))[6:])))
+            else:
+                workflows.add(response.headers["x-foreman-workflow"])
+                lines = response.iter_lines()
+                answers.append((200, EVENTS.validate_json(next(ln for ln in lines if ln.startswith("data: "))[6:])))
+            answered.wait()
 
     threads = [threading.Thread(target=post) for _ in range(4)]
     for thread in threads:
@@ -129,5 +131,16 @@ def test_first_runs_of_one_new_thread_at_once_start_one_round_and_answer_the_res
     assert sorted(status for status, _ in answers) == [200, 409, 409, 409], answers  # one round started, no 500
     assert {body["code"] for status, body in answers if status == 409} == {"round_running"}
     [workflow] = workflows
+    with server.client("k1") as client:  # its client left: the round stops
+        assert wait_status(client, workflow, "stopped", "completed", "failed")["status"] == "stopped"
+
+
+def test_a_client_that_leaves_a_run_stops_its_round(server, model):
+    token = uuid.uuid4().hex
     with server.client("k1") as client:
-        assert client.post(f"/api/workflows/{workflow}/stop").status_code == 200
+        with client.stream("POST", "/api/ag-ui", json=run_input("leave-" + token, f"{HOLD} {token} Summarise."),
+                           timeout=60) as response:
+            workflow = response.headers["x-foreman-workflow"]
+            wait_for(lambda: model.holding(token), 60, "the round's model call to be held")
+        # The connection is closed with the round running (as HttpAgent.abortRun does): the server stops it.
+        assert wait_status(client, workflow, "stopped", "completed", "failed")["status"] == "stopped"
