@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.contract.schemas import Document, LogEntry, Message, StartRequest
+from app.contract.schemas import Document, LogEntry, Message, ReviewRequest, StartRequest, WaitingFor
 from app.errors import ApplicationError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
@@ -91,7 +91,15 @@ class Closed:
     message: Message | None
 
 
-Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended
+@dataclass(frozen=True)
+class Waiting:
+    """The round waits for the user (a plan review, an agent's question): what for. The next part of
+    the round begins with the user's decision (`Rounds.decide`)."""
+
+    waiting_for: WaitingFor
+
+
+Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended | Waiting
 
 
 @dataclass
@@ -122,16 +130,24 @@ class Rounds:
         return [info.id for info in await self.files.upload(owner, parts)] if parts else []
 
     async def start(self, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
-                    base_url: str = "", new_id: str | None = None) -> Round:
-        """Start a workflow (None; with `new_id` as its id when given) or its next round; errors are the
-        REST API's (404, 409, 400)."""
+                    base_url: str = "", new_id: str | None = None, review: str | None = None) -> Round:
+        """Start a workflow (None; with `new_id` as its id when given) or its next round (`review`
+        "plan": it waits for the user's review of its plan); errors are the REST API's (404, 409, 400)."""
         position, tokens = Position(), 0
         if workflow_id is not None:
             row = await self.workflows.owned(owner, workflow_id)
             position, tokens = Position(row.last_message_id, row.last_log_id), row.tokens_used
-        answer = await self.workflows.start(owner, workflow_id, StartRequest(prompt=prompt, list_file_id=file_ids),
-                                            None, new_id)
+        request = StartRequest(prompt=prompt, list_file_id=file_ids, review=review)  # type: ignore[arg-type]
+        answer = await self.workflows.start(owner, workflow_id, request, None, new_id)
         return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
+
+    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "") -> Round:
+        """The user's decision on what the workflow's round waits for (the REST review's errors): the
+        round, to follow from where it waited."""
+        row = await self.workflows.owned(owner, workflow_id)
+        position = Position(row.last_message_id, row.last_log_id)
+        await self.workflows.reviews.decide(owner, workflow_id, decision)
+        return Round(owner, workflow_id, row.current_round, position, row.tokens_used, base_url)
 
     async def stop(self, owner: Owner, workflow_id: str) -> None:
         await self.workflows.stop(owner, workflow_id)
@@ -162,10 +178,11 @@ class Rounds:
                            drafts=self.workflows.rt.journal.drafts if live else None)
 
     async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True,
-                     live: bool = False) -> AsyncIterator[Part | None]:
+                     live: bool = False, waits: bool = False) -> AsyncIterator[Part | None]:
         """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: read the
         round's tokens at its end (one query); `live`: messages as they are written (Piece ... Closed),
-        each draft from its first character (one this stream saw only at its end arrives whole, as Text)."""
+        each draft from its first character (one this stream saw only at its end arrives whole, as Text);
+        `waits`: a round that waits for the user ends the parts (Waiting), as a round's end does."""
         plan: dict[int, tuple[str, str]] = {}
         started: set[str] = set()
         writing: set[str] = set()  # drafts this stream began
@@ -195,6 +212,11 @@ class Rounds:
                     yield Closed(view["messageId"], "", None)
                 continue
             if event == "status":
+                if waits and view.current_round == run.round and view.status == "waiting" and view.waiting_for:
+                    for draft_id in sorted(writing):
+                        yield Closed(draft_id, "", None)
+                    yield Waiting(view.waiting_for)
+                    return
                 if view.current_round == run.round and view.status in TERMINAL:
                     for draft_id in sorted(writing):  # nothing stays open after the end (none should be)
                         yield Closed(draft_id, "", None)
