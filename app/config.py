@@ -91,7 +91,7 @@ class Settings:
     event_send_timeout_seconds: float = 30.0  # an event stream client that reads nothing this long is dropped
     cors_origins: tuple[str, ...] = ()  # browser origins allowed to call the API; empty: no CORS
     file_store: str = ""  # "local" or "database"; empty: database on PostgreSQL, local on SQLite
-    chat_stop_on_disconnect: bool = True  # a chat completions client that leaves stops its round
+    chat_stop_on_disconnect: bool = True  # a chat completions or AG-UI client that leaves stops its round
     embeddings: str = "local"  # "local": the bundled multilingual model embeds passages; "off": BM25 alone
     embedding_workers: int = 1  # threads embedding passages in the background (each one core)
     embeddings_base_url: str = ""  # an OpenAI-compatible /embeddings endpoint, used instead of the local model
@@ -454,7 +454,7 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "an MCP server's start or list of tools, and one tool call, may take this long"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
     ("CHAT_STOP_ON_DISCONNECT", "true",
-     "false: a /v1/chat/completions round goes on when its client disconnects (true: it is stopped)"),
+     "false: a /v1/chat/completions or AG-UI round goes on when its client disconnects (true: it is stopped)"),
     ("EVENT_HEARTBEAT_SECONDS", str(int(Settings.event_heartbeat_seconds)), "comment line on an idle event stream"),
     ("EVENT_SEND_TIMEOUT_SECONDS", str(int(Settings.event_send_timeout_seconds)),
      "an event stream client that reads nothing this long is dropped"),

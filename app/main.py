@@ -262,7 +262,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
 
     rounds = Rounds(WorkflowService(engine), FileService(engine.rt.repo.files, engine.rt.storage,
-                                                         settings.max_upload_bytes), settings.event_heartbeat_seconds)
+                                                         settings.max_upload_bytes), settings.event_heartbeat_seconds,
+                    settings.chat_stop_on_disconnect)
     mcp = mcp_server.ForemanMCP(rounds, Authenticator(settings))
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *event_routes.ROUTES,
@@ -294,6 +295,6 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.auth = mcp.auth
     app.state.workflows = rounds.workflows
     app.state.files = rounds.files
-    app.state.openai_chat = openai_chat.ChatAdapter(rounds, settings.chat_stop_on_disconnect)
+    app.state.openai_chat = openai_chat.ChatAdapter(rounds)
     app.state.ag_ui = rounds
     return app

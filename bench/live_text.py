@@ -32,12 +32,21 @@ from tests.harness import Replica, plan_of
 from tests.openai_stub import OpenAIStub, Pace, request_schema
 
 ANSWER = "I will write the notes you asked for, one for each part."
+ENGLISH = "the team wrote this note about the work that was done and what comes next for all of us".split()
 
 
 def _plan(n: int) -> str:
     plan = plan_of(n, agent="writer")
     plan["objUserResponse"] = ANSWER
     return json.dumps(plan)
+
+
+def _english(words: int) -> str:
+    """Prose in English, asked for by prompts in plain English: every agent's result is checked for
+    the user's language and written again when it is not, so made-up words (or a prompt like
+    "Note 3.", which the detector takes for Swahili) get each task written twice, its first draft
+    discarded and its message arriving whole: seconds of delay that are the check's, not the stream's."""
+    return " ".join(ENGLISH[n % len(ENGLISH)] for n in range(words)) + "."
 
 
 def _read(url: str, received: dict[str, list[tuple[float, int]]], done: threading.Event,
@@ -86,15 +95,14 @@ def _server(tmp: Path, stub: OpenAIStub, name: str, cwd: Path | None = None) -> 
 def delays(tmp: Path, rounds: int) -> None:
     with OpenAIStub() as stub:
         answers = itertools.count(1)  # each answer its own text, to find it in the stream
-        stub.default = lambda body: _plan(1) if request_schema(body) else f"answer{next(answers)} " + " ".join(
-            f"word{n}" for n in range(60)) + "."
+        stub.default = lambda body: _plan(1) if request_schema(body) else f"Note {next(answers)}: " + _english(60)
         stub.pace = Pace(chars=4, delay=0.02)
         server = _server(tmp, stub, "delays")
         try:
             streams = []
             with server.client() as client:
                 for n in range(rounds):  # each round's reader starts as soon as its round is
-                    wid = client.post("/api/workflows/start", json={"prompt": f"Note {n}."}).json()["id"]
+                    wid = client.post("/api/workflows/start", json={"prompt": f"Please write note {n} about our work."}).json()["id"]
                     received: dict = {}
                     done = threading.Event()
                     threading.Thread(target=_read, args=(f"{server.url}/api/workflows/{wid}/events", received,
@@ -174,8 +182,7 @@ def cpu(tmp: Path, rounds: int = 3) -> None:
     results = {}
     for label, cwd in (("today (/work/main)", Path("/work/main")), ("live text", None)):
         with OpenAIStub() as stub:
-            stub.default = lambda body: _plan(4) if request_schema(body) else " ".join(
-                f"word{n}" for n in range(260)) + "."
+            stub.default = lambda body: _plan(4) if request_schema(body) else _english(260)
             stub.pace = Pace(chars=4, delay=0.0)
             (tmp / label.split()[0]).mkdir(parents=True, exist_ok=True)
             server = _server(tmp / label.split()[0], stub, "cpu", cwd=cwd)
@@ -184,7 +191,7 @@ def cpu(tmp: Path, rounds: int = 3) -> None:
                 before = _cpu(server.process.pid)
                 with server.client() as client:
                     for n in range(rounds):
-                        wid = client.post("/api/workflows/start", json={"prompt": f"Notes {n}."}).json()["id"]
+                        wid = client.post("/api/workflows/start", json={"prompt": f"Please write the notes of part {n} of our work."}).json()["id"]
                         _read(f"{server.url}/api/workflows/{wid}/events", {}, threading.Event(), [])
                 spent = _cpu(server.process.pid) - before
                 chars = sum(len(r.text) for r in stub.records)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,15 +65,22 @@ class LiveText:
 
 
 def read(url: str, live: LiveText, stop: threading.Event, drop_after: int | None = None,
-         until: Any = None) -> None:
-    """Read the stream into `live` until `until(live)` (or `stop`), or drop it after `drop_after` events."""
+         until: Any = None, timeout: float = 120) -> None:
+    """Read the stream into `live` until `until(live)` (or `stop`), or drop it after `drop_after` events.
+
+    Fails after `timeout` seconds without reaching its end (the stream's keepalive comments, every
+    15 s at most, let the check run even when no event comes), so a round that never ends fails."""
     headers = {"Last-Event-ID": live.last_id} if live.last_id else {}
     count = 0
+    deadline = time.monotonic() + timeout
     with httpx.Client(timeout=httpx.Timeout(30, read=30)) as client, \
             client.stream("GET", url, headers=headers) as response:
         assert response.status_code == 200, response.read()
         name, event_id, data = "message", "", []
         for line in response.iter_lines():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the stream did not reach its end within {timeout:g} s; last status "
+                                     f"{live.status}, drafts {sorted(live.drafts)}")
             if line.startswith("event:"):
                 name = line[6:].strip()
             elif line.startswith("id:"):

@@ -8,8 +8,13 @@ uploaded, and `file` sources name files already uploaded (`POST /api/files`) by 
 
 Map: the round -> RUN_STARTED ... RUN_FINISHED (cancelled outcome when stopped) or RUN_ERROR
 (failed); the project manager's answer, each agent's result and the final message ->
-TEXT_MESSAGE_START/CONTENT/END; each task -> STEP_STARTED/STEP_FINISHED named by its agent;
-the plan, progress and delivered documents -> STATE_SNAPSHOT, then STATE_DELTA (JSON Patch).
+TEXT_MESSAGE_START, CONTENT as the text is written (live text), END when its message is written;
+a draft discarded while it was written (its call failed or was tried again, the round stopped, its
+replica died) -> TEXT_MESSAGE_END and a CUSTOM `foreman.discard` event naming it (AG-UI cannot
+take text back: a client that honours it removes the message; the rewritten one follows); each task -> STEP_STARTED/STEP_FINISHED named by its agent;
+the plan, progress and delivered documents -> STATE_SNAPSHOT, then STATE_DELTA (JSON Patch);
+a round that waits for the user -> RUN_FINISHED with an `interrupt` outcome, answered by the next
+run's `resume` (app.protocols.agui_interrupts).
 Every event is one of the `ag-ui-protocol` package's models, written by its encoder.
 """
 
@@ -24,6 +29,7 @@ from typing import Any
 import pydantic
 from ag_ui.core import (
     BaseEvent,
+    CustomEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -36,17 +42,32 @@ from ag_ui.core import (
     TextMessageEndEvent,
     TextMessageStartEvent,
 )
-from ag_ui.core.events import RunFinishedCancelledOutcome, TokenUsage
+from ag_ui.core.events import RunFinishedCancelledOutcome, RunFinishedInterruptOutcome, TokenUsage
 from ag_ui.encoder import EventEncoder
 from litestar import Request, post
 from litestar.response import Stream
 
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
-from app.protocols.rounds import Ended, Plan, Progress, Round, Rounds, StepFinished, StepStarted, Text, doc_name
+from app.protocols.agui_interrupts import decision_of, interrupt_of, review_of
+from app.protocols.rounds import (
+    Closed,
+    Ended,
+    Piece,
+    Plan,
+    Progress,
+    Round,
+    Rounds,
+    StepFinished,
+    StepStarted,
+    Text,
+    Waiting,
+    doc_name,
+)
 from app.store.records import Owner
 
 THREADS = uuid.UUID("6f1c2a57-5d0e-4c36-9a55-3b8d3f0e2a61")  # the namespace of thread-derived workflow ids
 MEDIA = ("document", "image", "audio", "video")
+DISCARD = "foreman.discard"  # the CUSTOM event after a discarded draft's TEXT_MESSAGE_END
 
 
 def workflow_of(owner: Owner, thread_id: str) -> str:
@@ -105,17 +126,21 @@ async def ag_ui(request: Request) -> Stream:
     if int(request.headers.get("content-length") or 0) > limit:
         raise PayloadTooLargeError(f"The request is larger than {limit} bytes.", code="body_too_large")
     run_input = parse_input(await request.body())
-    prompt, uploads, file_ids = prompt_and_files(run_input)
     rounds: Rounds = state.ag_ui
     workflow_id = workflow_of(owner, run_input.thread_id)
-    file_ids += await rounds.upload(owner, uploads)
     base = str(request.base_url).rstrip("/")
-    try:  # the thread's next round, or its first
-        run = await rounds.start(owner, workflow_id, prompt, file_ids, base)
-    except NotFoundError as exc:
-        if exc.code != "workflow_not_found":
-            raise
-        run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id)
+    if run_input.resume:  # the answer to the interrupt the thread's last run ended with
+        run = await rounds.decide(owner, workflow_id, decision_of(run_input.resume), base)
+    else:
+        prompt, uploads, file_ids = prompt_and_files(run_input)
+        file_ids += await rounds.upload(owner, uploads)
+        review = review_of(run_input.forwarded_props)
+        try:  # the thread's next round, or its first
+            run = await rounds.start(owner, workflow_id, prompt, file_ids, base, review=review)
+        except NotFoundError as exc:
+            if exc.code != "workflow_not_found":
+                raise
+            run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id, review=review)
     encoder = EventEncoder(accept=request.headers.get("accept", ""))
     return Stream(events(rounds, run, run_input, encoder), media_type=encoder.get_content_type(),
                   headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id})
@@ -129,29 +154,51 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
                                                "status": "running", "progress": 0, "plan": [], "documents": []})]:
         yield encoder.encode(event).encode()
+    ended = False
     try:
         progress = 0
-        async for part in rounds.follow(run):
+        sse = encoder.get_content_type().startswith("text/event-stream")
+        async for part in rounds.follow(run, heartbeats=sse, live=True, waits=True):
+            if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
+                yield b": keepalive\n\n"
+                continue
             if isinstance(part, Progress):
                 if part.log.progress == progress:
                     continue  # a log that moves nothing: no state to change
                 progress = part.log.progress
             for event in translate(part, run, thread, run_id):
                 yield encoder.encode(event).encode()
-            if isinstance(part, Ended):
+            if isinstance(part, Ended | Waiting):
+                ended = True
                 return
+        ended = True
         yield encoder.encode(RunErrorEvent(message="The workflow was deleted during the run.",
                                            code="workflow_deleted")).encode()
     except ApplicationError as exc:
+        ended = True
         yield encoder.encode(RunErrorEvent(message=exc.detail, code=exc.code)).encode()
+    finally:
+        if not ended:  # the client left (closed the connection, or aborted the run): the round stops
+            rounds.left(run, "AG-UI")
 
 
 def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent]:
     """The AG-UI events of one part of a round."""
     if isinstance(part, Text):
-        message_id = f"{run.workflow_id}:{part.message.id}"
+        message_id = f"{run.workflow_id}:{part.message.metadata.get('draftId') or part.message.id}"
         return [TextMessageStartEvent(message_id=message_id, role="assistant"),
                 TextMessageContentEvent(message_id=message_id, delta=part.text),
+                TextMessageEndEvent(message_id=message_id)]
+    if isinstance(part, Piece):
+        message_id = f"{run.workflow_id}:{part.draft_id}"
+        return [*([TextMessageStartEvent(message_id=message_id, role="assistant")] if part.first else []),
+                TextMessageContentEvent(message_id=message_id, delta=part.text)]
+    if isinstance(part, Closed):
+        message_id = f"{run.workflow_id}:{part.draft_id}"
+        if part.message is None:
+            return [TextMessageEndEvent(message_id=message_id),
+                    CustomEvent(name=DISCARD, value={"messageId": message_id})]
+        return [*([TextMessageContentEvent(message_id=message_id, delta=part.text)] if part.text else []),
                 TextMessageEndEvent(message_id=message_id)]
     if isinstance(part, Plan):
         plan = [{"id": task_id, "agent": agent, "status": "planned"} for task_id, agent in part.tasks]
@@ -166,6 +213,10 @@ def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent
                 *([StateDeltaEvent(delta=docs)] if docs else [])]
     if isinstance(part, Progress):
         return [StateDeltaEvent(delta=[{"op": "replace", "path": "/progress", "value": part.log.progress}])]
+    if isinstance(part, Waiting):
+        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/status", "value": "waiting"}]),
+                RunFinishedEvent(thread_id=thread, run_id=run_id, outcome=RunFinishedInterruptOutcome(
+                    interrupts=[interrupt_of(part.waiting_for, run)]))]
     if isinstance(part, Ended):
         status = StateDeltaEvent(delta=[{"op": "replace", "path": "/status", "value": part.status}])
         if part.status == "failed":

@@ -33,7 +33,8 @@ from app.errors import (
     NotFoundError,
     PayloadTooLargeError,
 )
-from app.protocols.rounds import Ended, Round, Rounds, Text
+from app.protocols.chat_text import ChatText
+from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text
 from app.store.database import unavailable
 from app.store.records import Owner
 
@@ -273,11 +274,9 @@ async def _read(request: Request) -> ChatRequest:
 class ChatAdapter:
     """The rounds of a chat completion, answered whole or as chunks."""
 
-    def __init__(self, rounds: Rounds, stop_on_disconnect: bool) -> None:
+    def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
         self.conversations = Conversations(rounds)
-        self.stop_on_disconnect = stop_on_disconnect
-        self._stopping: set[asyncio.Task] = set()
 
     async def whole(self, run: Round, completion_id: str, request: Request) -> dict[str, Any]:
         """The round's text as one completion, once it ended; a client that leaves stops it."""
@@ -320,17 +319,17 @@ class ChatAdapter:
 
         try:
             yield chunk({"role": "assistant", "content": ""})
-            first = True
-            async for part in self.rounds.follow(run, heartbeats=True):
+            text = ChatText()
+            async for part in self.rounds.follow(run, heartbeats=True, live=True):
                 if part is None:
                     yield b": keepalive\n\n"
-                elif isinstance(part, Text):
-                    yield chunk({"content": ("" if first else "\n\n") + part.text})
-                    first = False
+                elif isinstance(part, Text | Piece | Closed):
+                    if out := text.take(part):
+                        yield chunk({"content": out})
                 elif isinstance(part, Ended):
                     ended = part
-                    for text in _ending(part):
-                        yield chunk({"content": ("" if first else "\n\n") + text})
+                    if out := text.rest(_ending(part)):
+                        yield chunk({"content": out})
             yield chunk({}, "stop")
             if include_usage:
                 yield b"data: " + msgspec.json.encode(base | {"choices": [], "usage": _usage(ended)}) + b"\n\n"
@@ -342,20 +341,7 @@ class ChatAdapter:
                 self._left(run)
 
     def _left(self, run: Round) -> None:
-        """The client went away before the round ended: stop it, unless configured to let it run."""
-        if not self.stop_on_disconnect:
-            return
-        log.info("A chat client left before workflow %s round %s ended; stopping it.", run.workflow_id, run.round)
-        # Its own task: the response's task is being cancelled, and a stop must not be cancelled with it.
-        task = asyncio.get_running_loop().create_task(self._stop(run))
-        self._stopping.add(task)
-        task.add_done_callback(self._stopping.discard)
-
-    async def _stop(self, run: Round) -> None:
-        try:
-            await self.rounds.stop(run.owner, run.workflow_id)
-        except ApplicationError as exc:  # it ended meanwhile: nothing to stop
-            log.info("Stopping workflow %s after its chat client left: %s", run.workflow_id, exc.detail)
+        self.rounds.left(run, "chat")
 
 
 def _ending(end: Ended | None) -> list[str]:

@@ -8,14 +8,19 @@ what the event stream promises (every item once, in order, also across processes
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.contract.schemas import Document, LogEntry, Message, StartRequest
+from app.contract.schemas import Document, LogEntry, Message, ReviewRequest, StartRequest, WaitingFor
+from app.errors import ApplicationError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
+
+log = logging.getLogger("foreman.protocols")
 
 RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/workflow.py's start_log
 TERMINAL = ("completed", "stopped", "failed")
@@ -23,8 +28,7 @@ TERMINAL = ("completed", "stopped", "failed")
 
 @dataclass(frozen=True)
 class Text:
-    """Text the user reads, as Markdown: a whole message today (`message` is it); a piece of one
-    once live text exists (see `text_of`)."""
+    """A whole message the user reads, as Markdown (one that was not read as live text)."""
 
     message: Message
     text: str
@@ -67,7 +71,35 @@ class Ended:
     documents: list[Document]
 
 
-Part = Text | Plan | StepStarted | StepFinished | Progress | Ended
+@dataclass(frozen=True)
+class Piece:
+    """Live text: `text` just written of the message being written as draft `draft_id` (its first
+    piece, `first`, begins with an agent's step header as `text_of` writes it)."""
+
+    draft_id: str
+    text: str
+    first: bool
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The draft `draft_id` ended: as `message`, `text` (links to its documents, or "") completing it;
+    or discarded (`message` None: its call failed, was tried again or stopped; a takeover writes it again)."""
+
+    draft_id: str
+    text: str
+    message: Message | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The round waits for the user (a plan review, an agent's question): what for. The next part of
+    the round begins with the user's decision (`Rounds.decide`)."""
+
+    waiting_for: WaitingFor
+
+
+Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended | Waiting
 
 
 @dataclass
@@ -86,49 +118,108 @@ class Round:
 class Rounds:
     """Start, follow, stop and upload for the protocol adapters, over the REST API's services."""
 
-    def __init__(self, workflows: Any, files: Any, heartbeat: float) -> None:
+    def __init__(self, workflows: Any, files: Any, heartbeat: float, stop_on_disconnect: bool = True) -> None:
         self.workflows = workflows
         self.files = files
         self.heartbeat = heartbeat
+        self.stop_on_disconnect = stop_on_disconnect  # CHAT_STOP_ON_DISCONNECT
+        self._stopping: set[asyncio.Task] = set()
 
     async def upload(self, owner: Owner, parts: list[tuple[str, bytes]]) -> list[int]:
         """Store (name, bytes) parts as the owner's files; their ids."""
         return [info.id for info in await self.files.upload(owner, parts)] if parts else []
 
     async def start(self, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
-                    base_url: str = "", new_id: str | None = None) -> Round:
-        """Start a workflow (None; with `new_id` as its id when given) or its next round; errors are the
-        REST API's (404, 409, 400)."""
+                    base_url: str = "", new_id: str | None = None, review: str | None = None) -> Round:
+        """Start a workflow (None; with `new_id` as its id when given) or its next round (`review`
+        "plan": it waits for the user's review of its plan); errors are the REST API's (404, 409, 400)."""
         position, tokens = Position(), 0
         if workflow_id is not None:
             row = await self.workflows.owned(owner, workflow_id)
             position, tokens = Position(row.last_message_id, row.last_log_id), row.tokens_used
-        answer = await self.workflows.start(owner, workflow_id, StartRequest(prompt=prompt, list_file_id=file_ids),
-                                            None, new_id)
+        request = StartRequest(prompt=prompt, list_file_id=file_ids, review=review)  # type: ignore[arg-type]
+        answer = await self.workflows.start(owner, workflow_id, request, None, new_id)
         return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
+
+    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "") -> Round:
+        """The user's decision on what the workflow's round waits for (the REST review's errors): the
+        round, to follow from where it waited."""
+        row = await self.workflows.owned(owner, workflow_id)
+        position = Position(row.last_message_id, row.last_log_id)
+        await self.workflows.reviews.decide(owner, workflow_id, decision)
+        return Round(owner, workflow_id, row.current_round, position, row.tokens_used, base_url)
 
     async def stop(self, owner: Owner, workflow_id: str) -> None:
         await self.workflows.stop(owner, workflow_id)
 
-    def stream(self, run: Round, position: Position | None = None) -> EventStream:
-        """The event stream of the round's workflow from `position` (default: where the round began)."""
+    def left(self, run: Round, protocol: str) -> None:
+        """The client went away before the round ended: stop it, unless configured to let it run."""
+        if not self.stop_on_disconnect:
+            return
+        log.info("A %s client left before workflow %s round %s ended; stopping it.", protocol, run.workflow_id,
+                 run.round)
+        # Its own task: the response's task is being cancelled, and a stop must not be cancelled with it.
+        task = asyncio.get_running_loop().create_task(self._stop_left(run))
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    async def _stop_left(self, run: Round) -> None:
+        try:
+            await self.stop(run.owner, run.workflow_id)
+        except ApplicationError as exc:  # it ended meanwhile: nothing to stop
+            log.info("Stopping workflow %s after its client left: %s", run.workflow_id, exc.detail)
+
+    def stream(self, run: Round, position: Position | None = None, live: bool = False) -> EventStream:
+        """The event stream of the round's workflow from `position` (default: where the round began);
+        `live`: with the drafts' text as it is written."""
         listener = self.workflows.engine.listener
         return EventStream(self.workflows, run.owner, run.workflow_id, position or run.position, False,
-                           self.heartbeat, listening=lambda: listener is None or listener.connected.is_set())
+                           self.heartbeat, listening=lambda: listener is None or listener.connected.is_set(),
+                           drafts=self.workflows.rt.journal.drafts if live else None)
 
-    async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True) -> AsyncIterator[Part | None]:
+    async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True,
+                     live: bool = False, waits: bool = False) -> AsyncIterator[Part | None]:
         """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: read the
-        round's tokens at its end (one query)."""
+        round's tokens at its end (one query); `live`: messages as they are written (Piece ... Closed),
+        each draft from its first character (one this stream saw only at its end arrives whole, as Text);
+        `waits`: a round that waits for the user ends the parts (Waiting), as a round's end does."""
         plan: dict[int, tuple[str, str]] = {}
         started: set[str] = set()
+        writing: set[str] = set()  # drafts this stream began
         error: str | None = None
-        async for event, view in self.stream(run).follow(self.workflows.rt.changes):
+        async for event, view in self.stream(run, live=live).follow(self.workflows.rt.changes):
             if view is None:
                 if heartbeats:
                     yield None
                 continue
+            if event == "delta":
+                draft_id = view["messageId"]
+                if draft_id in writing:
+                    yield Piece(draft_id, view["text"], False)
+                    continue
+                draft = self.workflows.rt.journal.drafts.of(run.workflow_id).get(draft_id)
+                if draft is None or draft.round != run.round or view["offset"]:
+                    continue  # its message follows whole
+                if draft.task and draft.task not in started:
+                    started.add(draft.task)
+                    yield StepStarted(draft.task, draft.agent)
+                writing.add(draft_id)
+                yield Piece(draft_id, (f"**{draft.agent}**\n\n" if draft.task else "") + view["text"], True)
+                continue
+            if event == "discard":
+                if view["messageId"] in writing:
+                    writing.discard(view["messageId"])
+                    yield Closed(view["messageId"], "", None)
+                continue
             if event == "status":
+                if waits and view.current_round == run.round and view.status == "waiting" and view.waiting_for:
+                    for draft_id in sorted(writing):
+                        yield Closed(draft_id, "", None)
+                    yield Waiting(view.waiting_for)
+                    return
                 if view.current_round == run.round and view.status in TERMINAL:
+                    for draft_id in sorted(writing):  # nothing stays open after the end (none should be)
+                        yield Closed(draft_id, "", None)
                     used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
                     yield Ended(view.status, error if view.status != "completed" else None,
                                 used - run.tokens_before if tokens else 0, run.documents)
@@ -157,8 +248,13 @@ class Rounds:
                     started.add(task_id)
                     yield StepStarted(task_id, view.agent_name)
                 run.documents.extend(view.documents)
-                for piece in text_of(view, run.base_url):
-                    yield piece
+                draft_id = view.metadata.get("draftId")
+                if draft_id in writing:
+                    writing.discard(draft_id)
+                    yield Closed(draft_id, links_of(view, run.base_url, "\n\n"), view)
+                else:
+                    for piece in text_of(view, run.base_url):
+                        yield piece
                 if task_id:
                     yield StepFinished(task_id, view.agent_name, bool(view.metadata.get("failed")
                                                                        or view.metadata.get("skipped")),
@@ -168,16 +264,21 @@ class Rounds:
 def text_of(message: Message, base_url: str = "") -> list[Text]:
     """What the user reads of an assistant message, as Markdown with its documents as links.
 
-    The one place the adapters turn the round's writing into text: today each message arrives
-    whole; live text would hand its pieces out here instead.
+    The adapters' text of a message read whole; one read as live text is its pieces (the same header
+    and content) and then `links_of`.
     """
     kind = "last" if message.status == "last" else "step" if message.metadata.get("taskId") else "answer"
     body = message.content.strip()
     if kind == "step":
         body = f"**{message.agent_name}**\n\n{body}"
-    links = "\n".join(f"- [{doc_name(d)}]({base_url}{download_path(d)})" for d in message.documents)
-    text = body + (f"\n\n{links}" if links else "")
+    text = body + links_of(message, base_url, "\n\n" if body else "")
     return [Text(message, text, kind)] if text else []
+
+
+def links_of(message: Message, base_url: str, before: str) -> str:
+    """The message's documents as a Markdown list of download links (after `before`), or ""."""
+    links = "\n".join(f"- [{doc_name(d)}]({base_url}{download_path(d)})" for d in message.documents)
+    return before + links if links else ""
 
 
 def doc_name(doc: Document) -> str:

@@ -46,12 +46,16 @@ class DraftText:
     """The text of one draft as this process has it: from offset `base` (0 but for a copy that
     started late) to `length`, in the pieces it arrived in."""
 
-    __slots__ = ("id", "workflow_id", "round", "base", "length", "parts", "ends", "ended", "broken", "touched")
+    __slots__ = ("id", "workflow_id", "round", "agent", "task", "base", "length", "parts", "ends", "ended", "broken",
+                 "touched")
 
-    def __init__(self, draft_id: str, workflow_id: str, round_no: int, base: int = 0) -> None:
+    def __init__(self, draft_id: str, workflow_id: str, round_no: int, base: int = 0, agent: str = "",
+                 task: str = "") -> None:
         self.id = draft_id
         self.workflow_id = workflow_id
         self.round = round_no
+        self.agent = agent  # who writes it, and the task whose step message it is ("" for the manager's)
+        self.task = task
         self.base = base
         self.length = base
         self.parts: list[str] = []
@@ -88,11 +92,13 @@ class Draft:
     with its first piece, so an answer that has no streamed text (the offline model) arrives as
     the message's one delta."""
 
-    def __init__(self, drafts: Drafts, workflow_id: str, round_no: int, key: str) -> None:
+    def __init__(self, drafts: Drafts, workflow_id: str, round_no: int, key: str, agent: str = "",
+                 task: str = "") -> None:
         self.drafts = drafts
         self.workflow_id = workflow_id
         self.round = round_no
         self.key = key
+        self.agent, self.task = agent, task
         self.current: DraftText | None = None
         self.pending = ""  # shown with the next piece: lead lines, or the text a retraction kept
         self.held = ""  # white space that is shown only when more text follows
@@ -126,7 +132,7 @@ class Draft:
             return
         out, self.pending, self.held = self.pending + self.held + body, "", piece[len(body):]
         if self.current is None:
-            self.current = self.drafts.new_text(self.workflow_id, self.round)
+            self.current = self.drafts.new_text(self.workflow_id, self.round, self.agent, self.task)
         self.drafts.wrote(self.current, out)
 
     def retract(self, mark: int) -> None:
@@ -173,10 +179,12 @@ class Drafts:
     # --- the writing side ---------------------------------------------------------------------------
 
     @contextmanager
-    def writing(self, workflow_id: str, round_no: int, key: str) -> Iterator[Draft]:
-        """The prose calls of this context write the draft of the message keyed `key`; the journal's
-        write of that message ends it, a failure here discards it."""
-        draft = Draft(self, workflow_id, round_no, key)
+    def writing(self, workflow_id: str, round_no: int, key: str, agent: str = "project_manager",
+                task: str = "") -> Iterator[Draft]:
+        """The prose calls of this context write the draft of the message keyed `key` (by `agent`, the
+        step message of `task` when one is named); the journal's write of that message ends it, a
+        failure here discards it."""
+        draft = Draft(self, workflow_id, round_no, key, agent, task)
         self._writing[key] = draft
         token = current_draft.set(draft)
         try:
@@ -187,8 +195,8 @@ class Drafts:
         finally:
             current_draft.reset(token)
 
-    def new_text(self, workflow_id: str, round_no: int) -> DraftText:
-        draft = DraftText(f"{self.tag}{_base36(next(self._numbers))}", workflow_id, round_no)
+    def new_text(self, workflow_id: str, round_no: int, agent: str = "", task: str = "") -> DraftText:
+        draft = DraftText(f"{self.tag}{_base36(next(self._numbers))}", workflow_id, round_no, agent=agent, task=task)
         self.live.setdefault(workflow_id, {})[draft.id] = draft
         return draft
 
@@ -216,7 +224,7 @@ class Drafts:
             self.drop(current, discarded=True)
             current = None
         if current is None:
-            current = self.new_text(draft.workflow_id, draft.round)
+            current = self.new_text(draft.workflow_id, draft.round, draft.agent, draft.task)
         current.ended = True
         draft.current = current
         return current.id
@@ -290,8 +298,8 @@ class Drafts:
 
     @staticmethod
     def _text_payload(draft: DraftText, offset: int, text: str) -> str:
-        return msgspec.json.encode({"w": draft.workflow_id, "d": draft.id, "r": draft.round, "o": offset,
-                                    "t": text}).decode()
+        return msgspec.json.encode({"w": draft.workflow_id, "d": draft.id, "r": draft.round, "a": draft.agent,
+                                    "k": draft.task, "o": offset, "t": text}).decode()
 
     def receive(self, payload: str) -> None:
         """A notification of another process's draft: text, its end or its discard."""
@@ -312,7 +320,8 @@ class Drafts:
         draft = drafts.get(draft_id)
         offset, text = int(note.get("o", 0)), str(note.get("t", ""))
         if draft is None:
-            draft = DraftText(draft_id, workflow_id, int(note.get("r", 0)), base=offset)
+            draft = DraftText(draft_id, workflow_id, int(note.get("r", 0)), base=offset, agent=str(note.get("a", "")),
+                              task=str(note.get("k", "")))
             self.live.setdefault(workflow_id, {})[draft_id] = draft
             if self._sweeper is None or self._sweeper.done():
                 self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())

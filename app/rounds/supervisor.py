@@ -62,9 +62,20 @@ def system_engine(url: str) -> sa.Engine:
 def stop_dequeuing() -> None:
     """This process takes no more rounds off DBOS's queue, where recovery puts a taken-over replica's
     rounds: one it took while leaving would be left to no one."""
+    _internal_queue()._worker_concurrency = 0
+
+
+def start_dequeuing() -> None:
+    """Undo `stop_dequeuing` before DBOS launches. DBOS's registry, with its internal queue, outlives
+    DBOS.destroy(): an engine started again in the same process (a test's second server) inherited
+    the zero of the one that closed and never took a taken-over replica's rounds off the queue."""
+    _internal_queue()._worker_concurrency = None  # the internal queue's own default: no limit
+
+
+def _internal_queue() -> Any:
     from dbos._dbos import _get_dbos_instance  # DBOS has no public switch for its internal queue
 
-    _get_dbos_instance()._registry.get_internal_queue()._worker_concurrency = 0
+    return _get_dbos_instance()._registry.get_internal_queue()
 
 
 class Engine:
@@ -131,6 +142,7 @@ class Engine:
             config["db_engine_kwargs"] = {"connect_args": {
                 "application_name": f"foreman-dbos {settings.executor_id}"[:63]}}
         DBOS(config=config)
+        start_dequeuing()
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
         await self.reconcile()
         self._reconciler = asyncio.create_task(self._reconcile_forever())

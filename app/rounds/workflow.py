@@ -253,7 +253,8 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id)
-        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message")):
+        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
+                                                                      task.agent, task.id):
             result = await run_task(rt.registry, task, context)
         if result.question:  # the round waits for the user's answer; the task runs again with it
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message

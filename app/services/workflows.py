@@ -34,6 +34,7 @@ from app.store.cursors import Cursor
 from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository.files import FilesGoneError
 from app.store.repository.idempotency import KeyReusedError
+from app.store.repository.workflows import WorkflowExistsError
 from app.store.tables import FileRow, WorkflowRow
 
 log = logging.getLogger("foreman.workflows")
@@ -166,6 +167,8 @@ class WorkflowService:
                 latest = await self.repo.workflows.workflow(owner, workflow_id)
                 raise _still_running(latest.current_round if latest else None) from None
             raise
+        except WorkflowExistsError:  # a protocol's thread id, started by a concurrent first run: its next
+            return await self._start(owner, workflow_id, body)  # round, or the 409 of one still running
         except FilesGoneError as exc:  # deleted with their last workflow since they were read above
             raise _unknown_files(exc.ids) from None
         except LookupError:

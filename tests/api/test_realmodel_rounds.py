@@ -132,7 +132,8 @@ def test_the_managers_answer_appears_word_by_word(client: httpx.Client) -> None:
     started = client.post("/api/workflows/start", json={"prompt": "What is a good name for a bakery?"})
     assert started.status_code == 200, started.text
     text = LiveText()
-    read(f"{client.base_url}/api/workflows/{started.json()['id']}/events", text, threading.Event(), until=done)
+    read(f"{client.base_url}/api/workflows/{started.json()['id']}/events", text, threading.Event(), until=done,
+         timeout=ROUND_SECONDS)
     text.check()
     [answer] = [m for m in text.messages.values() if m["agentName"] == "project_manager"]
     pieces = [e["text"] for n, e in text.events if n == "delta" and e["messageId"] == answer["metadata"]["draftId"]]

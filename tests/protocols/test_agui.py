@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import uuid
 from typing import Any
 
@@ -102,3 +103,89 @@ def test_json_of_events_is_the_packages_encoding(server):
         with client.stream("POST", "/api/ag-ui", json=run_input("thread-" + uuid.uuid4().hex, "Hello")) as r:
             first = json.loads(next(line for line in r.iter_lines() if line.startswith("data: "))[6:])
     assert set(first) == {"type", "threadId", "runId"}
+
+
+def test_first_runs_of_one_new_thread_at_once_start_one_round_and_answer_the_rest_a_conflict(server, model):
+    token = uuid.uuid4().hex
+    body = run_input("race-" + token, f"{HOLD} {token} Summarise.")
+    answers: list[tuple[int, Any]] = []
+    workflows: set[str] = set()
+    answered = threading.Barrier(4, timeout=60)  # a run's stream stays open until all are answered
+
+    def post() -> None:
+        with server.client("k1") as client, client.stream("POST", "/api/ag-ui", json=body, timeout=60) as response:
+            if response.status_code != 200:
+                answers.append((response.status_code, json.loads(response.read())))
+            else:
+                workflows.add(response.headers["x-foreman-workflow"])
+                lines = response.iter_lines()
+                answers.append((200, EVENTS.validate_json(next(ln for ln in lines if ln.startswith("data: "))[6:])))
+            answered.wait()
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(answers) == 4, answers
+    assert sorted(status for status, _ in answers) == [200, 409, 409, 409], answers  # one round started, no 500
+    assert {body["code"] for status, body in answers if status == 409} == {"round_running"}
+    [workflow] = workflows
+    with server.client("k1") as client:  # its client left: the round stops
+        assert wait_status(client, workflow, "stopped", "completed", "failed")["status"] == "stopped"
+
+
+def test_a_client_that_leaves_a_run_stops_its_round(server, model):
+    token = uuid.uuid4().hex
+    with server.client("k1") as client:
+        with client.stream("POST", "/api/ag-ui", json=run_input("leave-" + token, f"{HOLD} {token} Summarise."),
+                           timeout=60) as response:
+            workflow = response.headers["x-foreman-workflow"]
+            wait_for(lambda: model.holding(token), 60, "the round's model call to be held")
+        # The connection is closed with the round running (as HttpAgent.abortRun does): the server stops it.
+        assert wait_status(client, workflow, "stopped", "completed", "failed")["status"] == "stopped"
+
+
+def test_a_plan_review_is_an_interrupt_and_the_next_run_resumes_it(server):
+    thread = "review-" + uuid.uuid4().hex
+    with server.client("k1") as client:
+        body = run_input(thread, [{"type": "text", "text": "Summarize this document."},
+                                  document("docx_comments.docx")])
+        body["forwardedProps"] = {"review": "plan"}
+        first = run(client, body)
+        end = first[-1]
+        assert end.type.value == "RUN_FINISHED" and end.outcome.type == "interrupt", end
+        [interrupt] = end.outcome.interrupts
+        assert interrupt.reason == "plan_review" and interrupt.message
+        assert interrupt.response_schema["properties"]["decision"]["enum"] == ["approve", "revise", "edit", "reject"]
+        workflow = interrupt.metadata["workflowId"]
+        assert client.get(f"/api/workflows/{workflow}/status").json()["status"] == "waiting"
+        assert "STEP_STARTED" not in [e.type.value for e in first]  # nothing ran before the review
+
+        resume = run_input(thread, "unused")
+        resume["messages"], resume["resume"] = [], [{"interruptId": interrupt.id, "status": "resolved",
+                                                     "payload": {"decision": "approve"}}]
+        RunAgentInput.model_validate(resume)
+        second = run(client, resume)
+        kinds = [e.type.value for e in second]
+        assert kinds[-1] == "RUN_FINISHED" and second[-1].outcome is None and "STEP_STARTED" in kinds
+        assert second[-1].result == {"workflowId": workflow, "round": 1}  # the same round, on after the review
+        assert "docx_comments.docx" in "".join(e.delta for e in second if e.type.value == "TEXT_MESSAGE_CONTENT")
+
+        resume["resume"][0]["interruptId"] = "something-else"
+        check_error(client.post("/api/ag-ui", json=resume), 400, "bad_resume")
+
+
+def test_a_cancelled_interrupt_rejects_the_plan_and_the_run_finishes_cancelled(server):
+    thread = "reject-" + uuid.uuid4().hex
+    with server.client("k1") as client:
+        body = run_input(thread, [{"type": "text", "text": "Summarize this document."},
+                                  document("sample-french-1.txt")])
+        body["forwardedProps"] = {"review": "plan"}
+        [interrupt] = run(client, body)[-1].outcome.interrupts
+        resume = run_input(thread, "unused")
+        resume["messages"], resume["resume"] = [], [{"interruptId": interrupt.id, "status": "cancelled"}]
+        events = run(client, resume)
+        assert events[-1].type.value == "RUN_FINISHED" and events[-1].outcome.type == "cancelled"
+        workflow = interrupt.metadata["workflowId"]
+        assert client.get(f"/api/workflows/{workflow}/status").json()["status"] == "stopped"

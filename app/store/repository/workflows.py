@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from app.clock import now
@@ -49,6 +50,10 @@ def settle_batch(conn: Connection, workflow_id: str) -> None:
 
 
 _settle = settle_batch
+
+
+class WorkflowExistsError(Exception):
+    """A new workflow's given id is taken: a concurrent request created it first."""
 
 
 class WorkflowStore:
@@ -120,8 +125,17 @@ class WorkflowStore:
         `review_default` ("plan" or "none") becomes the workflow's default; `review` is this
         round's, which is the default when not given.
         """
-        return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
-                                       passwords, log, review, review_default)
+        try:
+            return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
+                                           passwords, log, review, review_default)
+        except IntegrityError:
+            if new and await self.db.run_read(self._exists_tx, workflow_id):
+                raise WorkflowExistsError(workflow_id) from None  # a concurrent start created it first
+            raise
+
+    @staticmethod
+    def _exists_tx(conn: Connection, workflow_id: str) -> bool:
+        return conn.execute(select(W.id).where(W.id == workflow_id)).first() is not None
 
     def _start_round_tx(
         self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,

@@ -21,8 +21,10 @@ async function run(runId, content) {
     started: events.filter((e) => e.type === "RUN_STARTED").map((e) => ({ threadId: e.threadId, runId: e.runId })),
     steps: events.filter((e) => e.type === "STEP_STARTED").map((e) => e.stepName),
     text: events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join(""),
+    pieces: events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT")
+      .reduce((n, e) => ({ ...n, [e.messageId]: (n[e.messageId] ?? 0) + 1 }), {}),
     result: result.result ?? null,
-    newMessages: result.newMessages.map((m) => ({ role: m.role, content: m.content })),
+    newMessages: result.newMessages.map((m) => ({ id: m.id, role: m.role, content: m.content })),
     state: agent.state,
     failed,
   };
