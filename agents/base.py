@@ -91,6 +91,10 @@ class TaskResult:
     model: str = ""
     offline: bool = False
     meta: dict[str, Any] = field(default_factory=dict)  # added to the task's message metadata (citations)
+    # A question for the user instead of a result: the round waits for the answer, then the task runs
+    # again with the question and the answer in `TaskContext.answers` (an agent asks when a fact only
+    # the user has is missing; the offline model never asks).
+    question: str = ""
 
     @property
     def undelivered(self) -> bool:
@@ -149,6 +153,8 @@ class TaskContext:
     # Where an agent says how far a long task is ("Summarising report.txt: part 3 of 8 done"): the
     # round's log in the service; None: nobody listens. It never fails the task.
     progress: Callable[[str], Awaitable[None]] | None = None
+    # The questions this task's agent asked the user in this round and the answers, in order.
+    answers: list[tuple[str, str]] = field(default_factory=list)
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ import re
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
 
 ENTRY_POINT_GROUP = "foreman.agents"
@@ -20,9 +20,12 @@ class Registry:
     def __init__(self) -> None:
         self._agents: dict[str, Agent] = {}
         self._sources: dict[str, str] = {}
+        self._approval: set[str] = set()
 
-    def add(self, agent: Agent, *, source: str = "built-in") -> None:
-        """Register `agent`; a second agent with the same name is an error."""
+    def add(self, agent: Agent, *, source: str = "built-in", needs_approval: bool | None = None) -> None:
+        """Register `agent`; a second agent with the same name is an error. `needs_approval` (else the
+        agent's own `needs_approval` attribute, else False): each of its tasks waits for the user's
+        approval before it runs (an action that changes something outside Foreman)."""
         name = getattr(agent, "name", None)
         if not isinstance(name, str) or not _NAME.match(name):
             raise RegistryError(f"agent from {source} has an invalid name {name!r}: "
@@ -37,6 +40,10 @@ class Registry:
                                       f"by {self._sources[name]}")
         self._agents[name] = agent
         self._sources[name] = source
+        if needs_approval is None:
+            needs_approval = getattr(agent, "needs_approval", False) is True
+        if needs_approval:
+            self._approval.add(name)
 
     def get(self, name: str) -> Agent:
         """The agent called `name`, or `UnknownAgentError`."""
@@ -53,6 +60,21 @@ class Registry:
     def descriptions(self) -> list[dict[str, str]]:
         """Name and description of every agent, for the project manager's prompt."""
         return [{"name": a.name, "description": a.description} for a in self._agents.values()]
+
+    def needs_approval(self, name: str) -> bool:
+        """Whether the tasks of the agent called `name` wait for the user's approval before they run."""
+        return name in self._approval
+
+    def approval_request(self, task: TaskSpec) -> dict[str, Any]:
+        """What the user approves before `task` runs (the wait's `tool`): the agent, what it does and
+        the task; an agent may say more with its own `describe_call(task) -> dict`."""
+        agent = self.get(task.agent)
+        shown: dict[str, Any] = {"name": agent.name, "description": agent.description, "taskId": task.id,
+                                 "instructions": task.instructions, "inputs": list(task.inputs)}
+        describe = getattr(agent, "describe_call", None)
+        if callable(describe):
+            shown |= {str(k): v for k, v in dict(describe(task)).items()}
+        return shown
 
     def source(self, name: str) -> str:
         """Where the agent came from: "built-in" or the entry point."""

@@ -110,6 +110,8 @@ class WaitingFor(Camel):
     decisions: list[Decision]  # what POST .../review takes for it
     question: str | None = None  # kind "question": what the agent asks
     tool: dict[str, Any] | None = None  # kind "tool": the call awaiting approval (name, arguments, what it does)
+    task_id: str | None = None  # kinds "question" and "tool": the plan's task that waits
+    agent: str | None = None  # kinds "question" and "tool": the agent that asks, or that waits for approval
 
 
 class WorkflowSummary(Camel):

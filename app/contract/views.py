@@ -104,7 +104,8 @@ def waiting_view(row: WorkflowRow) -> WaitingFor | None:
         return None
     return WaitingFor(kind=wait["kind"], message_id=wait["messageId"], since=_stamp(wait["since"]),
                       expires_at=_stamp(wait["expiresAt"]), decisions=DECISIONS[wait["kind"]],
-                      question=wait.get("question"), tool=wait.get("tool"))
+                      question=wait.get("question"), tool=wait.get("tool"), task_id=wait.get("taskId"),
+                      agent=wait.get("agent"))
 
 
 def _stamp(value: str) -> datetime:

@@ -1,5 +1,6 @@
 """A round's part after the user's decision (see `app.rounds.waiting`): the plan approved or edited runs,
-a revision is planned and waits again."""
+a revision is planned and waits again; after an answered question or a task approved or not, the
+round's plan runs on (`app.rounds.asking`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
     if row is None or row.status != "running" or row.current_round != round_no or row.segment != segment:
         return
     decision = row.decision or {}
+    if decision.get("kind") in ("question", "tool"):
+        await _run_on(rt, workflow_id, round_no)
+        return
     message = await rt.repo.messages.message(workflow_id, decision.get("messageId", 0))
     if message is None:
         await rounds.fail_step(rt, workflow_id, round_no, "The plan the decision was about is no longer there.")
@@ -35,4 +39,18 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
     plan = plan_of(message)
     inp = await rt.rounds.round_input(workflow_id, round_no)
     planned = rounds.Planned(plan, message.tokens_used, rounds.reused_of(plan, inp), resumed=True)
+    await rounds.execute(rt, workflow_id, round_no, planned)
+
+
+async def _run_on(rt: Runtime, workflow_id: str, round_no: int) -> None:
+    """The round's plan (the last one its manager wrote and the user let run) goes on: finished tasks
+    are read back, revisions made so far hold, the task the decision was about runs (or not)."""
+    rows = await rt.repo.messages.round_messages(workflow_id, round_no, rounds.round_key(workflow_id, round_no, "plan", ""))
+    plans = [m for m, _ in rows if "plan" in m.meta]
+    if not plans:
+        await rounds.fail_step(rt, workflow_id, round_no, "The plan the round ran is no longer there.")
+        return
+    plan = plan_of(plans[-1])
+    inp = await rt.rounds.round_input(workflow_id, round_no)
+    planned = rounds.Planned(plan, plans[-1].tokens_used, rounds.reused_of(plan, inp), resumed=True)
     await rounds.execute(rt, workflow_id, round_no, planned)

@@ -31,7 +31,7 @@ from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
 from agents.runner import run_task
 from app.fsm import Event
-from app.rounds import replanning, steering, tracing, waiting
+from app.rounds import asking, replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
@@ -64,6 +64,7 @@ class TaskOutcome:
     tokens: int = 0
     error: str = ""
     undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
+    question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
 
     @property
     def delivered(self) -> bool:
@@ -251,8 +252,14 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         inp = await rt.rounds.round_input(workflow_id, round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
+        context.answers = await asking.answers(rt, workflow_id, round_no, task.id)
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message")):
             result = await run_task(rt.registry, task, context)
+        if result.question:  # the round waits for the user's answer; the task runs again with it
+            rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
+            asking.check_asked(task, context.answers)
+            return TaskOutcome(task.id, ok=False, error="asked the user", question=result.question,
+                               tokens=result.usage.total_tokens)
     except (asyncio.CancelledError, ClaimLostError):
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
@@ -492,17 +499,31 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
     announced = planned.announced
     spent = tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
-    deferred: set[str] = set()  # tasks not started because the user steered the round
+    deferred: set[str] = set()  # tasks not started because the user steered the round or is asked
+    parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
 
     async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         if deferred or await steering.pending(rt, workflow_id, round_no, handled):
-            deferred.add(task.id)  # the revision decides whether and how it runs
+            deferred.add(task.id)  # the revision (or the user's decision) decides whether and how it runs
             return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
+        approval = await asking.approval(rt, workflow_id, round_no, task)
+        if approval == "wanted":
+            parked.append(asking.Parked(task, "tool", tool=rt.registry.approval_request(task)))
+            deferred.add(task.id)
+            return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
+        if approval == "rejected":
+            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, numbers[task.id])
+            settling.settled.add(task.id)
+            return TaskOutcome(task.id, ok=False, error=reason)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         with tracing.task_span(task.agent, task.id):
             outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
                                     announced=task.id in announced,
                                     then=lambda ok=True: settling.after(task.id, ok))
+        if outcome.question:
+            parked.append(asking.Parked(task, "question", question=outcome.question, tokens=outcome.tokens))
+            deferred.add(task.id)
+            return outcome
         settling.settled.add(task.id)
         return outcome
 
@@ -520,6 +541,9 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         deferred.clear()
         outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency,
                                            finished=finished, max_tokens=rt.settings.max_round_tokens, spent=spent)
+        if parked:  # the round waits for the user; its next part runs the plan on
+            await asking.park(rt, workflow_id, round_no, parked)
+            return
         outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
         skipped = {t: r for t, r in skipped.items() if t not in deferred}
         spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)

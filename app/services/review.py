@@ -1,5 +1,7 @@
 """The user's decisions on a waiting round (POST /api/workflows/{id}/review, or a chat post while it
-waits): approve, revise, edit or reject a plan. No HTTP here; the round side is `app.rounds.waiting`."""
+waits): approve, revise, edit or reject a plan; answer or reject an agent's question; approve or
+reject a task that needs approval. No HTTP here; the round side is `app.rounds.waiting` and
+`app.rounds.asking`."""
 
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository.messages import updates_key
 from app.store.tables import WorkflowRow
 
-_STATES = {"approve": "approved", "revise": "revised", "edit": "edited", "reject": "rejected"}
+_STATES = {"approve": "approved", "revise": "revised", "edit": "edited", "reject": "rejected", "answer": "answered"}
 _LOGS = {"approve": "Plan approved by user", "revise": "Plan revision requested by user",
          "edit": "Plan edited by user", "reject": "Plan rejected by user"}
+_META = {"plan": "review", "question": "question", "tool": "approval"}  # where the answered message keeps its state
+_YES = {"yes", "y", "ok", "okay", "approve", "approved", "go ahead", "do it", "run it", "ja", "oui", "sí", "si"}
 
 
 class Reviews:
@@ -43,13 +47,16 @@ class Reviews:
         wait = row.waiting_for or {}
         if not self._fits(row, body):
             return self._repeated_or_conflict(row, body, fingerprint)
-        round_no, answered = row.current_round, wait["messageId"]
+        round_no, answered, kind = row.current_round, wait["messageId"], wait["kind"]
         message = await self.repo.messages.message(workflow_id, answered)
         if message is None:
-            raise ConflictError("The plan this round waits on was deleted; reject it or stop the round.",
+            raise ConflictError(f"The message this round waits on was deleted; {_RECOVER[kind]}",
                                 code="decision_does_not_fit", extra=_state(row))
-        patch: dict[str, Any] = {"review": {"state": _STATES[body.decision], "decidedAt": now().isoformat()}}
-        record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint}
+        field = _META[kind]
+        kept = {} if kind == "plan" else dict(message.meta.get(field) or {})  # a question's text, a task's call
+        state: dict[str, Any] = {**kept, "state": _STATES[body.decision], "decidedAt": now().isoformat()}
+        patch: dict[str, Any] = {field: state}
+        record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint, "kind": kind}
         messages: list[NewMessage] = []
         segment = row.segment + 1
         base = f"{workflow_id}:{round_no}:decision:{segment}"
@@ -57,19 +64,17 @@ class Reviews:
             plan = await self._edited(workflow_id, round_no, message, body.plan)
             patch |= {"plan": self.rt.rounds.plan_meta(plan), "proposedPlan": message.meta.get("plan"),
                       "content": render_plan_message(plan)}
-        feedback = (body.feedback or "").strip()
-        if feedback:
-            record["feedback"] = feedback
-            patch["review"]["feedback"] = feedback
-            messages.append(NewMessage(f"{base}:message", "user", "step", feedback,
+        said = (body.answer if body.decision == "answer" else body.feedback or "").strip()
+        if said:
+            record["answer" if body.decision == "answer" else "feedback"] = said
+            state["answer" if body.decision == "answer" else "feedback"] = said
+            messages.append(NewMessage(f"{base}:message", "user", "step", said,
                                        meta={"review": {"decision": body.decision, "messageId": answered}}))
-        reject = body.decision == "reject"
-        count = len(plan.tasks) if body.decision == "edit" else 0
-        text = _LOGS[body.decision] + (f": {count} task{'' if count == 1 else 's'}" if body.decision == "edit" else "")
-        log = NewLog(updates_key(f"{base}:log", answered), text, agent_name="system",
-                     progress=100 if reject else None, status="stopped" if reject else "")
+        reject = body.decision == "reject" and kind != "tool"  # a task not approved is skipped; the round goes on
+        log = NewLog(updates_key(f"{base}:log", answered), _log_of(kind, body, message.meta, patch),
+                     agent_name="system", progress=100 if reject else None, status="stopped" if reject else "")
         event = Event.REJECT if reject else Event.RESUME
-        decided = await self.repo.waits.decide(owner, workflow_id, "plan", body.message_id, event, record, patch,
+        decided = await self.repo.waits.decide(owner, workflow_id, kind, body.message_id, event, record, patch,
                                                messages, [log])
         if decided is None:
             raise self.workflows.no_workflow(workflow_id)
@@ -104,7 +109,7 @@ class Reviews:
     def _fits(row: WorkflowRow, body: ReviewRequest) -> bool:
         wait = row.waiting_for or {}
         return (row.status == WorkflowStatus.WAITING and body.decision in DECISIONS.get(wait.get("kind"), ())
-                and body.message_id in (None, wait.get("messageId")) and wait.get("kind") == "plan")
+                and body.message_id in (None, wait.get("messageId")))
 
     @staticmethod
     def _repeated_or_conflict(row: WorkflowRow, body: ReviewRequest, fingerprint: str) -> WorkflowStatusView:
@@ -149,6 +154,23 @@ class Reviews:
         return plan
 
 
+_RECOVER = {"plan": "reject it or stop the round.", "question": "reject the question or stop the round.",
+            "tool": "reject the task or stop the round."}
+
+
+def _log_of(kind: str, body: ReviewRequest, meta: dict[str, Any], patch: dict[str, Any]) -> str:
+    """The decision's log: what was decided, on what."""
+    if kind == "plan":
+        count = len(patch["plan"]["tasks"]) if body.decision == "edit" else 0
+        return _LOGS[body.decision] + (f": {count} task{'' if count == 1 else 's'}" if body.decision == "edit" else "")
+    task = (meta.get(_META[kind]) or {}).get("taskId", "?")
+    if kind == "question":
+        return (f"Question answered by user (task {task})" if body.decision == "answer"
+                else f"Question rejected by user (task {task}): the round stopped")
+    return (f"Task {task} approved by user" if body.decision == "approve"
+            else f"Task {task} rejected by user: it is not run, the round goes on without it")
+
+
 def _wire(problem: str) -> str:
     """A plan problem in the wire's names (the model's schema calls the tasks objWorkplan)."""
     return (problem.replace("objWorkplan[", "tasks[").replace("objWorkplan", "tasks")
@@ -166,10 +188,14 @@ def _state(row: WorkflowRow) -> dict[str, Any]:
 
 
 def chat_decision(row: WorkflowRow, prompt: str) -> ReviewRequest:
-    """A chat post while the round waits: a revision of the plan (or the answer to a question)."""
+    """A chat post while the round waits: a revision of the plan, the answer to a question, or on a
+    task that needs approval a clear yes (approve) or anything else (reject, with the post as why)."""
     kind = (row.waiting_for or {}).get("kind")
     if kind == "question":
         return ReviewRequest(decision="answer", answer=prompt)
+    if kind == "tool":
+        yes = prompt.strip().lower().rstrip(".!") in _YES
+        return ReviewRequest(decision="approve") if yes else ReviewRequest(decision="reject", feedback=prompt)
     return ReviewRequest(decision="revise", feedback=prompt)
 
 

@@ -1,0 +1,220 @@
+"""A task that waits for the user, over real HTTP on SQLite and PostgreSQL: an agent's question
+(kind "question") and a task whose agent needs approval before it runs (kind "tool")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agents.base import TaskContext, TaskResult, TaskSpec
+from agents.registry import Registry, build_registry
+from tests.api.conftest import check_error
+from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_for, wait_status
+
+
+def task(tid: str, agent: str, deps: list[str] | None = None) -> dict[str, Any]:
+    return {"id": tid, "agent": agent, "instructions": f"Do {tid}.", "inputs": [], "outputs": [],
+            "dependsOn": deps or []}
+
+
+def plan(*tasks: dict[str, Any]) -> dict[str, Any]:
+    return {"userLanguage": "en", "objUserResponse": "Here is the plan.", "objFinalDocuments": [],
+            "objWorkplan": list(tasks)}
+
+
+class Publisher:
+    """A test agent that changes something outside Foreman: each task waits for the user's approval."""
+
+    name = "publisher"
+    description = "Publishes a page on the team's wiki."
+    needs_approval = True
+
+    def __init__(self) -> None:
+        self.runs: list[str] = []
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        self.runs.append(task.id)
+        return TaskResult(text=f"Published the page for {task.id}.")
+
+    def describe_call(self, task: TaskSpec) -> dict[str, Any]:
+        return {"arguments": {"page": "Sales 2024"}}
+
+
+class Clerk:
+    """A test agent that needs a fact only the user has: it asks which year, then works with the answer."""
+
+    name = "clerk"
+    description = "Looks up the figures of one year."
+
+    def __init__(self) -> None:
+        self.seen: list[list[tuple[str, str]]] = []
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        self.seen.append(list(context.answers))
+        if not context.answers:
+            return TaskResult(text="", question="Which year do you mean?")
+        if "again" in context.answers[-1][1]:
+            return TaskResult(text="", question="Which month, then?")
+        return TaskResult(text=f"The figures of {context.answers[-1][1]}.")
+
+
+class PlanPerPrompt(ScriptedModel):
+    """Plans by a word of the request (`scripts`), answers tasks with the agent's name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: dict[str, dict[str, Any]] = {}
+
+    async def complete(self, request: Any) -> Any:
+        if request.purpose in ("plan", "repair"):
+            text = str(request.messages)
+            self.plan = next(p for k, p in self.scripts.items() if k in text)
+        return await super().complete(request)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from backend_url(request.param)
+
+
+@pytest.fixture(scope="module")
+def agents(database_url: str) -> tuple[Publisher, Clerk, PlanPerPrompt]:
+    return Publisher(), Clerk(), PlanPerPrompt()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, database_url: str,
+           agents: tuple[Publisher, Clerk, PlanPerPrompt]) -> Iterator[httpx.Client]:
+    publisher, clerk, model = agents
+    registry = build_registry(entry_points=False)
+    registry.add(publisher)
+    registry.add(clerk)
+    settings = settings_for(Path(tmp_path_factory.mktemp("asking")), database_url, max_concurrent_rounds=1)
+    with LiveServer(settings, model, registry) as server, server.client() as c:
+        yield c
+
+
+def start(client: httpx.Client, model: PlanPerPrompt, key: str, the_plan: dict[str, Any]) -> dict[str, Any]:
+    model.scripts[key] = the_plan
+    response = client.post("/api/workflows/start", json={"prompt": f"{key}: the sales report."})
+    assert response.status_code == 200, response.text
+    return wait_status(client, response.json()["id"], "waiting", "completed", "failed", timeout=240)
+
+
+def items(client: httpx.Client, workflow_id: str, what: str = "messages") -> list[dict[str, Any]]:
+    return client.get(f"/api/workflows/{workflow_id}/{what}").json()["items"]
+
+
+def review(client: httpx.Client, workflow_id: str, **body: Any) -> httpx.Response:
+    return client.post(f"/api/workflows/{workflow_id}/review", json=body)
+
+
+def task_ids(client: httpx.Client, workflow_id: str) -> list[str]:
+    return [m["metadata"]["taskId"] for m in items(client, workflow_id) if m["metadata"].get("taskId")]
+
+
+def test_a_task_that_needs_approval_waits_and_runs_once_approved(client: httpx.Client, agents: Any) -> None:
+    publisher, _, model = agents
+    status = start(client, model, "approve-me", plan(task("t1", "analyst"), task("t2", "publisher", ["t1"]),
+                                                     task("t3", "writer", ["t2"])))
+    wid, wait = status["id"], status["waitingFor"]
+    assert status["status"] == "waiting" and wait["kind"] == "tool" and wait["decisions"] == ["approve", "reject"]
+    assert wait["taskId"] == "t2" and wait["agent"] == "publisher"
+    assert wait["tool"]["name"] == "publisher" and wait["tool"]["arguments"] == {"page": "Sales 2024"}
+    assert wait["tool"]["instructions"] == "Do t2."
+    asked = next(m for m in items(client, wid) if m["id"] == wait["messageId"])
+    assert asked["metadata"]["approval"]["state"] == "pending" and "needs your approval" in asked["content"]
+    assert task_ids(client, wid) == ["t1"] and publisher.runs == []  # what came before ran; t2 did not
+    check_error(review(client, wid, decision="answer", answer="yes"), 409, "decision_does_not_fit")
+
+    assert review(client, wid, decision="approve", messageId=wait["messageId"]).status_code == 200
+    assert wait_status(client, wid, "completed", timeout=240)["waitingFor"] is None
+    assert task_ids(client, wid) == ["t1", "t2", "t3"] and publisher.runs == ["t2"]
+    approved = next(m for m in items(client, wid) if m["id"] == wait["messageId"])
+    assert approved["metadata"]["approval"]["state"] == "approved"
+    assert any(e["message"] == "Task t2 approved by user" for e in items(client, wid, "logs"))
+    assert review(client, wid, decision="approve").json()["status"] == "completed"  # repeated: same answer
+
+
+def test_a_rejected_task_is_not_run_and_the_round_goes_on_saying_so(client: httpx.Client, agents: Any) -> None:
+    publisher, _, model = agents
+    before = list(publisher.runs)
+    status = start(client, model, "reject-me", plan(task("t1", "analyst"), task("t2", "publisher"),
+                                                    task("t3", "writer", ["t2"])))
+    wid = status["id"]
+    # A chat post that is not a clear yes rejects the task, with the post as why.
+    post = client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "No, not on the wiki."})
+    assert post.status_code == 200 and post.json()["currentRound"] == 1, post.text
+    done = wait_status(client, wid, "completed", "failed", timeout=240)
+    assert done["status"] == "completed" and publisher.runs == before
+    messages = items(client, wid)
+    refused = next(m for m in messages if m["metadata"].get("taskId") == "t2")
+    assert refused["metadata"]["notApproved"] and "not run: you did not approve it" in refused["content"]
+    assert next(m for m in messages if m["metadata"].get("taskId") == "t3")["metadata"]["skipped"]
+    assert not [m for m in messages if m["metadata"].get("revision")]  # the user's choice is not re-planned
+    assert any(m["role"] == "user" and m["content"] == "No, not on the wiki." for m in messages)
+    logs = [e["message"] for e in items(client, wid, "logs")]
+    assert "Task t2 rejected by user: it is not run, the round goes on without it" in logs
+    assert logs[-1] == "Workflow completed: 1 of 3 planned tasks delivered"
+
+
+def test_an_agent_asks_and_goes_on_with_the_answer(client: httpx.Client, agents: Any) -> None:
+    _, clerk, model = agents
+    status = start(client, model, "ask-me", plan(task("t1", "clerk"), task("t2", "writer", ["t1"])))
+    wid, wait = status["id"], status["waitingFor"]
+    assert wait["kind"] == "question" and wait["decisions"] == ["answer", "reject"]
+    assert wait["question"] == "Which year do you mean?" and wait["taskId"] == "t1" and wait["agent"] == "clerk"
+    asked = next(m for m in items(client, wid) if m["id"] == wait["messageId"])
+    assert asked["agentName"] == "clerk" and asked["content"] == "Which year do you mean?"
+    assert task_ids(client, wid) == []  # the question is not the task's outcome
+    check_error(review(client, wid, decision="approve"), 409, "decision_does_not_fit")
+    check_error(review(client, wid, decision="answer"), 400, "answer_required")
+
+    assert review(client, wid, decision="answer", answer="2024").status_code == 200
+    assert wait_status(client, wid, "completed", timeout=240)["waitingFor"] is None
+    messages = items(client, wid)
+    t1 = next(m for m in messages if m["metadata"].get("taskId") == "t1")
+    assert t1["content"] == "The figures of 2024." and task_ids(client, wid) == ["t1", "t2"]
+    assert clerk.seen[-1] == [("Which year do you mean?", "2024")]
+    answered = next(m for m in messages if m["id"] == wait["messageId"])
+    assert answered["metadata"]["question"]["state"] == "answered"
+    assert answered["metadata"]["question"]["answer"] == "2024"
+    assert any(m["role"] == "user" and m["content"] == "2024" for m in messages)
+
+
+def test_a_chat_post_answers_a_question_and_a_second_question_waits_again(client: httpx.Client,
+                                                                          agents: Any) -> None:
+    _, _, model = agents
+    wid = start(client, model, "ask-twice", plan(task("t1", "clerk")))["id"]
+    first = client.get(f"/api/workflows/{wid}/status").json()["waitingFor"]
+    assert client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "ask again"}).status_code == 200
+    second = wait_for(lambda: (s := client.get(f"/api/workflows/{wid}/status").json())["status"] == "waiting"
+                      and s["waitingFor"]["messageId"] != first["messageId"] and s, 240, "the second question")
+    assert second["waitingFor"]["question"] == "Which month, then?"
+    assert review(client, wid, decision="answer", answer="March").status_code == 200
+    wait_status(client, wid, "completed", timeout=240)
+    assert next(m for m in items(client, wid) if m["metadata"].get("taskId") == "t1")["content"] == \
+        "The figures of March."
+
+
+def test_rejecting_a_question_stops_the_round(client: httpx.Client, agents: Any) -> None:
+    _, _, model = agents
+    wid = start(client, model, "ask-reject", plan(task("t1", "clerk")))["id"]
+    answer = review(client, wid, decision="reject", feedback="Never mind.")
+    assert answer.status_code == 200 and answer.json()["status"] == "stopped"
+    last = items(client, wid, "logs")[-1]
+    assert last["message"] == "Question rejected by user (task t1): the round stopped" and last["progress"] == 100
+    assert task_ids(client, wid) == []
+
+
+def test_the_registration_flag_overrides_the_agents_own() -> None:
+    registry = Registry()
+    registry.add(Clerk(), needs_approval=True)
+    registry.add(Publisher(), needs_approval=False)
+    assert registry.needs_approval("clerk") and not registry.needs_approval("publisher")
+    default = build_registry(entry_points=False)
+    assert not any(default.needs_approval(n) for n in default.names())
