@@ -253,6 +253,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id)
+        context.may_ask = rt.settings.agent_questions
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message")):
             result = await run_task(rt.registry, task, context)
         if result.question:  # the round waits for the user's answer; the task runs again with it
