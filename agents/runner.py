@@ -28,7 +28,8 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     what a model wrote: a result in another language is done once more, told which language."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
-    offer = context.may_ask and not getattr(context.model, "offline", False)
+    # A real model behind a built-in agent is offered to ask (a plug-in or a tool asks its own way).
+    offer = context.may_ask and not getattr(context.model, "offline", False) and registry.source(task.agent) == "built-in"
     task = asked_task(task, context, offer)
     result = await _run(agent, task, context)
     if offer and not result.question and (question := question_of(result)):

@@ -363,6 +363,7 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    skipped = {**skipped, **{t: "you did not approve it" for t, o in outcomes.items() if o.error == asking.NOT_APPROVED}}
     if revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}

@@ -169,6 +169,7 @@ def test_a_rejected_task_is_not_run_and_the_round_goes_on_saying_so(client: http
     logs = [e["message"] for e in items(client, wid, "logs")]
     assert "Task t2 rejected by user: it is not run, the round goes on without it" in logs
     assert logs[-1] == "Workflow completed: 1 of 3 planned tasks delivered"
+    assert "step t2 (publisher) was skipped: you did not approve it" in messages[-1]["content"]
 
 
 def test_an_agent_asks_and_goes_on_with_the_answer(client: httpx.Client, agents: Any) -> None:

@@ -62,5 +62,6 @@ def test_a_person_sees_what_a_task_will_do_and_rejects_it(page, server, tmp_path
         panel.get_by_role("button", name="Reject").click()
         expect(panel).to_be_hidden()
         expect(page.locator("#status")).to_contain_text("completed · round 1")
-        expect(messages(page).filter(has_text="not run: you did not approve it")).to_have_count(2)  # task, final
+        expect(messages(page).filter(has_text="not run: you did not approve it")).to_have_count(1)
+        expect(messages(page).last).to_contain_text("step t2 (publisher) was skipped: you did not approve it")
         assert page.errors == []
