@@ -155,6 +155,7 @@ class TaskContext:
     progress: Callable[[str], Awaitable[None]] | None = None
     # The questions this task's agent asked the user in this round and the answers, in order.
     answers: list[tuple[str, str]] = field(default_factory=list)
+    may_ask: bool = False  # a real model behind a built-in agent is offered to ask (agents.questions)
 
 
 @runtime_checkable

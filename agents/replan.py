@@ -20,6 +20,7 @@ class Revision:
     why: str
     dropped: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
+    review: bool = False  # it waits for the user's review before it runs (the round is under plan review)
 
 
 def revise_offline(plan: Plan, done: set[str], failed: dict[str, str], skipped: dict[str, str],

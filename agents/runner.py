@@ -12,6 +12,7 @@ from agents.errors import AgentsError
 from agents.inputs import language_name
 from agents.model import Model
 from agents.phrases import target_language
+from agents.questions import asked_task, question_of
 from agents.registry import Registry
 from agents.toolkit.language import detect_language
 from agents.toolkit.tokens import count_long_texts
@@ -27,7 +28,14 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     what a model wrote: a result in another language is done once more, told which language."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
+    # A real model behind a built-in agent is offered to ask (a plug-in or a tool asks its own way).
+    offer = context.may_ask and not getattr(context.model, "offline", False) and registry.source(task.agent) == "built-in"
+    task = asked_task(task, context, offer)
     result = await _run(agent, task, context)
+    if offer and not result.question and (question := question_of(result)):
+        result.question, result.text = question, ""
+    if result.question:
+        return result
     wanted = expected_language(task, context)
     # A translation is told its language with every chunk, and redoing a book costs a book: not checked here.
     # An agent whose run acts outside (`repeatable = False`: an external tool) is never run twice.

@@ -69,6 +69,7 @@ class Settings:
     max_round_seconds: float = 900.0
     review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
     max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
+    agent_questions: bool = False  # a real model behind a built-in agent may ask the user (agents.questions)
     round_max_attempts: int = 3  # attempts of a round that may fail by an error inside it (crashes do not count)
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP
@@ -362,6 +363,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         embeddings_api_key=env.get("EMBEDDINGS_API_KEY") or env.get("OPENAI_API_KEY", ""),
         metrics=_flag(env.get("METRICS_ENABLED", "true"), "METRICS_ENABLED"),
         chat_stop_on_disconnect=_flag(env.get("CHAT_STOP_ON_DISCONNECT", "true"), "CHAT_STOP_ON_DISCONNECT"),
+        agent_questions=_flag(env.get("AGENT_QUESTIONS", ""), "AGENT_QUESTIONS"),
         **numbers,
     )
 
@@ -393,6 +395,7 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("REVIEW_TIMEOUT_SECONDS", str(int(Settings.review_timeout_seconds)),
      "a round waiting for the user (plan review, question, tool approval) this long ends stopped"),
     ("MAX_REPLANS", str(Settings.max_replans), "revisions of a round's plan after a task failed or was skipped"),
+    ("AGENT_QUESTIONS", "false", "true: a real model behind a built-in agent may ask the user a question mid-task"),
     ("ROUND_MAX_ATTEMPTS", str(Settings.round_max_attempts),
      "attempts of a round that may end in an error inside it before it fails; crashes, takeovers and "
      "database outages are not counted"),

@@ -18,11 +18,11 @@ from typing import Any
 
 from agents.base import Plan, TaskSpec
 from agents.errors import AgentsError
+from agents.questions import MAX_QUESTIONS
 from app.fsm import Event
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage, Wait
 
-MAX_QUESTIONS = 3  # an agent asks at most this many questions in one task; another one fails the task
 NOT_APPROVED = "not run: you did not approve it"
 
 

@@ -4,6 +4,7 @@ listing every task of the new plan, with why; finished tasks keep their results 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 from typing import Any
@@ -14,6 +15,8 @@ from agents.manager import PlanLimits, make_plan, render_plan_message
 from agents.model import ModelError, Usage
 from agents.plan import validate_plan
 from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
+from app.fsm import Event
+from app.rounds import waiting
 from app.rounds.asking import NOT_APPROVED
 from app.rounds.inputs import plan_of
 from app.rounds.runtime import Runtime
@@ -30,7 +33,14 @@ async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tupl
     """The latest revised plan of the round and why each revision was made (a round resumed after a crash)."""
     rows = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:replan:")
     plans = [m for m, _ in rows if "plan" in m.meta]
-    return (plan_of(plans[-1]) if plans else None), [m.meta.get("revision", {}).get("why", "") for m in plans]
+    whys = [m.meta.get("revision", {}).get("why", "") for m in plans]
+    if not plans:
+        return None, whys
+    # A plan the user had made again (a revise of a revision under review) is newer than the revision.
+    planned = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:plan:")
+    if any(m.id > plans[-1].id and "plan" in m.meta for m, _ in planned):
+        return None, whys
+    return plan_of(plans[-1]), whys
 
 
 async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, Any],
@@ -74,12 +84,19 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
     if revision is None:
         return None
     limit = rt.settings.max_replans
+    revision.review = await under_review(rt, workflow_id, round_no)
     await write_revision(rt, workflow_id, round_no, revision, key_part=number,
                          heading=f"Plan revised ({number} of at most {limit})",
                          log=NewLog("", f"Work plan revised ({number} of at most {limit}): {revision.why}",
                                     type="warning", agent_name="project_manager"),
                          meta={"number": number}, offline=offline, usage=usage, started=started, t0=t0)
     return revision
+
+
+async def under_review(rt: Runtime, workflow_id: str, round_no: int) -> bool:
+    """Whether the round's plan was reviewed by the user: then each revision of it waits for review too."""
+    rows = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:plan:")
+    return any("review" in m.meta for m, _ in rows)
 
 
 async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision: Revision, *,
@@ -91,6 +108,7 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
     key = lambda *p: replan_key(workflow_id, round_no, key_part, *p)  # noqa: E731
     stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
                  bytes_received=usage.bytes_received) if usage else {}
+    wait = waiting.plan_wait(rt, key) if revision.review else None
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
@@ -98,9 +116,42 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
                              meta={"plan": rt.rounds.plan_meta(revision.plan), "language": revision.plan.language,
                                    "offline": offline, "revision": {**meta, "why": revision.why,
                                                                     "dropped": revision.dropped,
-                                                                    "added": revision.added}},
+                                                                    "added": revision.added},
+                                   **({"review": {"state": "pending"}} if wait else {})},
                              **stats)],
-        logs=[replace(log, key=key("done"))])
+        logs=[replace(log, key=key("done")), *waiting.wait_logs(wait, key)],
+        event=Event.WAIT if wait else None, wait=wait)
+
+
+async def with_dropped(rt: Runtime, workflow_id: str, round_no: int,
+                       plan: Plan) -> tuple[Plan, dict[str, str], dict[str, str]]:
+    """The last plan with the tasks its revisions dropped without a replacement (a task that failed or
+    was skipped, whose id and `-r` successors the last plan no longer has), and why each failed or was
+    skipped: the final review counts them as planned and not delivered, so a round whose planned work
+    all failed never reads as completed because a revision left less to do. Read from the journal,
+    so a round resumed after a crash counts the same."""
+    prefix = f"{workflow_id}:{round_no}:"
+    rows = await rt.repo.messages.round_messages(workflow_id, round_no, prefix)
+    specs = {t.id: t for m, _ in rows if "plan" in m.meta and m.key and
+             m.key.startswith((f"{prefix}plan:", f"{prefix}replan:")) for t in plan_of(m).tasks}
+    kept = {t.id for t in plan.tasks}
+    failed: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    for m, _ in rows:
+        tid = m.meta.get("taskId")
+        if not tid or tid not in specs or _base(tid) in {_base(k) for k in kept}:
+            continue
+        if m.meta.get("failed"):
+            failed[tid] = m.meta.get("error") or m.content
+        elif m.meta.get("skipped"):
+            skipped[tid] = m.content.split("was skipped: ", 1)[-1].rstrip(".")
+    lost = [specs[t] for t in specs if t in failed or t in skipped]
+    return (replace(plan, tasks=lost + list(plan.tasks)) if lost else plan), failed, skipped
+
+
+def _base(task_id: str) -> str:
+    """The id a task had before revisions renamed it (`t1-r1`, `t1-r2`: `t1`)."""
+    return re.sub(r"(-r\d+)+$", "", task_id)
 
 
 def revisions_note(revisions: list[str]) -> str:

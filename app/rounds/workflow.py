@@ -253,6 +253,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id)
+        context.may_ask = rt.settings.agent_questions
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
                                                                       task.agent, task.id):
             result = await run_task(rt.registry, task, context)
@@ -363,6 +364,10 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    skipped = {**skipped, **{t: "you did not approve it" for t, o in outcomes.items() if o.error == asking.NOT_APPROVED}}
+    if revisions:  # what a revision dropped without a replacement was planned and not delivered
+        plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
+        results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
     spent, fallback = Usage(), []
     try:
         with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
@@ -560,6 +565,8 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
                                                len(revisions) - steers + 1)
             if revision is None:
                 break
+            if revision.review:  # under plan review it waits for the user (app.rounds.resume runs it on)
+                return
         plan, announced = revision.plan, frozenset()
         revisions.append(revision.why)
         finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again

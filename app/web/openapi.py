@@ -115,6 +115,18 @@ MESSAGE_METADATA = {
                               "pending, approved, revised, edited or rejected.", "additionalProperties": True,
                               "properties": {"state": {"type": "string", "enum": ["pending", "approved", "revised",
                                                                                    "edited", "rejected"]}}},
+                   "question": {"type": "object", "description": "An agent's question to the user (the round "
+                                "waits with kind question): text, taskId, state, and the answer once given.",
+                                "additionalProperties": True,
+                                "properties": {"state": {"type": "string",
+                                                         "enum": ["pending", "answered", "rejected"]}}},
+                   "approval": {"type": "object", "description": "A task that waits for the user's approval "
+                                "before it runs (kind tool): taskId, tool (what it will do), state.",
+                                "additionalProperties": True,
+                                "properties": {"state": {"type": "string",
+                                                         "enum": ["pending", "approved", "rejected"]}}},
+                   "notApproved": {"type": "boolean", "description": "The task was not run: the user did not "
+                                   "approve it."},
                    "plan": {"type": "object", "description": "The work plan: {tasks: [{id, agent, "
                             "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
                             "additionalProperties": True},

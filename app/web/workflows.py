@@ -147,7 +147,8 @@ async def stop(request: Request, workflow_id: WorkflowId) -> WorkflowStatusView:
 
 
 @post("/api/workflows/{workflow_id:str}/review", status_code=HTTP_200_OK, responses=errors(400, 404, 409),
-      summary="Decide on what the waiting round waits for: approve, revise, edit or reject its plan")
+      summary="Decide on what the waiting round waits for: approve, revise, edit or reject its plan; answer "
+              "or reject an agent's question; approve or reject a task that needs approval")
 async def review(request: Request, workflow_id: WorkflowId, data: JSONBody[ReviewRequest]) -> WorkflowStatusView:
     owner, workflows = _deps(request)
     data = await request.data_as(ReviewRequest)

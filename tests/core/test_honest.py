@@ -78,7 +78,7 @@ def test_a_plan_none_of_whose_tasks_finished_ends_failed_and_says_so(tmp_path, o
     openai_stub.script([Reply(plan_of(2, chain=True)), Status(400, message="context length exceeded")])
     openai_stub.default = lambda body: "A review."
     settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test",
-                            max_replans=0)  # as before re-planning: no second plan rescues the round
+                            max_replans=0)  # no revision runs t2 without t1 (see the tests with re-planning on below)
     with LiveServer(settings) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Two parts"}).json()["id"]
         status = wait_status(client, wid, "completed", "failed")
@@ -110,3 +110,49 @@ def test_an_internal_error_is_a_sentence_and_its_details_go_to_the_server_log(ca
     assert "INSERT INTO" in caplog.text and "sha256" in caplog.text
     assert reason_of(RuntimeError("disk full"), "the summarizer agent") == "disk full"  # a plug-in's own words
     assert reason_of(UnknownAgentError("no agent named 'x'"), "the round") == "no agent named 'x'"
+
+
+
+def _ended(client, wid):
+    status = wait_status(client, wid, "completed", "failed")
+    return (status, client.get(f"/api/workflows/{wid}/messages").json()["items"],
+            client.get(f"/api/workflows/{wid}/logs").json()["items"])
+
+
+def test_with_replanning_on_a_round_whose_planned_tasks_all_failed_ends_failed(tmp_path, openai_stub):
+    # Re-planning on (MAX_REPLANS 2): t1 fails, t2 is skipped, and the model's revision plans nothing
+    # more. The last plan has no task left; the round must not read as completed for it.
+    openai_stub.script([Reply(plan_of(2, chain=True)), Status(400, message="context length exceeded"),
+                        Reply(plan_of(0))])
+    openai_stub.default = lambda body: "A review."
+    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test")
+    assert settings.max_replans == 2
+    with LiveServer(settings) as server, server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Two parts"}).json()["id"]
+        status, messages, logs = _ended(client, wid)
+        assert [m for m in messages if m["metadata"].get("revision")]  # it was re-planned
+        assert status["status"] == "failed" and status["progress"] == 100
+        last = messages[-1]
+        assert last["status"] == "last" and last["content"].startswith("Nothing that was planned was delivered")
+        assert "context length exceeded" in last["content"] and "t2" in last["content"]
+        assert logs[-1]["type"] == "error" and logs[-1]["status"] == "failed"
+        assert "none of the 2 planned task(s)" in logs[-1]["message"]
+        assert not any("completed" in e["message"].lower() for e in logs)
+
+
+def test_with_replanning_on_a_task_a_revision_dropped_counts_as_not_delivered(tmp_path, openai_stub):
+    # t1 fails; the revision drops it and runs t2 without it, which delivers: completed, 1 of 2, never
+    # "successfully", and the final message names t1 and why it failed.
+    openai_stub.script([Reply(plan_of(2, chain=True)), Status(400, message="context length exceeded")])
+    openai_stub.default = lambda body: "A review."
+    settings = settings_for(tmp_path, openai_base_url=openai_stub.base_url, openai_api_key="test")
+    with LiveServer(settings) as server, server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Two parts"}).json()["id"]
+        status, messages, logs = _ended(client, wid)
+        assert status["status"] == "completed"
+        revision = next(m for m in messages if m["metadata"].get("revision"))
+        assert revision["metadata"]["revision"]["dropped"] == ["t1"]
+        last = messages[-1]
+        assert "t1 (analyst)" in last["content"] and "context length exceeded" in last["content"]
+        assert logs[-1]["message"] == "Workflow completed: 1 of 2 planned tasks delivered"
+        assert not any("completed successfully" in e["message"] for e in logs)

@@ -11,6 +11,8 @@ import httpx
 import pytest
 
 from agents.base import TaskContext, TaskResult, TaskSpec
+from agents.model import ModelResponse, Usage
+from agents.questions import MARKER
 from agents.registry import Registry, build_registry
 from tests.api.conftest import check_error
 from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_for, wait_status
@@ -70,9 +72,15 @@ class PlanPerPrompt(ScriptedModel):
         self.scripts: dict[str, dict[str, Any]] = {}
 
     async def complete(self, request: Any) -> Any:
+        text = str(request.messages)
         if request.purpose in ("plan", "repair"):
-            text = str(request.messages)
             self.plan = next(p for k, p in self.scripts.items() if k in text)
+        if request.purpose == "task" and "Look at the year in question." in text:
+            self.calls.append(request)  # a model offered to ask (AGENT_QUESTIONS) asks, then works with the answer
+            if MARKER in text and "The user answered" not in text:
+                return ModelResponse(text=f"{MARKER} Which fiscal year?", usage=Usage(calls=1), model=self.name)
+            said = text.split("The user answered: ", 1)[-1][:4]
+            return ModelResponse(text=f"The year in question is {said}.", usage=Usage(calls=1), model=self.name)
         return await super().complete(request)
 
 
@@ -93,7 +101,8 @@ def client(tmp_path_factory: pytest.TempPathFactory, database_url: str,
     registry = build_registry(entry_points=False)
     registry.add(publisher)
     registry.add(clerk)
-    settings = settings_for(Path(tmp_path_factory.mktemp("asking")), database_url, max_concurrent_rounds=1)
+    settings = settings_for(Path(tmp_path_factory.mktemp("asking")), database_url, max_concurrent_rounds=1,
+                            agent_questions=True)
     with LiveServer(settings, model, registry) as server, server.client() as c:
         yield c
 
@@ -160,6 +169,7 @@ def test_a_rejected_task_is_not_run_and_the_round_goes_on_saying_so(client: http
     logs = [e["message"] for e in items(client, wid, "logs")]
     assert "Task t2 rejected by user: it is not run, the round goes on without it" in logs
     assert logs[-1] == "Workflow completed: 1 of 3 planned tasks delivered"
+    assert "step t2 (publisher) was skipped: you did not approve it" in messages[-1]["content"]
 
 
 def test_an_agent_asks_and_goes_on_with_the_answer(client: httpx.Client, agents: Any) -> None:
@@ -209,6 +219,32 @@ def test_rejecting_a_question_stops_the_round(client: httpx.Client, agents: Any)
     last = items(client, wid, "logs")[-1]
     assert last["message"] == "Question rejected by user (task t1): the round stopped" and last["progress"] == 100
     assert task_ids(client, wid) == []
+
+
+def test_a_real_model_behind_a_built_in_agent_asks_when_offered(client: httpx.Client, agents: Any) -> None:
+    _, _, model = agents
+    the_plan = plan(task("t1", "analyst"))
+    the_plan["objWorkplan"][0]["instructions"] = "Look at the year in question."
+    status = start(client, model, "ask-model", the_plan)
+    wid, wait = status["id"], status["waitingFor"]
+    assert wait["kind"] == "question" and wait["question"] == "Which fiscal year?" and wait["agent"] == "analyst"
+    assert review(client, wid, decision="answer", answer="2023").status_code == 200
+    wait_status(client, wid, "completed", timeout=240)
+    t1 = next(m for m in items(client, wid) if m["metadata"].get("taskId") == "t1")
+    assert t1["content"].startswith("The year in question is 2023.")
+
+
+def test_the_offer_to_ask_is_made_to_real_models_only_and_answers_always_reach_the_agent() -> None:
+    from agents.questions import OFFER, asked_task, question_of
+
+    spec = TaskSpec(id="t1", agent="analyst", instructions="Sum it up.")
+    context = TaskContext(prompt="", language="en", documents={}, predecessors={}, model=ScriptedModel())
+    assert asked_task(spec, context, offer=False) is spec
+    assert asked_task(spec, context, offer=True).instructions == f"Sum it up.\n\n{OFFER}"
+    context.answers = [("Which year?", "2024")] * 3  # at most 3 questions: no offer of a fourth
+    assert asked_task(spec, context, offer=True).instructions.endswith("The user answered: 2024")
+    assert question_of(TaskResult(text=f"\n{MARKER} Which sheet?\n")) == "Which sheet?"
+    assert question_of(TaskResult(text=f"The answer. {MARKER} no")) == ""
 
 
 def test_the_registration_flag_overrides_the_agents_own() -> None:

@@ -9,7 +9,9 @@ from typing import Any
 
 import httpx
 
+from agents.questions import MARKER
 from tests.harness import LiveServer, Replica, ScriptedModel, plan_of, settings_for, upload, wait_status
+from tests.openai_stub import default_reply, request_schema
 
 
 def start_waiting(client: httpx.Client) -> dict[str, Any]:
@@ -80,3 +82,42 @@ def test_a_review_nobody_answers_expires_and_the_round_stops(tmp_path: Path, dat
         assert last["progress"] == 100
         late = client.post(f"/api/workflows/{wid}/review", json={"decision": "approve"})
         assert late.status_code == 409 and late.json()["code"] == "decision_does_not_fit"
+
+
+def asking_model(body: dict[str, Any]) -> Any:
+    """The stub's answers: one plan of one task; the task's model, offered to ask, asks until answered."""
+    schema = request_schema(body) or {}
+    if "objWorkplan" in schema.get("properties", {}):
+        return plan_of(1)
+    said = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    if MARKER in said and "The user answered" not in said:
+        return f"{MARKER} Which year do you mean?"
+    if "The user answered: 2024" in said:
+        return "The figures of 2024."
+    return default_reply(body)
+
+
+def test_sigkill_while_an_agent_asks_then_the_answer_after_the_restart(tmp_path: Path, database_url: str,
+                                                                        openai_stub: Any) -> None:
+    openai_stub.default = asking_model
+    replica = Replica(tmp_path, database_url, "asker", OPENAI_BASE_URL=openai_stub.base_url,
+                      OPENAI_API_KEY="test", AGENT_QUESTIONS="true").start()
+    try:
+        with replica.wait_ready(240).client() as client:
+            response = client.post("/api/workflows/start", json={"prompt": "Look at it, please."})
+            status = wait_status(client, response.json()["id"], "waiting", "completed", "failed", timeout=240)
+            assert status["status"] == "waiting" and status["waitingFor"]["kind"] == "question", status
+        replica.signal(signal.SIGKILL)
+        replica.process.wait(30)
+        replica.start()
+        with replica.wait_ready(240).client() as client:
+            after = client.get(f"/api/workflows/{status['id']}/status").json()
+            assert after["status"] == "waiting" and after["waitingFor"] == status["waitingFor"]
+            answer = client.post(f"/api/workflows/{status['id']}/review", json={"decision": "answer", "answer": "2024"})
+            assert answer.status_code == 200, answer.text
+            wait_status(client, status["id"], "completed", timeout=240)
+            assert ran_once(client, status["id"]) == ["t1"]
+            items = client.get(f"/api/workflows/{status['id']}/messages").json()["items"]
+            assert next(m for m in items if m["metadata"].get("taskId") == "t1")["content"] == "The figures of 2024."
+    finally:
+        replica.stop()

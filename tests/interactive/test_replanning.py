@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from agents.model import ModelError, ModelRequest, ModelResponse, Usage
-from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_status
+from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_for, wait_status
 
 
 def task(tid: str, agent: str, instructions: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -117,3 +117,29 @@ def test_a_finished_task_is_never_run_again(client: httpx.Client, model: ScriptM
     assert tasks.count("t1") == 1 and "t1-r1" not in tasks
     assert tasks[-2:] == ["t2-r1", "t3-r1"]
     assert len(counted) == 1
+
+
+def test_under_plan_review_a_revision_waits_for_approval_again(client: httpx.Client, model: ScriptModel) -> None:
+    model.scripts["delta"] = [plan(task("t1", "analyst", "[broken] Look."), task("t2", "writer", "Write.", ["t1"])),
+                              plan(task("t1", "analyst", "Look another way."), task("t2", "writer", "Write.", ["t1"]))]
+    response = client.post("/api/workflows/start", json={"prompt": "delta: compare the figures.", "review": "plan"})
+    wid = response.json()["id"]
+    first = wait_status(client, wid, "waiting", timeout=240)["waitingFor"]
+    assert client.post(f"/api/workflows/{wid}/review", json={"decision": "approve"}).status_code == 200
+    second = wait_for(lambda: (s := client.get(f"/api/workflows/{wid}/status").json())["status"] == "waiting"
+                      and s["waitingFor"]["messageId"] != first["messageId"] and s, 240, "the revision's review")
+    wait = second["waitingFor"]
+    assert wait["kind"] == "plan"
+    messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    revision = next(m for m in messages if m["id"] == wait["messageId"])
+    assert revision["metadata"]["revision"]["number"] == 1 and revision["metadata"]["review"]["state"] == "pending"
+    assert [t["id"] for t in revision["metadata"]["plan"]["tasks"]] == ["t1-r1", "t2-r1"]
+    assert not [m for m in messages if m["metadata"].get("taskId") in ("t1-r1", "t2-r1")]  # nothing of it ran
+    answer = client.post(f"/api/workflows/{wid}/review", json={"decision": "approve", "messageId": wait["messageId"]})
+    assert answer.status_code == 200, answer.text
+    assert wait_status(client, wid, "completed", "failed", timeout=240)["status"] == "completed"
+    messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    tasks = [m["metadata"]["taskId"] for m in messages if m["metadata"].get("taskId")]
+    assert tasks == ["t1", "t2", "t1-r1", "t2-r1"]  # each once: the failed t1 is not run again
+    assert next(m for m in messages if m["id"] == wait["messageId"])["metadata"]["review"]["state"] == "approved"
+    assert "Plan revised 1 time" in messages[-1]["content"]

@@ -1,10 +1,11 @@
 """Plan review on the chat page, in Debian's chromium against the live service on the offline model:
-the switch "Review plans before they run", the waiting plan with Approve / Reject / Revise, found by
-role and accessible name."""
+the switch "Review plans before they run", the waiting plan with Approve / Reject / Revise / Edit,
+found by role and accessible name."""
 
 from __future__ import annotations
 
 import os
+import re
 
 from tests.corpus import CORPUS
 from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
@@ -95,3 +96,38 @@ def test_without_the_switch_a_round_runs_without_waiting(page, server):
     expect(messages(page).last.locator(".badge")).to_have_text("answer")
     expect(page.get_by_role("region", name="The plan waits for your review")).to_be_hidden()
     assert page.errors == []
+
+
+def test_a_person_edits_the_plan_a_bad_edit_is_refused_and_a_good_one_runs(page, server, tmp_path):
+    with screenshot_on_failure(page, tmp_path / "edit.png"):
+        review_on(page)
+        send(page, "Summarise this document", CORPUS / "testCSV.csv")
+        panel = plan_waits(page)
+        panel.get_by_role("button", name="Edit").click()
+        editor = panel.get_by_role("list", name="Tasks to run")
+        first = editor.get_by_role("listitem").first
+        first_id = first.locator("strong").inner_text().removeprefix("Task ")
+        # A bad edit (an agent that does not exist) is refused with the problem; nothing changes.
+        agent = panel.get_by_role("textbox", name=f"Agent of task {first_id}")
+        proposed = agent.input_value()
+        agent.fill("astrologer")
+        panel.get_by_role("button", name="Run this plan").click()
+        expect(page.locator(".notice.error")).to_contain_text("unknown agent 'astrologer'")
+        expect(page.locator("#status")).to_contain_text("Waiting for your review")
+        # Fixed, with a task added at the end: it runs as edited.
+        agent.fill(proposed)
+        panel.get_by_role("button", name="Add task").click()
+        panel.get_by_role("textbox", name="Agent of task n1").fill("writer")
+        panel.get_by_role("textbox", name="Instructions of task n1").fill("Write one line about the table.")
+        for other in editor.get_by_role("listitem").all()[1:-1]:  # only the first task and the new one are kept
+            other.get_by_role("button", name=re.compile("^Remove")).click()
+        expect(editor.get_by_role("listitem")).to_have_count(2)
+        panel.get_by_role("button", name="Move up task n1").click()
+        expect(editor.get_by_role("listitem").first).to_contain_text("Task n1")
+        panel.get_by_role("button", name="Run this plan").click()
+        expect(panel).to_be_hidden()
+        expect(page.locator("#status")).to_contain_text("completed · round 1")
+        expect(messages(page).filter(has_text="Write one line about the table.")).to_have_count(2)  # plan, writer
+        page.locator("#logs-panel summary").click()
+        expect(page.locator("#logs")).to_contain_text("Plan edited by user: 2 tasks")
+        assert page.errors == []
