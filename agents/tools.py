@@ -193,7 +193,7 @@ def example(schema: Mapping[str, Any]) -> str:
     """A JSON object with the schema's properties, to show what an argument set looks like."""
     samples = {"string": "…", "number": 1, "integer": 1, "boolean": True, "array": [], "object": {}}
     props = schema.get("properties") or {}
-    return json.dumps({k: samples.get(v.get("type") if isinstance(v, dict) else "", "…") for k, v in props.items()},
+    return json.dumps({k: samples.get(str(v.get("type")) if isinstance(v, dict) else "", "…") for k, v in props.items()},
                       ensure_ascii=False)
 
 

@@ -510,7 +510,7 @@ def mcp_servers(raw: str) -> tuple[dict[str, Any], ...]:
             value = server.get(key)
             if key == "approve" and isinstance(value, bool):  # true: every tool; false: none
                 continue
-            items = value.values() if isinstance(value, dict) else value
+            items = value.values() if isinstance(value, dict) else value or ()
             if value is not None and (not isinstance(value, kind) or not all(isinstance(v, str) for v in items)):
                 raise SettingsError(f"{where} ({name}): {key} must be a JSON {'object' if kind is dict else 'list'} "
                                     "of strings.")

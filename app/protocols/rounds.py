@@ -123,7 +123,7 @@ class Rounds:
         self.files = files
         self.heartbeat = heartbeat
         self.stop_on_disconnect = stop_on_disconnect  # CHAT_STOP_ON_DISCONNECT
-        self._stopping: set[asyncio.Task] = set()
+        self._stopping: set[asyncio.Task[None]] = set()
 
     async def upload(self, owner: Owner, parts: list[tuple[str, bytes]]) -> list[int]:
         """Store (name, bytes) parts as the owner's files; their ids."""

@@ -135,7 +135,7 @@ class WorkflowStore:
 
     @staticmethod
     def _exists_tx(conn: Connection, workflow_id: str) -> bool:
-        return conn.execute(select(W.id).where(W.id == workflow_id)).first() is not None
+        return conn.execute(select(col(W.id)).where(col(W.id) == workflow_id)).first() is not None
 
     def _start_round_tx(
         self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
@@ -372,7 +372,7 @@ class WorkflowStore:
 
     def _rename_tx(self, conn: Connection, owner: Owner, workflow_id: str, name: str) -> WorkflowRow | None:
         _settle(conn, workflow_id)
-        mine = (W.id == workflow_id, W.mandate_id == owner.mandate_id, W.user_id == owner.user_id)
+        mine = (col(W.id) == workflow_id, col(W.mandate_id) == owner.mandate_id, col(W.user_id) == owner.user_id)
         if not conn.execute(update(W).where(*mine).values(name=name)).rowcount:
             return None
         return self.workflow_tx(conn, owner, workflow_id)
