@@ -13,9 +13,9 @@ from agents.outputs import part_name, parts_archive_name, planned, stem_of, xml_
 from agents.phrases import say
 from agents.toolkit.cpu import off_gil
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
-from agents.toolkit.tables import Table, document_tables, markdown_table
+from agents.toolkit.tables import document_tables, markdown_table
 from agents.toolkit.tokens import chunk_text
-from extractors.tables import make_table
+from extractors.tables import Cell, Table, make_table
 
 TABLES_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -100,7 +100,7 @@ class DataExtractor:
 def _parse_tables(data: Any, doc_name: str) -> list[Table]:
     tables = []
     for raw in (data or {}).get("tables", []) if isinstance(data, dict) else []:
-        rows = [[str(cell) for cell in row] for row in raw.get("rows", []) if isinstance(row, list)]
+        rows: list[list[Cell]] = [[str(cell) for cell in row] for row in raw.get("rows", []) if isinstance(row, list)]
         name = str(raw.get("name") or stem_of(doc_name))
         table = make_table(name, rows, "model", tabulated=True) if rows else None
         if table is not None:

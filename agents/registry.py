@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, cast
 
 from agents.base import Agent, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
@@ -112,7 +112,7 @@ def load_entry_point(ep: EntryPoint) -> Agent:
         raise
     except Exception as exc:  # a broken plug-in must say which one it is
         raise RegistryError(f"{where} failed to load: {exc!r}") from exc
-    return obj
+    return cast(Agent, obj)
 
 
 def build_registry(entry_points: bool = True) -> Registry:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -81,6 +82,7 @@ def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
     by_norm = {norm(a): a for a in agents}
     if wanted in by_norm:
         return by_norm[wanted]
+    tests: Callable[[str], bool]
     for tests in ((lambda n: n.startswith(wanted) or wanted.startswith(n)),
                   (lambda n: wanted in n or n in wanted)):
         found = [a for n, a in by_norm.items() if len(min(n, wanted, key=len)) >= 4 and tests(n)]

@@ -34,7 +34,7 @@ class Summarizer:
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language))
-        sections = []
+        sections: list[str] = []
         for doc in docs:
             heading = f"## {say('summary_of', context.language, doc=doc.name)}\n\n"
             lead(("\n\n" if sections else "") + heading)  # streamed with the summary that follows

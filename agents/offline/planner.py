@@ -251,7 +251,10 @@ def continue_plan(previous: Mapping[str, Any], language: str, doc_names: list[st
                       "dependsOn": [d for d in t.get("dependsOn", [])]})
     produced = {o["name"] for t in tasks for o in t["outputs"]}
     finals = [d for d in previous.get("finalDocuments", []) if d["name"] in produced or d["name"] in doc_names]
-    label = lambda ts: ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or _NOTHING.get(language, "nothing")  # noqa: E731
+
+    def label(ts: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or _NOTHING.get(language, "nothing")
+
     done = [t for t in previous.get("tasks", []) if t.get("delivered")]
     todo = [t for t in previous.get("tasks", []) if not t.get("delivered")]
     answer = _CONTINUING.get(language, _CONTINUING["en"]).format(round=previous.get("round"), done=label(done),
