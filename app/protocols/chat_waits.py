@@ -40,6 +40,19 @@ def reply_decision(kind: str, prompt: str) -> ReviewRequest:
     return ReviewRequest(decision="reject", feedback=None if said in NO else prompt)
 
 
+def continues(stored: list[str], history: list[str]) -> bool:
+    """Whether a workflow whose user messages are `stored` is the conversation of `history` (its earlier
+    user turns): the same texts in order, except turns that were a bare yes or no to a wait (an
+    approval, or a rejection without a reason, leaves no user message)."""
+    at = 0
+    for turn in history:
+        if at < len(stored) and stored[at] == turn:
+            at += 1
+        elif _said(turn) not in YES | NO:
+            return False
+    return at == len(stored)
+
+
 async def start_or_answer(rounds: Rounds, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
                           base_url: str, review: str | None = None) -> Round:
     """The conversation's next round; or, when its round waits for the user and the turn has no files,

@@ -2,8 +2,9 @@
 
 A conversation is a workflow. Chat apps (Open WebUI, LibreChat) send the whole history every
 turn, so the workflow is found from the caller and the history's earlier user messages: the
-caller's workflow whose rounds' prompts are exactly those continues, anything else starts a new
-one. `X-Foreman-Workflow` (or `metadata.foreman_workflow_id`) names it outright. Only the last
+caller's workflow whose user messages (its rounds' prompts, and the answers to its waits) are
+exactly those continues (a bare yes or no to a wait leaves no message), anything else starts a
+new one. `X-Foreman-Workflow` (or `metadata.foreman_workflow_id`) names it outright. Only the last
 user message's files are uploaded; earlier turns' files are already the workflow's documents.
 """
 
@@ -34,7 +35,7 @@ from app.errors import (
     PayloadTooLargeError,
 )
 from app.protocols.chat_text import ChatText
-from app.protocols.chat_waits import start_or_answer, wait_text
+from app.protocols.chat_waits import continues, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
 from app.store.database import unavailable
 from app.store.records import Owner
@@ -198,10 +199,10 @@ class Conversations:
         workflows = self.rounds.workflows
         summaries, _ = await workflows.workflows(owner, SCANNED, None)  # another process may have begun it
         for summary in summaries:
-            if summary.current_round != len(history) or (history[0] and summary.name != history[0][:80]):
-                continue
+            if summary.current_round > len(history) or (history[0] and summary.name != history[0][:80]):
+                continue  # each round began with a prompt of the history (other turns answered waits)
             whole = await workflows.whole(owner, summary.id)
-            if [m.content for m in whole.messages if m.role == "user"] == history:
+            if continues([m.content for m in whole.messages if m.role == "user"], history):
                 self.remember(owner, history, summary.id)
                 return summary.id
         return None

@@ -61,6 +61,16 @@ def streamed(chunks: Any) -> tuple[str, list[str | None]]:
 # OpenAI-compatible chat
 
 
+def found_again(waits: Waits, history: list[dict[str, Any]], answer: str) -> str:
+    """The workflow the conversation's next turn continues, on a process that never saw it (as another
+    replica, or after a restart): found from the history, its turns that answered waits included."""
+    waits.live.app.state.openai_chat.conversations._known.clear()
+    word = waits.key(task("t1", "clerk"))
+    turn = [*history, {"role": "assistant", "content": answer}, {"role": "user", "content": f"{word}: and now?"}]
+    return waits.chat().chat.completions.with_raw_response.create(model="foreman", messages=turn).headers[
+        "x-foreman-workflow"]
+
+
 def test_openai_a_question_ends_the_completion_and_the_next_turn_answers_it(waits):
     word = waits.key(task("t1", "clerk"))
     chat = waits.chat()
@@ -83,6 +93,7 @@ def test_openai_a_question_ends_the_completion_and_the_next_turn_answers_it(wait
     assert "Which year" not in rest  # the completion goes on from the answer
     after = status(waits, workflow)
     assert (after["status"], after["currentRound"], after["waitingFor"]) == ("completed", 1, None)  # the same round
+    assert found_again(waits, history, rest) == workflow
 
 
 def test_openai_a_tool_call_waits_streamed_and_a_yes_approves_it(waits):
@@ -107,6 +118,7 @@ def test_openai_a_tool_call_waits_streamed_and_a_yes_approves_it(waits):
     assert done.headers["x-foreman-workflow"] == workflow
     assert "Published the page for t1." in done.parse().choices[0].message.content
     assert status(waits, workflow)["status"] == "completed" and waits.publisher.runs.count("t1") == 1
+    assert found_again(waits, history, done.parse().choices[0].message.content) == workflow  # "Yes." left no message
 
 
 def test_openai_a_plan_review_revised_then_approved_in_the_chat(waits):
