@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from app.contract.schemas import ReviewRequest, WaitingFor
+from app.errors import BadRequestError
 from app.protocols.rounds import Round, Rounds
 from app.store.records import Owner
 
@@ -38,6 +39,15 @@ def reply_decision(kind: str, prompt: str) -> ReviewRequest:
     if kind == "plan" and said not in NO:
         return ReviewRequest(decision="revise", feedback=prompt)
     return ReviewRequest(decision="reject", feedback=None if said in NO else prompt)
+
+
+def review_of(metadata: dict[str, str] | None) -> str | None:
+    """`metadata.foreman_review`: "plan" makes the turn's round wait for a review of its plan, "none" not."""
+    review = (metadata or {}).get("foreman_review")
+    if review not in (None, "plan", "none"):
+        raise BadRequestError(f"metadata.foreman_review must be 'plan' or 'none', not {str(review)[:40]!r}.",
+                              code="bad_review_mode")
+    return review
 
 
 def continues(stored: list[str], history: list[str]) -> bool:

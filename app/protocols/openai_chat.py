@@ -35,7 +35,7 @@ from app.errors import (
     PayloadTooLargeError,
 )
 from app.protocols.chat_text import ChatText
-from app.protocols.chat_waits import continues, start_or_answer, wait_text
+from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
 from app.store.database import unavailable
 from app.store.records import Owner
@@ -239,12 +239,8 @@ async def chat_completions(request: Request) -> Response | Stream:
     named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
     workflow_id = named or await chat.conversations.find(owner, turn.history)
     file_ids = turn.file_ids + await chat.rounds.upload(owner, turn.uploads)
-    review = (body.metadata or {}).get("foreman_review")  # "plan": the round waits for the plan's review
-    if review not in (None, "plan", "none"):
-        raise BadRequestError(f"metadata.foreman_review must be 'plan' or 'none', not {review[:40]!r}.",
-                              code="bad_review_mode")
     run = await start_or_answer(chat.rounds, owner, workflow_id, turn.prompt, file_ids,
-                                str(request.base_url).rstrip("/"), review)
+                                str(request.base_url).rstrip("/"), review_of(body.metadata))
     chat.conversations.remember(owner, [*turn.history, turn.prompt], run.workflow_id)
     headers = {WORKFLOW_HEADER: run.workflow_id}
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"

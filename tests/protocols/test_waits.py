@@ -253,3 +253,18 @@ def test_agui_a_question_and_a_tool_call_are_interrupts_resumed_by_the_next_run(
         assert "Published the page for t2." in "".join(e.delta for e in third
                                                        if e.type.value == "TEXT_MESSAGE_CONTENT")
         assert wait_status(client, workflow, "completed")["status"] == "completed"
+
+
+def test_a_chat_reply_decides_as_meant_and_a_history_with_answers_continues_its_workflow():
+    from app.protocols.chat_waits import continues, reply_decision
+
+    assert reply_decision("plan", "Go ahead!").decision == "approve"
+    assert (reply_decision("plan", "No.").decision, reply_decision("plan", "No.").feedback) == ("reject", None)
+    assert (reply_decision("plan", "Add a chart.").decision, reply_decision("plan", "Add a chart.").feedback) == (
+        "revise", "Add a chart.")
+    assert (reply_decision("question", "yes").decision, reply_decision("question", "yes").answer) == ("answer", "yes")
+    assert reply_decision("tool", "ok").decision == "approve"
+    assert (reply_decision("tool", "Not today.").decision, reply_decision("tool", "Not today.").feedback) == (
+        "reject", "Not today.")
+    assert continues(["a", "2024"], ["a", "2024"]) and continues(["a", "b"], ["a", "Yes.", "b", "no"])
+    assert not continues(["a"], ["a", "something else"]) and not continues(["a", "b"], ["a"])
