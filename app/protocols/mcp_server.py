@@ -1,8 +1,9 @@
 """Foreman as an MCP server: streamable HTTP at `/mcp` (the `mcp` SDK's server), the API's keys.
 
-Tools: `upload_file`, `start_round`, `read_round` (status, messages after a cursor, documents as
-resource links; with `wait_seconds` it follows the round and sends progress notifications from
-its logs), `stop_round`, `review_round`. Each document a round produced is a resource
+Tools: `upload_file`, `start_round`, `read_round` (status and `waitingFor`, messages after a cursor,
+documents as resource links; with `wait_seconds` it follows the round until it ends or waits for
+the user and sends progress notifications from its logs), `stop_round`, `review_round` (a decision
+on what a waiting round waits for: its plan, an agent's question, a tool call). Each document a round produced is a resource
 `foreman://files/<id>`, listed in `resources/list` for its owner only.
 
 A round is long-running: `start_round` answers at once and `read_round` polls or waits, because
@@ -39,7 +40,9 @@ from mcp_types import (
 )
 
 from app.contract.schemas import ReviewRequest
+from app.contract.views import waiting_view
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
+from app.protocols.chat_waits import what_waits
 from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
@@ -147,12 +150,15 @@ async def upload_file(name: str, data_base64: str, ctx: Context) -> dict[str, An
 
 
 async def start_round(ctx: Context, prompt: str = "", file_ids: list[int] | None = None,
-                      workflow_id: str | None = None) -> dict[str, Any]:
+                      workflow_id: str | None = None, review: str | None = None) -> dict[str, Any]:
     """Start a round: a new workflow, or the next round of `workflow_id`. It runs in the background;
-    follow it with read_round."""
+    follow it with read_round. review "plan": the round waits for your review of its plan (answer
+    with review_round); "none": it does not (default: the workflow's setting)."""
     server = _server(ctx)
     try:
-        run = await server.rounds.start(server.owner(ctx), workflow_id, prompt, list(file_ids or []))
+        if review not in (None, "plan", "none"):
+            raise BadRequestError(f"review must be 'plan' or 'none', not {review[:40]!r}.", code="bad_review_mode")
+        run = await server.rounds.start(server.owner(ctx), workflow_id, prompt, list(file_ids or []), review=review)
     except ApplicationError as exc:
         raise _tool_error(exc) from None
     return {"workflowId": run.workflow_id, "round": run.round, "status": "running"}
@@ -160,9 +166,10 @@ async def start_round(ctx: Context, prompt: str = "", file_ids: list[int] | None
 
 async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, after_log_id: int = 0,
                      wait_seconds: float = 0) -> CallToolResult:
-    """The workflow's status, its messages and logs after the cursors, and its documents as resource
-    links. wait_seconds (at most 60): first wait that long for the round to end, with progress
-    notifications from its logs."""
+    """The workflow's status (and waitingFor: what a waiting round waits for, answered with
+    review_round), its messages and logs after the cursors, and its documents as resource links.
+    wait_seconds (at most 60): first wait that long for the round to end or wait for the user, with
+    progress notifications from its logs."""
     server = _server(ctx)
     owner = server.owner(ctx)
     try:
@@ -177,8 +184,10 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
         raise _tool_error(exc) from None
     # A document is on its task's message and again on the final one: one link each.
     documents = list({d.file_id: d for m in messages.items for d in m.documents if m.role == "assistant"}.values())
+    wait = waiting_view(row)
     result = {
         "workflowId": workflow_id, "status": row.status, "round": row.current_round, "progress": row.progress,
+        "waitingFor": msgspec.to_builtins(wait) if wait else None,
         "messages": [{"id": m.id, "round": m.round, "status": m.status, "agentName": m.agent_name,
                       "content": m.content, "documents": [URI.format(file_id=d.file_id) for d in m.documents]}
                      for m in messages.items if m.role == "assistant"],
@@ -187,7 +196,8 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
         "hasMore": messages.has_more or logs.has_more,
     }
     text = "\n\n".join([f"Workflow {workflow_id}: {row.status} (round {row.current_round}, {row.progress}%).",
-                        *(f"**{m['agentName']}**: {m['content']}" for m in result["messages"])])
+                        *(f"**{m['agentName']}**: {m['content']}" for m in result["messages"]),
+                        *([_waiting(wait)] if wait else [])])
     links = [ResourceLink(uri=URI.format(file_id=d.file_id), name=_name(d.name, d.ext), mime_type=d.mime_type,
                           size=d.size) for d in documents]
     return CallToolResult(content=[TextContent(text=text), *links], structured_content=result)
@@ -197,12 +207,12 @@ async def _wait(rounds: Rounds, owner: Owner, workflow_id: str, after_message: i
                 seconds: float, ctx: Context) -> None:
     """Follow the workflow's current round until it ends or `seconds` pass, reporting its logs as progress."""
     row = await rounds.workflows.owned(owner, workflow_id)
-    if row.status in TERMINAL:
+    if row.status in TERMINAL or row.status == "waiting":
         return
     run = Round(owner, workflow_id, row.current_round, Position(after_message, after_log), row.tokens_used)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            async for part in rounds.follow(run, tokens=False):
+            async for part in rounds.follow(run, tokens=False, waits=True):
                 if isinstance(part, Progress):
                     await ctx.report_progress(part.log.progress, 100, part.log.message)
 
@@ -217,18 +227,40 @@ async def stop_round(workflow_id: str, ctx: Context) -> dict[str, Any]:
     return {"workflowId": workflow_id, "status": view.status, "round": view.current_round}
 
 
-async def review_round(workflow_id: str, decision: str, ctx: Context, comment: str = "") -> dict[str, Any]:
-    """Approve or change the plan of a round that waits for its review (decision: approve, revise, reject)."""
+async def review_round(workflow_id: str, decision: str, ctx: Context, feedback: str = "", answer: str = "",
+                       plan: dict[str, Any] | None = None, message_id: int | None = None,
+                       comment: str = "") -> dict[str, Any]:
+    """Decide what a waiting round waits for (read_round's waitingFor: its kind and decisions).
+    A plan: approve, revise (feedback: what to change), edit (plan: {"tasks": [...], "finalDocuments":
+    [...]}, as the plan message's metadata.plan) or reject (feedback: why, optional). An agent's
+    question: answer (answer) or reject. A tool call: approve or reject. message_id (optional) names
+    the message answered (waitingFor.messageId). The round goes on at once; follow it with read_round."""
     server = _server(ctx)
+    feedback = feedback or comment  # `comment`: this tool's earlier name for feedback
     try:
-        if decision not in ("approve", "revise", "reject"):
-            raise BadRequestError(f"decision must be approve, revise or reject, not {decision[:40]!r}.",
+        if decision not in DECISIONS:
+            raise BadRequestError(f"decision must be one of {', '.join(DECISIONS)}, not {decision[:40]!r}.",
                                   code="bad_request")
-        body = ReviewRequest(decision=decision, feedback=comment or None)  # type: ignore[arg-type]
+        if decision == "answer" and not answer:
+            answer, feedback = feedback, ""  # the answer given as feedback
+        body = ReviewRequest(decision=decision, message_id=message_id, feedback=feedback or None,  # type: ignore[arg-type]
+                             answer=answer or None, plan=plan)
         view = await server.rounds.workflows.reviews.decide(server.owner(ctx), workflow_id, body)
     except ApplicationError as exc:
         raise _tool_error(exc) from None
-    return {"workflowId": workflow_id, "status": view.status, "round": view.current_round}
+    except msgspec.ValidationError as exc:
+        raise ToolError(f"The decision does not fit: {exc}. (400 bad_request)") from None
+    return {"workflowId": workflow_id, "status": view.status, "round": view.current_round,
+            "waitingFor": msgspec.to_builtins(view.waiting_for) if view.waiting_for else None}
+
+
+DECISIONS = ("approve", "revise", "edit", "reject", "answer")
+
+
+def _waiting(wait: Any) -> str:
+    """A waiting round's line in read_round's text: what it waits for and the decisions review_round takes."""
+    return (f"{what_waits(wait)}\n\nDecide with review_round (waitingFor.kind {wait.kind!r}: "
+            f"{', '.join(wait.decisions)}).")
 
 
 def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:

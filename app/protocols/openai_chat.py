@@ -2,8 +2,9 @@
 
 A conversation is a workflow. Chat apps (Open WebUI, LibreChat) send the whole history every
 turn, so the workflow is found from the caller and the history's earlier user messages: the
-caller's workflow whose rounds' prompts are exactly those continues, anything else starts a new
-one. `X-Foreman-Workflow` (or `metadata.foreman_workflow_id`) names it outright. Only the last
+caller's workflow whose user messages (its rounds' prompts, and the answers to its waits) are
+exactly those continues (a bare yes or no to a wait leaves no message), anything else starts a
+new one. `X-Foreman-Workflow` (or `metadata.foreman_workflow_id`) names it outright. Only the last
 user message's files are uploaded; earlier turns' files are already the workflow's documents.
 """
 
@@ -34,7 +35,8 @@ from app.errors import (
     PayloadTooLargeError,
 )
 from app.protocols.chat_text import ChatText
-from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text
+from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
+from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
 from app.store.database import unavailable
 from app.store.records import Owner
 
@@ -197,10 +199,10 @@ class Conversations:
         workflows = self.rounds.workflows
         summaries, _ = await workflows.workflows(owner, SCANNED, None)  # another process may have begun it
         for summary in summaries:
-            if summary.current_round != len(history) or (history[0] and summary.name != history[0][:80]):
-                continue
+            if summary.current_round > len(history) or (history[0] and summary.name != history[0][:80]):
+                continue  # each round began with a prompt of the history (other turns answered waits)
             whole = await workflows.whole(owner, summary.id)
-            if [m.content for m in whole.messages if m.role == "user"] == history:
+            if continues([m.content for m in whole.messages if m.role == "user"], history):
                 self.remember(owner, history, summary.id)
                 return summary.id
         return None
@@ -237,7 +239,8 @@ async def chat_completions(request: Request) -> Response | Stream:
     named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
     workflow_id = named or await chat.conversations.find(owner, turn.history)
     file_ids = turn.file_ids + await chat.rounds.upload(owner, turn.uploads)
-    run = await chat.rounds.start(owner, workflow_id, turn.prompt, file_ids, str(request.base_url).rstrip("/"))
+    run = await start_or_answer(chat.rounds, owner, workflow_id, turn.prompt, file_ids,
+                                str(request.base_url).rstrip("/"), review_of(body.metadata))
     chat.conversations.remember(owner, [*turn.history, turn.prompt], run.workflow_id)
     headers = {WORKFLOW_HEADER: run.workflow_id}
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -279,14 +282,15 @@ class ChatAdapter:
         self.conversations = Conversations(rounds)
 
     async def whole(self, run: Round, completion_id: str, request: Request) -> dict[str, Any]:
-        """The round's text as one completion, once it ended; a client that leaves stops it."""
+        """The round's text as one completion, once it ended or waits for the user; a client that leaves
+        stops it."""
         texts: list[str] = []
 
-        async def collect() -> Ended | None:
-            async for part in self.rounds.follow(run):
+        async def collect() -> Ended | Waiting | None:
+            async for part in self.rounds.follow(run, waits=True):
                 if isinstance(part, Text):
                     texts.append(part.text)
-                elif isinstance(part, Ended):
+                elif isinstance(part, Ended | Waiting):
                     return part
             return None
 
@@ -308,8 +312,9 @@ class ChatAdapter:
                 "usage": _usage(end)}
 
     async def chunks(self, run: Round, completion_id: str, include_usage: bool) -> AsyncGenerator[bytes, None]:
-        """The round as chat.completion.chunk events, text as it is written."""
-        created, ended = int(time.time()), None
+        """The round as chat.completion.chunk events, text as it is written, until it ends or waits."""
+        created = int(time.time())
+        ended: Ended | Waiting | None = None
         base = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL}
         extra = {"usage": None} if include_usage else {}
 
@@ -320,13 +325,13 @@ class ChatAdapter:
         try:
             yield chunk({"role": "assistant", "content": ""})
             text = ChatText()
-            async for part in self.rounds.follow(run, heartbeats=True, live=True):
+            async for part in self.rounds.follow(run, heartbeats=True, live=True, waits=True):
                 if part is None:
                     yield b": keepalive\n\n"
                 elif isinstance(part, Text | Piece | Closed):
                     if out := text.take(part):
                         yield chunk({"content": out})
-                elif isinstance(part, Ended):
+                elif isinstance(part, Ended | Waiting):
                     ended = part
                     if out := text.rest(_ending(part)):
                         yield chunk({"content": out})
@@ -344,7 +349,9 @@ class ChatAdapter:
         self.rounds.left(run, "chat")
 
 
-def _ending(end: Ended | None) -> list[str]:
+def _ending(end: Ended | Waiting | None) -> list[str]:
+    if isinstance(end, Waiting):  # the completion ends; the conversation's next turn answers the wait
+        return [wait_text(end.waiting_for)]
     if end is None:
         return ["_The conversation was deleted before the round ended._"]
     if end.status == "failed":
@@ -354,7 +361,7 @@ def _ending(end: Ended | None) -> list[str]:
     return []
 
 
-def _usage(end: Ended | None) -> dict[str, int]:
+def _usage(end: Ended | Waiting | None) -> dict[str, int]:
     # Foreman keeps a round's total tokens, not their split: they are reported as completion tokens.
     tokens = end.tokens if end else 0
     return {"prompt_tokens": 0, "completion_tokens": tokens, "total_tokens": tokens}

@@ -97,6 +97,7 @@ class Waiting:
     the round begins with the user's decision (`Rounds.decide`)."""
 
     waiting_for: WaitingFor
+    tokens: int = 0  # the round's tokens so far (since `Round.tokens_before`), when `follow` read them
 
 
 Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended | Waiting
@@ -215,7 +216,8 @@ class Rounds:
                 if waits and view.current_round == run.round and view.status == "waiting" and view.waiting_for:
                     for draft_id in sorted(writing):
                         yield Closed(draft_id, "", None)
-                    yield Waiting(view.waiting_for)
+                    used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
+                    yield Waiting(view.waiting_for, used - run.tokens_before if tokens else 0)
                     return
                 if view.current_round == run.round and view.status in TERMINAL:
                     for draft_id in sorted(writing):  # nothing stays open after the end (none should be)
