@@ -67,6 +67,12 @@ def configure(env: Mapping[str, str], *, log_io: bool = False, exporter: Any = N
     _tracer = provider.get_tracer("foreman")
 
 
+def flush() -> None:
+    """Export what is pending now (a served process exports in the background, every few seconds)."""
+    if _provider is not None:
+        _provider.force_flush()
+
+
 def shutdown() -> None:
     """Export what is pending and turn tracing off."""
     global _tracer, _provider
