@@ -40,6 +40,7 @@ from mcp_types import (
 
 from app.contract.schemas import ReviewRequest
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
+from app.protocols.mcp_tasks import RoundTasks
 from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
@@ -63,7 +64,8 @@ class ForemanMCP(MCPServer):
         super().__init__("foreman", title="Foreman", version="1",
                          instructions="Foreman runs rounds: a project manager plans, agents work on your documents. "
                                       "Upload with upload_file, start_round, then read_round until its status is "
-                                      "not running; produced documents are resources.")
+                                      "not running; produced documents are resources.",
+                         extensions=[RoundTasks(rounds, auth)])
         self.rounds = rounds
         self.auth = auth
         for tool in (upload_file, start_round, stop_round, review_round):
