@@ -5,9 +5,8 @@ resource links; with `wait_seconds` it follows the round and sends progress noti
 its logs), `stop_round`, `review_round`. Each document a round produced is a resource
 `foreman://files/<id>`, listed in `resources/list` for its owner only.
 
-A round is long-running: `start_round` answers at once and `read_round` polls or waits, because
-the installed SDK (mcp 2.3) has no server side for the tasks extension; once it has, a round
-maps onto a task as it maps onto these tools (start, poll, cancel).
+A round is long-running: `start_round` answers at once and `read_round` polls or waits; a client
+that declares the tasks extension gets a task handle instead (`app.protocols.mcp_tasks`).
 
 Stateless transport: every request carries its key and nothing is kept between requests, so
 any replica answers any call.

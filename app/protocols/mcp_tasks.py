@@ -155,16 +155,14 @@ class RoundTasks(Extension):
         elif round_no < row.current_round:  # an earlier round: as its last log left it
             status = next((e.status for e in reversed(logs) if e.status in ("completed", "stopped", "failed")),
                           "completed")
-        elif logs:
-            status = "queued"  # a post queued behind the running round
         else:
-            raise _unknown()
+            raise _unknown()  # start_round answers once its round is the current one: no such round
         created = logs[0].timestamp if logs else row.started_at
         updated = logs[-1].timestamp if logs else row.last_activity
         task: dict[str, Any] = {"taskId": params.task_id, "createdAt": _stamp(created),
                                 "lastUpdatedAt": _stamp(updated), "ttlMs": None, "pollIntervalMs": POLL_MS}
         latest = logs[-1] if logs else None
-        if status in ("running", "queued"):
+        if status == "running":
             message = f"{latest.progress}%: {latest.message}" if latest else "The round is starting."
             return {**task, "status": "working", "statusMessage": message}
         if status == "waiting":

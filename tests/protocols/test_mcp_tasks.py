@@ -137,8 +137,10 @@ async def test_a_round_started_as_a_task_is_polled_to_its_result(server):
         # The SDK's own call_tool follows the task through the claim and answers the tool result.
         again = await mcp.call_tool("start_round", {"prompt": "And a short summary.", "workflow_id": workflow})
         assert not again.is_error and again.structured_content["round"] == 2
-        # The first round's task still reads as that round (an earlier round: from its logs).
-        assert (await get(mcp.session, created.task_id)).status == "completed"
+    async with connect(server) as fresh:  # nothing kept per connection: the id alone names the round
+        # The first round's task still reads as that round (an earlier round now: from its logs).
+        state = await get(fresh.session, created.task_id)
+        assert state.status == "completed" and state.result == done.result
 
 
 async def test_cancelling_a_task_stops_its_round(server, model):
