@@ -7,6 +7,7 @@ ships no tasks client."""
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -21,11 +22,28 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Request, RequestParams, Result
 from pydantic import ConfigDict
 
+from agents.model import ModelError, ModelRequest, ModelResponse
 from tests.api.conftest import HOLD, start
 from tests.harness import upload, wait_for, wait_status
+from tests.protocols.conftest import HoldingOffline
 
 TASKS = "io.modelcontextprotocol/tasks"
 TERMINAL = ("completed", "failed", "cancelled")
+FAIL = "[fail-for-good]"
+
+
+class FailingOffline(HoldingOffline):
+    """The protocol tests' model; a round whose prompt says FAIL fails (every call of it)."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if FAIL in json.dumps(request.messages):
+            raise ModelError("scripted failure: the provider refused the request")
+        return await super().complete(request)
+
+
+@pytest.fixture(scope="module")
+def model() -> HoldingOffline:
+    return FailingOffline()
 
 
 class CreatedTask(Result):
@@ -213,3 +231,13 @@ async def test_a_client_without_the_extension_gets_the_tool_result_and_no_tasks(
         assert refused.value.error.code == -32021  # missing required client capability
         stopped = await mcp.call_tool("stop_round", {"workflow_id": workflow})
         assert stopped.structured_content["status"] == "stopped"
+
+
+async def test_a_failed_round_is_a_completed_task_with_a_tool_error(server):
+    async with connect(server) as mcp:
+        created = await start_task(mcp, {"prompt": f"{FAIL} Summarise the quarter."})
+        done = await follow(mcp.session, created.task_id)
+        assert done.status == "completed" and done.error is None, done  # "failed" is for JSON-RPC errors
+        result = CallToolResult.model_validate(done.result)
+        assert result.is_error and result.structured_content["status"] == "failed"
+        assert result.structured_content["error"] and result.structured_content["error"] in result.content[0].text
