@@ -39,6 +39,7 @@ from mcp_types import (
 
 from app.contract.schemas import ReviewRequest
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
+from app.protocols.mcp_task_events import serve as serve_task_events
 from app.protocols.mcp_tasks import RoundTasks
 from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
 from app.rounds.live import Position
@@ -60,11 +61,13 @@ class ForemanMCP(MCPServer):
     """The MCP server over the REST API's services."""
 
     def __init__(self, rounds: Rounds, auth: Any) -> None:
+        tasks = RoundTasks(rounds, auth)
         super().__init__("foreman", title="Foreman", version="1",
                          instructions="Foreman runs rounds: a project manager plans, agents work on your documents. "
                                       "Upload with upload_file, start_round, then read_round until its status is "
                                       "not running; produced documents are resources.",
-                         extensions=[RoundTasks(rounds, auth)])
+                         extensions=[tasks])
+        serve_task_events(self, tasks)
         self.rounds = rounds
         self.auth = auth
         for tool in (upload_file, start_round, stop_round, review_round):

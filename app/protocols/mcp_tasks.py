@@ -93,7 +93,7 @@ class RoundTasks(Extension):
                                                                                  self.update),
                 MethodBinding("tasks/cancel", TaskParams, self.cancel)]
 
-    def _owner(self, ctx: ServerRequestContext[Any, Any]) -> Any:
+    def caller(self, ctx: ServerRequestContext[Any, Any]) -> Any:
         try:
             return self.auth.owner(_Headers(getattr(ctx.request, "headers", None) or {}))
         except UnauthorizedError as exc:
@@ -103,7 +103,7 @@ class RoundTasks(Extension):
                                   call_next: CallNext) -> HandlerResult:
         if params.name != "start_round" or not declared(ctx):
             return await call_next(ctx)
-        owner = self._owner(ctx)
+        owner = self.caller(ctx)
         after = (0, 0)
         workflow_id = (params.arguments or {}).get("workflow_id")
         if isinstance(workflow_id, str):  # the round's items come after the workflow's last ones now
@@ -124,7 +124,10 @@ class RoundTasks(Extension):
 
     async def _round(self, ctx: ServerRequestContext[Any, Any], value: str) -> tuple[Any, Any, int, int, int]:
         require_client_extension(ctx, ID)
-        owner = self._owner(ctx)
+        return await self.locate(self.caller(ctx), value)
+
+    async def locate(self, owner: Any, value: str) -> tuple[Any, Any, int, int, int]:
+        """The caller, the workflow and the round a task id names (an unknown task when not the caller's)."""
         workflow_id, round_no, after_message, after_log = _parse(value)
         try:
             row = await self.rounds.workflows.owned(owner, workflow_id)
@@ -148,7 +151,12 @@ class RoundTasks(Extension):
             after = page.last_id
 
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
-        owner, row, round_no, after_message, after_log = await self._round(ctx, params.task_id)
+        require_client_extension(ctx, ID)
+        return await self.state(self.caller(ctx), params.task_id)
+
+    async def state(self, owner: Any, value: str) -> dict[str, Any]:
+        """The task as tasks/get and notifications/tasks tell it (without `resultType`)."""
+        owner, row, round_no, after_message, after_log = await self.locate(owner, value)
         logs: list[LogEntry] = await self._items(owner, row.id, "logs", after_log, round_no)
         if round_no == row.current_round:
             status = row.status
@@ -159,7 +167,7 @@ class RoundTasks(Extension):
             raise _unknown()  # start_round answers once its round is the current one: no such round
         created = logs[0].timestamp if logs else row.started_at
         updated = logs[-1].timestamp if logs else row.last_activity
-        task: dict[str, Any] = {"taskId": params.task_id, "createdAt": _stamp(created),
+        task: dict[str, Any] = {"taskId": value, "createdAt": _stamp(created),
                                 "lastUpdatedAt": _stamp(updated), "ttlMs": None, "pollIntervalMs": POLL_MS}
         latest = logs[-1] if logs else None
         if status == "running":

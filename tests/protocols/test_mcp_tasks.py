@@ -16,10 +16,19 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.extension import ClaimContext, ClientExtension, NotificationBinding, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Request, RequestParams, Result
+from mcp_types import (
+    CallToolResult,
+    Request,
+    RequestParams,
+    Result,
+    SubscriptionFilter,
+    SubscriptionsListenRequest,
+    SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+)
 from pydantic import ConfigDict
 
 from agents.model import ModelError, ModelRequest, ModelResponse
@@ -103,9 +112,19 @@ async def follow(session: Any, task: str, until: tuple[str, ...] = TERMINAL, sec
 
 
 class Tasks(ClientExtension):
-    """The tasks extension on the client: a task handle is followed to its tool result."""
+    """The tasks extension on the client: a task handle is followed to its tool result; task
+    notifications (notifications/tasks) are kept in `events`."""
 
     identifier = TASKS
+
+    def __init__(self) -> None:
+        self.events: list[TaskState] = []
+
+    def notifications(self) -> list[NotificationBinding[Any]]:
+        async def keep(params: TaskState) -> None:
+            self.events.append(params)
+
+        return [NotificationBinding(method="notifications/tasks", params_type=TaskState, handler=keep)]
 
     def claims(self) -> list[ResultClaim[Any]]:
         async def resolve(created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
@@ -122,6 +141,18 @@ async def connect(server, key: str = "k1", tasks: bool = True) -> AsyncIterator[
         async with Client(streamable_http_client(server.url + "/mcp", http_client=http), read_timeout_seconds=120,
                           extensions=[Tasks()] if tasks else None) as client:
             yield client
+
+
+def events_of(client: Client) -> list[TaskState]:
+    [extension] = client.extensions
+    return extension.events
+
+
+async def listen(client: Client, *task_ids: str) -> SubscriptionsListenResult:
+    """subscriptions/listen for these tasks' notifications: it answers when every one of them has ended."""
+    request = SubscriptionsListenRequest(params=SubscriptionsListenRequestParams(
+        notifications=SubscriptionFilter(taskIds=list(task_ids))))
+    return await client.session.send_request(request, SubscriptionsListenResult)
 
 
 async def start_task(client: Client, arguments: dict[str, Any]) -> CreatedTask:
@@ -241,3 +272,30 @@ async def test_a_failed_round_is_a_completed_task_with_a_tool_error(server):
         result = CallToolResult.model_validate(done.result)
         assert result.is_error and result.structured_content["status"] == "failed"
         assert result.structured_content["error"] and result.structured_content["error"] in result.content[0].text
+
+
+async def test_task_notifications_carry_the_rounds_progress_until_it_ends(server, model):
+    token = uuid.uuid4().hex
+    async with connect(server) as mcp:
+        created = await start_task(mcp, {"prompt": f"{HOLD} {token} Summarise the quarter."})
+        wait_for(lambda: model.holding(token), 60, "the round's model call to be held")
+        async with anyio.create_task_group() as group:
+            ended: list[SubscriptionsListenResult] = []
+
+            async def follow_stream() -> None:
+                ended.append(await listen(mcp, created.task_id))
+
+            group.start_soon(follow_stream)
+            with anyio.fail_after(60):
+                while not events_of(mcp):
+                    await anyio.sleep(0.05)
+            working = events_of(mcp)[0]
+            assert working.task_id == created.task_id and working.status == "working"
+            assert working.status_message  # the round's latest log line, with its progress
+            await mcp.session.send_request(CancelTask(params=TaskParams(task_id=created.task_id)), Result)
+        assert ended and events_of(mcp)[-1].status == "cancelled"  # the stream ended with the task
+
+    async with connect(server, "k2") as other:  # another caller's task: not honored, the stream ends at once
+        with anyio.fail_after(60):
+            await listen(other, created.task_id)
+        assert events_of(other) == []
