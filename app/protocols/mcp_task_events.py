@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     Notification,
     NotificationParams,
     SubscriptionFilter,
@@ -63,6 +64,8 @@ def serve(server: MCPServer, tasks: RoundTasks) -> None:
 
 async def _listen(tasks: RoundTasks, ctx: ServerRequestContext[Any, Any], ids: Any) -> SubscriptionsListenResult:
     require_client_extension(ctx, ID)
+    if ctx.request_id is None:
+        raise MCPError(code=INVALID_REQUEST, message="subscriptions/listen requires a request id")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_TASKS:
         raise MCPError(code=INVALID_PARAMS, message=f"taskIds must be a list of at most {MAX_TASKS} task ids.")
     owner = tasks.caller(ctx)

@@ -193,7 +193,8 @@ class RoundTasks(Extension):
         answer = params.input_responses.get(_key(waiting)) if waiting else None
         if waiting is None or not isinstance(answer, dict) or answer.get("action") == "cancel":
             return {}  # nothing outstanding under that key: ignored, as the spec says
-        content = answer.get("content") or {}
+        given = answer.get("content")
+        content = {k: v for k, v in given.items() if isinstance(v, str)} if isinstance(given, dict) else {}
         decision = "reject" if answer.get("action") == "decline" else content.get("decision")
         if waiting.kind == "question" and decision is None:
             decision = "answer"
