@@ -3,12 +3,11 @@
 Tools: `upload_file`, `start_round`, `read_round` (status and `waitingFor`, messages after a cursor,
 documents as resource links; with `wait_seconds` it follows the round until it ends or waits for
 the user and sends progress notifications from its logs), `stop_round`, `review_round` (a decision
-on what a waiting round waits for: its plan, an agent's question, a tool call). Each document a round produced is a resource
-`foreman://files/<id>`, listed in `resources/list` for its owner only.
+on what a waiting round waits for: its plan, an agent's question, a tool call). Each document a
+round produced is a resource `foreman://files/<id>`, listed in `resources/list` for its owner only.
 
-A round is long-running: `start_round` answers at once and `read_round` polls or waits, because
-the installed SDK (mcp 2.3) has no server side for the tasks extension; once it has, a round
-maps onto a task as it maps onto these tools (start, poll, cancel).
+A round is long-running: `start_round` answers at once and `read_round` polls or waits; a client
+that declares the tasks extension gets a task handle instead (`app.protocols.mcp_tasks`).
 
 Stateless transport: every request carries its key and nothing is kept between requests, so
 any replica answers any call.
@@ -43,6 +42,8 @@ from app.contract.schemas import ReviewRequest
 from app.contract.views import waiting_view
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
 from app.protocols.chat_waits import what_waits
+from app.protocols.mcp_task_events import serve as serve_task_events
+from app.protocols.mcp_tasks import RoundTasks
 from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
@@ -63,10 +64,13 @@ class ForemanMCP(MCPServer):
     """The MCP server over the REST API's services."""
 
     def __init__(self, rounds: Rounds, auth: Any) -> None:
+        tasks = RoundTasks(rounds, auth)
         super().__init__("foreman", title="Foreman", version="1",
                          instructions="Foreman runs rounds: a project manager plans, agents work on your documents. "
                                       "Upload with upload_file, start_round, then read_round until its status is "
-                                      "not running; produced documents are resources.")
+                                      "not running; produced documents are resources.",
+                         extensions=[tasks])
+        serve_task_events(self, tasks)
         self.rounds = rounds
         self.auth = auth
         for tool in (upload_file, start_round, stop_round, review_round):
