@@ -139,3 +139,37 @@ def test_the_managers_answer_appears_word_by_word(client: httpx.Client) -> None:
     pieces = [e["text"] for n, e in text.events if n == "delta" and e["messageId"] == answer["metadata"]["draftId"]]
     assert len(pieces) >= 3, pieces  # the model's tokens, not the whole answer at its end
     assert "".join(pieces) == answer["content"]
+
+
+# Measured 2026-11-26: the 0.5B model's revised plan kept a writer task and a PDF and added no
+# workbook (the feedback joins the request, the first plan is in the history). Kept as a known
+# failure until the revision's prompt gets it there; not a rule for this phrase.
+@pytest.mark.xfail(reason="the 0.5B model's revision ignores 'also ... as Excel' (issue 29, open)", strict=False)
+def test_a_plan_revised_with_feedback_adds_the_task_it_asks_for(client: httpx.Client) -> None:
+    """Issue 29: under plan review, `revise` with "also give me the table as Excel" yields a plan that
+    adds the workbook (the revised plan waits for review again; rejecting it ends the round)."""
+    ids = [f["id"] for f in upload(client, "testCSV.csv")]
+    started = client.post("/api/workflows/start", json={"prompt": "Summarise this table.", "listFileId": ids,
+                                                        "review": "plan"})
+    assert started.status_code == 200, started.text
+    workflow = started.json()["id"]
+    first = wait_status(client, workflow, "waiting", "failed", timeout=ROUND_SECONDS)
+    assert first["status"] == "waiting", first
+    revised = client.post(f"/api/workflows/{workflow}/review",
+                          json={"decision": "revise", "feedback": "Also give me the table as Excel."})
+    assert revised.status_code == 200, revised.text
+
+    def waits_again() -> dict | None:
+        body = client.get(f"/api/workflows/{workflow}/status").json()
+        wait = body.get("waitingFor") or {}
+        return body if body["status"] != "running" and wait.get("messageId") != first["waitingFor"]["messageId"] \
+            else None
+
+    second = wait_for(waits_again, timeout=ROUND_SECONDS)
+    assert second["status"] == "waiting", second
+    plan = next(m for m in client.get(f"/api/workflows/{workflow}/messages").json()["items"]
+                if m["id"] == second["waitingFor"]["messageId"])["metadata"]["plan"]
+    outputs = [o["name"] for t in plan["tasks"] for o in t.get("outputs", [])] + \
+              [d["name"] if isinstance(d, dict) else d for d in plan.get("finalDocuments", [])]
+    assert any(str(name).lower().endswith(".xlsx") for name in outputs), plan
+    assert client.post(f"/api/workflows/{workflow}/review", json={"decision": "reject"}).status_code == 200
