@@ -126,7 +126,7 @@ MESSAGE_METADATA = {
                                 "properties": {"state": {"type": "string",
                                                          "enum": ["pending", "approved", "rejected"]}}},
                    "notApproved": {"type": "boolean", "description": "The task was not run: the user did not "
-                                   "approve it."},
+                                   "approve it; it failed, its error the user's reason."},
                    "plan": {"type": "object", "description": "The work plan: {tasks: [{id, agent, "
                             "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
                             "additionalProperties": True},
