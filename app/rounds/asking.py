@@ -130,7 +130,7 @@ async def park(rt: Runtime, workflow_id: str, round_no: int, parked: list[Parked
         number = len(await _messages(rt, workflow_id, round_no, f"ask:{task.id}:")) + 1
         key = lambda *p: _key(workflow_id, round_no, "ask", task.id, number, *p)  # noqa: E731
         text = first.question
-        meta = {"question": {"state": "pending", "taskId": task.id, "text": text}}
+        meta: dict[str, Any] = {"question": {"state": "pending", "taskId": task.id, "text": text}}
         extra: dict[str, Any] = {"question": text, "taskId": task.id, "agent": task.agent}
         log = f"Waiting for your answer: the {task.agent} agent asks (task {task.id}): {text}"
     else:

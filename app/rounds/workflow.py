@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dbos import DBOS
 
@@ -62,7 +63,7 @@ class TaskOutcome:
     error: str = ""
     undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
     question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
-    prepared: dict | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
+    prepared: dict[str, Any] | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
 
     @property
     def delivered(self) -> bool:
