@@ -107,10 +107,10 @@ def check_asked(task: TaskSpec, answered: list[tuple[str, str]]) -> None:
 
 
 async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
-                       feedback: str = "") -> str:
+                       feedback: str = "", then: list[NewLog] | None = None) -> str:
     """Write that `task` failed because the user did not approve it, with their reason (its outcome:
     read back as a failed task after a crash, so it is neither run nor asked about again; re-planned
-    like any failure); the reason."""
+    like any failure); `then`: logs of what follows, written with it. The reason."""
     key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
     reason = f"{NOT_APPROVED}: {feedback}" if feedback else NOT_APPROVED
     said = f"Task {number}/{len(plan.tasks)} ({task.agent}) failed: {reason}"
@@ -118,7 +118,7 @@ async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan,
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", said, agent_name=task.agent,
                              meta={"taskId": task.id, "failed": True, "notApproved": True, "error": reason})],
-        logs=[NewLog(key("error"), said, type="error", agent_name=task.agent)])
+        logs=[NewLog(key("error"), said, type="error", agent_name=task.agent), *(then or [])])
     return reason
 
 

@@ -515,7 +515,7 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
         approval = await asking.approval(rt, workflow_id, round_no, task)
         if approval and approval.state == "rejected":  # it fails with the user's reason
             reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, numbers[task.id],
-                                               approval.feedback)
+                                               approval.feedback, then=settling.after(task.id, False))
             settling.settled.add(task.id)
             return TaskOutcome(task.id, ok=False, error=reason)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
