@@ -156,6 +156,20 @@ class TaskContext:
     # The questions this task's agent asked the user in this round and the answers, in order.
     answers: list[tuple[str, str]] = field(default_factory=list)
     may_ask: bool = False  # a real model behind a built-in agent is offered to ask (agents.questions)
+    # What the agent's `prepare` made ready before the user approved the task (Prepared.data, read back
+    # from the wait's message): the run does exactly that. None: nothing was prepared.
+    prepared: dict[str, Any] | None = None
+
+
+@dataclass
+class Prepared:
+    """What an agent that needs approval makes ready before the user decides (`async prepare(task,
+    context) -> Prepared`, optional): `data` (JSON) is stored with the wait, shown to the user (through
+    `describe_call(task, data)`) and handed back on approval as `TaskContext.prepared`, so the task does
+    what was approved (an external tool's arguments). A failure to prepare fails the task: nothing waits."""
+
+    data: dict[str, Any]
+    usage: Usage = field(default_factory=Usage)
 
 
 @runtime_checkable

@@ -66,15 +66,20 @@ class Registry:
         """Whether the tasks of the agent called `name` wait for the user's approval before they run."""
         return name in self._approval
 
-    def approval_request(self, task: TaskSpec) -> dict[str, Any]:
+    def approval_request(self, task: TaskSpec, prepared: dict[str, Any] | None = None) -> dict[str, Any]:
         """What the user approves before `task` runs (the wait's `tool`): the agent, what it does and
-        the task; an agent may say more with its own `describe_call(task) -> dict`."""
+        the task; an agent may say more with its own `describe_call(task) -> dict`, which gets what its
+        `prepare` made ready as a second argument (`describe_call(task, prepared)`); without
+        `describe_call`, that is shown as it is, beside the rest."""
         agent = self.get(task.agent)
         shown: dict[str, Any] = {"name": agent.name, "description": agent.description, "taskId": task.id,
                                  "instructions": task.instructions, "inputs": list(task.inputs)}
         describe = getattr(agent, "describe_call", None)
         if callable(describe):
-            shown |= {str(k): v for k, v in dict(describe(task)).items()}
+            said = describe(task) if prepared is None else describe(task, prepared)
+            shown |= {str(k): v for k, v in dict(said).items()}
+        elif prepared:
+            shown = {**{str(k): v for k, v in prepared.items()}, **shown}
         return shown
 
     def source(self, name: str) -> str:

@@ -2,7 +2,8 @@
 
 The model fills in the tool's arguments against its input schema (structured output); the
 arguments are checked against that schema before the call, so a bad set is a failed task with
-a sentence, never a call with garbage. What the tool returns is data from outside: the task's
+a sentence, never a call with garbage. A tool that needs approval makes them before the user is
+asked (`prepare`): the user sees them, and the approved call is made with exactly those. What the tool returns is data from outside: the task's
 message quotes it as such, and later tasks and the final answer read it like any predecessor's
 output, never as instructions. How a call reaches the tool (MCP, in `agents.mcp_tools`) is the
 `ToolCaller`'s business.
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 
 import jsonschema
 
-from agents.base import OutputFile, TaskContext, TaskResult, TaskSpec
+from agents.base import OutputFile, Prepared, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.model import ModelRequest, Usage
 
@@ -69,24 +70,40 @@ class ToolAgent:
         self.name = self.name or f"{self.server}.{self.tool}"
         self.description = self.description or describe(self.server, self.tool, self.summary, self.input_schema)
 
-    def describe_call(self, task: TaskSpec) -> dict[str, Any]:
-        """What the user approves: the server, the tool, and the arguments when the task's instructions
-        carry them (else the model fills them in after the approval, against `inputSchema`)."""
-        return {"server": self.server, "tool": self.tool, "arguments": json_object_in(task.instructions),
-                "inputSchema": dict(self.input_schema)}
+    def describe_call(self, task: TaskSpec, prepared: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What the user approves: the server, the tool and the arguments `prepare` made (the call made
+        on approval, exactly)."""
+        arguments = (prepared or {}).get("arguments", json_object_in(task.instructions))
+        return {"server": self.server, "tool": self.tool, "arguments": arguments, "inputSchema": dict(self.input_schema)}
+
+    async def prepare(self, task: TaskSpec, context: TaskContext) -> Prepared:
+        """A call that needs approval: its arguments, made and checked before the user is asked (a bad
+        set fails the task; nothing is asked), stored with the wait and used as they are on approval."""
+        arguments, usage = await self.arguments(task, context)
+        self._check(arguments, usage)
+        return Prepared({"arguments": arguments}, usage)
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        arguments, usage = await self.arguments(task, context)
-        problems = schema_problems(arguments, self.input_schema, self._validator)
-        if problems:
-            raise ToolError(f"the arguments for {self.name} do not fit the tool's input schema: {problems}; "
-                            "the tool was not called")
+        prepared = (context.prepared or {}).get("arguments")
+        if isinstance(prepared, dict):  # approved as they are: no new model call
+            arguments, usage = dict(prepared), Usage()
+        else:
+            arguments, usage = await self.arguments(task, context)
+        self._check(arguments, usage)
         output = await self.caller.call(self.tool, arguments)
         if output.error:
             raise ToolError(f"the tool {self.name} reported an error: {_clip(output.text) or 'no reason given'}")
         return TaskResult(text=quoted(self.name, output), files=planned_names(output.files, task), usage=usage,
                           model=getattr(context.model, "name", ""), offline=bool(getattr(context.model, "offline", False)),
                           meta={"tool": self.name, "arguments": arguments})
+
+    def _check(self, arguments: Any, usage: Usage) -> None:
+        problems = schema_problems(arguments, self.input_schema, self._validator)
+        if problems:
+            error = ToolError(f"the arguments for {self.name} do not fit the tool's input schema: {problems}; "
+                              "the tool was not called")
+            error.usage = usage  # type: ignore[attr-defined]  # the model call that made them counts
+            raise error
 
     async def arguments(self, task: TaskSpec, context: TaskContext) -> tuple[dict[str, Any], Usage]:
         """The call's arguments: from the model against the input schema; offline, a JSON object the

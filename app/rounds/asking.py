@@ -1,29 +1,37 @@
 """A task that waits for the user: an agent's question (kind "question") or a task whose agent needs
 the user's approval before it runs (kind "tool", `Registry.needs_approval`).
 
-Such a task is parked: it does not run (or its result, a question, is not written as its outcome),
+Such a task is parked: it does not run (or its result, a question, is not written as its outcome;
+an agent that needs approval and has `prepare` makes its call ready first, e.g. a tool's arguments,
+and that is stored with the wait and shown),
 no new task starts, the tasks already running end, and then the round writes what it waits for
 (a `step` message the user answers, with the event WAIT) and its DBOS workflow ends, as under plan
 review (`app.rounds.waiting`): the wait holds nothing. The decision starts the round's next part
 (`app.rounds.resume`), which runs the plan on: finished tasks are read back and never run again, an
-approved task runs, a rejected one is not run and says so, and an agent that asked runs again with
+approved task runs with what was prepared (read back from the wait's message, so a restart changes
+nothing of it), a rejected one is not run and fails with the user's reason (re-planned like any
+failure), and an agent that asked runs again with
 the question and the answer in `TaskContext.answers`. Each wait's message is keyed by the task (and,
 for questions, by how many it asked), so a part replayed after a crash writes nothing twice.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.base import Plan, TaskSpec
+from agents.base import Plan, Prepared, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.questions import MAX_QUESTIONS
+from agents.registry import Registry
+from agents.runner import run_task
 from app.fsm import Event
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage, Wait
 
-NOT_APPROVED = "not run: you did not approve it"
+NOT_APPROVED = "you did not approve it"
+WAITS = "waits for the user"  # the outcome of a task parked for an answer or an approval
 
 
 @dataclass
@@ -35,6 +43,17 @@ class Parked:
     question: str = ""
     tool: dict[str, Any] = field(default_factory=dict)
     tokens: int = 0
+    prepared: dict[str, Any] | None = None  # what the agent's `prepare` made ready (kind "tool")
+
+
+@dataclass
+class Approval:
+    """The user's decision on running a task: `state` "" (its agent needs none), "wanted" (not asked
+    yet, or pending), "approved" or "rejected"; what was prepared and shown; the user's reason."""
+
+    state: str = ""
+    prepared: dict[str, Any] | None = None
+    feedback: str = ""
 
 
 def _key(workflow_id: str, round_no: int, *parts: object) -> str:
@@ -46,14 +65,31 @@ async def _messages(rt: Runtime, workflow_id: str, round_no: int, prefix: str) -
                                                                 _key(workflow_id, round_no, prefix))]
 
 
-async def approval(rt: Runtime, workflow_id: str, round_no: int, task: TaskSpec) -> str:
-    """The user's decision on running `task`: "" when its agent needs none, "approved", "rejected",
-    or "wanted" (not asked yet, or still pending)."""
+async def approval(rt: Runtime, workflow_id: str, round_no: int, task: TaskSpec) -> Approval | None:
+    """The user's decision on running `task` (None when its agent needs none), read from the wait's message."""
     if not rt.registry.needs_approval(task.agent):
-        return ""
+        return None
     asked = await _messages(rt, workflow_id, round_no, f"approve:{task.id}:")
-    state = asked[0].meta.get("approval", {}).get("state", "pending") if asked else ""
-    return state if state in ("approved", "rejected") else "wanted"
+    meta = asked[0].meta.get("approval", {}) if asked else {}
+    state = meta.get("state", "pending")
+    return Approval(state if state in ("approved", "rejected") else "wanted", meta.get("prepared"),
+                    str(meta.get("feedback") or ""))
+
+
+async def run_or_prepare(registry: Registry, task: TaskSpec, context: TaskContext,
+                         approval: Approval | None) -> TaskResult:
+    """Run the task; or, while it waits for approval, what its agent's `prepare` makes ready (in
+    `meta["prepared"]`: the round parks the task with it). Approved, the run gets what was prepared."""
+    if approval is None or approval.state != "wanted":
+        context.prepared = approval.prepared if approval else None
+        return await run_task(registry, task, context)
+    prepare = getattr(registry.get(task.agent), "prepare", None)
+    if not callable(prepare):
+        return TaskResult(text="", meta={"prepared": None})
+    made = await prepare(task, context)
+    if not isinstance(made, Prepared) or not isinstance(made.data, dict):
+        raise AgentsError(f"agent '{task.agent}' prepared {type(made).__name__}, not a Prepared with a dict")
+    return TaskResult(text="", usage=made.usage, meta={"prepared": made.data})
 
 
 async def answers(rt: Runtime, workflow_id: str, round_no: int, task_id: str) -> list[tuple[str, str]]:
@@ -70,17 +106,20 @@ def check_asked(task: TaskSpec, answered: list[tuple[str, str]]) -> None:
                           "for one task")
 
 
-async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int) -> str:
-    """Write that `task` was not run because the user did not approve it (its outcome: read back as a
-    failed task after a crash, so it is neither run nor asked about again); the reason."""
+async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
+                       feedback: str = "", then: list[NewLog] | None = None) -> str:
+    """Write that `task` failed because the user did not approve it, with their reason (its outcome:
+    read back as a failed task after a crash, so it is neither run nor asked about again; re-planned
+    like any failure); `then`: logs of what follows, written with it. The reason."""
     key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
-    said = f"Task {number}/{len(plan.tasks)} ({task.agent}) {NOT_APPROVED}."
+    reason = f"{NOT_APPROVED}: {feedback}" if feedback else NOT_APPROVED
+    said = f"Task {number}/{len(plan.tasks)} ({task.agent}) failed: {reason}"
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", said, agent_name=task.agent,
-                             meta={"taskId": task.id, "failed": True, "notApproved": True, "error": NOT_APPROVED})],
-        logs=[NewLog(key("error"), said, type="warning", agent_name=task.agent)])
-    return NOT_APPROVED
+                             meta={"taskId": task.id, "failed": True, "notApproved": True, "error": reason})],
+        logs=[NewLog(key("error"), said, type="error", agent_name=task.agent), *(then or [])])
+    return reason
 
 
 async def park(rt: Runtime, workflow_id: str, round_no: int, parked: list[Parked]) -> None:
@@ -91,14 +130,18 @@ async def park(rt: Runtime, workflow_id: str, round_no: int, parked: list[Parked
         number = len(await _messages(rt, workflow_id, round_no, f"ask:{task.id}:")) + 1
         key = lambda *p: _key(workflow_id, round_no, "ask", task.id, number, *p)  # noqa: E731
         text = first.question
-        meta = {"question": {"state": "pending", "taskId": task.id, "text": text}}
+        meta: dict[str, Any] = {"question": {"state": "pending", "taskId": task.id, "text": text}}
         extra: dict[str, Any] = {"question": text, "taskId": task.id, "agent": task.agent}
         log = f"Waiting for your answer: the {task.agent} agent asks (task {task.id}): {text}"
     else:
         key = lambda *p: _key(workflow_id, round_no, "approve", task.id, *p)  # noqa: E731
         text = (f"Task {task.id} ({task.agent}) needs your approval before it runs: {task.instructions}\n\n"
-                "Approve it to run it, or reject it: the round then goes on without it.")
-        meta = {"approval": {"state": "pending", "taskId": task.id, "tool": first.tool}}
+                + (f"It will be called with: {json.dumps(first.tool['arguments'], ensure_ascii=False)}\n\n"
+                   if isinstance(first.tool.get("arguments"), dict) else "")
+                + "Approve it to run it, or reject it (say why): it then fails with your reason, and the "
+                  "plan may be revised around it.")
+        meta = {"approval": {"state": "pending", "taskId": task.id, "tool": first.tool,
+                             **({"prepared": first.prepared} if first.prepared is not None else {})}}
         extra = {"tool": first.tool, "taskId": task.id, "agent": task.agent}
         log = f"Waiting for your approval: task {task.id} ({task.agent}) runs only once you approve it"
     wait = Wait(first.kind, key("message"), rt.settings.review_timeout_seconds, extra)

@@ -17,7 +17,6 @@ from agents.plan import validate_plan
 from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
 from app.fsm import Event
 from app.rounds import waiting
-from app.rounds.asking import NOT_APPROVED
 from app.rounds.inputs import plan_of
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage
@@ -48,12 +47,9 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
     """Revise the plan after failures, write the revision and return it; None: no revision (nothing
     failed or was skipped but for the budget, or nothing better can be planned)."""
     ids = {t.id for t in plan.tasks}
-    refused = {t for t, o in outcomes.items() if o.error == NOT_APPROVED}  # the user's choice: not repaired
-    for t, r in skipped.items():  # in the order they were skipped: what needed a refused task is left out too
-        if any(f"task '{x}'" in r for x in refused):
-            refused.add(t)
-    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok and t not in refused}
-    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET and t not in refused}
+    # A task the user did not approve failed with their reason: revised around like any failure.
+    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok}
+    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET}
     if not failed and not skipped:
         return None
     done = {t: o for t, o in outcomes.items() if t in ids and o.ok}

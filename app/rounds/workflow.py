@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dbos import DBOS
 
@@ -29,7 +30,6 @@ from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_co
 from agents.offline.model import OfflineModel
 from agents.outputs import capped
 from agents.plan import first_tasks, run_plan
-from agents.runner import run_task
 from app.fsm import Event
 from app.rounds import asking, replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
@@ -44,8 +44,6 @@ from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import DocumentRow, MessageRow
-
-log = logging.getLogger("foreman.rounds")
 
 # A crash or a takeover is not the round's fault: DBOS resumes it however often (`max_recovery_attempts=None`);
 # errors inside the round count against ROUND_MAX_ATTEMPTS (`app.rounds.attempts`).
@@ -65,6 +63,7 @@ class TaskOutcome:
     error: str = ""
     undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
     question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
+    prepared: dict[str, Any] | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
 
     @property
     def delivered(self) -> bool:
@@ -239,10 +238,12 @@ def _agent(plan: Plan, task_id: str) -> str:
 @gated
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
                   delivered: dict[str, TaskOutcome], announced: bool = False,
-                  then: Callable[..., list[NewLog]] = lambda ok=True: []) -> TaskOutcome:
+                  then: Callable[..., list[NewLog]] = lambda ok=True: [],
+                  approval: asking.Approval | None = None) -> TaskOutcome:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
     with its message, logs and files, in one transaction: that write is the task's checkpoint.
-    `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it."""
+    `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it;
+    `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`)."""
     total = len(plan.tasks)
     key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
     if not announced:
@@ -256,12 +257,12 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         context.may_ask = rt.settings.agent_questions
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
                                                                       task.agent, task.id):
-            result = await run_task(rt.registry, task, context)
-        if result.question:  # the round waits for the user's answer; the task runs again with it
+            result = await asking.run_or_prepare(rt.registry, task, context, approval)
+        if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
-            asking.check_asked(task, context.answers)
-            return TaskOutcome(task.id, ok=False, error="asked the user", question=result.question,
-                               tokens=result.usage.total_tokens)
+            asking.check_asked(task, context.answers if result.question else [])
+            return TaskOutcome(task.id, ok=False, error=asking.WAITS, question=result.question,
+                               tokens=result.usage.total_tokens, prepared=result.meta.get("prepared"))
     except (asyncio.CancelledError, ClaimLostError):
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
@@ -364,7 +365,6 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
     started, t0 = rt.clock(), time.perf_counter()
     failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
-    skipped = {**skipped, **{t: "you did not approve it" for t, o in outcomes.items() if o.error == asking.NOT_APPROVED}}
     if revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
@@ -513,21 +513,20 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
             deferred.add(task.id)  # the revision (or the user's decision) decides whether and how it runs
             return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
         approval = await asking.approval(rt, workflow_id, round_no, task)
-        if approval == "wanted":
-            parked.append(asking.Parked(task, "tool", tool=rt.registry.approval_request(task)))
-            deferred.add(task.id)
-            return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
-        if approval == "rejected":
-            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, numbers[task.id])
+        if approval and approval.state == "rejected":  # it fails with the user's reason
+            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, numbers[task.id],
+                                               approval.feedback, then=settling.after(task.id, False))
             settling.settled.add(task.id)
             return TaskOutcome(task.id, ok=False, error=reason)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         with tracing.task_span(task.agent, task.id):
             outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
                                     announced=task.id in announced,
-                                    then=lambda ok=True: settling.after(task.id, ok))
-        if outcome.question:
-            parked.append(asking.Parked(task, "question", question=outcome.question, tokens=outcome.tokens))
+                                    then=lambda ok=True: settling.after(task.id, ok), approval=approval)
+        if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):
+            tool = rt.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
+            parked.append(asking.Parked(task, "question" if outcome.question else "tool", question=outcome.question,
+                                        tool=tool, tokens=outcome.tokens, prepared=outcome.prepared))
             deferred.add(task.id)
             return outcome
         settling.settled.add(task.id)

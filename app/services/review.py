@@ -70,7 +70,7 @@ class Reviews:
             state["answer" if body.decision == "answer" else "feedback"] = said
             messages.append(NewMessage(f"{base}:message", "user", "step", said,
                                        meta={"review": {"decision": body.decision, "messageId": answered}}))
-        reject = body.decision == "reject" and kind != "tool"  # a task not approved is skipped; the round goes on
+        reject = body.decision == "reject" and kind != "tool"  # a task not approved fails; the round goes on
         log = NewLog(updates_key(f"{base}:log", answered), _log_of(kind, body, message.meta, patch),
                      agent_name="system", progress=100 if reject else None, status="stopped" if reject else "")
         event = Event.REJECT if reject else Event.RESUME
@@ -168,7 +168,7 @@ def _log_of(kind: str, body: ReviewRequest, meta: dict[str, Any], patch: dict[st
         return (f"Question answered by user (task {task})" if body.decision == "answer"
                 else f"Question rejected by user (task {task}): the round stopped")
     return (f"Task {task} approved by user" if body.decision == "approve"
-            else f"Task {task} rejected by user: it is not run, the round goes on without it")
+            else f"Task {task} rejected by user: it is not run and fails with the user's reason")
 
 
 def _wire(problem: str) -> str:

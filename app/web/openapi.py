@@ -121,12 +121,14 @@ MESSAGE_METADATA = {
                                 "properties": {"state": {"type": "string",
                                                          "enum": ["pending", "answered", "rejected"]}}},
                    "approval": {"type": "object", "description": "A task that waits for the user's approval "
-                                "before it runs (kind tool): taskId, tool (what it will do), state.",
+                                "before it runs (kind tool): taskId, tool (what it will do, with a tool's arguments), "
+                                "prepared (what its agent made ready: the call made on approval), state, "
+                                "feedback (the user's reason for a rejection).",
                                 "additionalProperties": True,
                                 "properties": {"state": {"type": "string",
                                                          "enum": ["pending", "approved", "rejected"]}}},
                    "notApproved": {"type": "boolean", "description": "The task was not run: the user did not "
-                                   "approve it."},
+                                   "approve it; it failed, its error the user's reason."},
                    "plan": {"type": "object", "description": "The work plan: {tasks: [{id, agent, "
                             "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
                             "additionalProperties": True},

@@ -1,10 +1,12 @@
-"""MCP servers' tools as agents: whole rounds on a live server against two real MCP servers (the `mcp`
-SDK's MCPServer over stdio and over streamable HTTP), the scripted model planning `<server>.<tool>` tasks."""
+"""MCP servers' tools as agents: whole rounds on a live server (SQLite and PostgreSQL) against two real MCP
+servers (the `mcp` SDK's MCPServer over stdio and over streamable HTTP), the scripted model planning
+`<server>.<tool>` tasks."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,16 @@ import httpx
 import pytest
 
 from agents.model import ModelRequest, ModelResponse, Usage
-from tests.harness import LiveServer, ScriptedModel, free_port, settings_for, wait_for, wait_status
+from tests.harness import (
+    BACKENDS,
+    LiveServer,
+    ScriptedModel,
+    backend_url,
+    free_port,
+    settings_for,
+    wait_for,
+    wait_status,
+)
 from tests.mcp_servers import calls, http_server, stdio_entry
 
 
@@ -22,8 +33,13 @@ class ToolModel(ScriptedModel):
     def __init__(self) -> None:
         super().__init__(plan=None)
         self.arguments: dict[str, Any] = {}
+        self.revised: dict[str, Any] | None = None  # the plan a revision gets (None: the plan again)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
+        if request.purpose == "plan" and self.revised and "A work plan for this request was run" in str(request.messages):
+            self.calls.append(request)
+            return ModelResponse(text=json.dumps(self.revised), data=self.revised, usage=Usage(5, 5, calls=1),
+                                 model=self.name)
         if request.purpose != "tool":
             return await super().complete(request)
         self.calls.append(request)
@@ -43,6 +59,11 @@ def plan(*tasks: dict[str, Any], finals: list[str] | None = None) -> dict[str, A
             "objFinalDocuments": [{"name": n, "type": n.rsplit(".", 1)[-1], "purpose": "table"} for n in finals or []]}
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from backend_url(request.param)
+
+
 @pytest.fixture(scope="module")
 def tools_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(tmp_path_factory.mktemp("mcp")) / "calls.jsonl"
@@ -54,12 +75,13 @@ def model() -> ToolModel:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, tools_log: Path, model: ToolModel) -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory, tools_log: Path, model: ToolModel,
+           database_url: str) -> Iterator[LiveServer]:
     tmp = Path(tmp_path_factory.mktemp("mcp-live"))
     with http_server(free_port(), tools_log) as url:
         servers = (stdio_entry(tools_log), {"name": "files", "transport": "streamable-http", "url": url},
                    {"name": "down", "transport": "streamable-http", "url": f"http://127.0.0.1:{free_port()}/mcp"})
-        with LiveServer(settings_for(tmp, mcp_servers=servers, mcp_timeout_seconds=30, max_replans=0),
+        with LiveServer(settings_for(tmp, database_url, mcp_servers=servers, mcp_timeout_seconds=30, max_replans=0),
                         model) as live:
             yield live
 
@@ -183,28 +205,64 @@ def test_a_server_killed_mid_call_fails_the_task_once_and_is_started_again(serve
     assert [c["tool"] for c in since(tools_log, mark)] == ["crash", "add"]
 
 
-def test_a_tool_that_acts_waits_for_approval_approved_then_rejected(server, model, client, tools_log):
+def test_a_tool_that_acts_waits_for_approval_with_the_arguments_made_before_approved_then_rejected(
+        server, model, client, tools_log):
     registry = server.app.state.runtime.registry
     assert registry.needs_approval("calc.launch") and not registry.needs_approval("calc.add")  # not read-only
     for decision in ("approve", "reject"):
         mark = len(calls(tools_log))
-        model.plan = plan(task("t1", "calc.launch", 'Launch it: {"target": "rocket"}'))
+        model.plan = plan(task("t1", "calc.launch", "Launch the rocket."))  # no arguments in the instructions
         model.arguments = {"calc.launch": {"target": "rocket"}}
         wid = client.post("/api/workflows/start", json={"prompt": "Launch the rocket."}).json()["id"]
         status = wait_status(client, wid, "waiting", "completed", "failed", timeout=90)
         wait = status["waitingFor"]
         assert status["status"] == "waiting" and wait["kind"] == "tool" and wait["agent"] == "calc.launch"
+        # The model made the arguments against the tool's schema before the user was asked: they are shown.
         assert wait["tool"]["tool"] == "launch" and wait["tool"]["arguments"] == {"target": "rocket"}
+        asked = [r for r in model.calls if r.purpose == "tool" and r.agent == "calc.launch"]
         assert since(tools_log, mark) == []  # nothing is called before the user decides
+        model.arguments = {"calc.launch": {"target": "the moon"}}  # a new model call would now say otherwise
         body = {"decision": decision, **({"feedback": "Not today."} if decision == "reject" else {})}
         assert client.post(f"/api/workflows/{wid}/review", json=body).status_code == 200
         status = wait_status(client, wid, "completed", "failed", timeout=90)
         messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
         [step] = [m for m in messages if m["metadata"].get("taskId") == "t1" and "approval" not in m["metadata"]]
-        if decision == "approve":
+        assert [r for r in model.calls if r.purpose == "tool" and r.agent == "calc.launch"] == asked
+        if decision == "approve":  # called with exactly the arguments approved
             assert status["status"] == "completed" and "Launched rocket." in step["content"]
-            assert [c["tool"] for c in since(tools_log, mark)] == ["launch"]
-        else:
-            assert step["metadata"].get("notApproved") and "did not approve" in step["content"]
-            assert since(tools_log, mark) == []
+            assert [(c["tool"], c["target"]) for c in since(tools_log, mark)] == [("launch", "rocket")]
+            assert step["metadata"]["arguments"] == {"target": "rocket"}
+        else:  # the task fails with the user's reason (MAX_REPLANS is 0 here: the round fails)
+            assert status["status"] == "failed" and since(tools_log, mark) == []
+            assert step["metadata"]["failed"] and step["metadata"]["error"] == "you did not approve it: Not today."
+            assert "failed: you did not approve it: Not today." in step["content"]
 
+
+def test_arguments_that_do_not_fit_fail_the_task_before_any_approval_is_asked(server, model, client, tools_log):
+    mark = len(calls(tools_log))
+    wid, status, messages = run_round(client, model, plan(task("t1", "calc.launch", "Launch something.")),
+                                      **{"calc.launch": {"target": 7}})
+    assert status["status"] == "failed" and status["waitingFor"] is None
+    [step] = [m for m in messages if m["metadata"].get("taskId") == "t1"]
+    assert "do not fit the tool's input schema" in step["content"] and since(tools_log, mark) == []
+    assert not [m for m in messages if "approval" in m["metadata"]]  # nothing was put to the user
+
+
+def test_a_tool_error_feeds_re_planning(server, model, client, tools_log, monkeypatch):
+    runtime = server.app.state.runtime
+    monkeypatch.setattr(runtime, "settings", replace(runtime.settings, max_replans=1))
+    monkeypatch.setattr(model, "revised", plan(task("t1", "calc.add", "Add 1 and 2 instead.")))
+    mark = len(calls(tools_log))
+    wid, status, messages = run_round(client, model, plan(task("t1", "calc.divide", "Divide 1 by 0.")),
+                                      **{"calc.divide": {"a": 1, "b": 0}, "calc.add": {"a": 1, "b": 2}})
+    assert status["status"] == "completed", messages
+    assert [c["tool"] for c in since(tools_log, mark)] == ["divide", "add"]
+    [revision] = [m for m in messages if m["metadata"].get("revision")]
+    why = revision["metadata"]["revision"]["why"]
+    assert "task t1 failed (the tool calc.divide reported an error:" in why and "cannot divide by zero" in why
+    [asked] = [r for r in model.calls if r.purpose == "plan" and "A work plan for this request was run" in
+               str(r.messages)][-1:]
+    told = str(asked.messages)
+    assert "Task t1 failed: the tool calc.divide reported an error:" in told and "cannot divide by zero" in told
+    [added] = [m for m in messages if m["metadata"].get("taskId") == "t1-r1"]
+    assert "The sum of 1 and 2 is 3." in added["content"]

@@ -11,7 +11,7 @@ import pytest
 
 from agents.base import TaskContext, TaskSpec
 from agents.mcp_tools import McpTools, ServerSpec
-from agents.model import ModelRequest, ModelResponse
+from agents.model import ModelRequest, ModelResponse, Usage
 from agents.offline.model import OfflineModel
 from agents.offline.planner import plan_offline
 from agents.registry import Registry
@@ -120,3 +120,44 @@ def test_the_offline_planner_plans_a_tool_task_only_when_the_request_names_it():
     unnamed = plan_offline({"prompt": "Please add 2 and 3.", "language": "en", "agents": agents})
     assert "calc.add" not in [t["agent"] for t in unnamed["objWorkplan"]]
 
+
+
+async def test_a_call_needing_approval_is_prepared_once_and_run_exactly_as_prepared():
+    recorder, registry = Recorder(), Registry()
+    agent = ToolAgent("calc", "add", "Add two numbers.", SCHEMA, recorder, needs_approval=True)
+    registry.add(agent)
+    asked: list[ModelRequest] = []
+
+    async def answer(request: ModelRequest) -> ModelResponse:
+        asked.append(request)
+        data = {"a": 2, "b": 3} if len(asked) == 1 else {"a": "two"}
+        return ModelResponse(text=json.dumps(data), data=data, usage=Usage(4, 6, calls=1))
+
+    model = ScriptedModel()
+    model.complete = answer  # type: ignore[method-assign]
+    spec = TaskSpec("t1", "calc.add", "Add 2 and 3.")
+    made = await agent.prepare(spec, context(model))
+    assert made.data == {"arguments": {"a": 2, "b": 3}} and made.usage.total_tokens == 10 and recorder.calls == []
+    shown = registry.approval_request(spec, made.data)
+    assert shown["arguments"] == {"a": 2, "b": 3} and shown["tool"] == "add" and shown["taskId"] == "t1"
+    approved = context(model)
+    approved.prepared = made.data
+    result = await run_task(registry, spec, approved)
+    assert recorder.calls == [("add", {"a": 2, "b": 3})] and len(asked) == 1  # no new model call
+    assert result.meta["arguments"] == {"a": 2, "b": 3}
+    with pytest.raises(ToolError, match="do not fit the tool's input schema") as bad:  # a bad set: nothing to approve
+        await agent.prepare(spec, context(model))
+    assert bad.value.usage.total_tokens == 10  # type: ignore[attr-defined]
+
+
+def test_what_an_agent_prepared_is_shown_when_it_does_not_describe_its_call():
+    class Sender:
+        name, description, needs_approval = "sender", "Sends a message.", True
+
+        async def run(self, task: TaskSpec, context: TaskContext) -> object:
+            raise AssertionError("not run")
+
+    registry = Registry()
+    registry.add(Sender())  # type: ignore[arg-type]
+    shown = registry.approval_request(TaskSpec("t1", "sender", "Send it."), {"to": "ops", "name": "not this"})
+    assert shown["to"] == "ops" and shown["name"] == "sender"  # what was prepared never hides the agent's name

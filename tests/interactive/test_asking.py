@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agents.base import TaskContext, TaskResult, TaskSpec
+from agents.base import Prepared, TaskContext, TaskResult, TaskSpec
 from agents.model import ModelResponse, Usage
 from agents.questions import MARKER
 from agents.registry import Registry, build_registry
@@ -46,6 +46,32 @@ class Publisher:
         return {"arguments": {"page": "Sales 2024"}}
 
 
+class Mailer:
+    """A test agent that needs approval and makes its call ready first (`prepare`): the user approves
+    exactly what it will send, and the run sends that."""
+
+    name = "mailer"
+    description = "Sends an e-mail to the team."
+    needs_approval = True
+
+    def __init__(self) -> None:
+        self.prepared = 0
+        self.sent: list[dict[str, Any]] = []
+
+    async def prepare(self, task: TaskSpec, context: TaskContext) -> Prepared:
+        self.prepared += 1  # a second preparation would show: its subject changes
+        return Prepared({"to": "team@example.org", "subject": f"Draft {self.prepared} for {task.id}"},
+                        Usage(3, 4, calls=1))
+
+    def describe_call(self, task: TaskSpec, prepared: dict[str, Any]) -> dict[str, Any]:
+        return {"arguments": prepared}
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        assert context.prepared is not None
+        self.sent.append(context.prepared)
+        return TaskResult(text=f"Sent \"{context.prepared['subject']}\".")
+
+
 class Clerk:
     """A test agent that needs a fact only the user has: it asks which year, then works with the answer."""
 
@@ -70,11 +96,14 @@ class PlanPerPrompt(ScriptedModel):
     def __init__(self) -> None:
         super().__init__()
         self.scripts: dict[str, dict[str, Any]] = {}
+        self.revisions: dict[str, dict[str, Any]] = {}  # by a word of a revision's request, before `scripts`
 
     async def complete(self, request: Any) -> Any:
         text = str(request.messages)
         if request.purpose in ("plan", "repair"):
-            self.plan = next(p for k, p in self.scripts.items() if k in text)
+            revising = "A work plan for this request was run" in text
+            self.plan = next((p for k, p in self.revisions.items() if revising and k in text), None) or \
+                next(p for k, p in self.scripts.items() if k in text)
         if request.purpose == "task" and "Look at the year in question." in text:
             self.calls.append(request)  # a model offered to ask (AGENT_QUESTIONS) asks, then works with the answer
             if MARKER in text and "The user answered" not in text:
@@ -90,17 +119,18 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def agents(database_url: str) -> tuple[Publisher, Clerk, PlanPerPrompt]:
-    return Publisher(), Clerk(), PlanPerPrompt()
+def agents(database_url: str) -> tuple[Publisher, Clerk, PlanPerPrompt, Mailer]:
+    return Publisher(), Clerk(), PlanPerPrompt(), Mailer()
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory, database_url: str,
-           agents: tuple[Publisher, Clerk, PlanPerPrompt]) -> Iterator[httpx.Client]:
-    publisher, clerk, model = agents
+           agents: tuple[Publisher, Clerk, PlanPerPrompt, Mailer]) -> Iterator[httpx.Client]:
+    publisher, clerk, model, mailer = agents
     registry = build_registry(entry_points=False)
     registry.add(publisher)
     registry.add(clerk)
+    registry.add(mailer)
     settings = settings_for(Path(tmp_path_factory.mktemp("asking")), database_url, max_concurrent_rounds=1,
                             agent_questions=True)
     with LiveServer(settings, model, registry) as server, server.client() as c:
@@ -127,7 +157,7 @@ def task_ids(client: httpx.Client, workflow_id: str) -> list[str]:
 
 
 def test_a_task_that_needs_approval_waits_and_runs_once_approved(client: httpx.Client, agents: Any) -> None:
-    publisher, _, model = agents
+    publisher, _, model, _ = agents
     status = start(client, model, "approve-me", plan(task("t1", "analyst"), task("t2", "publisher", ["t1"]),
                                                      task("t3", "writer", ["t2"])))
     wid, wait = status["id"], status["waitingFor"]
@@ -149,9 +179,11 @@ def test_a_task_that_needs_approval_waits_and_runs_once_approved(client: httpx.C
     assert review(client, wid, decision="approve").json()["status"] == "completed"  # repeated: same answer
 
 
-def test_a_rejected_task_is_not_run_and_the_round_goes_on_saying_so(client: httpx.Client, agents: Any) -> None:
-    publisher, _, model = agents
+def test_a_rejected_task_fails_with_the_users_reason_and_the_plan_is_revised_around_it(client: httpx.Client,
+                                                                                      agents: Any) -> None:
+    publisher, _, model, _ = agents
     before = list(publisher.runs)
+    model.revisions["not on the wiki"] = plan(task("t3", "writer"))  # the revision: the writer, without t2
     status = start(client, model, "reject-me", plan(task("t1", "analyst"), task("t2", "publisher"),
                                                     task("t3", "writer", ["t2"])))
     wid = status["id"]
@@ -162,18 +194,53 @@ def test_a_rejected_task_is_not_run_and_the_round_goes_on_saying_so(client: http
     assert done["status"] == "completed" and publisher.runs == before
     messages = items(client, wid)
     refused = next(m for m in messages if m["metadata"].get("taskId") == "t2")
-    assert refused["metadata"]["notApproved"] and "not run: you did not approve it" in refused["content"]
-    assert next(m for m in messages if m["metadata"].get("taskId") == "t3")["metadata"]["skipped"]
-    assert not [m for m in messages if m["metadata"].get("revision")]  # the user's choice is not re-planned
+    assert refused["metadata"]["failed"] and refused["metadata"]["notApproved"]
+    assert refused["metadata"]["error"] == "you did not approve it: No, not on the wiki."
+    assert refused["content"] == "Task 2/3 (publisher) failed: you did not approve it: No, not on the wiki."
     assert any(m["role"] == "user" and m["content"] == "No, not on the wiki." for m in messages)
+    # A failed task like any other: the manager revised the plan, told why the task failed.
+    [revision] = [m for m in messages if m["metadata"].get("revision")]
+    assert "task t2 failed (you did not approve it: No, not on the wiki)" in revision["metadata"]["revision"]["why"]
+    asked = [r for r in model.calls if r.purpose == "plan" and "not on the wiki" in str(r.messages)]
+    assert asked and "Task t2 failed: you did not approve it: No, not on the wiki." in str(asked[-1].messages)
+    assert next(m for m in messages if m["metadata"].get("taskId") == "t3-r1")["content"].endswith("Done by writer.")
     logs = [e["message"] for e in items(client, wid, "logs")]
-    assert "Task t2 rejected by user: it is not run, the round goes on without it" in logs
-    assert logs[-1] == "Workflow completed: 1 of 3 planned tasks delivered"
-    assert "step t2 (publisher) was skipped: you did not approve it" in messages[-1]["content"]
+    assert "Task t2 rejected by user: it is not run and fails with the user's reason" in logs
+    assert any(text.startswith("Work plan revised (1 of at most 2)") for text in logs)
+    assert logs[-1] == "Workflow completed: 2 of 3 planned tasks delivered"
+
+
+def test_a_rejection_without_a_reason_says_the_user_did_not_approve_it(client: httpx.Client, agents: Any) -> None:
+    _, _, model, _ = agents
+    model.revisions["refuse-bare"] = plan()  # the revision plans nothing more (else: the same task, asked again)
+    status = start(client, model, "refuse-bare", plan(task("t1", "publisher")))
+    assert review(client, status["id"], decision="reject").status_code == 200
+    done = wait_status(client, status["id"], "completed", "failed", timeout=240)
+    assert done["status"] == "failed"  # its only task failed: nothing was delivered
+    refused = next(m for m in items(client, status["id"]) if m["metadata"].get("taskId") == "t1")
+    assert refused["metadata"]["error"] == "you did not approve it" and refused["metadata"]["failed"]
+
+
+def test_what_an_agent_prepares_is_shown_stored_and_run_as_approved(client: httpx.Client, agents: Any) -> None:
+    _, _, model, mailer = agents
+    status = start(client, model, "mail-me", plan(task("t1", "analyst"), task("t2", "mailer", ["t1"])))
+    wid, wait = status["id"], status["waitingFor"]
+    made = {"to": "team@example.org", "subject": "Draft 1 for t2"}
+    assert wait["kind"] == "tool" and wait["tool"]["arguments"] == made and mailer.prepared == 1
+    asked = next(m for m in items(client, wid) if m["id"] == wait["messageId"])
+    assert asked["metadata"]["approval"]["prepared"] == made and asked["dataStats"]["tokensUsed"] == 7
+    assert 'It will be called with: {"to": "team@example.org"' in asked["content"] and mailer.sent == []
+    assert review(client, wid, decision="approve", messageId=wait["messageId"]).status_code == 200
+    assert wait_status(client, wid, "completed", timeout=240)["status"] == "completed"
+    assert mailer.sent == [made] and mailer.prepared == 1  # exactly what was approved; not prepared again
+    sent = next(m for m in items(client, wid) if m["metadata"].get("taskId") == "t2")
+    assert sent["content"] == 'Sent "Draft 1 for t2".'
+    approved = next(m for m in items(client, wid) if m["id"] == wait["messageId"])
+    assert approved["metadata"]["approval"]["state"] == "approved" and approved["metadata"]["approval"]["prepared"] == made
 
 
 def test_an_agent_asks_and_goes_on_with_the_answer(client: httpx.Client, agents: Any) -> None:
-    _, clerk, model = agents
+    _, clerk, model, _ = agents
     status = start(client, model, "ask-me", plan(task("t1", "clerk"), task("t2", "writer", ["t1"])))
     wid, wait = status["id"], status["waitingFor"]
     assert wait["kind"] == "question" and wait["decisions"] == ["answer", "reject"]
@@ -198,7 +265,7 @@ def test_an_agent_asks_and_goes_on_with_the_answer(client: httpx.Client, agents:
 
 def test_a_chat_post_answers_a_question_and_a_second_question_waits_again(client: httpx.Client,
                                                                           agents: Any) -> None:
-    _, _, model = agents
+    _, _, model, _ = agents
     wid = start(client, model, "ask-twice", plan(task("t1", "clerk")))["id"]
     first = client.get(f"/api/workflows/{wid}/status").json()["waitingFor"]
     assert client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "ask again"}).status_code == 200
@@ -212,7 +279,7 @@ def test_a_chat_post_answers_a_question_and_a_second_question_waits_again(client
 
 
 def test_rejecting_a_question_stops_the_round(client: httpx.Client, agents: Any) -> None:
-    _, _, model = agents
+    _, _, model, _ = agents
     wid = start(client, model, "ask-reject", plan(task("t1", "clerk")))["id"]
     answer = review(client, wid, decision="reject", feedback="Never mind.")
     assert answer.status_code == 200 and answer.json()["status"] == "stopped"
@@ -222,7 +289,7 @@ def test_rejecting_a_question_stops_the_round(client: httpx.Client, agents: Any)
 
 
 def test_a_real_model_behind_a_built_in_agent_asks_when_offered(client: httpx.Client, agents: Any) -> None:
-    _, _, model = agents
+    _, _, model, _ = agents
     the_plan = plan(task("t1", "analyst"))
     the_plan["objWorkplan"][0]["instructions"] = "Look at the year in question."
     status = start(client, model, "ask-model", the_plan)

@@ -70,9 +70,12 @@ def crash(why: str) -> str:
 
 
 @server.tool()
-def launch(target: str) -> str:
+async def launch(target: str) -> str:
     """Launch something (a tool that acts: not read-only)."""
     note("launch", target=target)
+    hold = os.environ.get("MCP_TEST_HOLD")  # a test holds the call while this file exists
+    while hold and os.path.exists(hold):
+        await anyio.sleep(0.05)
     return f"Launched {target}."
 
 

@@ -22,6 +22,7 @@ from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
 MODEL = PlanPerPrompt()
 MODEL.scripts = {"zq-figures": plan(task("t1", "clerk"), task("t2", "writer", ["t1"])),
                  "zq-publish": plan(task("t1", "analyst"), task("t2", "publisher", ["t1"]))}
+MODEL.revisions = {"Not on the wiki": plan(task("t1", "analyst"))}  # revised around the rejected task
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_a_person_answers_an_agents_question_and_the_round_completes(page, serve
         assert page.errors == []
 
 
-def test_a_person_sees_what_a_task_will_do_and_rejects_it(page, server, tmp_path):
+def test_a_person_sees_what_a_task_will_do_and_rejects_it_saying_why(page, server, tmp_path):
     with screenshot_on_failure(page, tmp_path / "tool.png"):
         send(page, "zq-publish: the report")
         panel = page.get_by_role("region", name="A task waits for your approval")
@@ -59,9 +60,12 @@ def test_a_person_sees_what_a_task_will_do_and_rejects_it(page, server, tmp_path
         expect(facts).to_contain_text(["publisher", "Publishes a page on the team's wiki.", "Do t2."])
         expect(panel).to_contain_text('{"page":"Sales 2024"}')
         expect(panel.get_by_role("button", name="Revise")).to_be_hidden()
+        panel.get_by_role("textbox", name="Why not").fill("Not on the wiki, please.")
         panel.get_by_role("button", name="Reject").click()
         expect(panel).to_be_hidden()
         expect(page.locator("#status")).to_contain_text("completed · round 1")
-        expect(messages(page).filter(has_text="not run: you did not approve it")).to_have_count(1)
-        expect(messages(page).last).to_contain_text("step t2 (publisher) was skipped: you did not approve it")
+        # The task failed with the reason, and the plan was revised around it.
+        expect(messages(page).filter(has_text="failed: you did not approve it: Not on the wiki, please.")
+               ).to_have_count(1)
+        expect(messages(page).filter(has_text="Plan revised (1 of at most 2)")).to_have_count(1)
         assert page.errors == []

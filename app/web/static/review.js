@@ -2,9 +2,9 @@
 // (sent as `reviewDefault` with each start) and, while a round waits, one panel for what it waits on
 // (POST /api/workflows/{id}/review): a plan (its tasks with Approve, Edit, Reject and a feedback box
 // to Revise), an agent's question (an answer box, Answer or Reject), a task that needs approval (what
-// it will do, Approve or Reject). A chat post while the round waits is a decision too: the server
-// takes it so, nothing to do here for it. chat.js owns the conversation; it hands over its API
-// helpers with initReview. The plan editor is plan_edit.js.
+// it will do, with the arguments made for it; Approve, or Reject with a reason in the box). A chat post
+// while the round waits is a decision too: the server takes it so, nothing to do here for it. chat.js
+// owns the conversation; it hands over its API helpers with initReview. The plan editor is plan_edit.js.
 
 import { editedPlan, openEditor } from "./plan_edit.js";
 
@@ -12,7 +12,8 @@ const $ = (id) => document.getElementById(id);
 const TITLES = { plan: "The plan waits for your review", question: "An agent asks you",
                  tool: "A task waits for your approval" };
 const FEEDBACK = { plan: ["Feedback on the plan", "What should the plan change? (Revise), or why not (Reject)"],
-                   question: ["Your answer", "Your answer to the question"] };
+                   question: ["Your answer", "Your answer to the question"],
+                   tool: ["Why not", "Why not run it? (sent with Reject: the task fails with your reason)"] };
 let tools = null;  // { api, wid, notify } from chat.js
 let current = { id: null, waitingFor: null, messages: null, shown: null, decided: new Set() };
 
