@@ -275,6 +275,7 @@ def _review_request(request: dict[str, Any], max_prompt_chars: int) -> None:
     needs.append({"if": {"required": ["decision"], "properties": {"decision": {"const": "edit"}}},
                   "then": {"required": ["plan"], "properties": {"plan": {"type": "object"}}}})
     request["allOf"] = needs
+    request["additionalProperties"] = False  # ReviewRequest forbids unknown fields: 400 bad_request
 
 
 def _start(operation: dict[str, Any]) -> None:
