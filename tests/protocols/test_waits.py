@@ -210,7 +210,17 @@ async def test_mcp_review_round_takes_each_kinds_decisions_and_read_round_shows_
                                                         "feedback": "Not today."})
         assert not rejected.is_error, rejected.content
         read = await mcp.call_tool("read_round", {"workflow_id": other, "wait_seconds": 60})
-        # The round went on without the task (its only one: nothing delivered, so it failed) and never ran it.
+        # A rejection fails the task with the user's reason, and re-planning may plan the call again,
+        # which asks again (at most MAX_REPLANS times): each is refused, the tool never runs, and the
+        # round, with nothing delivered, fails.
+        for _ in range(3):
+            if read.structured_content["status"] != "waiting":
+                break
+            assert read.structured_content["waitingFor"]["kind"] == "tool"
+            again = await mcp.call_tool("review_round", {"workflow_id": other, "decision": "reject",
+                                                         "feedback": "Not today."})
+            assert not again.is_error, again.content
+            read = await mcp.call_tool("read_round", {"workflow_id": other, "wait_seconds": 60})
         assert read.structured_content["status"] == "failed" and read.structured_content["waitingFor"] is None
         assert any("rejected by user" in e["message"] for e in read.structured_content["logs"])
         assert len(waits.publisher.runs) == runs
