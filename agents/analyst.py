@@ -128,7 +128,7 @@ class Analyst:
             text = await self._from_documents(ledger, task, context, docs, question)
             # Nothing found: no file had vectors yet (they always find something) and no passage
             # shares a word with the question.
-            return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,
+            return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
         budget = input_budget(context.model, self.name)
@@ -162,7 +162,7 @@ class Analyst:
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
         # still being made, or embeddings are off).
         method = "hybrid" if any(p.method == "hybrid" for p in found) else "keyword"
-        return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage, model=ledger.model_name,
+        return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage, model=ledger.model_name,
                           offline=ledger.offline, meta={"citations": cited, "retrieval": method})
 
     async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,

@@ -41,8 +41,8 @@ class Summarizer:
             summary = await summarize_document(ledger, task, context, doc, agent=self.name)
             sections.append(f"{heading}{summary}")
         text = "\n\n".join(sections)
-        files = text_files(task, text, title=say("summary_of", context.language,
-                                                   doc=", ".join(d.name for d in docs)))
+        files = await text_files(task, text, title=say("summary_of", context.language,
+                                                         doc=", ".join(d.name for d in docs)))
         return TaskResult(text=text, files=files, usage=ledger.usage, model=ledger.model_name,
                           offline=ledger.offline)
 

@@ -62,7 +62,7 @@ class Translator:
             sections.append(f"## {heading}\n\n" + "\n\n".join(parts))
         full = "\n\n".join(sections)
         default = [f"{stem_of(docs[0].name)}.{target}.md"] if len(docs) == 1 else [f"translation.{target}.md"]
-        files = text_files(task, full, defaults=default)
+        files = await text_files(task, full, defaults=default)
         text = await message_excerpt(full)
         if text != full:
             text += "\n\n" + say("full_text_in", context.language, files=", ".join(f.name for f in files))

@@ -53,7 +53,7 @@ class Writer:
         )
         lead(say("document_written", context.language, files=", ".join(_formats(names, title))) + "\n\n")
         markdown = (await ledger.ask(request)).text
-        files = [text_file(name, markdown, title) for name in _formats(names, title)]
+        files = [await text_file(name, markdown, title) for name in _formats(names, title)]
         text = say("document_written", context.language, files=", ".join(f.name for f in files))
         return TaskResult(text=f"{text}\n\n{await message_excerpt(markdown)}", files=files, usage=ledger.usage,
                           model=ledger.model_name, offline=ledger.offline)
