@@ -44,7 +44,7 @@ from app.errors import ApplicationError, BadRequestError, NotFoundError, Unautho
 from app.protocols.chat_waits import what_waits
 from app.protocols.mcp_task_events import serve as serve_task_events
 from app.protocols.mcp_tasks import RoundTasks
-from app.protocols.rounds import TERMINAL, Progress, Round, Rounds
+from app.protocols.rounds import Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
 
@@ -180,24 +180,21 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
         if wait_seconds > 0:
             await _wait(server.rounds, owner, workflow_id, after_message_id, after_log_id,
                         min(wait_seconds, MAX_WAIT_SECONDS), ctx)
-        workflows = server.rounds.workflows
-        row = await workflows.owned(owner, workflow_id)
-        messages = await workflows.page(owner, workflow_id, "messages", after_message_id, PAGE)
-        logs = await workflows.page(owner, workflow_id, "logs", after_log_id, PAGE)
+        snapshot = await server.rounds.snapshot(owner, workflow_id, after_message_id, after_log_id, PAGE)
     except ApplicationError as exc:
         raise _tool_error(exc) from None
+    row, messages, logs = snapshot.workflow, snapshot.messages, snapshot.logs
     # A document is on its task's message and again on the final one: one link each.
-    documents = list({d.file_id: d for m in messages.items for d in m.documents if m.role == "assistant"}.values())
+    documents = list({d.file_id: d for m in messages for d in m.documents if m.role == "assistant"}.values())
     wait = waiting_view(row)
     result = {
         "workflowId": workflow_id, "status": row.status, "round": row.current_round, "progress": row.progress,
         "waitingFor": msgspec.to_builtins(wait) if wait else None,
         "messages": [{"id": m.id, "round": m.round, "status": m.status, "agentName": m.agent_name,
                       "content": m.content, "documents": [URI.format(file_id=d.file_id) for d in m.documents]}
-                     for m in messages.items if m.role == "assistant"],
-        "logs": [{"id": e.id, "type": e.type, "progress": e.progress, "message": e.message} for e in logs.items],
-        "lastMessageId": messages.last_id, "lastLogId": logs.last_id,
-        "hasMore": messages.has_more or logs.has_more,
+                     for m in messages if m.role == "assistant"],
+        "logs": [{"id": e.id, "type": e.type, "progress": e.progress, "message": e.message} for e in logs],
+        "lastMessageId": snapshot.last_message_id, "lastLogId": snapshot.last_log_id, "hasMore": snapshot.has_more,
     }
     text = "\n\n".join([f"Workflow {workflow_id}: {row.status} (round {row.current_round}, {row.progress}%).",
                         *(f"**{m['agentName']}**: {m['content']}" for m in result["messages"]),
@@ -209,16 +206,18 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
 
 async def _wait(rounds: Rounds, owner: Owner, workflow_id: str, after_message: int, after_log: int,
                 seconds: float, ctx: Context) -> None:
-    """Follow the workflow's current round until it ends or `seconds` pass, reporting its logs as progress."""
-    row = await rounds.workflows.owned(owner, workflow_id)
-    if row.status in TERMINAL or row.status == "waiting":
-        return
-    run = Round(owner, workflow_id, row.current_round, Position(after_message, after_log), row.tokens_used)
+    """Follow the workflow's event stream until it no longer runs (its round ended or waits for the
+    user) or `seconds` pass, reporting its logs as progress. The stream's first read says where the
+    workflow is, so a round that already ended costs that one read (a workflow that is not the
+    caller's ends the stream, and the read after this says so)."""
+    stream = rounds.stream(Round(owner, workflow_id, 0, Position(after_message, after_log), 0))
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            async for part in rounds.follow(run, tokens=False, waits=True):
-                if isinstance(part, Progress):
-                    await ctx.report_progress(part.log.progress, 100, part.log.message)
+            async for event, view in stream.follow(rounds.workflows.rt.changes):
+                if event == "log" and view is not None:
+                    await ctx.report_progress(view.progress, 100, view.message)
+                elif event == "status" and view is not None and view.status != "running":
+                    return
 
 
 async def stop_round(workflow_id: str, ctx: Context) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.contract.schemas import Document, LogEntry, Message, ReviewRequest, StartRequest, WaitingFor
+from app.contract.views import log_view, message_view
 from app.errors import ApplicationError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
@@ -24,6 +25,18 @@ log = logging.getLogger("foreman.protocols")
 
 RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/workflow.py's start_log
 TERMINAL = ("completed", "stopped", "failed")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A workflow's row and its items after two cursors, as one read saw them."""
+
+    workflow: Any  # the store's WorkflowRow
+    messages: list[Message]
+    logs: list[LogEntry]
+    last_message_id: int
+    last_log_id: int
+    has_more: bool
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,22 @@ class Rounds:
 
     async def stop(self, owner: Owner, workflow_id: str) -> None:
         await self.workflows.stop(owner, workflow_id)
+
+    async def snapshot(self, owner: Owner, workflow_id: str, after_message: int, after_log: int,
+                       limit: int) -> Snapshot:
+        """The workflow with its messages and logs after the cursors (at most `limit` of each), read
+        in one transaction, as the event stream reads them (the REST pages take one read each)."""
+        page = await self.workflows.repo.live.page(owner, workflow_id, after_message, after_log, limit + 1)
+        if page is None:
+            await self.workflows.owned(owner, workflow_id)  # the REST API's 404
+            raise AssertionError("a workflow the snapshot did not find exists")
+        row = page.workflow
+        messages = [message_view(m, docs, page.files) for m, docs in page.messages[:limit]]
+        logs = [log_view(e, owner.mandate_id, owner.user_id, updated) for e, updated in page.logs[:limit]]
+        more_messages, more_logs = len(page.messages) > limit, len(page.logs) > limit
+        return Snapshot(row, messages, logs,
+                        messages[-1].id if more_messages else max(after_message, row.last_message_id),
+                        logs[-1].id if more_logs else max(after_log, row.last_log_id), more_messages or more_logs)
 
     def left(self, run: Round, protocol: str) -> None:
         """The client went away before the round ended: stop it, unless configured to let it run."""
