@@ -11,8 +11,6 @@ user message's files are uploaded; earlier turns' files are already the workflow
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import hashlib
 import logging
 import time
@@ -34,6 +32,7 @@ from app.errors import (
     NotFoundError,
     PayloadTooLargeError,
 )
+from app.protocols.chat_request import ChatRequest, parse_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
@@ -48,32 +47,6 @@ REMEMBERED = 10_000  # conversations whose workflow this process remembers (the 
 SCANNED = 100  # the caller's newest workflows a lookup compares with the history
 _TYPES = {401: "authentication_error", 403: "permission_error", 404: "invalid_request_error",
           429: "rate_limit_error"}
-
-
-class ChatMessage(msgspec.Struct, forbid_unknown_fields=False):
-    role: str
-    content: str | list[dict[str, Any]] | None = None
-
-
-class StreamOptions(msgspec.Struct, forbid_unknown_fields=False):
-    include_usage: bool = False
-
-
-class ChatRequest(msgspec.Struct, forbid_unknown_fields=False):
-    model: str
-    messages: list[ChatMessage]
-    stream: bool | None = False
-    stream_options: StreamOptions | None = None
-    metadata: dict[str, str] | None = None
-
-
-class Turn(msgspec.Struct):
-    """What one request asks: the prompt, files to upload or reuse, and the earlier prompts."""
-
-    prompt: str
-    uploads: list[tuple[str, bytes]]
-    file_ids: list[int]
-    history: list[str]
 
 
 def error_body(status: int, message: str, code: str) -> dict[str, Any]:
@@ -106,70 +79,6 @@ def _on_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("Unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return openai_error(500, "The server could not complete this request; it has been logged. Try again.",
                         "internal_error")
-
-
-def parse_turn(body: ChatRequest) -> Turn:
-    """The last user message as the round's prompt and files; the earlier user messages' text."""
-    users = [m for m in body.messages if m.role == "user"]
-    if not users or body.messages[-1].role != "user":
-        raise BadRequestError("messages must end with a user message (the request to answer).", code="no_user_message")
-    history = [_text_and_files(m.content, upload=False)[0] for m in users[:-1]]
-    prompt, uploads, ids = _text_and_files(users[-1].content, upload=True)
-    return Turn(prompt=prompt, uploads=uploads, file_ids=ids, history=history)
-
-
-def _text_and_files(content: Any, upload: bool) -> tuple[str, list[tuple[str, bytes]], list[int]]:
-    if content is None or isinstance(content, str):
-        return (content or "").strip(), [], []
-    texts, uploads, ids = [], [], []
-    for n, part in enumerate(content):
-        kind = part.get("type")
-        if kind == "text":
-            texts.append(str(part.get("text") or ""))
-        elif kind in ("file", "image_url") and upload:
-            name, data, file_id = _file_part(part, n)
-            if file_id is not None:
-                ids.append(file_id)
-            else:
-                uploads.append((name, data))
-        elif kind not in ("file", "image_url", "input_audio", "refusal"):
-            raise BadRequestError(f"Content part {n} has type {str(kind)[:40]!r}; Foreman reads 'text', 'file' and "
-                                  "'image_url' (a data: URL) parts.", code="unsupported_content_part")
-    return "\n".join(texts).strip(), uploads, ids
-
-
-def _file_part(part: dict[str, Any], n: int) -> tuple[str, bytes, int | None]:
-    if part["type"] == "image_url":
-        url = str((part.get("image_url") or {}).get("url") or "")
-        if not url.startswith("data:"):
-            raise BadRequestError(f"Content part {n}: an image must be a data: URL (base64); Foreman does not fetch "
-                                  "URLs.", code="image_not_inline")
-        return f"image-{n + 1}.{_ext(url)}", _decode(url, n), None
-    file = part.get("file") or {}
-    if file.get("file_id") and not file.get("file_data"):
-        raw = str(file["file_id"])
-        if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
-            raise BadRequestError(f"Content part {n}: file_id must be the id of a file uploaded with POST /api/files, "
-                                  f"not {raw[:40]!r}.", code="bad_file_id")
-        return "", b"", int(raw)
-    if not file.get("file_data"):
-        raise BadRequestError(f"Content part {n}: a file part needs file_data (base64 or a data: URL).",
-                              code="empty_file_part")
-    return str(file.get("filename") or f"file-{n + 1}"), _decode(str(file["file_data"]), n), None
-
-
-def _ext(url: str) -> str:
-    media = url[5:].split(";", 1)[0].split(",", 1)[0]
-    return {"image/jpeg": "jpg", "image/svg+xml": "svg"}.get(media, media.rpartition("/")[2] or "bin")
-
-
-def _decode(data: str, n: int) -> bytes:
-    if data.startswith("data:"):
-        data = data.partition(",")[2]
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise BadRequestError(f"Content part {n}: the file's data is not valid base64.", code="bad_base64") from None
 
 
 class Conversations:
