@@ -25,6 +25,12 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     yield from backend_url(request.param)
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The same, one for a whole module (for a server the module's tests share)."""
+    yield from backend_url(request.param)
+
+
 @pytest.fixture
 def postgres_url(database_url: str) -> str:
     """The PostgreSQL run only: tests of several processes on one database."""

@@ -17,10 +17,8 @@ import pytest
 from agents.model import ModelError, ModelRequest, ModelResponse
 from app.config import ApiKey
 from tests.harness import (
-    BACKENDS,
     LiveServer,
     ScriptedModel,
-    backend_url,
     plan_of,
     settings_for,
     wait_for,
@@ -92,12 +90,6 @@ def check_error(response: httpx.Response, status: int, code: str | None = None) 
     if code is not None:
         assert body["code"] == code, body
     return body
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def module_database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """'' for SQLite, or a fresh PostgreSQL database for the module when FOREMAN_TEST_PG_URL is set."""
-    yield from backend_url(request.param)
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,8 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse, Usage
 from tests.harness import (
-    BACKENDS,
     LiveServer,
     ScriptedModel,
-    backend_url,
     free_port,
     settings_for,
     wait_for,
@@ -59,11 +57,6 @@ def plan(*tasks: dict[str, Any], finals: list[str] | None = None) -> dict[str, A
             "objFinalDocuments": [{"name": n, "type": n.rsplit(".", 1)[-1], "purpose": "table"} for n in finals or []]}
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
-
-
 @pytest.fixture(scope="module")
 def tools_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(tmp_path_factory.mktemp("mcp")) / "calls.jsonl"
@@ -76,12 +69,12 @@ def model() -> ToolModel:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, tools_log: Path, model: ToolModel,
-           database_url: str) -> Iterator[LiveServer]:
+           module_database_url: str) -> Iterator[LiveServer]:
     tmp = Path(tmp_path_factory.mktemp("mcp-live"))
     with http_server(free_port(), tools_log) as url:
         servers = (stdio_entry(tools_log), {"name": "files", "transport": "streamable-http", "url": url},
                    {"name": "down", "transport": "streamable-http", "url": f"http://127.0.0.1:{free_port()}/mcp"})
-        with LiveServer(settings_for(tmp, database_url, mcp_servers=servers, mcp_timeout_seconds=30, max_replans=0),
+        with LiveServer(settings_for(tmp, module_database_url, mcp_servers=servers, mcp_timeout_seconds=30, max_replans=0),
                         model) as live:
             yield live
 

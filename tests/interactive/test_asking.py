@@ -15,7 +15,7 @@ from agents.model import ModelResponse, Usage
 from agents.questions import MARKER
 from agents.registry import Registry, build_registry
 from tests.api.conftest import check_error
-from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, ScriptedModel, settings_for, wait_for, wait_status
 
 
 def task(tid: str, agent: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -113,25 +113,20 @@ class PlanPerPrompt(ScriptedModel):
         return await super().complete(request)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
-
-
 @pytest.fixture(scope="module")
-def agents(database_url: str) -> tuple[Publisher, Clerk, PlanPerPrompt, Mailer]:
+def agents(module_database_url: str) -> tuple[Publisher, Clerk, PlanPerPrompt, Mailer]:
     return Publisher(), Clerk(), PlanPerPrompt(), Mailer()
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory, database_url: str,
+def client(tmp_path_factory: pytest.TempPathFactory, module_database_url: str,
            agents: tuple[Publisher, Clerk, PlanPerPrompt, Mailer]) -> Iterator[httpx.Client]:
     publisher, clerk, model, mailer = agents
     registry = build_registry(entry_points=False)
     registry.add(publisher)
     registry.add(clerk)
     registry.add(mailer)
-    settings = settings_for(Path(tmp_path_factory.mktemp("asking")), database_url, max_concurrent_rounds=1,
+    settings = settings_for(Path(tmp_path_factory.mktemp("asking")), module_database_url, max_concurrent_rounds=1,
                             agent_questions=True)
     with LiveServer(settings, model, registry) as server, server.client() as c:
         yield c

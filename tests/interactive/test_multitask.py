@@ -17,7 +17,7 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse
 from tests.api.conftest import check_error
-from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
 from tests.sse import EventReader
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
@@ -53,19 +53,14 @@ class GateModel(ScriptedModel):
             self._open.add(token)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
-
-
 @pytest.fixture(scope="module")
 def model() -> GateModel:
     return GateModel()
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, database_url: str, model: GateModel) -> Iterator[LiveServer]:
-    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("multitask")), database_url), model) as live:
+def server(tmp_path_factory: pytest.TempPathFactory, module_database_url: str, model: GateModel) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("multitask")), module_database_url), model) as live:
         yield live
 
 

@@ -10,13 +10,8 @@ import httpx
 import pytest
 
 from tests.api.conftest import check_error
-from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
 from tests.sse import EventReader
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +20,9 @@ def model() -> ScriptedModel:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, database_url: str, model: ScriptedModel) -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_database_url: str, model: ScriptedModel) -> Iterator[LiveServer]:
     # One round slot: a waiting round must not hold it (see the test of that).
-    settings = settings_for(Path(tmp_path_factory.mktemp("review")), database_url, max_concurrent_rounds=1)
+    settings = settings_for(Path(tmp_path_factory.mktemp("review")), module_database_url, max_concurrent_rounds=1)
     with LiveServer(settings, model) as live:
         yield live
 

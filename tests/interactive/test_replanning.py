@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from agents.model import ModelError, ModelRequest, ModelResponse, Usage
-from tests.harness import BACKENDS, LiveServer, ScriptedModel, backend_url, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, ScriptedModel, settings_for, wait_for, wait_status
 
 
 def task(tid: str, agent: str, instructions: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -48,20 +48,15 @@ class ScriptModel(ScriptedModel):
         return await super().complete(request)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
-
-
 @pytest.fixture(scope="module")
-def model(database_url: str) -> ScriptModel:
+def model(module_database_url: str) -> ScriptModel:
     """One per backend: its scripts are used up and its calls counted by one server."""
     return ScriptModel()
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory, database_url: str, model: ScriptModel) -> Iterator[httpx.Client]:
-    settings = settings_for(Path(tmp_path_factory.mktemp("replan")), database_url, llm_max_retries=0)
+def client(tmp_path_factory: pytest.TempPathFactory, module_database_url: str, model: ScriptModel) -> Iterator[httpx.Client]:
+    settings = settings_for(Path(tmp_path_factory.mktemp("replan")), module_database_url, llm_max_retries=0)
     with LiveServer(settings, model) as server, server.client() as c:
         yield c
 

@@ -15,7 +15,7 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse, Usage
 from tests.api.conftest import check_error
-from tests.harness import BACKENDS, LiveServer, backend_url, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, settings_for, wait_for, wait_status
 from tests.interactive.test_multitask import GateModel, poll_all, post
 from tests.sse import EventReader
 
@@ -53,19 +53,14 @@ class SteerModel(GateModel):
         return sum(1 for r in self.calls[since:] if r.purpose == "task" and instructions in json.dumps(r.messages))
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from backend_url(request.param)
-
-
 @pytest.fixture(scope="module")
 def model() -> SteerModel:
     return SteerModel()
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, database_url: str, model: SteerModel) -> Iterator[LiveServer]:
-    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("steer")), database_url, max_replans=1),
+def server(tmp_path_factory: pytest.TempPathFactory, module_database_url: str, model: SteerModel) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(Path(tmp_path_factory.mktemp("steer")), module_database_url, max_replans=1),
                     model) as live:
         yield live
 
