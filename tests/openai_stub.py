@@ -122,12 +122,13 @@ class NotUtf8:
 class CallTools:
     """A 200 answer that calls tools: `calls` are (name, arguments) pairs, streamed as OpenAI streams
     `delta.tool_calls` (the arguments' JSON in pieces), with `finish_reason: "tool_calls"`. `as_text`:
-    written into the content as `<tool_call>` blocks instead, as llama-cpp-python's server sends the
-    calls of a model whose chat template asks for that form. A `default` may return one too."""
+    written into the content instead, as llama-cpp-python's server sends the calls of a model whose
+    chat template asks for `<tool_call>` blocks: "tagged" (the blocks), "bare" (the objects alone: for
+    Qwen2.5 the tags are special tokens the server leaves out). A `default` may return one too."""
 
     calls: tuple[tuple[str, dict[str, Any]], ...]
     content: str = ""
-    as_text: bool = False
+    as_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -409,8 +410,8 @@ class OpenAIStub:
             behaviour = Status(behaviour.status, message='"auto" tool choice requires --enable-auto-tool-choice '
                                                          'and --tool-call-parser to be set')
         if isinstance(behaviour, CallTools) and behaviour.as_text:
-            blocks = "".join(f"<tool_call>\n{json.dumps({'name': n, 'arguments': a})}\n</tool_call>"
-                             for n, a in behaviour.calls)
+            tags = ("<tool_call>\n", "\n</tool_call>") if behaviour.as_text == "tagged" else ("", "")
+            blocks = "".join(f"{tags[0]}{json.dumps({'name': n, 'arguments': a})}{tags[1]}" for n, a in behaviour.calls)
             behaviour = Reply(behaviour.content + blocks)
         if isinstance(behaviour, CallTools):
             record.bytes_sent = await _send_calls(send, body, behaviour, record)

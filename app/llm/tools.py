@@ -4,9 +4,16 @@ into its text when its server renders the tools into the prompt but does not par
 
 That last case is llama-cpp-python's server with a model's own chat template (Qwen2.5's, Hermes'):
 the template tells the model to answer `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`,
-and the server, under `tool_choice: "auto"`, sends that back as content. vLLM and llama.cpp's own
-server parse it into `tool_calls` themselves; the text form is read only when no parsed call came,
-only for a tool the request offered. A server that refuses `tools` outright (vLLM without
+and the server, under `tool_choice: "auto"`, sends that back as content; for Qwen2.5 the tags are
+special tokens the server leaves out, so the content is the bare object (seen 2026-11-26 with
+Qwen2.5-Coder-0.5B, at times without its last brace). vLLM and llama.cpp's own server parse it into
+`tool_calls` themselves; the text form is read only when no parsed call came, only for a tool the
+request offered, and a bare object only when it is the whole answer. A small model also names a
+tool it made up ("get_fiscal_year_revenue", with `ask_user`'s arguments): when one tool was offered
+and the arguments are valid for it, the call is that tool's (a repair of an invalid name).
+
+That server also repeats a forced call's name in every streamed piece, where OpenAI names it in the
+first: a call's name is the first one its pieces give. A server that refuses `tools` outright (vLLM without
 `--enable-auto-tool-choice` answers 400) is asked again without them (`rejects_tools`): the model
 then answers without the choice to call.
 """
@@ -18,9 +25,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import jiter
+
 from agents.model import Tool, ToolCall
+from app.llm.jsonschema import validate
 
 _TEXT_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*(?:</tool_call>|$)", re.DOTALL)
+_BARE = re.compile(r"^```(?:json)?\s*|\s*```$")  # a fence around a bare call
 _REJECTION = re.compile(r"\btool[_ ]?(?:choice|call|s)?\b", re.IGNORECASE)
 
 
@@ -58,7 +69,7 @@ class CallPieces:
                                           {"id": "", "name": "", "arguments": ""})
             function = delta.get("function") or {}
             call["id"] = call["id"] or str(delta.get("id") or "")
-            call["name"] += str(function.get("name") or "")
+            call["name"] = call["name"] or str(function.get("name") or "")
             call["arguments"] += str(function.get("arguments") or "")
 
     def calls(self) -> list[ToolCall]:
@@ -68,22 +79,39 @@ class CallPieces:
 
 
 def calls_in_text(text: str, offered: Iterable[Tool]) -> list[ToolCall]:
-    """The `<tool_call>` blocks a model wrote as text, for tools the request offered."""
-    names = {t.name for t in offered}
+    """The calls a model wrote as text, for tools the request offered: `<tool_call>` blocks, or an
+    answer that is nothing but one call's object."""
+    tools = {t.name: t for t in offered}
+    blocks = _TEXT_CALL.findall(text) or [_BARE.sub("", text.strip())]
     found = []
-    for block in _TEXT_CALL.findall(text):
-        try:
-            data = json.loads(block)
-        except ValueError:
+    for block in blocks:
+        data = _object(block)
+        raw = data.get("arguments", data.get("parameters"))
+        if not isinstance(data.get("name"), str) or not isinstance(raw, (dict, str)):
             continue
-        if isinstance(data, dict) and data.get("name") in names:
-            found.append(ToolCall(str(data["name"]), _arguments(data.get("arguments") or data.get("parameters"))))
+        name, arguments = data["name"], _arguments(raw)
+        if name not in tools and len(tools) == 1:
+            only = next(iter(tools.values()))
+            name = only.name if arguments and not validate(arguments, only.parameters) else name
+        if name in tools:
+            found.append(ToolCall(name, arguments))
     return found
 
 
 def without_calls(text: str) -> str:
-    """`text` without the `<tool_call>` blocks written into it."""
-    return _TEXT_CALL.sub("", text).strip()
+    """`text` without the calls written into it (nothing, when the answer was one bare call)."""
+    return _TEXT_CALL.sub("", text).strip() if _TEXT_CALL.search(text) else ""
+
+
+def _object(text: str) -> dict[str, Any]:
+    """The JSON object `text` is, or begins to be (a small model may leave out its last braces)."""
+    if not text.startswith("{"):
+        return {}
+    try:
+        data = jiter.from_json(text.encode(), partial_mode="trailing-strings")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _arguments(raw: Any) -> dict[str, Any]:

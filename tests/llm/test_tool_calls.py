@@ -12,6 +12,7 @@ from agents.questions import ASK_USER, MAX_QUESTIONS
 from agents.registry import build_registry
 from agents.runner import run_task
 from app.llm.client import OpenAIModel
+from app.llm.tools import CallPieces
 from tests.openai_stub import CallTools, OpenAIStub, RejectTools, Reply
 
 Make = Callable[..., OpenAIModel]
@@ -61,13 +62,40 @@ async def test_calls_written_as_text_are_read_for_offered_tools_only(openai_stub
                                                                      make_model: Make) -> None:
     """llama-cpp-python's server renders the tools into Qwen's template and sends the `<tool_call>`
     block the model writes back as content: it is a call, and no part of the answer's text."""
-    openai_stub.script([CallTools((("ask_user", {"question": "Which sheet?"}),), content="Hm. ", as_text=True),
-                        CallTools((("lookup", {"word": "x"}),), as_text=True)])
+    openai_stub.script([CallTools((("ask_user", {"question": "Which sheet?"}),), content="Hm. ", as_text="tagged"),
+                        CallTools((("lookup", {"word": "x"}),), as_text="tagged"),
+                        CallTools((("ask_user", {"question": "Which year?"}),), as_text="bare"),
+                        CallTools((("ask_user", {"question": "Which year?"}),), content="So: ", as_text="bare"),
+                        Reply('{"name": "ask_user", "arguments": {"question": "Which quarter?"'),
+                        Reply('```json\n{"name": "get_revenue", "arguments": {"question": "Which year?", '
+                              '"choices": ["2023"]}}\n```'),
+                        Reply('```json\n{"name": "get_revenue", "arguments": {"year": 2023}}\n```'),
+                        Reply('{"name": "ask_user", "arguments": {}}')])
     model = make_model()
     response = await model.complete(asking(ASK_USER))
     assert response.tool_calls == (ToolCall("ask_user", {"question": "Which sheet?"}),) and response.text == "Hm."
     other = await model.complete(asking(ASK_USER))  # `lookup` was not offered: its block stays text
     assert other.tool_calls == () and other.text.startswith("<tool_call>")
+    bare = await model.complete(asking(ASK_USER))  # Qwen2.5's tags are special tokens the server leaves out
+    assert bare.tool_calls == (ToolCall("ask_user", {"question": "Which year?"}),) and bare.text == ""
+    inside = await model.complete(asking(ASK_USER))  # a bare object is a call only as the whole answer
+    assert inside.tool_calls == () and inside.text.startswith("So: {")
+    cut = await model.complete(asking(ASK_USER))  # a small model may leave out the last braces
+    assert cut.tool_calls == (ToolCall("ask_user", {"question": "Which quarter?"}),)
+    made_up = await model.complete(asking(ASK_USER))  # the one tool offered, its arguments under another name
+    assert made_up.tool_calls == (ToolCall("ask_user", {"question": "Which year?", "choices": ["2023"]}),)
+    unfit = await model.complete(asking(ASK_USER))  # ... but not arguments that do not fit it
+    assert unfit.tool_calls == () and unfit.text.startswith("```json")
+    plain = await model.complete(asking())  # nothing offered: an answer that looks like a call is text
+    assert plain.tool_calls == () and plain.text == '{"name": "ask_user", "arguments": {}}'
+
+
+def test_a_calls_name_is_the_first_its_pieces_give() -> None:
+    """llama-cpp-python repeats a forced call's name in every streamed piece; OpenAI names it once."""
+    pieces = CallPieces()
+    for part in ('{"question": ', '"Which year?"}'):
+        pieces.feed([{"index": 0, "id": "call_1", "function": {"name": "ask_user", "arguments": part}}])
+    assert pieces.calls() == [ToolCall("ask_user", {"question": "Which year?"}, "call_1")]
 
 
 async def test_a_server_that_refuses_tools_is_asked_without_them_from_then_on(openai_stub: OpenAIStub,
