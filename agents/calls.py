@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
+from agents.questions import QuestionAsked, asked, offer
 from agents.toolkit.cpu import off_gil_if_long, off_loop_if_long
 from agents.toolkit.tokens import chunk_text, context_size, count_tokens, count_tokens_off_loop, fit_to_budget_off_loop
 
@@ -29,7 +30,9 @@ class Ledger:
     offline: bool = False
 
     async def ask(self, request: ModelRequest) -> ModelResponse:
-        """One model call; its usage is added even when it fails."""
+        """One model call; its usage is added even when it fails. A task's call offered `ask_user`
+        (`agents.questions`) that calls it raises `QuestionAsked`: the task waits for the user."""
+        request = offer(request)
         try:
             response = await self.model.complete(request)
         except ModelError as exc:
@@ -39,6 +42,8 @@ class Ledger:
         self.usage = self.usage + response.usage
         self.model_name = response.model or self.model.name
         self.offline = self.offline or response.offline
+        if request.tools and (question := asked(response)):
+            raise QuestionAsked(question, self.usage)
         return response
 
 

@@ -95,6 +95,7 @@ class RoundInput:
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), oldest first
     previous: PriorRound | None = None  # the latest earlier round (to continue it after a stop)
     round: int = 0
+    changes: str = ""  # a revision at the user's request: the plan proposed and the changes (`agents.replan`)
 
 
 @dataclass
@@ -324,6 +325,8 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     user += ("\n\nDocuments:\n" + render_catalogue(facts)) if facts else "\n\nDocuments: none"
     if history:
         user += "\n\nEarlier rounds:\n" + "\n".join(f"{role}: {content}" for role, content in history)
+    if inp.changes:
+        user += f"\n\n{inp.changes}"
     hints: dict[str, Any] = {
         "kind": "plan", "prompt": inp.prompt, "language": language, "agents": agents,
         "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,

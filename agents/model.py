@@ -42,6 +42,24 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Tool:
+    """A function the model may call instead of (or besides) answering: OpenAI chat `tools`."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]  # the JSON schema of its arguments (an object)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call the model made to one of the request's `tools`, with its parsed arguments."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    id: str = ""
+
+
+@dataclass(frozen=True)
 class ModelRequest:
     """One completion request.
 
@@ -50,7 +68,9 @@ class ModelRequest:
     parses the JSON (`data` is None when it cannot) and the caller validates and repairs.
     `hints` carries structured facts (intent, documents, language) that the offline model
     works from; remote models ignore it. `temperature` is the call kind's default (a client
-    setting for the agent overrides it).
+    setting for the agent overrides it). `tools` are offered to the model (`tool_choice`: "auto",
+    "required", "none" or a tool's name, which forces that call); its calls come back in
+    `ModelResponse.tool_calls`. A model that cannot call tools (the offline one) ignores them.
     """
 
     purpose: str
@@ -62,6 +82,8 @@ class ModelRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     validate: bool = True
+    tools: tuple[Tool, ...] = ()
+    tool_choice: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -74,6 +96,7 @@ class ModelResponse:
     model: str = ""
     offline: bool = False
     finish_reason: str = ""  # "length": the answer was cut at max_tokens
+    tool_calls: tuple[ToolCall, ...] = ()  # calls to the request's `tools`, in the order made
 
 
 @runtime_checkable

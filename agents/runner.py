@@ -12,7 +12,7 @@ from agents.errors import AgentsError
 from agents.inputs import language_name
 from agents.model import Model
 from agents.phrases import target_language
-from agents.questions import asked_task, question_of
+from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
 from agents.toolkit.language import detect_language
 from agents.toolkit.tokens import count_long_texts
@@ -25,15 +25,24 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     """Run the task's agent. Its exceptions propagate: the engine logs them as a failed task.
 
     The language a task must write in (the one its instructions name, else the user's) is checked on
-    what a model wrote: a result in another language is done once more, told which language."""
+    what a model wrote: a result in another language is done once more, told which language. A real
+    model behind a built-in agent is offered to ask the user (`agents.questions`; a plug-in or a tool
+    asks its own way, through `TaskResult.question`)."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
-    # A real model behind a built-in agent is offered to ask (a plug-in or a tool asks its own way).
-    offer = context.may_ask and not getattr(context.model, "offline", False) and registry.source(task.agent) == "built-in"
-    task = asked_task(task, context, offer)
+    offer = context.may_ask and not getattr(context.model, "offline", False) and \
+        registry.source(task.agent) == "built-in" and may_offer(context)
+    task = asked_task(task, context)
+    try:
+        with offering(offer):
+            return await _checked(agent, task, context)
+    except QuestionAsked as question:
+        return TaskResult(text="", question=question.question, usage=question.usage)
+
+
+async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:
+    """The agent's result, done once more when a model wrote it in another language than the task's."""
     result = await _run(agent, task, context)
-    if offer and not result.question and (question := question_of(result)):
-        result.question, result.text = question, ""
     if result.question:
         return result
     wanted = expected_language(task, context)

@@ -1,6 +1,7 @@
 """Rounds that wait for the user: how soon a decision runs the plan, and what waiting rounds cost.
 
     python bench/review.py [--rounds 50] [--waiting 1000] [--pg-url postgresql+asyncpg://postgres@127.0.0.1/postgres]
+                           [--seconds 5] [--turns 3]
 
 A live server on 127.0.0.1 (SQLite, or PostgreSQL with --pg-url) with an instant model. Prints:
 
@@ -9,13 +10,21 @@ A live server on 127.0.0.1 (SQLite, or PostgreSQL with --pg-url) with an instant
   `--rounds` rounds;
 - with `--waiting` rounds waiting for review at once: this process's threads and (PostgreSQL) the
   database connections it holds, before the rounds were started and while they all wait; and the
-  rounds running in the engine (its tracked round tasks) while they wait.
+  rounds running in the engine (its tracked round tasks) while they wait;
+- the empty poll (`bench/polling.py`'s: a completed round's messages after its last one, 50
+  connections under wrk) with no round waiting, with the `--waiting` rounds waiting, and again with
+  none once they are all stopped: the ratio of the poll's rate while they wait to its rate without
+  them (the mean of before and after, so a drift of the shared machine shows as their gap), best of
+  `--turns` turns of `--seconds` each (target: within 5 %). Two measures: the rate, and the server's
+  CPU time per poll (this process's CPU time over the requests wrk had answered; the server runs
+  in this process, wrk in its own), which other load on a shared machine moves far less.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import sys
 import tempfile
@@ -25,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 from common import DelayedModel
+from polling import wrk_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -73,9 +83,27 @@ def latency(server: LiveServer, rounds: int) -> list[float]:
     return delays
 
 
-def waiting_cost(server: LiveServer, count: int, url: str) -> None:
+def empty_poll(server: LiveServer, seconds: int, turns: int) -> tuple[float, float]:
+    """The empty poll's best rate (requests a second) and least server CPU per poll (µs) over `turns` turns."""
+    with server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Compare the figures."}).json()["id"]
+        last = wait_state(client, wid, "completed")["lastMessageId"]
+        poll = f"{server.url}/api/workflows/{wid}/messages?id={last}"
+        assert client.get(poll).json()["items"] == []
+    wrk_run(poll, 2, 50)  # warm-up, not counted: what the phase before left running settles
+    rates, cpu = [], []
+    for _ in range(turns):
+        started = time.process_time()
+        rate, answered = wrk_run(poll, seconds, 50)
+        rates.append(rate)
+        cpu.append((time.process_time() - started) / answered * 1e6)
+    return max(rates), min(cpu)
+
+
+def waiting_cost(server: LiveServer, count: int, url: str, seconds: int, turns: int) -> None:
     before_threads, before_conns = threading.active_count(), connections(url)
     engine = server.app.state.workflows.engine
+    idle = empty_poll(server, seconds, turns)
     with server.client() as client:
         ids = [client.post("/api/workflows/start", json={"prompt": "Compare the figures.", "review": "plan"}).json()["id"]
                for _ in range(count)]
@@ -87,6 +115,17 @@ def waiting_cost(server: LiveServer, count: int, url: str) -> None:
               f"round tasks running in the engine: {sum(len(t) for t in engine._tasks.values())}; "
               + (f"database connections {before_conns} before, {conns} while they wait" if url
                  else "SQLite: the service's connections are its fixed reader/writer threads"))
+        busy = empty_poll(server, seconds, turns)
+        for wid in ids:
+            assert client.post(f"/api/workflows/{wid}/stop").status_code == 200
+        for wid in ids:
+            wait_state(client, wid, "stopped")
+    after = empty_poll(server, seconds, turns)
+    for i, (measure, unit) in enumerate((("rate", "req/s"), ("server CPU per poll", "µs"))):
+        base = (idle[i] + after[i]) / 2
+        print(f"empty poll {measure}: {idle[i]:.0f} {unit} with no round waiting, {busy[i]:.0f} with {count} waiting, "
+              f"{after[i]:.0f} once they were stopped; ratio {busy[i] / base:.3f} (target within 5 %; before/after "
+              f"gap {abs(idle[i] - after[i]) / base * 100:.1f} %), best of {turns} turns of {seconds} s, 50 connections")
 
 
 def main() -> None:
@@ -94,7 +133,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--waiting", type=int, default=1000)
     parser.add_argument("--pg-url", default="")
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=3)
     args = parser.parse_args()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request of the bench's own client
     url = ""
     if args.pg_url:
         import asyncpg
@@ -116,7 +158,7 @@ def main() -> None:
             print(f"decision 200 -> first task's log over {len(delays)} rounds ({'PostgreSQL' if url else 'SQLite'}): "
                   f"median {statistics.median(delays) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
             if args.waiting:
-                waiting_cost(server, args.waiting, url)
+                waiting_cost(server, args.waiting, url, args.seconds, args.turns)
     finally:
         if url:
             asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

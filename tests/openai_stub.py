@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohappyeyeballs
@@ -118,8 +118,28 @@ class NotUtf8:
     """A 200 stream whose answer event carries a byte that is not UTF-8 (0xff), as a broken proxy might send."""
 
 
+@dataclass(frozen=True)
+class CallTools:
+    """A 200 answer that calls tools: `calls` are (name, arguments) pairs, streamed as OpenAI streams
+    `delta.tool_calls` (the arguments' JSON in pieces), with `finish_reason: "tool_calls"`. `as_text`:
+    written into the content instead, as llama-cpp-python's server sends the calls of a model whose
+    chat template asks for `<tool_call>` blocks: "tagged" (the blocks), "bare" (the objects alone: for
+    Qwen2.5 the tags are special tokens the server leaves out). A `default` may return one too."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    content: str = ""
+    as_text: str = ""
+
+
+@dataclass(frozen=True)
+class RejectTools:
+    """An error as vLLM answers a request with `tools` when it was started without tool parsing."""
+
+    status: int = 400
+
+
 Behaviour = (Reply | Status | RejectJsonSchema | Malformed | Truncated | BrokenBody | Drop | StreamError | Linger
-             | Hang | Hold | NotUtf8)
+             | Hang | Hold | NotUtf8 | CallTools | RejectTools)
 
 
 @dataclass
@@ -383,6 +403,20 @@ class OpenAIStub:
             else:
                 then = behaviour.then
                 behaviour = then if isinstance(then, Behaviour) else Reply(then)
+        if isinstance(behaviour, Reply) and behaviour.content is None:
+            made = self.default(body)  # once: a default may count what it answered
+            behaviour = made if isinstance(made, CallTools) else replace(behaviour, content=made)
+        if isinstance(behaviour, RejectTools):
+            behaviour = Status(behaviour.status, message='"auto" tool choice requires --enable-auto-tool-choice '
+                                                         'and --tool-call-parser to be set')
+        if isinstance(behaviour, CallTools) and behaviour.as_text:
+            tags = ("<tool_call>\n", "\n</tool_call>") if behaviour.as_text == "tagged" else ("", "")
+            blocks = "".join(f"{tags[0]}{json.dumps({'name': n, 'arguments': a})}{tags[1]}" for n, a in behaviour.calls)
+            behaviour = Reply(behaviour.content + blocks)
+        if isinstance(behaviour, CallTools):
+            record.bytes_sent = await _send_calls(send, body, behaviour, record)
+            record.status = 200
+            return
         fmt = response_format_type(body)
         if isinstance(behaviour, RejectJsonSchema):
             message = f"response_format: input should be 'text' or 'json_object', got {fmt!r}"
@@ -538,6 +572,32 @@ async def _send_paced(send: Callable, base: dict[str, Any], pieces: list[str], f
     data = b"data: [DONE]\n\n"
     await send({"type": "http.response.body", "body": data, "more_body": True})
     return sent + len(data)
+
+
+async def _send_calls(send: Callable, body: Mapping[str, Any], calls: CallTools, record: Record) -> int:
+    """A streamed answer whose tool calls come in `delta.tool_calls` pieces, as OpenAI sends them."""
+    base = {"id": "chatcmpl-stub-calls", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": body.get("model", "stub-model")}
+    events: list[dict[str, Any]] = []
+    if calls.content:
+        events.append(dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": calls.content},
+                                           "finish_reason": None}]))
+    for index, (name, arguments) in enumerate(calls.calls):
+        head = {"index": index, "id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": ""}}
+        events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]))
+        raw = json.dumps(arguments)
+        for i in range(0, len(raw), 7):  # the arguments' JSON in pieces, cut anywhere
+            piece = {"index": index, "function": {"arguments": raw[i:i + 7]}}
+            events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [piece]}, "finish_reason": None}]))
+    events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]))
+    said = calls.content + "".join(json.dumps(a) for _, a in calls.calls)
+    record.usage = (count_tokens(json.dumps(body.get("messages", []))), count_tokens(said))
+    record.text = calls.content
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append(dict(base, choices=[], usage={"prompt_tokens": record.usage[0],
+                                                    "completion_tokens": record.usage[1],
+                                                    "total_tokens": sum(record.usage)}))
+    return await _send_events(send, events, done=True)
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:

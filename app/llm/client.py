@@ -2,8 +2,8 @@
 
 It owns what the SDK would otherwise decide for us: a hard timeout per call, retries on
 transient failures only (drawn from the round's `RetryBudget`, see `app.llm.retries`), byte and
-token accounting, and structured output that degrades from `json_schema` to `json_object` to a
-prompt (see `app.llm.modes`).
+token accounting, structured output that degrades from `json_schema` to `json_object` to a
+prompt (see `app.llm.modes`), and tool calls (a request's `tools`, see `app.llm.tools`).
 
 Calls stream (`stream=True`): when a round is stopped or a call times out, closing the stream
 closes the connection, and servers such as llama.cpp stop generating only then.
@@ -40,6 +40,7 @@ from agents.model import (
     ModelOutputError,
     ModelRequest,
     ModelResponse,
+    ToolCall,
     Usage,
     current_budget,
     sink_for,
@@ -60,6 +61,14 @@ from app.llm.structured import (
     request_body,
     with_instruction,
 )
+from app.llm.tools import (
+    CallPieces,
+    ToolsRejectedError,
+    calls_in_text,
+    rejects_tools,
+    tools_body,
+    without_calls,
+)
 
 
 def _sdk_http_module() -> Any:
@@ -79,6 +88,7 @@ DEFAULT_CONNECTIONS = 100
 class _Answer:
     text: str
     finish_reason: str
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass
@@ -129,6 +139,7 @@ class OpenAIModel(Model):
         self._modes = ModeProbes()
         self.modes = self._modes.modes  # which structured-output mode works, per served model name
         self._stream_usage = True  # False once the server refuses `stream_options`
+        self._no_tools: set[str] = set()  # served models whose server refused `tools`: not offered again
         # As many connections as calls can run at once: more would sit idle, fewer would queue
         # calls in the pool, whose every release scans the queue. The aiohttp session (made on
         # the first call, on the running loop) takes `max_connections` as its pool's limit.
@@ -170,7 +181,8 @@ class OpenAIModel(Model):
         try:
             if request.schema is None:
                 answer = await self._call(model, request.messages, None, request, spent)
-                return ModelResponse(text=answer.text, usage=spent.usage, model=model)
+                return ModelResponse(text=answer.text, usage=spent.usage, model=model,
+                                     finish_reason=answer.finish_reason, tool_calls=answer.tool_calls)
             return await self._complete_structured(model, request, spent)
         except ModelError as exc:
             exc.usage = spent.usage
@@ -210,7 +222,7 @@ class OpenAIModel(Model):
     @staticmethod
     def _response(answer: _Answer, data: Any, spent: _Spent, model: str) -> ModelResponse:
         return ModelResponse(text=answer.text, data=data, usage=spent.usage, model=model,
-                             finish_reason=answer.finish_reason)
+                             finish_reason=answer.finish_reason, tool_calls=answer.tool_calls)
 
     async def _call(self, model: str, messages: list[dict[str, str]], mode: str | None,
                     request: ModelRequest, spent: _Spent) -> _Answer:
@@ -220,6 +232,8 @@ class OpenAIModel(Model):
             raise ModelBudgetError(f"the round's token budget is spent ({budget!r})")
         body = request_body(model, messages, mode, request.schema, request.schema_name,
                             request.max_tokens or self.max_tokens, self.temperature_for(request))
+        if model not in self._no_tools:
+            body.update(tools_body(request.tools, request.tool_choice))
         sink = sink_for(request)
         field = STREAMED_FIELD if request.schema is not None else None
         attempt = 0
@@ -232,6 +246,12 @@ class OpenAIModel(Model):
                     sink.retract(0)
             try:
                 answer, usage = await self._attempt(body, mode, request, spent, streamer)
+            except ToolsRejectedError:  # the server takes no tools: asked again without them, not a retry
+                if streamer is not None:
+                    streamer.retract()
+                self._no_tools.add(model)
+                body = {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}
+                continue
             except TransientError as failure:
                 if streamer is not None:
                     streamer.retract()
@@ -255,6 +275,8 @@ class OpenAIModel(Model):
         started = time.monotonic()
         tokens: tuple[int, int] | None = None
         parts: list[str] = []
+        pieces = CallPieces()
+        calls: list[ToolCall] = []
         finish = ""
         error: str | None = None
         payload = encode_streamed(body, usage=self._stream_usage)
@@ -280,7 +302,10 @@ class OpenAIModel(Model):
                         if usage:
                             tokens = (usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
                         for choice in chunk.get("choices") or ():
-                            content = (choice.get("delta") or {}).get("content")
+                            delta = choice.get("delta") or {}
+                            if delta.get("tool_calls"):
+                                pieces.feed(delta["tool_calls"])
+                            content = delta.get("content")
                             if content:
                                 parts.append(content)
                                 if streamer is not None:
@@ -293,6 +318,11 @@ class OpenAIModel(Model):
                 # (llama-cpp-python ends a stream that way when a newer request interrupts it).
                 raise TransientError("the response has no message" if not parts else
                                      "the answer stream ended before the answer was complete")
+            calls = pieces.calls()
+            if not calls and "tools" in body and (calls := calls_in_text("".join(parts), request.tools)):
+                parts = [without_calls("".join(parts))]  # the calls are not the answer's text
+                if streamer is not None:
+                    streamer.retract()
         except (TimeoutError, openai.APIConnectionError, httpx.HTTPError, aiohttp.ClientError) as exc:
             error = (f"no answer within {self.timeout:g}s" if _timed_out(exc)
                      else f"connection failed: {self._plain(cause(exc))}")
@@ -302,7 +332,7 @@ class OpenAIModel(Model):
             raise TransientError(error) from exc
         except openai.APIStatusError as exc:
             response = exc.response
-            failure = self._classify(exc, mode)
+            failure = self._classify(exc, mode, "tools" in body)
             error = str(failure)
             raise failure from exc
         except (TransientError, ModelError) as exc:
@@ -313,18 +343,19 @@ class OpenAIModel(Model):
             raise
         finally:
             text = "".join(parts)
+            said = text + "".join(json.dumps(dict(c.arguments)) for c in calls)
             if tokens is None and not opened:
                 tokens = (0, 0)  # refused or unreachable: the server processed nothing
             elif tokens is None:  # the server gave no usage: count it ourselves
                 tokens = (count("\n".join(str(m.get("content", "")) for m in body["messages"])),
-                          count(text) if text else 0)
+                          count(said) if said else 0)
             received = response.num_bytes_downloaded if response is not None else 0
             cost = Usage(tokens[0], tokens[1], sent, received, 1, time.monotonic() - started)
             spent.usage += cost
             if self.log_io:
                 log_call(ModelCall(request=request, body=body, mode=mode, answer=text,
-                                   finish_reason=finish, usage=cost, error=error))
-        return _Answer(text, finish), cost
+                                   finish_reason=finish, usage=cost, error=error, tool_calls=tuple(calls)))
+        return _Answer(text, finish, tuple(calls)), cost
 
     async def _open(self, body: dict[str, Any], payload: bytes) -> tuple[Any, int]:
         """Start a streamed completion of the encoded `body`; again without `stream_options` when
@@ -355,10 +386,12 @@ class OpenAIModel(Model):
         text = f"The model server reported an error while answering: {self._plain(str(detail))}"
         return TransientError(text) if isinstance(code, int) and is_transient(code) else ModelError(text)
 
-    def _classify(self, exc: openai.APIStatusError, mode: str | None) -> Exception:
+    def _classify(self, exc: openai.APIStatusError, mode: str | None, tools: bool = False) -> Exception:
         status, detail = exc.status_code, _error_text(exc)
         if rejects_format(mode, status, detail):
             return FormatRejectedError(detail)
+        if tools and rejects_tools(status, detail):
+            return ToolsRejectedError(detail)
         if is_transient(status):
             return TransientError(f"HTTP {status}: {self._plain(detail)}", retry_after(exc.response.headers))
         return ModelError(f"The model server answered HTTP {status}: {self._plain(detail)}")

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from agents.model import ModelRequest, Usage, call_context
+from agents.model import ModelRequest, ToolCall, Usage, call_context
 
 log = logging.getLogger("foreman.model_io")
 TEXT_LIMIT = 4000  # characters of one message or answer kept in the log
@@ -29,6 +29,7 @@ class ModelCall:
     finish_reason: str
     usage: Usage
     error: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 def cut(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -60,6 +61,8 @@ def call_record(call: ModelCall) -> dict[str, Any]:
                   "bytesSent": call.usage.bytes_sent, "bytesReceived": call.usage.bytes_received},
         "seconds": round(call.usage.seconds, 3),
     }
+    if call.tool_calls:
+        record["toolCalls"] = [{"name": c.name, "arguments": cut(str(dict(c.arguments)))} for c in call.tool_calls]
     if call.error:
         record["error"] = call.error
     return record

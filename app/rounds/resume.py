@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from agents.replan import changes_prompt
 from app.rounds import workflow as rounds
 from app.rounds.draining import gated
 from app.rounds.inputs import plan_of
@@ -30,8 +31,11 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
     if decision.get("decision") == "revise":
         inp = await rt.rounds.round_input(workflow_id, round_no)
         feedback = decision.get("feedback", "").strip()
+        # A model is shown the plan and the feedback as changes to make to it (the offline one reads
+        # the request joined with the feedback, and the plan in the history, as every model does).
         inp = replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
-                      history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)])
+                      history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)],
+                      changes=changes_prompt(plan_of(message), feedback) if feedback else "")
         key = lambda *p: rounds.round_key(workflow_id, round_no, "plan", f"s{segment}", *p)  # noqa: E731
         await gated(rounds.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
                                        revision=f"revised at the user's request: {feedback}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.replan import merge_revision, revise_offline
+from agents.replan import changes_prompt, merge_revision, revise_offline
 
 
 def plan_of(*tasks: TaskSpec) -> Plan:
@@ -39,3 +41,13 @@ def test_finished_tasks_are_kept_and_a_models_ids_used_before_are_renamed():
     merged = merge_revision(plan, proposed, done={"t1"}, used={"t1", "t2", "t3"}, number=1)
     assert [(t.id, t.depends_on) for t in merged.tasks] == [("t1", []), ("t2-r1", []), ("t3-r1", ["t1", "t2-r1"])]
     assert merged.tasks[0] is plan.tasks[0]
+
+
+def test_a_revision_at_the_users_request_shows_the_plan_and_each_change_to_make():
+    plan = plan_of(TaskSpec("t1", "writer", "Summarise the table.", inputs=["a.csv"], outputs=[OutputSpec("report.docx")]))
+    said = changes_prompt(plan, "Also give me the table as Excel. Und kürzer, bitte!")
+    shown = json.loads(said.split("\n")[1])
+    assert [(t["id"], t["agent"], t["outputs"][0]["name"]) for t in shown["objWorkplan"]] == [("t1", "writer", "report.docx")]
+    assert [d["name"] for d in shown["objFinalDocuments"]] == ["tables.xlsx", "report.docx"]
+    assert "1. Also give me the table as Excel.\n2. Und kürzer, bitte!\n" in said
+    assert said.endswith("list that document in objFinalDocuments.")

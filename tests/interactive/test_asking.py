@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from agents.base import Prepared, TaskContext, TaskResult, TaskSpec
-from agents.model import ModelResponse, Usage
-from agents.questions import MARKER
+from agents.model import ModelRequest, ModelResponse, ToolCall, Usage
 from agents.registry import Registry, build_registry
 from tests.api.conftest import check_error
 from tests.harness import LiveServer, ScriptedModel, settings_for, wait_for, wait_status
@@ -106,8 +105,9 @@ class PlanPerPrompt(ScriptedModel):
                 next(p for k, p in self.scripts.items() if k in text)
         if request.purpose == "task" and "Look at the year in question." in text:
             self.calls.append(request)  # a model offered to ask (AGENT_QUESTIONS) asks, then works with the answer
-            if MARKER in text and "The user answered" not in text:
-                return ModelResponse(text=f"{MARKER} Which fiscal year?", usage=Usage(calls=1), model=self.name)
+            if "ask_user" in [t.name for t in request.tools] and "The user answered" not in text:
+                return ModelResponse(text="", tool_calls=(ToolCall("ask_user", {"question": "Which fiscal year?"}),),
+                                     usage=Usage(calls=1), model=self.name)
             said = text.split("The user answered: ", 1)[-1][:4]
             return ModelResponse(text=f"The year in question is {said}.", usage=Usage(calls=1), model=self.name)
         return await super().complete(request)
@@ -296,17 +296,23 @@ def test_a_real_model_behind_a_built_in_agent_asks_when_offered(client: httpx.Cl
     assert t1["content"].startswith("The year in question is 2023.")
 
 
-def test_the_offer_to_ask_is_made_to_real_models_only_and_answers_always_reach_the_agent() -> None:
-    from agents.questions import OFFER, asked_task, question_of
+def test_the_answers_always_reach_the_agent_and_only_task_prose_calls_are_offered_to_ask() -> None:
+    from agents.questions import ASK_USER, asked, asked_task, offer, offering
 
     spec = TaskSpec(id="t1", agent="analyst", instructions="Sum it up.")
     context = TaskContext(prompt="", language="en", documents={}, predecessors={}, model=ScriptedModel())
-    assert asked_task(spec, context, offer=False) is spec
-    assert asked_task(spec, context, offer=True).instructions == f"Sum it up.\n\n{OFFER}"
-    context.answers = [("Which year?", "2024")] * 3  # at most 3 questions: no offer of a fourth
-    assert asked_task(spec, context, offer=True).instructions.endswith("The user answered: 2024")
-    assert question_of(TaskResult(text=f"\n{MARKER} Which sheet?\n")) == "Which sheet?"
-    assert question_of(TaskResult(text=f"The answer. {MARKER} no")) == ""
+    assert asked_task(spec, context) is spec
+    context.answers = [("Which year?", "2024")]
+    assert asked_task(spec, context).instructions == "Sum it up.\n\nYou asked the user: Which year?\nThe user answered: 2024"
+    prose = ModelRequest(purpose="task", messages=[])
+    assert offer(prose).tools == ()  # not while no task offers it
+    with offering(True):
+        assert offer(prose).tools == (ASK_USER,)
+        assert offer(ModelRequest(purpose="map", messages=[])).tools == ()
+        assert offer(ModelRequest(purpose="task", messages=[], schema={"type": "object"})).tools == ()
+    call = lambda **a: ModelResponse(text="", tool_calls=(ToolCall("ask_user", a),))  # noqa: E731
+    assert asked(call(question=" Which sheet? ", choices=["Q1", "Q2"])) == "Which sheet? (Q1 / Q2)"
+    assert asked(call(question="")) == asked(call(choices=["a"])) == asked(ModelResponse(text="x")) == ""
 
 
 def test_the_registration_flag_overrides_the_agents_own() -> None:

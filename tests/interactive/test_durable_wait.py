@@ -9,9 +9,8 @@ from typing import Any
 
 import httpx
 
-from agents.questions import MARKER
 from tests.harness import LiveServer, Replica, ScriptedModel, plan_of, settings_for, upload, wait_status
-from tests.openai_stub import default_reply, request_schema
+from tests.openai_stub import CallTools, default_reply, request_schema
 
 
 def start_waiting(client: httpx.Client) -> dict[str, Any]:
@@ -90,8 +89,9 @@ def asking_model(body: dict[str, Any]) -> Any:
     if "objWorkplan" in schema.get("properties", {}):
         return plan_of(1)
     said = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
-    if MARKER in said and "The user answered" not in said:
-        return f"{MARKER} Which year do you mean?"
+    offered = [t["function"]["name"] for t in body.get("tools", [])]
+    if "ask_user" in offered and "The user answered" not in said:
+        return CallTools((("ask_user", {"question": "Which year do you mean?"}),))
     if "The user answered: 2024" in said:
         return "The figures of 2024."
     return default_reply(body)

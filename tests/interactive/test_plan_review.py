@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,8 +105,12 @@ def test_revise_plans_again_and_waits_again_and_a_chat_post_is_a_revise(client: 
                       and s["waitingFor"]["messageId"] != first and s, 240, "the revised plan")
     plans = [m for m in messages(client, wid) if "plan" in m["metadata"]]
     assert [p["metadata"]["review"]["state"] for p in plans] == ["revised", "pending"]
-    assert "Also give me the table as Excel." in model.calls[calls].messages[-1]["content"] or any(
-        "Also give me the table as Excel." in m["content"] for m in model.calls[calls].messages)
+    # The model is shown the plan proposed and the feedback as a list of changes to make to it.
+    asked = model.calls[calls].messages[-1]["content"]
+    assert "The user asks for these changes to it:\n1. Also give me the table as Excel.\n" in asked
+    proposed = asked.split("The work plan proposed for this request (it has not run):\n", 1)[1].split("\n", 1)[0]
+    assert [t["id"] for t in json.loads(proposed)["objWorkplan"]] == [t["id"] for t in plans[0]["metadata"]["plan"]["tasks"]]
+    assert "Write the complete new work plan" in asked
     # A stale messageId is a conflict naming what waits.
     body = check_error(review(client, wid, decision="approve", messageId=first), 409, "decision_does_not_fit")
     assert body["waitingFor"]["messageId"] == second["waitingFor"]["messageId"]
