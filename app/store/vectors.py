@@ -25,11 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from agents.embeddings import Embedder, from_blobs, to_blob
+from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 
 log = logging.getLogger(__name__)
 BATCH = 16  # chunks per embedding call: short enough that a shutdown or a delete is not held up
 CACHED_ROWS = 400_000  # vectors kept in memory at most (float32, 384 dimensions: about 600 MB)
+CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again with the same words
 
 
 NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
@@ -55,6 +57,7 @@ class VectorIndex:
         self._ready: set[str] = set()  # files whose vectors by this model are complete
         self._matrices: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._rows = 0
+        self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     def model(self) -> str:
@@ -95,6 +98,17 @@ class VectorIndex:
                 self._rows -= len(ids)
         else:
             self._matrices.move_to_end(sha)
+        return found
+
+    async def question(self, text: str) -> np.ndarray:
+        """The question's vector, embedded in a worker thread (the last CACHED_QUESTIONS kept)."""
+        found = self._questions.get(text)
+        if found is None:
+            found = self._questions[text] = await off_loop(self.embedder.query, text)
+            while len(self._questions) > CACHED_QUESTIONS:
+                self._questions.popitem(last=False)
+        else:
+            self._questions.move_to_end(text)
         return found
 
     def forget(self, shas: Sequence[str]) -> None:
