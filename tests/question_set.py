@@ -95,6 +95,37 @@ QUESTIONS: list[Question] = [
 ]
 
 
+# Cross-language tuning questions (a German or French question over an English paper, an English or
+# German one over a French text), over tuning documents: what fusion and vector depth are chosen
+# on. The held-out set's cross-language questions are over other documents and never tuned on.
+_TM, _MO = "tracemonkey.pdf", "sample-french-1.txt"
+CROSS_TUNING: list[Question] = [
+    Question("B", "de", "Nach wie vielen Durchläufen gilt eine Schleife als heiß?", _TM, "after 2 crossings"),
+    Question("B", "fr", "Combien de cycles par bytecode prennent les traces natives ?", _TM, "about 9 cycles per bytecode"),
+    Question("B", "de", "Auf wie vielen Benchmarks ist TraceMonkey die schnellste virtuelle Maschine?", _TM,
+             "fastest VM on 9 of the 26 benchmarks"),
+    Question("B", "fr", "Quelle est la plus forte accélération mesurée ?", _TM, "25x speedup on bitops-bitwise-and"),
+    Question("B", "de", "Wie heißt die Datenstruktur, die Variablen mit manchmal nicht ganzzahligen Werten vermerkt?",
+             _TM, "advisory data structure"),
+    Question("B", "fr", "Combien de passages le VM attend-il avant de réessayer d'enregistrer une trace qui a échoué ?",
+             _TM, "32 in our implementation"),
+    Question("B", "de", "Wie viele der niedrigstwertigen Bits eines jsval sind ein Typ-Tag?", _TM,
+             "least significant bits are a type tag"),
+    Question("B", "fr", "Qui a proposé les arbres de traces à l'origine ?", _TM, "originally proposed by Gal et al"),
+    Question("B", "de", "Wie viele Rückwärtsfilter wendet nanojit an?", _TM, "three backward filters"),
+    Question("B", "fr", "Pourquoi le benchmark regexp-dna profite-t-il peu de la compilation de traces ?", _TM,
+             "special regular expression compiler"),
+    Question("B", "de", "Warum sind manche Optimierungen auf Traces leicht umzusetzen?", _TM,
+             "have no join points"),
+    Question("B", "fr", "Combien de cycles par bytecode coûte l'enregistrement des traces ?", _TM,
+             "3800 cycles per bytecode"),
+    Question("A", "en", "When did Molière die?", _MO, "17 février 1673"),
+    Question("A", "de", "Wo hat Voltaire den englischen Geist aufgenommen?", _MO, "séjour à Londres"),
+    Question("A", "en", "Where does the subject of Tartuffe come from?", _MO, "Tartuffe est dans Lucrèce"),
+    Question("A", "de", "Wen lobte Boileau dem König gegenüber als größten Schriftsteller?", _MO, "Sire, c'est Molière"),
+]
+
+
 TUNING = QUESTIONS
 
 HELDOUT_GROUPS: dict[str, list[str]] = {
