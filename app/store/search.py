@@ -92,11 +92,11 @@ class IndexRetriever:
             found = {c.id: c for c in await self.store.match(shas, terms)}
         finally:
             near = await nearness
-        nearest = await self._candidates(near, found)
         candidates = [Candidate(key=("db", c.id), terms=c.terms, text=c.text) for c in found.values()]
         wanted = set(terms)
         candidates += [Candidate(key=("mem", i), terms=t, text=chunk.text) for i, (_, chunk, _, t) in enumerate(memory)
                        if wanted & set(t)]
+        nearest = await self._candidates(near, found)  # after the keyword candidates: it adds to `found`
         mem_lengths = [len(t) for _, _, _, t in memory]
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
