@@ -43,6 +43,10 @@ def _background() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
 
 
+def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows])
+
+
 class VectorIndex:
     """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
 
@@ -90,7 +94,9 @@ class VectorIndex:
         found = self._matrices.get(sha)
         if found is None:
             rows = await self.store.vectors(sha, self.model)
-            found = (np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows]))
+            found = await off_loop(_matrix, rows)  # a book's 1,000 rows: milliseconds of copying
+            if sha in self._matrices:  # read meanwhile by another search
+                return self._matrices[sha]
             self._matrices[sha] = found
             self._rows += len(rows)
             while self._rows > CACHED_ROWS and len(self._matrices) > 1:
