@@ -14,6 +14,7 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -113,7 +114,25 @@ async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODE
 
 # Hand-written language rules the embeddings may make unneeded, each a switch that turns it off
 # for a measurement (a rule measured as unneeded on the held-out set is deleted, and leaves here).
-RULES: dict[str, Callable[[], contextlib.AbstractContextManager]] = {}
+# Removed after measurement: the same-meaning stems (revenue/sales/Umsatz/ventes; held-out unchanged).
+def _without_superlatives() -> contextlib.AbstractContextManager:
+    """Ranking without the superlative word lists' reordering (agents.toolkit.superlatives)."""
+    return mock.patch("agents.retrieval.direction", lambda question: 0)
+
+
+def _without_follow_up_words() -> contextlib.AbstractContextManager:
+    """Follow-ups not read by their pronouns and few words (agents.memory.refers_back); a question
+    whose own words find nothing is still read with the one before it."""
+    stack = contextlib.ExitStack()
+    for where in ("agents.analyst.refers_back", f"{__name__}.refers_back"):
+        stack.enter_context(mock.patch(where, lambda question: False))
+    return stack
+
+
+RULES: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
+    "superlative rows first (agents.toolkit.superlatives in the ranking)": _without_superlatives,
+    "follow-up pronouns and few words (agents.memory.refers_back)": _without_follow_up_words,
+}
 
 
 async def measure_rules(embedder: LocalE5, cache: dict) -> dict[str, dict]:
