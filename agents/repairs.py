@@ -1,9 +1,14 @@
 """Deterministic repairs of a model's plan: fixes that need no second model call. Pure, no I/O.
 
-Small models make the same few slips: a task that depends on itself, two tasks delivering one
-file, final documents that no task produces, an agent name that is nearly right or does not fit
-the task's own instructions, an input no document has, an answer cut at the token limit. Each repair here is safe (it never invents work) and is reported in a
-sentence, so the round can log it as a warning.
+Small models make the same few slips: a task that depends on itself or on a task the plan does not
+have, dependencies in a cycle, two tasks delivering one file, final documents that no task
+produces, an agent name that is nearly right, an input no document has, an answer cut at the
+token limit. Each repair here is safe (it never invents work) and is reported in a sentence, so
+the round can log it as a warning.
+
+Only what is invalid is repaired. A valid plan is the model's: a registered agent it chose is
+kept even when the task's words would suit another (no word lists of the offline planner decide
+over a real model; a plan that cannot run is shown back to the model with its errors instead).
 """
 
 from __future__ import annotations
@@ -16,12 +21,10 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.offline.planner import INTENTS, detect_intents
 from agents.phrases import PHRASES, say
 from agents.toolkit.language import detect_language
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
-_BUILT_INS = {"analyst", "data_extractor", "summarizer", "translator", "writer"}
 _SURE_WORDS = 4  # a text of fewer words is too short for the language detector to be sure
 
 
@@ -94,28 +97,12 @@ def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
     return by_norm[close[0]] if len(close) == 1 else None
 
 
-_INTENT_AGENTS = {intent: agent for intent, agent, _ in INTENTS if intent != "answer"}
-
-
-def agent_for_instructions(instructions: str, agents: list[str] | set[str]) -> str | None:
-    """The built-in agent a task's own instructions plainly ask for ("Fasse … zusammen" is a
-    summary), or None when they name no kind of work or more than one."""
-    # A question is a kind of work too: "Was ist das Quadrat von 12 laut der Tabelle?" names a
-    # table, but asks for an answer, not for the table to be extracted.
-    intents = [i for i in detect_intents(instructions, has_tables=False) if i in _INTENT_AGENTS or i == "answer"]
-    if len(intents) != 1 or intents[0] not in _INTENT_AGENTS:
-        return None
-    agent = _INTENT_AGENTS[intents[0]]
-    return agent if agent in agents else None
-
-
 def repair_plan(plan: Plan, agents: list[str] | set[str],
                 uploads: list[str] | set[str], request: str = "") -> tuple[Plan, list[str]]:
-    """The plan with every safe fix applied, and one sentence per fix.
+    """The plan with every fix of what is invalid applied, and one sentence per fix.
 
-    `request` is the user's prompt: the one task of a plan whose instructions name no kind of
-    work gets the agent the request plainly asks for ("Fasse das Dokument zusammen" read by a
-    0.5B model as "Combine the document into one document" stays a summary).
+    `request` (the user's prompt) is accepted and not read: the request never overrules the
+    agent a model chose for a task.
     """
     notes: list[str] = []
     known_agents = set(agents)
@@ -132,25 +119,13 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
             if mapped:
                 notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
                 agent = mapped
-        # A small model writes what a task must do well, and then often picks the wrong name for
-        # it; among the built-in agents, the instructions decide.
         instructions = task.instructions
-        wanted = agent_for_instructions(instructions, known_agents)
-        if wanted and wanted != agent and agent in _BUILT_INS:
-            notes.append(f"task '{task.id}': its instructions ask for the {wanted} agent, not {agent}")
-            agent = wanted
-        elif wanted is None and len(plan.tasks) == 1 and request and agent in _BUILT_INS:
-            wanted = agent_for_instructions(request, known_agents)
-            if wanted and wanted != agent:
-                # The model misread the request (its instructions name no kind of work): the
-                # agent gets the user's own words rather than the misreading.
-                notes.append(f"task '{task.id}': the request asks for the {wanted} agent, not {agent}; "
-                             "its instructions are the request itself")
-                agent, instructions = wanted, request
         depends = []
         for dep in task.depends_on:
             if dep == task.id:
                 notes.append(f"task '{task.id}': dropped its dependency on itself")
+            elif dep not in ids:
+                notes.append(f"task '{task.id}': dropped its dependency on '{dep}', which is not in the plan")
             elif dep in depends:
                 continue
             else:
@@ -176,11 +151,46 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
         tasks = [replace(t, depends_on=list(dict.fromkeys(alias.get(d, d) for d in t.depends_on
                                                           if alias.get(d, d) != t.id)))
                  for t in tasks]
+    tasks = _without_cycles(tasks, notes)
     outputs_named = {o.name for t in tasks for o in t.outputs}
     tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
     tasks = _link_inputs(tasks, ids, notes)
     finals = _final_documents(plan.final_documents, tasks, produced, upload_names, notes)
     return replace(plan, tasks=tasks, final_documents=finals), notes
+
+
+def _without_cycles(tasks: list[TaskSpec], notes: list[str]) -> list[TaskSpec]:
+    """Dependencies in a cycle: in each cycle, the one on a task listed later (or on itself) is
+    dropped, so the tasks run in the order the plan lists them where it has to choose."""
+    position = {t.id: n for n, t in enumerate(tasks)}
+    deps = {t.id: list(t.depends_on) for t in tasks}
+
+    def cycle() -> list[str]:
+        state: dict[str, int] = {}  # 1 on the current path, 2 finished
+
+        def visit(node: str, path: list[str]) -> list[str]:
+            state[node] = 1
+            path.append(node)
+            for dep in deps.get(node, []):
+                if dep not in deps:
+                    continue
+                if state.get(dep) == 1:
+                    return path[path.index(dep):] + [dep]
+                if dep not in state and (found := visit(dep, path)):
+                    return found
+            path.pop()
+            state[node] = 2
+            return []
+
+        return next((found for t in tasks if t.id not in state and (found := visit(t.id, []))), [])
+
+    while found := cycle():
+        edges = list(zip(found, found[1:], strict=False))  # (task, a task it depends on)
+        task_id, dep = max(edges, key=lambda e: position[e[1]] - position[e[0]])
+        deps[task_id].remove(dep)
+        notes.append(f"task '{task_id}': dropped its dependency on '{dep}', which closed a cycle "
+                     f"({' -> '.join(found)})")
+    return [replace(t, depends_on=deps[t.id]) if deps[t.id] != t.depends_on else t for t in tasks]
 
 
 def _known_inputs(task: TaskSpec, uploads: set[str], outputs: set[str], notes: list[str]) -> TaskSpec:

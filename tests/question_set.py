@@ -95,6 +95,57 @@ QUESTIONS: list[Question] = [
 ]
 
 
+# Cross-language tuning questions (a German or French question over an English paper, an English or
+# German one over a French text), over tuning documents: what fusion and vector depth are chosen
+# on. The held-out set's cross-language questions are over other documents and never tuned on.
+_TM, _MO = "tracemonkey.pdf", "sample-french-1.txt"
+CROSS_TUNING: list[Question] = [
+    Question("B", "de", "Nach wie vielen Durchläufen gilt eine Schleife als heiß?", _TM, "after 2 crossings"),
+    Question("B", "fr", "Combien de cycles par bytecode prennent les traces natives ?", _TM, "about 9 cycles per bytecode"),
+    Question("B", "de", "Auf wie vielen Benchmarks ist TraceMonkey die schnellste virtuelle Maschine?", _TM,
+             "fastest VM on 9 of the 26 benchmarks"),
+    Question("B", "fr", "Quelle est la plus forte accélération mesurée ?", _TM, "25x speedup on bitops-bitwise-and"),
+    Question("B", "de", "Wie heißt die Datenstruktur, die Variablen mit manchmal nicht ganzzahligen Werten vermerkt?",
+             _TM, "advisory data structure"),
+    Question("B", "fr", "Combien de passages le VM attend-il avant de réessayer d'enregistrer une trace qui a échoué ?",
+             _TM, "32 in our implementation"),
+    Question("B", "de", "Wie viele der niedrigstwertigen Bits eines jsval sind ein Typ-Tag?", _TM,
+             "least significant bits are a type tag"),
+    Question("B", "fr", "Qui a proposé les arbres de traces à l'origine ?", _TM, "originally proposed by Gal et al"),
+    Question("B", "de", "Wie viele Rückwärtsfilter wendet nanojit an?", _TM, "three backward filters"),
+    Question("B", "fr", "Pourquoi le benchmark regexp-dna profite-t-il peu de la compilation de traces ?", _TM,
+             "special regular expression compiler"),
+    Question("B", "de", "Warum sind manche Optimierungen auf Traces leicht umzusetzen?", _TM,
+             "have no join points"),
+    Question("B", "fr", "Combien de cycles par bytecode coûte l'enregistrement des traces ?", _TM,
+             "3800 cycles per bytecode"),
+    Question("A", "en", "When did Molière die?", _MO, "17 février 1673"),
+    Question("A", "de", "Wo hat Voltaire den englischen Geist aufgenommen?", _MO, "séjour à Londres"),
+    Question("A", "en", "Where does the subject of Tartuffe come from?", _MO, "Tartuffe est dans Lucrèce"),
+    Question("A", "de", "Wen lobte Boileau dem König gegenüber als größten Schriftsteller?", _MO, "Sire, c'est Molière"),
+    # Asked in other words than the document's, as a reader who has not seen it would.
+    Question("B", "de", "In welcher Stadt fand die Konferenz statt, auf der der Artikel erschien?", _TM, "Dublin, Ireland"),
+    Question("B", "fr", "Quelles applications web de bureautique sont citées en exemple ?", _TM, "Google Mail, Google Docs"),
+    Question("B", "de", "Nach wie vielen Fehlschlägen wird eine Stelle nie wieder aufgezeichnet?", _TM,
+             "number of failures (2 in our implementation)"),
+    Question("B", "fr", "Quelle part du temps d'exécution le moniteur prend-il d'habitude ?", _TM, "usually less than 5%"),
+    Question("B", "de", "Auf welchem Rechner wurden die Messungen gemacht?", _TM, "MacBook Pro"),
+    Question("B", "fr", "En quelles activités le temps d'exécution est-il décomposé ?", _TM,
+             "interpreting bytecodes while not recording"),
+    Question("B", "de", "Was hat der Entwickler von LuaJIT den Autoren über dessen Aufbau erzählt?", _TM,
+             "similar design to our system"),
+    Question("B", "fr", "Que fait Psyco des boucles avant de les exécuter ?", _TM, "transforms loops to mutual recursion"),
+    Question("B", "de", "Wie ruft SpiderMonkey Funktionen in C und des Browsers auf?", _TM, "foreign function interface"),
+    Question("B", "fr", "Que se passe-t-il quand une sortie latérale devient chaude ?", _TM,
+             "starts a new branch trace from that point"),
+    Question("A", "en", "Which vices was Molière accused of while he lived?", _MO, "jusqu'à l'ivrognerie"),
+    Question("A", "de", "Wer wollte zweiunddreißig Jahre nach Molières Tod dessen Leben erzählen?", _MO, "nommé Grimarest"),
+    Question("A", "en", "Where did the actress who wrote about Molière's household have to flee?", _MO, "réfugier en Hollande"),
+    Question("A", "de", "Nach wessen Lehre empfahl Molière den Sinn für das praktische Leben?", _MO, "d'après Gassendi"),
+    Question("A", "en", "Which Roman poet wrote the line that was Molière's motto?", _MO, "à Lucrèce appartient ce vers"),
+]
+
+
 TUNING = QUESTIONS
 
 HELDOUT_GROUPS: dict[str, list[str]] = {

@@ -3,6 +3,7 @@ matching chunks of a round's documents (agents.retrieval ranks; this module feed
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any, cast
@@ -21,7 +22,6 @@ from agents.retrieval import (
     query_terms,
     rank,
     rank_documents,
-    searched_terms,
 )
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
@@ -85,16 +85,21 @@ class IndexRetriever:
         shas = [d.sha256 for d in stored]
         total = sum(f.count for f in facts.values())
         average = sum(f.length for f in facts.values()) / total if total else 0.0
-        searched_for = searched_terms(terms)  # with the alternatives BM25 counts as query terms
-        found = {c.id: c for c in await self.store.match(shas, searched_for)}
+        # The question is embedded and the vectors searched while the database matches its terms:
+        # the embedder and SQLite both run in C without the GIL, on the machine's two cores.
+        nearness = asyncio.ensure_future(self._nearest(query, shas))
+        try:
+            found = {c.id: c for c in await self.store.match(shas, terms)}
+        finally:
+            near = await nearness
         candidates = [Candidate(key=("db", c.id), terms=c.terms, text=c.text) for c in found.values()]
-        wanted = set(searched_for)
+        wanted = set(terms)
         candidates += [Candidate(key=("mem", i), terms=t, text=chunk.text) for i, (_, chunk, _, t) in enumerate(memory)
                        if wanted & set(t)]
+        nearest = await self._candidates(near, found)  # after the keyword candidates: it adds to `found`
         mem_lengths = [len(t) for _, _, _, t in memory]
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
-        nearest = await self._nearest(query, shas, found)
         if nearest is None:
             ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
             how = "keyword"
@@ -117,9 +122,9 @@ class IndexRetriever:
                                    page=chunk.page, sheet=chunk.sheet, section=chunk.section, method=how))
         return out
 
-    async def _nearest(self, query: str, shas: Sequence[str], found: dict[int, StoredChunk]) -> list[tuple[float, Candidate]] | None:
-        """The chunks nearest the question among the files whose vectors exist (added to `found`),
-        or None when none has vectors yet (they are being made: BM25 alone answers meanwhile)."""
+    async def _nearest(self, query: str, shas: Sequence[str]) -> list[tuple[int, float]] | None:
+        """(chunk id, cosine) of the chunks nearest the question among the files whose vectors
+        exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile)."""
         if self.vectors is None:
             return None
         ready = await self.vectors.ready(shas)
@@ -127,16 +132,22 @@ class IndexRetriever:
             return None
         matrices = [await self.vectors.matrix(sha) for sha in shas if sha in ready]
         try:
-            question = await off_loop(self.vectors.embedder.query, query)
+            question = await self.vectors.question(query)
         except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
             log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
             return None
         # A hundred books are 100,000 rows: the product and the sort are milliseconds of CPU, off the loop.
         ids, order = await off_loop(_nearness, matrices, question)
-        wanted = [int(ids[i]) for i, _ in order]
-        found.update((c.id, c) for c in await self.store.chunks([i for i in wanted if i not in found]))
-        return [(score, Candidate(key=("db", int(ids[i])), terms=found[int(ids[i])].terms, text=found[int(ids[i])].text))
-                for i, score in order if int(ids[i]) in found]
+        return [(int(ids[i]), score) for i, score in order]
+
+    async def _candidates(self, near: list[tuple[int, float]] | None,
+                          found: dict[int, StoredChunk]) -> list[tuple[float, Candidate]] | None:
+        """The nearest chunks as candidates, those the keyword match did not bring read (added to `found`)."""
+        if near is None:
+            return None
+        found.update((c.id, c) for c in await self.store.chunks([i for i, _ in near if i not in found]))
+        return [(score, Candidate(key=("db", i), terms=found[i].terms, text=found[i].text))
+                for i, score in near if i in found]
 
 
 def _nearness(matrices: Sequence[tuple[np.ndarray, np.ndarray]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:

@@ -25,11 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from agents.embeddings import Embedder, from_blobs, to_blob
+from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 
 log = logging.getLogger(__name__)
 BATCH = 16  # chunks per embedding call: short enough that a shutdown or a delete is not held up
 CACHED_ROWS = 400_000  # vectors kept in memory at most (float32, 384 dimensions: about 600 MB)
+CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again with the same words
 
 
 NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
@@ -39,6 +41,10 @@ def _background() -> None:
     """An embedding thread yields the CPU to the service's own work (Linux: a thread has its own niceness)."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+
+
+def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows])
 
 
 class VectorIndex:
@@ -55,6 +61,7 @@ class VectorIndex:
         self._ready: set[str] = set()  # files whose vectors by this model are complete
         self._matrices: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._rows = 0
+        self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     def model(self) -> str:
@@ -87,7 +94,9 @@ class VectorIndex:
         found = self._matrices.get(sha)
         if found is None:
             rows = await self.store.vectors(sha, self.model)
-            found = (np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows]))
+            found = await off_loop(_matrix, rows)  # a book's 1,000 rows: milliseconds of copying
+            if sha in self._matrices:  # read meanwhile by another search
+                return self._matrices[sha]
             self._matrices[sha] = found
             self._rows += len(rows)
             while self._rows > CACHED_ROWS and len(self._matrices) > 1:
@@ -95,6 +104,17 @@ class VectorIndex:
                 self._rows -= len(ids)
         else:
             self._matrices.move_to_end(sha)
+        return found
+
+    async def question(self, text: str) -> np.ndarray:
+        """The question's vector, embedded in a worker thread (the last CACHED_QUESTIONS kept)."""
+        found = self._questions.get(text)
+        if found is None:
+            found = self._questions[text] = await off_loop(self.embedder.query, text)
+            while len(self._questions) > CACHED_QUESTIONS:
+                self._questions.popitem(last=False)
+        else:
+            self._questions.move_to_end(text)
         return found
 
     def forget(self, shas: Sequence[str]) -> None:

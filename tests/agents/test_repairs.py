@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.manager import RoundInput, make_plan
+from agents.plan import validate_plan
 from agents.registry import build_registry
 from agents.repairs import close_json, closest_agent, repair_answer_language, repair_plan
 from agents.toolkit.language import load_detector
@@ -116,40 +118,39 @@ async def test_the_model_side_repair_shows_the_answer_and_the_exact_errors(
     assert openai_stub.requests[0]["temperature"] == 0.0
 
 
-@pytest.mark.parametrize(("instructions", "chosen", "expected"), [
-    ("Fasse das Dokument in fünf Sätzen zusammen.", "writer", "summarizer"),
-    ("Extract the table from sales.xlsx as CSV.", "writer", "data_extractor"),
-    ("Traduis le document en anglais.", "summarizer", "translator"),
-    ("Write a short memo on the extracted data.", "writer", "writer"),  # two kinds of work: kept
-    ("Look into it.", "analyst", "analyst"),  # no kind of work named: kept
-    # A question about a table asks for an answer, not for the table: kept with the analyst.
-    ("Was ist das Quadrat von 12 laut der Tabelle?", "analyst", "analyst"),
-    ("What does the table say about Zone NA?", "analyst", "analyst"),
+@pytest.mark.parametrize(("instructions", "chosen"), [
+    ("Fasse das Dokument in fünf Sätzen zusammen.", "writer"),
+    ("Extract the table from sales.xlsx as CSV.", "writer"),
+    ("Traduis le document en anglais.", "summarizer"),
+    ("Combine the a.docx file into one document.", "writer"),  # the 0.5B model's reading of "Fasse ... zusammen"
+    ("Was ist das Quadrat von 12 laut der Tabelle?", "data_extractor"),
 ])
-def test_the_instructions_decide_between_built_in_agents(instructions: str, chosen: str, expected: str) -> None:
-    plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", chosen, instructions, ["a.docx"])])
-    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
-    assert fixed.tasks[0].agent == expected
-    assert bool(notes) == (expected != chosen)
+def test_a_registered_agent_the_model_chose_is_kept_whatever_the_words(instructions: str, chosen: str) -> None:
+    """A valid choice is the model's: neither the task's words nor the request overrule it."""
+    plan = Plan(language="de", answer="ok", tasks=[TaskSpec("t1", chosen, instructions, ["a.docx"])])
+    for request in ("", "Fasse das Dokument zusammen", "Extract the table as CSV"):
+        fixed, notes = repair_plan(plan, AGENTS, ["a.docx"], request)
+        assert fixed == plan and notes == []
 
 
-@pytest.mark.parametrize(("request_text", "tasks", "expected"), [
-    ("Fasse das Dokument zusammen", 1, ["summarizer"]),  # the 0.5B model's "Combine ... into one"
-    ("Extract the table as CSV", 1, ["data_extractor"]),
-    ("What is a good name for a bakery?", 1, ["writer"]),  # a question names no built-in's work
-    ("Fasse das Dokument zusammen", 2, ["writer", "writer"]),  # several tasks: the request does not decide
-])
-def test_the_request_decides_the_one_task_whose_instructions_name_no_work(request_text: str, tasks: int,
-                                                                          expected: list[str]) -> None:
-    plan = Plan(language="de", answer="ok", tasks=[
-        TaskSpec(f"t{n}", "writer", f"Combine the a.docx file into one document, part {n}.", ["a.docx"])
-        for n in range(1, tasks + 1)])
-    fixed, notes = repair_plan(plan, AGENTS, ["a.docx"], request_text)
-    assert [t.agent for t in fixed.tasks] == expected
-    repaired = expected[0] != "writer"
-    assert any("the request asks for" in n for n in notes) == repaired
-    # The agent chosen by the request works from the request, not from the model's misreading.
-    assert (fixed.tasks[0].instructions == request_text) == repaired
+def test_repairs_do_not_read_the_offline_planners_intent_patterns() -> None:
+    import agents.repairs as repairs
+
+    assert not [name for name in vars(repairs) if "intent" in name.lower()]
+    assert "agents.offline" not in Path(repairs.__file__).read_text(encoding="utf-8")
+
+
+def test_a_dependency_cycle_is_broken_at_the_dependency_on_a_later_task() -> None:
+    plan = Plan(language="en", answer="ok", tasks=[
+        TaskSpec("t1", "data_extractor", "Extract.", ["a.xlsx"], [OutputSpec("a.csv")], ["t3"]),
+        TaskSpec("t2", "analyst", "Analyse.", ["a.csv"], [], ["t1"]),
+        TaskSpec("t3", "writer", "Write.", [], [OutputSpec("memo.md")], ["t2", "t9"])],
+        final_documents=[OutputSpec("memo.md")])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.xlsx"])
+    assert [t.depends_on for t in fixed.tasks] == [[], ["t1"], ["t2"]]
+    assert notes == ["task 't3': dropped its dependency on 't9', which is not in the plan",
+                     "task 't1': dropped its dependency on 't3', which closed a cycle (t1 -> t3 -> t2 -> t1)"]
+    assert validate_plan(fixed, AGENTS, ["a.xlsx"], 10) == []
 
 
 def test_a_task_repeated_word_for_word_is_dropped() -> None:

@@ -113,3 +113,40 @@ async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path
         await index.close()
     finally:
         await db.dispose()
+
+
+async def test_a_question_is_embedded_off_the_loop_once_while_the_database_matches_its_words(tmp_path):
+    """The question's vector is made in a worker thread, kept for the next search with the same
+    words; the database's matches and the vector ranking are fused as before."""
+    import threading
+
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}")
+    await db.migrate()
+    try:
+        store = ChunkStore(db)
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TEXT)]
+        await store.add("sha-q", chunk_rows(items))
+        asked: list[tuple[str, int]] = []
+
+        class Counting(HashEmbedder):
+            def passages(self, texts: Sequence[str]) -> np.ndarray:
+                return np.stack([HashEmbedder.query(self, t) for t in texts])
+
+            def query(self, text: str) -> np.ndarray:
+                asked.append((text, threading.get_ident()))
+                return HashEmbedder.query(self, text)
+
+        index = VectorIndex(store, Counting("model-q"))
+        await index.ready(["sha-q"])
+        await index.idle()
+        doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
+                           file_id=1, sha256="sha-q")
+        retriever = IndexRetriever(store, index)
+        for _ in range(2):
+            found = await retriever.search("When was the tower completed?", [doc], 3)
+            assert found and found[0].method == "hybrid" and "1874" in found[0].text
+        assert [text for text, _ in asked] == ["When was the tower completed?"]  # once: kept
+        assert threading.get_ident() not in {thread for _, thread in asked}
+        await index.close()
+    finally:
+        await db.dispose()

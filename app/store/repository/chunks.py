@@ -16,7 +16,7 @@ from app.store.tables import ChunkRow, ChunkVectorRow, table_of
 C = ChunkRow
 V = ChunkVectorRow
 REMEMBERED_FILES = 100_000  # files whose chunk facts are kept in memory (a few dozen bytes each)
-CANDIDATES = 2000  # chunks fetched per query at most, best first by the database's own rank
+CANDIDATES = 300  # chunks fetched per query at most, best first by the database's own rank (see `ChunkStore.match`)
 
 
 @dataclass
@@ -163,7 +163,14 @@ class ChunkStore:
                                 page=r.page, sheet=r.sheet, section=r.section) for r in rows]
 
     async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[StoredChunk]:
-        """The chunks of these files holding any of the terms."""
+        """The chunks of these files holding any of the terms, the CANDIDATES best by the database's
+        own rank (FTS5's bm25, ts_rank), which `agents.retrieval.bm25` then ranks again.
+
+        300, not 2,000: with 100,000 passages in reach a question of common words matches tens of
+        thousands of chunks, and reading 2,000 of them back (text and terms) and ranking them in
+        Python was most of a query (bench/embedding.py --only query, CPU per query 58 -> 36 ms, the
+        match's median 24 -> 7 ms). A file of a few hundred passages is unaffected: its matches
+        are fewer than that. The fused ranking reads the first 50 of each list (DEPTH)."""
         if not shas or not terms:
             return []
         joiner = " OR " if self.db.is_sqlite else " | "
