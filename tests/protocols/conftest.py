@@ -13,7 +13,7 @@ import pytest
 
 from agents.model import Model, ModelRequest, ModelResponse
 from agents.offline import OfflineModel
-from tests.api.conftest import HOLD_TOKEN, KEYS, module_database_url  # noqa: F401 (a fixture)
+from tests.api.conftest import HOLD_TOKEN, KEYS
 from tests.harness import LiveServer, settings_for
 
 

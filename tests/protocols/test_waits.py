@@ -15,7 +15,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from agents.registry import build_registry
-from tests.api.conftest import KEYS, module_database_url  # noqa: F401 (a fixture)
+from tests.api.conftest import KEYS
 from tests.harness import LiveServer, settings_for, wait_status
 from tests.interactive.test_asking import Clerk, PlanPerPrompt, Publisher, plan, task
 from tests.protocols.test_agui import run, run_input
