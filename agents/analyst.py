@@ -15,6 +15,7 @@ from agents.model import ModelRequest, no_draft
 from agents.outputs import text_files
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.toolkit.answer_kind import asked_kind, holds
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
@@ -28,8 +29,11 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def quote_of(question: str, passage: Passage) -> str:
-    """The sentence(s) of a passage that best answer the question: what a citation quotes."""
-    found = best_passages(question, passage.text, k=1)
+    """The sentence(s) of a passage that best answer the question: what a citation quotes. When the
+    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one."""
+    kind = asked_kind(question)
+    found = best_passages(question, passage.text, k=3 if kind else 1)
+    found = [s for s in found if holds(kind, s)] or found
     return normalize_space(found[0] if found else passage.text)
 
 
@@ -38,6 +42,20 @@ def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]
     return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
             "sheet": passage.sheet, "section": passage.section, "text": passage.text,
             "quote": quote_of(question, passage), "score": passage.score}
+
+
+def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
+    """The passages with those that hold the kind of fact the question asks for first (in their order),
+    and that kind when none holds one: "Combien coûte la visite ?" over passages without an amount is
+    not answered by the one that shares most of its words. ("", the passages as ranked) for a question
+    that asks for no particular kind."""
+    kind = asked_kind(question)
+    if not kind or not found:
+        return found, ""
+    holding = [p for p in found if holds(kind, p.text)]
+    if not holding:
+        return found, kind
+    return holding + [p for p in found if p not in holding], ""
 
 
 def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -131,6 +149,7 @@ class Analyst:
             return TaskResult(text=text, files=text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
+        found, lacking = by_kind(question, found)
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
@@ -145,12 +164,16 @@ class Analyst:
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
+        elif lacking:
+            system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
+                       f"{lacking} for this, naming what was searched.")
         request = ModelRequest(
             purpose="task",
             messages=messages(system, f"Question: {question}\n\nPassages:\n\n{sources}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
-                       documents=[doc_facts(d) for d in docs], absent=absent),
+                       documents=[doc_facts(d) for d in docs], absent=absent,
+                       lacking=lacking),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
