@@ -8,12 +8,12 @@ from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.grounding import with_evidence
 from agents.hints import doc_facts
-from agents.inputs import base_hints, language_name, task_documents
+from agents.inputs import base_hints, instructions, reminder, task_documents
 from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest, no_draft
 from agents.outputs import text_files
-from agents.phrases import say
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
 from agents.toolkit.answer_kind import asked_kind, holds
 from agents.toolkit.cpu import off_loop_if_long, text_size
@@ -156,9 +156,11 @@ class Analyst:
         for hint, text in zip(passages, fitted, strict=True):
             hint["text"] = text
         sources = "\n\n".join(f"[{h['n']}] {p.where()}:\n{h['text']}" for h, p in zip(passages, found, strict=True))
-        system = (f"You are the {self.name} agent. Answer in {language_name(context.language)} from the numbered "
-                  "passages only. Quote the words you rely on and cite each passage you use as [n] with its "
-                  "file and page, sheet or section; say so when the passages do not tell.")
+        system = instructions(self.name, context.language,
+                              "Answer the question from the numbered passages only, in one to three sentences. "
+                              "Copy names and figures exactly as the passage writes them, and put the passage's "
+                              "number after what you take from it, like [2]. Say that the documents do not tell "
+                              "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer.
         absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs)
         if absent:
@@ -169,7 +171,8 @@ class Analyst:
                        f"{lacking} for this, naming what was searched.")
         request = ModelRequest(
             purpose="task",
-            messages=messages(system, f"Question: {question}\n\nPassages:\n\n{sources}"),
+            # The question after the passages and the language last: what a small model reads last, it follows.
+            messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(context.language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
@@ -177,9 +180,8 @@ class Analyst:
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
-        if not _MARK.search(text):  # a model that cited nothing: name the passages it was given
-            listed = "; ".join(f"[{h['n']}] {p.where()}" for h, p in zip(passages[:SOURCES], found, strict=False))
-            text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
+        if not ledger.offline:  # the offline model quotes its passages itself
+            text = with_evidence(text, passages, [p.where() for p in found], context.language, SOURCES)
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
@@ -191,7 +193,6 @@ class Analyst:
     async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
                               docs: list[DocumentText], question: str) -> str:
         """No passage shares a word with the question: the whole documents (condensed when long)."""
-        language = language_name(context.language)
         hints = dict(base_hints(task, context, self.name, "answer"), question=question)
         budget = input_budget(context.model, self.name)
         per_doc = budget // max(1, len(docs))
@@ -214,11 +215,12 @@ class Analyst:
         for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
             facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
-        system = (f"You are the {self.name} agent. Answer in {language} from the documents only, "
-                  "quote the passages you rely on, and say so when the documents do not tell.")
+        system = instructions(self.name, context.language, "Answer from the documents only, quote the passages "
+                              "you rely on, and say so when the documents do not tell.")
         request = ModelRequest(
             purpose="task",
-            messages=messages(system, f"Question: {question}\n\n{sources or 'No documents.'}"),
+            messages=messages(system, f"{sources or 'No documents.'}\n\nQuestion: {question}"
+                                      f"{reminder(context.language)}"),
             agent=self.name,
             hints=dict(hints, documents=material),
             max_tokens=output_budget(context.model, self.name),

@@ -115,6 +115,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Introuvable : {docs} ne donnent pas cette information (cherché : {kind}). "
               "Les passages les plus proches :",
     },
+    "unsupported_figures": {
+        "en": "To check: {figures} appears in none of the passages above.",
+        "de": "Zu prüfen: {figures} steht in keiner der Passagen oben.",
+        "fr": "À vérifier : {figures} n'apparaît dans aucun des passages ci-dessus.",
+    },
     "kind_price": {"en": "price", "de": "Preis", "fr": "prix"},
     "kind_date": {"en": "date", "de": "Datum", "fr": "date"},
     "kind_number": {"en": "figure", "de": "Zahl", "fr": "chiffre"},
