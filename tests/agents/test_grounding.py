@@ -66,3 +66,17 @@ async def test_a_translator_is_told_the_target_language_first():
     await Translator().run(TaskSpec("t1", "translator", "Translate it into German.", ["sales.txt"]),
                            _context(model, "en", "Translate it into German."))
     assert model.requests[0].messages[0]["content"].startswith("Write only in German. ")
+
+
+async def test_a_writer_given_a_long_document_gets_its_numbered_passages_without_a_model_call_to_condense_it():
+    filler = " ".join(f"Shop note {n}: the ovens were cleaned and the shelves restocked." for n in range(400))
+    doc = text_document("bakery-log.txt", f"{filler}\n\nIn 2023 the bakery sold 14,020 loaves.\n\n{filler}")
+    model = ScriptedModel("# Note\n\nThe bakery sold 14,020 loaves in 2023 [1].")
+    model.context_tokens = 4096
+    instructions = "Write a note on how many loaves the bakery sold in 2023."
+    context = TaskContext(prompt=instructions, language="en", documents={doc.name: doc}, predecessors={}, model=model)
+    await Writer().run(TaskSpec("t1", "writer", instructions, [doc.name]), context)
+    [request] = model.requests  # the one call that writes: nothing was summarised by the model first
+    system, user = request.messages[0]["content"], request.messages[-1]["content"]
+    assert "like [2]" in system
+    assert "\n[1] bakery-log.txt" in user and "In 2023 the bakery sold 14,020 loaves." in user
