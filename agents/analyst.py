@@ -22,7 +22,9 @@ from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
-SOURCES = 3  # passages listed as sources under an answer that cited none itself
+# Passages quoted under an answer that cited none itself: the best one. Quotes are in the document's
+# language and must not outweigh the answer (a German answer under three English quotes reads as English).
+SOURCES = 1
 FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _MARK = re.compile(r"\[(\d{1,2})\]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
