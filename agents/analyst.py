@@ -10,7 +10,7 @@ from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResul
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.grounding import with_evidence
 from agents.hints import doc_facts
-from agents.inputs import base_hints, instructions, reminder, task_documents
+from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest, no_draft
 from agents.outputs import text_files
@@ -158,7 +158,8 @@ class Analyst:
         for hint, text in zip(passages, fitted, strict=True):
             hint["text"] = text
         sources = "\n\n".join(f"[{h['n']}] {p.where()}:\n{h['text']}" for h, p in zip(passages, found, strict=True))
-        system = instructions(self.name, context.language,
+        language = task_language(task, context)
+        system = instructions(self.name, language,
                               "Answer the question from the numbered passages only, in one to three sentences. "
                               "Copy names and figures exactly as the passage writes them, and put the passage's "
                               "number after what you take from it, like [2]. Say that the documents do not tell "
@@ -174,7 +175,7 @@ class Analyst:
         request = ModelRequest(
             purpose="task",
             # The question after the passages and the language last: what a small model reads last, it follows.
-            messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(context.language)}"),
+            messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
@@ -183,7 +184,7 @@ class Analyst:
         )
         text = (await ledger.ask(request)).text
         if not ledger.offline:  # the offline model quotes its passages itself
-            text = with_evidence(text, passages, [p.where() for p in found], context.language, SOURCES)
+            text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
@@ -217,12 +218,13 @@ class Analyst:
         for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
             facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
-        system = instructions(self.name, context.language, "Answer from the documents only, quote the passages "
-                              "you rely on, and say so when the documents do not tell.")
+        language = task_language(task, context)
+        system = instructions(self.name, language, "Answer from the documents only, quote the passages you rely "
+                              "on, and say so when the documents do not tell.")
         request = ModelRequest(
             purpose="task",
             messages=messages(system, f"{sources or 'No documents.'}\n\nQuestion: {question}"
-                                      f"{reminder(context.language)}"),
+                                      f"{reminder(language)}"),
             agent=self.name,
             hints=dict(hints, documents=material),
             max_tokens=output_budget(context.model, self.name),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
-from agents.inputs import base_hints, instructions, language_name, reminder, task_documents
+from agents.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead
 from agents.outputs import text_files
 from agents.phrases import say
@@ -55,8 +55,9 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     """A summary of one document; a map-reduce over its chunks when it is too long for one call."""
     if not doc.text.strip():  # a scan without OCR, an encrypted file: nothing to send
         return say("no_text", context.language, doc=doc.name)
-    language = language_name(context.language)
-    system = instructions(agent, context.language, "Summarise the document faithfully as Markdown bullet "
+    code = task_language(task, context)
+    language = language_name(code)
+    system = instructions(agent, code, "Summarise the document faithfully as Markdown bullet "
                           f"points. Task: {task.instructions}")
     hints = base_hints(task, context, agent, "summary")
     budget = input_budget(context.model, agent)
@@ -85,7 +86,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
         )
     request = ModelRequest(
         purpose="task",
-        messages=messages(system, f"Document {doc.name}:\n\n{text}{reminder(context.language)}"),
+        messages=messages(system, f"Document {doc.name}:\n\n{text}{reminder(code)}"),
         agent=agent,
         hints=dict(hints, documents=[doc_facts(doc, text=text)]),
         max_tokens=output_budget(context.model, agent),

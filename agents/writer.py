@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
-from agents.inputs import base_hints, instructions, reminder, task_documents
+from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead, no_draft
 from agents.outputs import planned, stem_of, text_file
 from agents.phrases import say
@@ -50,14 +50,15 @@ class Writer:
         fitted = await fit_to_budget_off_loop([s["text"] for s in sources], budget)
         sources = [dict(s, text=t) for s, t in zip(sources, fitted, strict=True)]
         material = "\n\n".join(f"### {s['name']}\n\n{s['text']}" for s in sources)
-        system = instructions(self.name, context.language,
+        language = task_language(task, context)
+        system = instructions(self.name, language,
                               f"Write the document '{title}' as Markdown, starting with a '# ' title. "
                               "Use only the material given; do not invent facts." +
                               (" Put a passage's number after what you take from it, like [2]." if numbered else ""))
         request = ModelRequest(
             purpose="task",
             messages=messages(system, f"Instructions: {task.instructions}\n\nMaterial:\n\n"
-                                      f"{material or 'none'}{reminder(context.language)}"),
+                                      f"{material or 'none'}{reminder(language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "write"), title=title, sources=sources),
             max_tokens=output_budget(context.model, self.name),

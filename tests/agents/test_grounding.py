@@ -80,3 +80,12 @@ async def test_a_writer_given_a_long_document_gets_its_numbered_passages_without
     system, user = request.messages[0]["content"], request.messages[-1]["content"]
     assert "like [2]" in system
     assert "\n[1] bakery-log.txt" in user and "In 2023 the bakery sold 14,020 loaves." in user
+
+
+async def test_the_language_the_instructions_ask_for_is_the_one_told_first():
+    model = ScriptedModel("- The bakery sold 14,020 loaves in 2023.")
+    await Summarizer().run(TaskSpec("t1", "summarizer", "Fasse es auf Englisch zusammen.", ["sales.txt"]),
+                           _context(model, "de", "Fasse es auf Englisch zusammen."))
+    [request] = model.requests
+    assert request.messages[0]["content"].startswith("Write only in English. ")
+    assert request.messages[-1]["content"].endswith("Write your answer in English.")
