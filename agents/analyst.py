@@ -8,28 +8,34 @@ from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.grounding import with_evidence
 from agents.hints import doc_facts
-from agents.inputs import base_hints, language_name, task_documents
+from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest, no_draft
 from agents.outputs import text_files
-from agents.phrases import say
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.toolkit.answer_kind import asked_kind, holds
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.sentences import best_passages, normalize_space
 from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
-SOURCES = 3  # passages listed as sources under an answer that cited none itself
+# Passages quoted under an answer that cited none itself: the best one. Quotes are in the document's
+# language and must not outweigh the answer (a German answer under three English quotes reads as English).
+SOURCES = 1
 FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _MARK = re.compile(r"\[(\d{1,2})\]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def quote_of(question: str, passage: Passage) -> str:
-    """The sentence(s) of a passage that best answer the question: what a citation quotes."""
-    found = best_passages(question, passage.text, k=1)
+    """The sentence(s) of a passage that best answer the question: what a citation quotes. When the
+    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one."""
+    kind = asked_kind(question)
+    found = best_passages(question, passage.text, k=3 if kind else 1)
+    found = [s for s in found if holds(kind, s)] or found
     return normalize_space(found[0] if found else passage.text)
 
 
@@ -38,6 +44,20 @@ def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]
     return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
             "sheet": passage.sheet, "section": passage.section, "text": passage.text,
             "quote": quote_of(question, passage), "score": passage.score}
+
+
+def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
+    """The passages with those that hold the kind of fact the question asks for first (in their order),
+    and that kind when none holds one: "Combien coûte la visite ?" over passages without an amount is
+    not answered by the one that shares most of its words. ("", the passages as ranked) for a question
+    that asks for no particular kind."""
+    kind = asked_kind(question)
+    if not kind or not found:
+        return found, ""
+    holding = [p for p in found if holds(kind, p.text)]
+    if not holding:
+        return found, kind
+    return holding + [p for p in found if p not in holding], ""
 
 
 def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -131,32 +151,40 @@ class Analyst:
             return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
+        found, lacking = by_kind(question, found)
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
         for hint, text in zip(passages, fitted, strict=True):
             hint["text"] = text
         sources = "\n\n".join(f"[{h['n']}] {p.where()}:\n{h['text']}" for h, p in zip(passages, found, strict=True))
-        system = (f"You are the {self.name} agent. Answer in {language_name(context.language)} from the numbered "
-                  "passages only. Quote the words you rely on and cite each passage you use as [n] with its "
-                  "file and page, sheet or section; say so when the passages do not tell.")
+        language = task_language(task, context)
+        system = instructions(self.name, language,
+                              "Answer the question from the numbered passages only, in one to three sentences. "
+                              "Copy names and figures exactly as the passage writes them, and put the passage's "
+                              "number after what you take from it, like [2]. Say that the documents do not tell "
+                              "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer.
         absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs)
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
+        elif lacking:
+            system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
+                       f"{lacking} for this, naming what was searched.")
         request = ModelRequest(
             purpose="task",
-            messages=messages(system, f"Question: {question}\n\nPassages:\n\n{sources}"),
+            # The question after the passages and the language last: what a small model reads last, it follows.
+            messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
-                       documents=[doc_facts(d) for d in docs], absent=absent),
+                       documents=[doc_facts(d) for d in docs], absent=absent,
+                       lacking=lacking),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
-        if not _MARK.search(text):  # a model that cited nothing: name the passages it was given
-            listed = "; ".join(f"[{h['n']}] {p.where()}" for h, p in zip(passages[:SOURCES], found, strict=False))
-            text = f"{text.rstrip()}\n\n{say('sources', context.language)}: {listed}"
+        if not ledger.offline:  # the offline model quotes its passages itself
+            text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
@@ -168,7 +196,6 @@ class Analyst:
     async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
                               docs: list[DocumentText], question: str) -> str:
         """No passage shares a word with the question: the whole documents (condensed when long)."""
-        language = language_name(context.language)
         hints = dict(base_hints(task, context, self.name, "answer"), question=question)
         budget = input_budget(context.model, self.name)
         per_doc = budget // max(1, len(docs))
@@ -191,11 +218,13 @@ class Analyst:
         for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
             facts["text"] = text
         sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
-        system = (f"You are the {self.name} agent. Answer in {language} from the documents only, "
-                  "quote the passages you rely on, and say so when the documents do not tell.")
+        language = task_language(task, context)
+        system = instructions(self.name, language, "Answer from the documents only, quote the passages you rely "
+                              "on, and say so when the documents do not tell.")
         request = ModelRequest(
             purpose="task",
-            messages=messages(system, f"Question: {question}\n\n{sources or 'No documents.'}"),
+            messages=messages(system, f"{sources or 'No documents.'}\n\nQuestion: {question}"
+                                      f"{reminder(language)}"),
             agent=self.name,
             hints=dict(hints, documents=material),
             max_tokens=output_budget(context.model, self.name),

@@ -37,8 +37,8 @@ async def complete_answer(ledger: Ledger, answer: str, prompt: str, language: st
         return answer, ""
     request = ModelRequest(
         purpose="answer",
-        messages=messages(f"You are a helpful assistant. Answer the user in {language_name(language)}, in "
-                          "complete sentences, briefly.", prompt),
+        messages=messages(f"Write only in {language_name(language)}. You are a helpful assistant. Answer the user "
+                          "in complete sentences, briefly.", prompt),
         agent=agent, hints={"kind": "answer", "prompt": prompt, "language": language}, max_tokens=ANSWER_TOKENS)
     try:
         again = (await ledger.ask(request)).text.strip()

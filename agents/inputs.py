@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agents.base import DocumentText, TaskContext, TaskSpec
+from agents.phrases import target_language
 from agents.toolkit.language import LANGUAGE_NAMES
 
 
@@ -34,3 +36,22 @@ def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> d
 def language_name(code: str) -> str:
     """The English name of a language code, for prompts ("German" for "de")."""
     return LANGUAGE_NAMES.get(code, code)
+
+
+def instructions(agent: str, language: str, body: str) -> str:
+    """An agent's system message: the language to write in first, then who it is and what to do. A
+    small model follows what it reads first and last: a German request answered with an English
+    document's words was told "in German" once, mid-sentence (issue 31)."""
+    return f"Write only in {language_name(language)}. You are the {agent} agent. {body}"
+
+
+def reminder(language: str) -> str:
+    """The user message's last line: the language once more, after the material."""
+    return f"\n\nWrite your answer in {language_name(language)}."
+
+
+def task_language(task: TaskSpec, context: TaskContext) -> str:
+    """The language a task writes in: the one its instructions ask for ("Summarise it in English." in a
+    German conversation), else the user's."""
+    asked = re.findall(r"\b(?:in|into|auf|ins|en)\s+([^\W\d_]+)", task.instructions, re.IGNORECASE)
+    return next((code for word in asked if (code := target_language(word))), None) or context.language

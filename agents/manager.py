@@ -80,8 +80,8 @@ AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor"
                 "summarizer": "summaries", "translator": "translations",
                 "writer": "new texts: letters, reports, memos"}
 
-FINAL_SYSTEM = """You are the project manager. Write the final message of this round to the user \
-in {language}: review in a few sentences what the agents delivered against the plan. A checklist \
+FINAL_SYSTEM = """Write only in {language}. You are the project manager. Write the final message of \
+this round to the user: review in a few sentences what the agents delivered against the plan. A checklist \
 of delivered and missing items is appended to your message automatically: do not repeat it, and \
 never claim results that are not in the material."""
 

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
-from agents.inputs import language_name
+from agents.inputs import language_name, task_language
 from agents.model import Model
-from agents.phrases import target_language
 from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
 from agents.toolkit.language import detect_language
@@ -69,9 +68,8 @@ async def _run(agent: object, task: TaskSpec, context: TaskContext) -> TaskResul
 
 def expected_language(task: TaskSpec, context: TaskContext) -> str:
     """The language the task's result must be in: the one its instructions ask for ("in German"), else
-    the user's."""
-    asked = re.findall(r"\b(?:in|into|auf|ins|en)\s+([^\W\d_]+)", task.instructions, re.IGNORECASE)
-    return next((code for word in asked if (code := target_language(word))), None) or context.language
+    the user's (`agents.inputs.task_language`, which agents tell their model first)."""
+    return task_language(task, context)
 
 
 def written_language(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
-from agents.inputs import base_hints, language_name, task_documents
+from agents.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead
 from agents.outputs import text_files
 from agents.phrases import say
@@ -18,6 +18,9 @@ from agents.toolkit.tokens import chunk_text, count_tokens_off_loop
 # call. A 30 MB text was ~944 map calls; a model reading 20 tokens a second never finished one.
 MAP_PARTS = 8
 PER_PART = 4
+# ... and reads at most about this many tokens of it (two parts at least): a 4K-window model (Qwen 0.5B,
+# budget ~2,500 tokens) reads 4 parts, not 8; a model reading 20 tokens a second spends minutes per part.
+SUMMARY_TOKENS = 12_000
 
 
 class Summarizer:
@@ -52,15 +55,17 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     """A summary of one document; a map-reduce over its chunks when it is too long for one call."""
     if not doc.text.strip():  # a scan without OCR, an encrypted file: nothing to send
         return say("no_text", context.language, doc=doc.name)
-    language = language_name(context.language)
-    system = (f"You are the {agent} agent. Summarise the document faithfully in {language}, "
-              f"as Markdown bullet points. Task: {task.instructions}")
+    code = task_language(task, context)
+    language = language_name(code)
+    system = instructions(agent, code, "Summarise the document faithfully as Markdown bullet "
+                          f"points. Task: {task.instructions}")
     hints = base_hints(task, context, agent, "summary")
     budget = input_budget(context.model, agent)
     text = readable(doc)
     tokens = await count_tokens_off_loop(text)
     if tokens > budget:
-        chunks, picked, passages = await off_gil_if_long(len(text), bounded_parts, text, budget, tokens, MAP_PARTS)
+        chunks, picked, passages = await off_gil_if_long(len(text), bounded_parts, text, budget, tokens,
+                                                         part_limit(budget))
         told = context.progress
 
         async def progress(line: str) -> None:
@@ -72,21 +77,27 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
                            f"{len(chunks)} parts to summarise")
         return await map_reduce(
             ledger, agent=agent, kind="summary", text=text, budget=budget, chunks=chunks, progress=progress,
-            map_system=f"Summarise this part of a longer document in {language}: keep every key "
+            map_system=f"Write only in {language}. Summarise this part of a longer document: keep every key "
                        "fact, figure and name." + (" The parts are the document's most informative "
                                                    "passages, not all of it." if picked < passages else ""),
-            reduce_system=f"These are summaries of consecutive parts of one document. Merge them "
-                          f"into one summary in {language}.",
+            reduce_system=f"Write only in {language}. These are summaries of consecutive parts of one "
+                          "document. Merge them into one summary.",
             hints=hints, doc=doc_facts(doc),
         )
     request = ModelRequest(
         purpose="task",
-        messages=messages(system, f"Document {doc.name}:\n\n{text}"),
+        messages=messages(system, f"Document {doc.name}:\n\n{text}{reminder(code)}"),
         agent=agent,
         hints=dict(hints, documents=[doc_facts(doc, text=text)]),
         max_tokens=output_budget(context.model, agent),
     )
     return (await ledger.ask(request)).text
+
+
+def part_limit(budget: int) -> int:
+    """How many parts of `budget` tokens a summary reads at most: MAP_PARTS, fewer when they would add
+    up to more than SUMMARY_TOKENS (two at least)."""
+    return min(MAP_PARTS, max(2, SUMMARY_TOKENS // budget))
 
 
 def readable(doc: DocumentText) -> str:

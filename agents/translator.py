@@ -5,7 +5,7 @@ from __future__ import annotations
 from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.hints import doc_facts
-from agents.inputs import base_hints, language_name, task_documents
+from agents.inputs import base_hints, instructions, language_name, task_documents
 from agents.model import ModelRequest, lead
 from agents.outputs import stem_of, text_files
 from agents.phrases import language_label, say, target_language
@@ -27,8 +27,8 @@ class Translator:
         hints = dict(base_hints(task, context, self.name, "translate"), target_language=target)
         # A translation is as long as its source: a chunk may use only what the answer may use.
         budget = min(input_budget(context.model, self.name), output_budget(context.model, self.name))
-        system = (f"You are the {self.name} agent. Translate the text into {language_name(target)}. "
-                  "Keep its paragraphs and Markdown; output only the translation.")
+        system = instructions(self.name, target, f"Translate the text into {language_name(target)}. "
+                              "Keep its paragraphs and Markdown; output only the translation.")
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language), meta={"undelivered": True})

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
-from agents.inputs import base_hints, language_name, task_documents
+from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead, no_draft
 from agents.outputs import planned, stem_of, text_file
 from agents.phrases import say
-from agents.retrieval import location
+from agents.retrieval import MemoryRetriever, location
 from agents.summarizer import summarize_document
+from agents.toolkit.cpu import off_gil_if_long
+from agents.toolkit.sentences import summarize
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget_off_loop
+
+PASSAGES = 6  # of a long input document, the ones that bear on the task
+OVERVIEW_SENTENCES = 5  # and its most informative sentences
 
 
 class Writer:
@@ -31,22 +36,29 @@ class Writer:
         sources: list[dict[str, str]] = []
         for task_id, result in context.predecessors.items():
             sources.append({"name": f"{task_id}", "text": result.text})
+        numbered = 0
         for doc in task_documents(task, context) if task.inputs or not sources else []:
             text = material_of(doc)
             if await count_tokens_off_loop(text) > budget // 2:  # condense long inputs instead of cutting them
-                with no_draft():  # material, not the message's text
-                    text = await summarize_document(ledger, task, context, doc, agent=self.name)
+                grounded = await passages_of(task, context, doc, numbered)
+                if grounded:
+                    text, numbered = grounded
+                else:
+                    with no_draft():  # material, not the message's text
+                        text = await summarize_document(ledger, task, context, doc, agent=self.name)
             sources.append({"name": doc.name, "text": text})
         fitted = await fit_to_budget_off_loop([s["text"] for s in sources], budget)
         sources = [dict(s, text=t) for s, t in zip(sources, fitted, strict=True)]
         material = "\n\n".join(f"### {s['name']}\n\n{s['text']}" for s in sources)
-        system = (f"You are the {self.name} agent. Write the document '{title}' in "
-                  f"{language_name(context.language)} as Markdown, starting with a '# ' title. "
-                  "Use only the material given; do not invent facts.")
+        language = task_language(task, context)
+        system = instructions(self.name, language,
+                              f"Write the document '{title}' as Markdown, starting with a '# ' title. "
+                              "Use only the material given; do not invent facts." +
+                              (" Put a passage's number after what you take from it, like [2]." if numbered else ""))
         request = ModelRequest(
             purpose="task",
             messages=messages(system, f"Instructions: {task.instructions}\n\nMaterial:\n\n"
-                                      f"{material or 'none'}"),
+                                      f"{material or 'none'}{reminder(language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "write"), title=title, sources=sources),
             max_tokens=output_budget(context.model, self.name),
@@ -57,6 +69,22 @@ class Writer:
         text = say("document_written", context.language, files=", ".join(f.name for f in files))
         return TaskResult(text=f"{text}\n\n{await message_excerpt(markdown)}", files=files, usage=ledger.usage,
                           model=ledger.model_name, offline=ledger.offline)
+
+
+async def passages_of(task: TaskSpec, context: TaskContext, doc: DocumentText, before: int) -> tuple[str, int] | None:
+    """A long document as material without a model call: its most informative sentences (the extractive
+    summariser's), then the passages that bear on the task, numbered from `before + 1` with where they are
+    from, so what the writer takes from them can be cited and checked, whichever agent the plan chose for
+    a question. With the numbers used; None when no passage bears on it."""
+    retriever = context.retriever or MemoryRetriever()
+    found = await retriever.search(f"{task.instructions}\n{context.prompt}", [doc], PASSAGES)
+    if not found:
+        return None
+    overview = await off_gil_if_long(len(doc.text), summarize, doc.text, OVERVIEW_SENTENCES)
+    lines = [f"- {' '.join(s.split())}" for s in overview]
+    for n, passage in enumerate(found, before + 1):
+        lines.append(f"\n[{n}] {passage.where()}:\n{passage.text}")
+    return "\n".join(lines), before + len(found)
 
 
 def _title(task: TaskSpec, names: list[str]) -> str:

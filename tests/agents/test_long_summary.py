@@ -7,10 +7,11 @@ from collections import Counter
 import pytest
 
 from agents.base import TaskContext, TaskSpec
+from agents.calls import input_budget
 from agents.offline import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
-from agents.summarizer import MAP_PARTS
+from agents.summarizer import MAP_PARTS, part_limit
 from agents.toolkit.sentences import informative_passages
 from tests.agents.conftest import RecordingModel, load_document, squash, text_document
 
@@ -46,10 +47,13 @@ async def test_a_long_texts_summary_makes_a_bounded_number_of_calls_and_repeats_
     source = squash(text)
     assert all(b in source for b in bullets), "the offline model quotes the text, honestly"
     # Its progress: which passages were kept, each part as it ends, then the merge.
-    assert lines[0].startswith("Summarising long.txt: 32 most informative of ") and "8 parts" in lines[0]
-    assert [line for line in lines if " of 8 done" in line] == [f"Summarising long.txt: part {n} of 8 done"
-                                                                  for n in range(1, 9)]
-    assert lines[-1].startswith("Summarising long.txt: merging 8 partial results in 1 call")
+    # A 3000-token window reads fewer parts than MAP_PARTS: together they stay within SUMMARY_TOKENS.
+    parts = part_limit(input_budget(OfflineModel(context_tokens=3000), "summarizer"))
+    assert 2 <= parts < MAP_PARTS
+    assert lines[0].startswith(f"Summarising long.txt: {4 * parts} most informative of ") and f"{parts} parts" in lines[0]
+    assert [line for line in lines if f" of {parts} done" in line] == [
+        f"Summarising long.txt: part {n} of {parts} done" for n in range(1, parts + 1)]
+    assert lines[-1].startswith(f"Summarising long.txt: merging {parts} partial results in 1 call")
 
 
 def test_passages_that_repeat_are_chosen_once():

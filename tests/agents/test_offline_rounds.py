@@ -47,7 +47,7 @@ async def test_a_summary_quotes_sentences_of_the_document():
 async def test_a_long_document_is_summarised_by_map_reduce_within_the_context():
     done, model = await offline_round("Give me a summary.", "tracemonkey.pdf", context_tokens=3000)
     purposes = [request.purpose for request, _ in model.calls]
-    assert purposes.count("map") >= 8 and "reduce" in purposes
+    assert purposes.count("map") >= 2 and "reduce" in purposes  # parts of the window, at most SUMMARY_TOKENS
     for request, _ in model.calls:
         assert sum(count_tokens(m["content"]) for m in request.messages) + (request.max_tokens or 0) <= 3000
     [summary] = done.by_agent("summarizer")

@@ -64,7 +64,9 @@ async def test_with_a_model_the_analyst_sends_numbered_passages_and_lists_its_so
                                                    predecessors={}, model=model))
     [request] = model.requests
     assert "[1] contract.pdf, page 2:" in request.messages[-1]["content"]
-    assert result.text == "Either party may terminate it.\n\nSources: [1] contract.pdf, page 2"
+    # It cited nothing: the passages it was given are shown under it, each with its quoted sentence.
+    assert result.text == ("Either party may terminate it.\n\n**Sources**\n\n"
+                           "> Either party may terminate the contract with notice.\n\n— contract.pdf, page 2 [1]")
     assert result.meta["citations"] == [{"fileId": 9, "name": "contract.pdf", "page": 2,
                                          "quote": "Either party may terminate the contract with notice."}]
 

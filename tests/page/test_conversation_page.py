@@ -255,3 +255,37 @@ def test_conversations_are_renamed_searched_and_dated_in_the_list(page, server, 
         if tmp_path:
             page.screenshot(path=str(tmp_path / "list-ok.png"))
         assert page.errors == []
+
+
+def test_the_address_opens_the_conversation_it_names_on_load_and_when_it_changes(browser, server, tmp_path):
+    from tests.harness import wait_status
+
+    ids = []
+    with server.client() as client:
+        for prompt in ("First: what do ferries carry?", "Second: what do bakeries sell?"):
+            wid = client.post("/api/workflows/start", json={"prompt": prompt, "listFileId": []}).json()["id"]
+            wait_status(client, wid, "completed", "failed", timeout=120)
+            ids.append(wid)
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        # A fresh load of the address the page writes, and of the bare id a person pastes.
+        for address in (f"#/w/{ids[0]}", f"#{ids[0]}"):
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            with screenshot_on_failure(page, tmp_path / "address.png"):
+                page.goto(f"{server.url}/{address}")
+                expect(messages(page).first).to_contain_text("First: what do ferries carry?", timeout=30_000)
+                expect(page.locator(f'#conversations a[data-id="{ids[0]}"]')).to_have_attribute("aria-current", "page")
+                assert page.evaluate("location.hash") == f"#/w/{ids[0]}"  # one form in the address bar
+                # The address changed by hand (no click in the list): the conversation it names is shown.
+                page.evaluate(f"location.hash = '#{ids[1]}'")
+                expect(messages(page).first).to_contain_text("Second: what do bakeries sell?", timeout=30_000)
+                expect(messages(page).filter(has_text="First: what do ferries carry?")).to_have_count(0)
+                expect(page.locator(f'#conversations a[data-id="{ids[1]}"]')).to_have_attribute("aria-current", "page")
+                page.go_back()  # the history still holds the first
+                expect(messages(page).first).to_contain_text("First: what do ferries carry?", timeout=30_000)
+            assert errors == []
+            page.close()
+    finally:
+        context.close()

@@ -206,9 +206,21 @@ async function open(id) {
   follow(gen);
 }
 
+// The conversation a location's hash names: "#/w/<id>" as the page writes it, or a bare "#<id>" (or
+// "#w/<id>") as a person pastes or types it; null for none.
+function hashId(hash) {
+  const match = /^#\/?(?:w\/)?([^/?#\s]+)\/?$/.exec(hash || "");
+  if (!match) return null;
+  try { return decodeURIComponent(match[1]); } catch { return null; }
+}
+
 function route() {
-  const match = /^#\/w\/(.+)$/.exec(location.hash);
-  open(match ? decodeURIComponent(match[1]) : null);
+  const id = hashId(location.hash);
+  const canonical = id ? `#/w/${encodeURIComponent(id)}` : "";
+  if (location.hash !== canonical) {  // one form in the address bar; no second hashchange for it
+    history.replaceState(null, "", `${location.pathname}${location.search}${canonical}`);
+  }
+  open(id);
   document.body.classList.remove("list-open");
 }
 

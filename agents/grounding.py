@@ -1,0 +1,59 @@
+"""An answer drawn from passages shows what it stands on: the quoted sentence of each passage it
+cites (or, when it cites none, of the best ones) under it, and a note naming its figures that no
+passage holds. A model's answer is kept as it wrote it; what a reader needs to check it is added.
+
+Why: with Qwen2.5-Coder-0.5B on issue 31's held-out set, Foreman's answers took numbers from the
+wrong row and said "not found" where a passage held the fact, while its citations, in the message
+metadata only, showed nothing a reader could compare. Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from agents.phrases import say
+
+_MARK = re.compile(r"\[(\d{1,2})\]")
+# A figure: two digits or more, or a decimal ("12,553", "3.5", "2024"); lone digits are list numbers.
+_FIGURE = re.compile(r"(?<![\w.,])\d[\d'’.,\u202f\u00a0]*\d(?![\w])|(?<![\w.,])\d[.,]\d+")
+_SEPARATORS = re.compile(r"[^\d]")
+
+
+def _digits(figure: str) -> str:
+    return _SEPARATORS.sub("", figure.rstrip(".,"))
+
+
+def figures(text: str) -> list[str]:
+    """The figures a text writes, passage marks left out, in order, each once."""
+    return list(dict.fromkeys(m.group(0).rstrip(".,") for m in _FIGURE.finditer(_MARK.sub(" ", text))))
+
+
+def unsupported(answer: str, passages: Sequence[str]) -> list[str]:
+    """The answer's figures that none of the passages writes (separators ignored: "12,553" is "12553")."""
+    held = {_digits(f) for text in passages for f in figures(text)}
+    held |= {m for text in passages for m in re.findall(r"\d+", text)}
+    return [f for f in figures(answer) if _digits(f) not in held]
+
+
+def cited_numbers(text: str, known: Sequence[int]) -> list[int]:
+    """The passage numbers a text cites, in order of first mention, among those it was given."""
+    return list(dict.fromkeys(n for n in (int(m) for m in _MARK.findall(text)) if n in known))
+
+
+def with_evidence(answer: str, hints: Sequence[dict[str, Any]], places: Sequence[str], language: str,
+                  limit: int) -> str:
+    """The answer, then each passage it cites (the first `limit` when it cites none) as its quoted
+    sentence with its place and mark ("> ..." / "— report.pdf, page 3 [2]"), then the figures of the
+    answer no passage holds. `places[i]` is where `hints[i]` is from."""
+    cited = cited_numbers(answer, [h["n"] for h in hints])
+    shown = [h for h in hints if h["n"] in cited] if cited else list(hints[:limit])
+    where = {h["n"]: place for h, place in zip(hints, places, strict=False)}
+    parts = [answer.rstrip(), f"**{say('sources', language)}**"]
+    for h in sorted(shown, key=lambda h: cited.index(h["n"]) if cited else h["n"])[:max(limit, len(cited))]:
+        parts.append(f"> {h['quote']}\n\n— {where.get(h['n'], h['name'])} [{h['n']}]")
+    missing = unsupported(answer, [str(h["text"]) for h in hints])
+    if missing:
+        parts.append(f"_{say('unsupported_figures', language, figures=', '.join(missing))}_")
+    return "\n\n".join(parts)
