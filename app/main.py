@@ -208,6 +208,14 @@ class DatabaseCheck:
         return healthy
 
 
+async def _stop_workers() -> None:
+    """The agents' worker processes end with the service (in the agents' own thread: it waits for
+    them, and the loop's default pool is DBOS's, closed with the engine before this)."""
+    from agents.toolkit.cpu import off_loop, stop_processes
+
+    await off_loop(stop_processes)
+
+
 async def add_tools(tools: McpTools, registry: Registry) -> None:
     """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
     for agent in await tools.discover():
@@ -276,7 +284,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, tools.close, *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, tools.close, _stop_workers, *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,

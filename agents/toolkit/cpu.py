@@ -99,6 +99,17 @@ def _worker_processes() -> ProcessPoolExecutor:
         return _processes
 
 
+def stop_processes() -> None:
+    """Stop the worker processes and wait for them (blocking: the service calls it in a thread as it
+    shuts down). A pool left to the interpreter's exit leaves its queues' semaphores behind, and the
+    resource tracker warns of them ("leaked semaphore objects") after the service has gone."""
+    global _processes
+    with _processes_lock:
+        pool, _processes = _processes, None
+    if pool is not None:
+        pool.shutdown(wait=True)  # work already given finishes (another app of this process may wait on it)
+
+
 def _discard_processes() -> None:
     global _processes
     with _processes_lock:
