@@ -29,7 +29,7 @@ from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
 from agents.offline.model import OfflineModel
 from agents.outputs import capped
-from agents.plan import first_tasks, run_plan
+from agents.scheduler import first_tasks, run_plan
 from app.fsm import Event
 from app.rounds import asking, replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
