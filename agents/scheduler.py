@@ -9,6 +9,7 @@ from typing import Protocol, TypeVar
 
 from agents.base import Plan, TaskSpec
 
+BUDGET = "the round's token budget (MAX_ROUND_TOKENS) is spent"  # why a task not started is skipped
 
 def schedule(plan: Plan, done: set[str], failed: set[str],
              skipped: set[str]) -> tuple[list[TaskSpec], list[tuple[TaskSpec, str]]]:
@@ -102,7 +103,7 @@ def _moves(plan: Plan, outcomes: Mapping[str, Finished], skipped: set[str], runn
     ready, to_skip = schedule(plan, done, set(outcomes) - done, skipped)
     ready = [t for t in ready if t.id not in running]
     if over_budget:
-        to_skip += [(t, "the round's token budget (MAX_ROUND_TOKENS) is spent") for t in ready]
+        to_skip += [(t, BUDGET) for t in ready]
         ready = []
     if to_skip:
         return [], to_skip

@@ -10,18 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import Plan
-from agents.errors import PlanError
-from agents.manager import PlanLimits, make_plan, render_plan_message
-from agents.model import ModelError, Usage
-from agents.plan import validate_plan
-from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
+from agents.model import Usage
+from agents.round import Revision, TaskOutcome, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.inputs import plan_of
-from app.rounds.runtime import Runtime
+from app.rounds.runtime import Runtime, runner_of
 from app.store.records import NewLog, NewMessage
-
-BUDGET = "the round's token budget (MAX_ROUND_TOKENS) is spent"
 
 
 def replan_key(workflow_id: str, round_no: int, number: int, *parts: object) -> str:
@@ -42,41 +37,13 @@ async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tupl
     return plan_of(plans[-1]), whys
 
 
-async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, Any],
+async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
                  skipped: dict[str, str], number: int) -> Revision | None:
-    """Revise the plan after failures, write the revision and return it; None: no revision (nothing
-    failed or was skipped but for the budget, or nothing better can be planned)."""
-    ids = {t.id for t in plan.tasks}
-    # A task the user did not approve failed with their reason: revised around like any failure.
-    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok}
-    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET}
-    if not failed and not skipped:
-        return None
-    done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
+    """Revise the plan after failures (`agents.round.Runner.replan`), write the revision and return it;
+    None: no revision (nothing failed or was skipped but for the budget, or nothing better can be planned)."""
     inp = await rt.rounds.round_input(workflow_id, round_no)
-    uploads = [d.name for d in inp.documents if not d.problem]
     started, t0 = rt.clock(), time.perf_counter()
-    revision, usage, offline = None, None, rt.model.offline
-    if not offline:  # a real model gets the failed tasks' errors and the finished tasks' results
-        asked = replace(inp, prompt=revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()},
-                                                    failed, skipped))
-        try:
-            outcome = await make_plan(asked, rt.model, rt.registry,
-                                      PlanLimits(max_tasks=rt.settings.max_tasks_per_plan))
-            usage = outcome.usage
-            used = {m for m in ids} | set(outcomes)
-            merged = merge_revision(plan, outcome.plan, set(done), used, number)
-            if merged.tasks != plan.tasks and not validate_plan(merged, rt.registry.names(), uploads,
-                                                                rt.settings.max_tasks_per_plan + len(done)):
-                added = [t.id for t in merged.tasks if t.id not in done]
-                revision = Revision(merged, "the project manager planned the rest again after "
-                                    + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
-                                                + [f"task {t} was skipped" for t in skipped]),
-                                    dropped=sorted(set(failed) | set(skipped)), added=added)
-        except (PlanError, ModelError):
-            revision = None
-    if revision is None:
-        revision = revise_offline(plan, set(done), failed, skipped, uploads)
+    revision, usage = await runner_of(rt).replan(inp, plan, outcomes, skipped, number)
     if revision is None:
         return None
     limit = rt.settings.max_replans
@@ -85,7 +52,7 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
                          heading=f"Plan revised ({number} of at most {limit})",
                          log=NewLog("", f"Work plan revised ({number} of at most {limit}): {revision.why}",
                                     type="warning", agent_name="project_manager"),
-                         meta={"number": number}, offline=offline, usage=usage, started=started, t0=t0)
+                         meta={"number": number}, offline=rt.model.offline, usage=usage, started=started, t0=t0)
     return revision
 
 

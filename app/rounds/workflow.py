@@ -16,20 +16,15 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from dbos import DBOS
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message, write_final
-from agents.memory import reusable
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
-from agents.offline.model import OfflineModel
-from agents.outputs import capped
-from agents.scheduler import first_tasks, run_plan
+from agents.round import PlanOutcome, Revision, RoundInput, Runner, TaskOutcome, render_plan_message
 from app.fsm import Event
 from app.rounds import asking, replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
@@ -38,7 +33,7 @@ from app.rounds.draining import gated
 from app.rounds.handle import current
 from app.rounds.inputs import plan_of
 from app.rounds.journal import reason_of
-from app.rounds.runtime import Runtime
+from app.rounds.runtime import Runtime, runner_of
 from app.store.database import unavailable
 from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
@@ -49,25 +44,6 @@ from app.store.tables import DocumentRow, MessageRow
 # errors inside the round count against ROUND_MAX_ATTEMPTS (`app.rounds.attempts`).
 
 log = logging.getLogger("foreman.rounds")
-
-
-@dataclass
-class TaskOutcome:
-    """What the scheduler and the final answer need of a finished task (read back from its message)."""
-
-    task_id: str
-    ok: bool
-    text: str = ""
-    files: list[int] = field(default_factory=list)
-    tokens: int = 0
-    error: str = ""
-    undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
-    question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
-    prepared: dict[str, Any] | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
-
-    @property
-    def delivered(self) -> bool:
-        return self.ok and not self.undelivered
 
 
 def round_id(workflow_id: str, round_no: int, segment: int = 0) -> str:
@@ -181,11 +157,11 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     `review`, the round then waits for the user's decision on it. `revision`: why this plan replaces
     the one before. None: nothing more to run now."""
     started, t0 = rt.clock(), time.perf_counter()
-    limits = PlanLimits(max_tasks=rt.settings.max_tasks_per_plan)
+    runner = runner_of(rt)
     try:
         with (tracing.span("foreman.plan", **{"gen_ai.agent.name": "project_manager"}),
               rt.journal.drafts.writing(workflow_id, round_no, key("message"))):  # the answer streams
-            outcome = await make_plan(inp, rt.model, rt.registry, limits)
+            outcome = await runner.plan(inp)
     except (PlanError, ModelError) as exc:
         await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
@@ -200,8 +176,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     answer_only = not plan.tasks  # the answer is the round's last message: no review to write
     wait = waiting.plan_wait(rt, key) if review and not answer_only else None
     # The tasks that start at once are announced in this write: one commit fewer for the round.
-    starting = [] if wait else first_tasks(plan, reused, concurrency=rt.settings.task_concurrency,
-                                           max_tokens=rt.settings.max_round_tokens, spent=outcome.usage.total_tokens)
+    starting = [] if wait else runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
     await rt.journal.append(
         workflow_id, round_no,
@@ -227,8 +202,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
 
 def reused_of(plan: Plan, inp: RoundInput) -> dict[str, TaskOutcome]:
     """Tasks an interrupted previous round delivered are not run again: their results carry over."""
-    return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
-            for tid, t in reusable(plan, inp.previous).items()}
+    return Runner.reused(plan, inp.previous)
 
 
 def _agent(plan: Plan, task_id: str) -> str:
@@ -281,7 +255,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         )
         return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
     # One message carries a bounded number of documents.
-    files = await capped(result.files, rt.settings.max_task_outputs, f"{task.id}-more-documents.zip")
+    files = await runner_of(rt).capped(result.files, f"{task.id}-more-documents.zip")
     documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
     write: asyncio.Future | None = None
     try:
@@ -369,19 +343,17 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
     spent, fallback = Usage(), []
-    try:
-        with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
-            final = await write_final(inp, plan, results, skipped, delivered, rt.model, failures=failures)
-    except ModelError as exc:
+    with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
+        final, failed = await runner_of(rt).final(inp, plan, results, skipped, delivered, failures)
+    if failed is not None:
         # What was delivered stays delivered: the offline review (extractive, from the plan and the
         # results) is the final message, and the round ends as its tasks earned.
         log.warning("Round %s of workflow %s: the final review failed (%s); the offline review is written "
-                    "instead.", round_no, workflow_id, exc)
-        spent = exc.usage
+                    "instead.", round_no, workflow_id, failed)
+        spent = failed.usage
         fallback = [NewLog(key("offline"), "The model could not write the final review; the built-in offline "
                            "review was written instead", type="warning", agent_name="project_manager",
                            progress=95)]
-        final = await write_final(inp, plan, results, skipped, delivered, OfflineModel(), failures=failures)
     if revisions:
         final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
     attached = await rt.rounds.contents_of(files)
@@ -490,87 +462,97 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
 
 
 async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned) -> None:
-    """Run the plan's tasks (those not finished yet), then the final step."""
+    """Run the plan's tasks (those not finished yet) through the runner, then the final step."""
     plan, tokens, reused = planned.plan, planned.tokens, planned.reused
     finished: dict[str, TaskOutcome] = dict(reused)
     if planned.resumed:  # tasks finished before the crash are not run again
         finished.update(finished_tasks(await rt.repo.messages.round_messages(
             workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
     revisions: list[str] = []
-    handled: set[int] = set()  # the user's steering messages a revision took up
-    steers = 0  # revisions made at the user's request: they do not count against MAX_REPLANS
+    hooks = Hooks(rt, workflow_id, round_no, planned.announced)
     if planned.resumed:  # a revision written before the crash is the plan the round goes on with
         revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
         plan = revised or plan
-        handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
-    announced = planned.announced
+        hooks.handled, hooks.steers = await steering.handled_so_far(rt, workflow_id, round_no)
     spent = tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
-    deferred: set[str] = set()  # tasks not started because the user steered the round or is asked
-    parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
+    ran = await runner_of(rt).run_tasks(plan, hooks, finished=finished, spent=spent, revisions=revisions,
+                                        steers=hooks.steers)
+    if ran is None:  # the round waits for the user
+        return
+    with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
+        await final_step(rt, workflow_id, round_no, ran.plan, ran.outcomes, ran.skipped,
+                         announced=hooks.settling.announced if hooks.settling else False,
+                         revisions=tuple(ran.revisions))
 
-    async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
-        if deferred or await steering.pending(rt, workflow_id, round_no, handled):
-            deferred.add(task.id)  # the revision (or the user's decision) decides whether and how it runs
-            return TaskOutcome(task.id, ok=False, error=steering.DEFERRED)
+
+class Hooks:
+    """The round's side of the runner's task phase (`agents.round.RoundHooks`): each task's run and
+    journal write, skips, the user's steering, the waits and the revisions' writes."""
+
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, announced: frozenset[str]) -> None:
+        self.rt, self.workflow_id, self.round_no = rt, workflow_id, round_no
+        self.announced = announced  # tasks whose start the plan's write logged (its first pass only)
+        self.handled: set[int] = set()  # the user's steering messages a revision took up
+        self.steers = 0  # revisions made at the user's request before a crash (they do not count against MAX_REPLANS)
+        self.parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
+        self.settling: Settling | None = None
+        self.numbers: dict[str, int] = {}
+        self.passes = 0
+
+    def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
+        self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
+        self.settling = Settling(plan, final_start_log(self.workflow_id, self.round_no), set(finished),
+                                 in_order=self.rt.db.in_order, may_replan=may_replan)
+        if self.passes:
+            self.announced = frozenset()
+        self.passes += 1
+
+    async def steered(self) -> bool:
+        return bool(await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled))
+
+    async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        rt, workflow_id, round_no, settling = self.rt, self.workflow_id, self.round_no, self.settling
+        assert settling is not None
         approval = await asking.approval(rt, workflow_id, round_no, task)
         if approval and approval.state == "rejected":  # it fails with the user's reason
-            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, numbers[task.id],
+            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, self.numbers[task.id],
                                                approval.feedback, then=settling.after(task.id, False))
             settling.settled.add(task.id)
             return TaskOutcome(task.id, ok=False, error=reason)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         with tracing.task_span(task.agent, task.id):
-            outcome = await run_one(rt, workflow_id, round_no, plan, task, numbers[task.id], delivered,
-                                    announced=task.id in announced,
+            outcome = await run_one(rt, workflow_id, round_no, plan, task, self.numbers[task.id], delivered,
+                                    announced=task.id in self.announced,
                                     then=lambda ok=True: settling.after(task.id, ok), approval=approval)
         if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):
             tool = rt.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
-            parked.append(asking.Parked(task, "question" if outcome.question else "tool", question=outcome.question,
-                                        tool=tool, tokens=outcome.tokens, prepared=outcome.prepared))
-            deferred.add(task.id)
+            self.parked.append(asking.Parked(task, "question" if outcome.question else "tool",
+                                             question=outcome.question, tool=tool, tokens=outcome.tokens,
+                                             prepared=outcome.prepared))
+            outcome.waiting = True
             return outcome
         settling.settled.add(task.id)
         return outcome
 
-    async def skip(task: TaskSpec, reason: str) -> None:
-        if deferred:  # what waits on a deferred task is left to the revision, not skipped
-            deferred.add(task.id)
-            return
-        await skip_task(rt, workflow_id, round_no, task.id, task.agent, reason)
-        settling.settled.add(task.id)
+    async def skip(self, task: TaskSpec, reason: str) -> None:
+        await skip_task(self.rt, self.workflow_id, self.round_no, task.id, task.agent, reason)
+        if self.settling:
+            self.settling.settled.add(task.id)
 
-    while True:
-        numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
-        settling = Settling(plan, final_start_log(workflow_id, round_no), set(finished), in_order=rt.db.in_order,
-                            may_replan=len(revisions) - steers < rt.settings.max_replans)
-        deferred.clear()
-        outcomes, skipped = await run_plan(plan, run, skip, concurrency=rt.settings.task_concurrency,
-                                           finished=finished, max_tokens=rt.settings.max_round_tokens, spent=spent)
-        if parked:  # the round waits for the user; its next part runs the plan on
-            await asking.park(rt, workflow_id, round_no, parked)
-            return
-        outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
-        skipped = {t: r for t, r in skipped.items() if t not in deferred}
-        spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
-        asked = await steering.pending(rt, workflow_id, round_no, handled)
-        if asked and spent <= rt.settings.max_round_tokens:
-            revision = await steering.revise(rt, workflow_id, round_no, plan, outcomes, asked, len(revisions) + 1)
-            handled.update(m.id for m in asked)
-            steers += 1
-        else:
-            if deferred or len(revisions) - steers >= rt.settings.max_replans or spent > rt.settings.max_round_tokens:
-                break
-            revision = await replanning.revise(rt, workflow_id, round_no, plan, outcomes, skipped,
-                                               len(revisions) - steers + 1)
-            if revision is None:
-                break
-            if revision.review:  # under plan review it waits for the user (app.rounds.resume runs it on)
-                return
-        plan, announced = revision.plan, frozenset()
-        revisions.append(revision.why)
-        finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again
-    ids = {t.id for t in plan.tasks}
-    with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
-        await final_step(rt, workflow_id, round_no, plan, {t: o for t, o in outcomes.items() if t in ids},
-                         {t: r for t, r in skipped.items() if t in ids},
-                         announced=settling.announced, revisions=tuple(revisions))
+    async def park(self) -> bool:
+        if not self.parked:
+            return False
+        await asking.park(self.rt, self.workflow_id, self.round_no, self.parked)
+        return True
+
+    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
+        asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
+        if not asked:
+            return None
+        revision = await steering.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, asked, number)
+        self.handled.update(m.id for m in asked)
+        return revision
+
+    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
+                     number: int) -> Revision | None:
+        return await replanning.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, skipped, number)
