@@ -39,7 +39,7 @@ from agents.scheduler import BUDGET, first_tasks, run_plan
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "TaskOutcome", "answer_documents",
+    "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "history_entries", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
 ]
 
@@ -78,6 +78,19 @@ class Limits:
 
 
 @dataclass
+class Start:
+    """Where the task phase starts: the plan, the tasks finished before (an earlier round's, or this
+    round's before a crash: they never run again), the tokens spent so far, and the revisions of the plan
+    made before a crash (why each, and how many of them the user's steering asked for)."""
+
+    plan: Plan
+    finished: dict[str, TaskOutcome] = field(default_factory=dict)
+    spent: int = 0
+    revisions: list[str] = field(default_factory=list)
+    steers: int = 0
+
+
+@dataclass
 class Ran:
     """How the task phase ended: the last plan, its tasks' outcomes, the skipped ones with why, and why
     each revision of the plan was made."""
@@ -89,7 +102,14 @@ class Ran:
 
 
 class RoundHooks(Protocol):
-    """What the app does for the runner in the task phase; every write is the app's (and durable)."""
+    """What the app does for the runner; every write is the app's (and durable)."""
+
+    async def planned(self) -> Start | None:
+        """The plan step: plan through `Runner.plan` and journal the plan (or read back the plan a resumed
+        round made). None: nothing more to run now (an answer without tasks, a wait for the user)."""
+
+    async def final(self, ran: Ran) -> None:
+        """The final step: the review (`Runner.final`) of what `ran` delivered, journalled."""
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         """A pass over `plan` starts (the first, or after a revision); `finished` never run again."""
@@ -120,6 +140,17 @@ class Runner:
 
     def __init__(self, model: Model, registry: Registry, limits: Limits) -> None:
         self.model, self.registry, self.limits = model, registry, limits
+
+    async def run(self, hooks: RoundHooks) -> None:
+        """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
+        It ends early when the round waits for the user: the round's next part runs it on."""
+        start = await hooks.planned()
+        if start is None:
+            return
+        ran = await self.run_tasks(start.plan, hooks, finished=start.finished, spent=start.spent,
+                                   revisions=start.revisions, steers=start.steers)
+        if ran is not None:
+            await hooks.final(ran)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`)."""

@@ -16,7 +16,7 @@ import asyncio
 import itertools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from dbos import DBOS
@@ -24,7 +24,7 @@ from dbos import DBOS
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, RetryBudget, Usage, use_budget, use_call_context
-from agents.round import PlanOutcome, Revision, RoundInput, Runner, TaskOutcome, render_plan_message
+from agents.round import PlanOutcome, Ran, Revision, RoundInput, Runner, Start, TaskOutcome, render_plan_message
 from app.fsm import Event
 from app.rounds import asking, replanning, steering, tracing, waiting
 from app.rounds.attempts import run_attempts
@@ -456,48 +456,57 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
 
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
-    planned = await plan_step(rt, workflow_id, round_no)
-    if planned is not None:
-        await execute(rt, workflow_id, round_no, planned)
+    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, lambda: plan_step(rt, workflow_id, round_no)))
 
 
 async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned) -> None:
-    """Run the plan's tasks (those not finished yet) through the runner, then the final step."""
-    plan, tokens, reused = planned.plan, planned.tokens, planned.reused
-    finished: dict[str, TaskOutcome] = dict(reused)
-    if planned.resumed:  # tasks finished before the crash are not run again
-        finished.update(finished_tasks(await rt.repo.messages.round_messages(
-            workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
-    revisions: list[str] = []
-    hooks = Hooks(rt, workflow_id, round_no, planned.announced)
-    if planned.resumed:  # a revision written before the crash is the plan the round goes on with
-        revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
-        plan = revised or plan
-        hooks.handled, hooks.steers = await steering.handled_so_far(rt, workflow_id, round_no)
-    spent = tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
-    ran = await runner_of(rt).run_tasks(plan, hooks, finished=finished, spent=spent, revisions=revisions,
-                                        steers=hooks.steers)
-    if ran is None:  # the round waits for the user
-        return
-    with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
-        await final_step(rt, workflow_id, round_no, ran.plan, ran.outcomes, ran.skipped,
-                         announced=hooks.settling.announced if hooks.settling else False,
-                         revisions=tuple(ran.revisions))
+    """Run the plan's tasks (those not finished yet), then the final step (a round's part after a decision)."""
+
+    async def given() -> Planned:
+        return planned
+
+    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, given))
 
 
 class Hooks:
-    """The round's side of the runner's task phase (`agents.round.RoundHooks`): each task's run and
-    journal write, skips, the user's steering, the waits and the revisions' writes."""
+    """The round's side of its agent work (`agents.round.RoundHooks`): the plan's write, each task's run
+    and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
 
-    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, announced: frozenset[str]) -> None:
-        self.rt, self.workflow_id, self.round_no = rt, workflow_id, round_no
-        self.announced = announced  # tasks whose start the plan's write logged (its first pass only)
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int,
+                 planning: Callable[[], Awaitable[Planned | None]]) -> None:
+        self.rt, self.workflow_id, self.round_no, self.planning = rt, workflow_id, round_no, planning
+        self.announced: frozenset[str] = frozenset()  # tasks whose start the plan's write logged (first pass)
         self.handled: set[int] = set()  # the user's steering messages a revision took up
-        self.steers = 0  # revisions made at the user's request before a crash (they do not count against MAX_REPLANS)
         self.parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
         self.settling: Settling | None = None
         self.numbers: dict[str, int] = {}
         self.passes = 0
+
+    async def planned(self) -> Start | None:
+        rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
+        planned = await self.planning()
+        if planned is None:
+            return None
+        plan, reused = planned.plan, planned.reused
+        finished: dict[str, TaskOutcome] = dict(reused)
+        revisions: list[str] = []
+        steers = 0
+        if planned.resumed:  # tasks finished before the crash are not run again
+            finished.update(finished_tasks(await rt.repo.messages.round_messages(
+                workflow_id, round_no, _key(workflow_id, round_no, "task", ""))))
+            # A revision written before the crash is the plan the round goes on with.
+            revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
+            plan = revised or plan
+            self.handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
+        self.announced = planned.announced
+        spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
+        return Start(plan, finished, spent, revisions, steers)
+
+    async def final(self, ran: Ran) -> None:
+        with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
+            await final_step(self.rt, self.workflow_id, self.round_no, ran.plan, ran.outcomes, ran.skipped,
+                             announced=bool(self.settling and self.settling.announced),
+                             revisions=tuple(ran.revisions))
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
