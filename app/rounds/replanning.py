@@ -4,6 +4,7 @@ listing every task of the new plan, with why; finished tasks keep their results 
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import replace
@@ -17,9 +18,10 @@ from app.rounds import waiting
 from app.rounds.inputs import plan_of
 from app.rounds.runtime import Runtime, runner_of
 from app.store.records import NewLog, NewMessage
+from app.store.tables import stored_id
 
 
-def replan_key(workflow_id: str, round_no: int, number: int, *parts: object) -> str:
+def replan_key(workflow_id: str, round_no: int, number: int | str, *parts: object) -> str:
     return ":".join([workflow_id, str(round_no), "replan", str(number), *map(str, parts)])
 
 
@@ -32,7 +34,7 @@ async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tupl
         return None, whys
     # A plan the user had made again (a revise of a revision under review) is newer than the revision.
     planned = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:plan:")
-    if any(m.id > plans[-1].id and "plan" in m.meta for m, _ in planned):
+    if any(stored_id(m) > stored_id(plans[-1]) and "plan" in m.meta for m, _ in planned):
         return None, whys
     return plan_of(plans[-1]), whys
 
@@ -68,9 +70,8 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
     """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log."""
     rendered = render_plan_message(revision.plan)
     text = f"{heading}: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
-    key = lambda *p: replan_key(workflow_id, round_no, key_part, *p)  # noqa: E731
-    stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
-                 bytes_received=usage.bytes_received) if usage else {}
+    key = functools.partial(replan_key, workflow_id, round_no, key_part)
+    spent = usage or Usage()
     wait = waiting.plan_wait(rt, key) if revision.review else None
     await rt.journal.append(
         workflow_id, round_no,
@@ -81,7 +82,8 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
                                                                     "dropped": revision.dropped,
                                                                     "added": revision.added},
                                    **({"review": {"state": "pending"}} if wait else {})},
-                             **stats)],
+                             tokens_used=spent.total_tokens, bytes_sent=spent.bytes_sent,
+                             bytes_received=spent.bytes_received)],
         logs=[replace(log, key=key("done")), *waiting.wait_logs(wait, key)],
         event=Event.WAIT if wait else None, wait=wait)
 
