@@ -30,7 +30,7 @@ from agents.memory import PriorRound, PriorTask, answer_documents, history_entri
 from agents.model import Model, ModelError
 from agents.offline.model import OfflineModel
 from agents.outputs import capped
-from agents.plan import plan_from_record, plan_record, validate_plan
+from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
 from agents.questions import MAX_QUESTIONS
 from agents.registry import Registry
 from agents.replan import Revision, revise_after_failures, revise_for_steer
@@ -40,7 +40,7 @@ from agents.scheduler import BUDGET, first_tasks, run_plan
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "history_entries", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
+    "history_entries", "parse_plan", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
 ]
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
