@@ -30,6 +30,15 @@ class PriorTask:
     files: list[int] = field(default_factory=list)
 
 
+def prior_tasks(record: Mapping[str, Any]) -> list[PriorTask]:
+    """The tasks of a plan as `agents.plan.plan_record` stored it, as an earlier round's (none delivered yet)."""
+    return [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                      inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
+                      # Plans stored before the wire went camelCase carry `depends_on`.
+                      depends_on=list(t.get("dependsOn", t.get("depends_on", []))))
+            for t in record.get("tasks", [])]
+
+
 @dataclass
 class PriorRound:
     """An earlier round as the conversation shows it."""

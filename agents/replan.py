@@ -1,4 +1,5 @@
-"""Re-planning after a task failed or was skipped: the rest of the plan, revised. Pure, no I/O.
+"""Re-planning after a task failed or was skipped, or the user steered the round: the rest of the plan,
+revised (by the model, else offline). No I/O but the model's calls: the app writes the revision.
 
 Finished tasks are kept as they are (their results stand and they never run again); what failed
 is dropped or replaced; what was skipped because of it runs without it where it can.
@@ -7,10 +8,17 @@ is dropped or replaced; what was skipped because of it runs without it where it 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from agents.base import Plan, TaskSpec
-from agents.plan import plan_to_json
+from agents.errors import PlanError
+from agents.manager import PlanLimits, RoundInput, make_plan
+from agents.model import Model, ModelError, Usage
+from agents.plan import plan_to_json, validate_plan
+from agents.registry import Registry
+from agents.scheduler import BUDGET
 from agents.toolkit.sentences import split_sentences
 
 
@@ -108,3 +116,82 @@ def changes_prompt(plan: Plan, feedback: str) -> str:
 
 def _agent(plan: Plan, task_id: str) -> str:
     return next((t.agent for t in plan.tasks if t.id == task_id), "?")
+
+
+class Outcome(Protocol):
+    """What a revision needs of a task's outcome: whether it delivered, its text, why it failed."""
+
+    ok: bool
+    text: str
+    error: str
+
+
+async def revise_after_failures(inp: RoundInput, plan: Plan, outcomes: Mapping[str, Outcome],
+                                skipped: Mapping[str, str], number: int, model: Model, registry: Registry,
+                                max_tasks: int) -> tuple[Revision | None, Usage | None]:
+    """The plan revised after its failed and skipped tasks (not those skipped for the budget), and what
+    asking the model cost (None: it was not asked). A real model plans the rest again, told the failed
+    tasks' errors and the finished tasks' results; when it cannot, or the model is offline, the offline
+    revision. None: nothing failed, or nothing better can be planned."""
+    ids = {t.id for t in plan.tasks}
+    # A task the user did not approve failed with their reason: revised around like any failure.
+    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok}
+    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET}
+    if not failed and not skipped:
+        return None, None
+    done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
+    uploads = [d.name for d in inp.documents if not d.problem]
+    revision, usage = None, None
+    if not model.offline:
+        asked = replace(inp, prompt=revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()},
+                                                    failed, skipped))
+        try:
+            outcome = await make_plan(asked, model, registry, PlanLimits(max_tasks=max_tasks))
+            usage = outcome.usage
+            merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
+            if merged.tasks != plan.tasks and not validate_plan(merged, registry.names(), uploads,
+                                                                max_tasks + len(done)):
+                added = [t.id for t in merged.tasks if t.id not in done]
+                revision = Revision(merged, "the project manager planned the rest again after "
+                                    + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
+                                                + [f"task {t} was skipped" for t in skipped]),
+                                    dropped=sorted(set(failed) | set(skipped)), added=added)
+        except (PlanError, ModelError):
+            revision = None
+    return revision or revise_offline(plan, set(done), failed, skipped, uploads), usage
+
+
+async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, Outcome], request: str,
+                           number: int, model: Model, registry: Registry,
+                           max_tasks: int) -> tuple[Revision, Usage | None]:
+    """The unfinished part of the plan planned again with the user's new `request` (the plan goes on
+    unchanged, said so, when it cannot be), and what asking the model cost."""
+    ids = {t.id for t in plan.tasks}
+    done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
+    uploads = [d.name for d in inp.documents if not d.problem]
+    # A real model sees the plan so far and what finished; the offline model plans from the new request.
+    prompt = request if model.offline else (
+        revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()}, {}, {})
+        + f"\n\nThe user asked, while the plan ran: {request}")
+    usage: Usage | None = None
+    merged: Plan | None = None
+    try:
+        outcome = await make_plan(replace(inp, prompt=prompt), model, registry, PlanLimits(max_tasks=max_tasks))
+        usage = outcome.usage
+        merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
+        if validate_plan(merged, registry.names(), uploads, max_tasks + len(done)):
+            merged = None
+    except (PlanError, ModelError):
+        merged = None
+    unfinished = [t.id for t in plan.tasks if t.id not in done]
+    quoted = request if len(request) <= 160 else request[:157] + "..."
+    if merged is None:  # the request is noted; nothing better could be planned
+        return Revision(plan, f"the user asked “{quoted}” during the round; the plan could not be "
+                              "revised with it and goes on unchanged"), usage
+    added = [t.id for t in merged.tasks if t.id not in done]
+    changes = ([f"unfinished task{'s' if len(unfinished) > 1 else ''} {', '.join(unfinished)} replaced by "
+                f"{', '.join(added) or 'nothing'}"] if unfinished else [f"added {', '.join(added) or 'nothing'}"])
+    if done:
+        changes.append(f"finished {', '.join(sorted(done))} kept")
+    return Revision(merged, f"the user asked “{quoted}” during the round; " + "; ".join(changes),
+                    dropped=unfinished, added=added), usage

@@ -160,7 +160,7 @@ async def health() -> Health:
 
 @get("/ready", summary="200 once the database, the workflow engine and the file readers are ready",
      operation_id="ready", tags=["service"], security=[{}], responses=errors(503, auth=False))
-async def ready(request: Request) -> Health:
+async def ready(request: Request[Any, Any, Any]) -> Health:
     state = request.app.state
     if state.engine.drain.draining:
         raise NotReadyError("The service is shutting down; its rounds are handed to the other replicas.")

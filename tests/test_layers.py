@@ -25,6 +25,9 @@ ALLOWED = {
     "web": {"store", "contract", "rounds", "services"},
 }
 PACKAGES = ("app", "agents", "extractors")
+# What the round engine (`app/rounds`) may import of `agents`: its one entry point, the types, and the
+# text toolkit (document cleaning and warm-ups, no agent work).
+ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.toolkit.")
 
 
 def _modules() -> dict[str, Path]:
@@ -92,6 +95,14 @@ def test_the_kernel_and_the_lower_packages_import_no_wing() -> None:
     assert not bad, "\n".join(sorted(bad))
 
 
+def test_the_round_engine_imports_one_agents_entry_point() -> None:
+    modules = _modules()
+    bad = [f"{name} -> {target}" for name, path in modules.items() if name.startswith("app.rounds.")
+           for target in _imports(path, modules)
+           if wing(target) == "agents" and not target.startswith(ROUNDS_MAY_IMPORT)]
+    assert not bad, "app/rounds drives agents through agents.round only:\n" + "\n".join(sorted(bad))
+
+
 def test_no_module_imports_itself_back() -> None:
     modules = _modules()
     graph = {name: _imports(path, modules) for name, path in modules.items()}
@@ -125,6 +136,11 @@ def report() -> None:
                 statements += 1
                 names.update(f"{node.module}.{a.name}" for a in node.names)
     print(f"app -> agents: {statements} import statements, {len(names)} names")
+    rounds = collections.Counter()
+    for name, path in modules.items():
+        if name.startswith("app.rounds."):
+            rounds.update(t for t in _imports(path, modules) if wing(t) == "agents")
+    print("app/rounds -> agents modules:", ", ".join(sorted(rounds)))
     by_module = collections.Counter(n.rsplit(".", 1)[0] for n in names)
     for module, count in sorted(by_module.items()):
         print(f"  {module}: {count}")

@@ -23,7 +23,7 @@ from app.store.records import Owner
 
 log = logging.getLogger("foreman.protocols")
 
-RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/workflow.py's start_log
+RUNNING_TASK = re.compile(r"^Running task (\d+)/\d+: ")  # app/rounds/steps.py's start_log
 TERMINAL = ("completed", "stopped", "failed")
 
 

@@ -23,9 +23,7 @@ from typing import Any
 
 from agents.base import Plan, Prepared, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
-from agents.questions import MAX_QUESTIONS
-from agents.registry import Registry
-from agents.runner import run_task
+from agents.round import MAX_QUESTIONS, Registry, run_task
 from app.fsm import Event
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage, Wait

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, OutputSpec, Plan, Retriever, TaskContext, TaskResult, TaskSpec
-from agents.manager import RoundInput
-from agents.memory import PriorRound, PriorTask, answer_documents, history_entries
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.model import Model
-from agents.runner import task_context
+from agents.round import (
+    PriorRound,
+    RoundInput,
+    answer_documents,
+    history_entries,
+    plan_from_record,
+    plan_record,
+    prior_tasks,
+    task_context,
+)
 from app.clock import now
 from app.contract.filenames import split_name
 from app.rounds.documents import Documents, read_document
@@ -215,30 +221,15 @@ class RoundData:
 
     @staticmethod
     def plan_meta(plan: Plan) -> dict[str, Any]:
-        """The plan as message metadata, camelCase like every wire object, for frontends that draw it
-        (and `plan_of` reads back)."""
-        return {"finalDocuments": [asdict(d) for d in plan.final_documents],
-                "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": list(t.inputs),
-                           "outputs": [asdict(o) for o in t.outputs], "dependsOn": list(t.depends_on)}
-                          for t in plan.tasks]}
+        """The plan as message metadata (`agents.round.plan_record`), which `plan_of` reads back."""
+        return plan_record(plan)
 
 
 def plan_of(message: MessageRow) -> Plan:
     """The plan a round's planning message carries (see `RoundData.plan_meta`): a resumed round goes on
     with the plan it made before the crash, without asking the model again."""
     meta = message.meta or {}
-    stored = meta.get("plan", {})
-    tasks = [TaskSpec(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
-                      inputs=list(t.get("inputs", [])), outputs=[OutputSpec(**o) for o in t.get("outputs", [])],
-                      depends_on=list(_depends_on(t)))
-             for t in stored.get("tasks", [])]
-    return Plan(language=meta.get("language", ""), answer=message.content.split("\n\n### ", 1)[0],
-                final_documents=[OutputSpec(**d) for d in stored.get("finalDocuments", [])], tasks=tasks)
-
-
-def _depends_on(task: dict[str, Any]) -> list[str]:
-    # Plans written before the wire went camelCase carry `depends_on`.
-    return task.get("dependsOn", task.get("depends_on", []))
+    return plan_from_record(meta.get("plan", {}), meta.get("language", ""), message.content.split("\n\n### ", 1)[0])
 
 
 def _unique(documents: list[DocumentText]) -> list[DocumentText]:
@@ -269,10 +260,7 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
         elif "plan" in meta:
             r.answer = message.content.split("\n\n### ", 1)[0]
             r.final_documents = list(meta["plan"].get("finalDocuments", []))
-            r.tasks = [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
-                                 inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
-                                 depends_on=list(_depends_on(t)))
-                       for t in meta["plan"].get("tasks", [])]
+            r.tasks = prior_tasks(meta["plan"])
         elif meta.get("taskId") and not meta.get("failed") and not meta.get("undelivered"):
             results[(message.round, meta["taskId"])] = (message, docs)
     for r in rounds.values():

@@ -4,27 +4,24 @@ listing every task of the new plan, with why; finished tasks keep their results 
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import replace
 from typing import Any
 
 from agents.base import Plan
-from agents.errors import PlanError
-from agents.manager import PlanLimits, make_plan, render_plan_message
-from agents.model import ModelError, Usage
-from agents.plan import validate_plan
-from agents.replan import Revision, merge_revision, revise_offline, revision_prompt
+from agents.model import Usage
+from agents.round import Revision, TaskOutcome, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.inputs import plan_of
-from app.rounds.runtime import Runtime
+from app.rounds.runtime import Runtime, runner_of
 from app.store.records import NewLog, NewMessage
+from app.store.tables import stored_id
 
-BUDGET = "the round's token budget (MAX_ROUND_TOKENS) is spent"
 
-
-def replan_key(workflow_id: str, round_no: int, number: int, *parts: object) -> str:
+def replan_key(workflow_id: str, round_no: int, number: int | str, *parts: object) -> str:
     return ":".join([workflow_id, str(round_no), "replan", str(number), *map(str, parts)])
 
 
@@ -37,46 +34,18 @@ async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tupl
         return None, whys
     # A plan the user had made again (a revise of a revision under review) is newer than the revision.
     planned = await rt.repo.messages.round_messages(workflow_id, round_no, f"{workflow_id}:{round_no}:plan:")
-    if any(m.id > plans[-1].id and "plan" in m.meta for m, _ in planned):
+    if any(stored_id(m) > stored_id(plans[-1]) and "plan" in m.meta for m, _ in planned):
         return None, whys
     return plan_of(plans[-1]), whys
 
 
-async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, Any],
+async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
                  skipped: dict[str, str], number: int) -> Revision | None:
-    """Revise the plan after failures, write the revision and return it; None: no revision (nothing
-    failed or was skipped but for the budget, or nothing better can be planned)."""
-    ids = {t.id for t in plan.tasks}
-    # A task the user did not approve failed with their reason: revised around like any failure.
-    failed = {t: o.error for t, o in outcomes.items() if t in ids and not o.ok}
-    skipped = {t: r for t, r in skipped.items() if t in ids and r != BUDGET}
-    if not failed and not skipped:
-        return None
-    done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
+    """Revise the plan after failures (`agents.round.Runner.replan`), write the revision and return it;
+    None: no revision (nothing failed or was skipped but for the budget, or nothing better can be planned)."""
     inp = await rt.rounds.round_input(workflow_id, round_no)
-    uploads = [d.name for d in inp.documents if not d.problem]
     started, t0 = rt.clock(), time.perf_counter()
-    revision, usage, offline = None, None, rt.model.offline
-    if not offline:  # a real model gets the failed tasks' errors and the finished tasks' results
-        asked = replace(inp, prompt=revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()},
-                                                    failed, skipped))
-        try:
-            outcome = await make_plan(asked, rt.model, rt.registry,
-                                      PlanLimits(max_tasks=rt.settings.max_tasks_per_plan))
-            usage = outcome.usage
-            used = {m for m in ids} | set(outcomes)
-            merged = merge_revision(plan, outcome.plan, set(done), used, number)
-            if merged.tasks != plan.tasks and not validate_plan(merged, rt.registry.names(), uploads,
-                                                                rt.settings.max_tasks_per_plan + len(done)):
-                added = [t.id for t in merged.tasks if t.id not in done]
-                revision = Revision(merged, "the project manager planned the rest again after "
-                                    + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
-                                                + [f"task {t} was skipped" for t in skipped]),
-                                    dropped=sorted(set(failed) | set(skipped)), added=added)
-        except (PlanError, ModelError):
-            revision = None
-    if revision is None:
-        revision = revise_offline(plan, set(done), failed, skipped, uploads)
+    revision, usage = await runner_of(rt).replan(inp, plan, outcomes, skipped, number)
     if revision is None:
         return None
     limit = rt.settings.max_replans
@@ -85,7 +54,7 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
                          heading=f"Plan revised ({number} of at most {limit})",
                          log=NewLog("", f"Work plan revised ({number} of at most {limit}): {revision.why}",
                                     type="warning", agent_name="project_manager"),
-                         meta={"number": number}, offline=offline, usage=usage, started=started, t0=t0)
+                         meta={"number": number}, offline=rt.model.offline, usage=usage, started=started, t0=t0)
     return revision
 
 
@@ -101,9 +70,8 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
     """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log."""
     rendered = render_plan_message(revision.plan)
     text = f"{heading}: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
-    key = lambda *p: replan_key(workflow_id, round_no, key_part, *p)  # noqa: E731
-    stats = dict(tokens_used=usage.total_tokens, bytes_sent=usage.bytes_sent,
-                 bytes_received=usage.bytes_received) if usage else {}
+    key = functools.partial(replan_key, workflow_id, round_no, key_part)
+    spent = usage or Usage()
     wait = waiting.plan_wait(rt, key) if revision.review else None
     await rt.journal.append(
         workflow_id, round_no,
@@ -114,7 +82,8 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
                                                                     "dropped": revision.dropped,
                                                                     "added": revision.added},
                                    **({"review": {"state": "pending"}} if wait else {})},
-                             **stats)],
+                             tokens_used=spent.total_tokens, bytes_sent=spent.bytes_sent,
+                             bytes_received=spent.bytes_received)],
         logs=[replace(log, key=key("done")), *waiting.wait_logs(wait, key)],
         event=Event.WAIT if wait else None, wait=wait)
 

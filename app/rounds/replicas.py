@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from app.store.repository.replicas import ReplicaStore
 
@@ -23,14 +24,24 @@ log = logging.getLogger("foreman.replicas")
 Recover = Callable[[list[str]], Awaitable[object]]
 
 
-class Observer:
-    """What the metrics see of takeovers and heartbeats (the default records nothing)."""
+class Observer(Protocol):
+    """What the metrics see of takeovers and heartbeats (`app.metrics.ReplicaMetrics`)."""
 
     def took_over(self, executor_id: str) -> None:
         """This replica took `executor_id` over."""
 
     def heartbeat_ages(self, ages: dict[str, float]) -> None:
         """Seconds since each other live replica's last heartbeat."""
+
+
+class Unobserved:
+    """The observer that records nothing."""
+
+    def took_over(self, executor_id: str) -> None:
+        pass
+
+    def heartbeat_ages(self, ages: dict[str, float]) -> None:
+        pass
 
 
 class Replicas:
@@ -46,7 +57,7 @@ class Replicas:
         self.interval = min(1.0, timeout / 4)
         self.recover = recover
         self.on_lost = on_lost
-        self.observer = observer or Observer()
+        self.observer: Observer = observer or Unobserved()
         self.takes_over = True  # False while draining: a replica on its way out takes on nothing
         self._task: asyncio.Task | None = None
 

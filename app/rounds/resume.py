@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agents.replan import changes_prompt
+from agents.round import changes_prompt
+from app.rounds import steps
 from app.rounds import workflow as rounds
 from app.rounds.draining import gated
 from app.rounds.inputs import plan_of
@@ -36,25 +37,25 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
         inp = replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
                       history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)],
                       changes=changes_prompt(plan_of(message), feedback) if feedback else "")
-        key = lambda *p: rounds.round_key(workflow_id, round_no, "plan", f"s{segment}", *p)  # noqa: E731
-        await gated(rounds.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
+        key = steps.step_keys(workflow_id, round_no, "plan", f"s{segment}")
+        await gated(steps.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
                                        revision=f"revised at the user's request: {feedback}")
         return
     plan = plan_of(message)
     inp = await rt.rounds.round_input(workflow_id, round_no)
-    planned = rounds.Planned(plan, message.tokens_used, rounds.reused_of(plan, inp), resumed=True)
+    planned = steps.Planned(plan, message.tokens_used, steps.reused_of(plan, inp), resumed=True)
     await rounds.execute(rt, workflow_id, round_no, planned)
 
 
 async def _run_on(rt: Runtime, workflow_id: str, round_no: int) -> None:
     """The round's plan (the last one its manager wrote and the user let run) goes on: finished tasks
     are read back, revisions made so far hold, the task the decision was about runs (or not)."""
-    rows = await rt.repo.messages.round_messages(workflow_id, round_no, rounds.round_key(workflow_id, round_no, "plan", ""))
+    rows = await rt.repo.messages.round_messages(workflow_id, round_no, steps.round_key(workflow_id, round_no, "plan", ""))
     plans = [m for m, _ in rows if "plan" in m.meta]
     if not plans:
         await rounds.fail_step(rt, workflow_id, round_no, "The plan the round ran is no longer there.")
         return
     plan = plan_of(plans[-1])
     inp = await rt.rounds.round_input(workflow_id, round_no)
-    planned = rounds.Planned(plan, plans[-1].tokens_used, rounds.reused_of(plan, inp), resumed=True)
+    planned = steps.Planned(plan, plans[-1].tokens_used, steps.reused_of(plan, inp), resumed=True)
     await rounds.execute(rt, workflow_id, round_no, planned)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agents.model import Model
-from agents.registry import Registry
+from agents.round import Limits, Registry, Runner
 from app.config import Settings
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
@@ -37,3 +37,11 @@ class Runtime:
     retriever: IndexRetriever
     rounds: RoundData
     clock: Callable[[], datetime]
+
+
+def runner_of(rt: Runtime) -> Runner:
+    """The runner of a round's agent work, with the service's model, agents and limits."""
+    s = rt.settings
+    return Runner(rt.model, rt.registry, Limits(max_tasks=s.max_tasks_per_plan, task_concurrency=s.task_concurrency,
+                                                max_round_tokens=s.max_round_tokens, max_replans=s.max_replans,
+                                                max_task_outputs=s.max_task_outputs))

@@ -11,8 +11,7 @@ from typing import Any
 import msgspec
 
 from agents.errors import PlanFormatError
-from agents.manager import render_plan_message
-from agents.plan import parse_plan, validate_plan
+from agents.round import parse_plan, render_plan_message, validate_plan
 from app.clock import now
 from app.contract.schemas import ReviewRequest, WorkflowStatusView
 from app.contract.views import DECISIONS, status_view, waiting_view

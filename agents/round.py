@@ -1,0 +1,256 @@
+"""A round's agent work, one entry point (in the spirit of openai-agents' `Runner.run`, not using it).
+
+The app gives the `Runner` the model, the agents' registry and the round's limits; with the round's
+input (`RoundInput`: the request, its documents, the conversation so far) it plans, runs the plan's
+tasks and revises the plan when a task failed or the user steered the round, and writes the final
+review. What is durable is the app's: the `RoundHooks` it implements run each task and journal it,
+skip one, write the waits and the revisions, and tell the runner when the user steered the round.
+The plan, the prior rounds, the tasks and their outcomes cross from `app` into `agents` as the typed
+values named here; the app imports this module (and the types of `agents.base`, `agents.model` and
+`agents.errors`), not the planner, the scheduler, the memory or the re-planner one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agents.base import OutputFile, Plan, TaskContext, TaskResult, TaskSpec
+from agents.manager import (
+    FinalOutcome,
+    PlanLimits,
+    PlanOutcome,
+    RoundInput,
+    make_plan,
+    render_plan_message,
+    write_final,
+)
+from agents.memory import PriorRound, PriorTask, answer_documents, history_entries, prior_tasks, reusable
+from agents.model import Model, ModelError
+from agents.offline.model import OfflineModel
+from agents.outputs import capped
+from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
+from agents.questions import MAX_QUESTIONS
+from agents.registry import Registry
+from agents.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
+from agents.runner import run_task, task_context
+from agents.scheduler import BUDGET, first_tasks, run_plan
+
+__all__ = [
+    "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
+    "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
+    "changes_prompt", "history_entries", "parse_plan", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
+]
+
+DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
+
+
+@dataclass
+class TaskOutcome:
+    """What the scheduler, a revision and the final review need of a finished task."""
+
+    task_id: str
+    ok: bool
+    text: str = ""
+    files: list[int] = field(default_factory=list)
+    tokens: int = 0
+    error: str = ""
+    undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
+    question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
+    prepared: dict[str, Any] | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
+    waiting: bool = False  # parked: it waits for the user (a question, an approval); nothing more starts
+
+    @property
+    def delivered(self) -> bool:
+        return self.ok and not self.undelivered
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A round's bounds (the settings of the same names)."""
+
+    max_tasks: int = 8  # MAX_TASKS_PER_PLAN
+    task_concurrency: int = 4  # TASK_CONCURRENCY
+    max_round_tokens: int | None = None  # MAX_ROUND_TOKENS
+    max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
+    max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
+
+
+@dataclass
+class Start:
+    """Where the task phase starts: the plan, the tasks finished before (an earlier round's, or this
+    round's before a crash: they never run again), the tokens spent so far, and the revisions of the plan
+    made before a crash (why each, and how many of them the user's steering asked for)."""
+
+    plan: Plan
+    finished: dict[str, TaskOutcome] = field(default_factory=dict)
+    spent: int = 0
+    revisions: list[str] = field(default_factory=list)
+    steers: int = 0
+
+
+@dataclass
+class Ran:
+    """How the task phase ended: the last plan, its tasks' outcomes, the skipped ones with why, and why
+    each revision of the plan was made."""
+
+    plan: Plan
+    outcomes: dict[str, TaskOutcome]
+    skipped: dict[str, str]
+    revisions: list[str]
+
+
+class RoundHooks(Protocol):
+    """What the app does for the runner; every write is the app's (and durable)."""
+
+    async def planned(self) -> Start | None:
+        """The plan step: plan through `Runner.plan` and journal the plan (or read back the plan a resumed
+        round made). None: nothing more to run now (an answer without tasks, a wait for the user)."""
+
+    async def final(self, ran: Ran) -> None:
+        """The final step: the review (`Runner.final`) of what `ran` delivered, journalled."""
+
+    def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
+        """A pass over `plan` starts (the first, or after a revision); `finished` never run again."""
+
+    async def steered(self) -> bool:
+        """Whether the user steered the round and no revision took it up yet."""
+
+    async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        """Run the task and journal its outcome (never raises: a failure is an outcome); an outcome
+        `waiting` parks the task for the user."""
+
+    async def skip(self, task: TaskSpec, reason: str) -> None:
+        """Journal that the task was skipped, and why."""
+
+    async def park(self) -> bool:
+        """Write what the parked tasks wait for; True: some did, and this part of the round ends."""
+
+    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
+        """Revise the plan with the user's steering (`Runner.steer`) and journal it; None: nobody steered."""
+
+    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
+                     number: int) -> Revision | None:
+        """Revise the plan after its failures (`Runner.replan`) and journal it; None: no revision."""
+
+
+class Runner:
+    """A round's agent work with one model, one registry and the round's limits."""
+
+    def __init__(self, model: Model, registry: Registry, limits: Limits) -> None:
+        self.model, self.registry, self.limits = model, registry, limits
+
+    async def run(self, hooks: RoundHooks) -> None:
+        """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
+        It ends early when the round waits for the user: the round's next part runs it on."""
+        start = await hooks.planned()
+        if start is None:
+            return
+        ran = await self.run_tasks(start.plan, hooks, finished=start.finished, spent=start.spent,
+                                   revisions=start.revisions, steers=start.steers)
+        if ran is not None:
+            await hooks.final(ran)
+
+    async def plan(self, inp: RoundInput) -> PlanOutcome:
+        """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`)."""
+        return await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
+
+    @staticmethod
+    def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:
+        """Tasks an interrupted previous round delivered are not run again: their results carry over."""
+        return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
+                for tid, t in reusable(plan, previous).items()}
+
+    def first_tasks(self, plan: Plan, finished: Mapping[str, TaskOutcome], spent: int) -> list[TaskSpec]:
+        """The tasks the task phase starts first (the plan's write announces them)."""
+        return first_tasks(plan, finished, concurrency=self.limits.task_concurrency,
+                           max_tokens=self.limits.max_round_tokens, spent=spent)
+
+    async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        """Run one task's agent (its exceptions propagate: the task failed)."""
+        return await run_task(self.registry, task, context)
+
+    async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
+        """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""
+        return await capped(files, self.limits.max_task_outputs, name)
+
+    async def run_tasks(self, plan: Plan, hooks: RoundHooks, *, finished: dict[str, TaskOutcome], spent: int,
+                        revisions: list[str], steers: int) -> Ran | None:
+        """Run the plan's tasks not `finished` (each as soon as its inputs are done), revising the plan
+        when the user steered the round or a task failed (at most MAX_REPLANS revisions after failures,
+        within the token budget), until nothing is left to run. `spent`: tokens the round spent so far;
+        `revisions`, `steers`: revisions made before (a resumed round). None: the round waits for the
+        user (a parked task, or a revision under review)."""
+        limits, revisions = self.limits, list(revisions)
+        deferred: set[str] = set()  # tasks not started because the user steered the round or is asked
+        current = plan
+
+        async def run(task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+            if deferred or await hooks.steered():
+                deferred.add(task.id)  # the revision (or the user's decision) decides whether and how it runs
+                return TaskOutcome(task.id, ok=False, error=DEFERRED)
+            outcome = await hooks.run(current, task, dependencies)
+            if outcome.waiting:
+                deferred.add(task.id)
+            return outcome
+
+        async def skip(task: TaskSpec, reason: str) -> None:
+            if deferred:  # what waits on a deferred task is left to the revision, not skipped
+                deferred.add(task.id)
+                return
+            await hooks.skip(task, reason)
+
+        def over() -> bool:
+            return limits.max_round_tokens is not None and spent > limits.max_round_tokens
+
+        while True:
+            hooks.begin(current, finished, may_replan=len(revisions) - steers < limits.max_replans)
+            deferred.clear()
+            outcomes, skipped = await run_plan(current, run, skip, concurrency=limits.task_concurrency,
+                                               finished=finished, max_tokens=limits.max_round_tokens, spent=spent)
+            if await hooks.park():  # the round waits for the user; its next part runs the plan on
+                return None
+            outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
+            skipped = {t: r for t, r in skipped.items() if t not in deferred}
+            spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
+            revision = None if over() else await hooks.steer(current, outcomes, len(revisions) + 1)
+            if revision is not None:
+                steers += 1
+            else:
+                if deferred or len(revisions) - steers >= limits.max_replans or over():
+                    break
+                revision = await hooks.replan(current, outcomes, skipped, len(revisions) - steers + 1)
+                if revision is None:
+                    break
+                if revision.review:  # it waits for the user's review (the round's next part runs it)
+                    return None
+            current = revision.plan
+            revisions.append(revision.why)
+            finished = {t: o for t, o in outcomes.items() if o.ok}  # kept: they never run again
+        ids = {t.id for t in current.tasks}
+        return Ran(current, {t: o for t, o in outcomes.items() if t in ids},
+                   {t: r for t, r in skipped.items() if t in ids}, revisions)
+
+    async def replan(self, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome],
+                     skipped: Mapping[str, str], number: int) -> tuple[Revision | None, Any]:
+        """The plan revised after its failures, and the model's usage (None: not asked)."""
+        return await revise_after_failures(inp, plan, outcomes, skipped, number, self.model, self.registry,
+                                           self.limits.max_tasks)
+
+    async def steer(self, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome], request: str,
+                    number: int) -> tuple[Revision, Any]:
+        """The plan revised with the user's steering `request`, and the model's usage (None: not asked)."""
+        return await revise_for_steer(inp, plan, outcomes, request, number, self.model, self.registry,
+                                      self.limits.max_tasks)
+
+    async def final(self, inp: RoundInput, plan: Plan, results: dict[str, TaskResult | None],
+                    skipped: dict[str, str], delivered: list[OutputFile],
+                    failures: dict[str, str]) -> tuple[FinalOutcome, ModelError | None]:
+        """The final review of what was delivered against the plan; when the model cannot write it, the
+        offline review (extractive, from the plan and the results) and the model's error."""
+        try:
+            return await write_final(inp, plan, results, skipped, delivered, self.model, failures=failures), None
+        except ModelError as exc:
+            return await write_final(inp, plan, results, skipped, delivered, OfflineModel(),
+                                     failures=failures), exc

@@ -1,0 +1,160 @@
+"""The round's side of its agent work (`agents.round.RoundHooks`): the Runner plans, runs the tasks and
+revises the plan; these hooks write each step (`app.rounds.steps`), read back what a resumed round
+finished, and tell the Runner when the user steered the round or a task waits for the user."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from agents.base import Plan, TaskSpec
+from agents.round import Ran, Revision, Start, TaskOutcome
+from app.rounds import asking, replanning, steering, tracing
+from app.rounds.runtime import Runtime
+from app.rounds.steps import Planned, final_start_log, final_step, round_key, run_one, skip_task
+from app.store.records import NewLog
+from app.store.tables import DocumentRow, MessageRow, stored_id
+
+
+@dataclass
+class Settling:
+    """The tasks of the plan whose outcome the journal has (written or skipped). The last task to
+    settle logs, in its own write, that the final answer is being written: one commit fewer per round.
+
+    Where the database lands writes in the order they are made (`in_order`), a task whose write
+    is on its way counts as settled: five tasks ending together are one batch, and the last of
+    them carries that log, which still lands after every task's.
+    """
+
+    plan: Plan
+    final_start: NewLog
+    settled: set[str]
+    in_order: bool
+    announced: bool = False  # the final step's start was logged with a task's outcome
+    may_replan: bool = False  # a failure is followed by a revision of the plan, not by the final step
+    held: bool = False  # a task failed: the final step's start is not announced early
+
+    def after(self, task_id: str, ok: bool = True) -> list[NewLog]:
+        """What to log with the outcome of `task_id`, as it is written: the final step's start when
+        no other task is left."""
+        if self.in_order:
+            self.settled.add(task_id)
+        self.held = self.held or (not ok and self.may_replan)
+        if self.held or self.announced or any(t.id != task_id and t.id not in self.settled for t in self.plan.tasks):
+            return []
+        self.announced = True
+        return [self.final_start]
+
+
+def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> dict[str, TaskOutcome]:
+    """The outcomes of the tasks whose message the round wrote before it was interrupted."""
+    outcomes = {}
+    for message, docs in rows:
+        task_id, meta = message.meta.get("taskId"), message.meta
+        if not task_id or meta.get("skipped"):
+            continue
+        failed = bool(meta.get("failed"))
+        outcomes[task_id] = TaskOutcome(task_id, ok=not failed, text="" if failed else message.content,
+                                        files=[d.file_id for d in docs], tokens=message.tokens_used,
+                                        error=meta.get("error", message.content) if failed else "",
+                                        undelivered=bool(meta.get("undelivered")))
+    return outcomes
+
+
+class Hooks:
+    """The round's side of its agent work (`agents.round.RoundHooks`): the plan's write, each task's run
+    and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
+
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int,
+                 planning: Callable[[], Awaitable[Planned | None]]) -> None:
+        self.rt, self.workflow_id, self.round_no, self.planning = rt, workflow_id, round_no, planning
+        self.announced: frozenset[str] = frozenset()  # tasks whose start the plan's write logged (first pass)
+        self.handled: set[int] = set()  # the user's steering messages a revision took up
+        self.parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
+        self.settling: Settling | None = None
+        self.numbers: dict[str, int] = {}
+        self.passes = 0
+
+    async def planned(self) -> Start | None:
+        rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
+        planned = await self.planning()
+        if planned is None:
+            return None
+        plan, reused = planned.plan, planned.reused
+        finished: dict[str, TaskOutcome] = dict(reused)
+        revisions: list[str] = []
+        steers = 0
+        if planned.resumed:  # tasks finished before the crash are not run again
+            finished.update(finished_tasks(await rt.repo.messages.round_messages(
+                workflow_id, round_no, round_key(workflow_id, round_no, "task", ""))))
+            # A revision written before the crash is the plan the round goes on with.
+            revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
+            plan = revised or plan
+            self.handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
+        self.announced = planned.announced
+        spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
+        return Start(plan, finished, spent, revisions, steers)
+
+    async def final(self, ran: Ran) -> None:
+        with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
+            await final_step(self.rt, self.workflow_id, self.round_no, ran.plan, ran.outcomes, ran.skipped,
+                             announced=bool(self.settling and self.settling.announced),
+                             revisions=tuple(ran.revisions))
+
+    def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
+        self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
+        self.settling = Settling(plan, final_start_log(self.workflow_id, self.round_no), set(finished),
+                                 in_order=self.rt.db.in_order, may_replan=may_replan)
+        if self.passes:
+            self.announced = frozenset()
+        self.passes += 1
+
+    async def steered(self) -> bool:
+        return bool(await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled))
+
+    async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
+        rt, workflow_id, round_no, settling = self.rt, self.workflow_id, self.round_no, self.settling
+        assert settling is not None
+        approval = await asking.approval(rt, workflow_id, round_no, task)
+        if approval and approval.state == "rejected":  # it fails with the user's reason
+            reason = await asking.not_approved(rt, workflow_id, round_no, plan, task, self.numbers[task.id],
+                                               approval.feedback, then=settling.after(task.id, False))
+            settling.settled.add(task.id)
+            return TaskOutcome(task.id, ok=False, error=reason)
+        delivered = {t: o for t, o in dependencies.items() if o.ok}
+        with tracing.task_span(task.agent, task.id):
+            outcome = await run_one(rt, workflow_id, round_no, plan, task, self.numbers[task.id], delivered,
+                                    announced=task.id in self.announced,
+                                    then=lambda ok=True: settling.after(task.id, ok), approval=approval)
+        if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):
+            tool = rt.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
+            self.parked.append(asking.Parked(task, "question" if outcome.question else "tool",
+                                             question=outcome.question, tool=tool, tokens=outcome.tokens,
+                                             prepared=outcome.prepared))
+            outcome.waiting = True
+            return outcome
+        settling.settled.add(task.id)
+        return outcome
+
+    async def skip(self, task: TaskSpec, reason: str) -> None:
+        await skip_task(self.rt, self.workflow_id, self.round_no, task.id, task.agent, reason)
+        if self.settling:
+            self.settling.settled.add(task.id)
+
+    async def park(self) -> bool:
+        if not self.parked:
+            return False
+        await asking.park(self.rt, self.workflow_id, self.round_no, self.parked)
+        return True
+
+    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
+        asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
+        if not asked:
+            return None
+        revision = await steering.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, asked, number)
+        self.handled.update(stored_id(m) for m in asked)
+        return revision
+
+    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
+                     number: int) -> Revision | None:
+        return await replanning.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, skipped, number)
