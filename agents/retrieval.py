@@ -142,7 +142,7 @@ def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
     missing = []
     for word in words:
         stem = _fold(stemmer.stemWord(word.casefold()) if stemmer else word.casefold())
-        if stem not in present:
+        if stem not in present and not any(alt in present for alt in alternatives([stem])):
             missing.append(word)
     return missing if words and 2 * len(missing) >= len(words) else []
 
@@ -247,19 +247,38 @@ class Candidate:
     stats: Counter[str] = field(default_factory=Counter)
 
 
+# Stems a question and a document use for one thing: "the total revenue" asks for the row a
+# report labels "Total; Sales" (Umsatz, Erlöse; ventes), and so does "der Umsatz insgesamt".
+# Snowball stems, as `index_terms` makes them.
+_SAME_MEANING = (("revenu", "sale", "turnov", "umsatz", "erlos", "umsatzerlos", "vent"),
+                 ("total", "insgesamt", "gesamt"))
+
+
+def alternatives(query: Sequence[str]) -> dict[str, str]:
+    """The stems a passage may use for a query term, each mapped to that term."""
+    found: dict[str, str] = {}
+    for group in _SAME_MEANING:
+        named = [t for t in query if t in group]
+        if named:
+            found.update((stem, named[0]) for stem in group if stem not in query)
+    return found
+
+
+def searched_terms(query: Sequence[str]) -> list[str]:
+    """The terms a passage must hold one of to be a candidate: the query's and their alternatives."""
+    return [*query, *alternatives(query)]
+
+
 def bm25(query: Sequence[str], candidates: Sequence[Candidate], total: int, average: float) -> list[tuple[float, Candidate]]:
     """BM25 scores of the candidates, best first. `total` and `average` are the number of chunks
     and their mean length in terms over the whole searched collection; every chunk holding a
-    query term is a candidate, so document frequencies are exact.
-
-    Words a question and a document use for one thing ("revenue" for a row labelled "Sales", "der
-    Umsatz") are the vectors' to find (`hybrid`): the hand-made list of such stems that BM25 once
-    counted as one term was removed after it changed no held-out question (bench/retrieval_sets.py,
-    held-out recall@5 with and without it: BM25 0.529 and 0.529, hybrid 0.853 and 0.853; on the
-    tuning set, whose three revenue questions it was written for, 1.000 -> 0.969)."""
+    query term or an alternative of one (see `alternatives`, counted as that term) is a
+    candidate, so document frequencies are exact."""
+    alias = alternatives(query)
     wanted = set(query)
     for c in candidates:
-        c.stats = Counter(t for t in c.terms if t in wanted)
+        c.stats = Counter(t for t in (alias.get(t, t) for t in c.terms) if t in wanted)
+    wanted |= set(alias)
     df = Counter(t for c in candidates for t in c.stats)
     total = max(total, len(candidates), 1)
     average = average or 1.0
@@ -326,7 +345,7 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
     if not pool:
         return []
     query = query_terms(question, languages)
-    wanted = set(query)
+    wanted = set(searched_terms(query))
     candidates = [Candidate(key=i, terms=terms, text=chunk.text) for i, (_, chunk, terms) in enumerate(pool)
                   if wanted & set(terms)]
     average = sum(len(t) for _, _, t in pool) / len(pool)
