@@ -69,8 +69,11 @@ def test_a_question_that_needs_no_task_is_answered_by_the_project_manager(client
 
 # The 0.5B model reads "Fasse das Dokument zusammen" as "Combine the document into one file", picks
 # the writer and answers in English, the same way on a fresh server or after other rounds
-# (temperature 0 is greedy decoding). The plan repairs make it the summary the user asked for,
-# announced in German.
+# (temperature 0 is greedy decoding). The plan repairs used to overrule that choice with the offline
+# planner's intent patterns; issue 32 retired that (a repair fixes what is invalid, not a valid
+# choice of a real model), so this model now writes a document where a summary was asked for.
+@pytest.mark.xfail(reason="Qwen 0.5B picks the writer for 'Fasse das Dokument zusammen'; repairs no longer "
+                          "overrule a valid choice with word patterns (issue 32)", strict=False)
 def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     _, messages = run(client, "Fasse das Dokument zusammen", ["testWORD.docx"])
     agents = [t["agent"] for t in plan_of(messages)["tasks"]]
