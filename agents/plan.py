@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
@@ -241,9 +242,10 @@ def _ancestors(plan: Plan, task_id: str) -> set[str]:
     return seen
 
 
-def find_cycle(plan: Plan) -> list[str]:
-    """The task ids of one dependency cycle, closed (["a", "b", "a"]), or [] when there is none."""
-    deps = {t.id: [d for d in t.depends_on] for t in plan.tasks}
+def cycle_of(deps: Mapping[str, list[str]]) -> list[str]:
+    """One cycle in `deps` (a task -> the tasks it depends on), closed and in the direction the
+    dependencies point (["a", "b", "a"]: a depends on b, b on a), or [] when there is none; the
+    tasks are tried in the mapping's order."""
     state: dict[str, int] = {}  # 1 on the current path, 2 finished
 
     def visit(node: str, path: list[str]) -> list[str]:
@@ -254,21 +256,19 @@ def find_cycle(plan: Plan) -> list[str]:
                 continue
             if state.get(dep) == 1:
                 return path[path.index(dep):] + [dep]
-            if dep not in state:
-                found = visit(dep, path)
-                if found:
-                    return found
+            if dep not in state and (found := visit(dep, path)):
+                return found
         path.pop()
         state[node] = 2
         return []
 
-    for task in plan.tasks:
-        if task.id not in state:
-            found = visit(task.id, [])
-            if found:
-                # Report in execution order: a task comes after what it depends on.
-                return list(reversed(found))
-    return []
+    return next((found for node in deps if node not in state and (found := visit(node, []))), [])
+
+
+def find_cycle(plan: Plan) -> list[str]:
+    """The task ids of one dependency cycle, closed (["a", "b", "a"]), or [] when there is none; in
+    execution order: a task comes after what it depends on."""
+    return list(reversed(cycle_of({t.id: list(t.depends_on) for t in plan.tasks})))
 
 
 def _strings(value: Any, where: str, errors: list[str]) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.phrases import PHRASES, say
+from agents.plan import cycle_of
 from agents.toolkit.language import detect_language
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
@@ -165,26 +166,7 @@ def _without_cycles(tasks: list[TaskSpec], notes: list[str]) -> list[TaskSpec]:
     position = {t.id: n for n, t in enumerate(tasks)}
     deps = {t.id: list(t.depends_on) for t in tasks}
 
-    def cycle() -> list[str]:
-        state: dict[str, int] = {}  # 1 on the current path, 2 finished
-
-        def visit(node: str, path: list[str]) -> list[str]:
-            state[node] = 1
-            path.append(node)
-            for dep in deps.get(node, []):
-                if dep not in deps:
-                    continue
-                if state.get(dep) == 1:
-                    return path[path.index(dep):] + [dep]
-                if dep not in state and (found := visit(dep, path)):
-                    return found
-            path.pop()
-            state[node] = 2
-            return []
-
-        return next((found for t in tasks if t.id not in state and (found := visit(t.id, []))), [])
-
-    while found := cycle():
+    while found := cycle_of(deps):
         edges = list(zip(found, found[1:], strict=False))  # (task, a task it depends on)
         task_id, dep = max(edges, key=lambda e: position[e[1]] - position[e[0]])
         deps[task_id].remove(dep)
