@@ -17,7 +17,7 @@ from typing import Any
 
 from app.contract.schemas import Document, LogEntry, Message, ReviewRequest, StartRequest, WaitingFor
 from app.contract.views import log_view, message_view
-from app.errors import ApplicationError
+from app.errors import ApplicationError, NotFoundError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
 
@@ -171,9 +171,8 @@ class Rounds:
         """The workflow with its messages and logs after the cursors (at most `limit` of each), read
         in one transaction, as the event stream reads them (the REST pages take one read each)."""
         page = await self.workflows.repo.live.page(owner, workflow_id, after_message, after_log, limit + 1)
-        if page is None:
-            await self.workflows.owned(owner, workflow_id)  # the REST API's 404
-            raise AssertionError("a workflow the snapshot did not find exists")
+        if page is None:  # not the caller's, or gone: the REST API's 404
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         row = page.workflow
         messages = [message_view(m, docs, page.files) for m, docs in page.messages[:limit]]
         logs = [log_view(e, owner.mandate_id, owner.user_id, updated) for e, updated in page.logs[:limit]]
