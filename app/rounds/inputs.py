@@ -14,7 +14,6 @@ from agents.round import (
     answer_documents,
     history_entries,
     plan_from_record,
-    plan_record,
     prior_tasks,
     task_context,
 )
@@ -219,14 +218,9 @@ class RoundData:
         """Each file with its content items (extracted once per content hash)."""
         return [(file, (await self.documents.extract(file)).items) for file in files]
 
-    @staticmethod
-    def plan_meta(plan: Plan) -> dict[str, Any]:
-        """The plan as message metadata (`agents.round.plan_record`), which `plan_of` reads back."""
-        return plan_record(plan)
-
 
 def plan_of(message: MessageRow) -> Plan:
-    """The plan a round's planning message carries (see `RoundData.plan_meta`): a resumed round goes on
+    """The plan a round's planning message carries (`agents.round.plan_record`): a resumed round goes on
     with the plan it made before the crash, without asking the model again."""
     meta = message.meta or {}
     return plan_from_record(meta.get("plan", {}), meta.get("language", ""), message.content.split("\n\n### ", 1)[0])

@@ -12,7 +12,7 @@ from typing import Any
 
 from agents.base import Plan
 from agents.model import Usage
-from agents.round import Revision, TaskOutcome, render_plan_message
+from agents.round import Revision, TaskOutcome, plan_record, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.inputs import plan_of
@@ -77,7 +77,7 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
                              started_at=started, processing_time=round(time.perf_counter() - t0, 6),
-                             meta={"plan": rt.rounds.plan_meta(revision.plan), "language": revision.plan.language,
+                             meta={"plan": plan_record(revision.plan), "language": revision.plan.language,
                                    "offline": offline, "revision": {**meta, "why": revision.why,
                                                                     "dropped": revision.dropped,
                                                                     "added": revision.added},

@@ -15,7 +15,7 @@ from typing import Any
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
-from agents.round import PlanOutcome, RoundInput, Runner, TaskOutcome, render_plan_message
+from agents.round import PlanOutcome, RoundInput, Runner, TaskOutcome, plan_record, render_plan_message
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
 from app.rounds.documents import display_name
@@ -136,7 +136,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              render_plan_message(plan), agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
-                                   "plan": rt.rounds.plan_meta(plan), **waiting.plan_review_meta(wait, revision)},
+                                   "plan": plan_record(plan), **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from agents.errors import PlanFormatError
-from agents.round import parse_plan, render_plan_message, validate_plan
+from agents.round import parse_plan, plan_record, render_plan_message, validate_plan
 from app.clock import now
 from app.contract.schemas import ReviewRequest, WorkflowStatusView
 from app.contract.views import DECISIONS, status_view, waiting_view
@@ -61,7 +61,7 @@ class Reviews:
         base = f"{workflow_id}:{round_no}:decision:{segment}"
         if body.decision == "edit":
             plan = await self._edited(workflow_id, round_no, message, body.plan)
-            patch |= {"plan": self.rt.rounds.plan_meta(plan), "proposedPlan": message.meta.get("plan"),
+            patch |= {"plan": plan_record(plan), "proposedPlan": message.meta.get("plan"),
                       "content": render_plan_message(plan)}
         said = (body.answer if body.decision == "answer" else body.feedback or "").strip()
         if said:
