@@ -77,7 +77,7 @@ def _refine_text(data: bytes, filename: str) -> str:
     candidates = []
     if _is_table(lines, "\t"):
         candidates.append("text/tab-separated-values")
-    if _is_table(lines, ","):
+    if any(_is_table(lines, delimiter) for delimiter in CSV_DELIMITERS):
         candidates.append("text/csv")
     if _looks_like_markdown(lines):
         candidates.append("text/markdown")
@@ -85,6 +85,10 @@ def _refine_text(data: bytes, filename: str) -> str:
         return _SUFFIX_TYPES[suffix]
     return candidates[0] if candidates else "text/plain"
 
+
+# What separates a CSV's cells: a comma, or a semicolon where the comma is the decimal mark (German,
+# French and most European spreadsheets save CSV that way); extractors/csv.py sniffs which one.
+CSV_DELIMITERS = (",", ";")
 
 _PROSE_WORDS = 5  # words in the median cell above which the "cells" are clauses of sentences
 

@@ -76,3 +76,19 @@ def test_prose_with_as_many_commas_on_every_line_is_text_not_a_table():
                  "B2,Toaster,31.00,Two slots and a crumb tray that slides out for cleaning\n"
                  "C3,Mug,6.50,Stoneware\n")
     assert detect_mime(catalogue.encode(), "items.txt") == "text/csv"
+
+
+def test_a_csv_separated_by_semicolons_is_a_table(registry):
+    """European spreadsheets save CSV with semicolons (the comma is their decimal mark): such a file
+    was read as plain text, and a German user's "give me the table as Excel" found no table."""
+    data = ("Filiale;Monat;Umsatz;Kunden\nBerlin;Januar;12400,50;310\nBerlin;Februar;13150;322\n"
+            "Hamburg;Januar;9800;255\nMünchen;Februar;14100;332\n").encode()
+    assert detect_mime(data, "umsatz.csv") == "text/csv"
+    [table] = registry.extract(data, "umsatz.csv").items
+    assert "Berlin\tJanuar\t12400,50\t310" in table.data
+    # Prose with a semicolon in each sentence is still prose (the same median-cell rule as for commas).
+    sentences = ("Der Ausschuss traf sich am Dienstag im kleinen Saal; er vertagte die Abstimmung bis zum Frühjahr.\n"
+                 "Die meisten Mitglieder waren anwesend; zwei hatten sich vorher schriftlich entschuldigt.\n"
+                 "Der Kassenwart berichtete von einem kleinen Überschuss; er wird auf das nächste Jahr übertragen.\n"
+                 ).encode()
+    assert detect_mime(sentences, "notizen.txt") == "text/plain"
