@@ -1,6 +1,6 @@
 """The server's CPU per round through each protocol adapter against the REST API: same round, same stub.
 
-    python bench/protocols.py [--rounds 10] [--turns 5] [--tasks 2]
+    python bench/protocols.py [--rounds 10] [--turns 5] [--tasks 2] [--only mcp,ag-ui]
 
 Starts bench/model_stub.py (instant answers, a plan of `--tasks` tasks) and `python -m app` on
 127.0.0.1 (SQLite, a fresh data dir) with the stub as its model, in processes of their own; the
@@ -112,7 +112,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10, help="rounds per batch")
     parser.add_argument("--turns", type=int, default=5, help="batches of each way, taking turns")
     parser.add_argument("--tasks", type=int, default=2)
+    parser.add_argument("--only", default="", help="comma-separated words: only the ways whose names hold one "
+                                                    "(REST always runs: it is the measure)")
     args = parser.parse_args()
+    if args.only:
+        words = [w.strip().lower() for w in args.only.split(",") if w.strip()]
+        for name in list(WAYS)[1:]:
+            if not any(w in name.lower() for w in words):
+                del WAYS[name]
     stub = subprocess.Popen([sys.executable, str(ROOT / "bench" / "model_stub.py"), "--delay", "0", "--tasks",
                              str(args.tasks)], stdout=subprocess.PIPE, text=True)
     try:
@@ -129,7 +136,8 @@ def main() -> None:
     print(f"Server CPU per round: median over {args.turns} turns of {args.rounds} rounds each way "
           f"(a plan of {args.tasks} tasks, instant stub model):")
     for name, values in spent.items():
-        print(f"  {name:<32} {median(values):7.1f} ms   x{median(values) / floor:.2f} of REST")
+        print(f"  {name:<32} {median(values):7.1f} ms   x{median(values) / floor:.2f} of REST   "
+              f"(batches: {', '.join(f'{v:.1f}' for v in values)})")
 
 
 if __name__ == "__main__":

@@ -38,13 +38,12 @@ from mcp_types import (
     TextContent,
 )
 
-from app.contract.schemas import ReviewRequest
-from app.contract.views import waiting_view
+from app.contract.schemas import LogEntry, Message, ReviewRequest
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
 from app.protocols.chat_waits import what_waits
 from app.protocols.mcp_task_events import serve as serve_task_events
 from app.protocols.mcp_tasks import RoundTasks
-from app.protocols.rounds import Round, Rounds
+from app.protocols.rounds import Round, Rounds, Snapshot
 from app.rounds.live import Position
 from app.store.records import Owner
 
@@ -177,16 +176,18 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
     server = _server(ctx)
     owner = server.owner(ctx)
     try:
+        snapshot = None
         if wait_seconds > 0:
-            await _wait(server.rounds, owner, workflow_id, after_message_id, after_log_id,
-                        min(wait_seconds, MAX_WAIT_SECONDS), ctx)
-        snapshot = await server.rounds.snapshot(owner, workflow_id, after_message_id, after_log_id, PAGE)
+            snapshot = await _wait(server.rounds, owner, workflow_id, after_message_id, after_log_id,
+                                   min(wait_seconds, MAX_WAIT_SECONDS), ctx)
+        if snapshot is None:
+            snapshot = await server.rounds.snapshot(owner, workflow_id, after_message_id, after_log_id, PAGE)
     except ApplicationError as exc:
         raise _tool_error(exc) from None
-    row, messages, logs = snapshot.workflow, snapshot.messages, snapshot.logs
+    row, messages, logs = snapshot.status, snapshot.messages, snapshot.logs
     # A document is on its task's message and again on the final one: one link each.
     documents = list({d.file_id: d for m in messages for d in m.documents if m.role == "assistant"}.values())
-    wait = waiting_view(row)
+    wait = row.waiting_for
     result = {
         "workflowId": workflow_id, "status": row.status, "round": row.current_round, "progress": row.progress,
         "waitingFor": msgspec.to_builtins(wait) if wait else None,
@@ -205,19 +206,26 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
 
 
 async def _wait(rounds: Rounds, owner: Owner, workflow_id: str, after_message: int, after_log: int,
-                seconds: float, ctx: Context) -> None:
+                seconds: float, ctx: Context) -> Snapshot | None:
     """Follow the workflow's event stream until it no longer runs (its round ended or waits for the
-    user) or `seconds` pass, reporting its logs as progress. The stream's first read says where the
-    workflow is, so a round that already ended costs that one read (a workflow that is not the
-    caller's ends the stream, and the read after this says so)."""
+    user) or `seconds` pass, reporting its logs as progress. What the stream showed by then is the
+    answer (no second read); None when the time ran out or the workflow is not the caller's (the read
+    after this says so). A round that already ended costs the stream's one read."""
     stream = rounds.stream(Round(owner, workflow_id, 0, Position(after_message, after_log), 0))
+    messages: dict[int, Message] = {}
+    logs: list[LogEntry] = []
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             async for event, view in stream.follow(rounds.workflows.rt.changes):
-                if event == "log" and view is not None:
+                if event in ("message", "update") and view.id > after_message:
+                    messages[view.id] = view
+                elif event == "log":
+                    logs.append(view)
                     await ctx.report_progress(view.progress, 100, view.message)
-                elif event == "status" and view is not None and view.status != "running":
-                    return
+                elif event == "status" and view.status != "running":
+                    return Snapshot.of(view, sorted(messages.values(), key=lambda m: m.id), logs, after_message,
+                                       after_log, PAGE)
+    return None
 
 
 async def stop_round(workflow_id: str, ctx: Context) -> dict[str, Any]:

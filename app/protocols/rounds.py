@@ -15,8 +15,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.contract.schemas import Document, LogEntry, Message, ReviewRequest, StartRequest, WaitingFor
-from app.contract.views import log_view, message_view
+from app.contract.schemas import (
+    Document,
+    LogEntry,
+    Message,
+    ReviewRequest,
+    StartRequest,
+    WaitingFor,
+    WorkflowStatusView,
+)
+from app.contract.views import log_view, message_view, status_view
 from app.errors import ApplicationError, NotFoundError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
@@ -29,14 +37,25 @@ TERMINAL = ("completed", "stopped", "failed")
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A workflow's row and its items after two cursors, as one read saw them."""
+    """A workflow's status and its items after two cursors, as one read (or one follow) saw them."""
 
-    workflow: Any  # the store's WorkflowRow
+    status: WorkflowStatusView
     messages: list[Message]
     logs: list[LogEntry]
     last_message_id: int
     last_log_id: int
     has_more: bool
+
+    @classmethod
+    def of(cls, status: WorkflowStatusView, messages: list[Message], logs: list[LogEntry], after_message: int,
+           after_log: int, limit: int) -> Snapshot:
+        """At most `limit` of each; the cursors go to the last item given when more are left, else to the
+        workflow's last ids (past items deleted meanwhile)."""
+        more_messages, more_logs = len(messages) > limit, len(logs) > limit
+        messages, logs = messages[:limit], logs[:limit]
+        return cls(status, messages, logs,
+                   messages[-1].id if more_messages else max(after_message, status.last_message_id),
+                   logs[-1].id if more_logs else max(after_log, status.last_log_id), more_messages or more_logs)
 
 
 @dataclass(frozen=True)
@@ -173,13 +192,9 @@ class Rounds:
         page = await self.workflows.repo.live.page(owner, workflow_id, after_message, after_log, limit + 1)
         if page is None:  # not the caller's, or gone: the REST API's 404
             raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
-        row = page.workflow
-        messages = [message_view(m, docs, page.files) for m, docs in page.messages[:limit]]
-        logs = [log_view(e, owner.mandate_id, owner.user_id, updated) for e, updated in page.logs[:limit]]
-        more_messages, more_logs = len(page.messages) > limit, len(page.logs) > limit
-        return Snapshot(row, messages, logs,
-                        messages[-1].id if more_messages else max(after_message, row.last_message_id),
-                        logs[-1].id if more_logs else max(after_log, row.last_log_id), more_messages or more_logs)
+        messages = [message_view(m, docs, page.files) for m, docs in page.messages]
+        logs = [log_view(e, owner.mandate_id, owner.user_id, updated) for e, updated in page.logs]
+        return Snapshot.of(status_view(page.workflow), messages, logs, after_message, after_log, limit)
 
     def left(self, run: Round, protocol: str) -> None:
         """The client went away before the round ended: stop it, unless configured to let it run."""

@@ -61,6 +61,11 @@ async def test_a_round_on_an_uploaded_document_followed_to_its_produced_document
         again = await mcp.call_tool("read_round", {"workflow_id": workflow, "after_message_id": body["lastMessageId"],
                                                    "after_log_id": body["lastLogId"]})
         assert again.structured_content["messages"] == [] and again.structured_content["logs"] == []
+        # The waited read answers with what the event stream showed, without reading again: the same
+        # as a plain read of the ended round.
+        plain = await mcp.call_tool("read_round", {"workflow_id": workflow})
+        assert plain.structured_content == body
+        assert [c.model_dump() for c in plain.content] == [c.model_dump() for c in read.content]
 
     async with connect(server, "k2") as other:  # another key sees neither the workflow nor its documents
         assert str(link.uri) not in {str(r.uri) for r in (await other.list_resources()).resources}
