@@ -12,6 +12,7 @@ values named here; the app imports this module (and the types of `agents.base`, 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -36,12 +37,23 @@ from agents.registry import Registry
 from agents.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.runner import run_task, task_context
 from agents.scheduler import BUDGET, first_tasks, run_plan
+from agents.toolkit.cleanup import clean_contents
+from agents.toolkit.cpu import off_gil_if_long
+from agents.toolkit.language import load_detector
+from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "changes_prompt", "history_entries", "parse_plan", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
+    "changes_prompt", "clean_contents", "history_entries", "off_gil_if_long", "parse_plan", "preload", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
 ]
+
+def preload() -> None:
+    """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU
+    each) in threads of their own, so that the first round does not wait for them."""
+    threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
+    threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
+
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
 

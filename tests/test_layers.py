@@ -25,9 +25,8 @@ ALLOWED = {
     "web": {"store", "contract", "rounds", "services"},
 }
 PACKAGES = ("app", "agents", "extractors")
-# What the round engine (`app/rounds`) may import of `agents`: its one entry point, the types, and the
-# text toolkit (document cleaning and warm-ups, no agent work).
-ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.toolkit.")
+# What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
+ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors")
 
 
 def _modules() -> dict[str, Path]:

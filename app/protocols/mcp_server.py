@@ -188,7 +188,7 @@ async def read_round(workflow_id: str, ctx: Context, after_message_id: int = 0, 
     # A document is on its task's message and again on the final one: one link each.
     documents = list({d.file_id: d for m in messages for d in m.documents if m.role == "assistant"}.values())
     wait = row.waiting_for
-    result = {
+    result: dict[str, Any] = {
         "workflowId": workflow_id, "status": row.status, "round": row.current_round, "progress": row.progress,
         "waitingFor": msgspec.to_builtins(wait) if wait else None,
         "messages": [{"id": m.id, "round": m.round, "status": m.status, "agentName": m.agent_name,

@@ -11,8 +11,7 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from agents.base import DocumentText
-from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long
+from agents.round import clean_contents, off_gil_if_long
 from app.errors import StoredFileError
 from app.metrics import record_extraction
 from app.store.filestore import BlobStore

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -14,8 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from dbos import DBOS, SetWorkflowID
 
-from agents.toolkit.language import load_detector
-from agents.toolkit.tokens import load_tokenizer
+from agents.round import preload
 from app.metrics import RoundTimer
 from app.rounds import handle, resume, waiting
 from app.rounds.draining import Drain
@@ -111,8 +109,7 @@ class Engine:
         """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
         settings = self.rt.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
-        threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
+        preload()
         await self.rt.db.migrate()
         if self.listener is not None:
             self.listener.start()
