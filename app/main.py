@@ -11,7 +11,7 @@ from typing import Any
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
-from litestar.types import Receive, Scope, Send
+from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from agents.embeddings import LocalE5
 from agents.embeddings import available as embeddings_available
@@ -67,7 +67,9 @@ UNCOMPRESSED = r"((/events|/api/files/\d+/content)$|^/mcp|^/v1/chat/completions$
 class ForemanApp(Litestar):
     """The Litestar application, answering HEAD as GET and saying `nosniff` on every response."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive,
+                       send: Send | LifeSpanSend) -> None:
+        # The ignore: Litestar's ASGI TypedDicts go where the middleware takes plain dicts (the same objects).
         await middleware.serve(super().__call__, scope, receive, send, self.cors_config)  # type: ignore[arg-type]
 
 

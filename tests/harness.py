@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import socket
@@ -23,7 +22,6 @@ import httpx
 import pytest
 import uvicorn
 
-from agents.model import Model, ModelRequest, ModelResponse, Usage
 from app.config import Settings
 from app.main import create_app
 from tests.corpus import CORPUS
@@ -48,29 +46,6 @@ def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condi
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.01)
-
-
-class ScriptedModel(Model):
-    """A deterministic model: answers plans from `plan`, tasks with their agent's name.
-
-    `gate` (an asyncio.Event per call purpose) holds a call until the test opens it.
-    """
-
-    name = "scripted"
-    offline = False
-
-    def __init__(self, plan: dict[str, Any] | None = None, tokens: int = 7) -> None:
-        self.plan = plan
-        self.tokens = tokens
-        self.calls: list[ModelRequest] = []
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        self.calls.append(request)
-        usage = Usage(prompt_tokens=self.tokens, completion_tokens=self.tokens, calls=1)
-        if request.purpose in ("plan", "repair"):
-            return ModelResponse(text=json.dumps(self.plan), data=self.plan, usage=usage, model=self.name)
-        who = request.agent or request.purpose
-        return ModelResponse(text=f"Done by {who}.", usage=usage, model=self.name)
 
 
 def plan_of(n_tasks: int, agent: str = "analyst", chain: bool = False) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard, get_args
 
 import msgspec
 
@@ -19,6 +19,16 @@ RoundStatus = Literal["running", "waiting", "completed", "stopped", "failed"]  #
 WaitKind = Literal["plan", "question", "tool"]
 Decision = Literal["approve", "revise", "edit", "reject", "answer"]
 ReviewMode = Literal["plan", "none"]
+
+
+def is_decision(value: object) -> TypeGuard[Decision]:
+    """Whether `value` (from JSON a protocol read) is a decision POST .../review takes."""
+    return isinstance(value, str) and value in get_args(Decision)
+
+
+def is_review_mode(value: object) -> TypeGuard[ReviewMode]:
+    """Whether `value` (from JSON a protocol read) is a review mode a start takes."""
+    return isinstance(value, str) and value in get_args(ReviewMode)
 
 
 class Camel(msgspec.Struct, rename="camel", omit_defaults=False):

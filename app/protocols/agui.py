@@ -27,6 +27,11 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import pydantic
+from ag_ui._generated.models import (  # STATE_DELTA's; not in ag_ui.core
+    AddOperation,
+    JsonPatchOperation,
+    ReplaceOperation,
+)
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
@@ -45,8 +50,10 @@ from ag_ui.core import (
 from ag_ui.core.events import RunFinishedCancelledOutcome, RunFinishedInterruptOutcome, TokenUsage
 from ag_ui.encoder import EventEncoder
 from litestar import Request, post
+from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 
+from app.config import Settings
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
 from app.protocols.agui_interrupts import decision_of, interrupt_of, review_of
 from app.protocols.rounds import (
@@ -117,7 +124,7 @@ def prompt_and_files(run_input: RunAgentInput) -> tuple[str, list[tuple[str, byt
     return "\n".join(texts).strip(), uploads, ids
 
 
-async def ag_ui(request: Request) -> Stream:
+async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
     """Run a round of the thread's workflow and answer its AG-UI event stream."""
     state = request.app.state
     owner = state.auth.owner(request)
@@ -202,23 +209,24 @@ def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent
                 TextMessageEndEvent(message_id=message_id)]
     if isinstance(part, Plan):
         plan = [{"id": task_id, "agent": agent, "status": "planned"} for task_id, agent in part.tasks]
-        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/plan", "value": plan}])]
+        return [StateDeltaEvent(delta=[ReplaceOperation(path="/plan", value=plan)])]
     if isinstance(part, StepStarted):
         return [StepStartedEvent(step_name=step_name(part.agent, part.task_id))]
     if isinstance(part, StepFinished):
-        docs = [{"op": "add", "path": "/documents/-", "value": {"fileId": d.file_id, "name": doc_name(d),
-                                                                "url": f"{run.base_url}/api/files/{d.file_id}/content"}}
-                for d in part.documents]
+        docs: list[JsonPatchOperation] = [
+            AddOperation(path="/documents/-", value={"fileId": d.file_id, "name": doc_name(d),
+                                                     "url": f"{run.base_url}/api/files/{d.file_id}/content"})
+            for d in part.documents]
         return [StepFinishedEvent(step_name=step_name(part.agent, part.task_id)),
                 *([StateDeltaEvent(delta=docs)] if docs else [])]
     if isinstance(part, Progress):
-        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/progress", "value": part.log.progress}])]
+        return [StateDeltaEvent(delta=[ReplaceOperation(path="/progress", value=part.log.progress)])]
     if isinstance(part, Waiting):
-        return [StateDeltaEvent(delta=[{"op": "replace", "path": "/status", "value": "waiting"}]),
+        return [StateDeltaEvent(delta=[ReplaceOperation(path="/status", value="waiting")]),
                 RunFinishedEvent(thread_id=thread, run_id=run_id, outcome=RunFinishedInterruptOutcome(
                     interrupts=[interrupt_of(part.waiting_for, run)]))]
     if isinstance(part, Ended):
-        status = StateDeltaEvent(delta=[{"op": "replace", "path": "/status", "value": part.status}])
+        status = StateDeltaEvent(delta=[ReplaceOperation(path="/status", value=part.status)])
         if part.status == "failed":
             return [status, RunErrorEvent(message=part.error or "The round failed; see the workflow's log.",
                                           code="round_failed")]
@@ -233,12 +241,12 @@ def step_name(agent: str, task_id: str) -> str:
     return f"{agent} ({task_id})"
 
 
-def max_body(settings: Any) -> int:
+def max_body(settings: Settings) -> int:
     """Files arrive as base64 in the JSON body: a third larger than the upload limit, plus the JSON."""
     return settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
 
 
-def route(settings: Any) -> Any:
+def route(settings: Settings) -> HTTPRouteHandler:
     """The `/api/ag-ui` route, taking bodies as large as the files it may carry."""
     return post("/api/ag-ui", status_code=200, include_in_schema=False,
                 request_max_body_size=max_body(settings))(ag_ui)

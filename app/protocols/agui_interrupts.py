@@ -10,7 +10,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from app.contract.schemas import ReviewRequest, WaitingFor
+from app.contract.schemas import ReviewMode, ReviewRequest, WaitingFor, is_decision, is_review_mode
 from app.errors import BadRequestError
 from app.protocols.rounds import Round
 
@@ -46,7 +46,7 @@ def decision_of(resume: list[ResumeEntry]) -> ReviewRequest:
     if entry.status == "cancelled":
         return ReviewRequest(decision="reject", message_id=message_id, feedback=_text(payload, "feedback"))
     decision = payload.get("decision") or ("answer" if payload.get("answer") else "approve")
-    if decision not in ("approve", "revise", "edit", "reject", "answer"):
+    if not is_decision(decision):
         raise BadRequestError(f"The resume payload's decision must be approve, revise, edit, reject or answer, not "
                               f"{str(decision)[:40]!r}.", code="bad_resume")
     plan = payload.get("plan")
@@ -59,12 +59,12 @@ def _text(payload: dict[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def review_of(props: Any) -> str | None:
+def review_of(props: Any) -> ReviewMode | None:
     """`forwardedProps.review`: "plan" makes the round wait for a review of its plan, "none" not."""
     review = props.get("review") if isinstance(props, dict) else None
     if review is None:
         return None
-    if review not in ("plan", "none"):
+    if not is_review_mode(review):
         raise BadRequestError(f"forwardedProps.review must be 'plan' or 'none', not {str(review)[:40]!r}.",
                               code="bad_review_mode")
     return review

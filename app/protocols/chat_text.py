@@ -49,9 +49,9 @@ class ChatText:
             waiting.text += part.text
             return ""
         if part.draft_id != self.current:
-            waiting = self.waiting.pop(part.draft_id, None)
-            if waiting is not None and part.message is not None:  # it ended while another streamed
-                self.waiting[part.draft_id] = _Waiting(waiting.text + part.text, True)
+            began = self.waiting.pop(part.draft_id, None)
+            if began is not None and part.message is not None:  # it ended while another streamed
+                self.waiting[part.draft_id] = _Waiting(began.text + part.text, True)
             return ""
         self.current = None
         return (part.text if part.message is not None else CUT) + self._next()

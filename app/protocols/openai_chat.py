@@ -36,10 +36,12 @@ from app.protocols.chat_request import ChatRequest, parse_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
+from app.services.workflows import WorkflowService
 from app.store.database import unavailable
 from app.store.records import Owner
 
 log = logging.getLogger("foreman.openai_chat")
+AnyRequest = Request[Any, Any, Any]  # the routes here read only the body, headers and app state
 
 MODEL = "foreman"
 WORKFLOW_HEADER = "X-Foreman-Workflow"
@@ -55,21 +57,21 @@ def error_body(status: int, message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def openai_error(status: int, message: str, code: str) -> Response:
+def openai_error(status: int, message: str, code: str) -> Response[Any]:
     return Response(content=error_body(status, message, code), status_code=status, media_type="application/json")
 
 
-def _on_application_error(_: Request, exc: ApplicationError) -> Response:
+def _on_application_error(_: AnyRequest, exc: ApplicationError) -> Response[Any]:
     return openai_error(exc.status_code, exc.detail, exc.code)
 
 
-def _on_http_exception(request: Request, exc: HTTPException) -> Response:
+def _on_http_exception(request: AnyRequest, exc: HTTPException) -> Response[Any]:
     if exc.status_code >= 500:
         return _on_unexpected(request, exc)
     return openai_error(exc.status_code, exc.detail or "The request could not be handled.", "bad_request")
 
 
-def _on_unexpected(request: Request, exc: Exception) -> Response:
+def _on_unexpected(request: AnyRequest, exc: Exception) -> Response[Any]:
     if unavailable(exc):  # not a defect: the database is down or busy; the same request may be sent again
         error = DatabaseUnavailableError("The database cannot take this request now; try again in "
                                          f"{DatabaseUnavailableError.retry_after_seconds} seconds.")
@@ -105,7 +107,7 @@ class Conversations:
         known = self._known.get(self.key(owner, history))
         if known is not None:
             return known
-        workflows = self.rounds.workflows
+        workflows: WorkflowService = self.rounds.workflows
         summaries, _ = await workflows.workflows(owner, SCANNED, None)  # another process may have begun it
         for summary in summaries:
             if summary.current_round > len(history) or (history[0] and summary.name != history[0][:80]):
@@ -117,12 +119,12 @@ class Conversations:
         return None
 
 
-async def models(request: Request) -> dict[str, Any]:
+async def models(request: AnyRequest) -> dict[str, Any]:
     request.app.state.auth.owner(request)
     return {"object": "list", "data": [_model()]}
 
 
-async def model(request: Request, model_id: Annotated[str, PathParameter(max_length=200)]) -> dict[str, Any]:
+async def model(request: AnyRequest, model_id: Annotated[str, PathParameter(max_length=200)]) -> dict[str, Any]:
     request.app.state.auth.owner(request)
     _check_model(model_id)
     return _model()
@@ -138,7 +140,7 @@ def _check_model(name: str) -> None:
                             code="model_not_found")
 
 
-async def chat_completions(request: Request) -> Response | Stream:
+async def chat_completions(request: AnyRequest) -> Response[Any] | Stream:
     state = request.app.state
     owner = state.auth.owner(request)
     body = await _read(request)
@@ -161,7 +163,7 @@ async def chat_completions(request: Request) -> Response | Stream:
                     media_type="application/json")
 
 
-async def _read(request: Request) -> ChatRequest:
+async def _read(request: AnyRequest) -> ChatRequest:
     settings = request.app.state.settings
     limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes  # files arrive as base64 in JSON
     if int(request.headers.get("content-length") or 0) > limit:
@@ -190,7 +192,7 @@ class ChatAdapter:
         self.rounds = rounds
         self.conversations = Conversations(rounds)
 
-    async def whole(self, run: Round, completion_id: str, request: Request) -> dict[str, Any]:
+    async def whole(self, run: Round, completion_id: str, request: AnyRequest) -> dict[str, Any]:
         """The round's text as one completion, once it ended or waits for the user; a client that leaves
         stops it."""
         texts: list[str] = []
@@ -276,7 +278,7 @@ def _usage(end: Ended | Waiting | None) -> dict[str, int]:
     return {"prompt_tokens": 0, "completion_tokens": tokens, "total_tokens": tokens}
 
 
-async def _disconnected(request: Request) -> None:
+async def _disconnected(request: AnyRequest) -> None:
     """Returns when the client has closed the connection (the body was read before)."""
     while (await request.receive())["type"] != "http.disconnect":
         pass

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from agents.base import Plan, Prepared, TaskContext, TaskResult, TaskSpec
@@ -109,7 +110,7 @@ async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan,
     """Write that `task` failed because the user did not approve it, with their reason (its outcome:
     read back as a failed task after a crash, so it is neither run nor asked about again; re-planned
     like any failure); `then`: logs of what follows, written with it. The reason."""
-    key = lambda *p: _key(workflow_id, round_no, "task", task.id, *p)  # noqa: E731
+    key = partial(_key, workflow_id, round_no, "task", task.id)
     reason = f"{NOT_APPROVED}: {feedback}" if feedback else NOT_APPROVED
     said = f"Task {number}/{len(plan.tasks)} ({task.agent}) failed: {reason}"
     await rt.journal.append(
@@ -126,13 +127,13 @@ async def park(rt: Runtime, workflow_id: str, round_no: int, parked: list[Parked
     task = first.task
     if first.kind == "question":
         number = len(await _messages(rt, workflow_id, round_no, f"ask:{task.id}:")) + 1
-        key = lambda *p: _key(workflow_id, round_no, "ask", task.id, number, *p)  # noqa: E731
+        key = partial(_key, workflow_id, round_no, "ask", task.id, number)
         text = first.question
         meta: dict[str, Any] = {"question": {"state": "pending", "taskId": task.id, "text": text}}
         extra: dict[str, Any] = {"question": text, "taskId": task.id, "agent": task.agent}
         log = f"Waiting for your answer: the {task.agent} agent asks (task {task.id}): {text}"
     else:
-        key = lambda *p: _key(workflow_id, round_no, "approve", task.id, *p)  # noqa: E731
+        key = partial(_key, workflow_id, round_no, "approve", task.id)
         text = (f"Task {task.id} ({task.agent}) needs your approval before it runs: {task.instructions}\n\n"
                 + (f"It will be called with: {json.dumps(first.tool['arguments'], ensure_ascii=False)}\n\n"
                    if isinstance(first.tool.get("arguments"), dict) else "")

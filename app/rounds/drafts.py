@@ -170,8 +170,8 @@ class Drafts:
         self._outbox: dict[str, tuple[DraftText, int, list[str]]] = {}
         self._control: list[str] = []
         self._sent_at: dict[str, float] = {}
-        self._flusher: asyncio.Task | None = None
-        self._sweeper: asyncio.Task | None = None
+        self._flusher: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     def of(self, workflow_id: str) -> dict[str, DraftText]:
         return self.live.get(workflow_id) or {}

@@ -15,7 +15,7 @@ import asyncio
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -24,6 +24,8 @@ from app.errors import BadRequestError
 from app.rounds.drafts import Drafts
 from app.rounds.live_text import LiveText, delta_view, discard_view
 from app.store.records import Owner
+from app.store.repository import Repository
+from app.store.tables import FileRow, stored_id
 
 PAGE = 100
 DEAF_RECHECK_SECONDS = 1.0  # while the PostgreSQL listener is down, streams re-read this often
@@ -107,10 +109,19 @@ def frame(event: str, event_id: str, data: bytes) -> bytes:
 HEARTBEAT = b": keepalive\n\n"
 
 
+class Workflows(Protocol):
+    """What a stream reads through: the workflow service (`app.services.workflows`, a wing above)."""
+
+    @property
+    def repo(self) -> Repository: ...
+
+    async def blobs(self, include: bool, files: dict[int, FileRow]) -> Callable[[FileRow], bytes] | None: ...
+
+
 class EventStream:
     """Reads one workflow's new items after a position and renders them as events."""
 
-    def __init__(self, workflows, owner: Owner, workflow_id: str, position: Position, include_data: bool,
+    def __init__(self, workflows: Workflows, owner: Owner, workflow_id: str, position: Position, include_data: bool,
                  heartbeat: float, listening: Callable[[], bool], drafts: Drafts | None = None) -> None:
         self.workflows = workflows
         self.repo = workflows.repo
@@ -120,7 +131,7 @@ class EventStream:
         self.include_data = include_data
         self.heartbeat = heartbeat
         self.listening = listening  # False while cross-process notifications may be missed
-        self._status: tuple | None = None
+        self._status: tuple[str, int, int, int | None] | None = None
         self.gone = False  # the workflow was deleted
         # With `drafts`, live text too: ("delta", {messageId, offset, text}), ("discard", {messageId}).
         self.text = LiveText(drafts, workflow_id, position.drafts) if drafts is not None else None
@@ -196,17 +207,16 @@ class EventStream:
             blobs = await self.workflows.blobs(self.include_data, page.files)
             row = page.workflow
             for message, docs in page.messages:
-                tail = self.text.tail(message) if self.text is not None else None
-                if tail is not None:
+                if self.text is not None and (tail := self.text.tail(message)) is not None:
                     yield "delta", delta_view(*tail)
-                    self.text.ended(tail[0])  # type: ignore[union-attr]
-                self.position.message_id = message.id
+                    self.text.ended(tail[0])
+                self.position.message_id = stored_id(message)
                 yield "message", message_view(message, docs, page.files, blobs)
             caught_up = len(page.messages) < PAGE and len(page.logs) < PAGE
             if len(page.messages) < PAGE:  # the rest up to the row's last id was deleted: skip it for good
                 self.position.message_id = max(self.position.message_id, row.last_message_id)
             for entry, updated in page.logs:
-                self.position.log_id = entry.id
+                self.position.log_id = stored_id(entry)
                 view = log_view(entry, self.owner.mandate_id, self.owner.user_id, updated)
                 yield "log", view
                 if self.text is not None and entry.status in ("stopped", "failed"):
@@ -217,8 +227,9 @@ class EventStream:
                     yield "update", message_view(message, docs, page.files, blobs)
             if caught_up:
                 break
-        view = status_view(row)
-        key = (view.status, view.current_round, view.progress, view.waiting_for and view.waiting_for.message_id)
+        status = status_view(row)
+        key = (status.status, status.current_round, status.progress,
+               status.waiting_for.message_id if status.waiting_for else None)
         if key != self._status:
             self._status = key
-            yield "status", view
+            yield "status", status

@@ -17,7 +17,7 @@ from app.rounds.documents import Documents, Reading, display_name, not_stored, u
 from app.rounds.journal import Journal
 from app.store.records import NewLog
 from app.store.repository.messages import READ_DONE, reading_key
-from app.store.tables import FileRow
+from app.store.tables import FileRow, stored_id
 from extractors.base import ContentItem
 from extractors.text import MIMES as TEXTS
 
@@ -74,18 +74,18 @@ class RoundReader:
         logs += [NewLog(f"{key}:warn:{n}", warning, type="warning", agent_name=AGENT)
                  for n, warning in enumerate(reading.extraction.warnings)]
         try:
-            await self.journal.attach(self.workflow_id, self.round_no, file.id, contents, logs, message_id)
+            await self.journal.attach(self.workflow_id, self.round_no, stored_id(file), contents, logs, message_id)
         except Exception:  # noqa: BLE001 - a file that cannot be stored fails itself, not the round
             log.exception("the contents of file %s could not be stored in round %s:%s", file.id, self.workflow_id,
                           self.round_no)
             failed = Reading(not_stored(file, reading.extraction.mime), False, reading.seconds)
             contents = failed.extraction.items
-            await self.journal.attach(self.workflow_id, self.round_no, file.id, contents,
+            await self.journal.attach(self.workflow_id, self.round_no, stored_id(file), contents,
                                       [_done(failed, contents, name, key + READ_DONE, self.progress(index + 1))],
                                       message_id)
         return contents
 
-    async def _report(self, reports: asyncio.Queue, key: str, name: str, index: int, text: bool) -> None:
+    async def _report(self, reports: asyncio.Queue[tuple[int, int] | None], key: str, name: str, index: int, text: bool) -> None:
         # Pages (of a text: KB) done of total, as the worker reports them every few seconds.
         while (report := await reports.get()) is not None:
             done, total = report

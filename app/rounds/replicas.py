@@ -59,7 +59,7 @@ class Replicas:
         self.on_lost = on_lost
         self.observer: Observer = observer or Unobserved()
         self.takes_over = True  # False while draining: a replica on its way out takes on nothing
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def join(self) -> None:
         """Register as alive (before DBOS launches, so every executor that may own rounds has a row)."""

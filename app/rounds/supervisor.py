@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import sqlalchemy as sa
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from agents.round import preload
 from app.metrics import RoundTimer
@@ -82,14 +82,14 @@ class Engine:
     def __init__(self, rt: Runtime, observer: Observer | None = None) -> None:
         self.rt = rt
         self.ready = False
-        self._tasks: dict[str, set[asyncio.Task]] = {}
+        self._tasks: dict[str, set[asyncio.Task[Any]]] = {}
         self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
-        self._reconciler: asyncio.Task | None = None
-        self._collector: asyncio.Task | None = None
+        self._reconciler: asyncio.Task[None] | None = None
+        self._collector: asyncio.Task[None] | None = None
         self.collector = Collector(rt.repo.leftovers, rt.repo.files, rt.storage,
                                    rt.settings.unattached_upload_ttl_seconds, rt.settings.orphan_grace_seconds)
-        self._rounds: dict[str, asyncio.Future] = {}
-        self._stops: set[asyncio.Future] = set()  # stops whose cancel DBOS has yet to record
+        self._rounds: dict[str, asyncio.Future[Any]] = {}
+        self._stops: set[asyncio.Future[None]] = set()  # stops whose cancel DBOS has yet to record
         self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
         self.go_on = resume.go_on  # a round's part after the user's decision (the round workflow calls it)
         self.listener = (None if rt.settings.is_sqlite
@@ -117,7 +117,7 @@ class Engine:
             await self.replicas.join()
         handle.install(self)  # before DBOS launches: it resumes interrupted rounds, which reach us here
 
-        config: dict = {
+        config: DBOSConfig = {
             "name": "foreman",
             "system_database_url": settings.system_database_url,
             "application_version": settings.app_version,
@@ -243,7 +243,7 @@ class Engine:
         if task is not None:
             await asyncio.wait([task])
 
-    def stop(self, workflow_id: str, round_no: int, segment: int = 0) -> asyncio.Future:
+    def stop(self, workflow_id: str, round_no: int, segment: int = 0) -> asyncio.Future[None]:
         """Cancel the round at once: the task running it here now, its DBOS workflow on the stopper thread.
 
         The stop's answer waits for neither: the round's status, stopped in the database, already
@@ -261,7 +261,7 @@ class Engine:
         settled.add_done_callback(self._stops.discard)
         return settled
 
-    async def _settle(self, rid: str, cancel: asyncio.Future, tasks: list[asyncio.Task]) -> None:
+    async def _settle(self, rid: str, cancel: asyncio.Future[None], tasks: list[asyncio.Task[Any]]) -> None:
         try:
             await cancel
         except Exception:  # the round writes nothing more; only a restart in between could run it again
@@ -274,11 +274,11 @@ class Engine:
         for task in list(self._tasks.get(workflow_id, ())):
             task.cancel()
 
-    def track(self, workflow_id: str, task: asyncio.Task | None) -> None:
+    def track(self, workflow_id: str, task: asyncio.Task[Any] | None) -> None:
         if task is not None:
             self._tasks.setdefault(workflow_id, set()).add(task)
 
-    def untrack(self, workflow_id: str, task: asyncio.Task | None) -> None:
+    def untrack(self, workflow_id: str, task: asyncio.Task[Any] | None) -> None:
         tasks = self._tasks.get(workflow_id)
         if tasks is not None:
             tasks.discard(task)

@@ -63,7 +63,7 @@ class Reviews:
             plan = await self._edited(workflow_id, round_no, message, body.plan)
             patch |= {"plan": plan_record(plan), "proposedPlan": message.meta.get("plan"),
                       "content": render_plan_message(plan)}
-        said = (body.answer if body.decision == "answer" else body.feedback or "").strip()
+        said = ((body.answer if body.decision == "answer" else body.feedback) or "").strip()
         if said:
             record["answer" if body.decision == "answer" else "feedback"] = said
             state["answer" if body.decision == "answer" else "feedback"] = said
@@ -107,7 +107,7 @@ class Reviews:
     @staticmethod
     def _fits(row: WorkflowRow, body: ReviewRequest) -> bool:
         wait = row.waiting_for or {}
-        return (row.status == WorkflowStatus.WAITING and body.decision in DECISIONS.get(wait.get("kind"), ())
+        return (row.status == WorkflowStatus.WAITING and body.decision in DECISIONS.get(wait.get("kind", ""), ())
                 and body.message_id in (None, wait.get("messageId")))
 
     @staticmethod

@@ -8,14 +8,16 @@ import logging
 import time
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from app.contract.schemas import (
+    LogEntry,
     LogPage,
+    Message,
     MessagePage,
     StartAnswer,
     StartRequest,
@@ -52,7 +54,7 @@ class WorkflowService:
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.reviews = Reviews(self)
         self._queued: set[str] = set()  # workflows with a post queued in this process
-        self._background: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task[bool]] = set()
         self.rt.journal.on_end = self._round_ended
         engine.periodic.append(self.start_due)
 
@@ -130,7 +132,7 @@ class WorkflowService:
             raise BadRequestError(f"Passwords were given for files that are not in listFileId: {unknown_pw}.",
                                   code="unknown_password_files")
         new = workflow_id is None
-        if new:
+        if workflow_id is None:
             workflow_id = new_id or str(uuid.uuid4())
             name = (prompt or files[file_ids[0]].name)[:80]
             message = "Workflow initialized"
@@ -177,7 +179,10 @@ class WorkflowService:
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
         self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords), review)
         await self.engine.launch(row.id, row.current_round)
-        return msgspec.to_builtins(StartAnswer(id=row.id, status=row.status, current_round=row.current_round))
+        # "running": where every START goes (app.fsm); the dict is what an Idempotency-Key's retry gets back.
+        answer: dict[str, Any] = msgspec.to_builtins(StartAnswer(id=row.id, status="running",
+                                                                 current_round=row.current_round))
+        return answer
 
     async def _enqueue(self, owner: Owner, current: WorkflowRow, prompt: str, file_ids: list[int],
                        passwords: dict[str, str], review: str) -> dict[str, Any] | None:
@@ -337,26 +342,43 @@ class WorkflowService:
 
     async def page(self, owner: Owner, workflow_id: str, kind: str, after: int, limit: int,
                    include_data: bool = False) -> MessagePage | LogPage:
-        """Items after the cursor (0: from the start), in the order they were written."""
-        cursor = await self.cursor(owner, workflow_id)
-        last = cursor.last_message_id if kind == "messages" else cursor.last_log_id
-        empty = MessagePage if kind == "messages" else LogPage
-        if after and after == last:
-            return empty(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
-        if after < 0 or (after and not await self.repo.messages.cursor_belongs(workflow_id, kind, after)):
-            raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
-                                  "you received, or no id to start from the beginning.", code="bad_cursor")
+        """Messages (`kind` "messages") or else log entries after the cursor (0: from the start)."""
         if kind == "messages":
-            rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
-            files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
-            blobs = await self.blobs(include_data, files)
-            items = [message_view(m, docs, files, blobs) for m, docs in rows[:limit]]
-            more = len(rows) > limit
-            return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+            return await self.messages(owner, workflow_id, after, limit, include_data)
+        return await self.logs(owner, workflow_id, after, limit)
+
+    async def messages(self, owner: Owner, workflow_id: str, after: int, limit: int,
+                       include_data: bool = False) -> MessagePage:
+        """Messages after the cursor (0: from the start), in the order they were written."""
+        cursor = await self.cursor(owner, workflow_id)
+        last = cursor.last_message_id
+        if after and after == last:
+            return MessagePage(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
+        await self._check_cursor(workflow_id, "messages", after)
+        rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
+        files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
+        blobs = await self.blobs(include_data, files)
+        items = [message_view(m, docs, files, blobs) for m, docs in rows[:limit]]
+        more = len(rows) > limit
+        return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+
+    async def logs(self, owner: Owner, workflow_id: str, after: int, limit: int) -> LogPage:
+        """Log entries after the cursor (0: from the start), in the order they were written."""
+        cursor = await self.cursor(owner, workflow_id)
+        last = cursor.last_log_id
+        if after and after == last:
+            return LogPage(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
+        await self._check_cursor(workflow_id, "logs", after)
         logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id, updated) for entry, updated in logs[:limit]]
         more = len(logs) > limit
         return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+
+    async def _check_cursor(self, workflow_id: str, kind: str, after: int) -> None:
+        """BadRequestError unless `after` is 0 or the id of one of the workflow's `kind` ("messages", "logs")."""
+        if after < 0 or (after and not await self.repo.messages.cursor_belongs(workflow_id, kind, after)):
+            raise BadRequestError(f"{after} is not the id of a {kind[:-1]} of this workflow; pass the last id "
+                                  "you received, or no id to start from the beginning.", code="bad_cursor")
 
     async def blobs(self, include: bool, files: dict[int, FileRow]) -> Callable[[FileRow], bytes] | None:
         """How views get the documents' bytes: read from the store with `?includeData=true`, else not at all."""
@@ -372,7 +394,7 @@ def request_fingerprint(workflow_id: str | None, body: StartRequest) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-def _reached(items: list, after: int, last: int, more: bool) -> int:
+def _reached(items: Sequence[Message | LogEntry], after: int, last: int, more: bool) -> int:
     """The cursor a page leaves the poller at: past deleted messages up to the workflow's last id when the
     page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
     reached = items[-1].id if items else after

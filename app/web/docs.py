@@ -9,7 +9,9 @@ from litestar import Request, Response, Router, get
 from litestar._openapi.plugin import handle_schema_path_not_found
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.routes import BaseRoute
 from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
 
 from app.web.openapi import polish
 
@@ -39,7 +41,7 @@ def _assets() -> Path:
 class SchemaRouter(Router):
     """Litestar's schema router without its HTML 404 page: unknown /schema paths get the JSON 404."""
 
-    def register(self, value: Any) -> list:
+    def register(self, value: ControllerRouterHandler) -> list[BaseRoute]:
         if getattr(value, "fn", None) is handle_schema_path_not_found:
             return []
         return super().register(value)
@@ -48,11 +50,12 @@ class SchemaRouter(Router):
 class PolishedJson(JsonRenderPlugin):
     """The generated schema, completed where Litestar cannot express the contract (see `app.web.openapi`)."""
 
-    def render(self, request: Request, openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         state = request.app.state
         if getattr(state, "openapi_json", None) is None:  # the schema is built once per app
             state.openapi_json = self.render_json(request, polish(openapi_schema, state.settings.max_prompt_chars))
-        return state.openapi_json
+        rendered: bytes = state.openapi_json
+        return rendered
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -70,7 +73,7 @@ def docs_script() -> bytes:
     return DOCS_SCRIPT
 
 
-def routes() -> list:
+def routes() -> list[ControllerRouterHandler]:
     """The docs routes (a new static router per app: a router belongs to one app)."""
     return [docs_page, docs_script, create_static_files_router(path="/docs/static", directories=[_assets()],
                                                                include_in_schema=False, name="docs-static")]

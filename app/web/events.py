@@ -7,17 +7,18 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
-from litestar import Request, get
+from litestar import get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
 from litestar.response.base import ASGIResponse
 from litestar.types import Receive, Scope, Send
 
+from app.config import Settings
 from app.contract.schemas import MAX_ID
 from app.rounds.live import EventStream, Position, parse_event_id
-from app.web.http import errors
-from app.web.workflows import WorkflowId
+from app.web.http import StrictRequest, errors
+from app.web.workflows import WorkflowId, owner_and_workflows
 
 log = logging.getLogger("foreman.events")
 
@@ -94,7 +95,7 @@ class EventStreamResponse(Stream):
                                                 description="A stream of server-sent events (see above).",
                                                 generate_examples=False)})
 async def events(
-    request: Request, workflow_id: WorkflowId,
+    request: StrictRequest, workflow_id: WorkflowId,
     message_id: Annotated[int | None, QueryParameter(name="messageId", ge=0, le=MAX_ID, required=False,
                                                      description="The last message id you have.")] = None,
     log_id: Annotated[int | None, QueryParameter(name="logId", ge=0, le=MAX_ID, required=False,
@@ -105,11 +106,11 @@ async def events(
     include_data: Annotated[bool, QueryParameter(name="includeData", required=False,
                                                  description="true: documents carry their bytes.")] = False,
 ) -> EventStreamResponse:
-    state = request.app.state
-    owner, workflows = state.auth.owner(request), state.workflows
+    owner, workflows = owner_and_workflows(request)
     await workflows.owned(owner, workflow_id)
     position = parse_event_id(last_event_id) if last_event_id else Position(message_id or 0, log_id or 0)
-    settings, runtime = state.settings, workflows.rt
+    settings: Settings = request.app.state.settings
+    runtime = workflows.rt
     listener = workflows.engine.listener
     stream = EventStream(workflows, owner, workflow_id, position, include_data,
                          settings.event_heartbeat_seconds,

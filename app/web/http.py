@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from litestar import Request, Response
+from litestar.datastructures import State
 from litestar.exceptions import (
     ClientException,
     HTTPException,
@@ -18,6 +20,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.types import ExceptionHandlersMap
 
 from app.config import Settings
 from app.contract.schemas import ConflictBody, ErrorBody
@@ -37,6 +40,8 @@ from app.web.openapi import ERROR_TEXT
 
 log = logging.getLogger("foreman.http")
 T = TypeVar("T")
+# Any request, as exception handlers see it; the routes of app/web take `StrictRequest`.
+AnyRequest = Request[Any, Any, Any]
 
 MAX_JSON_DEPTH = 64
 
@@ -55,12 +60,12 @@ def errors(*codes: int, auth: bool = True) -> dict[int, ResponseSpec]:
     }
 
 
-def error_response(status: int, detail: str, code: str, extra: dict[str, Any] | None = None) -> Response:
+def error_response(status: int, detail: str, code: str, extra: dict[str, Any] | None = None) -> Response[Any]:
     body = {"status_code": status, "detail": detail, "code": code, **(extra or {})}
     return Response(content=body, status_code=status, media_type="application/json")
 
 
-def on_application_error(_: Request, exc: ApplicationError) -> Response:
+def on_application_error(_: AnyRequest, exc: ApplicationError) -> Response[Any]:
     extra = exc.extra
     if exc.status_code == 409:  # ConflictBody: status and round always there, null when no workflow state is at issue
         extra = {"status": None, "currentRound": None} | extra
@@ -72,14 +77,14 @@ CLIENT_GONE = "client disconnected prematurely"
 CLIENT_CLOSED_REQUEST = 499  # nginx's status for it: no one reads the answer, the metrics count it apart
 
 
-def client_gone(request: Request) -> Response:
+def client_gone(request: AnyRequest) -> Response[Any]:
     """The client went away mid-request: not a server error, nothing to trace; one line says so."""
     log.info("The client closed the connection before its request was read whole: %s %s", request.method,
              request.url.path)
     return error_response(CLIENT_CLOSED_REQUEST, "The request ended before its body arrived.", "client_closed_request")
 
 
-def on_http_exception(request: Request, exc: HTTPException) -> Response:
+def on_http_exception(request: AnyRequest, exc: HTTPException) -> Response[Any]:
     status = exc.status_code
     if isinstance(exc, InternalServerException) and exc.detail == CLIENT_GONE:
         return client_gone(request)
@@ -125,7 +130,7 @@ def _camel(name: str) -> str:
     return first + "".join(part.title() for part in rest)
 
 
-def on_unexpected(request: Request, exc: Exception) -> Response:
+def on_unexpected(request: AnyRequest, exc: Exception) -> Response[Any]:
     if storage_full(exc):  # not a defect either: the disk is full
         return on_storage_full(request, exc)
     if unavailable(exc):  # not a defect: the database is down, full, or every connection is busy
@@ -136,7 +141,7 @@ def on_unexpected(request: Request, exc: Exception) -> Response:
                           "internal_error")
 
 
-def on_database_unavailable(request: Request, exc: Exception) -> Response:
+def on_database_unavailable(request: AnyRequest, exc: Exception) -> Response[Any]:
     """503 with Retry-After: the request is fine and may be sent again unchanged."""
     log.warning("Database unavailable on %s %s: %s", request.method, request.url.path,
                 f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
@@ -150,7 +155,7 @@ def on_database_unavailable(request: Request, exc: Exception) -> Response:
     return response
 
 
-def on_storage_full(request: Request, exc: Exception) -> Response:
+def on_storage_full(request: AnyRequest, exc: Exception) -> Response[Any]:
     """507 with Retry-After: the request was not carried out (nothing of it was kept)."""
     log.error("Storage full on %s %s: %s", request.method, request.url.path,
               f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
@@ -163,14 +168,14 @@ def on_storage_full(request: Request, exc: Exception) -> Response:
     return response
 
 
-EXCEPTION_HANDLERS = {
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ApplicationError: on_application_error,
     HTTPException: on_http_exception,
     Exception: on_unexpected,
 }
 
 
-class StrictRequest(Request):
+class StrictRequest(Request[Any, Any, State]):
     """A request whose JSON body must say it is JSON, be UTF-8, not too large and not nested too deep."""
 
     async def json(self) -> Any:
@@ -240,6 +245,13 @@ def _too_deep() -> BadRequestError:
     return BadRequestError(f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep.", code="too_deep")
 
 
+class WithHeaders(Protocol):
+    """What the authenticator reads of a request (Litestar's, or an MCP request's headers)."""
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+
 class Authenticator:
     """Maps bearer keys to owners; with no keys configured, everyone is the local user."""
 
@@ -250,7 +262,7 @@ class Authenticator:
         self._owners = {_digest(k.key): Owner(k.mandate_id, k.user_id) for k in settings.api_keys}
         self.local = settings.local_mode
 
-    def owner(self, request: Request) -> Owner:
+    def owner(self, request: WithHeaders) -> Owner:
         """The caller, or UnauthorizedError."""
         if self.local:
             return self.LOCAL

@@ -7,6 +7,7 @@ from pathlib import Path
 from litestar import Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
 
 STATIC = Path(__file__).parent / "static"
 INDEX = (STATIC / "index.html").read_bytes()  # a few KB, read once rather than on the event loop
@@ -29,7 +30,7 @@ async def chat_page() -> Response[bytes]:
                     headers=SECURITY)
 
 
-ROUTES = [
+ROUTES: list[ControllerRouterHandler] = [
     chat_page,
     create_static_files_router(path="/static", directories=[STATIC], cache_control=CacheControlHeader(no_cache=True)),
 ]

@@ -35,7 +35,7 @@ class Server(uvicorn.Server):
         self.engine = engine
         self._loop: asyncio.AbstractEventLoop | None = None
         self._draining = False
-        self._drain: asyncio.Task | None = None  # held, so the loop does not drop the task
+        self._drain: asyncio.Task[None] | None = None  # held, so the loop does not drop the task
 
     async def serve(self, sockets: Any = None) -> None:
         self._loop = asyncio.get_running_loop()

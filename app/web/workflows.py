@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, patch, post
+from litestar import Response, delete, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIType, Operation, Schema
 from litestar.openapi.spec import Parameter as OpenAPIParameter
@@ -35,7 +35,9 @@ from app.contract.schemas import (
 from app.contract.views import status_view
 from app.errors import BadRequestError
 from app.services.rename import rename
-from app.web.http import errors
+from app.services.workflows import WorkflowService
+from app.store.records import Owner
+from app.web.http import StrictRequest, errors
 
 MAX_LIMIT = 500
 Id = Annotated[int, Parameter(ge=1, le=MAX_ID)]
@@ -69,6 +71,11 @@ def etag_matches(header: str | None, etag: str) -> bool:
         return False
     tags = [t.strip() for t in header.split(",")]
     return "*" in tags or etag in (t.removeprefix("W/") for t in tags)
+
+
+def not_modified(etag: str) -> Response[Any]:
+    """304 for a route whose 200 carries a body: this answer has none (HTTP allows none)."""
+    return Response(content=b"", status_code=HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
 
 
 def encode_cursor(stamp: datetime, workflow_id: str) -> str:
@@ -122,18 +129,20 @@ def _int_param(query: Any, name: str, minimum: int) -> int | None:
     return int(raw)
 
 
-def _deps(request: Request):
+def owner_and_workflows(request: StrictRequest) -> tuple[Owner, WorkflowService]:
+    """The caller and the workflow service (Litestar's app state is untyped; `create_app` puts them there)."""
     state = request.app.state
-    return state.auth.owner(request), state.workflows
+    workflows: WorkflowService = state.workflows
+    return state.auth.owner(request), workflows
 
 
 @post("/api/workflows/start", status_code=HTTP_200_OK, responses=errors(404, 409, 422, 503),
       summary="Start a workflow, or its next round with ?id=")
-async def start(request: Request, data: JSONBody[StartRequest],
+async def start(request: StrictRequest, data: JSONBody[StartRequest],
                 workflow_id: Annotated[str | None, QueryParameter(name="id", max_length=64, required=False)] = None,
                 idempotency_key: Annotated[str | None, HeaderParameter(name="Idempotency-Key", max_length=200,
                                                                        required=False)] = None) -> StartAnswer:
-    owner, workflows = _deps(request)
+    owner, workflows = owner_and_workflows(request)
     data = await request.data_as(StartRequest)  # strictly: "1" is not a file id
     answer = await workflows.start(owner, workflow_id, data, idempotency_key)
     return msgspec.convert(answer, StartAnswer, from_attributes=False)
@@ -141,32 +150,32 @@ async def start(request: Request, data: JSONBody[StartRequest],
 
 @post("/api/workflows/{workflow_id:str}/stop", status_code=HTTP_200_OK, responses=errors(404, 409),
       summary="Stop the running round at once")
-async def stop(request: Request, workflow_id: WorkflowId) -> WorkflowStatusView:
-    owner, workflows = _deps(request)
+async def stop(request: StrictRequest, workflow_id: WorkflowId) -> WorkflowStatusView:
+    owner, workflows = owner_and_workflows(request)
     return await workflows.stop(owner, workflow_id)
 
 
 @post("/api/workflows/{workflow_id:str}/review", status_code=HTTP_200_OK, responses=errors(400, 404, 409),
       summary="Decide on what the waiting round waits for: approve, revise, edit or reject its plan; answer "
               "or reject an agent's question; approve or reject a task that needs approval")
-async def review(request: Request, workflow_id: WorkflowId, data: JSONBody[ReviewRequest]) -> WorkflowStatusView:
-    owner, workflows = _deps(request)
+async def review(request: StrictRequest, workflow_id: WorkflowId, data: JSONBody[ReviewRequest]) -> WorkflowStatusView:
+    owner, workflows = owner_and_workflows(request)
     data = await request.data_as(ReviewRequest)
     return await workflows.reviews.decide(owner, workflow_id, data)
 
 
 @delete("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(404),
         summary="Delete a workflow with its messages, logs and the files only it used")
-async def delete_workflow(request: Request, workflow_id: WorkflowId) -> Deleted:
-    owner, workflows = _deps(request)
+async def delete_workflow(request: StrictRequest, workflow_id: WorkflowId) -> Deleted:
+    owner, workflows = owner_and_workflows(request)
     await workflows.delete(owner, workflow_id)
     return Deleted(deleted="workflow", workflow_id=workflow_id, message_id=None, file_id=None)
 
 
 @patch("/api/workflows/{workflow_id:str}", status_code=HTTP_200_OK, responses=errors(400, 404),
        summary="Rename a workflow (its title in the list)")
-async def rename_workflow(request: Request, workflow_id: WorkflowId, data: JSONBody[RenameRequest]) -> WorkflowSummary:
-    owner, workflows = _deps(request)
+async def rename_workflow(request: StrictRequest, workflow_id: WorkflowId, data: JSONBody[RenameRequest]) -> WorkflowSummary:
+    owner, workflows = owner_and_workflows(request)
     data = await request.data_as(RenameRequest)
     return await rename(workflows.repo.workflows, owner, workflow_id, data)
 
@@ -174,67 +183,66 @@ async def rename_workflow(request: Request, workflow_id: WorkflowId, data: JSONB
 @get("/api/workflows", responses=errors(), summary="The caller's workflows, newest activity first, a page at a time",
      operation_id="listWorkflows", tags=["workflows"])
 async def list_workflows(
-    request: Request,
+    request: StrictRequest,
     limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT, description="How many at most (default 100).")] = 100,
     cursor: Annotated[str | None, QueryParameter(max_length=200, required=False,
                                                  description="The `cursor` of the page before.")] = None,
 ) -> WorkflowList:
-    owner, workflows = _deps(request)
+    owner, workflows = owner_and_workflows(request)
     items, following = await workflows.workflows(owner, limit, decode_cursor(cursor) if cursor else None)
     return WorkflowList(items=items, has_more=following is not None,
                         cursor=encode_cursor(*following) if following else None)
 
 
 @get("/api/workflows/{workflow_id:str}", responses=errors(404), summary="The whole workflow")
-async def get_workflow(request: Request, workflow_id: WorkflowId,
+async def get_workflow(request: StrictRequest, workflow_id: WorkflowId,
                        include_data: Annotated[bool, QueryParameter(name="includeData")] = False) -> Workflow:
-    owner, workflows = _deps(request)
+    owner, workflows = owner_and_workflows(request)
     return await workflows.whole(owner, workflow_id, include_data)
 
 
 @get("/api/workflows/{workflow_id:str}/status", summary="Status, with an ETag for conditional polling",
      responses=errors(404) | {304: ResponseSpec(data_container=None, description="Unchanged since the ETag sent "
                                                 "in If-None-Match; no body.", generate_examples=False)})
-async def get_status(request: Request, workflow_id: WorkflowId) -> Response[WorkflowStatusView]:
-    owner, workflows = _deps(request)
+async def get_status(request: StrictRequest, workflow_id: WorkflowId) -> Response[WorkflowStatusView]:
+    owner, workflows = owner_and_workflows(request)
     view = status_view(await workflows.owned(owner, workflow_id))
     body = msgspec.json.encode(view)
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     if etag_matches(request.headers.get("if-none-match"), etag):
-        return Response(content=b"", status_code=HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        return not_modified(etag)
     return Response(content=view, headers={"ETag": etag, "Cache-Control": "no-cache"})
 
 
 @get("/api/workflows/{workflow_id:str}/messages", responses=errors(404), summary="Messages after a cursor",
      operation_class=PollOperation)
-async def get_messages(request: Request, workflow_id: WorkflowId) -> Response[MessagePage]:
-    return await _poll(request, workflow_id, "messages")
+async def get_messages(request: StrictRequest, workflow_id: WorkflowId) -> Response[MessagePage]:
+    owner, workflows = owner_and_workflows(request)
+    page = await workflows.messages(owner, workflow_id, *page_query(request.query_params))
+    return Response(content=page, media_type="application/json")
 
 
 @get("/api/workflows/{workflow_id:str}/logs", responses=errors(404), summary="Log entries after a cursor",
      operation_class=PollOperation)
-async def get_logs(request: Request, workflow_id: WorkflowId) -> Response[LogPage]:
-    return await _poll(request, workflow_id, "logs")
-
-
-async def _poll(request: Request, workflow_id: str, kind: str) -> Response:
-    owner, workflows = _deps(request)
-    page = await workflows.page(owner, workflow_id, kind, *page_query(request.query_params))
+async def get_logs(request: StrictRequest, workflow_id: WorkflowId) -> Response[LogPage]:
+    owner, workflows = owner_and_workflows(request)
+    after, limit, _ = page_query(request.query_params)  # includeData is checked, and has nothing to add to logs
+    page = await workflows.logs(owner, workflow_id, after, limit)
     return Response(content=page, media_type="application/json")
 
 
 @delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}", status_code=HTTP_200_OK,
         responses=errors(404), summary="Delete a message (its id stays valid as a cursor)")
-async def delete_message(request: Request, workflow_id: WorkflowId, message_id: Id) -> Deleted:
-    owner, workflows = _deps(request)
+async def delete_message(request: StrictRequest, workflow_id: WorkflowId, message_id: Id) -> Deleted:
+    owner, workflows = owner_and_workflows(request)
     await workflows.delete_message(owner, workflow_id, message_id)
     return Deleted(deleted="message", workflow_id=workflow_id, message_id=message_id, file_id=None)
 
 
 @delete("/api/workflows/{workflow_id:str}/messages/{message_id:int}/files/{file_id:int}", status_code=HTTP_200_OK,
         responses=errors(404), summary="Remove a file from a message")
-async def remove_file(request: Request, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> Deleted:
-    owner, workflows = _deps(request)
+async def remove_file(request: StrictRequest, workflow_id: WorkflowId, message_id: Id, file_id: Id) -> Deleted:
+    owner, workflows = owner_and_workflows(request)
     await workflows.remove_document(owner, workflow_id, message_id, file_id)
     return Deleted(deleted="document", workflow_id=workflow_id, message_id=message_id, file_id=file_id)
 

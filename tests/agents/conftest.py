@@ -1,12 +1,11 @@
-"""Fixtures for the agents tests: a scripted model, a recording model and corpus documents."""
+"""Fixtures for the agents tests: a recording model, a round in memory and corpus documents (the scripted
+model is `tests.scripted`)."""
 
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
@@ -17,30 +16,6 @@ from agents.registry import Registry
 from agents.runner import run_task, task_context
 from agents.scheduler import run_plan
 from tests.corpus import CORPUS
-
-
-class ScriptedModel(Model):
-    """Answers with queued responses (dicts become JSON data, exceptions are raised) and records
-    every request."""
-
-    name = "scripted"
-    offline = False
-
-    def __init__(self, *answers: Any, usage: Usage = Usage(prompt_tokens=100, completion_tokens=20, calls=1)) -> None:
-        self.answers = list(answers)
-        self.requests: list[ModelRequest] = []
-        self.usage = usage
-
-    async def complete(self, request: ModelRequest) -> ModelResponse:
-        self.requests.append(request)
-        if not self.answers:
-            raise AssertionError(f"unexpected model call: {request.purpose}")
-        answer = self.answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        if isinstance(answer, (dict, list)):
-            return ModelResponse(text=json.dumps(answer), data=answer, usage=self.usage, model=self.name)
-        return ModelResponse(text=str(answer), usage=self.usage, model=self.name)
 
 
 class RecordingModel(Model):

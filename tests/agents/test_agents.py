@@ -15,7 +15,8 @@ from agents.model import ModelError, Usage
 from agents.registry import Registry, build_registry
 from agents.runner import run_task, task_context
 from agents.toolkit.tokens import count_tokens
-from tests.agents.conftest import ScriptedModel, output_document, text_document
+from tests.agents.conftest import output_document, text_document
+from tests.scripted import ScriptedModel
 
 
 def context_for(task: TaskSpec, model, *docs, language: str = "en", results=None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.answers import is_cut, to_last_sentence
 from agents.manager import RoundInput, make_plan
 from agents.registry import build_registry
-from tests.agents.conftest import ScriptedModel
+from tests.scripted import ScriptedModel
 
 CUT = {"userLanguage": "en", "objUserResponse": "A good name for a bakery could be", "objFinalDocuments": [],
        "objWorkplan": []}

@@ -12,7 +12,8 @@ from agents.grounding import figures, unsupported
 from agents.summarizer import Summarizer
 from agents.translator import Translator
 from agents.writer import Writer
-from tests.agents.conftest import ScriptedModel, text_document
+from tests.agents.conftest import text_document
+from tests.scripted import ScriptedModel
 
 SALES = ("sales.txt", "Bakery sales by year.\n\nIn 2022 the bakery sold 12,553 loaves.\n\n"
                       "In 2023 the bakery sold 14,020 loaves and opened a second shop.")

@@ -9,7 +9,8 @@ from agents.errors import PlanError
 from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
 from agents.model import ModelOutputError, Usage
 from agents.registry import build_registry
-from tests.agents.conftest import ScriptedModel, text_document
+from tests.agents.conftest import text_document
+from tests.scripted import ScriptedModel
 
 
 def plan_json(*tasks: dict, finals: list[str] | None = None, language: str = "en") -> dict:

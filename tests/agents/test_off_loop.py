@@ -19,8 +19,9 @@ from agents.runner import run_task
 from agents.summarizer import MAP_PARTS
 from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import TRUNCATED
-from tests.agents.conftest import ScriptedModel, load_document
+from tests.agents.conftest import load_document
 from tests.harness import plan_of
+from tests.scripted import ScriptedModel
 
 BOOK = "freeculture.pdf"
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from agents.base import TaskContext, TaskSpec
 from agents.registry import build_registry
 from agents.runner import expected_language, run_task, written_language
-from tests.agents.conftest import ScriptedModel, text_document
+from tests.agents.conftest import text_document
+from tests.scripted import ScriptedModel
 
 ENGLISH = ("The project is amber. The migration is sixty-eight percent complete and the budget is "
            "mostly spent, while the vendor delayed the licences by three weeks.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.analyst import Analyst
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec
 from agents.retrieval import chunk_items, index_terms, query_terms, rank_documents, without_copies
-from tests.agents.conftest import ScriptedModel
+from tests.scripted import ScriptedModel
 
 
 def doc(name: str, *items: tuple[str, str], file_id: int = 1) -> DocumentText:

@@ -16,14 +16,8 @@ import pytest
 
 from agents.model import ModelError, ModelRequest, ModelResponse
 from app.config import ApiKey
-from tests.harness import (
-    LiveServer,
-    ScriptedModel,
-    plan_of,
-    settings_for,
-    wait_for,
-    wait_status,
-)
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 HOLD = "[hold]"
 HOLD_TOKEN = re.compile(r"\[hold\] ([0-9a-f]{32})")
@@ -41,7 +35,7 @@ class HoldingModel(ScriptedModel):
     """
 
     def __init__(self, plan: dict[str, Any]) -> None:
-        super().__init__(plan)
+        super().__init__(plan=plan)
         self._released = threading.Event()
         self._lock = threading.Lock()
         self._held: list[str] = []

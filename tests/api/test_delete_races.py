@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from tests.api.conftest import check_error
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_status
+from tests.scripted import ScriptedModel
 
 TRIES = 40
 
@@ -26,7 +27,7 @@ TRIES = 40
 @pytest.fixture(params=["local", "database"])
 def server(request: pytest.FixtureRequest, tmp_path: Path, database_url: str) -> Iterator[LiveServer]:
     settings = settings_for(tmp_path, database_url, file_store=request.param)
-    with LiveServer(settings, ScriptedModel(plan_of(1))) as live:
+    with LiveServer(settings, ScriptedModel(plan=plan_of(1))) as live:
         assert live.app.state.runtime.storage.kind == request.param
         yield live
 

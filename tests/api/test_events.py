@@ -16,7 +16,8 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse
 from tests.api.conftest import KEYS, check_error, start
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, upload, wait_for, wait_status
+from tests.scripted import ScriptedModel
 from tests.sse import EventReader, poll_all, until_status
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
@@ -28,7 +29,7 @@ class GatedModel(ScriptedModel):
     until the test opens that token's gate (or the round is stopped)."""
 
     def __init__(self, plan: dict[str, Any]) -> None:
-        super().__init__(plan)
+        super().__init__(plan=plan)
         self.gates: dict[str, threading.Event] = {}
         self.waiting: set[str] = set()
 

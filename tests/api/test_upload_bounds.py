@@ -17,7 +17,8 @@ from app.store.schema import sync_url
 from tests.api.conftest import start
 from tests.api.test_metrics import moved, scrape
 from tests.bombs import FORMATS, bomb
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, upload, wait_status
+from tests.scripted import ScriptedModel
 
 MIB = 1 << 20
 KEYS = (ApiKey("k1", 1, 1), ApiKey("k2", 1, 2), ApiKey("k3", 2, 3))
@@ -28,7 +29,7 @@ def bounded(tmp_path_factory: pytest.TempPathFactory, module_database_url: str) 
     tmp = Path(tmp_path_factory.mktemp("bounds"))
     settings = settings_for(tmp, module_database_url, api_keys=KEYS, max_inflated_part_bytes=2 * MIB,
                             max_extracted_chars=50_000, max_indexed_passages=20)
-    with LiveServer(settings, ScriptedModel(plan_of(1))) as live:
+    with LiveServer(settings, ScriptedModel(plan=plan_of(1))) as live:
         yield live
 
 

@@ -8,7 +8,8 @@ import threading
 from typing import Any
 
 from agents.model import ModelRequest, ModelResponse
-from tests.harness import LiveServer, ScriptedModel, settings_for, upload, wait_for, wait_status
+from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 def task(tid: str, agent: str, instructions: str, outputs: list[str] = (), depends: list[str] = ()) -> dict[str, Any]:
@@ -24,7 +25,7 @@ class PlannerScript(ScriptedModel):
     """Plans from a list, one per round; the first writer call waits until the round is stopped."""
 
     def __init__(self, plans: list[dict[str, Any]]) -> None:
-        super().__init__()
+        super().__init__(answer_all=True)
         self.plans = plans
         self.held = threading.Event()
 
@@ -32,7 +33,7 @@ class PlannerScript(ScriptedModel):
         if request.purpose == "plan":
             self.plan = self.plans.pop(0)
         if request.agent == "writer" and not self.held.is_set():
-            self.calls.append(request)
+            self.requests.append(request)
             self.held.set()
             await asyncio.Event().wait()
         return await super().complete(request)
@@ -52,10 +53,10 @@ def test_a_model_sees_the_catalogue_and_history_and_its_continuation_reuses_deli
         wait_for(model.held.is_set, 60, "the writer's call to be held")
         assert client.post(f"/api/workflows/{wid}/stop").status_code == 200
 
-        before = len(model.calls)
+        before = len(model.requests)
         client.post("/api/workflows/start", params={"id": wid}, json={"prompt": "Pick it up again.", "listFileId": []})
         assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
-        calls = model.calls[before:]
+        calls = model.requests[before:]
         [planning] = [c for c in calls if c.purpose == "plan"]
         shown = planning.messages[-1]["content"]
         assert "- docx_comments.docx (docx, " in shown and "round 1, uploaded" in shown

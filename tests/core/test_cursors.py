@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 def poll_until_done(client, wid: str, kind: str, seen: list[int], limit: int = 3) -> None:
@@ -27,7 +28,7 @@ def poll_until_done(client, wid: str, kind: str, seen: list[int], limit: int = 3
 
 def test_concurrent_rounds_pollers_see_everything_once_in_order(tmp_path, database_url):
     with LiveServer(settings_for(tmp_path, database_url, max_concurrent_rounds=8),
-                    ScriptedModel(plan_of(5))) as server:
+                    ScriptedModel(plan=plan_of(5))) as server:
         clients = [server.client() for _ in range(4)]
         wids = [c.post("/api/workflows/start", json={"prompt": f"Round {i}"}).json()["id"]
                 for i, c in enumerate(clients)]
@@ -48,7 +49,7 @@ def test_concurrent_rounds_pollers_see_everything_once_in_order(tmp_path, databa
 
 
 def test_a_deleted_message_stays_a_valid_cursor(tmp_path):
-    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(1))) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan=plan_of(1))) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "One"}).json()["id"]
         wait_status(client, wid, "completed")
         messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
@@ -66,7 +67,7 @@ def test_a_deleted_message_stays_a_valid_cursor(tmp_path):
 
 
 def test_a_cursor_from_another_workflow_is_refused(tmp_path):
-    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(0))) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan=plan_of(0))) as server, server.client() as client:
         a = client.post("/api/workflows/start", json={"prompt": "A"}).json()["id"]
         b = client.post("/api/workflows/start", json={"prompt": "B"}).json()["id"]
         wait_status(client, a, "completed")

@@ -9,7 +9,8 @@ import sqlalchemy as sa
 
 from app.config import from_env
 from app.store.schema import sync_url
-from tests.harness import LiveServer, ScriptedModel, plan_of, wait_status
+from tests.harness import LiveServer, plan_of, wait_status
+from tests.scripted import ScriptedModel
 
 PG = "postgresql+asyncpg://db.example/foreman"
 
@@ -28,7 +29,7 @@ def test_on_postgresql_each_process_gets_its_own_id():
 
 def test_dbos_runs_the_round_under_the_process_own_id(tmp_path, postgres_url):
     settings = from_env({"DATABASE_URL": postgres_url, "DATA_DIR": str(tmp_path)})
-    with LiveServer(settings, ScriptedModel(plan_of(1))) as server, server.client() as client:
+    with LiveServer(settings, ScriptedModel(plan=plan_of(1))) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "One part"}).json()["id"]
         assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
     engine = sa.create_engine(sync_url(postgres_url))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_status
+from agents.model import Usage
+from tests.harness import LiveServer, plan_of, settings_for, upload, wait_status
 from tests.openai_stub import Hold, Reply, Status
+from tests.scripted import ScriptedModel
 
 
 def test_a_broken_and_a_locked_pdf_do_not_break_the_round(tmp_path):
-    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(1))) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan=plan_of(1))) as server, server.client() as client:
         files = upload(client, "helloworld-bad.pdf", "libreoffice-writer-password.pdf", "minimal-document.pdf")
         wid = client.post("/api/workflows/start", json={"prompt": "Read these", "listFileId": [f["id"] for f in files]})
         wid = wid.json()["id"]
@@ -25,7 +27,7 @@ def test_a_broken_and_a_locked_pdf_do_not_break_the_round(tmp_path):
 
 
 def test_the_password_given_at_start_opens_the_pdf(tmp_path):
-    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(0))) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan=plan_of(0))) as server, server.client() as client:
         [locked] = upload(client, "libreoffice-writer-password.pdf")
         wid = client.post("/api/workflows/start", json={"prompt": "Read it", "listFileId": [locked["id"]],
                                                         "passwords": {str(locked["id"]): "openpassword"}})
@@ -75,7 +77,7 @@ def test_a_round_past_its_time_limit_fails_with_a_reason(tmp_path, openai_stub):
 
 
 def test_a_spent_token_budget_skips_the_remaining_tasks(tmp_path):
-    model = ScriptedModel(plan_of(3, chain=True), tokens=7)  # every call costs 14 tokens
+    model = ScriptedModel(plan=plan_of(3, chain=True), usage=Usage(7, 7, calls=1))  # every call costs 14 tokens
     with LiveServer(settings_for(tmp_path, max_round_tokens=20), model) as server, server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Three steps"}).json()["id"]
         assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
@@ -92,7 +94,7 @@ def test_a_spent_token_budget_skips_the_remaining_tasks(tmp_path):
 def test_the_same_bytes_uploaded_twice_are_extracted_once(tmp_path):
     import sqlite3
 
-    with LiveServer(settings_for(tmp_path), ScriptedModel(plan_of(0))) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path), ScriptedModel(plan=plan_of(0))) as server, server.client() as client:
         first, second = upload(client, "multicolumn.pdf", "multicolumn.pdf")
         assert first["id"] != second["id"]
         wid = client.post("/api/workflows/start", json={"prompt": "Both", "listFileId": [first["id"], second["id"]]})

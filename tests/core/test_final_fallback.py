@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from agents.model import ModelError, ModelRequest, ModelResponse
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 class FailingReviewer(ScriptedModel):
@@ -20,7 +21,7 @@ class FailingReviewer(ScriptedModel):
 
 
 def test_a_partly_delivered_round_whose_review_fails_completes_with_the_offline_review(tmp_path, database_url):
-    with LiveServer(settings_for(tmp_path, database_url), FailingReviewer(plan_of(2))) as server, \
+    with LiveServer(settings_for(tmp_path, database_url), FailingReviewer(plan=plan_of(2))) as server, \
             server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Compare the figures."}).json()["id"]
         status = wait_status(client, wid, "completed", "failed")

@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from agents.base import OutputFile, TaskResult
 from agents.registry import build_registry
 from app.fsm import WorkflowStatus
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 class ManyFiles:
@@ -58,7 +59,7 @@ def blobs(server: LiveServer) -> set[str]:
 
 def test_a_task_over_the_cap_delivers_the_cap_and_one_zip_that_holds_the_rest(tmp_path, database_url):
     settings = settings_for(tmp_path, database_url, max_task_outputs=4)
-    with LiveServer(settings, ScriptedModel(plan_of(1, agent="many")), registry_with(ManyFiles(11))) as server, \
+    with LiveServer(settings, ScriptedModel(plan=plan_of(1, agent="many")), registry_with(ManyFiles(11))) as server, \
             server.client() as client:
         wid = client.post("/api/workflows/start", json={"prompt": "Write the parts"}).json()["id"]
         assert wait_status(client, wid, "completed")["status"] == "completed"
@@ -90,7 +91,7 @@ def test_a_task_whose_round_was_stopped_before_its_write_leaves_no_file_and_no_b
         assert stopped is not None and stopped.workflow.status == WorkflowStatus.STOPPED
 
     agent = ManyFiles(3, before_return=stop_the_round)
-    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1, agent="many")),
+    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan=plan_of(1, agent="many")),
                     registry_with(agent)) as server, server.client() as client:
         holder["server"] = server
         wid = client.post("/api/workflows/start", json={"prompt": "Write the parts"}).json()["id"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, upload, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, upload, wait_status
+from tests.scripted import ScriptedModel
 
 
 def test_round_delivers_first_step_last_and_completes(tmp_path, database_url):
-    model = ScriptedModel(plan_of(3))
+    model = ScriptedModel(plan=plan_of(3))
     with LiveServer(settings_for(tmp_path, database_url), model) as server, server.client() as client:
         files = upload(client, "testWORD.docx")
         started = client.post("/api/workflows/start", json={"prompt": "Look at this", "listFileId": [files[0]["id"]]})
@@ -34,7 +35,7 @@ def test_round_delivers_first_step_last_and_completes(tmp_path, database_url):
 
         workflow = client.get(f"/api/workflows/{body['id']}").json()
         used = sum(m["dataStats"]["tokensUsed"] for m in workflow["messages"])
-        assert used == workflow["dataStats"]["tokensUsed"] == 14 * len(model.calls)
+        assert used == workflow["dataStats"]["tokensUsed"] == model.usage.total_tokens * len(model.requests)
 
 
 
@@ -43,7 +44,7 @@ def test_each_task_logs_its_start_once_when_it_starts(tmp_path, database_url):
     own start after t1 is done: the log reads in the order things happened."""
     plan = plan_of(3)
     plan["objWorkplan"][1]["dependsOn"] = ["t1"]
-    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan)) as server, server.client() as client:
+    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan=plan)) as server, server.client() as client:
         body = client.post("/api/workflows/start", json={"prompt": "Look at this"}).json()
         wait_status(client, body["id"], "completed")
         texts = [e["message"] for e in client.get(f"/api/workflows/{body['id']}/logs").json()["items"]]
@@ -57,7 +58,7 @@ def test_each_task_logs_its_start_once_when_it_starts(tmp_path, database_url):
     assert max(texts.index(f"Task {n}/3 done: analyst") for n in (1, 2, 3)) < texts.index("Creating final response")
 
 def test_next_round_resumes_the_same_workflow(tmp_path, database_url):
-    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan_of(1))) as server, \
+    with LiveServer(settings_for(tmp_path, database_url), ScriptedModel(plan=plan_of(1))) as server, \
             server.client() as client:
         first = client.post("/api/workflows/start", json={"prompt": "One"}).json()
         wait_status(client, first["id"], "completed")

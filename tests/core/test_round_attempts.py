@@ -10,14 +10,15 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse
 from app.rounds import attempts
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 class BrokenPlanner(ScriptedModel):
     """The scripted model, whose first `breaks` planning calls raise an error the round does not expect."""
 
     def __init__(self, breaks: int) -> None:
-        super().__init__(plan_of(2))
+        super().__init__(plan=plan_of(2))
         self.breaks = breaks
         self.plans = 0
 

@@ -18,8 +18,8 @@ from agents.registry import Registry
 from agents.runner import run_task
 from agents.tools import ToolAgent, ToolError, ToolOutput, schema_problems
 from app.config import SettingsError, from_env
-from tests.harness import ScriptedModel
 from tests.mcp_servers import calls, stdio_entry
+from tests.scripted import ScriptedModel
 
 
 def test_mcp_servers_inline_or_from_a_file_and_each_entry_checked(tmp_path):

@@ -14,7 +14,8 @@ from agents.base import Prepared, TaskContext, TaskResult, TaskSpec
 from agents.model import ModelRequest, ModelResponse, ToolCall, Usage
 from agents.registry import Registry, build_registry
 from tests.api.conftest import check_error
-from tests.harness import LiveServer, ScriptedModel, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 def task(tid: str, agent: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -93,7 +94,7 @@ class PlanPerPrompt(ScriptedModel):
     """Plans by a word of the request (`scripts`), answers tasks with the agent's name."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(answer_all=True)
         self.scripts: dict[str, dict[str, Any]] = {}
         self.revisions: dict[str, dict[str, Any]] = {}  # by a word of a revision's request, before `scripts`
 
@@ -104,7 +105,7 @@ class PlanPerPrompt(ScriptedModel):
             self.plan = next((p for k, p in self.revisions.items() if revising and k in text), None) or \
                 next(p for k, p in self.scripts.items() if k in text)
         if request.purpose == "task" and "Look at the year in question." in text:
-            self.calls.append(request)  # a model offered to ask (AGENT_QUESTIONS) asks, then works with the answer
+            self.requests.append(request)  # a model offered to ask (AGENT_QUESTIONS) asks, then works with the answer
             if "ask_user" in [t.name for t in request.tools] and "The user answered" not in text:
                 return ModelResponse(text="", tool_calls=(ToolCall("ask_user", {"question": "Which fiscal year?"}),),
                                      usage=Usage(calls=1), model=self.name)
@@ -196,7 +197,7 @@ def test_a_rejected_task_fails_with_the_users_reason_and_the_plan_is_revised_aro
     # A failed task like any other: the manager revised the plan, told why the task failed.
     [revision] = [m for m in messages if m["metadata"].get("revision")]
     assert "task t2 failed (you did not approve it: No, not on the wiki)" in revision["metadata"]["revision"]["why"]
-    asked = [r for r in model.calls if r.purpose == "plan" and "not on the wiki" in str(r.messages)]
+    asked = [r for r in model.requests if r.purpose == "plan" and "not on the wiki" in str(r.messages)]
     assert asked and "Task t2 failed: you did not approve it: No, not on the wiki." in str(asked[-1].messages)
     assert next(m for m in messages if m["metadata"].get("taskId") == "t3-r1")["content"].endswith("Done by writer.")
     logs = [e["message"] for e in items(client, wid, "logs")]

@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 
-from tests.harness import LiveServer, Replica, ScriptedModel, plan_of, settings_for, upload, wait_status
+from tests.harness import LiveServer, Replica, plan_of, settings_for, upload, wait_status
 from tests.openai_stub import CallTools, default_reply, request_schema
+from tests.scripted import ScriptedModel
 
 
 def start_waiting(client: httpx.Client) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def test_a_replica_killed_while_its_round_waits_another_takes_the_decision(tmp_p
 
 def test_a_review_nobody_answers_expires_and_the_round_stops(tmp_path: Path, database_url: str) -> None:
     settings = settings_for(tmp_path, database_url, review_timeout_seconds=1.0)
-    with LiveServer(settings, ScriptedModel(plan_of(1))) as server, server.client() as client:
+    with LiveServer(settings, ScriptedModel(plan=plan_of(1))) as server, server.client() as client:
         response = client.post("/api/workflows/start", json={"prompt": "Look.", "review": "plan"})
         wid = response.json()["id"]
         stopped = wait_status(client, wid, "stopped", timeout=30)

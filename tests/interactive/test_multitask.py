@@ -17,7 +17,8 @@ import pytest
 
 from agents.model import ModelRequest, ModelResponse
 from tests.api.conftest import check_error
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 from tests.sse import EventReader
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
@@ -28,7 +29,7 @@ class GateModel(ScriptedModel):
     `open(token)` (polled from the server's loop, so a stop ends the wait at once)."""
 
     def __init__(self) -> None:
-        super().__init__(plan_of(1))
+        super().__init__(plan=plan_of(1))
         self._open: set[str] = set()
         self._seen: set[str] = set()
         self._lock = threading.Lock()

@@ -11,13 +11,14 @@ import httpx
 import pytest
 
 from tests.api.conftest import check_error
-from tests.harness import LiveServer, ScriptedModel, plan_of, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 from tests.sse import EventReader
 
 
 @pytest.fixture(scope="module")
 def model() -> ScriptedModel:
-    return ScriptedModel(plan_of(2, chain=True))
+    return ScriptedModel(plan=plan_of(2, chain=True))
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +99,7 @@ def test_revise_plans_again_and_waits_again_and_a_chat_post_is_a_revise(client: 
                                                                         model: ScriptedModel) -> None:
     status = start_review(client)
     wid, first = status["id"], status["waitingFor"]["messageId"]
-    calls = len(model.calls)
+    calls = len(model.requests)
     answer = review(client, wid, decision="revise", feedback="Also give me the table as Excel.")
     assert answer.status_code == 200, answer.text
     second = wait_for(lambda: (s := client.get(f"/api/workflows/{wid}/status").json())["status"] == "waiting"
@@ -106,7 +107,7 @@ def test_revise_plans_again_and_waits_again_and_a_chat_post_is_a_revise(client: 
     plans = [m for m in messages(client, wid) if "plan" in m["metadata"]]
     assert [p["metadata"]["review"]["state"] for p in plans] == ["revised", "pending"]
     # The model is shown the plan proposed and the feedback as a list of changes to make to it.
-    asked = model.calls[calls].messages[-1]["content"]
+    asked = model.requests[calls].messages[-1]["content"]
     assert "The user asks for these changes to it:\n1. Also give me the table as Excel.\n" in asked
     proposed = asked.split("The work plan proposed for this request (it has not run):\n", 1)[1].split("\n", 1)[0]
     assert [t["id"] for t in json.loads(proposed)["objWorkplan"]] == [t["id"] for t in plans[0]["metadata"]["plan"]["tasks"]]

@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from agents.model import ModelError, ModelRequest, ModelResponse, Usage
-from tests.harness import LiveServer, ScriptedModel, settings_for, wait_for, wait_status
+from tests.harness import LiveServer, settings_for, wait_for, wait_status
+from tests.scripted import ScriptedModel
 
 
 def task(tid: str, agent: str, instructions: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -30,20 +31,20 @@ class ScriptModel(ScriptedModel):
     instructions say [broken] fails."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(answer_all=True)
         self.scripts: dict[str, list[dict[str, Any]]] = {}
         self.asked: dict[str, int] = {}
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         text = json.dumps(request.messages, ensure_ascii=False)
         if request.purpose in ("plan", "repair"):
-            self.calls.append(request)
+            self.requests.append(request)
             key = next(k for k in self.scripts if k in text)
             self.asked[key] = self.asked.get(key, 0) + 1
             chosen = self.scripts[key][min(self.asked[key], len(self.scripts[key])) - 1]
             return ModelResponse(text=json.dumps(chosen), data=chosen, usage=Usage(calls=1), model=self.name)
         if request.purpose != "final" and "[broken]" in text:
-            self.calls.append(request)
+            self.requests.append(request)
             raise ModelError("scripted failure: the agent's call was refused")
         return await super().complete(request)
 
@@ -105,7 +106,7 @@ def test_a_finished_task_is_never_run_again(client: httpx.Client, model: ScriptM
                   task("t3", "analyst", "Sum it up.", ["t1", "t2"]))
     wid, messages, _ = run(client, model, "gamma", first, second)
     assert client.get(f"/api/workflows/{wid}/status").json()["status"] == "completed"
-    counted = [c for c in model.calls if c.purpose not in ("plan", "repair", "final")
+    counted = [c for c in model.requests if c.purpose not in ("plan", "repair", "final")
                and "Count the rows." in json.dumps(c.messages)
                and not any(other in json.dumps(c.messages) for other in ("Chart it.", "Describe it instead."))]
     tasks = [m["metadata"]["taskId"] for m in messages if m["metadata"].get("taskId")]

@@ -43,14 +43,14 @@ class SteerModel(GateModel):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         text = json.dumps(request.messages, ensure_ascii=False)
         if request.purpose in ("plan", "repair"):
-            self.calls.append(request)
+            self.requests.append(request)
             chosen = (plan(task("t1", "Look at the southern part of the request."),
                            task("n1", "Look at the northern part of the request.", ["t1"])) if STEER in text else self.first)
             return ModelResponse(text=json.dumps(chosen), data=chosen, usage=Usage(calls=1), model=self.name)
         return await super().complete(request)
 
     def task_calls(self, instructions: str, since: int = 0) -> int:
-        return sum(1 for r in self.calls[since:] if r.purpose == "task" and instructions in json.dumps(r.messages))
+        return sum(1 for r in self.requests[since:] if r.purpose == "task" and instructions in json.dumps(r.messages))
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def client(server: LiveServer) -> Iterator[httpx.Client]:
 
 def test_steer_during_a_running_task_revises_the_rest_of_the_plan(server: LiveServer, client: httpx.Client,
                                                                    model: SteerModel) -> None:
-    token, since = uuid.uuid4().hex, len(model.calls)  # the model serves both backends' servers
+    token, since = uuid.uuid4().hex, len(model.requests)  # the model serves both backends' servers
     model.first = plan(task("t1", f"[gate] {token} Look at the southern part of the request."),
                        task("t2", "Look at the eastern part of the request.", ["t1"]))
     started = client.post("/api/workflows/start", json={"prompt": "Count the figures."})
