@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.contract.schemas import ReviewRequest, WaitingFor
+from app.contract.schemas import ReviewMode, ReviewRequest, WaitingFor, is_review_mode
 from app.errors import BadRequestError
 from app.protocols.rounds import Round, Rounds
 from app.store.records import Owner
@@ -41,10 +41,12 @@ def reply_decision(kind: str, prompt: str) -> ReviewRequest:
     return ReviewRequest(decision="reject", feedback=None if said in NO else prompt)
 
 
-def review_of(metadata: dict[str, str] | None) -> str | None:
+def review_of(metadata: dict[str, str] | None) -> ReviewMode | None:
     """`metadata.foreman_review`: "plan" makes the turn's round wait for a review of its plan, "none" not."""
     review = (metadata or {}).get("foreman_review")
-    if review not in (None, "plan", "none"):
+    if review is None:
+        return None
+    if not is_review_mode(review):
         raise BadRequestError(f"metadata.foreman_review must be 'plan' or 'none', not {str(review)[:40]!r}.",
                               code="bad_review_mode")
     return review
@@ -64,7 +66,7 @@ def continues(stored: list[str], history: list[str]) -> bool:
 
 
 async def start_or_answer(rounds: Rounds, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
-                          base_url: str, review: str | None = None) -> Round:
+                          base_url: str, review: ReviewMode | None = None) -> Round:
     """The conversation's next round; or, when its round waits for the user and the turn has no files,
     the turn's decision on that wait and the same round from there."""
     if workflow_id is not None and not file_ids and prompt:

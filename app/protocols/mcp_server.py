@@ -20,7 +20,7 @@ import base64
 import binascii
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol, get_args
 
 import msgspec
 from mcp.server.mcpserver import Context, MCPServer
@@ -38,7 +38,7 @@ from mcp_types import (
     TextContent,
 )
 
-from app.contract.schemas import LogEntry, Message, ReviewRequest
+from app.contract.schemas import Decision, LogEntry, Message, ReviewRequest, is_decision, is_review_mode
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
 from app.protocols.chat_waits import what_waits
 from app.protocols.mcp_task_events import serve as serve_task_events
@@ -59,10 +59,16 @@ class _Headers:
         self.headers = headers
 
 
+class Keys(Protocol):
+    """The REST API's bearer keys (`app.web.http.Authenticator`): the owner a request's headers name."""
+
+    def owner(self, request: Any) -> Owner: ...
+
+
 class ForemanMCP(MCPServer):
     """The MCP server over the REST API's services."""
 
-    def __init__(self, rounds: Rounds, auth: Any) -> None:
+    def __init__(self, rounds: Rounds, auth: Keys) -> None:
         tasks = RoundTasks(rounds, auth)
         super().__init__("foreman", title="Foreman", version="1",
                          instructions="Foreman runs rounds: a project manager plans, agents work on your documents. "
@@ -159,7 +165,7 @@ async def start_round(ctx: Context, prompt: str = "", file_ids: list[int] | None
     with review_round); "none": it does not (default: the workflow's setting)."""
     server = _server(ctx)
     try:
-        if review not in (None, "plan", "none"):
+        if review is not None and not is_review_mode(review):
             raise BadRequestError(f"review must be 'plan' or 'none', not {review[:40]!r}.", code="bad_review_mode")
         run = await server.rounds.start(server.owner(ctx), workflow_id, prompt, list(file_ids or []), review=review)
     except ApplicationError as exc:
@@ -249,12 +255,12 @@ async def review_round(workflow_id: str, decision: str, ctx: Context, feedback: 
     server = _server(ctx)
     feedback = feedback or comment  # `comment`: this tool's earlier name for feedback
     try:
-        if decision not in DECISIONS:
+        if not is_decision(decision):
             raise BadRequestError(f"decision must be one of {', '.join(DECISIONS)}, not {decision[:40]!r}.",
                                   code="bad_request")
         if decision == "answer" and not answer:
             answer, feedback = feedback, ""  # the answer given as feedback
-        body = ReviewRequest(decision=decision, message_id=message_id, feedback=feedback or None,  # type: ignore[arg-type]
+        body = ReviewRequest(decision=decision, message_id=message_id, feedback=feedback or None,
                              answer=answer or None, plan=plan)
         view = await server.rounds.workflows.reviews.decide(server.owner(ctx), workflow_id, body)
     except ApplicationError as exc:
@@ -265,7 +271,7 @@ async def review_round(workflow_id: str, decision: str, ctx: Context, feedback: 
             "waitingFor": msgspec.to_builtins(view.waiting_for) if view.waiting_for else None}
 
 
-DECISIONS = ("approve", "revise", "edit", "reject", "answer")
+DECISIONS = get_args(Decision)
 
 
 def _waiting(wait: Any) -> str:

@@ -19,6 +19,7 @@ from app.contract.schemas import (
     Document,
     LogEntry,
     Message,
+    ReviewMode,
     ReviewRequest,
     StartRequest,
     WaitingFor,
@@ -163,14 +164,14 @@ class Rounds:
         return [info.id for info in await self.files.upload(owner, parts)] if parts else []
 
     async def start(self, owner: Owner, workflow_id: str | None, prompt: str, file_ids: list[int],
-                    base_url: str = "", new_id: str | None = None, review: str | None = None) -> Round:
+                    base_url: str = "", new_id: str | None = None, review: ReviewMode | None = None) -> Round:
         """Start a workflow (None; with `new_id` as its id when given) or its next round (`review`
         "plan": it waits for the user's review of its plan); errors are the REST API's (404, 409, 400)."""
         position, tokens = Position(), 0
         if workflow_id is not None:
             row = await self.workflows.owned(owner, workflow_id)
             position, tokens = Position(row.last_message_id, row.last_log_id), row.tokens_used
-        request = StartRequest(prompt=prompt, list_file_id=file_ids, review=review)  # type: ignore[arg-type]
+        request = StartRequest(prompt=prompt, list_file_id=file_ids, review=review)
         answer = await self.workflows.start(owner, workflow_id, request, None, new_id)
         return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
 
