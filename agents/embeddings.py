@@ -117,23 +117,17 @@ def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, floa
 
 
 def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
-         weights: tuple[float, float] = (1.0, 1.0),
-         keyword_weights: Sequence[float] | None = None) -> list[tuple[float, object]]:
+         weights: tuple[float, float] = (1.0, 1.0)) -> list[tuple[float, object]]:
     """Reciprocal rank fusion of two rankings of keys, best first: each key scores
     sum(weight / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
 
     RRF needs no calibration of BM25 scores against cosines (which move with the model and the
     document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
     the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
-    vector lists'; `keyword_weights`, one per keyword entry, multiply the keyword list's for that
-    entry (`agents.retrieval.hybrid`: a passage in another language than the question's)."""
+    vector lists' (see `agents.retrieval.hybrid` for when they differ)."""
     scores: dict[object, float] = {}
-    per_entry = list(keyword_weights) if keyword_weights is not None else [1.0] * len(keyword)
-    if len(per_entry) != len(keyword):
-        raise ValueError(f"{len(per_entry)} keyword weights for {len(keyword)} keys")
-    for rank_, (key, weight) in enumerate(zip(keyword[:depth], per_entry[:depth], strict=True), 1):
-        scores[key] = scores.get(key, 0.0) + weights[0] * weight / (k + rank_)
-    for rank_, key in enumerate(vector[:depth], 1):
-        scores[key] = scores.get(key, 0.0) + weights[1] / (k + rank_)
+    for ranking, weight in ((keyword[:depth], weights[0]), (vector[:depth], weights[1])):
+        for rank_, key in enumerate(ranking, 1):
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
     order = {key: i for i, key in enumerate(keyword)}
     return sorted(((s, key) for key, s in scores.items()), key=lambda sk: (-sk[0], order.get(sk[1], len(order))))

@@ -31,16 +31,13 @@ from agents.toolkit.superlatives import direction, extreme_first, row_passage
 
 CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants
-# The keyword rank's weight in the fusion for a passage in another language than the question's:
+# The keyword list's weight in the fusion when the question is in none of the documents' languages:
 # its matches are then names and numbers the languages share, or words that only look alike, and
 # RRF's ranks are so close (1/61 against 1/66 for ranks 1 and 6) that even a small weight reorders
 # the vector ranking. Chosen on the cross-language tuning questions (tests/question_set.CROSS_TUNING,
 # 31 of them, hybrid recall@5: weight 1 0.839, 0.25 0.871, 0.1 0.871, 0 0.903; vectors alone 0.935;
-# the same-language tuning set 0.969 with each). A passage in the question's language weighs its
-# keyword rank as its vector rank. Passage by passage, not by the question alone: among documents
-# in several languages, a French question over an English book was "in one of the documents'
-# languages" (a French one among them) and the book's keyword ranks, shared names and numbers,
-# weighed fully (bench/retrieval_sets.py, tuning cross-language 0.935 -> 0.968, see `hybrid`).
+# the same-language tuning set 0.969 with each). A question in one of the documents' languages
+# weighs both lists alike.
 CROSS_KEYWORD_WEIGHT = 0.0
 
 # Snowball algorithms by ISO 639-1 code; text in other languages is only case- and accent-folded.
@@ -247,7 +244,6 @@ class Candidate:
     key: object  # identifies the chunk for the caller
     terms: list[str]
     text: str = ""
-    language: str = ""  # its document's (`document_language`); "" when unknown
     stats: Counter[str] = field(default_factory=Counter)
 
 
@@ -328,14 +324,11 @@ def superlative_first(question: str, query: Sequence[str], scored: list[tuple[fl
 def hybrid(question: str, query: Sequence[str], keyword: list[tuple[float, Candidate]],
            nearest: list[tuple[float, Candidate]], languages: Sequence[str]) -> list[tuple[float, Candidate]]:
     """Keyword (BM25) and vector rankings of the same candidates fused (`agents.embeddings.fuse`,
-    candidates matched by `key`), superlative rows first. A passage's keyword rank weighs
-    CROSS_KEYWORD_WEIGHT when it is in another language than the question (a passage of unknown
-    language: when the question is in none of the documents' `languages`)."""
+    candidates matched by `key`; the keyword list weighs less for a question in none of the
+    documents' `languages`, CROSS_KEYWORD_WEIGHT), superlative rows first."""
     by_key = {c.key: c for _, c in [*keyword, *nearest]}
-    own = detect_language(question, default="en")
-    fallback = 1.0 if own in languages else CROSS_KEYWORD_WEIGHT
-    weights = [(1.0 if c.language == own else CROSS_KEYWORD_WEIGHT) if c.language else fallback for _, c in keyword]
-    fused = fuse([c.key for _, c in keyword], [c.key for _, c in nearest], keyword_weights=weights)
+    weight = 1.0 if detect_language(question, default="en") in languages else CROSS_KEYWORD_WEIGHT
+    fused = fuse([c.key for _, c in keyword], [c.key for _, c in nearest], weights=(weight, 1.0))
     return superlative_first(question, query, [(score, by_key[key]) for score, key in fused], languages)
 
 
@@ -345,19 +338,16 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
     by `mode` ("keyword", "vector" or "hybrid"), the passages' vectors kept in `cache` by text."""
     pool: list[tuple[DocumentText, Chunk, list[str]]] = []
     languages = []
-    language_of: list[str] = []  # by position in `pool`
     for doc in documents:
         language = document_language(doc.items)
         languages.append(language)
-        chunks = chunk_items(doc.items)
-        pool.extend((doc, chunk, chunk_terms(chunk, language)) for chunk in chunks)
-        language_of += [language] * len(chunks)
+        pool.extend((doc, chunk, chunk_terms(chunk, language)) for chunk in chunk_items(doc.items))
     if not pool:
         return []
     query = query_terms(question, languages)
     wanted = set(searched_terms(query))
-    candidates = [Candidate(key=i, terms=terms, text=chunk.text, language=language_of[i])
-                  for i, (_, chunk, terms) in enumerate(pool) if wanted & set(terms)]
+    candidates = [Candidate(key=i, terms=terms, text=chunk.text) for i, (_, chunk, terms) in enumerate(pool)
+                  if wanted & set(terms)]
     average = sum(len(t) for _, _, t in pool) / len(pool)
     if embedder is None or mode == "keyword":
         ranked = rank(question, query, candidates, len(pool), average, languages)
@@ -367,7 +357,7 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
         missing = list(dict.fromkeys(chunk.text for _, chunk, _ in pool if chunk.text not in cache))
         cache.update(zip(missing, embedder.passages(missing), strict=True))
         matrix = np.stack([cache[chunk.text] for _, chunk, _ in pool])
-        nearest = [(score, Candidate(key=i, terms=pool[i][2], text=pool[i][1].text, language=language_of[i]))
+        nearest = [(score, Candidate(key=i, terms=pool[i][2], text=pool[i][1].text))
                    for i, score in vector_order(embedder.query(question), matrix)]
         if mode == "vector":
             ranked = superlative_first(question, query, nearest, languages)
