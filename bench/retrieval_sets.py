@@ -1,16 +1,22 @@
 """Retrieval on the two question sets (tests/question_set.py): recall@5 of the passage holding the
 answer and the offline analyst's answer-quoted rate, for BM25 alone, vectors alone and hybrid.
 
-    .venv/bin/python bench/retrieval_sets.py
+    .venv/bin/python bench/retrieval_sets.py [--vectors FILE]
 
-Printed per set (tuning, the cross-language tuning questions, held-out) and, on the held-out set,
+`--vectors FILE` keeps the passages' vectors in FILE between runs (a pickle, by model and text), so
+a second run does not embed the long tuning book again (minutes of CPU).
+
+Printed per set (tuning, the cross-language tuning questions, those over a group of documents in
+several languages, held-out) and, on the held-out set,
 for same-language and cross-language questions apart. Run by bench/quality.py too.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import pickle
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +34,9 @@ from agents.toolkit.superlatives import names_nothing  # noqa: E402
 from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import (  # noqa: E402
+    CROSS_GROUPS,
     CROSS_TUNING,
+    CROSS_TUNING_MIXED,
     GROUPS,
     HELDOUT,
     HELDOUT_GROUPS,
@@ -100,8 +108,9 @@ async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODE
     """{(set, mode): rows}."""
     embedder = embedder or LocalE5()
     cache = {} if cache is None else cache
-    tuning = load_groups(GROUPS)
+    tuning = load_groups(GROUPS | CROSS_GROUPS)
     sets = {"tuning": (QUESTIONS, tuning), "tuning cross-language": (CROSS_TUNING, tuning),
+            "tuning cross-language, mixed group": (CROSS_TUNING_MIXED, tuning),
             "held-out": (HELDOUT, load_groups(HELDOUT_GROUPS))}
     results = {}
     for name, (questions, groups) in sets.items():
@@ -155,14 +164,23 @@ def report(results: dict[tuple[str, str], list[tuple[Question, bool, bool]]]) ->
             print(line("follow-ups", [r for r in rows if r[0].previous]))
 
 
-async def _all() -> tuple[dict, dict]:
-    embedder, cache = LocalE5(), {}
-    return await measure(embedder, MODES, cache), await measure_rules(embedder, cache)
+async def _all(vectors: Path | None) -> tuple[dict, dict]:
+    embedder = LocalE5()
+    kept: dict[str, dict] = pickle.loads(vectors.read_bytes()) if vectors and vectors.exists() else {}
+    cache = kept.setdefault(embedder.name, {})
+    try:
+        return await measure(embedder, MODES, cache), await measure_rules(embedder, cache)
+    finally:
+        if vectors:
+            vectors.write_bytes(pickle.dumps(kept))
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vectors", type=Path, help="keep the passages' vectors in this file between runs")
+    args = parser.parse_args()
     print("Retrieval (recall@5 of the answer passage; offline analyst's answer quoted), both question sets:")
-    asyncio.run(_all())
+    asyncio.run(_all(args.vectors))
 
 
 if __name__ == "__main__":

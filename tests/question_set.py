@@ -146,6 +146,61 @@ CROSS_TUNING: list[Question] = [
 ]
 
 
+# More cross-language tuning questions, in a group whose documents are in several languages as the
+# held-out groups' are (an English book, a French text, an English paper and a short page read as
+# French): a French question over the English book is then "in one of the documents' languages"
+# while its answer is not. Written before anything was measured on them, over corpus documents the
+# held-out set does not use; tuned on like CROSS_TUNING. The book is long (about 1,300 passages), so
+# these are kept out of GROUPS (tests/core/test_question_set uploads every document of GROUPS).
+CROSS_GROUPS: dict[str, list[str]] = {
+    "X": ["freeculture.pdf", "sample-french-1.txt", "tracemonkey.pdf", "fake-html-cp1252.html"],
+}
+_FC = "freeculture.pdf"
+CROSS_TUNING_MIXED: list[Question] = [
+    Question("X", "de", "Wie teuer wäre ein Prozess für Jesse mindestens gewesen?", _FC, "at least $250,000"),
+    Question("X", "fr", "Qui a inventé la première technique pratique de photographie ?", _FC,
+             "Louis Daguerre invented the first practical technology"),
+    Question("X", "de", "Wie nennt man die japanischen Nachahmer-Comics?", _FC, "phenomenon of doujinshi"),
+    Question("X", "fr", "À quelle heure les élèves arrivaient-ils au cours du vendredi ?", _FC,
+             "showing up at 6 A.M. and leaving at 5 at night"),
+    Question("X", "de", "Wer hat den Phonographen und wer das selbstspielende Klavier erfunden?", _FC,
+             "Edison the phonograph, Fourneaux the player piano"),
+    Question("X", "fr", "Comment les bases de données juridiques attirent-elles les étudiants en droit ?", _FC,
+             "given free access to the two largest legal databases"),
+    Question("X", "de", "Welchen Filmausschnitt aus Dirty Harry wollte Alben unbedingt verwenden?", _FC, "Make my day"),
+    Question("X", "fr", "Faut-il enregistrer une œuvre pour obtenir un droit d'auteur ?", _FC,
+             "no requirement that you register a work to get a copyright"),
+    Question("X", "de", "Womit wollte die SDMI-Koalition Inhalte vor dem Kopieren schützen?", _FC,
+             "Using encryption, SDMI hoped to develop a standard"),
+    Question("X", "fr", "Combien de brevets tomberont dans le domaine public pendant la même période ?", _FC,
+             "more than 1 million patents"),
+    Question("X", "de", "Zum wievielten Mal in vierzig Jahren hat der Kongress die Schutzfristen verlängert?", _FC,
+             "for the eleventh time in forty years"),
+    Question("X", "fr", "Quelle organisation a annulé une réunion en août 2003 ?", _FC,
+             "World Intellectual Property Organization to cancel a meeting"),
+    Question("X", "de", "Mit welchem historischen Eigentumssystem vergleicht der Autor die Haltung der WIPO?", _FC,
+             "a history of just such a property system"),
+    Question("X", "fr", "Quelles entreprises ont tenté en mars 2002 de convaincre le Congrès ?", _FC,
+             "broad coalition of technology companies, led by Intel"),
+    Question("X", "de", "Mit wie vielen besten Freunden teilt man Musik über ein P2P-Netz?", _FC,
+             "my ten thousand best friends"),
+    Question("X", "fr", "Quelle association américaine régulait le métier du daguerréotype ?", _FC,
+             "American Daguerre Association"),
+    Question("X", "de", "Was musste man laut Kodak können, um ein Foto zu machen?", _FC,
+             "sufficient intelligence to point a box straight and press a button"),
+    Question("X", "fr", "Que reçoit le compositeur quand une radio diffuse sa chanson ?", _FC,
+             "every time a radio station plays your song, you get some money"),
+    Question("X", "de", "Wohin würden Pharmaunternehmen ihre Medikamente gern billig verkaufen?", _FC,
+             "sell their drugs as cheaply as they can to countries in Africa"),
+    Question("X", "fr", "À quoi l'auteur compare-t-il les blogs ?", _FC, "virtual public meeting"),
+    Question("X", "de", "Welche Technik sollte das Rippen von CDs verhindern?", _FC, "CDs that could not be ripped"),
+    Question("X", "de", "Und wie war das Verfahren?", _FC, "The process was complicated and expensive",
+             previous="Wann wurde die Fotografie erfunden?"),
+    Question("X", "fr", "Et le piano mécanique ?", _FC, "Fourneaux the player piano",
+             previous="Qui a inventé le phonographe ?"),
+]
+
+
 TUNING = QUESTIONS
 
 HELDOUT_GROUPS: dict[str, list[str]] = {
