@@ -22,11 +22,24 @@ from agents.manager import (
     PlanLimits,
     PlanOutcome,
     RoundInput,
+    history_reach,
     make_plan,
     render_plan_message,
     write_final,
 )
-from agents.memory import PriorRound, PriorTask, answer_documents, history_entries, prior_tasks, reusable
+from agents.memory import (
+    PriorRound,
+    PriorTask,
+    Turn,
+    answer_documents,
+    history_entries,
+    history_size,
+    prior_tasks,
+    recall_terms,
+    reusable,
+    round_turns,
+    rounds_named,
+)
 from agents.model import Model, ModelError
 from agents.offline.model import OfflineModel
 from agents.outputs import capped
@@ -40,7 +53,7 @@ from agents.scheduler import BUDGET, first_tasks, run_plan
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "changes_prompt", "history_entries", "parse_plan", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
+    "Turn", "changes_prompt", "history_entries", "history_reach", "history_size", "recall_terms", "round_turns", "rounds_named", "parse_plan", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
 ]
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
