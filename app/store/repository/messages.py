@@ -226,8 +226,9 @@ class MessageStore:
         """The contents of these messages (those not deleted), by id."""
         if not ids:
             return {}
-        query = select(col(M.id), col(M.content)).where(col(M.workflow_id) == workflow_id, col(M.id).in_(list(ids)),
-                                                       col(M.deleted).is_(False))
+        t = table_of(M)
+        query = select(t.c.id, t.c.content).where(t.c.workflow_id == workflow_id, t.c.id.in_(list(ids)),
+                                                  t.c.deleted.is_(False))
         async with self.db.reader.connect() as conn:
             return {i: c for i, c in await conn.execute(query)}
 
