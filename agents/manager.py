@@ -14,7 +14,7 @@ from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
-from agents.memory import PriorRound, continued_request, fit_history, previous_hint, render_catalogue
+from agents.memory import PriorRound, Turn, continued_request, fit_history, previous_hint, render_catalogue
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
 from agents.outputs import delivers
@@ -93,6 +93,7 @@ class RoundInput:
     prompt: str
     documents: list[DocumentText]
     history: list[tuple[str, str]] = field(default_factory=list)  # (role, content), oldest first
+    turns: list[Turn] = field(default_factory=list)  # the first turns of `history` with their stored shorter forms
     previous: PriorRound | None = None  # the latest earlier round (to continue it after a stop)
     round: int = 0
     changes: str = ""  # a revision at the user's request: the plan proposed and the changes (`agents.replan`)
@@ -319,7 +320,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
                                                                  DOC_TOKENS * len(facts))) if facts else []
     for fact, summary in zip(facts, summaries, strict=True):
         fact["summary"] = summary
-    history = fit_history(inp.history, history_budget)
+    history = fit_history(_turns(inp), history_budget)
     user = f"Request (written in {language_name(language)}):\n{prompt}"
     # "Documents: none" is the cue, matching the answer-only example, that no agent has material.
     user += ("\n\nDocuments:\n" + render_catalogue(facts)) if facts else "\n\nDocuments: none"
@@ -339,6 +340,21 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     return ModelRequest(purpose="plan", messages=turns,
                         schema=plan_schema(registry.names(), limits.max_tasks), schema_name="plan",
                         agent=PM_NAME, hints=hints, max_tokens=output, temperature=0.0, validate=False)
+
+
+def _turns(inp: RoundInput) -> list[tuple[str, str] | Turn]:
+    """The history with the stored shorter forms of the turns the app read (`RoundInput.turns`), so
+    fitting it shortens nothing again; turns added since (a revision's) are plain pairs."""
+    n = len(inp.turns)
+    if n and n <= len(inp.history) and all((t.role, t.text) == h for t, h in zip(inp.turns, inp.history)):
+        return [*inp.turns, *inp.history[n:]]
+    return list(inp.history)
+
+
+def history_reach(model: Model) -> int:
+    """Tokens of earlier turns a planning prompt could hold at most with this model: a round reads
+    the newest turns up to this size (more could never be shown)."""
+    return int(context_tokens(model, PM_NAME) * PlanLimits().history_share)
 
 
 def render_plan_message(plan: Plan) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import DocumentText, Plan
+from agents.retrieval import query_terms
 from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tokens import count_tokens
 
@@ -85,23 +86,81 @@ def _clip(text: str, words: int = 30) -> str:
     return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
 
 
-def fit_history(history: Sequence[tuple[str, str]], budget: int) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class Turn:
+    """A turn of the conversation with its shorter forms and their token counts, computed once when
+    its round ends and stored with it (`turn_of`): a later round fits its history from these counts
+    instead of shortening every earlier turn again."""
+
+    role: str
+    text: str
+    tokens: int
+    short: str = ""  # its most informative HISTORY_SENTENCES sentences, round tag kept
+    short_tokens: int = 0
+    shorter: str = ""  # its most informative sentence
+    shorter_tokens: int = 0
+
+    def within(self, budget: int) -> str:
+        """The turn in `budget` tokens: whole when short (60 tokens at most), else its shorter forms;
+        empty when none fits (`_sentences_within` on the stored forms)."""
+        if budget <= 0:
+            return ""
+        if self.tokens <= min(budget, 60):
+            return self.text
+        for text, size in ((self.short, self.short_tokens), (self.shorter, self.shorter_tokens)):
+            if text and size <= budget:
+                return text
+        return ""
+
+    def record(self) -> list[Any]:
+        """The turn as stored (JSON)."""
+        return [self.role, self.text, self.tokens, self.short, self.short_tokens, self.shorter, self.shorter_tokens]
+
+    @classmethod
+    def from_record(cls, record: Sequence[Any]) -> Turn:
+        role, text, tokens, short, short_tokens, shorter, shorter_tokens = record
+        return cls(role, text, int(tokens), short, int(short_tokens), shorter, int(shorter_tokens))
+
+
+def turn_of(role: str, content: str) -> Turn:
+    """A turn with its shorter forms (the sentence ranking they take is the cost kept from later rounds)."""
+    tokens = count_tokens(content)
+    forms = [_sentences(content, n) for n in range(HISTORY_SENTENCES, 0, -1)]
+    (short, short_tokens), (shorter, shorter_tokens) = [(f, count_tokens(f) if f else 0) for f in forms]
+    return Turn(role, content, tokens, short, short_tokens, shorter, shorter_tokens)
+
+
+def round_turns(r: PriorRound) -> list[Turn]:
+    """An earlier round's turns (`history_entries`) with their shorter forms."""
+    return [turn_of(role, content) for role, content in history_entries([r])]
+
+
+def history_size(turns: Sequence[Turn], newest: bool = False) -> int:
+    """Tokens the turns take at most in a planning prompt: whole for the newest round, else shortened."""
+    return sum(t.tokens if newest or t.tokens <= 60 else (t.short_tokens or t.tokens) for t in turns)
+
+
+def fit_history(history: Sequence[tuple[str, str] | Turn], budget: int) -> list[tuple[str, str]]:
     """The turns that fit `budget` tokens, newest first in priority, returned oldest first.
 
     The newest round's turns are kept whole when they fit; older turns, and any turn that
     does not fit, are summarised to whole sentences, never cut mid-sentence. What still does
-    not fit is left out, oldest first.
+    not fit is left out, oldest first. A `Turn` brings its shorter forms with it; a (role,
+    content) pair has them computed here, when needed.
     """
     if budget <= 0 or not history:
         return []
-    newest = _round_of(history[-1][1])
+    turns = [h if isinstance(h, Turn) else None for h in history]
+    pairs = [(h.role, h.text) if isinstance(h, Turn) else h for h in history]
+    newest = _round_of(pairs[-1][1])
     kept: list[tuple[str, str]] = []
     used = 0
-    for role, content in reversed(history):
+    for (role, content), turn in zip(reversed(pairs), reversed(turns), strict=True):
         text = content
-        if _round_of(content) != newest or used + count_tokens(text) > budget:
-            text = _sentences_within(content, budget - used)
-        size = count_tokens(text) if text else 0
+        size = turn.tokens if turn is not None else count_tokens(text)
+        if _round_of(content) != newest or used + size > budget:
+            text = turn.within(budget - used) if turn is not None else _sentences_within(content, budget - used)
+            size = count_tokens(text) if text else 0
         if not text or used + size > budget:
             continue
         kept.append((role, text))
@@ -143,14 +202,19 @@ def _sentences_within(content: str, budget: int) -> str:
         return ""
     if count_tokens(content) <= min(budget, 60):
         return content  # short turns are kept as they are
-    tag = _round_of(content)
-    body = content[len(tag):].strip()
     for n in range(HISTORY_SENTENCES, 0, -1):
-        sentences = summarize(body, max_sentences=n) or split_sentences(body)[:n]
-        text = f"{tag} {' '.join(s.strip() for s in sentences)}".strip()
+        text = _sentences(content, n)
         if count_tokens(text) <= budget:
             return text
     return ""
+
+
+def _sentences(content: str, n: int) -> str:
+    """The content's `n` most informative whole sentences, its round tag kept."""
+    tag = _round_of(content)
+    body = content[len(tag):].strip()
+    sentences = summarize(body, max_sentences=n) or split_sentences(body)[:n]
+    return f"{tag} {' '.join(s.strip() for s in sentences)}".strip()
 
 
 def _size_label(size: int) -> str:
@@ -261,6 +325,20 @@ _KIND_WORDS = {"summary": "summary", "zusammenfassung": "summary", "résumé": "
                "rapport": "report"}
 _OF_ROUND = re.compile(r"\b(" + "|".join(_KIND_WORDS) + r")\s+(?:of|from|in|aus|von|der|du|de la|de)\s+"
                        r"(?:the\s+)?(?:round|runde|tour)\s+(\d+)")
+
+
+_ROUND_NAMED = re.compile(r"\b(?:round|runde|tour)\s+(\d+)\b", re.IGNORECASE)  # the words `_OF_ROUND` reads
+
+
+def rounds_named(prompt: str) -> list[int]:
+    """The rounds a request names by number ("the summary of round 2"), in order."""
+    return list(dict.fromkeys(int(n) for n in _ROUND_NAMED.findall(prompt)))
+
+
+def recall_terms(text: str) -> list[str]:
+    """The stemmed words of a request that find the earlier turns it refers back to (the ranker's own
+    terms, `agents.retrieval.query_terms`, in the request's language)."""
+    return sorted(set(query_terms(text, ())))
 
 
 def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -23,11 +23,24 @@ from agents.manager import (
     PlanLimits,
     PlanOutcome,
     RoundInput,
+    history_reach,
     make_plan,
     render_plan_message,
     write_final,
 )
-from agents.memory import PriorRound, PriorTask, answer_documents, history_entries, prior_tasks, reusable
+from agents.memory import (
+    PriorRound,
+    PriorTask,
+    Turn,
+    answer_documents,
+    history_entries,
+    history_size,
+    prior_tasks,
+    recall_terms,
+    reusable,
+    round_turns,
+    rounds_named,
+)
 from agents.model import Model, ModelError
 from agents.offline.model import OfflineModel
 from agents.outputs import capped
@@ -45,8 +58,11 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "changes_prompt", "clean_contents", "history_entries", "off_gil_if_long", "parse_plan", "preload", "plan_from_record", "plan_record", "prior_tasks", "render_plan_message", "run_task", "task_context", "validate_plan",
+    "Turn", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long",
+    "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
+    "round_turns", "rounds_named", "run_task", "task_context", "validate_plan",
 ]
+
 
 def preload() -> None:
     """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU

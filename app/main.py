@@ -19,6 +19,7 @@ from agents.errors import RegistryError
 from agents.mcp_tools import McpTools, ServerSpec
 from agents.model import Model
 from agents.registry import Registry, build_registry
+from agents.round import history_reach
 from app import metrics
 from app.clock import now
 from app.config import Settings, from_env, redact_url
@@ -146,7 +147,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal), clock=now)
+                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now)
 
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:

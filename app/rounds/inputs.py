@@ -8,33 +8,29 @@ from typing import Any
 
 from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.model import Model
-from agents.round import (
-    PriorRound,
-    RoundInput,
-    answer_documents,
-    history_entries,
-    plan_from_record,
-    prior_tasks,
-    task_context,
-)
+from agents.round import RoundInput, answer_documents, plan_from_record, task_context
 from app.clock import now
 from app.contract.filenames import split_name
+from app.errors import NotFoundError
 from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
+from app.rounds.memory import Memory, delivered_rounds, turns_of
 from app.rounds.reading import RoundReader
 from app.store.filestore import BlobStore
 from app.store.records import NewDocument, NewLog, RoundRequest, stored_items
 from app.store.repository import Repository
 from app.store.repository.messages import user_message_key
-from app.store.tables import DocumentRow, FileRow, MessageRow
+from app.store.tables import FileRow, MessageRow
 from extractors.base import ContentItem
 
 
 class RoundData:
     """Loads and stores the data of rounds; caches each running round's input in memory."""
 
-    def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal) -> None:
+    def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal,
+                 history_reach: int = 2500) -> None:
         self.repo = repo
+        self.memory = Memory(repo, history_reach)
         self.storage = storage
         self.documents = documents
         self.journal = journal
@@ -68,7 +64,8 @@ class RoundData:
         self._reviews[(workflow_id, round_no)] = spec.review
         files = await self.repo.files.files_by_id(spec.file_ids)
         key = f"{workflow_id}:{round_no}:prepare"
-        present = [(position, files[fid], None) for position, fid in enumerate(spec.file_ids) if fid in files]
+        present: list[tuple[int, FileRow, int | None]] = [(position, files[fid], None)
+                                                          for position, fid in enumerate(spec.file_ids) if fid in files]
         present += await self._cut(workflow_id, round_no, len(spec.file_ids), set(spec.file_ids))
         started = NewLog(f"{key}:log", "Workflow processing started", agent_name="system", progress=0)
         # With no file to read in between, what follows is written in the same transaction.
@@ -98,7 +95,7 @@ class RoundData:
         the message each belongs to: this round reads them, so no round ever sees them empty."""
         if round_no <= 1:
             return []
-        earlier = await self.repo.messages.messages_of(workflow_id, before_round=round_no)
+        earlier = await self.repo.messages.with_documents(workflow_id, round_no)
         cut = [(m.id, d.file_id) for m, docs in earlier if m.role == "user" for d in docs
                if not d.contents and d.file_id not in mine]
         files = await self.repo.files.files_by_id(sorted({fid for _, fid in cut}))
@@ -123,8 +120,9 @@ class RoundData:
                            current: list[DocumentText]) -> RoundInput:
         """The round's input: the request, every document of the workflow (this round's uploads
         first, then earlier rounds', newest first; none whose message was deleted or that was
-        removed from its message) and the earlier rounds."""
-        earlier = await self.repo.messages.messages_of(workflow_id, before_round=round_no) if round_no > 1 else []
+        removed from its message), the earlier rounds in reach (`app.rounds.memory`) and the texts
+        their steps delivered."""
+        earlier = await self.repo.messages.with_documents(workflow_id, round_no)
         files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in earlier for d in docs}))
         seen: set[int | None] = set()
         documents = []
@@ -138,12 +136,13 @@ class RoundData:
                     seen.add(d.file_id)
                     documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
                                                             new=False))
-        completed = await self.repo.messages.completed_rounds(workflow_id, round_no) if earlier else set()
-        rounds = prior_rounds(earlier, completed)
+        recollection = await self.memory.recollect(workflow_id, round_no, prompt)
+        texts = await self.repo.messages.texts(workflow_id, [mid for r in recollection.rounds for _, _, mid in r.delivered])
         # Earlier steps' texts are inputs the planner can name like documents ("the summary of round 2").
-        documents += answer_documents(rounds)
-        return RoundInput(prompt=prompt, documents=_unique(documents), history=history_entries(rounds),
-                          previous=rounds[-1] if rounds else None, round=round_no)
+        documents += answer_documents(delivered_rounds(recollection.rounds, texts))
+        turns = [t for r in recollection.rounds for t in turns_of(r)]
+        return RoundInput(prompt=prompt, documents=_unique(documents), history=[(t.role, t.text) for t in turns],
+                          turns=turns, previous=recollection.previous, round=round_no)
 
     def _keep(self, workflow_id: str, round_no: int, inp: RoundInput) -> RoundInput:
         if len(self._inputs) > 1000:
@@ -177,13 +176,18 @@ class RoundData:
     async def owner(self, workflow_id: str) -> FileRow:
         """A file of the workflow's owner, to make new files from."""
         row = await self.repo.workflows.workflow(None, workflow_id)
+        if row is None:  # deleted while its round ran: the round is being stopped
+            raise NotFoundError(f"There is no workflow {workflow_id!r}.", code="workflow_not_found")
         return FileRow(mandate_id=row.mandate_id, user_id=row.user_id, name="", ext="", mime="", size=0, sha256="",
                        origin="agent", created_at=now())
 
     async def store(self, owner: FileRow | None, outputs: list[OutputFile]) -> list[NewDocument]:
         """An agent's documents as new files of the workflow's owner, to be written with the task's
-        message; their bytes are stored now, and `settle` says whether the write kept them."""
-        documents = []
+        message (none without an owner: a task that made no files); their bytes are stored now, and
+        `settle` says whether the write kept them."""
+        documents: list[NewDocument] = []
+        if owner is None:
+            return documents
         for out in outputs:
             sha = await self.storage.put(out.data)
             self._pending[sha] += 1
@@ -237,29 +241,3 @@ def _unique(documents: list[DocumentText]) -> list[DocumentText]:
         else:
             seen[doc.name] = 1
     return documents
-
-
-def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
-    """Earlier rounds from their messages: the request, the plan and what each task delivered;
-    `completed` are the rounds that finished (the others were stopped or failed)."""
-    rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
-    results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
-    for message, docs in messages:
-        r = rounds.setdefault(message.round, PriorRound(round=message.round))
-        meta = message.meta or {}
-        if message.status == "first" and message.role == "user":
-            r.request = message.content
-        elif message.status == "last":
-            r.final, r.finished = message.content, True
-        elif "plan" in meta:
-            r.answer = message.content.split("\n\n### ", 1)[0]
-            r.final_documents = list(meta["plan"].get("finalDocuments", []))
-            r.tasks = prior_tasks(meta["plan"])
-        elif meta.get("taskId") and not meta.get("failed") and not meta.get("undelivered"):
-            results[(message.round, meta["taskId"])] = (message, docs)
-    for r in rounds.values():
-        for task in r.tasks:
-            found = results.get((r.round, task.id))
-            if found is not None:
-                task.delivered, task.text, task.files = True, found[0].content, [d.file_id for d in found[1]]
-    return [rounds[n] for n in sorted(rounds)]

@@ -149,6 +149,8 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
               *waiting.wait_logs(wait, key)],
         event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait,
     )
+    if answer_only:
+        await remembered(rt, workflow_id, round_no)
     return None if answer_only or wait else Planned(plan, outcome.usage.total_tokens, reused,
                                             announced=frozenset(t.id for t in starting))
 
@@ -306,6 +308,17 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
+    await remembered(rt, workflow_id, round_no)
+
+
+async def remembered(rt: Runtime, workflow_id: str, round_no: int) -> None:
+    """The round ended: what later rounds remember of it (its turns shortened, with their token counts)
+    is computed now, once (`app.rounds.memory`)."""
+    try:
+        await rt.rounds.memory.remember(workflow_id, round_no)
+    except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
+        log.warning("Round %s of workflow %s: its memory was not stored (%s); a later round computes it.",
+                    round_no, workflow_id, exc)
 
 
 def answered_log(key: str, outcome: PlanOutcome) -> NewLog:

@@ -172,6 +172,25 @@ class RoundFileRow(SQLModel, table=True):
     review: str = ""  # "plan": the round waits for the user's review of its plan
 
 
+class RoundMemoryRow(SQLModel, table=True):
+    """What later rounds remember of an ended round, computed once (`app.rounds.inputs.RoundData.remember`):
+    its turns with their shorter forms and token counts (`agents.memory.Turn.record`), `size` (the tokens
+    they take in a planning prompt, to read only the newest rounds that fit), what its tasks delivered
+    (agent and message id: the texts are read by id when the round is in reach), whether it finished,
+    and `terms`, its request's stemmed words between spaces, for a later request that refers back to it.
+    Removed when one of the round's messages is deleted (computed again when next needed)."""
+
+    __tablename__ = "round_memory"
+
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), primary_key=True))
+    round: int = Field(primary_key=True)
+    turns: list[list[Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    delivered: list[list[Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    size: int = 0
+    finished: bool = False
+    terms: str = ""
+
+
 class QueuedPostRow(SQLModel, table=True):
     """A post to a running round with multitaskStrategy "enqueue": it starts the next round when that one ends."""
 

@@ -8,12 +8,16 @@ from agents.base import Plan, TaskSpec
 from agents.memory import (
     PriorRound,
     PriorTask,
+    Turn,
     fit_history,
     history_entries,
+    recall_terms,
     refers_back,
     render_catalogue,
     resolve_references,
     reusable,
+    round_turns,
+    rounds_named,
     wants_continuation,
 )
 from agents.toolkit.sentences import split_sentences
@@ -41,6 +45,22 @@ def test_history_keeps_the_newest_round_whole_and_older_rounds_as_whole_sentence
     for content in older:  # shortened to whole sentences of the original, never cut mid-sentence
         body = content.split("] ", 1)[1]
         assert body.endswith(".") and all(s in originals for s in split_sentences(body))
+
+
+@pytest.mark.parametrize("budget", [0, 15, 40, 90, 200, 400, 5000])
+def test_stored_short_forms_fit_the_history_exactly_as_shortening_it_again_would(budget):
+    rounds = [PriorRound(round=n, request=f"Request {n}: {LONG[: 40 * n]}", answer="On it.",
+                         final=f"Final {n}: {LONG[: 300 * n]}", finished=True) for n in (1, 2, 3, 4)]
+    turns = [t for r in rounds for t in round_turns(r)]
+    assert [(t.role, t.text) for t in turns] == history_entries(rounds)
+    assert all(Turn.from_record(t.record()) == t for t in turns)  # as stored, as read back
+    assert fit_history(turns, budget) == fit_history(history_entries(rounds), budget)
+
+
+def test_a_request_names_earlier_rounds_by_number_and_by_its_words():
+    assert rounds_named("Translate the summary of round 2 and the answer in Runde 7.") == [2, 7]
+    assert rounds_named("What is the second largest city?") == []
+    assert set(recall_terms("What did the namespaces section say?")) >= {"namespac"}
 
 
 def test_an_interrupted_round_says_what_was_delivered_and_how_to_continue():

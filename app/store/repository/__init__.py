@@ -3,7 +3,7 @@
 `Repository` holds the stores of one database: workflows and their transitions
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
 the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
-(`replicas`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`), what no
+(`replicas`), what later rounds remember of ended ones (`memory`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`), what no
 workflow holds (`leftovers`); `live` reads across them in one snapshot for the event stream.
 """
 
@@ -14,6 +14,7 @@ from app.store.repository.files import FileStore
 from app.store.repository.idempotency import IdempotencyStore
 from app.store.repository.leftovers import LeftoverStore
 from app.store.repository.live import LiveReads
+from app.store.repository.memory import MemoryStore
 from app.store.repository.messages import MessageStore
 from app.store.repository.queue import QueueStore
 from app.store.repository.replicas import ReplicaStore
@@ -28,6 +29,7 @@ class Repository:
         self.db = db
         self.files = FileStore(db)
         self.messages = MessageStore(db)
+        self.memory = MemoryStore(db)
         self.workflows = WorkflowStore(db, self.messages)
         self.idempotency = IdempotencyStore(db)
         self.live = LiveReads(db, self.workflows, self.messages, self.files)

@@ -16,6 +16,7 @@ from app.fsm import WorkflowStatus
 from app.store.database import Database, batch_of
 from app.store.notify import announcing, cursors_announcement
 from app.store.records import Appended, Cost, NewLog, NewMessage
+from app.store.repository.memory import forget_round_tx
 from app.store.statements import Prepared
 from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow, stored_id, table_of
 
@@ -203,6 +204,34 @@ class MessageStore:
             query = query.where(col(M.round) < before_round)
         return self._with_documents(conn, query.order_by(col(M.id)))
 
+    async def rounds_messages(self, workflow_id: str, rounds: Sequence[int]) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The messages of these rounds, with their documents."""
+        if not rounds:
+            return []
+        query = (select(M).where(col(M.workflow_id) == workflow_id, col(M.deleted).is_(False),
+                                 col(M.round).in_(sorted(set(rounds)))).order_by(col(M.id)))
+        return await self.db.run_read(self._with_documents, query)
+
+    async def with_documents(self, workflow_id: str, before_round: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
+        """The messages of rounds before `before_round` that have documents, with them (the uploads and the
+        files agents made: as many as the workflow has files, however long its conversation)."""
+        if before_round <= 1:
+            return []
+        having = select(col(D.message_id))
+        query = (select(M).where(col(M.workflow_id) == workflow_id, col(M.deleted).is_(False),
+                                 col(M.round) < before_round, col(M.id).in_(having)).order_by(col(M.id)))
+        return await self.db.run_read(self._with_documents, query)
+
+    async def texts(self, workflow_id: str, ids: Sequence[int]) -> dict[int, str]:
+        """The contents of these messages (those not deleted), by id."""
+        if not ids:
+            return {}
+        t = table_of(M)
+        query = select(t.c.id, t.c.content).where(t.c.workflow_id == workflow_id, t.c.id.in_(list(ids)),
+                                                  t.c.deleted.is_(False))
+        async with self.db.reader.connect() as conn:
+            return {i: c for i, c in await conn.execute(query)}
+
     async def message(self, workflow_id: str, message_id: int) -> MessageRow | None:
         """One message of the workflow, deleted or not."""
         async with self.db.reader.connect() as conn:
@@ -221,9 +250,10 @@ class MessageStore:
                                  col(M.key).startswith(key_prefix, autoescape=True)).order_by(col(M.id)))
         return self._with_documents(conn, query)
 
-    async def completed_rounds(self, workflow_id: str, before_round: int) -> set[int]:
-        """The earlier rounds that completed (their logs say so even when the final message was deleted)."""
+    async def completed_rounds(self, workflow_id: str, before_round: int, since: int = 1) -> set[int]:
+        """The earlier rounds (from `since`) that completed (their logs say so even when the final message was deleted)."""
         query = (select(col(L.round)).where(col(L.workflow_id) == workflow_id, col(L.round) < before_round,
+                                       col(L.round) >= since,
                                        col(L.status) == WorkflowStatus.COMPLETED).distinct())
         async with self.db.reader.connect() as conn:
             return {r for (r,) in await conn.execute(query)}
@@ -285,6 +315,7 @@ class MessageStore:
             .values(deleted=True)
         )
         if changed.rowcount:
+            forget_round_tx(conn, workflow_id, message_id)
             conn.execute(update(W).where(col(W.id) == workflow_id).values(last_activity=now()))
         return bool(changed.rowcount)
 

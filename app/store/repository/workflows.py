@@ -28,6 +28,7 @@ from app.store.tables import (
     MessageRow,
     QueuedPostRow,
     RoundFileRow,
+    RoundMemoryRow,
     WorkflowRow,
     table_of,
 )
@@ -404,6 +405,7 @@ class WorkflowStore:
         conn.execute(delete(M).where(col(M.workflow_id) == workflow_id))
         conn.execute(delete(L).where(col(L.workflow_id) == workflow_id))
         conn.execute(delete(RoundFileRow).where(col(RoundFileRow.workflow_id) == workflow_id))
+        conn.execute(delete(RoundMemoryRow).where(col(RoundMemoryRow.workflow_id) == workflow_id))
         conn.execute(delete(QueuedPostRow).where(col(QueuedPostRow.workflow_id) == workflow_id))
         # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
         conn.execute(delete(IdempotencyRow).where(col(IdempotencyRow.workflow_id) == workflow_id))
