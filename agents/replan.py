@@ -150,7 +150,7 @@ async def revise_after_failures(inp: RoundInput, plan: Plan, outcomes: Mapping[s
             usage = outcome.usage
             merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
             if merged.tasks != plan.tasks and not validate_plan(merged, registry.names(), uploads,
-                                                                max_tasks + len(done)):
+                                                                max_tasks + len(done), registry.formats()):
                 added = [t.id for t in merged.tasks if t.id not in done]
                 revision = Revision(merged, "the project manager planned the rest again after "
                                     + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
@@ -179,7 +179,7 @@ async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, O
         outcome = await make_plan(replace(inp, prompt=prompt), model, registry, PlanLimits(max_tasks=max_tasks))
         usage = outcome.usage
         merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
-        if validate_plan(merged, registry.names(), uploads, max_tasks + len(done)):
+        if validate_plan(merged, registry.names(), uploads, max_tasks + len(done), registry.formats()):
             merged = None
     except (PlanError, ModelError):
         merged = None
