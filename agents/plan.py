@@ -140,9 +140,9 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "userLanguage": plan.language,
         "objUserResponse": plan.answer,
         "objFinalDocuments": [out(o) for o in plan.final_documents],
-        "objWorkplan": [
-            {"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": t.inputs,
-             "outputs": [out(o) for o in t.outputs], "dependsOn": t.depends_on}
+        "objWorkplan": [  # in the schema's order (TASK_KEYS), as a model is asked to write a task
+            {"id": t.id, "instructions": t.instructions, "outputs": [out(o) for o in t.outputs], "agent": t.agent,
+             "inputs": t.inputs, "dependsOn": t.depends_on}
             for t in plan.tasks
         ],
     }

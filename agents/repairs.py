@@ -22,7 +22,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.phrases import PHRASES, say
-from agents.plan import cycle_of, out_format, undeliverable
+from agents.plan import cycle_of, makers_of, out_format, undeliverable
 from agents.toolkit.language import detect_language
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
@@ -161,6 +161,7 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
     outputs_named = {o.name for t in tasks for o in t.outputs}
     tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
     tasks = _link_inputs(tasks, ids, notes)
+    tasks = _makers_for_finals(plan.final_documents, tasks, produced, list(uploads), formats, notes)
     finals = _final_documents(plan.final_documents, tasks, produced, upload_names, notes)
     return replace(plan, tasks=tasks, final_documents=finals), notes
 
@@ -247,6 +248,38 @@ def _link_inputs(tasks: list[TaskSpec], ids: set[str], notes: list[str]) -> list
                 notes.append(f"task '{task.id}': reads '{name}', so it now depends on task '{source}'")
         linked.append(replace(task, depends_on=task.depends_on + added) if added else task)
     return linked
+
+
+def _makers_for_finals(named: list[OutputSpec], tasks: list[TaskSpec], produced: dict[str, str],
+                       uploads: list[str], formats: Mapping[str, Collection[str]],
+                       notes: list[str]) -> list[TaskSpec]:
+    """A final document no task produces, of a format only one agent makes (the table "as Excel" a
+    0.5B model lists among the files the user gets without planning the task that makes it): that
+    agent gets a task delivering it, over the uploads the plan works on (all of them when no task reads
+    one). The model named the file; its format, capability data, names the agent. A format several
+    agents or none make is left to `_final_documents` (dropped, said so)."""
+    taken = {t.id for t in tasks}
+    read = [name for t in tasks for name in t.inputs if name in uploads]
+    sources = list(dict.fromkeys(read)) or list(uploads)
+    added: list[TaskSpec] = []
+    for doc in named:
+        if doc.name in produced or doc.name in uploads or not sources:
+            continue
+        makers = makers_of(out_format(doc), formats) if out_format(doc) else []
+        if len(makers) != 1:
+            continue
+        number = len(taken) + 1
+        while f"t{number}" in taken:
+            number += 1
+        task_id = f"t{number}"
+        taken.add(task_id)
+        produced[doc.name] = task_id
+        purpose = f" ({doc.purpose.strip()})" if doc.purpose.strip() else ""
+        added.append(TaskSpec(task_id, makers[0], f"Deliver {doc.name}{purpose} from {', '.join(sources)}.",
+                              list(sources), [doc]))
+        notes.append(f"final document {doc.name} is produced by no task; task '{task_id}' ({makers[0]}, "
+                     f"which makes .{out_format(doc)}) delivers it from {', '.join(sources)}")
+    return tasks + added
 
 
 def _final_documents(named: list[OutputSpec], tasks: list[TaskSpec], produced: dict[str, str],

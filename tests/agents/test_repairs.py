@@ -166,6 +166,24 @@ def test_a_file_that_several_agents_or_none_could_make_is_dropped_and_the_agent_
     assert validate_plan(fixed, AGENTS, ["a.pdf"], 8, FORMATS) == []
 
 
+def test_a_final_document_no_task_makes_gets_a_task_of_the_one_agent_that_makes_its_format() -> None:
+    """Issue 29: revising "Summarise this table." with "Also give me the table as Excel.", the 0.5B model
+    listed testCSV.xlsx among the final documents and planned no task making it."""
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("testCSV.xlsx", "xlsx", "Excel")],
+                tasks=[TaskSpec("t1", "summarizer", "Summarise the table.", ["testCSV.csv"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["testCSV.csv", "old.pdf"], formats=FORMATS)
+    assert [(t.id, t.agent, t.inputs, [o.name for o in t.outputs]) for t in fixed.tasks] == [
+        ("t1", "summarizer", ["testCSV.csv"], []), ("t2", "data_extractor", ["testCSV.csv"], ["testCSV.xlsx"])]
+    assert [d.name for d in fixed.final_documents] == ["testCSV.xlsx"]
+    assert notes == ["final document testCSV.xlsx is produced by no task; task 't2' (data_extractor, which "
+                     "makes .xlsx) delivers it from testCSV.csv"]
+    assert validate_plan(fixed, AGENTS, ["testCSV.csv", "old.pdf"], 8, FORMATS) == []
+    # A format several agents make names no agent: the document is dropped, as before.
+    word = replace(plan, final_documents=[OutputSpec("report.docx")])
+    fixed, notes = repair_plan(word, AGENTS, ["testCSV.csv"], formats=FORMATS)
+    assert fixed.tasks == word.tasks and fixed.final_documents == []
+
+
 def test_an_agent_that_declares_no_formats_may_be_planned_with_any_file() -> None:
     plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", "echo", "Echo.", [], [OutputSpec("x.pptx")])])
     assert validate_plan(plan, [*AGENTS, "echo"], [], 8, FORMATS) == []
