@@ -98,8 +98,10 @@ def changes_prompt(plan: Plan, feedback: str) -> str:
     the user's feedback as a numbered list of changes to make, and that the answer is the whole new
     plan. Measured 2026-11-26 on Qwen2.5-Coder-0.5B: with only the feedback joined to the request and
     the old plan in the history, its revised plan for "Also give me the table as Excel." kept the PDF
-    writer and added no workbook; shown the plan and the list of changes, it added a data_extractor task
-    (without naming its outputs) in 3 of 3 runs (tests/api/test_realmodel_rounds.py)."""
+    writer and added no workbook; shown the plan and the list of changes, it added a task for it, whose
+    agent only the retired word-pattern repairs made the data extractor. With the format-to-agents table
+    in the planning prompt it lists the workbook among objFinalDocuments without a task making it, and
+    the one agent that makes .xlsx gets that task (`agents.repairs`; tests/api/test_realmodel_rounds.py)."""
     shown = plan_to_json(plan)
     proposed = {"objFinalDocuments": shown["objFinalDocuments"], "objWorkplan": shown["objWorkplan"]}
     changes = [s.strip() for s in split_sentences(feedback) if s.strip()] or [feedback.strip()]
