@@ -13,7 +13,7 @@ from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.memory import previous_requests, refers_back
 from agents.model import ModelRequest, no_draft
-from agents.outputs import text_files
+from agents.outputs import TEXT_FORMATS, text_files
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
 from agents.toolkit.answer_kind import asked_kind, holds
 from agents.toolkit.cpu import off_loop_if_long, text_size
@@ -129,6 +129,7 @@ class Analyst:
     """Answers a question from the documents, citing the passages it relies on."""
 
     name = "analyst"
+    formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
         "Answers questions about the given documents and analyses them (facts, comparisons, "
         "figures), quoting and citing the passages it relies on (file and page, sheet or "

@@ -174,7 +174,9 @@ class Prepared:
 
 @runtime_checkable
 class Agent(Protocol):
-    """A registered agent: a stable name, a description the project manager reads, a run."""
+    """A registered agent: a stable name, a description the project manager reads, a run. Optional:
+    `formats`, the file extensions it can deliver, its usual ones first (("xlsx", "csv")): the planner
+    is told them, and a plan asking the agent for another format is invalid (`Registry.formats`)."""
 
     name: str
     description: str

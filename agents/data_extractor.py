@@ -43,6 +43,7 @@ class DataExtractor:
     """Delivers the tables of documents as a workbook (and CSV when asked), cells as found."""
 
     name = "data_extractor"
+    formats = ("xlsx", "csv")  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
         "Extracts tables and figures from the given documents (spreadsheets, CSV, tables in "
         "PDFs/Word, figures in text) into one .xlsx workbook (a sheet per table) and .csv files."

@@ -19,7 +19,7 @@ from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
 from agents.outputs import delivers
 from agents.phrases import say
-from agents.plan import parse_plan, plan_schema, plan_to_json, validate_plan
+from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.repairs import close_json, repair_answer_language, repair_plan
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
@@ -40,45 +40,64 @@ PLAN_SYSTEM = """You plan work for a team of agents. Reply with one JSON object:
 userLanguage: the request's language code; objUserResponse: your reply to the user in that language \
 (the full answer when no agent is needed); objWorkplan: the tasks, at most {max_tasks}, none when you \
 can answer yourself; objFinalDocuments: the files the user gets, each an output of a task.
-A task's instructions say in your words what it must do for this request; its inputs are document \
-names or outputs of tasks in dependsOn.
-Plan a task only for what the user asks. Agents: {agents}."""
+A task's instructions say in your words what it must do for this request; its outputs are the files it \
+delivers, named with their extension (none for an answer in a message); its agent is one that makes them; \
+its inputs are document names or outputs of tasks in dependsOn.
+Plan a task only for what the user asks. Agents: {agents}.{files}"""
+
+
+def _example(request: str, language: str, answer: str, tasks: list[dict[str, Any]]) -> tuple[str, str]:
+    """A worked example: the request and the plan a model should answer it with, its keys in the
+    schema's order (with grammar-constrained decoding a model writes them in that order: a task's
+    deliverable before its agent, `agents.plan.TASK_KEYS`); its final documents are its tasks' files."""
+    shown = [{key: task.get(key, []) for key in TASK_KEYS} for task in tasks]
+    finals = [o for task in shown for o in task["outputs"]
+              if not any(o["name"] in t["inputs"] for t in shown)]
+    return request, json.dumps({"userLanguage": language, "objUserResponse": answer, "objWorkplan": shown,
+                                "objFinalDocuments": finals}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _file(name: str, purpose: str) -> dict[str, str]:
+    return {"name": name, "type": name.rsplit(".", 1)[-1], "purpose": purpose}
+
 
 # One worked example per kind of request: several tasks with a dependency; one task; answer only.
 # A small model leans on the last example it saw: answering without a task is the safest lean, and
 # "Documents: none" in the request tells it when that is all it can do. The one task works on a
-# document when the request has documents, else it is a text to write (`_examples`).
-SEVERAL_TASKS = (
+# document when the request has documents (a summary, and a question answered from it: the two
+# kinds of task on a document whose answer is a message), else it is a text to write (`_examples`).
+SEVERAL_TASKS = _example(
     "Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
-    "\n\nDocuments:\n- sales.xlsx",
-    '{"userLanguage":"en","objUserResponse":"I will extract the table, then write the memo.",'
-    '"objWorkplan":[{"id":"t1","instructions":"Extract the sales table as CSV.","agent":"data_extractor",'
-    '"inputs":["sales.xlsx"],"outputs":[{"name":"sales.csv","type":"csv","purpose":"table"}],'
-    '"dependsOn":[]},{"id":"t2","instructions":"Write a short memo on the sales figures.",'
-    '"agent":"writer","inputs":["sales.csv"],"outputs":[{"name":"memo.docx","type":"docx",'
-    '"purpose":"memo"}],"dependsOn":["t1"]}],"objFinalDocuments":[{"name":"memo.docx","type":"docx",'
-    '"purpose":"memo"}]}')
-ONE_TASK_ON_A_DOCUMENT = (
-    "Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf",
-    '{"userLanguage":"de","objUserResponse":"Ich fasse bericht.pdf zusammen.","objWorkplan":[{"id":"t1",'
-    '"instructions":"Fasse bericht.pdf in fünf Sätzen zusammen.","agent":"summarizer",'
-    '"inputs":["bericht.pdf"],"outputs":[],"dependsOn":[]}],"objFinalDocuments":[]}')
-ONE_TASK_TO_WRITE = (
-    "Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none",
-    '{"userLanguage":"fr","objUserResponse":"J\'écris le mot.","objWorkplan":[{"id":"t1",'
-    '"instructions":"Écris un court mot de remerciement.","agent":"writer","inputs":[],'
-    '"outputs":[{"name":"merci.docx","type":"docx","purpose":"mot"}],"dependsOn":[]}],'
-    '"objFinalDocuments":[{"name":"merci.docx","type":"docx","purpose":"mot"}]}')
-ANSWER_ONLY = (
-    "Request (written in English):\nWhat is the capital of France?\n\nDocuments: none",
-    '{"userLanguage":"en","objUserResponse":"Paris is the capital of France.","objWorkplan":[],'
-    '"objFinalDocuments":[]}')
+    "\n\nDocuments:\n- sales.xlsx", "en", "I will extract the table, then write the memo.",
+    [{"id": "t1", "instructions": "Extract the sales table as CSV.", "agent": "data_extractor",
+      "inputs": ["sales.xlsx"], "outputs": [_file("sales.csv", "table")]},
+     {"id": "t2", "instructions": "Write a short memo on the sales figures.", "agent": "writer",
+      "inputs": ["sales.csv"], "outputs": [_file("memo.docx", "memo")], "dependsOn": ["t1"]}])
+ONE_TASK_ON_A_DOCUMENT = _example(
+    "Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf", "de",
+    "Ich fasse bericht.pdf zusammen.",
+    [{"id": "t1", "instructions": "Fasse bericht.pdf in fünf Sätzen zusammen.", "agent": "summarizer",
+      "inputs": ["bericht.pdf"]}])
+A_QUESTION_ON_A_DOCUMENT = _example(
+    "Request (written in French):\nQui a signé le contrat ?\n\nDocuments:\n- contrat.pdf", "fr",
+    "Je cherche la réponse dans contrat.pdf.",
+    [{"id": "t1", "instructions": "Qui a signé le contrat ? Cite le passage.", "agent": "analyst",
+      "inputs": ["contrat.pdf"]}])
+ONE_TASK_TO_WRITE = _example(
+    "Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none", "fr",
+    "J'écris le mot.",
+    [{"id": "t1", "instructions": "Écris un court mot de remerciement.", "agent": "writer",
+      "outputs": [_file("merci.docx", "mot")]}])
+ANSWER_ONLY = _example("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none", "en",
+                       "Paris is the capital of France.", [])
 
 
-# What each built-in agent is for, in the fewest words; a plug-in's description is cut instead.
-AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables to CSV/Excel",
+# What each built-in agent is for, in the fewest words; a plug-in's description is cut instead. Which
+# agents make which files is said apart, from their `formats` (`_makers`).
+AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables",
                 "summarizer": "summaries", "translator": "translations",
                 "writer": "new texts: letters, reports, memos"}
+SHOWN_FORMATS = 2  # of an agent's formats in the planning prompt: its usual ones ("docx, md", "xlsx, csv")
 
 FINAL_SYSTEM = """Write only in {language}. You are the project manager. Write the final message of \
 this round to the user: review in a few sentences what the agents delivered against the plan. A checklist \
@@ -173,7 +192,8 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
-    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks, inp.prompt)
+    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks, inp.prompt,
+                     registry.formats())
     first = await check.ask(ledger, request)
     outcome = first
     if first.errors:
@@ -223,6 +243,7 @@ class _Checker:
     documents: list[str]
     max_tasks: int
     request: str = ""
+    formats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # what each agent delivers
 
     async def ask(self, ledger: Ledger, request: ModelRequest) -> _Attempt:
         """One planning call, parsed, repaired without the model where that is safe, validated."""
@@ -246,10 +267,10 @@ class _Checker:
             plan = parse_plan(data if data is not None else response.text)
         except PlanFormatError as exc:
             return _Attempt(None, exc.errors, response.text, truncated=truncated)
-        plan, fixes = repair_plan(plan, self.agents, self.documents, self.request)
+        plan, fixes = repair_plan(plan, self.agents, self.documents, self.request, self.formats)
         for fix in repairs + fixes:
             log.warning("plan repaired: %s", fix)
-        errors = validate_plan(plan, self.agents, self.documents, self.max_tasks)
+        errors = validate_plan(plan, self.agents, self.documents, self.max_tasks, self.formats)
         return _Attempt(plan, errors, response.text, repairs + fixes, truncated)
 
 
@@ -274,6 +295,18 @@ def _second_request(request: ModelRequest, first: _Attempt, limits: PlanLimits,
         hints=dict(request.hints, errors=first.errors))
 
 
+def _makers(agents: list[dict[str, Any]]) -> str:
+    """Which agents make which files, from their capability data (`Registry.formats`): a format to
+    agents table (".docx, .md: analyst, summarizer, ...; .xlsx, .csv: data_extractor"), so the file a
+    task delivers points at the agents that can make it. "" when no agent declares formats."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for agent in agents:
+        if agent.get("formats"):
+            groups.setdefault(tuple(agent["formats"][:SHOWN_FORMATS]), []).append(agent["name"])
+    shown = "; ".join(f".{', .'.join(formats)}: {', '.join(names)}" for formats, names in groups.items())
+    return f" Files they make: {shown}." if shown else ""
+
+
 def _short_description(description: str) -> str:
     """An agent's description cut to its first clause: enough for a small model to choose."""
     first = re.split(r"[.;(:]", description, maxsplit=1)[0]
@@ -291,7 +324,9 @@ def _examples(has_documents: bool) -> list[tuple[str, str]]:
     """The worked examples for this request. Without documents the summary of one cannot apply,
     and the examples are most of a small model's prompt; the several-task example stays for its
     writer and its dependency."""
-    return [SEVERAL_TASKS, ONE_TASK_ON_A_DOCUMENT if has_documents else ONE_TASK_TO_WRITE, ANSWER_ONLY]
+    if has_documents:
+        return [SEVERAL_TASKS, ONE_TASK_ON_A_DOCUMENT, A_QUESTION_ON_A_DOCUMENT, ANSWER_ONLY]
+    return [SEVERAL_TASKS, ONE_TASK_TO_WRITE, ANSWER_ONLY]
 
 
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
@@ -305,7 +340,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     # A few words each: a small model copies long descriptions into its plan instead of choosing.
     agent_lines = ", ".join(f"{a['name']} ({AGENT_BRIEFS.get(a['name']) or _short_description(a['description'])})"
                             for a in agents)
-    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines)
+    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines, files=_makers(agents))
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
     fixed = count_tokens(system) + count_tokens(prompt) + 60
     room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes

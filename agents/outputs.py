@@ -10,7 +10,10 @@ from agents.base import OutputFile, TaskSpec
 from agents.toolkit.cpu import off_loop, off_loop_if_long
 from agents.toolkit.files import DOCX_MIME, MARKDOWN_MIME, docx_bytes, markdown_bytes
 
-TEXT_EXTS = {"md", "markdown", "txt", "docx"}
+# The formats a text becomes (`text_file`), most wanted first: what the agents that deliver text declare
+# as their `formats` (the planner reads them; a plan asking one of them for another format is invalid).
+TEXT_FORMATS = ("docx", "md", "txt", "markdown")
+TEXT_EXTS = set(TEXT_FORMATS)
 _UNSAFE = re.compile(r"[^\w.-]+", re.UNICODE)
 # Characters XML 1.0 forbids; PDF text sometimes carries them and DOCX/XLSX writers refuse them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

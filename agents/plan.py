@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
@@ -23,14 +23,17 @@ _OUTPUT_SCHEMA: dict[str, Any] = {
     },
 }
 
+# In the order a model writes them under grammar-constrained decoding: the work, then what it delivers
+# (files with their formats), then the agent, chosen after the deliverable it must make.
 _TASK_PROPERTIES: dict[str, Any] = {
     "id": {"type": "string"},
-    "instructions": {"type": "string"},  # before the agent: a model picks it after saying the work
+    "instructions": {"type": "string"},
+    "outputs": {"type": "array", "items": _OUTPUT_SCHEMA},
     "agent": {"type": "string"},
     "inputs": {"type": "array", "items": {"type": "string"}},
-    "outputs": {"type": "array", "items": _OUTPUT_SCHEMA},
     "dependsOn": {"type": "array", "items": {"type": "string"}},
 }
+TASK_KEYS = tuple(_TASK_PROPERTIES)
 
 
 def plan_schema(agents: list[str] | None = None, max_tasks: int | None = None) -> dict[str, Any]:
@@ -137,9 +140,9 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "userLanguage": plan.language,
         "objUserResponse": plan.answer,
         "objFinalDocuments": [out(o) for o in plan.final_documents],
-        "objWorkplan": [
-            {"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": t.inputs,
-             "outputs": [out(o) for o in t.outputs], "dependsOn": t.depends_on}
+        "objWorkplan": [  # in the schema's order (TASK_KEYS), as a model is asked to write a task
+            {"id": t.id, "instructions": t.instructions, "outputs": [out(o) for o in t.outputs], "agent": t.agent,
+             "inputs": t.inputs, "dependsOn": t.depends_on}
             for t in plan.tasks
         ],
     }
@@ -170,9 +173,12 @@ def _output_record(o: OutputSpec) -> dict[str, str]:
 
 
 def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_names: list[str] | set[str],
-                  max_tasks: int) -> list[str]:
-    """Every reason the plan cannot run, each precise enough for the model to repair it."""
+                  max_tasks: int, formats: Mapping[str, Collection[str]] | None = None) -> list[str]:
+    """Every reason the plan cannot run, each precise enough for the model to repair it. `formats`: the
+    file formats each agent delivers, where it declares them (`Registry.formats`); a task asked for a
+    file its agent cannot make is an error."""
     errors: list[str] = []
+    formats = formats or {}
     agents = set(registry_names)
     uploads = set(document_names)
     if not plan.tasks and not plan.answer.strip():
@@ -190,6 +196,11 @@ def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_nam
                           f"available agents: {', '.join(sorted(agents))}")
         if not task.instructions.strip():
             errors.append(f"task '{task.id}': instructions are empty")
+        for out in undeliverable(task, formats):
+            errors.append(f"task '{task.id}': agent '{task.agent}' cannot deliver '{out.name}' "
+                          f"(it delivers {', '.join('.' + f for f in formats[task.agent])})"
+                          + "".join(f"; .{out_format(out)} is made by {', '.join(makers)}"
+                                    for makers in [makers_of(out_format(out), formats)] if makers))
         for dep in task.depends_on:
             if dep not in known:
                 errors.append(f"task '{task.id}' depends on '{dep}', which is not in the plan")
@@ -210,6 +221,23 @@ def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_nam
         if final.name not in producers and final.name not in uploads:
             errors.append(f"final document '{final.name}' is not an output of any task")
     return errors
+
+
+def out_format(out: OutputSpec) -> str:
+    """The format of a planned document: its name's extension ("" without one: every agent names its
+    files by the plan's extensions, so such a name is delivered by nobody and told by its own check)."""
+    return out.name.rsplit(".", 1)[-1].lower() if "." in out.name else ""
+
+
+def undeliverable(task: TaskSpec, formats: Mapping[str, Collection[str]]) -> list[OutputSpec]:
+    """The task's outputs its agent cannot make (none when the agent declares no formats)."""
+    made = formats.get(task.agent)
+    return [o for o in task.outputs if made and out_format(o) and out_format(o) not in made]
+
+
+def makers_of(fmt: str, formats: Mapping[str, Collection[str]]) -> list[str]:
+    """The agents that deliver files of the format `fmt`, by name."""
+    return sorted(a for a, made in formats.items() if fmt in made)
 
 
 def _input_errors(plan: Plan, uploads: set[str], producers: dict[str, str]) -> list[str]:

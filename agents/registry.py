@@ -58,9 +58,24 @@ class Registry:
         """The registered names, in registration order."""
         return list(self._agents)
 
-    def descriptions(self) -> list[dict[str, str]]:
-        """Name and description of every agent, for the project manager's prompt."""
-        return [{"name": a.name, "description": a.description} for a in self._agents.values()]
+    def descriptions(self) -> list[dict[str, Any]]:
+        """Name and description of every agent, for the project manager's prompt, with the file formats it
+        delivers (`formats`) where the agent declares them."""
+        found = self.formats()
+        return [{"name": a.name, "description": a.description} | ({"formats": list(found[a.name])}
+                                                                  if a.name in found else {})
+                for a in self._agents.values()]
+
+    def formats(self) -> dict[str, tuple[str, ...]]:
+        """The file formats (extensions, lowercase, no dot) each agent can deliver, for the agents that
+        declare them in a `formats` attribute: capability data the planner chooses an agent by and a
+        plan is checked against (an agent without it may be planned with any output)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for name, agent in self._agents.items():
+            declared = getattr(agent, "formats", None)
+            if isinstance(declared, (list, tuple)) and declared:  # in the agent's order: its usual ones first
+                found[name] = tuple(dict.fromkeys(str(f).lower().lstrip(".") for f in declared))
+        return found
 
     def needs_approval(self, name: str) -> bool:
         """Whether the tasks of the agent called `name` wait for the user's approval before they run."""

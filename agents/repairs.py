@@ -16,13 +16,13 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.phrases import PHRASES, say
-from agents.plan import cycle_of
+from agents.plan import cycle_of, makers_of, out_format, undeliverable
 from agents.toolkit.language import detect_language
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
@@ -98,14 +98,17 @@ def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
     return by_norm[close[0]] if len(close) == 1 else None
 
 
-def repair_plan(plan: Plan, agents: list[str] | set[str],
-                uploads: list[str] | set[str], request: str = "") -> tuple[Plan, list[str]]:
+def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | set[str], request: str = "",
+                formats: Mapping[str, Collection[str]] | None = None) -> tuple[Plan, list[str]]:
     """The plan with every fix of what is invalid applied, and one sentence per fix.
 
     `request` (the user's prompt) is accepted and not read: the request never overrules the
-    agent a model chose for a task.
+    agent a model chose for a task. `formats` (`Registry.formats`): the file formats each agent
+    delivers; a task asked for a file its agent cannot make goes to the one agent that makes all its
+    files, else loses the files its agent cannot make (`_deliverable`).
     """
     notes: list[str] = []
+    formats = {a: f for a, f in (formats or {}).items() if a in set(agents)}
     known_agents = set(agents)
     upload_names = set(uploads)
     tasks: list[TaskSpec] = []
@@ -120,6 +123,8 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
             if mapped:
                 notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
                 agent = mapped
+        agent, kept_outputs = _deliverable(replace(task, agent=agent), formats, notes)
+        task = replace(task, outputs=kept_outputs)
         instructions = task.instructions
         depends = []
         for dep in task.depends_on:
@@ -156,8 +161,29 @@ def repair_plan(plan: Plan, agents: list[str] | set[str],
     outputs_named = {o.name for t in tasks for o in t.outputs}
     tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
     tasks = _link_inputs(tasks, ids, notes)
+    tasks = _makers_for_finals(plan.final_documents, tasks, produced, list(uploads), formats, notes)
     finals = _final_documents(plan.final_documents, tasks, produced, upload_names, notes)
     return replace(plan, tasks=tasks, final_documents=finals), notes
+
+
+def _deliverable(task: TaskSpec, formats: Mapping[str, Collection[str]],
+                 notes: list[str]) -> tuple[str, list[OutputSpec]]:
+    """The agent and outputs of a task asked for files its agent cannot make (an Excel workbook of the
+    summarizer): the one agent that makes every file the task names takes the task (the file format
+    is capability data, not a reading of the words); when none or several do, the files the agent
+    cannot make are dropped, and it delivers what it can."""
+    bad = undeliverable(task, formats)
+    if not bad:
+        return task.agent, task.outputs
+    wanted = {out_format(o) for o in task.outputs if out_format(o)}
+    able = [a for a, made in formats.items() if wanted <= set(made)]
+    names = ", ".join(o.name for o in bad)
+    if len(able) == 1:
+        notes.append(f"task '{task.id}': agent '{task.agent}' cannot deliver {names}; the task goes to "
+                     f"'{able[0]}', which delivers {', '.join('.' + f for f in sorted(wanted))}")
+        return able[0], task.outputs
+    notes.append(f"task '{task.id}': dropped output {names}, which agent '{task.agent}' cannot deliver")
+    return task.agent, [o for o in task.outputs if o not in bad]
 
 
 def _without_cycles(tasks: list[TaskSpec], notes: list[str]) -> list[TaskSpec]:
@@ -222,6 +248,38 @@ def _link_inputs(tasks: list[TaskSpec], ids: set[str], notes: list[str]) -> list
                 notes.append(f"task '{task.id}': reads '{name}', so it now depends on task '{source}'")
         linked.append(replace(task, depends_on=task.depends_on + added) if added else task)
     return linked
+
+
+def _makers_for_finals(named: list[OutputSpec], tasks: list[TaskSpec], produced: dict[str, str],
+                       uploads: list[str], formats: Mapping[str, Collection[str]],
+                       notes: list[str]) -> list[TaskSpec]:
+    """A final document no task produces, of a format only one agent makes (the table "as Excel" a
+    0.5B model lists among the files the user gets without planning the task that makes it): that
+    agent gets a task delivering it, over the uploads the plan works on (all of them when no task reads
+    one). The model named the file; its format, capability data, names the agent. A format several
+    agents or none make is left to `_final_documents` (dropped, said so)."""
+    taken = {t.id for t in tasks}
+    read = [name for t in tasks for name in t.inputs if name in uploads]
+    sources = list(dict.fromkeys(read)) or list(uploads)
+    added: list[TaskSpec] = []
+    for doc in named:
+        if doc.name in produced or doc.name in uploads or not sources:
+            continue
+        makers = makers_of(out_format(doc), formats) if out_format(doc) else []
+        if len(makers) != 1:
+            continue
+        number = len(taken) + 1
+        while f"t{number}" in taken:
+            number += 1
+        task_id = f"t{number}"
+        taken.add(task_id)
+        produced[doc.name] = task_id
+        purpose = f" ({doc.purpose.strip()})" if doc.purpose.strip() else ""
+        added.append(TaskSpec(task_id, makers[0], f"Deliver {doc.name}{purpose} from {', '.join(sources)}.",
+                              list(sources), [doc]))
+        notes.append(f"final document {doc.name} is produced by no task; task '{task_id}' ({makers[0]}, "
+                     f"which makes .{out_format(doc)}) delivers it from {', '.join(sources)}")
+    return tasks + added
 
 
 def _final_documents(named: list[OutputSpec], tasks: list[TaskSpec], produced: dict[str, str],

@@ -98,8 +98,10 @@ def changes_prompt(plan: Plan, feedback: str) -> str:
     the user's feedback as a numbered list of changes to make, and that the answer is the whole new
     plan. Measured 2026-11-26 on Qwen2.5-Coder-0.5B: with only the feedback joined to the request and
     the old plan in the history, its revised plan for "Also give me the table as Excel." kept the PDF
-    writer and added no workbook; shown the plan and the list of changes, it added a data_extractor task
-    (without naming its outputs) in 3 of 3 runs (tests/api/test_realmodel_rounds.py)."""
+    writer and added no workbook; shown the plan and the list of changes, it added a task for it, whose
+    agent only the retired word-pattern repairs made the data extractor. With the format-to-agents table
+    in the planning prompt it lists the workbook among objFinalDocuments without a task making it, and
+    the one agent that makes .xlsx gets that task (`agents.repairs`; tests/api/test_realmodel_rounds.py)."""
     shown = plan_to_json(plan)
     proposed = {"objFinalDocuments": shown["objFinalDocuments"], "objWorkplan": shown["objWorkplan"]}
     changes = [s.strip() for s in split_sentences(feedback) if s.strip()] or [feedback.strip()]
@@ -150,7 +152,7 @@ async def revise_after_failures(inp: RoundInput, plan: Plan, outcomes: Mapping[s
             usage = outcome.usage
             merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
             if merged.tasks != plan.tasks and not validate_plan(merged, registry.names(), uploads,
-                                                                max_tasks + len(done)):
+                                                                max_tasks + len(done), registry.formats()):
                 added = [t.id for t in merged.tasks if t.id not in done]
                 revision = Revision(merged, "the project manager planned the rest again after "
                                     + "; ".join([f"task {t} failed ({r.rstrip('.')})" for t, r in failed.items()]
@@ -179,7 +181,7 @@ async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, O
         outcome = await make_plan(replace(inp, prompt=prompt), model, registry, PlanLimits(max_tasks=max_tasks))
         usage = outcome.usage
         merged = merge_revision(plan, outcome.plan, set(done), ids | set(outcomes), number)
-        if validate_plan(merged, registry.names(), uploads, max_tasks + len(done)):
+        if validate_plan(merged, registry.names(), uploads, max_tasks + len(done), registry.formats()):
             merged = None
     except (PlanError, ModelError):
         merged = None

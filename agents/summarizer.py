@@ -7,7 +7,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead
-from agents.outputs import text_files
+from agents.outputs import TEXT_FORMATS, text_files
 from agents.phrases import say
 from agents.toolkit.cpu import off_gil_if_long
 from agents.toolkit.sentences import informative_passages
@@ -27,6 +27,7 @@ class Summarizer:
     """Summarises documents; long ones chunk by chunk (map-reduce)."""
 
     name = "summarizer"
+    formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
         "Summarises the given documents (any length) in the user's language, as a message and, "
         "when the task lists outputs, as .md/.docx files."

@@ -7,7 +7,7 @@ from agents.calls import Ledger, input_budget, message_excerpt, messages, output
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, language_name, task_documents
 from agents.model import ModelRequest, lead
-from agents.outputs import stem_of, text_files
+from agents.outputs import TEXT_FORMATS, stem_of, text_files
 from agents.phrases import language_label, say, target_language
 from agents.toolkit.tokens import chunk_text
 
@@ -16,6 +16,7 @@ class Translator:
     """Translates documents into the language the instructions name (else the user's)."""
 
     name = "translator"
+    formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
         "Translates the given documents into the language named in the instructions "
         "(default: the user's language), keeping their structure; delivers .md/.docx files."

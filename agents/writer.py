@@ -6,7 +6,7 @@ from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.model import ModelRequest, lead, no_draft
-from agents.outputs import planned, stem_of, text_file
+from agents.outputs import TEXT_FORMATS, planned, stem_of, text_file
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, location
 from agents.summarizer import summarize_document
@@ -22,6 +22,7 @@ class Writer:
     """Writes reports, letters and other documents from the instructions and the material."""
 
     name = "writer"
+    formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
         "Writes a new document (report, memo, letter, article) from the instructions, the given "
         "documents and earlier tasks' results; delivers the files the task lists (.docx, .md), "

@@ -144,7 +144,8 @@ class Reviews:
         if plan is not None:
             inp = await self.rt.rounds.round_input(workflow_id, round_no)
             names = [d.name for d in inp.documents if not d.problem]
-            problems.extend(validate_plan(plan, self.rt.registry.names(), names, self.rt.settings.max_tasks_per_plan))
+            problems.extend(validate_plan(plan, self.rt.registry.names(), names, self.rt.settings.max_tasks_per_plan,
+                                          self.rt.registry.formats()))
         if problems:
             listed = [_wire(p) for p in problems]
             raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"

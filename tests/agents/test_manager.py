@@ -210,3 +210,42 @@ async def test_a_request_without_documents_is_not_shown_the_example_that_works_o
     assert bare.messages[-1]["content"].endswith("Documents: none")
     # Qwen's tokenizer counts about as many (520 where this one counts 510); under 600 is the aim.
     assert size(bare) < 570
+
+
+class Slides:
+    """A plug-in agent that declares the files it makes."""
+
+    name = "slides"
+    description = "Makes slide decks."
+    formats = ("pptx",)
+
+    async def run(self, task, context):
+        return TaskResult(text="")
+
+
+async def test_the_planner_is_told_which_agents_make_which_files_and_names_a_tasks_files_before_its_agent(inp):
+    """The capability data a small model chooses an agent by: each agent's formats, as a format-to-agents
+    table, and the schema's task asks for its files before its agent (a model writes keys in order)."""
+    registry = build_registry(entry_points=False)
+    registry.add(Slides(), source="test")
+    model = ScriptedModel(plan_json(t("t1", "slides", ["report.txt"], outputs=["deck.pptx"]), finals=["deck.pptx"]))
+    outcome = await make_plan(inp, model, registry)
+    system = model.requests[0].messages[0]["content"]
+    assert ("Files they make: .docx, .md: analyst, summarizer, writer, translator; .xlsx, .csv: data_extractor; "
+            ".pptx: slides.") in system
+    task = model.requests[0].schema["properties"]["objWorkplan"]["items"]["properties"]
+    assert list(task).index("outputs") < list(task).index("agent")
+    # The worked examples show their keys in that order too.
+    assert all(m["content"].find('"outputs"') < m["content"].find('"agent"')
+               for m in model.requests[0].messages if m["role"] == "assistant" and '"agent"' in m["content"])
+    assert [o.name for o in outcome.plan.tasks[0].outputs] == ["deck.pptx"]
+
+
+async def test_a_workbook_planned_on_an_agent_that_cannot_make_one_goes_to_the_one_that_can(inp):
+    model = ScriptedModel(plan_json(t("t1", "summarizer", ["report.txt"]),
+                                    t("t2", "summarizer", ["report.txt"], outputs=["figures.xlsx"]),
+                                    finals=["figures.xlsx"]))
+    outcome = await make_plan(inp, model, build_registry(entry_points=False))
+    assert [task.agent for task in outcome.plan.tasks] == ["summarizer", "data_extractor"]
+    assert [r.purpose for r in model.requests] == ["plan"]  # repaired without a second call
+    assert any("cannot deliver figures.xlsx" in r for r in outcome.repairs)

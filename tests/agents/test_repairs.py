@@ -133,6 +133,63 @@ def test_a_registered_agent_the_model_chose_is_kept_whatever_the_words(instructi
         assert fixed == plan and notes == []
 
 
+FORMATS = build_registry(entry_points=False).formats()
+
+
+def test_a_file_its_agent_cannot_make_moves_the_task_to_the_one_agent_that_makes_it() -> None:
+    """Issue 29: the 0.5B model added "the table as Excel" as a summarizer task. A workbook from an agent
+    that cannot make one is invalid; the format (capability data, not the task's words) names the agent."""
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("table.xlsx")], tasks=[
+        TaskSpec("t1", "summarizer", "Summarise the table.", ["a.csv"]),
+        TaskSpec("t2", "summarizer", "Give me the table as Excel.", ["a.csv"], [OutputSpec("table.xlsx")])])
+    assert validate_plan(plan, AGENTS, ["a.csv"], 8, FORMATS) == [
+        "task 't2': agent 'summarizer' cannot deliver 'table.xlsx' (it delivers .docx, .md, .txt, .markdown); "
+        ".xlsx is made by data_extractor"]
+    fixed, notes = repair_plan(plan, AGENTS, ["a.csv"], formats=FORMATS)
+    assert [t.agent for t in fixed.tasks] == ["summarizer", "data_extractor"]
+    assert [d.name for d in fixed.final_documents] == ["table.xlsx"]
+    assert notes == ["task 't2': agent 'summarizer' cannot deliver table.xlsx; the task goes to 'data_extractor', "
+                     "which delivers .xlsx"]
+    assert validate_plan(fixed, AGENTS, ["a.csv"], 8, FORMATS) == []
+
+
+def test_a_file_that_several_agents_or_none_could_make_is_dropped_and_the_agent_kept() -> None:
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("report.docx"), OutputSpec("deck.pptx")],
+                tasks=[TaskSpec("t1", "data_extractor", "Tables and a report.", ["a.pdf"],
+                                [OutputSpec("a.xlsx"), OutputSpec("report.docx")]),
+                       TaskSpec("t2", "writer", "Slides.", ["a.pdf"], [OutputSpec("deck.pptx")])])
+    fixed, notes = repair_plan(plan, AGENTS, ["a.pdf"], formats=FORMATS)
+    assert [t.agent for t in fixed.tasks] == ["data_extractor", "writer"]
+    assert [[o.name for o in t.outputs] for t in fixed.tasks] == [["a.xlsx"], []]
+    assert notes[:2] == ["task 't1': dropped output report.docx, which agent 'data_extractor' cannot deliver",
+                         "task 't2': dropped output deck.pptx, which agent 'writer' cannot deliver"]
+    assert validate_plan(fixed, AGENTS, ["a.pdf"], 8, FORMATS) == []
+
+
+def test_a_final_document_no_task_makes_gets_a_task_of_the_one_agent_that_makes_its_format() -> None:
+    """Issue 29: revising "Summarise this table." with "Also give me the table as Excel.", the 0.5B model
+    listed testCSV.xlsx among the final documents and planned no task making it."""
+    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("testCSV.xlsx", "xlsx", "Excel")],
+                tasks=[TaskSpec("t1", "summarizer", "Summarise the table.", ["testCSV.csv"])])
+    fixed, notes = repair_plan(plan, AGENTS, ["testCSV.csv", "old.pdf"], formats=FORMATS)
+    assert [(t.id, t.agent, t.inputs, [o.name for o in t.outputs]) for t in fixed.tasks] == [
+        ("t1", "summarizer", ["testCSV.csv"], []), ("t2", "data_extractor", ["testCSV.csv"], ["testCSV.xlsx"])]
+    assert [d.name for d in fixed.final_documents] == ["testCSV.xlsx"]
+    assert notes == ["final document testCSV.xlsx is produced by no task; task 't2' (data_extractor, which "
+                     "makes .xlsx) delivers it from testCSV.csv"]
+    assert validate_plan(fixed, AGENTS, ["testCSV.csv", "old.pdf"], 8, FORMATS) == []
+    # A format several agents make names no agent: the document is dropped, as before.
+    word = replace(plan, final_documents=[OutputSpec("report.docx")])
+    fixed, notes = repair_plan(word, AGENTS, ["testCSV.csv"], formats=FORMATS)
+    assert fixed.tasks == word.tasks and fixed.final_documents == []
+
+
+def test_an_agent_that_declares_no_formats_may_be_planned_with_any_file() -> None:
+    plan = Plan(language="en", answer="ok", tasks=[TaskSpec("t1", "echo", "Echo.", [], [OutputSpec("x.pptx")])])
+    assert validate_plan(plan, [*AGENTS, "echo"], [], 8, FORMATS) == []
+    assert repair_plan(plan, [*AGENTS, "echo"], [], formats=FORMATS) == (plan, [])
+
+
 def test_repairs_do_not_read_the_offline_planners_intent_patterns() -> None:
     import agents.repairs as repairs
 
