@@ -54,6 +54,7 @@ function render() {
     list.append(li);
   }
   $("no-match").hidden = shown.length > 0 || !words.length;
+  $("no-conversations").hidden = items.length > 0;
 }
 
 // The open conversation's title turns into a field: Enter or Save renames it, Escape leaves it.
