@@ -83,14 +83,13 @@ def load(name):
     data = (CORPUS / name).read_bytes()
     found = extract(data, name)
     try:  # the service's own view of a document (its tables, pages, sheets), where the tree has it
-        from app.rounds.documents import document_of, item_to_wire
+        from app.rounds.documents import document_of
     except ImportError:
         items = [(i.name, i.data) for i in found.items if i.is_text and i.data.strip()]
         summary = "; ".join(i.summary for i in found.items if i.summary)[:500]
         return DocumentText(name=name, ext=name.rsplit(".", 1)[-1], mime=found.mime, size=len(data),
                             items=items, summary=summary)
-    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data),
-                       [item_to_wire(i) for i in found.items])
+    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
 
 class Counting(Model):
     def __init__(self, inner):
