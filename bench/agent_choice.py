@@ -37,7 +37,7 @@ from bench.plans import CASES  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.question_set import GROUPS, QUESTIONS  # noqa: E402
-from tests.realmodel import LlamaServer, qwen_missing, qwen_path  # noqa: E402
+from tests.realmodel import qwen_endpoint  # noqa: E402
 
 LIMIT = 240.0  # seconds per plan (a revision: both plans)
 
@@ -67,12 +67,7 @@ async def main() -> int:
     kinds = args.kinds.split(",")
     registry = build_registry(entry_points=False)
     with contextlib.ExitStack() as stack:
-        base_url = args.base_url
-        if not base_url:
-            reason = qwen_missing()
-            if reason:
-                raise SystemExit(reason)
-            base_url = stack.enter_context(LlamaServer(qwen_path(), n_ctx=4096)).base_url
+        base_url = qwen_endpoint(stack, args.base_url)
         async with OpenAIModel(base_url=base_url, api_key="none", model="qwen", timeout=LIMIT,
                                max_retries=0) as model:
             cases: list[tuple[str, str, list[str], object]] = []

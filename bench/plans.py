@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 sys.path.insert(0, str(ROOT))
-from tests.realmodel import LlamaServer, qwen_missing, qwen_path, wait_idle  # noqa: E402
+from tests.realmodel import qwen_endpoint, wait_idle  # noqa: E402
 
 BEFORE = "a55b04d"  # main before issue 13: the long prompt, no repairs, no streaming
 LIMIT = 120.0  # seconds per plan; more is no use to a person waiting for a round
@@ -199,12 +199,7 @@ def main() -> int:
     cases = CASES[args.skip:args.only]
     with contextlib.ExitStack() as stack:
         sides: dict[str, Side] = {}
-        base_url = args.base_url
-        if not base_url:
-            reason = qwen_missing()
-            if reason:
-                raise SystemExit(reason)
-            base_url = stack.enter_context(LlamaServer(qwen_path(), n_ctx=4096)).base_url
+        base_url = qwen_endpoint(stack, args.base_url)
         if args.before != "none":
             before = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="plans-before-")))
             archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], check=True,

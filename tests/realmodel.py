@@ -13,6 +13,7 @@ The fixtures skip, saying why, when llama-cpp-python's server or the model is no
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -156,6 +157,17 @@ class LlamaServer:
                 self.process.wait(timeout=10)
         self.log.close()
         os.unlink(self.log.name)
+
+
+def qwen_endpoint(stack: contextlib.ExitStack, base_url: str = "") -> str:
+    """`base_url` when given, else the URL of a Qwen2.5-Coder-0.5B server started here (n_ctx 4096) and
+    stopped with `stack`; exits with the reason when it is not installed (the benches' way in)."""
+    if base_url:
+        return base_url
+    reason = qwen_missing()
+    if reason:
+        raise SystemExit(reason)
+    return stack.enter_context(LlamaServer(qwen_path(), n_ctx=4096)).base_url
 
 
 def wait_idle(base_url: str, seconds: float) -> None:
