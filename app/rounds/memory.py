@@ -6,9 +6,9 @@ without one: a stopped or failed round, a workflow from before the table, a roun
 messages was deleted since). A round then reads the newest rounds, a page at a time, until their
 turns fill the most history a planning prompt could hold (`agents.round.history_reach`), plus the
 few older rounds its request refers back to: by number ("the summary of round 2") or by the words
-of their requests. Measured with bench/conversation_cost.py: on main, round 120 of one workflow
-cost 6.0x the CPU of rounds 3-7, because every round read every message and shortened every turn
-again (`fit_history`: 21 % of the server's samples at round 100, the message reads 18 %).
+of their requests. Before this (bench/conversation_cost.py, docs/benchmarks.md), round 120 of one
+workflow cost 4.3x the CPU of rounds 3-7, because every round read every message and shortened every
+turn again (`fit_history`: 21 % of the server's samples at round 100, the message reads 18 %).
 """
 
 from __future__ import annotations
