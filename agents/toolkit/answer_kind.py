@@ -38,8 +38,13 @@ _NUMBER_ASKED = re.compile(
 
 _CURRENCY = r"(?:[€$£¥]|\b(?:eur|euros?|usd|dollars?|chf|gbp|francs?|cents?|ct|pfund|pounds?)\b)"
 _AMOUNT = r"\d[\d'’.,\u202f\u00a0 ]*"
+# A table row's passage is "column: value; ..." (app.store.search): a column whose name carries the
+# currency ("cost_eur", "Betrag (€)") makes its cell an amount. Letters, not word characters, bound
+# the currency there: "_" joins it to the column's other words.
+_CURRENCY_IN_NAME = r"(?:[€$£¥]|(?<![^\W\d_])(?:eur|euros?|usd|chf|gbp)(?![^\W\d_]))"
 _PRICE_HELD = re.compile(
     rf"{_CURRENCY}\s*{_AMOUNT}|{_AMOUNT}\s*{_CURRENCY}|\b\d+(?:[.,]-|,–|\.–)"
+    rf"|{_CURRENCY_IN_NAME}[^:;\n]{{0,20}}:\s*{_AMOUNT}"
     r"|\b(?:free of charge|free|no charge|kostenlos|kostenfrei|gratis|umsonst|gratuit|gratuite|gratuitement)\b",
     re.IGNORECASE,
 )

@@ -49,6 +49,8 @@ def test_the_kind_of_fact_a_question_asks_for(question, kind):
 
 @pytest.mark.parametrize("text, kinds", [
     ("Adults pay 8 EUR.", {PRICE, NUMBER}), ("Eintritt: 12,50 €", {PRICE, NUMBER}), ("CHF 25.-", {PRICE, NUMBER}),
+    ("department: Maintenance; quarter: Q2; cost_eur: 14720", {PRICE, NUMBER}),  # a table row: the column names the currency
+    ("Position: Miete; Betrag (€): 950", {PRICE, NUMBER}), ("europe_share: 12", {NUMBER}),
     ("L'entrée est gratuite.", {PRICE}), ("Der Eintritt ist kostenlos.", {PRICE}),
     ("Built in 1887.", {DATE, NUMBER}), ("Ouvert le lundi", {DATE}), ("Treffpunkt um 14 Uhr", {DATE, NUMBER}),
     ("It has three floors.", {NUMBER}), ("Welcome to the tour of the museum.", set()),
