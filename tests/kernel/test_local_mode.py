@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.config import Settings, SettingsError
-from tests.api.conftest import KEYS, check_error
 from tests.harness import LiveServer, settings_for
+from tests.web.conftest import KEYS, check_error
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,9 @@ import pytest
 from agents.base import Prepared, TaskContext, TaskResult, TaskSpec
 from agents.model import ModelRequest, ModelResponse, ToolCall, Usage
 from agents.registry import Registry, build_registry
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for, wait_for, wait_status
 from tests.scripted import ScriptedModel
+from tests.web.conftest import check_error
 
 
 def task(tid: str, agent: str, deps: list[str] | None = None) -> dict[str, Any]:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_crash import Service
 from tests.harness import wait_for, wait_status
 from tests.mcp_servers import calls, stdio_entry
 from tests.openai_stub import Reply
+from tests.rounds.test_crash import Service
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from app.rounds import tracing
-from tests.core.test_mcp_tools import ToolModel, plan, run_round, task
 from tests.harness import LiveServer, settings_for, wait_for
 from tests.mcp_servers import stdio_entry
+from tests.rounds.test_mcp_tools import ToolModel, plan, run_round, task
 
 
 def test_a_traced_round_has_a_span_per_tool_call_under_its_task(tmp_path):

@@ -1,6 +1,6 @@
 """ROUND_MAX_ATTEMPTS: an attempt of a round that fails by an error inside it is counted, and the round goes
 on where it stopped; the last counted attempt fails the round with a log (issue 28, item 5). Crashes are not
-counted: tests/core/test_crash.py kills a round more often than that and it completes."""
+counted: tests/rounds/test_crash.py kills a round more often than that and it completes."""
 
 from __future__ import annotations
 

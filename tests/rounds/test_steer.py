@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from agents.model import ModelRequest, ModelResponse, Usage
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for, wait_for, wait_status
-from tests.interactive.test_multitask import GateModel, poll_all, post
+from tests.services.test_multitask import GateModel, poll_all, post
 from tests.sse import EventReader
+from tests.web.conftest import check_error
 
 STEER = "Only the northern figures, please."
 

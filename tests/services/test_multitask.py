@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from agents.model import ModelRequest, ModelResponse
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
 from tests.scripted import ScriptedModel
 from tests.sse import EventReader
+from tests.web.conftest import check_error
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
 

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, plan_of, settings_for, wait_for, wait_status
 from tests.scripted import ScriptedModel
 from tests.sse import EventReader
+from tests.web.conftest import check_error
 
 
 @pytest.fixture(scope="module")

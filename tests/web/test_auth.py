@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from tests.api.conftest import check_error, items, run_round, start
 from tests.harness import upload
+from tests.web.conftest import check_error, items, run_round, start
 
 
 @pytest.fixture(scope="module")

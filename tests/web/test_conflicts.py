@@ -15,7 +15,7 @@ from app.contract.schemas import StartRequest
 from app.services.workflows import request_fingerprint
 from app.store.database import Database
 from app.store.repository import Repository
-from tests.api.conftest import check_error, run_round, start, start_held
+from tests.web.conftest import check_error, run_round, start, start_held
 
 
 @pytest.fixture(scope="module")

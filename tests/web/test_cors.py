@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import KEYS, start
 from tests.harness import LiveServer, settings_for
+from tests.web.conftest import KEYS, start
 
 ORIGIN = "http://localhost:3000"
 

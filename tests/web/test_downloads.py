@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from app.contract.filenames import clean_name, content_disposition, served_type, split_name
-from tests.api.conftest import check_error
+from tests.web.conftest import check_error
 
 
 def raw_upload(client: httpx.Client, filename: bytes, data: bytes) -> httpx.Response:

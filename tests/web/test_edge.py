@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from tests.api.conftest import check_error, run_round
 from tests.harness import upload
+from tests.web.conftest import check_error, run_round
 
 JSON = {"content-type": "application/json"}
 
@@ -114,7 +114,7 @@ def test_no_cors_headers_without_cors_origins(c1):
 
 
 def test_a_stop_logs_one_info_line_and_no_dbos_warnings(c1, model, caplog):
-    from tests.api.conftest import start_held
+    from tests.web.conftest import start_held
 
     held = start_held(c1, model)
     with caplog.at_level(logging.INFO):

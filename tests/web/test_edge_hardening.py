@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for, wait_for
+from tests.web.conftest import check_error
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from agents.model import ModelRequest, ModelResponse
-from tests.api.conftest import KEYS, check_error, start
 from tests.harness import LiveServer, plan_of, settings_for, upload, wait_for, wait_status
 from tests.scripted import ScriptedModel
 from tests.sse import EventReader, poll_all, until_status
+from tests.web.conftest import KEYS, check_error, start
 
 GATE = re.compile(r"\[gate\] ([0-9a-f]{32})")
 STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId", "waitingFor"}

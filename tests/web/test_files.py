@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import check_error
 from tests.corpus import CORPUS
 from tests.harness import upload
+from tests.web.conftest import check_error
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 

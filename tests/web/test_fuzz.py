@@ -25,8 +25,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.api.conftest import items, run_round
 from tests.harness import LiveServer, upload
+from tests.web.conftest import items, run_round
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 AUTH = {"Authorization": "Bearer k1"}
@@ -61,7 +61,7 @@ OPERATIONS = [
     "PATCH /api/workflows/{workflow_id}",
 ]
 OPERATIONS += [label.replace("GET ", "HEAD ", 1) for label in OPERATIONS if label.startswith("GET ")]
-# A valid event stream never ends, so it is not fuzzed here; tests/api/test_events.py covers its answers
+# A valid event stream never ends, so it is not fuzzed here; tests/web/test_events.py covers its answers
 # (its HEAD answers with the headers and ends, so that is fuzzed).
 ENDLESS = {"GET /api/workflows/{workflow_id}/events"}
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.conftest import check_error, items, run_round
 from tests.harness import upload
+from tests.web.conftest import check_error, items, run_round
 
 
 def test_delete_message_hides_it_and_keeps_its_id_as_a_cursor(c1):

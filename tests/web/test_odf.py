@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import run_round
+from tests.web.conftest import run_round
 
 ODF = Path(__file__).resolve().parents[1] / "extractors" / "odf"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from tests.api.conftest import check_error, items, run_round
 from tests.harness import upload
+from tests.web.conftest import check_error, items, run_round
 
 
 def test_workflow_list_pages_by_cursor(c2):

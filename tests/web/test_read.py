@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import check_error, items, run_round, start
 from tests.harness import upload, wait_for, wait_status
+from tests.web.conftest import check_error, items, run_round, start
 
 WORKFLOW_FIELDS = {"id", "mandateId", "userId", "name", "startedAt", "status", "lastActivity", "dataStats",
                    "currentRound", "messageIds", "messages", "logs"}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.conftest import check_error, run_round, start_held
 from tests.harness import wait_status
+from tests.web.conftest import check_error, run_round, start_held
 
 
 def test_a_workflow_is_renamed_and_keeps_its_name_through_the_next_round(c1):

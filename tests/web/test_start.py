@@ -6,8 +6,8 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.api.conftest import check_error, items, run_round, start, start_held
 from tests.harness import upload, wait_for, wait_status
+from tests.web.conftest import check_error, items, run_round, start, start_held
 
 
 def test_start_answers_at_once_with_the_running_round(c1):

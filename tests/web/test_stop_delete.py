@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from tests.api.conftest import check_error, items, run_round, start, start_held
 from tests.corpus import CORPUS
 from tests.harness import upload, wait_for, wait_status
+from tests.web.conftest import check_error, items, run_round, start, start_held
 
 STATUS_FIELDS = {"id", "status", "lastActivity", "currentRound", "progress", "lastMessageId", "lastLogId", "waitingFor"}
 

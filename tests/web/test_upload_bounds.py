@@ -14,11 +14,11 @@ import sqlalchemy as sa
 
 from app.config import ApiKey
 from app.store.schema import sync_url
-from tests.api.conftest import start
-from tests.api.test_metrics import moved, scrape
 from tests.bombs import FORMATS, bomb
 from tests.harness import LiveServer, plan_of, settings_for, upload, wait_status
+from tests.kernel.test_metrics import moved, scrape
 from tests.scripted import ScriptedModel
+from tests.web.conftest import start
 
 MIB = 1 << 20
 KEYS = (ApiKey("k1", 1, 1), ApiKey("k2", 1, 2), ApiKey("k3", 2, 3))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from app.store.schema import sync_url
-from tests.api.conftest import check_error
 from tests.harness import LiveServer, settings_for
+from tests.web.conftest import check_error
 
 
 def stored_blobs(server: LiveServer) -> set[str]:

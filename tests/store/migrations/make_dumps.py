@@ -4,7 +4,7 @@ Runs `python -m app` from a checkout of main made before Alembic (commit 89c1f67
 on a fresh SQLite file and a fresh PostgreSQL database, does two rounds over real documents
 through HTTP, and dumps the application's tables as SQL:
 
-    .venv/bin/python tests/migrations/make_dumps.py /path/to/old/checkout postgresql://postgres@127.0.0.1/postgres
+    .venv/bin/python tests/store/migrations/make_dumps.py /path/to/old/checkout postgresql://postgres@127.0.0.1/postgres
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parents[2] / "shared" / "corpus"
+CORPUS = HERE.parents[3] / "shared" / "corpus"
 DB_NAME = "foreman_pre_alembic_dump"
 
 

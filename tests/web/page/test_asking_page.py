@@ -9,8 +9,8 @@ import pytest
 
 from agents.registry import build_registry
 from tests.harness import LiveServer, settings_for
-from tests.interactive.test_asking import Clerk, PlanPerPrompt, Publisher, plan, task
-from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
+from tests.rounds.test_asking import Clerk, PlanPerPrompt, Publisher, plan, task
+from tests.web.page.test_chat_page import (  # noqa: F401  (fixtures)
     browser,
     expect,
     messages,

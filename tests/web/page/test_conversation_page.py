@@ -9,7 +9,7 @@ import json
 import re
 
 from tests.corpus import CORPUS
-from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
+from tests.web.page.test_chat_page import (  # noqa: F401  (fixtures)
     answers,
     browser,
     by_agent,

@@ -12,7 +12,7 @@ import pytest
 
 from tests.harness import LiveServer, plan_of, settings_for
 from tests.openai_stub import OpenAIStub, Pace, request_schema
-from tests.page.test_chat_page import ARGS, CHROMIUM, TIMEOUT, expect, send, sync_api
+from tests.web.page.test_chat_page import ARGS, CHROMIUM, TIMEOUT, expect, send, sync_api
 
 WORDS = " ".join(f"word{n}" for n in range(150)) + "."
 

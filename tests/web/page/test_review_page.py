@@ -8,7 +8,7 @@ import os
 import re
 
 from tests.corpus import CORPUS
-from tests.page.test_chat_page import (  # noqa: F401  (fixtures)
+from tests.web.page.test_chat_page import (  # noqa: F401  (fixtures)
     answers,
     browser,
     expect,
