@@ -20,8 +20,8 @@ def client(openai_stub: OpenAIStub, tmp_path: Path) -> Iterator[httpx.Client]:
         yield c
 
 
-def run(client: httpx.Client, prompt: str) -> tuple[list[dict], list[dict]]:
-    started = client.post("/api/workflows/start", json={"prompt": prompt, "listFileId": []})
+def run(client: httpx.Client, prompt: str, files: list[int] | None = None) -> tuple[list[dict], list[dict]]:
+    started = client.post("/api/workflows/start", json={"prompt": prompt, "listFileId": files or []})
     assert started.status_code == 200, started.text
     workflow = started.json()["id"]
     wait_status(client, workflow, "completed", "failed", timeout=60)
@@ -54,3 +54,22 @@ def test_a_deterministic_repair_is_a_warning_in_the_rounds_log(client: httpx.Cli
     assert any(m["agentName"] == "writer" for m in messages)
     assert openai_stub.requests[0]["messages"][0]["role"] == "system"
     assert all(m["role"] != "system" for m in openai_stub.requests[0]["messages"][1:])
+
+
+def test_an_answer_without_a_task_over_a_document_is_drawn_from_its_passages(client: httpx.Client,
+                                                                            openai_stub: OpenAIStub) -> None:
+    text = b"Harbour report 2024.\nThe ferry line carried 412,300 passengers in 2024.\nFuel costs rose by 8 percent.\n"
+    [uploaded] = client.post("/api/files", files=[("files", ("ferries.txt", text))]).json()
+    openai_stub.script([Reply({"userLanguage": "en", "objUserResponse": "About 2 million people.", "objWorkplan": [],
+                               "objFinalDocuments": []}),
+                        Reply("The ferry line carried 412,300 passengers in 2024 [1].")])
+    messages, logs = run(client, "How many passengers did the ferries carry?", [uploaded["id"]])
+    answer = messages[-1]
+    assert [m["status"] for m in messages] == ["first", "last"] and answer["agentName"] == "project_manager"
+    assert answer["content"].startswith("The ferry line carried 412,300 passengers in 2024")
+    assert "2 million" not in answer["content"] and "> " in answer["content"]  # the quoted passage under it
+    meta = answer["metadata"]
+    assert meta["grounded"] == "analyst" and meta["citations"][0]["fileId"] == uploaded["id"]
+    assert any(entry["type"] == "warning" and "analyst answered from their passages" in entry["message"]
+               for entry in logs)
+    assert logs[-1]["message"] == "Workflow completed successfully"
