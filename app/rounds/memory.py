@@ -6,8 +6,8 @@ stores its row from the typed values it holds (`ended_round`: the request, the p
 outcomes, the final text); any other round's row is computed from its messages the first time a later
 round reaches it (`_compute`: a stopped or failed round, a round one of whose messages was deleted
 since, a round that ended before the rows or the typed records existed), decoding the plan and the
-tasks' records its journal wrote (`app.rounds.records`). A round then reads the newest rounds, a page at a time, until their
-turns fill the most history a planning prompt could hold (`agents.round.history_reach`), plus the
+tasks' records its journal wrote (`app.rounds.records`). A round then reads the newest rounds, a page
+at a time, until their turns fill the most history a planning prompt could hold (`agents.round.history_reach`), plus the
 few older rounds its request refers back to: by number ("the summary of round 2") or by the words
 of their requests. Before this (bench/conversation_cost.py, docs/benchmarks.md), round 120 of one
 workflow cost 4.3x the CPU of rounds 3-7, because every round read every message and shortened every
@@ -169,9 +169,10 @@ def delivered_rounds(rows: Sequence[RoundMemoryRow], texts: dict[int, str]) -> l
 
 
 def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
-    """Earlier rounds from their messages: the request, the manager's answer (its last plan message's that
-    is not a revision's: `replan` keys), the last plan and what each task delivered (decoded from the records the journal
-    wrote, `app.rounds.records`); `completed` are the rounds that finished (the others were stopped or failed)."""
+    """Earlier rounds from their messages: the request, the manager's answer (that of its last plan message
+    that is not a revision's, `replan` keys), the last plan and what each task delivered (decoded from the
+    records the journal wrote, `app.rounds.records`); `completed` are the rounds that finished (the others
+    were stopped or failed)."""
     rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
     results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
     for message, docs in messages:
@@ -183,7 +184,7 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
             r.final, r.finished = message.content, True
         elif "plan" in meta:
             plan = plan_of(message)
-            if not (message.key or "").startswith(f"{message.workflow_id}:{message.round}:replan:") or not r.answer:
+            if not message.key.startswith(f"{message.workflow_id}:{message.round}:replan:") or not r.answer:
                 r.answer = plan.answer
             record = plan_record(plan)
             r.final_documents, r.tasks = list(record["finalDocuments"]), prior_tasks(record)
