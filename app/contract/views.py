@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from app.clock import aware
 from app.contract.schemas import (
@@ -30,7 +30,7 @@ from app.contract.schemas import (
     WorkflowStatusView,
     WorkflowSummary,
 )
-from app.store.records import stored_items
+from app.store.records import TASK_RECORD, stored_items
 from app.store.tables import DocumentRow, FileRow, LogRow, MessageRow, WorkflowRow, stored_id
 
 
@@ -72,8 +72,13 @@ def message_view(row: MessageRow, docs: list[DocumentRow], files: dict[int, File
         documents=[document_view(d, files.get(d.file_id), data(files.get(d.file_id)), blobs is not None)
                    for d in docs],
         content=row.content,
-        agent_name=row.agent_name, metadata=row.meta,
+        agent_name=row.agent_name, metadata=wire_meta(row.meta),
     )
+
+
+def wire_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A message's meta as clients see it: without the record the round engine keeps for itself (`TASK_RECORD`)."""
+    return {k: v for k, v in meta.items() if k != TASK_RECORD} if TASK_RECORD in meta else meta
 
 
 def log_view(row: LogRow, mandate_id: int, user_id: int, updated_message_id: int | None = None) -> LogEntry:

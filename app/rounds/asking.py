@@ -26,6 +26,7 @@ from agents.base import Plan, Prepared, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.round import MAX_QUESTIONS, Registry, run_task
 from app.fsm import Event
+from app.rounds.records import TaskRecord, task_meta
 from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage, Wait
 
@@ -116,7 +117,7 @@ async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan,
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", said, agent_name=task.agent,
-                             meta={"taskId": task.id, "failed": True, "notApproved": True, "error": reason})],
+                             meta={**task_meta(TaskRecord(task.id, ok=False, error=reason)), "notApproved": True})],
         logs=[NewLog(key("error"), said, type="error", agent_name=task.agent), *(then or [])])
     return reason
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from agents.base import Plan, TaskSpec
 from agents.round import Ran, Revision, Start, TaskOutcome
 from app.rounds import asking, replanning, steering, tracing
+from app.rounds.records import finished_tasks
 from app.rounds.runtime import Runtime
 from app.rounds.steps import Planned, final_start_log, final_step, round_key, run_one, skip_task
 from app.store.records import NewLog
-from app.store.tables import DocumentRow, MessageRow, stored_id
+from app.store.tables import stored_id
 
 
 @dataclass
@@ -46,21 +47,6 @@ class Settling:
         return [self.final_start]
 
 
-def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> dict[str, TaskOutcome]:
-    """The outcomes of the tasks whose message the round wrote before it was interrupted."""
-    outcomes = {}
-    for message, docs in rows:
-        task_id, meta = message.meta.get("taskId"), message.meta
-        if not task_id or meta.get("skipped"):
-            continue
-        failed = bool(meta.get("failed"))
-        outcomes[task_id] = TaskOutcome(task_id, ok=not failed, text="" if failed else message.content,
-                                        files=[d.file_id for d in docs], tokens=message.tokens_used,
-                                        error=meta.get("error", message.content) if failed else "",
-                                        undelivered=bool(meta.get("undelivered")))
-    return outcomes
-
-
 class Hooks:
     """The round's side of its agent work (`agents.round.RoundHooks`): the plan's write, each task's run
     and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
@@ -74,6 +60,8 @@ class Hooks:
         self.settling: Settling | None = None
         self.numbers: dict[str, int] = {}
         self.passes = 0
+        self.answer = ""  # the manager's answer to the request (of the plan the round runs; not a revision's)
+        self.messages: dict[str, int] = {}  # the id of the message each task's outcome was written in
 
     async def planned(self) -> Start | None:
         rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
@@ -81,12 +69,14 @@ class Hooks:
         if planned is None:
             return None
         plan, reused = planned.plan, planned.reused
+        self.answer = plan.answer
         finished: dict[str, TaskOutcome] = dict(reused)
         revisions: list[str] = []
         steers = 0
         if planned.resumed:  # tasks finished before the crash are not run again
-            finished.update(finished_tasks(await rt.repo.messages.round_messages(
-                workflow_id, round_no, round_key(workflow_id, round_no, "task", ""))))
+            written, self.messages = finished_tasks(await rt.repo.messages.round_messages(
+                workflow_id, round_no, round_key(workflow_id, round_no, "task", "")))
+            finished.update(written)
             # A revision written before the crash is the plan the round goes on with.
             revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
             plan = revised or plan
@@ -99,7 +89,7 @@ class Hooks:
         with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
             await final_step(self.rt, self.workflow_id, self.round_no, ran.plan, ran.outcomes, ran.skipped,
                              announced=bool(self.settling and self.settling.announced),
-                             revisions=tuple(ran.revisions))
+                             revisions=tuple(ran.revisions), answer=self.answer, messages=self.messages)
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
@@ -123,9 +113,11 @@ class Hooks:
             return TaskOutcome(task.id, ok=False, error=reason)
         delivered = {t: o for t, o in dependencies.items() if o.ok}
         with tracing.task_span(task.agent, task.id):
-            outcome = await run_one(rt, workflow_id, round_no, plan, task, self.numbers[task.id], delivered,
-                                    announced=task.id in self.announced,
-                                    then=lambda ok=True: settling.after(task.id, ok), approval=approval)
+            outcome, message_id = await run_one(rt, workflow_id, round_no, plan, task, self.numbers[task.id],
+                                                delivered, announced=task.id in self.announced,
+                                                then=lambda ok=True: settling.after(task.id, ok), approval=approval)
+        if message_id is not None:
+            self.messages[task.id] = message_id
         if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):
             tool = rt.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
             self.parked.append(asking.Parked(task, "question" if outcome.question else "tool",

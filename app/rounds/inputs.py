@@ -8,7 +8,7 @@ from typing import Any
 
 from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.model import Model
-from agents.round import RoundInput, answer_documents, plan_from_record, task_context
+from agents.round import RoundInput, answer_documents, task_context
 from app.clock import now
 from app.contract.filenames import split_name
 from app.errors import NotFoundError
@@ -16,11 +16,12 @@ from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
 from app.rounds.memory import Memory, delivered_rounds, turns_of
 from app.rounds.reading import RoundReader
+from app.rounds.records import plan_of as plan_of  # where it was: `tests/core/test_plan_replay.py` imports it here
 from app.store.filestore import BlobStore
 from app.store.records import NewDocument, NewLog, RoundRequest, stored_items
 from app.store.repository import Repository
 from app.store.repository.messages import user_message_key
-from app.store.tables import FileRow, MessageRow
+from app.store.tables import FileRow
 from extractors.base import ContentItem
 
 
@@ -221,13 +222,6 @@ class RoundData:
     async def contents_of(self, files: Iterable[FileRow]) -> list[tuple[FileRow, list[ContentItem]]]:
         """Each file with its content items (extracted once per content hash)."""
         return [(file, (await self.documents.extract(file)).items) for file in files]
-
-
-def plan_of(message: MessageRow) -> Plan:
-    """The plan a round's planning message carries (`agents.round.plan_record`): a resumed round goes on
-    with the plan it made before the crash, without asking the model again."""
-    meta = message.meta or {}
-    return plan_from_record(meta.get("plan", {}), meta.get("language", ""), message.content.split("\n\n### ", 1)[0])
 
 
 def _unique(documents: list[DocumentText]) -> list[DocumentText]:

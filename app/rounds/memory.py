@@ -1,10 +1,13 @@
 """What a round remembers of the rounds before it, at a cost that does not grow with the conversation.
 
 Each ended round's turns (request, plan, outcome) are shortened once and stored with their token
-counts (`round_memory`, written when the round ends, or the first time a later round reaches a round
-without one: a stopped or failed round, a workflow from before the table, a round one of whose
-messages was deleted since). A round then reads the newest rounds, a page at a time, until their
-turns fill the most history a planning prompt could hold (`agents.round.history_reach`), plus the
+counts (`round_memory`). A round that ends through its final step (or with the manager's answer alone)
+stores its row from the typed values it holds (`ended_round`: the request, the plans, the tasks'
+outcomes, the final text); any other round's row is computed from its messages the first time a later
+round reaches it (`_compute`: a stopped or failed round, a round one of whose messages was deleted
+since, a round that ended before the rows or the typed records existed), decoding the plan and the
+tasks' records its journal wrote (`app.rounds.records`). A round then reads the newest rounds, a page
+at a time, until their turns fill the most history a planning prompt could hold (`agents.round.history_reach`), plus the
 few older rounds its request refers back to: by number ("the summary of round 2") or by the words
 of their requests. Before this (bench/conversation_cost.py, docs/benchmarks.md), round 120 of one
 workflow cost 4.3x the CPU of rounds 3-7, because every round read every message and shortened every
@@ -13,20 +16,24 @@ turn again (`fit_history`: 21 % of the server's samples at round 100, the messag
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agents.base import Plan
 from agents.round import (
     PriorRound,
     PriorTask,
+    TaskOutcome,
     Turn,
+    plan_record,
     prior_tasks,
     recall_terms,
     round_turns,
     rounds_named,
 )
+from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
-from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow
+from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
 
 PAGE = 8  # rounds read at a time, newest first (a round is about 3 turns of some 60 tokens once shortened)
 RECALLED = 2  # older rounds the words of a request bring back at most
@@ -57,9 +64,10 @@ class Memory:
         self.repo = repo
         self.reach = reach
 
-    async def remember(self, workflow_id: str, round_no: int) -> None:
-        """Store what later rounds remember of this round, which just ended."""
-        await self._compute(workflow_id, [round_no], round_no + 1)
+    async def remember(self, workflow_id: str, ended: PriorRound, messages: Mapping[str, int]) -> None:
+        """Store what later rounds remember of this round, which just ended (`ended_round`); `messages`: the
+        id of the message each task's outcome was written in."""
+        await self.repo.memory.remember([memory_row(workflow_id, ended, messages)])
 
     async def recollect(self, workflow_id: str, round_no: int, prompt: str) -> Recollection:
         """The rounds before `round_no` in reach of its planning prompt (the newest whose turns fit
@@ -108,24 +116,44 @@ class Memory:
         return rounds[-1] if rounds else None
 
     async def _compute(self, workflow_id: str, rounds: Sequence[int], before: int) -> dict[int, RoundMemoryRow]:
-        """The memory of these ended rounds from their messages, stored."""
+        """The memory of these ended rounds from their messages, stored: the rounds that did not store
+        their own when they ended (see the module's docstring)."""
         if not rounds:
             return {}
         messages = await self.repo.messages.rounds_messages(workflow_id, rounds)
         completed = await self.repo.messages.completed_rounds(workflow_id, before, since=min(rounds))
         found = {r.round: r for r in prior_rounds(messages, completed & set(rounds))}
-        ids = {(m.round, (m.meta or {}).get("taskId")): m.id for m, _ in messages if _delivers(m)}
-        rows = {n: memory_row(workflow_id, found.get(n) or PriorRound(round=n), ids) for n in rounds}
+        ids: dict[int, dict[str, int]] = {}
+        for m, _ in messages:
+            record = record_of(m)
+            if record is not None and record.delivered:
+                ids.setdefault(m.round, {})[record.task_id] = stored_id(m)
+        rows = {n: memory_row(workflow_id, found.get(n) or PriorRound(round=n), ids.get(n, {})) for n in rounds}
         await self.repo.memory.remember(list(rows.values()))
         return rows
 
 
-def memory_row(workflow_id: str, r: PriorRound, ids: dict[tuple[int, object], int | None]) -> RoundMemoryRow:
+def ended_round(round_no: int, request: str, answer: str, plan: Plan, outcomes: Mapping[str, TaskOutcome],
+                final: str) -> PriorRound:
+    """A round that just ended, as later rounds remember it, from the typed values its end holds: the
+    request, the manager's answer (to the request: a revision's reason is not it), the last plan, its
+    tasks' outcomes and the final message."""
+    record = plan_record(plan)
+    tasks = prior_tasks(record)
+    for task in tasks:
+        outcome = outcomes.get(task.id)
+        if outcome is not None and outcome.delivered:
+            task.delivered, task.text, task.files = True, outcome.text, list(outcome.files)
+    return PriorRound(round=round_no, request=request, answer=answer.strip(), tasks=tasks, final=final,
+                      finished=True, final_documents=list(record["finalDocuments"]))
+
+
+def memory_row(workflow_id: str, r: PriorRound, ids: Mapping[str, int]) -> RoundMemoryRow:
     """What later rounds remember of round `r`: its shortened turns and their size, what its tasks
-    delivered (by message id), whether it finished, the words of its request."""
+    delivered (by the id of the message their outcome was written in: a task reused from an earlier
+    round has none in this one), whether it finished, the words of its request."""
     turns = round_turns(r)
-    delivered = [[t.id, t.agent, ids[(r.round, t.id)]] for t in r.tasks
-                 if t.delivered and t.text.strip() and ids.get((r.round, t.id))]
+    delivered = [[t.id, t.agent, ids[t.id]] for t in r.tasks if t.delivered and t.text.strip() and t.id in ids]
     terms = recall_terms(r.request) if r.request.strip() else []
     return RoundMemoryRow(workflow_id=workflow_id, round=r.round, turns=[t.record() for t in turns],
                           delivered=delivered, size=sum(_least(t) for t in turns), finished=r.finished,
@@ -140,15 +168,11 @@ def delivered_rounds(rows: Sequence[RoundMemoryRow], texts: dict[int, str]) -> l
             for row in rows]
 
 
-def _delivers(message: MessageRow) -> bool:
-    """Whether the message is a task's delivered result."""
-    meta = message.meta or {}
-    return bool(meta.get("taskId")) and not meta.get("failed") and not meta.get("undelivered")
-
-
 def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed: set[int]) -> list[PriorRound]:
-    """Earlier rounds from their messages: the request, the plan and what each task delivered;
-    `completed` are the rounds that finished (the others were stopped or failed)."""
+    """Earlier rounds from their messages: the request, the manager's answer (that of its last plan message
+    that is not a revision's, `replan` keys), the last plan and what each task delivered (decoded from the
+    records the journal wrote, `app.rounds.records`); `completed` are the rounds that finished (the others
+    were stopped or failed)."""
     rounds: dict[int, PriorRound] = {n: PriorRound(round=n, finished=True) for n in completed}
     results: dict[tuple[int, str], tuple[MessageRow, list[DocumentRow]]] = {}
     for message, docs in messages:
@@ -159,14 +183,16 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
         elif message.status == "last":
             r.final, r.finished = message.content, True
         elif "plan" in meta:
-            r.answer = message.content.split("\n\n### ", 1)[0]
-            r.final_documents = list(meta["plan"].get("finalDocuments", []))
-            r.tasks = prior_tasks(meta["plan"])
-        elif _delivers(message):
-            results[(message.round, meta["taskId"])] = (message, docs)
+            plan = plan_of(message)
+            if not message.key.startswith(f"{message.workflow_id}:{message.round}:replan:") or not r.answer:
+                r.answer = plan.answer
+            record = plan_record(plan)
+            r.final_documents, r.tasks = list(record["finalDocuments"]), prior_tasks(record)
+        elif (task := record_of(message)) is not None and task.delivered:
+            results[(message.round, task.task_id)] = (message, docs)
     for r in rounds.values():
-        for task in r.tasks:
-            found = results.get((r.round, task.id))
+        for t in r.tasks:
+            found = results.get((r.round, t.id))
             if found is not None:
-                task.delivered, task.text, task.files = True, found[0].content, [d.file_id for d in found[1]]
+                t.delivered, t.text, t.files = True, found[0].content, [d.file_id for d in found[1]]
     return [rounds[n] for n in sorted(rounds)]

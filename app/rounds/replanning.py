@@ -15,7 +15,7 @@ from agents.model import Usage
 from agents.round import Revision, TaskOutcome, plan_record, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
-from app.rounds.inputs import plan_of
+from app.rounds.records import plan_of, record_of
 from app.rounds.runtime import Runtime, runner_of
 from app.store.records import NewLog, NewMessage
 from app.store.tables import stored_id
@@ -103,13 +103,14 @@ async def with_dropped(rt: Runtime, workflow_id: str, round_no: int,
     failed: dict[str, str] = {}
     skipped: dict[str, str] = {}
     for m, _ in rows:
-        tid = m.meta.get("taskId")
-        if not tid or tid not in specs or _base(tid) in {_base(k) for k in kept}:
+        record = record_of(m)
+        tid = record.task_id if record else ""
+        if record is None or tid not in specs or _base(tid) in {_base(k) for k in kept}:
             continue
-        if m.meta.get("failed"):
-            failed[tid] = m.meta.get("error") or m.content
-        elif m.meta.get("skipped"):
-            skipped[tid] = m.content.split("was skipped: ", 1)[-1].rstrip(".")
+        if record.skipped:
+            skipped[tid] = record.error
+        elif not record.ok:
+            failed[tid] = record.error or m.content
     lost = [specs[t] for t in specs if t in failed or t in skipped]
     return (replace(plan, tasks=lost + list(plan.tasks)) if lost else plan), failed, skipped
 

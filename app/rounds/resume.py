@@ -10,7 +10,7 @@ from agents.round import changes_prompt
 from app.rounds import steps
 from app.rounds import workflow as rounds
 from app.rounds.draining import gated
-from app.rounds.inputs import plan_of
+from app.rounds.records import plan_of
 from app.rounds.runtime import Runtime
 
 

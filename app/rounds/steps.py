@@ -8,20 +8,29 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
-from agents.round import PlanOutcome, RoundInput, Runner, TaskOutcome, plan_record, render_plan_message
+from agents.round import (
+    PlanOutcome,
+    PriorRound,
+    RoundInput,
+    Runner,
+    TaskOutcome,
+    plan_record,
+    render_plan_message,
+)
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
-from app.rounds.inputs import plan_of
 from app.rounds.journal import reason_of
+from app.rounds.memory import ended_round
+from app.rounds.records import TaskRecord, plan_of, task_meta
 from app.rounds.runtime import Runtime, runner_of
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
@@ -131,10 +140,11 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     # The tasks that start at once are announced in this write: one commit fewer for the round.
     starting = [] if wait else runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
-    await rt.journal.append(
+    content = render_plan_message(plan)
+    written = await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
-                             render_plan_message(plan), agent_name="project_manager", started_at=started,
+                             content, agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
@@ -149,8 +159,10 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
               *waiting.wait_logs(wait, key)],
         event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait,
     )
-    if answer_only:
-        await remembered(rt, workflow_id, round_no)
+    if answer_only and written is not None and written.message_ids:
+        request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
+        await remembered(rt, workflow_id, PriorRound(round=round_no, request=request, final=content, finished=True),
+                         {})
     return None if answer_only or wait else Planned(plan, outcome.usage.total_tokens, reused,
                                             announced=frozenset(t.id for t in starting))
 
@@ -168,9 +180,10 @@ def _agent(plan: Plan, task_id: str) -> str:
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
                   delivered: dict[str, TaskOutcome], announced: bool = False,
                   then: Callable[..., list[NewLog]] = lambda ok=True: [],
-                  approval: asking.Approval | None = None) -> TaskOutcome:
+                  approval: asking.Approval | None = None) -> tuple[TaskOutcome, int | None]:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
-    with its message, logs and files, in one transaction: that write is the task's checkpoint.
+    with its message, logs and files, in one transaction: that write is the task's checkpoint. The
+    outcome, and the id of the message it was written in (None: not written).
     `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it;
     `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`)."""
     total = len(plan.tasks)
@@ -191,7 +204,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
             asking.check_asked(task, context.answers if result.question else [])
             return TaskOutcome(task.id, ok=False, error=asking.WAITS, question=result.question,
-                               tokens=result.usage.total_tokens, prepared=result.meta.get("prepared"))
+                               tokens=result.usage.total_tokens, prepared=result.meta.get("prepared")), None
     except (asyncio.CancelledError, ClaimLostError):
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
@@ -199,16 +212,16 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         with use_call_context(task=task.id):  # the server log names the task that failed
             reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
-        await rt.journal.append(
+        failed = await rt.journal.append(
             workflow_id, round_no,
             messages=[NewMessage(key("message"), "assistant", "step",
                                  f"Task {number}/{total} ({task.agent}) failed: {reason}", agent_name=task.agent,
-                                 started_at=started, meta={"taskId": task.id, "failed": True, "error": reason},
+                                 started_at=started, meta=task_meta(TaskRecord(task.id, ok=False, error=reason)),
                                  **_stats(usage, time.perf_counter() - t0))],
             logs=[NewLog(key("error"), f"Task {number}/{total} ({task.agent}) failed: {reason}", type="error",
                          agent_name=task.agent, progress=30 + 60 * number // total), *then(False)],
         )
-        return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens)
+        return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens), _message_id(failed)
     # One message carries a bounded number of documents.
     files = await runner_of(rt).capped(result.files, f"{task.id}-more-documents.zip")
     documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
@@ -219,8 +232,8 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
             workflow_id, round_no,
             messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
                                  started_at=started,
-                                 meta={**result.meta, "taskId": task.id, "offline": result.offline,
-                                       "model": result.model, **({"undelivered": True} if result.undelivered else {})},
+                                 meta={**result.meta, "offline": result.offline, "model": result.model,
+                                       **task_meta(TaskRecord(task.id, undelivered=result.undelivered))},
                                  documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
             logs=[_done_log(key("done"), number, total, task.agent, result.undelivered), *then()],
         ))
@@ -228,7 +241,11 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     finally:
         await rt.rounds.settle(documents, kept=await _landed(write))
     return TaskOutcome(task.id, ok=True, text=result.text, files=written.file_ids if written else [],
-                       tokens=result.usage.total_tokens, undelivered=result.undelivered)
+                       tokens=result.usage.total_tokens, undelivered=result.undelivered), _message_id(written)
+
+
+def _message_id(written: Appended | None) -> int | None:
+    return written.message_ids[0] if written and written.message_ids else None
 
 
 def _done_log(key: str, number: int, total: int, agent: str, undelivered: bool) -> NewLog:
@@ -257,16 +274,19 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", f"{label} was skipped: {reason}.",
-                             agent_name=agent, meta={"taskId": task_id, "skipped": True})],
+                             agent_name=agent, meta=task_meta(TaskRecord(task_id, ok=False, skipped=True, error=reason)))],
         logs=[NewLog(_key(workflow_id, round_no, "skip", task_id), f"{label} skipped: {reason}",
                      type="warning", agent_name=agent)])
 
 
 @gated
 async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                     skipped: dict[str, str], announced: bool = False, revisions: tuple[str, ...] = ()) -> None:
+                     skipped: dict[str, str], announced: bool = False, revisions: tuple[str, ...] = (),
+                     answer: str = "", messages: Mapping[str, int] | None = None) -> None:
     """The last message reviews what was delivered against the (last) plan and names each revision of
-    it; the round completes. `announced`: the last task's write logged this step's start."""
+    it; the round completes, and stores what later rounds remember of it. `announced`: the last task's
+    write logged this step's start; `answer`: the manager's answer to the request; `messages`: the id of
+    the message each task's outcome was written in."""
     key = step_keys(workflow_id, round_no, "final")
     if not announced:
         await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
@@ -299,7 +319,7 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     attached = await rt.rounds.contents_of(files)
     done = sum(1 for o in outcomes.values() if o.delivered)
     ending = outcome_log(key("done"), len(plan.tasks), done)
-    await rt.journal.append(
+    written = await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
@@ -308,14 +328,17 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
-    await remembered(rt, workflow_id, round_no)
+    if written is not None and written.message_ids:
+        await remembered(rt, workflow_id, ended_round(round_no, inp.prompt, answer, plan, outcomes, final.text),
+                         messages or {})
 
 
-async def remembered(rt: Runtime, workflow_id: str, round_no: int) -> None:
+async def remembered(rt: Runtime, workflow_id: str, ended: PriorRound, messages: Mapping[str, int]) -> None:
     """The round ended: what later rounds remember of it (its turns shortened, with their token counts)
-    is computed now, once (`app.rounds.memory`)."""
+    is stored now, once, from the typed values its end holds (`app.rounds.memory`)."""
+    round_no = ended.round
     try:
-        await rt.rounds.memory.remember(workflow_id, round_no)
+        await rt.rounds.memory.remember(workflow_id, ended, messages)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
         log.warning("Round %s of workflow %s: its memory was not stored (%s); a later round computes it.",
                     round_no, workflow_id, exc)

@@ -17,7 +17,7 @@ from app.contract.schemas import ReviewRequest, WorkflowStatusView
 from app.contract.views import DECISIONS, status_view, waiting_view
 from app.errors import BadRequestError, ConflictError
 from app.fsm import Event, WorkflowStatus
-from app.rounds.inputs import plan_of
+from app.rounds.records import plan_of
 from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository.messages import updates_key
 from app.store.tables import WorkflowRow

@@ -14,6 +14,10 @@ from extractors.base import ContentItem, Extraction
 if TYPE_CHECKING:
     from app.store.tables import DocumentRow, ExtractionRow, FileRow, LogRow, MessageRow, WorkflowRow
 
+# The key of a task's message meta under which the round engine keeps the task's outcome as a typed record
+# (`app.rounds.records.TaskRecord`): the server's own, never on the wire (`app.contract.views.message_view`).
+TASK_RECORD = "_task"
+
 
 @dataclass(frozen=True)
 class Owner:

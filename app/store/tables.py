@@ -173,7 +173,7 @@ class RoundFileRow(SQLModel, table=True):
 
 
 class RoundMemoryRow(SQLModel, table=True):
-    """What later rounds remember of an ended round, computed once (`app.rounds.inputs.RoundData.remember`):
+    """What later rounds remember of an ended round, stored once (`app.rounds.memory`):
     its turns with their shorter forms and token counts (`agents.memory.Turn.record`), `size` (the tokens
     they take in a planning prompt, to read only the newest rounds that fit), what its tasks delivered
     (agent and message id: the texts are read by id when the round is in reach), whether it finished,
