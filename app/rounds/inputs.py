@@ -16,7 +16,6 @@ from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
 from app.rounds.memory import Memory, delivered_rounds, turns_of
 from app.rounds.reading import RoundReader
-from app.rounds.records import plan_of as plan_of  # where it was: `tests/core/test_plan_replay.py` imports it here
 from app.store.filestore import BlobStore
 from app.store.records import NewDocument, NewLog, RoundRequest, stored_items
 from app.store.repository import Repository
