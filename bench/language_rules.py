@@ -22,7 +22,9 @@ extractor that reads words), by the syntax tree, so it can be run on any commit:
    too, also across modules.
 2. A *reader* is a function or method whose body names a vocabulary of its own module (or one it
    imports by name), or holds a word regex itself; its lines count once, a nested one within its
-   outer function's.
+   outer function's. A function that returns a vocabulary or a collection built from one (an
+   *accessor*: `common_words()` returning `frozenset().union(*WORDS.values()) - _CONTENT`) counts
+   as one for its callers, in its module and where it is imported by name.
 
 Prints the lines per file and the total; `--files` also names every vocabulary and reader.
 """
@@ -98,6 +100,35 @@ def _is_vocabulary(value: ast.AST) -> bool:
     return (regex or rules >= 3) and rules >= other
 
 
+def _collection(expr: ast.AST, known: set[str]) -> bool:
+    """Whether the expression is a vocabulary or a collection built from one (not a decision read from
+    one, like `_X.search(text)`)."""
+    mentions = bool({n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & known)
+    if isinstance(expr, ast.Name):
+        return expr.id in known
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.BitOr, ast.Sub, ast.BitAnd)):
+        return mentions
+    if isinstance(expr, ast.Call):
+        builder = ((isinstance(expr.func, ast.Name) and expr.func.id in {"frozenset", "set", "list", "tuple", "dict"})
+                   or (isinstance(expr.func, ast.Attribute) and expr.func.attr in {"union", "intersection", "difference"}))
+        return builder and mentions
+    return False
+
+
+def _accessors(tree: ast.Module, known: set[str]) -> set[str]:
+    """The module's functions that return a vocabulary or a collection built from one
+    (`common_words()` returning `frozenset().union(*WORDS.values()) - _CONTENT`): a caller reads
+    the vocabulary through them."""
+    found: set[str] = set()
+    while True:
+        more = {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name not in found
+                and any(isinstance(r, ast.Return) and r.value is not None and _collection(r.value, known | found)
+                        for r in ast.walk(node))}
+        if not more:
+            return found
+        found |= more
+
+
 @dataclass
 class Counted:
     path: Path
@@ -143,6 +174,7 @@ def count(path: Path, imported: dict[str, set[str]]) -> Counted:
     own = _module_vocabularies(tree, imported.get(str(path), set()))
     counted.vocabularies = sorted(own.items())
     known = set(own) | imported.get(str(path), set())
+    known |= _accessors(tree, known)
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
@@ -181,7 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     trees = {str(p): ast.parse(p.read_text(encoding="utf-8")) for p in paths}
     imported: dict[str, set[str]] = {}
     for _ in range(3):  # a vocabulary built from an imported one is one too ("STOPWORDS = ... WORDS ...")
-        vocabularies = {name: set(_module_vocabularies(tree, imported.get(name, set()))) for name, tree in trees.items()}
+        vocabularies = {}
+        for name, tree in trees.items():
+            own = set(_module_vocabularies(tree, imported.get(name, set())))
+            vocabularies[name] = own | _accessors(tree, own | imported.get(name, set()))
         imported = _imports(args.root, paths, vocabularies)
     results = [count(p, imported) for p in paths]
     total = 0

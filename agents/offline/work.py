@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents.language import best_passages, summarize
 from agents.phrases import say
-from agents.toolkit.sentences import best_passages, summarize
 from agents.toolkit.tables import tables_from_text
 from agents.toolkit.tokens import count_tokens
 
