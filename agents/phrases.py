@@ -254,6 +254,15 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "das geplante Dokument {name} wurde nicht erstellt",
         "fr": "le document prévu {name} n'a pas été produit",
     },
+    "continuing": {
+        "en": "Continuing round {round}: reusing what it delivered ({done}); running again: {todo}.",
+        "de": "Fortsetzung von Runde {round}: Bereits Geliefertes wird übernommen ({done}); erneut ausgeführt: {todo}.",
+        "fr": "Reprise du tour {round} : ce qui a été livré est repris ({done}) ; relancé : {todo}.",
+    },
+    "nothing": {"en": "nothing", "de": "nichts", "fr": "rien"},
+    "report_name": {"en": "report", "de": "bericht", "fr": "rapport"},  # a written document's file name
+    "at_page": {"en": "page {at}", "de": "Seite {at}", "fr": "page {at}"},
+    "at_sheet": {"en": "sheet {at}", "de": "Blatt {at}", "fr": "feuille {at}"},
     "nothing_delivered": {
         "en": "no documents",
         "de": "keine Dokumente",

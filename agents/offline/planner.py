@@ -19,7 +19,6 @@ from agents.outputs import stem_of
 from agents.phrases import language_label, say
 
 _DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
-_REPORT_NAMES = {"en": "report", "de": "bericht", "fr": "rapport"}
 
 
 def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,7 +87,7 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
             add("analyst", picked, [], say("step_answer", language, docs=names),
                 instructions=question_of(prompt) if len(intents) > 1 else prompt)
         elif intent == "write":
-            stem = _REPORT_NAMES.get(language, "report")
+            stem = say("report_name", language)
             earlier = [t["id"] for t in tasks]
             exts = document_formats(prompt)
             add("writer", [] if earlier else picked, [out(f"{stem}.{ext}", "document") for ext in exts],
@@ -113,14 +112,6 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
             "objWorkplan": tasks}
 
 
-_CONTINUING = {
-    "en": "Continuing round {round}: reusing what it delivered ({done}); running again: {todo}.",
-    "de": "Fortsetzung von Runde {round}: Bereits Geliefertes wird übernommen ({done}); erneut ausgeführt: {todo}.",
-    "fr": "Reprise du tour {round} : ce qui a été livré est repris ({done}) ; relancé : {todo}.",
-}
-_NOTHING = {"en": "nothing", "de": "nichts", "fr": "rien"}
-
-
 def continue_plan(previous: Mapping[str, Any], language: str, doc_names: list[str],
                   agents: list[str]) -> dict[str, Any]:
     """The interrupted round's plan again: delivered tasks keep their id, agent and instructions
@@ -136,11 +127,10 @@ def continue_plan(previous: Mapping[str, Any], language: str, doc_names: list[st
     finals = [d for d in previous.get("finalDocuments", []) if d["name"] in produced or d["name"] in doc_names]
 
     def label(ts: list[dict[str, Any]]) -> str:
-        return ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or _NOTHING.get(language, "nothing")
+        return ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or say("nothing", language)
 
     done = [t for t in previous.get("tasks", []) if t.get("delivered")]
     todo = [t for t in previous.get("tasks", []) if not t.get("delivered")]
-    answer = _CONTINUING.get(language, _CONTINUING["en"]).format(round=previous.get("round"), done=label(done),
-                                                                 todo=label(todo))
+    answer = say("continuing", language, round=previous.get("round"), done=label(done), todo=label(todo))
     return {"userLanguage": language, "objUserResponse": f"{say('offline_plan', language)} {answer}",
             "objFinalDocuments": finals, "objWorkplan": tasks}
