@@ -27,6 +27,12 @@ extractor that reads words), by the syntax tree, so it can be run on any commit:
    as one for its callers, in its module and where it is imported by name.
 
 Prints the lines per file and the total; `--files` also names every vocabulary and reader.
+`--root DIR` counts another checkout.
+
+Measured (issue 32): main at 3b3cceb 922 lines in 13 files; after `agents/language` (one stemmer
+and stop-word source, the offline model's output words in `agents.phrases`) 854 in 14 files.
+Most of what is left is the offline planner's intents and references (`agents/language/intents`,
+`references`), the answer kinds and superlatives, and the word detector (`extractors/language`).
 """
 
 from __future__ import annotations
