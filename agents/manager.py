@@ -138,6 +138,7 @@ class PlanOutcome:
     repairs: list[str] = field(default_factory=list)  # fixes made without the model, for the log
     unread: list[str] = field(default_factory=list)  # documents that could not be read
     readable: int = 0  # documents that could
+    meta: dict[str, Any] = field(default_factory=dict)  # for the plan message's metadata (citations)
 
 
 @dataclass

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agents.base import OutputFile, Plan, TaskContext, TaskResult, TaskSpec
+from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.grounded import grounded, ungrounded
 from agents.language import load_detector, rounds_named
 from agents.manager import (
     FinalOutcome,
@@ -41,7 +42,7 @@ from agents.memory import (
     reusable,
     round_turns,
 )
-from agents.model import Model, ModelError
+from agents.model import Model, ModelError, current_draft
 from agents.outputs import capped
 from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
 from agents.questions import MAX_QUESTIONS
@@ -165,8 +166,10 @@ class Runner:
     """A round's agent work with one model, one registry and the round's limits; `fallback` writes the
     final review when the model cannot (the service gives the offline model, `app.main.build_runtime`)."""
 
-    def __init__(self, model: Model, registry: Registry, limits: Limits, fallback: Model | None = None) -> None:
-        self.model, self.registry, self.limits, self.fallback = model, registry, limits, fallback
+    def __init__(self, model: Model, registry: Registry, limits: Limits, retriever: Retriever | None = None,
+                 fallback: Model | None = None) -> None:
+        self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
+        self.fallback = fallback
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -180,8 +183,14 @@ class Runner:
             await hooks.final(ran)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
-        """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`)."""
-        return await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
+        """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an
+        answer without a task over documents is the analyst's, from their passages (`agents.grounded`)."""
+        sink = current_draft.get()
+        mark = sink.mark() if sink is not None else None
+        outcome = await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
+        if ungrounded(outcome, inp, self.registry):
+            outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
+        return outcome
 
     @staticmethod
     def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:

@@ -11,7 +11,7 @@ asked of groups of four documents (the other three are distractors).
   (`previous`: the request of the round before). Never change code to pass one of these; report
   it beside the tuning set (bench/quality.py).
 
-Used by tests/core/test_question_set.py (the offline analyst over HTTP) and bench/quality.py.
+Used by tests/agents/test_question_set.py (the offline analyst over HTTP) and bench/quality.py.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ CROSS_TUNING: list[Question] = [
 # French): a French question over the English book is then "in one of the documents' languages"
 # while its answer is not. Written before anything was measured on them, over corpus documents the
 # held-out set does not use; tuned on like CROSS_TUNING. The book is long (about 1,300 passages), so
-# these are kept out of GROUPS (tests/core/test_question_set uploads every document of GROUPS).
+# these are kept out of GROUPS (tests/agents/test_question_set uploads every document of GROUPS).
 CROSS_GROUPS: dict[str, list[str]] = {
     "X": ["freeculture.pdf", "sample-french-1.txt", "tracemonkey.pdf", "fake-html-cp1252.html"],
 }

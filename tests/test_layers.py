@@ -1,7 +1,8 @@
-"""The service's wings import one way, and no module imports itself back (see docs/architecture.md).
+"""The service's wings import one way, no module imports itself back, and `tests/` mirrors the wings
+(see docs/architecture.md).
 
-`python -m tests.test_layers` prints the module count per wing and the imports that cross from
-`app` into `agents`.
+`python -m tests.test_layers` prints the module count and the test-file count per wing and the
+imports that cross from `app` into `agents`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import collections
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
 
 # Each wing of `app`, with the wings below it that it may import. The kernel (clock, errors, fsm,
 # config, logs, metrics) is below every wing; `main` and `__main__` wire everything.
@@ -145,10 +147,49 @@ def test_no_module_imports_itself_back() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
+def _test_dirs() -> list[Path]:
+    """The directories under tests/ that hold test modules (data and helper directories hold none)."""
+    return sorted({path.parent for path in TESTS.rglob("test_*.py")} - {TESTS})
+
+
+def _mirrors(test_dir: Path) -> bool:
+    """Whether tests/<wing>[/<sub>...] names a wing of `app` (or `agents`, `extractors`) and, below it,
+    a package or module that is there."""
+    top, *rest = test_dir.relative_to(TESTS).parts
+    if top == "kernel":  # the kernel is app's top-level modules, so tests/kernel/<module> at most
+        return not rest or (len(rest) == 1 and rest[0] in KERNEL)
+    if top in PACKAGES[1:]:
+        base = ROOT / top
+    elif top in ALLOWED:
+        base = ROOT / "app" / top
+    else:
+        return False
+    target = base.joinpath(*rest)
+    return target.is_dir() or target.with_suffix(".py").is_file()
+
+
+def test_every_test_directory_mirrors_a_wing() -> None:
+    strays = [str(d.relative_to(ROOT)) for d in _test_dirs() if not _mirrors(d)]
+    assert not strays, ("test directories that mirror no wing of app (nor agents/, extractors/); move their "
+                        "tests to the wing they exercise (docs/architecture.md):\n" + "\n".join(strays))
+
+
+def test_every_wing_has_its_test_directory() -> None:
+    missing = [w for w in ["kernel", *ALLOWED, *PACKAGES[1:]] if not any(TESTS.joinpath(w).glob("test_*.py"))]
+    assert not missing, "wings without tests/<wing>/: " + ", ".join(missing)
+
+
 def report() -> None:
     modules = _modules()
-    per_wing = collections.Counter(wing(m) for m in modules if m.startswith("app."))
-    print("app modules per wing:", dict(sorted(per_wing.items())), "total", sum(per_wing.values()))
+    per_wing = collections.Counter(wing(m) for m in modules)
+    tests = collections.Counter(path.relative_to(TESTS).parts[0] for path in TESTS.rglob("test_*.py"))
+    print(f"{'wing':<12}{'modules':>8}{'test files':>12}")
+    for name in ["kernel", *ALLOWED, *PACKAGES[1:]]:  # from the bottom up
+        print(f"{name:<12}{per_wing[name]:>8}{tests[name]:>12}")
+    app = sum(1 for m in modules if m.startswith("app."))
+    print(f"{'app total':<12}{app:>8}{sum(tests[w] for w in ['kernel', *ALLOWED]):>12}"
+          f"   (main, __main__: {per_wing['main'] + per_wing['__main__']} modules;"
+          f" tests/ top level: {sum(1 for _ in TESTS.glob('test_*.py'))} test files)")
     statements, names = 0, set()
     for name, path in modules.items():
         if not name.startswith("app"):

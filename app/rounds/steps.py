@@ -136,7 +136,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              render_plan_message(plan), agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
-                                   "plan": plan_record(plan), **waiting.plan_review_meta(wait, revision)},
+                                   "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, time.perf_counter() - t0))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",

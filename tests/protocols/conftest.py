@@ -13,8 +13,8 @@ import pytest
 
 from agents.model import Model, ModelRequest, ModelResponse
 from agents.offline import OfflineModel
-from tests.api.conftest import HOLD_TOKEN, KEYS
 from tests.harness import LiveServer, settings_for
+from tests.web.conftest import HOLD_TOKEN, KEYS
 
 
 class HoldingOffline(Model):

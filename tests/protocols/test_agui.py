@@ -12,9 +12,9 @@ import httpx
 import pydantic
 from ag_ui.core import Event, RunAgentInput
 
-from tests.api.conftest import HOLD, check_error
 from tests.corpus import CORPUS
 from tests.harness import wait_for, wait_status
+from tests.web.conftest import HOLD, check_error
 
 EVENTS = pydantic.TypeAdapter(Event)
 

@@ -14,9 +14,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.api.conftest import HOLD
 from tests.corpus import CORPUS
 from tests.harness import upload, wait_for
+from tests.web.conftest import HOLD
 
 
 @contextlib.asynccontextmanager

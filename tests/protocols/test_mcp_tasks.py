@@ -32,9 +32,9 @@ from mcp_types import (
 from pydantic import ConfigDict
 
 from agents.model import ModelError, ModelRequest, ModelResponse
-from tests.api.conftest import HOLD, start
 from tests.harness import upload, wait_for, wait_status
 from tests.protocols.conftest import HoldingOffline
+from tests.web.conftest import HOLD, start
 
 TASKS = "io.modelcontextprotocol/tasks"
 TERMINAL = ("completed", "failed", "cancelled")

@@ -9,9 +9,9 @@ import httpx
 import openai
 import pytest
 
-from tests.api.conftest import HOLD
 from tests.corpus import CORPUS
 from tests.harness import LiveServer, wait_for, wait_status
+from tests.web.conftest import HOLD
 
 
 def client(server: LiveServer, key: str = "k1") -> openai.OpenAI:

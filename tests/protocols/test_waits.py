@@ -15,11 +15,11 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from agents.registry import build_registry
-from tests.api.conftest import KEYS
 from tests.harness import LiveServer, settings_for, wait_status
-from tests.interactive.test_asking import Clerk, PlanPerPrompt, Publisher, plan, task
 from tests.protocols.test_agui import run, run_input
 from tests.protocols.test_mcp import connect
+from tests.rounds.test_asking import Clerk, PlanPerPrompt, Publisher, plan, task
+from tests.web.conftest import KEYS
 
 
 class Waits:

@@ -1,0 +1,59 @@
+"""A real model's answer without a task over documents is the analyst's, drawn from their passages."""
+
+from __future__ import annotations
+
+from agents.base import DocumentText
+from agents.manager import RoundInput
+from agents.offline.model import OfflineModel
+from agents.registry import build_registry
+from agents.round import Limits, Runner
+from tests.agents.conftest import text_document
+from tests.scripted import ScriptedModel
+
+REPORT = ("The ferry line carried 412,300 passengers in 2024. Fuel costs rose by 8 percent. "
+          "The new harbour office opened in Tromsø in May.")
+NO_TASK = {"userLanguage": "en", "objUserResponse": "The ferries carried about 2 million people.",
+           "objFinalDocuments": [], "objWorkplan": []}
+
+
+def runner(model) -> Runner:
+    return Runner(model, build_registry(entry_points=False), Limits())
+
+
+async def test_an_answer_without_a_task_over_a_document_is_the_analysts_from_its_passages():
+    model = ScriptedModel(NO_TASK, "The ferry line carried 412,300 passengers in 2024 [1].")
+    inp = RoundInput(prompt="How many passengers did the ferries carry?",
+                     documents=[text_document("ferries.txt", REPORT)])
+    outcome = await runner(model).plan(inp)
+    assert [r.purpose for r in model.requests] == ["plan", "task"]
+    analyst = model.requests[1]
+    assert analyst.agent == "analyst" and "412,300 passengers" in analyst.messages[-1]["content"]
+    answer = outcome.plan.answer
+    assert answer.startswith("The ferry line carried 412,300 passengers in 2024")
+    assert "2 million" not in answer  # the planning call's invented figure is gone
+    assert "> " in answer and "ferries.txt" in answer  # the quoted passage it stands on, and where
+    assert outcome.plan.tasks == []  # the model's choice of no task stands
+    assert outcome.meta["grounded"] == "analyst" and outcome.meta["citations"][0]["name"] == "ferries.txt"
+    assert outcome.usage.calls == 2 and any("analyst answered" in r for r in outcome.repairs)
+
+
+async def test_an_answer_the_passages_do_not_hold_is_marked():
+    model = ScriptedModel(NO_TASK, "The ferries carried 2 million people.")
+    inp = RoundInput(prompt="How many passengers did the ferries carry?",
+                     documents=[text_document("ferries.txt", REPORT)])
+    answer = (await runner(model).plan(inp)).plan.answer
+    assert "2 million" in answer and "412,300" in answer  # the quote beside it shows what the file says
+
+
+async def test_without_documents_or_offline_the_plans_answer_stays():
+    model = ScriptedModel(NO_TASK)
+    outcome = await runner(model).plan(RoundInput(prompt="A good name for a bakery?", documents=[]))
+    assert outcome.plan.answer == NO_TASK["objUserResponse"] and "grounded" not in outcome.meta
+    unreadable = DocumentText(name="lease.pdf", ext="pdf", mime="application/pdf", size=10, items=[],
+                              file_id=3, problem="encrypted")
+    model = ScriptedModel(NO_TASK)
+    outcome = await runner(model).plan(RoundInput(prompt="What does it say?", documents=[unreadable]))
+    assert [r.purpose for r in model.requests] == ["plan"] and "grounded" not in outcome.meta
+    offline = await runner(OfflineModel()).plan(RoundInput(prompt="Hello there, who are you?",
+                                                           documents=[text_document("ferries.txt", REPORT)]))
+    assert "grounded" not in offline.meta
