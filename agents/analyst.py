@@ -11,14 +11,12 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.grounding import with_evidence
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
-from agents.memory import previous_requests, refers_back
+from agents.language import asked_kind, best_passages, holds, names_nothing, normalize_space, refers_back
+from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
 from agents.outputs import TEXT_FORMATS, text_files
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
-from agents.toolkit.answer_kind import asked_kind, holds
 from agents.toolkit.cpu import off_loop_if_long, text_size
-from agents.toolkit.sentences import best_passages, normalize_space
-from agents.toolkit.superlatives import names_nothing
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
 PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)

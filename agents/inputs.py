@@ -6,8 +6,7 @@ import re
 from typing import Any
 
 from agents.base import DocumentText, TaskContext, TaskSpec
-from agents.phrases import target_language
-from agents.toolkit.language import LANGUAGE_NAMES
+from agents.language import LANGUAGE_NAMES, target_language
 
 
 def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:

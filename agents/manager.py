@@ -14,6 +14,7 @@ from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
+from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
 from agents.memory import PriorRound, Turn, continued_request, fit_history, previous_hint, render_catalogue
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
@@ -23,8 +24,6 @@ from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, valida
 from agents.registry import Registry
 from agents.repairs import close_json, repair_answer_language, repair_plan
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
-from agents.toolkit.language import detect_language, detector_loaded, load_detector
-from agents.toolkit.sentences import split_sentences, summarize
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 # Every key has all three languages; `say` falls back to English for any other language. A
 # phrase counting things is a pair (one, several), chosen by its `n`.
 PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
@@ -256,25 +254,20 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "das geplante Dokument {name} wurde nicht erstellt",
         "fr": "le document prévu {name} n'a pas été produit",
     },
+    "continuing": {
+        "en": "Continuing round {round}: reusing what it delivered ({done}); running again: {todo}.",
+        "de": "Fortsetzung von Runde {round}: Bereits Geliefertes wird übernommen ({done}); erneut ausgeführt: {todo}.",
+        "fr": "Reprise du tour {round} : ce qui a été livré est repris ({done}) ; relancé : {todo}.",
+    },
+    "nothing": {"en": "nothing", "de": "nichts", "fr": "rien"},
+    "report_name": {"en": "report", "de": "bericht", "fr": "rapport"},  # a written document's file name
+    "at_page": {"en": "page {at}", "de": "Seite {at}", "fr": "page {at}"},
+    "at_sheet": {"en": "sheet {at}", "de": "Blatt {at}", "fr": "feuille {at}"},
     "nothing_delivered": {
         "en": "no documents",
         "de": "keine Dokumente",
         "fr": "aucun document",
     },
-}
-
-# Names of languages as people write them in a request, in English, German and French.
-LANGUAGE_WORDS: dict[str, str] = {
-    "english": "en", "englisch": "en", "anglais": "en",
-    "german": "de", "deutsch": "de", "allemand": "de",
-    "french": "fr", "französisch": "fr", "franzosisch": "fr", "français": "fr", "francais": "fr",
-    "spanish": "es", "spanisch": "es", "espagnol": "es",
-    "italian": "it", "italienisch": "it", "italien": "it",
-    "portuguese": "pt", "portugiesisch": "pt", "portugais": "pt",
-    "dutch": "nl", "niederländisch": "nl", "néerlandais": "nl",
-    "chinese": "zh", "chinesisch": "zh", "chinois": "zh",
-    "japanese": "ja", "japanisch": "ja", "japonais": "ja",
-    "russian": "ru", "russisch": "ru", "russe": "ru",
 }
 
 # The name of a language in the reply language, for sentences such as "translation into ...".
@@ -285,9 +278,6 @@ LANGUAGE_LABELS: dict[str, dict[str, str]] = {
     "es": {"en": "Spanish", "de": "Spanische", "fr": "espagnol"},
     "it": {"en": "Italian", "de": "Italienische", "fr": "italien"},
 }
-
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-
 
 def say(key: str, language: str, **values: object) -> str:
     """The phrase `key` in `language` (English when that language is missing), filled in."""
@@ -305,32 +295,6 @@ def singular(count: object, language: str) -> bool:
     if not isinstance(count, int):
         return False
     return count in (0, 1) if language == "fr" else count == 1
-
-
-def target_language(text: str) -> str | None:
-    """The language a request asks to translate into ("into German", "auf Französisch"), if named."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    found: list[tuple[int, str]] = []
-    for index, word in enumerate(words):
-        code = _language_of(word)
-        if code:
-            found.append((index, code))
-    # "translate this German text into English": the language after "into" is the target.
-    for index, code in found:
-        if index > 0 and words[index - 1] in _INTO:
-            return code
-    return found[-1][1] if found else None
-
-
-_INTO = {"into", "to", "in", "ins", "auf", "nach", "en", "vers"}
-
-
-def _language_of(word: str) -> str | None:
-    for name, code in LANGUAGE_WORDS.items():
-        # German adjectives inflect ("ins Deutsche", "auf Französisch"): match on the stem.
-        if word == name or (len(name) > 5 and word.startswith(name[:-1])):
-            return code
-    return None
 
 
 def language_label(code: str, language: str) -> str:

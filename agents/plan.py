@@ -9,7 +9,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
-from agents.phrases import LANGUAGE_WORDS
+from agents.language import LANGUAGE_WORDS
 
 # Key names follow the seed's project-manager outputs (objWorkplan, objFinalDocuments, ...).
 _OUTPUT_SCHEMA: dict[str, Any] = {

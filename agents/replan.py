@@ -14,12 +14,12 @@ from typing import Protocol
 
 from agents.base import Plan, TaskSpec
 from agents.errors import PlanError
+from agents.language import split_sentences
 from agents.manager import PlanLimits, RoundInput, make_plan
 from agents.model import Model, ModelError, Usage
 from agents.plan import plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.scheduler import BUDGET
-from agents.toolkit.sentences import split_sentences
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Passage retrieval: documents cut into chunks that know their page, sheet or section, index terms
-(Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
+(`agents.language.index_terms`: Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
 
 The service keeps the chunks in a full-text index in its database (`app.store.search`); agents ask
 through the `Retriever` interface, and `MemoryRetriever` ranks in memory with the same functions
@@ -10,24 +10,28 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TypedDict, cast
 
 import numpy as np
-import Stemmer
-from stopwords import get_stopwords
 
 from agents.base import DocumentText, Passage
 from agents.embeddings import Embedder, fuse, vector_order
+from agents.language import (
+    content_words,
+    detect_language,
+    direction,
+    extreme_first,
+    index_terms,
+    query_languages,
+    query_terms,
+    row_passage,
+    split_sentences,
+    stems,
+)
 from agents.toolkit.cpu import LONG_TEXT, off_loop_if_long, text_size
-from agents.toolkit.language import detect_language
-from agents.toolkit.sentences import STOPWORDS as PROMPT_WORDS
-from agents.toolkit.sentences import split_sentences
-from agents.toolkit.superlatives import direction, extreme_first, row_passage
 
 CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants
@@ -40,12 +44,6 @@ K1, B = 1.2, 0.75  # BM25's usual constants
 # weighs both lists alike.
 CROSS_KEYWORD_WEIGHT = 0.0
 
-# Snowball algorithms by ISO 639-1 code; text in other languages is only case- and accent-folded.
-_ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
-               "nl": "dutch", "pt": "portuguese", "sv": "swedish", "da": "danish", "no": "norwegian",
-               "fi": "finnish", "ru": "russian", "hu": "hungarian", "ro": "romanian", "tr": "turkish"}
-_STOP_LANGUAGES = {"en": "english", "de": "german", "fr": "french"}
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"^[(+\-−]?[$€£¥]?\d[\d.,'’ ]*%?\)?$|^[—–-]$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _LOCATION = re.compile(r"^(?:(page|slide) (\d+)|sheet (.+))$", re.IGNORECASE)
@@ -62,66 +60,13 @@ class Chunk:
     section: str | None = None
 
 
-# ---- terms -----------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=32)
-def _stemmer(language: str) -> Stemmer.Stemmer | None:
-    algorithm = _ALGORITHMS.get(language)
-    return Stemmer.Stemmer(algorithm) if algorithm else None
-
-
-@lru_cache(maxsize=8)
-def stop_words(language: str) -> frozenset[str]:
-    """The Snowball stop words of an en/de/fr text (empty for other languages)."""
-    name = _STOP_LANGUAGES.get(language)
-    return frozenset(w.casefold() for w in get_stopwords(name)) if name else frozenset()
-
-
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def index_terms(text: str, language: str) -> list[str]:
-    """The text's index terms: words without the language's stop words, Snowball-stemmed, accents folded."""
-    stop = stop_words(language)
-    words = [w for w in (t.casefold() for t in _TOKEN.findall(text)) if w not in stop and (len(w) > 1 or w.isdigit())]
-    stemmer = _stemmer(language)
-    stems = stemmer.stemWords(words) if stemmer else words
-    return [_fold(s) for s in stems]
+# ---- terms ----------------------------------------------------------------------------------
 
 
 def chunk_terms(chunk: Chunk, language: str) -> list[str]:
     """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
     question about the comments finds the comments, not a paragraph that mentions one."""
     return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
-
-
-def query_languages(question: str, languages: Iterable[str]) -> list[str]:
-    """The languages a question's words are stemmed in: its own, then each of the documents' languages."""
-    return list(dict.fromkeys([detect_language(question, default="en"), *languages]))
-
-
-def query_terms(question: str, languages: Iterable[str]) -> list[str]:
-    """A question's terms, stemmed for its own language and every language of the documents it
-    searches (a German question over an English report still matches its numbers and names)."""
-    stemmed = query_languages(question, languages)
-    own = stemmed[0]
-    # A word in capitals is a name ("Zone NA", "the US"), even when it is a function word somewhere.
-    words = [t.casefold() for t in _TOKEN.findall(question)
-             if (len(t) > 1 and t.isupper()) or (t.casefold() not in PROMPT_WORDS and t.casefold() not in stop_words(own)
-                                                  and (len(t) > 1 or t.isdigit()))]
-    if not words:  # a question made only of common words still asks something
-        words = [w.casefold() for w in _TOKEN.findall(question)]
-    terms: list[str] = []
-    for language in stemmed:
-        stemmer = _stemmer(language)
-        for stem in (stemmer.stemWords(words) if stemmer else words):
-            folded = _fold(stem)
-            if folded not in terms:
-                terms.append(folded)
-    return terms
 
 
 def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
@@ -136,14 +81,9 @@ def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
     present: set[str] = set()
     for doc in documents:
         present.update(index_terms(doc.text, document_language(doc.items)))
-    words = [t for t in _TOKEN.findall(question) if len(t) >= 3 and t.casefold() not in PROMPT_WORDS
-             and t.casefold() not in stop_words(own)]
-    stemmer = _stemmer(own)
-    missing = []
-    for word in words:
-        stem = _fold(stemmer.stemWord(word.casefold()) if stemmer else word.casefold())
-        if stem not in present and not any(alt in present for alt in alternatives([stem])):
-            missing.append(word)
+    words = content_words(question, own, shortest=3)
+    missing = [word for word, stem in zip(words, stems([w.casefold() for w in words], own), strict=True)
+               if stem not in present and not any(alt in present for alt in alternatives([stem]))]
     return missing if words and 2 * len(missing) >= len(words) else []
 
 
@@ -309,7 +249,7 @@ def rank(question: str, query: Sequence[str], candidates: Sequence[Candidate], t
 def superlative_first(question: str, query: Sequence[str], scored: list[tuple[float, Candidate]],
                       languages: Sequence[str]) -> list[tuple[float, Candidate]]:
     """A ranking with the rows a superlative question asks for first ("the most Stanley Cups": the
-    rows by their number of cups, see `agents.toolkit.superlatives`); any other question's as it is."""
+    rows by their number of cups, see `agents.language.superlatives`); any other question's as it is."""
     if not direction(question):  # most questions: the order stands
         return scored
     stemmed = query_languages(question, languages)

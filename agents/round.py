@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.grounded import grounded, ungrounded
+from agents.language import load_detector, rounds_named
 from agents.manager import (
     FinalOutcome,
     PlanLimits,
@@ -40,10 +41,8 @@ from agents.memory import (
     recall_terms,
     reusable,
     round_turns,
-    rounds_named,
 )
 from agents.model import Model, ModelError, current_draft
-from agents.offline.model import OfflineModel
 from agents.outputs import capped
 from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
 from agents.questions import MAX_QUESTIONS
@@ -53,7 +52,6 @@ from agents.runner import run_task, task_context
 from agents.scheduler import BUDGET, first_tasks, run_plan
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil_if_long
-from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
@@ -165,10 +163,13 @@ class RoundHooks(Protocol):
 
 
 class Runner:
-    """A round's agent work with one model, one registry and the round's limits."""
+    """A round's agent work with one model, one registry and the round's limits; `fallback` writes the
+    final review when the model cannot (the service gives the offline model, `app.main.build_runtime`)."""
 
-    def __init__(self, model: Model, registry: Registry, limits: Limits, retriever: Retriever | None = None) -> None:
+    def __init__(self, model: Model, registry: Registry, limits: Limits, retriever: Retriever | None = None,
+                 fallback: Model | None = None) -> None:
         self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
+        self.fallback = fallback
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -283,9 +284,12 @@ class Runner:
                     skipped: dict[str, str], delivered: list[OutputFile],
                     failures: dict[str, str]) -> tuple[FinalOutcome, ModelError | None]:
         """The final review of what was delivered against the plan; when the model cannot write it, the
-        offline review (extractive, from the plan and the results) and the model's error."""
+        fallback's review (the offline model's: extractive, from the plan and the results) and the model's
+        error. Without a fallback the error is raised."""
         try:
             return await write_final(inp, plan, results, skipped, delivered, self.model, failures=failures), None
         except ModelError as exc:
-            return await write_final(inp, plan, results, skipped, delivered, OfflineModel(),
+            if self.fallback is None:
+                raise
+            return await write_final(inp, plan, results, skipped, delivered, self.fallback,
                                      failures=failures), exc

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.inputs import language_name, task_language
+from agents.language import detect_language
 from agents.model import Model
 from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
-from agents.toolkit.language import detect_language
 from agents.toolkit.tokens import count_long_texts
 
 if TYPE_CHECKING:

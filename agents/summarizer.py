@@ -6,11 +6,11 @@ from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
+from agents.language import informative_passages
 from agents.model import ModelRequest, lead
 from agents.outputs import TEXT_FORMATS, text_files
 from agents.phrases import say
 from agents.toolkit.cpu import off_gil_if_long
-from agents.toolkit.sentences import informative_passages
 from agents.toolkit.tokens import chunk_text, count_tokens_off_loop
 
 # A summary costs at most this many map calls whatever the text's length: a longer text is first

@@ -6,9 +6,10 @@ from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, language_name, task_documents
+from agents.language import target_language
 from agents.model import ModelRequest, lead
 from agents.outputs import TEXT_FORMATS, stem_of, text_files
-from agents.phrases import language_label, say, target_language
+from agents.phrases import language_label, say
 from agents.toolkit.tokens import chunk_text
 
 

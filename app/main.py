@@ -103,12 +103,18 @@ def cors_config(settings: Settings) -> CORSConfig | None:
                       expose_headers=["ETag", "Content-Disposition", "Content-Length", "X-Foreman-Workflow"], max_age=600)
 
 
+def offline_model() -> Model:
+    """The built-in offline model: where it is registered, the one module outside `agents/offline`
+    that names it (`tests/test_layers.py`)."""
+    from agents.offline import OfflineModel
+
+    return OfflineModel()
+
+
 def build_model(settings: Settings) -> Model:
     """The configured OpenAI-compatible endpoint, or the built-in offline model when there is none."""
     if settings.offline:
-        from agents.offline.model import OfflineModel
-
-        return OfflineModel()
+        return offline_model()
     from app.llm.client import OpenAIModel
 
     model = OpenAIModel(
@@ -147,7 +153,8 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now)
+                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+                   fallback=offline_model())
 
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:
@@ -257,8 +264,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         else:
             log.info("Model endpoint %s, model %s.", redact_url(settings.openai_base_url) if settings.openai_base_url
                      else "OpenAI", settings.llm_model)
+        from agents.language import load_detector
         from agents.toolkit.cpu import warm_processes
-        from agents.toolkit.language import load_detector
         from agents.toolkit.tokens import load_tokenizer
         from extractors.runner import ocr_available, warm_pool
 

@@ -32,7 +32,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from agents.toolkit.language import detect_language, load_detector  # noqa: E402
+from agents.language import detect_language, load_detector  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.heldout.cases import CASES, Case, judge, path  # noqa: E402
 

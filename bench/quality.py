@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.analyst import Analyst  # noqa: E402
 from agents.base import DocumentText, TaskContext, TaskSpec  # noqa: E402
+from agents.language import detect as language  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
-from agents.toolkit import language  # noqa: E402
 from agents.toolkit.files import xlsx_bytes  # noqa: E402
 from agents.toolkit.tables import find_tables  # noqa: E402
 from app.store.search import text_items  # noqa: E402

@@ -27,10 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.analyst import PASSAGES, Analyst, follow_up  # noqa: E402
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec  # noqa: E402
 from agents.embeddings import LocalE5  # noqa: E402
-from agents.memory import refers_back  # noqa: E402
+from agents.language import (
+    names_nothing,  # noqa: E402
+    refers_back,  # noqa: E402
+)
 from agents.offline import OfflineModel  # noqa: E402
 from agents.retrieval import MemoryRetriever  # noqa: E402
-from agents.toolkit.superlatives import names_nothing  # noqa: E402
 from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import (  # noqa: E402
@@ -125,12 +127,12 @@ async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODE
 # for a measurement (a rule measured as unneeded on the held-out set is deleted, and leaves here).
 # Removed after measurement: the same-meaning stems (revenue/sales/Umsatz/ventes; held-out unchanged).
 def _without_superlatives() -> contextlib.AbstractContextManager:
-    """Ranking without the superlative word lists' reordering (agents.toolkit.superlatives)."""
+    """Ranking without the superlative word lists' reordering (agents.language.superlatives)."""
     return mock.patch("agents.retrieval.direction", lambda question: 0)
 
 
 def _without_follow_up_words() -> contextlib.AbstractContextManager:
-    """Follow-ups not read by their pronouns and few words (agents.memory.refers_back); a question
+    """Follow-ups not read by their pronouns and few words (agents.language.refers_back); a question
     whose own words find nothing is still read with the one before it."""
     stack = contextlib.ExitStack()
     for where in ("agents.analyst.refers_back", f"{__name__}.refers_back"):
@@ -139,8 +141,8 @@ def _without_follow_up_words() -> contextlib.AbstractContextManager:
 
 
 RULES: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
-    "superlative rows first (agents.toolkit.superlatives in the ranking)": _without_superlatives,
-    "follow-up pronouns and few words (agents.memory.refers_back)": _without_follow_up_words,
+    "superlative rows first (agents.language.superlatives in the ranking)": _without_superlatives,
+    "follow-up pronouns and few words (agents.language.refers_back)": _without_follow_up_words,
 }
 
 

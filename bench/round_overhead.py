@@ -39,8 +39,8 @@ import sqlalchemy as sa
 import uvloop
 from common import ROOT
 
+from agents.language import load_detector
 from agents.registry import build_registry
-from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import load_tokenizer
 from app.config import Settings
 from app.contract.schemas import StartRequest

@@ -1,7 +1,7 @@
 """The language of a text from its script, its function words and its letters: cheap, no model.
 
 It names 16 languages (see `WORDS`); extractors' summaries use it as it is, and
-`agents.toolkit.language` asks it when py3langid is unsure about a short prompt.
+`agents.language.detect` asks it when py3langid is unsure about a short prompt.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ ALLOWED = {
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
 ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors")
+# The one module outside `agents/offline` that may import the offline model: where it is registered.
+OFFLINE_REGISTERED_IN = "app.main"
 
 
 def _modules() -> dict[str, Path]:
@@ -102,6 +104,27 @@ def test_the_round_engine_imports_one_agents_entry_point() -> None:
            for target in _imports(path, modules)
            if wing(target) == "agents" and not target.startswith(ROUNDS_MAY_IMPORT)]
     assert not bad, "app/rounds drives agents through agents.round only:\n" + "\n".join(sorted(bad))
+
+
+def test_the_offline_model_is_a_leaf() -> None:
+    modules = _modules()
+    bad = [f"{name} -> {target}" for name, path in modules.items()
+           if not name.startswith("agents.offline") and name != OFFLINE_REGISTERED_IN
+           for target in _imports(path, modules) if target.startswith("agents.offline")]
+    assert not bad, f"only {OFFLINE_REGISTERED_IN} names the offline model:\n" + "\n".join(sorted(bad))
+
+
+def test_language_is_read_in_one_package_behind_its_interface() -> None:
+    """`agents/language` imports no other `agents` module (only `extractors`, below every agent), and
+    the rest of the tree imports its interface, `agents.language`, not its modules."""
+    modules = _modules()
+    inside = [f"{name} -> {target}" for name, path in modules.items() if name.startswith("agents.language")
+              for target in _imports(path, modules)
+              if wing(target) == "agents" and not target.startswith("agents.language")]
+    assert not inside, "agents/language imports only itself and extractors:\n" + "\n".join(sorted(inside))
+    around = [f"{name} -> {target}" for name, path in modules.items() if not name.startswith("agents.language")
+              for target in _imports(path, modules) if target.startswith("agents.language.")]
+    assert not around, "import agents.language, not its modules:\n" + "\n".join(sorted(around))
 
 
 def test_no_module_imports_itself_back() -> None:

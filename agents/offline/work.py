@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents.language import best_passages, summarize
 from agents.phrases import say
-from agents.toolkit.sentences import best_passages, summarize
 from agents.toolkit.tables import tables_from_text
 from agents.toolkit.tokens import count_tokens
 
@@ -63,15 +63,14 @@ def passages(question: str, text: str) -> list[str]:
     return (full or found)[:PASSAGES]
 
 
-_PLACES = {"en": ("page", "sheet"), "de": ("Seite", "Blatt"), "fr": ("page", "feuille")}
 CITED_SHARE = 0.6  # further passages are quoted when they score at least this share of the best
 
 
 def where(passage: Mapping[str, Any], language: str) -> str:
     """"contract.pdf, page 3" in the reply's language."""
-    page, sheet = _PLACES.get(language, _PLACES["en"])
-    place = (f"{page} {passage['page']}" if passage.get("page") else f"{sheet} {passage['sheet']}"
-             if passage.get("sheet") else str(passage.get("section") or ""))
+    place = (say("at_page", language, at=passage["page"]) if passage.get("page")
+             else say("at_sheet", language, at=passage["sheet"]) if passage.get("sheet")
+             else str(passage.get("section") or ""))
     return f"{passage.get('name', '')}, {place}" if place else str(passage.get("name", ""))
 
 

@@ -37,6 +37,7 @@ class Runtime:
     retriever: IndexRetriever
     rounds: RoundData
     clock: Callable[[], datetime]
+    fallback: Model | None = None  # writes the final review when `model` cannot (the offline model)
 
 
 def runner_of(rt: Runtime) -> Runner:
@@ -44,4 +45,4 @@ def runner_of(rt: Runtime) -> Runner:
     s = rt.settings
     return Runner(rt.model, rt.registry, Limits(max_tasks=s.max_tasks_per_plan, task_concurrency=s.task_concurrency,
                                                 max_round_tokens=s.max_round_tokens, max_replans=s.max_replans,
-                                                max_task_outputs=s.max_task_outputs), rt.retriever)
+                                                max_task_outputs=s.max_task_outputs), rt.retriever, fallback=rt.fallback)

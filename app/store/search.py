@@ -12,6 +12,7 @@ import numpy as np
 
 from agents.base import DocumentText, Passage
 from agents.embeddings import scores_order as vector_order_of
+from agents.language import query_terms
 from agents.retrieval import (
     Candidate,
     bm25,
@@ -19,7 +20,6 @@ from agents.retrieval import (
     chunk_terms,
     document_language,
     hybrid,
-    query_terms,
     rank,
     rank_documents,
     searched_terms,

@@ -9,8 +9,8 @@ import pytest
 
 from agents.analyst import Analyst
 from agents.base import TaskContext, TaskSpec
+from agents.language import DATE, NUMBER, PRICE, asked_kind, holds
 from agents.offline import OfflineModel
-from agents.toolkit.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
 from tests.agents.conftest import text_document
 
 GUIDES = {

@@ -8,11 +8,11 @@ import pytest
 
 from agents.base import TaskContext, TaskSpec
 from agents.calls import input_budget
+from agents.language import informative_passages
 from agents.offline import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
 from agents.summarizer import MAP_PARTS, part_limit
-from agents.toolkit.sentences import informative_passages
 from tests.agents.conftest import RecordingModel, load_document, squash, text_document
 
 

@@ -182,7 +182,7 @@ async def test_the_detector_decides_the_language_and_the_model_only_breaks_a_tie
     model = ScriptedModel(plan_json(t("t1", "summarizer", ["a.txt"]), language="fr"))
     assert (await make_plan(german, model, build_registry(entry_points=False))).plan.language == "de"
     # A one-word prompt the detector has no evidence on: the model's userLanguage breaks the tie.
-    from agents.toolkit.language import detect_language
+    from agents.language import detect_language
 
     terse = RoundInput(prompt="Kurzfassung", documents=[text_document("a.txt", "Text.")])
     model = ScriptedModel(plan_json(t("t1", "summarizer", ["a.txt"]), language="fr"))

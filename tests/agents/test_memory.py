@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.base import Plan, TaskSpec
+from agents.language import refers_back, resolve_references, rounds_named, split_sentences, wants_continuation
 from agents.memory import (
     PriorRound,
     PriorTask,
@@ -12,15 +13,10 @@ from agents.memory import (
     fit_history,
     history_entries,
     recall_terms,
-    refers_back,
     render_catalogue,
-    resolve_references,
     reusable,
     round_turns,
-    rounds_named,
-    wants_continuation,
 )
-from agents.toolkit.sentences import split_sentences
 from agents.toolkit.tokens import count_tokens
 
 LONG = " ".join(f"Sentence number {i} tells the reader about topic {i} in some detail." for i in range(60))

@@ -11,13 +11,13 @@ import asyncio
 from contextlib import asynccontextmanager
 
 from agents.base import OutputSpec, TaskContext, TaskSpec
+from agents.language import load_detector
 from agents.manager import RoundInput, make_plan
 from agents.model import ModelRequest
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
 from agents.runner import run_task
 from agents.summarizer import MAP_PARTS
-from agents.toolkit.language import load_detector
 from agents.toolkit.tokens import TRUNCATED
 from tests.agents.conftest import load_document
 from tests.harness import plan_of

@@ -6,8 +6,9 @@ import string
 
 import pytest
 
-from agents.offline.planner import detect_intents, plan_offline, question_of
-from agents.phrases import PHRASES, say, target_language
+from agents.language import detect_intents, question_of, target_language
+from agents.offline.planner import plan_offline
+from agents.phrases import PHRASES, say
 from agents.plan import parse_plan, validate_plan
 from agents.registry import build_registry
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
+from agents.language import load_detector
 from agents.manager import RoundInput, make_plan
 from agents.plan import validate_plan
 from agents.registry import build_registry
 from agents.repairs import close_json, closest_agent, repair_answer_language, repair_plan
-from agents.toolkit.language import load_detector
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import text_document
 from tests.openai_stub import OpenAIStub, Reply, Truncated, no_remote_network, openai_stub  # noqa: F401

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from agents.analyst import Analyst
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec
-from agents.retrieval import chunk_items, index_terms, query_terms, rank_documents, without_copies
+from agents.language import index_terms, query_terms
+from agents.retrieval import chunk_items, rank_documents, without_copies
 from tests.scripted import ScriptedModel
 
 

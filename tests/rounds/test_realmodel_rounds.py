@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agents.language import detect_language
 from agents.phrases import say
-from agents.toolkit.language import detect_language
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
 from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
 from tests.relay import Relay

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.toolkit.language import LANGUAGE_NAMES, detect_language
+from agents.language import LANGUAGE_NAMES, detect_language
 from tests import corpus
 
 PROMPTS = [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.toolkit.sentences import best_passages, normalize_space, split_sentences, summarize
+from agents.language import best_passages, normalize_space, split_sentences, summarize
 from tests import corpus
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.retrieval import index_terms
-from agents.toolkit.superlatives import direction, extreme_first, names_nothing, qualified, row_cells, value_of
+from agents.language import direction, extreme_first, index_terms, names_nothing, qualified, row_cells, value_of
 
 
 def terms(words: str) -> set[str]:

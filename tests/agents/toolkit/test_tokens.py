@@ -2,8 +2,8 @@
 
 import pytest
 
+from agents.language import split_sentences
 from agents.toolkit import tokens
-from agents.toolkit.sentences import split_sentences
 from agents.toolkit.tokens import TRUNCATED, chunk_text, context_size, count_tokens, fit_to_budget
 from tests import corpus
 

@@ -7,9 +7,9 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping
-from functools import lru_cache
 
-from extractors.language import WORDS
+from agents.language.detect import detect_language
+from agents.language.words import common_words, light_stem, stems
 
 # Sentence ends that a following capitalised word does not confirm: titles, initials,
 # common abbreviations in English, German and French (compared case-folded, without the dot).
@@ -23,15 +23,6 @@ _MONTHS = frozenset(
     """januar februar märz april mai juni juli august september oktober november dezember
     jänner""".split()
 )
-_CONTENT = frozenset(
-    """document documents report file files table tables text page pages dokument dokumente
-    dokuments bericht berichte datei dateien tabelle tabellen seite seiten fichier fichiers
-    tableau tableaux rapport documento documenti informe archivo tabla rapporto tabella
-    verslag bestand bestanden tabel relatório arquivo tabela""".split()
-)
-# Function and prompt words of every supported language; they carry no topic.
-STOPWORDS = frozenset().union(*WORDS.values()) - _CONTENT
-
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _END = re.compile(r"[.!?…؟।۔]+[\"'»”’)\]]*(?=\s)|[。！？]+[」』”’)]*")
@@ -80,7 +71,7 @@ def _line_break(prev: str, nxt: str, width: int) -> bool:
     if _CJK_CHAR.match(prev[-1:]) and _CJK_CHAR.match(nxt[:1]):
         return False
     last = prev.rsplit(None, 1)[-1]
-    if last.islower() and last in STOPWORDS or prev.endswith((",", "-")):
+    if last.islower() and last in common_words() or prev.endswith((",", "-")):
         return False  # "... for Dynamic\nLanguages" style titles: nothing ends on "for" or ","
     # A line much shorter than its block's longest line ended before the wrap width: it is a
     # heading or the end of a paragraph, not a wrapped line.
@@ -154,44 +145,20 @@ def _meaningful(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-_SUFFIXES = (
-    "ations", "ation", "ements", "ement", "ments", "ment", "ungen", "ung", "ness", "ings",
-    "ing", "ies", "ied", "ed", "es", "en", "er", "s", "e",
-)
-
-
-def _stem(word: str) -> str:
-    """A light, language-agnostic stem: common suffix off, then cut to 7 characters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
-            break
-    return word[:7]
-
-
-def terms(text: str, keep_stopwords: bool = False) -> list[str]:
-    """Index terms of a text: stemmed words without stopwords, character bigrams for CJK."""
+def terms(text: str, language: str | None = None, keep_stopwords: bool = False) -> list[str]:
+    """Index terms of a text: its words without the common words (`agents.language.words`), Snowball
+    stems in `language` or, without one, light stems; character bigrams for Chinese and Japanese."""
     out: list[str] = []
+    words: list[str] = []
+    stop = common_words()
     for token in _TOKEN.findall(text):
         if _CJK_CHAR.match(token):
             out.extend(token[i : i + 2] for i in range(max(1, len(token) - 1)))
             continue
         folded = token.casefold()
-        if not keep_stopwords and (folded in STOPWORDS or len(folded) < 2):
-            continue
-        out.append(_term(folded))
-    return out
-
-
-@lru_cache(maxsize=1 << 16)
-def _term(word: str) -> str:
-    # Real text repeats its words; folding and stemming each once keeps big documents fast.
-    return _stem(_fold(word))
+        if keep_stopwords or (folded not in stop and len(folded) >= 2):
+            words.append(folded)
+    return out + (stems(words, language) if language else [light_stem(w) for w in words])
 
 
 def _words(sentence: str) -> float:
@@ -298,10 +265,11 @@ def best_passages(question: str, text: str, k: int = 3) -> list[str]:
     spans = _spans(text)
     if not spans or k < 1:
         return []
-    query = set(terms(question)) or set(terms(question, keep_stopwords=True))
+    language = detect_language(text)
+    query = set(terms(question, language)) or set(terms(question, language, keep_stopwords=True))
     if not query:
         return []
-    bags = [terms(text[s:e]) for s, e, _ in spans]
+    bags = [terms(text[s:e], language) for s, e, _ in spans]
     n = len(bags)
     df = Counter(t for bag in bags for t in set(bag))
     # Words the text never uses exactly may still share a stem prefix ("Cups" ~ "cup",
@@ -357,7 +325,8 @@ def informative_passages(passages: list[str], k: int) -> list[int]:
         return list(range(n))
     if k < 1:
         return []
-    bags = [[t for t in _TOKEN.findall(p.lower()) if len(t) > 2 and t not in STOPWORDS] for p in passages]
+    stop = common_words()
+    bags = [[t for t in _TOKEN.findall(p.lower()) if len(t) > 2 and t not in stop] for p in passages]
     df = Counter(t for bag in bags for t in set(bag))
     idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
     vectors = []

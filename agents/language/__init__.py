@@ -1,0 +1,76 @@
+"""Everything that reads natural language, behind one small interface: the language of a text and the
+one a request asks for, sentences, words (one tokenizer, one stemmer, one stop-word source), what a
+request asks for (its intents, the kind of fact, a superlative) and what it points back at.
+
+Callers import from here, not from the modules (`tests/test_layers.py` checks it); the package
+imports no other `agents` module, only `extractors` (the script and word detector, number parsing).
+
+| module | reads |
+|---|---|
+| `detect` | a text's language: py3langid, the word detector of `extractors.language` for short prompts |
+| `target` | the language a request names ("into German") |
+| `words` | tokens, Snowball stems (PyStemmer), stop words (the `stopwords` package), a question's terms |
+| `sentences` | sentences, extractive summaries, the passages that match a question |
+| `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
+| `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
+| `superlatives` | "the most ...": the rows of the column a superlative question names, in order |
+| `references` | follow-up questions, the documents a request names, "continue" |
+"""
+
+from __future__ import annotations
+
+from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
+from agents.language.detect import LANGUAGE_NAMES, detect_language, detector_loaded, load_detector
+from agents.language.intents import (
+    Intent,
+    detect_intents,
+    document_formats,
+    is_direct_question,
+    question_of,
+    table_formats,
+)
+from agents.language.references import (
+    ANSWER,
+    refers_back,
+    resolve_references,
+    rounds_named,
+    wants_continuation,
+)
+from agents.language.sentences import (
+    best_passages,
+    informative_passages,
+    normalize_space,
+    split_sentences,
+    summarize,
+)
+from agents.language.superlatives import (
+    direction,
+    extreme_first,
+    names_nothing,
+    qualified,
+    row_cells,
+    row_passage,
+    value_of,
+)
+from agents.language.target import LANGUAGE_WORDS, target_language
+from agents.language.words import (
+    common_words,
+    content_words,
+    fold,
+    index_terms,
+    query_languages,
+    query_terms,
+    stems,
+    stop_words,
+    tokens,
+)
+
+__all__ = [
+    "ANSWER", "DATE", "LANGUAGE_NAMES", "LANGUAGE_WORDS", "NUMBER", "PRICE", "Intent", "asked_kind",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded",
+    "direction", "document_formats", "extreme_first", "fold", "holds", "index_terms", "informative_passages",
+    "is_direct_question", "load_detector", "names_nothing", "normalize_space", "qualified", "query_languages",
+    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "row_cells",
+    "row_passage", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language",
+    "tokens", "value_of", "wants_continuation",
+]

@@ -1,0 +1,168 @@
+"""What a request points back at: a follow-up question's earlier one ("And in 2022?"), the documents
+it names by file name, a word of the name, kind ("the Excel from before"), position ("the second
+one") or as what the user saw ("translate that", "the summary of round 2"), and a request to carry
+on with an interrupted round. Regular expressions over the request, in en/de/fr. Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ANSWER = "answer"  # the origin of an earlier step's text, as a document a request can name
+
+# A question that goes on from the one before and points back at what it asked: "And what was it
+# in 2022?", "Und wie hoch war er 2022?", "Et en 2022 ?". Its own words name only what changed.
+FEW_WORDS = 5  # "And in Zone NA?": a follow-up that says only what changed
+_GOES_ON = re.compile(r"^\W*(?:and|und|et)\b", re.IGNORECASE)
+# Only pronouns that are nothing else: "en", "le", "das", "es", "sie" are also prepositions,
+# articles or "there is" ("Et en quelle année Molière est-il mort ?" asks a question of its own).
+_POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|er|ihn|davon|dies|cela|ça|celui|celle)\b", re.IGNORECASE)
+
+
+def refers_back(question: str) -> bool:
+    """Whether a question begins as a follow-up ("And …") and names what it asks by a pronoun, or
+    names only what changed in a few words ("And in Zone NA?", "Und 2022?")."""
+    if not _GOES_ON.match(question):
+        return False
+    return bool(_POINTS_BACK.search(question)) or len(re.findall(r"\w+", question)) <= FEW_WORDS
+
+
+# Kinds of document a request names without naming the file, in en/de/fr.
+_KINDS: dict[str, tuple[str, ...]] = {
+    r"\b(?:excel|workbooks?|xlsx?|arbeitsmappe|classeurs?)\b": ("xlsx", "xls", "xlsm", "ods"),
+    r"\b(?:spreadsheets?|tabellenkalkulation|feuilles? de calcul)\b": ("xlsx", "xls", "xlsm", "ods", "csv", "tsv"),
+    r"\bcsv\b": ("csv",),
+    r"\bpdfs?\b": ("pdf",),
+    r"\b(?:word|docx|word-dokument)\b": ("docx", "doc", "odt"),
+    r"\b(?:powerpoint|pptx|slides?|folien|präsentation|diapositives?|présentation)\b": ("pptx", "ppt", "odp"),
+    r"\b(?:images?|photos?|bild|bilder|scans?|png|jpe?g)\b": ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif"),
+}
+_EARLIER = re.compile(r"\b(?:before|earlier|previous|last time|vorhin|vorher|davor|früher|zuvor|"
+                      r"avant|précédent\w*|tout à l'heure|plus tôt)\b")
+_WORD = re.compile(r"[^\W\d_]{4,}")
+# Words that name what is asked for rather than which document: "extract the tables" must not
+# pick "a-tables.xlsx" out of several uploads.
+_GENERIC = frozenset("""file files document documents datei dateien dokument dokumente fichier fichiers
+    from and this that diese dieser dieses cette report reports table tables summary summaries data text
+    texts excel word pdf csv sheet sheets bericht berichte tabelle tabellen zusammenfassung daten
+    rapport rapports tableau tableaux résumé données texte sample test example""".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _GENERIC}
+
+
+def _stem_of(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def _spelt(stem: str, text: str) -> bool:
+    return (len(stem) >= 4 and stem not in _GENERIC
+            and re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", text) is not None)
+
+
+# "translate that", "fasse das zusammen", "traduis ça": a verb of work on a pronoun points at the
+# last thing the user saw; "the second one", "der zweite", "le deuxième" at the user's uploads, in order.
+_THAT = re.compile(
+    r"\b(?:translate|summari[sz]e|shorten|rewrite|rephrase|export|save|format|convert|turn|put|send|"
+    r"übersetze?|fasse?|kürze?|formuliere?|speichere?|exportiere?|traduis|traduire|résume|résumer|"
+    r"raccourcis|réécris|reformule|enregistre|exporte)\s+(?:that|this|it|das|dies|es|ça|cela|le|la)\b"
+    r"|\bl'(?:traduire|résumer)\b|\b(?:traduis|résume)[- ]le\b")
+_ORDINALS = {
+    1: r"first|erste[nrs]?|premi(?:er|ère)", 2: r"second|zweite[nrs]?|deuxième|seconde?",
+    3: r"third|dritte[nrs]?|troisième", 4: r"fourth|vierte[nrs]?|quatrième", -1: r"last|letzte[nrs]?|derni(?:er|ère)",
+}
+_ORDINAL = re.compile(
+    r"\b(?:the|der|die|das|den|dem|le|la)\s+(" + "|".join(f"(?P<n{i if i > 0 else 'l'}>{w})"
+                                                       for i, w in _ORDINALS.items()) +
+    r")(?:\s+(?:one|document|file|upload|eine?|dokument|datei|fichier)\b"
+    r"|(?=\s*(?:[.,;!?]|$|only\b|nur\b|zusammen\b|seulement\b|uniquement\b)))")
+
+
+_KIND_WORDS = {"summary": "summary", "zusammenfassung": "summary", "résumé": "summary",
+               "translation": "translation", "übersetzung": "translation", "traduction": "translation",
+               "answer": "answer", "antwort": "answer", "réponse": "answer", "report": "report", "bericht": "report",
+               "rapport": "report"}
+_OF_ROUND = re.compile(r"\b(" + "|".join(_KIND_WORDS) + r")\s+(?:of|from|in|aus|von|der|du|de la|de)\s+"
+                       r"(?:the\s+)?(?:round|runde|tour)\s+(\d+)")
+
+
+_ROUND_NAMED = re.compile(r"\b(?:round|runde|tour)\s+(\d+)\b", re.IGNORECASE)  # the words `_OF_ROUND` reads
+
+
+def rounds_named(prompt: str) -> list[int]:
+    """The rounds a request names by number ("the summary of round 2"), in order."""
+    return list(dict.fromkeys(int(n) for n in _ROUND_NAMED.findall(prompt)))
+
+
+def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What "the summary of round 2", "that" or "the second one" points at, else []."""
+    of_round = _OF_ROUND.search(text)
+    if of_round:
+        kind, number = _KIND_WORDS[of_round.group(1)], int(of_round.group(2))
+        named = [str(f["name"]) for f in facts if f.get("origin") == ANSWER and int(f.get("round") or 0) == number
+                 and str(f["name"]).startswith(kind)]
+        if named:
+            return named
+    found = _ORDINAL.search(text)
+    uploads = sorted((f for f in facts if f.get("origin", "uploaded") == "uploaded"),
+                     key=lambda f: int(f.get("round") or 0))  # stable: each round's own order is kept
+    if found and uploads:
+        n = next(int(k[1:]) if k != "nl" else -1 for k, v in found.groupdict().items() if v)
+        if n == -1 or n <= len(uploads):
+            return [str(uploads[n - 1 if n > 0 else -1]["name"])]
+    if _THAT.search(text):
+        answers = [f for f in facts if f.get("origin") == ANSWER]
+        if answers:
+            newest = max(int(f.get("round") or 0) for f in answers)
+            return [str(f["name"]) for f in answers if int(f.get("round") or 0) == newest][-1:]
+    return []
+
+
+def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents the request refers to by file name, by a word of their name ("the contract"
+    for contract.pdf), by kind ("the Excel from before"), or as what the user saw ("that" for the
+    last step's text, "the second one" for the second upload); empty when it names none."""
+    text = prompt.casefold()
+    names = [str(f["name"]) for f in facts]
+    # A full file name or its stem, spelt out.
+    named = [n for n in names if n.casefold() in text or _spelt(_stem_of(n).casefold(), text)]
+    if named:
+        return named
+    # A word of the name ("the contract" for "Contract_2024.pdf", "the cups" for "stanley-cups.tsv").
+    asked = _words(re.sub(r"[`'\"]", " ", text))
+    by_word = [str(f["name"]) for f in facts if f.get("origin") != ANSWER
+               and asked & _words(re.sub(r"[-_.]", " ", _stem_of(str(f["name"]))))]
+    if by_word:
+        return by_word
+    earlier = bool(_EARLIER.search(text))
+    if not earlier and any(f.get("new") for f in facts):
+        return []  # "the PDF" among this round's uploads is what the request is about, not a pick
+    pointed = _pointed(text, facts)
+    if pointed:
+        return pointed
+    pool = [f for f in facts if not (earlier and f.get("new"))]
+    for pattern, exts in _KINDS.items():
+        if not re.search(pattern, text):
+            continue
+        kind = [f for f in pool if str(f.get("ext") or "").lower() in exts]
+        if kind and earlier:  # "the Excel from before": the latest round that had one
+            newest = max(int(f.get("round") or 0) for f in kind)
+            kind = [f for f in kind if int(f.get("round") or 0) == newest]
+        if kind:
+            return [str(f["name"]) for f in kind]
+    return []
+
+
+_CONTINUE = re.compile(
+    r"^\s*(?:please\s+|bitte\s+)?(?:continue|carry on|go on|resume|keep going|proceed|weiter\w*|fortfahren|"
+    r"fahre? fort|mach(?:e)? weiter|continue[rz]?|continuons|reprend\w*|poursui\w*)\b"
+    r"|\b(?:where you (?:left off|stopped)|wo du aufgehört|là où tu t'es arrêté|là où vous vous êtes arrêté)",
+    re.IGNORECASE)
+
+
+def wants_continuation(prompt: str) -> bool:
+    """Whether the request asks to carry on with what the last round did not finish."""
+    return bool(_CONTINUE.search(prompt))

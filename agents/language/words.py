@@ -1,0 +1,129 @@
+"""Words: the one tokenizer, stemmer and stop-word source of the code that reads natural language.
+
+Stems are Snowball's (PyStemmer, 15 languages), accents folded after stemming; text in another
+language is only case- and accent-folded. Stop words are the `stopwords` package's list for the
+language (what an index leaves out); a question also leaves out the common words, the function
+words and words of asking of the word detector's seven languages ("please", "summarize",
+"welche", "combien"): they say what a request wants done, not what it is about. Extractive
+summaries use a light stem of their own (`light_stem`, why there). Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import Stemmer
+from stopwords import LANGUAGE_MAPPING, get_stopwords
+
+from agents.language.detect import detect_language
+from extractors.language import WORDS
+
+# Snowball algorithms by ISO 639-1 code.
+_ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+               "nl": "dutch", "pt": "portuguese", "sv": "swedish", "da": "danish", "no": "norwegian",
+               "fi": "finnish", "ru": "russian", "hu": "hungarian", "ro": "romanian", "tr": "turkish"}
+# Words the word detector knows (`extractors.language.WORDS`: function words and the words of asking
+# of seven languages) that name what a request is about.
+_CONTENT = frozenset(
+    """document documents report file files table tables text page pages dokument dokumente
+    dokuments bericht berichte datei dateien tabelle tabellen seite seiten fichier fichiers
+    tableau tableaux rapport documento documenti informe archivo tabla rapporto tabella
+    verslag bestand bestanden tabel relatório arquivo tabela""".split()
+)
+# A language-agnostic stem for extractive summaries (see `light_stem`).
+_SUFFIXES = ("ations", "ation", "ements", "ement", "ments", "ment", "ungen", "ung", "ness", "ings",
+             "ing", "ies", "ied", "ed", "es", "en", "er", "s", "e")
+TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """The text's words and numbers, as written."""
+    return TOKEN.findall(text)
+
+
+def fold(word: str) -> str:
+    """The word without its accents (case kept)."""
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@lru_cache(maxsize=32)
+def _stemmer(language: str) -> Stemmer.Stemmer | None:
+    algorithm = _ALGORITHMS.get(language)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
+
+
+def stems(words: Sequence[str], language: str) -> list[str]:
+    """The words' Snowball stems in `language` (the words themselves for a language without one), accents folded."""
+    stemmer = _stemmer(language)
+    return [fold(s) for s in (stemmer.stemWords(list(words)) if stemmer else words)]
+
+
+@lru_cache(maxsize=64)
+def stop_words(language: str) -> frozenset[str]:
+    """The language's stop words, case-folded: what an index leaves out (empty for a language the
+    `stopwords` package does not know)."""
+    name = LANGUAGE_MAPPING.get(language)
+    return frozenset(w.casefold() for w in get_stopwords(name)) if name else frozenset()
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """The function words and words of asking of every language the word detector knows ("the",
+    "welche", "please", "summarize", "combien"): what no question is about, whatever its language,
+    and what no sentence ends on."""
+    return frozenset().union(*WORDS.values()) - _CONTENT
+
+
+@lru_cache(maxsize=1 << 16)
+def light_stem(word: str) -> str:
+    """A language-agnostic stem, for extractive summaries only: the word folded, a common suffix off,
+    cut to 7 characters. Snowball's stems in its place pick other sentences: on tracemonkey.pdf the
+    summary loses the one that states the paper's contribution (tests/toolkit/test_sentences.py),
+    and no summary measure beyond that one exists yet to choose by."""
+    word = fold(word.casefold())
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return word[:7]
+
+
+def index_terms(text: str, language: str) -> list[str]:
+    """The text's index terms: words without the language's stop words, Snowball-stemmed, accents folded."""
+    stop = stop_words(language)
+    words = [w for w in (t.casefold() for t in tokens(text)) if w not in stop and (len(w) > 1 or w.isdigit())]
+    return stems(words, language)
+
+
+def query_languages(question: str, languages: Iterable[str]) -> list[str]:
+    """The languages a question's words are stemmed in: its own, then each of the documents' languages."""
+    return list(dict.fromkeys([detect_language(question, default="en"), *languages]))
+
+
+def content_words(question: str, language: str, shortest: int = 1) -> list[str]:
+    """The question's words that say what it is about: not a stop word of its language or of asking
+    in any answer language, at least `shortest` letters (one letter only for a number). A word in
+    capitals is a name ("Zone NA", "the US"), even when it is a function word somewhere."""
+    stop = stop_words(language) | common_words()
+    return [t for t in tokens(question)
+            if (len(t) > 1 and t.isupper() and shortest <= 1)
+            or (t.casefold() not in stop and len(t) >= shortest and (len(t) > 1 or t.isdigit()))]
+
+
+def query_terms(question: str, languages: Iterable[str]) -> list[str]:
+    """A question's terms, stemmed for its own language and every language of the documents it
+    searches (a German question over an English report still matches its numbers and names)."""
+    stemmed = query_languages(question, languages)
+    words = [w.casefold() for w in content_words(question, stemmed[0])]
+    if not words:  # a question made only of common words still asks something
+        words = [w.casefold() for w in tokens(question)]
+    terms: list[str] = []
+    for language in stemmed:
+        for stem in stems(words, language):
+            if stem not in terms:
+                terms.append(stem)
+    return terms
