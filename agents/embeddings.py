@@ -193,21 +193,19 @@ def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, floa
 
 def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
          weights: tuple[float, float] = (1.0, 1.0),
-         keyword_weight: Callable[[object], float] | None = None) -> list[tuple[float, object]]:
+         key_weights: Callable[[object], tuple[float, float]] | None = None) -> list[tuple[float, object]]:
     """Reciprocal rank fusion of two rankings of keys, best first: each key scores
     sum(weight / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
 
     RRF needs no calibration of BM25 scores against cosines (which move with the model and the
     document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
     the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
-    vector lists'; `keyword_weight`, when given, scales each key's keyword weight (see
-    `agents.retrieval.hybrid`: a keyword match counts for little in a passage of another language
-    than the question's)."""
+    vector lists'; `key_weights`, when given, scales them per key (see `agents.retrieval.hybrid`:
+    a keyword match says little of a passage in another language than the question's)."""
     scores: dict[object, float] = {}
-    for rank_, key in enumerate(keyword[:depth], 1):
-        weight = weights[0] * (keyword_weight(key) if keyword_weight else 1.0)
-        scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
-    for rank_, key in enumerate(vector[:depth], 1):
-        scores[key] = scores.get(key, 0.0) + weights[1] / (k + rank_)
+    for ranking, side in ((keyword[:depth], 0), (vector[:depth], 1)):
+        for rank_, key in enumerate(ranking, 1):
+            weight = weights[side] * (key_weights(key)[side] if key_weights else 1.0)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
     order = {key: i for i, key in enumerate(keyword)}
     return sorted(((s, key) for key, s in scores.items()), key=lambda sk: (-sk[0], order.get(sk[1], len(order))))
