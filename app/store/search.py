@@ -11,6 +11,7 @@ from typing import Any, cast
 import numpy as np
 
 from agents.base import DocumentText, Passage
+from agents.embeddings import cosines
 from agents.embeddings import scores_order as vector_order_of
 from agents.retrieval import (
     Candidate,
@@ -156,7 +157,7 @@ class IndexRetriever:
 def _nearness(matrices: Sequence[tuple[np.ndarray, np.ndarray]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:
     """The chunk ids of these files and (position, cosine) of the nearest, nearest first."""
     ids = np.concatenate([m[0] for m in matrices])
-    return ids, vector_order_of(np.concatenate([m[1] @ question for m in matrices]))
+    return ids, vector_order_of(cosines([m[1] for m in matrices], question))
 
 
 def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, Any, str, list[str]]]:
