@@ -430,7 +430,10 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
     texts = [r.text for r in results.values() if r is not None]
     excerpts = await fit_to_budget_off_loop(texts, max(256, context_tokens(model, PM_NAME) // 2))
     material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
-    user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(plan_to_json(plan), ensure_ascii=False)}\n\n"
+    # The plan without its own answer: written before any task ran, and over documents it is drawn from
+    # their list only; a small model reviewing the round repeated it instead of what the agents found.
+    shown = {k: v for k, v in plan_to_json(plan).items() if k != "objUserResponse"}
+    user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(shown, ensure_ascii=False)}\n\n"
             f"Review:\n{json.dumps(review, ensure_ascii=False)}\n\n{material}")
     request = ModelRequest(
         purpose="final",

@@ -139,6 +139,18 @@ async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp
     assert outcome.usage.calls == 1
 
 
+async def test_the_final_review_sees_the_results_not_the_plans_own_answer(inp):
+    # The plan's answer was written before any task ran; a small model reviewing the round repeated it
+    # ("The station used 712 hours") above the analyst's finding (48,300 kWh).
+    plan = Plan(language="en", answer="The station used 712 hours in October.",
+                tasks=[TaskSpec("t1", "analyst", "How much energy did the station use?")])
+    model = ScriptedModel("The analyst found the energy use.")
+    await write_final(inp, plan, {"t1": TaskResult("The station used 48,300 kWh in October.")}, {}, [], model)
+    shown = model.requests[0].messages[-1]["content"]
+    assert "48,300 kWh" in shown and "How much energy did the station use?" in shown
+    assert "712 hours" not in shown
+
+
 async def test_a_planned_document_delivered_in_parts_or_their_archive_is_not_missing(inp):
     plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("t.csv"), OutputSpec("u.csv")],
                 tasks=[TaskSpec("t1", "data_extractor", "x", outputs=[OutputSpec("t.csv"), OutputSpec("u.csv")])])
