@@ -202,18 +202,22 @@ def _without_cycles(tasks: list[TaskSpec], notes: list[str]) -> list[TaskSpec]:
 
 
 def _known_inputs(task: TaskSpec, uploads: set[str], outputs: set[str], notes: list[str]) -> TaskSpec:
-    """An input no document and no task has: the only upload when there is just one, else dropped."""
+    """An input no document and no other task has (a file the task itself is to make included): the
+    only upload when there is just one, else dropped."""
     inputs: list[str] = []
+    own = {o.name for o in task.outputs} - uploads
     for name in task.inputs:
-        if name in uploads or name in outputs:
+        if name in uploads or (name in outputs and name not in own):
             inputs.append(name)
             continue
+        why = "is its own output" if name in own else "does not exist"
         if len(uploads) == 1:
             [only] = uploads
-            notes.append(f"task '{task.id}': input '{name}' does not exist; it reads '{only}' instead")
+            notes.append(f"task '{task.id}': input '{name}' {why}; it reads '{only}' instead")
             name = only
         else:
-            notes.append(f"task '{task.id}': dropped input '{name}', which no document or task has")
+            notes.append(f"task '{task.id}': dropped input '{name}', which "
+                         + ("it is to make itself" if name in own else "no document or task has"))
             continue
         if name not in inputs:
             inputs.append(name)

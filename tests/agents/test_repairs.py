@@ -60,6 +60,19 @@ def test_repair_plan_reports_each_fix_in_a_sentence() -> None:
     assert len(notes) == 5, notes
 
 
+def test_a_task_that_reads_the_file_it_is_to_make_reads_the_upload_instead() -> None:
+    # Qwen 0.5B: {"id": "t1", "inputs": ["energy.csv"], "outputs": ["energy.csv"]}: no repair fixed it,
+    # and the round failed after the model's own repair repeated it.
+    plan = Plan(language="en", answer="ok", tasks=[
+        TaskSpec("t1", "data_extractor", "x", ["energy.csv"], [OutputSpec("energy.csv")])])
+    fixed, notes = repair_plan(plan, AGENTS, ["pump.txt"])
+    assert fixed.tasks[0].inputs == ["pump.txt"] and [o.name for o in fixed.tasks[0].outputs] == ["energy.csv"]
+    assert notes == ["task 't1': input 'energy.csv' is its own output; it reads 'pump.txt' instead"]
+    assert validate_plan(fixed, AGENTS, ["pump.txt"], 4) == []
+    fixed, notes = repair_plan(plan, AGENTS, ["pump.txt", "b.txt"])
+    assert fixed.tasks[0].inputs == [] and notes == ["task 't1': dropped input 'energy.csv', which it is to make itself"]
+
+
 @pytest.fixture
 def inp() -> RoundInput:
     return RoundInput(prompt="Summarise the report and write a memo.",
