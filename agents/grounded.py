@@ -21,7 +21,7 @@ from agents.memory import continued_request
 from agents.model import Model, current_draft
 from agents.notices import unreadable_note
 from agents.registry import Registry
-from agents.runner import task_context
+from agents.runner import run_task, task_context
 
 ANSWERER = "analyst"
 
@@ -47,7 +47,7 @@ async def grounded(outcome: PlanOutcome, inp: RoundInput, model: Model, registry
     task = TaskSpec(id="answer", agent=ANSWERER, instructions=prompt, inputs=[d.name for d in docs])
     context = task_context(plan, task, prompt=prompt, uploads=docs, results={}, outputs={}, model=model,
                            history=inp.history, retriever=retriever)
-    result = await registry.get(ANSWERER).run(task, context)
+    result = await run_task(registry, task, context)  # as any task: redone once in the wrong language
     note = unreadable_note(inp.documents, plan.language)
     answer = f"{result.text.strip()}\n\n{note}".strip()
     meta: dict[str, Any] = {key: result.meta[key] for key in ("citations", "retrieval") if key in result.meta}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents.base import DocumentText
+from agents.language import load_detector
 from agents.manager import RoundInput
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
@@ -57,3 +58,19 @@ async def test_without_documents_or_offline_the_plans_answer_stays():
     offline = await runner(OfflineModel()).plan(RoundInput(prompt="Hello there, who are you?",
                                                            documents=[text_document("ferries.txt", REPORT)]))
     assert "grounded" not in offline.meta
+
+
+async def test_a_grounded_answer_in_another_language_than_the_users_is_redone_once():
+    load_detector()
+    plan = dict(NO_TASK, userLanguage="de", objUserResponse="Etwa zwei Millionen Menschen.")
+    english = ("The ferry line carried 412,300 passengers in 2024, according to the harbour report, "
+               "and fuel costs rose by eight percent over the same year [1].")
+    german = ("Die Fährlinie beförderte im Jahr 2024 laut dem Hafenbericht 412,300 Fahrgäste, und die "
+              "Treibstoffkosten stiegen im selben Jahr um acht Prozent [1].")
+    model = ScriptedModel(plan, english, german)
+    inp = RoundInput(prompt="Wie viele Fahrgäste beförderten die Fähren im Jahr 2024?",
+                     documents=[text_document("ferries.txt", REPORT)])
+    outcome = await runner(model).plan(inp)
+    assert [r.purpose for r in model.requests] == ["plan", "task", "task"]
+    assert "in German only" in model.requests[2].messages[-1]["content"]
+    assert outcome.plan.answer.startswith("Die Fährlinie beförderte")
