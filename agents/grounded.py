@@ -6,8 +6,9 @@ written from the catalogue: with Qwen2.5-Coder-0.5B on issue 31's held-out set, 
 ended so, and what they said of the documents was not in them. The analyst, which retrieves the
 passages, answers from them, cites them and says what it searched when they do not tell, writes
 such an answer instead; the model's choice of no task stands (no task is added to the plan).
-A general request sent with documents (a name for a bakery) is still answered: the analyst says
-the documents do not tell and the user sees what was searched, rather than an invented fact.
+A request and an answer that name nothing the documents hold and state no figure ("You're welcome!"
+to a thank-you, in a conversation about pumps) are not about them: the answer stays the model's
+own (Qwen's analyst, given "Thanks, that is all for today!", echoed it above a quoted passage).
 """
 
 from __future__ import annotations
@@ -15,22 +16,37 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agents.base import Retriever, TaskSpec
+from agents.base import DocumentText, Retriever, TaskSpec
+from agents.language import common_words, detect_language, index_terms, query_terms, stems
 from agents.manager import PlanOutcome, RoundInput
 from agents.memory import continued_request
 from agents.model import Model, current_draft
 from agents.notices import unreadable_note
 from agents.registry import Registry
 from agents.runner import run_task, task_context
+from agents.toolkit.cpu import off_loop_if_long
 
 ANSWERER = "analyst"
 
 
-def ungrounded(outcome: PlanOutcome, inp: RoundInput, registry: Registry) -> bool:
-    """Whether the plan answers without a task although readable documents came with the request
-    (a real model's plan: the offline planner's answer only ever quotes the documents)."""
-    return (not outcome.offline and not outcome.plan.tasks and ANSWERER in registry.names()
-            and any(not d.problem for d in inp.documents))
+async def ungrounded(outcome: PlanOutcome, inp: RoundInput, registry: Registry) -> bool:
+    """Whether the plan answers without a task, about the readable documents that came with the
+    request (a real model's plan: the offline planner's answer only ever quotes the documents)."""
+    docs = [d for d in inp.documents if not d.problem]
+    if outcome.offline or outcome.plan.tasks or ANSWERER not in registry.names() or not docs:
+        return False
+    if any(c.isdigit() for c in outcome.plan.answer):  # a figure: a fact that must come from somewhere
+        return True
+    text = f"{inp.prompt}\n{outcome.plan.answer}"
+    return await off_loop_if_long(sum(len(d.text) for d in docs), speaks_of, text, docs)
+
+
+def speaks_of(text: str, docs: list[DocumentText]) -> bool:
+    """Whether the text (the request and the answer) names something the documents hold: one of its
+    words (stemmed, not a stop word or a common one) or numbers in one of them."""
+    languages = list(dict.fromkeys(detect_language(d.text[:4000], default="en") for d in docs))
+    wanted = set(query_terms(text, languages)) - set(stems(list(common_words()), languages[0]))
+    return any(wanted.intersection(index_terms(d.text, language)) for d in docs for language in languages)
 
 
 async def grounded(outcome: PlanOutcome, inp: RoundInput, model: Model, registry: Registry,

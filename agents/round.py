@@ -188,7 +188,7 @@ class Runner:
         sink = current_draft.get()
         mark = sink.mark() if sink is not None else None
         outcome = await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
-        if ungrounded(outcome, inp, self.registry):
+        if await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
         return outcome
 

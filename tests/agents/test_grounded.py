@@ -74,3 +74,12 @@ async def test_a_grounded_answer_in_another_language_than_the_users_is_redone_on
     assert [r.purpose for r in model.requests] == ["plan", "task", "task"]
     assert "in German only" in model.requests[2].messages[-1]["content"]
     assert outcome.plan.answer.startswith("Die Fährlinie beförderte")
+
+
+async def test_an_answer_that_names_nothing_the_documents_hold_stays_the_models_own():
+    plan = dict(NO_TASK, objUserResponse="You're welcome! Ask me anything else whenever you like.")
+    model = ScriptedModel(plan)
+    inp = RoundInput(prompt="Thanks, that is all for today!", documents=[text_document("ferries.txt", REPORT)])
+    outcome = await runner(model).plan(inp)
+    assert [r.purpose for r in model.requests] == ["plan"] and "grounded" not in outcome.meta
+    assert outcome.plan.answer == plan["objUserResponse"]
