@@ -5,47 +5,16 @@ a real database (SQLite, and PostgreSQL when configured), the production round e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
-
 import sqlalchemy as sa
 
-from agents.offline import OfflineModel
-from agents.registry import build_registry
-from app.contract.schemas import StartRequest
-from app.main import build_engine
 from app.rounds import memory as round_memory
 from app.rounds.supervisor import Engine
 from app.services.files import FileService
-from app.services.workflows import WorkflowService
-from app.store.records import Owner
 from app.store.tables import RoundMemoryRow, table_of
 from tests.corpus import path as corpus_path
-from tests.harness import settings_for
+from tests.rounds.engines import OWNER, engine_on, run_round
 
-OWNER = Owner(1, 1)
 REACH = 300  # tokens of history in reach: a few rounds, so a short test has a long conversation
-
-
-@asynccontextmanager
-async def engine_on(tmp_path: Path, database_url: str) -> AsyncIterator[Engine]:
-    engine = build_engine(settings_for(tmp_path, database_url), OfflineModel(), build_registry(entry_points=False))
-    await engine.start()
-    engine.rt.rounds.memory.reach = REACH
-    try:
-        yield engine
-    finally:
-        await engine.close()
-
-
-async def run_round(engine: Engine, prompt: str, workflow_id: str | None = None, files: list[int] | None = None) -> str:
-    answer = await WorkflowService(engine).start(OWNER, workflow_id, StartRequest(prompt=prompt, list_file_id=files or []),
-                                                 None)
-    await engine.wait_round(answer["id"])
-    row = await engine.rt.repo.workflows.workflow(OWNER, answer["id"])
-    assert row is not None and row.status == "completed", row and row.status
-    return str(answer["id"])
 
 
 async def conversation(engine: Engine, workflow_id: str, round_no: int, prompt: str):
@@ -64,7 +33,7 @@ async def long_workflow(engine: Engine, rounds: int, first: str, files: list[int
 
 
 async def test_a_round_reads_a_bounded_part_of_a_long_conversation(tmp_path, database_url, monkeypatch):
-    async with engine_on(tmp_path, database_url) as engine:
+    async with engine_on(tmp_path, database_url, REACH) as engine:
         wid = await long_workflow(engine, 14, "Write a short greeting for Sunday.")
         read_rounds: list[list[int]] = []
         read_pages: list[tuple[int, int]] = []
@@ -92,7 +61,7 @@ async def test_a_round_reads_a_bounded_part_of_a_long_conversation(tmp_path, dat
 
 
 async def test_a_turns_short_form_is_stored_once_when_its_round_ends(tmp_path, database_url, monkeypatch):
-    async with engine_on(tmp_path, database_url) as engine:
+    async with engine_on(tmp_path, database_url, REACH) as engine:
         wid = await long_workflow(engine, 4, "Write a short greeting for Sunday.")
         stored = await engine.rt.repo.memory.rounds(wid, 1, 4)
         assert sorted(stored) == [1, 2, 3, 4]
@@ -108,7 +77,7 @@ async def test_a_turns_short_form_is_stored_once_when_its_round_ends(tmp_path, d
 
 
 async def test_a_follow_up_naming_round_one_of_a_long_conversation_finds_it(tmp_path, database_url):
-    async with engine_on(tmp_path, database_url) as engine:
+    async with engine_on(tmp_path, database_url, REACH) as engine:
         files = FileService(engine.rt.repo.files, engine.rt.storage, 1 << 30)
         [uploaded] = await files.upload(OWNER, [("google-doc-document.pdf",
                                                                    corpus_path("google-doc-document.pdf").read_bytes())])
@@ -133,7 +102,7 @@ async def test_a_follow_up_naming_round_one_of_a_long_conversation_finds_it(tmp_
 
 
 async def test_deleted_messages_and_workflows_from_before_are_remembered_from_their_messages(tmp_path, database_url):
-    async with engine_on(tmp_path, database_url) as engine:
+    async with engine_on(tmp_path, database_url, REACH) as engine:
         wid = await long_workflow(engine, 4, "Write a short greeting for Sunday.")
         before = await conversation(engine, wid, 5, "Say hello again.")
         # A workflow from before the memory table: nothing stored, the same history, computed and stored once.

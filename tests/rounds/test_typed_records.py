@@ -6,19 +6,12 @@ database (SQLite, and PostgreSQL when configured), the production round engine."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import sqlalchemy as sa
 
-from agents.offline import OfflineModel
-from agents.registry import build_registry
-from app.contract.schemas import StartRequest
-from app.main import build_engine
 from app.rounds import memory as round_memory
 from app.rounds.hooks import Hooks
 from app.rounds.records import TaskRecord, finished_tasks, plan_of, record_of, task_meta
@@ -26,12 +19,10 @@ from app.rounds.steps import Planned
 from app.rounds.supervisor import Engine
 from app.services.files import FileService
 from app.services.workflows import WorkflowService
-from app.store.records import TASK_RECORD, Owner
+from app.store.records import TASK_RECORD
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, table_of
 from tests.corpus import path as corpus_path
-from tests.harness import settings_for
-
-OWNER = Owner(1, 1)
+from tests.rounds.engines import OWNER, engine_on, run_round
 
 
 def message(meta: dict[str, Any], content: str = "text", tokens: int = 0, message_id: int = 1) -> MessageRow:
@@ -85,25 +76,6 @@ def test_messages_written_before_the_records_are_read_from_their_loose_keys():
     outcomes, _ = finished_tasks([(m, []) for m in (ok, undelivered, failed, failed_bare, skipped, plan)])
     assert sorted(outcomes) == ["t1", "t2", "t3", "t4"]
     assert outcomes["t1"].delivered and not outcomes["t2"].delivered and outcomes["t4"].error == "Task 4 failed: boom"
-
-
-@asynccontextmanager
-async def engine_on(tmp_path: Path, database_url: str) -> AsyncIterator[Engine]:
-    engine = build_engine(settings_for(tmp_path, database_url), OfflineModel(), build_registry(entry_points=False))
-    await engine.start()
-    try:
-        yield engine
-    finally:
-        await engine.close()
-
-
-async def run_round(engine: Engine, prompt: str, workflow_id: str | None = None, files: list[int] | None = None) -> str:
-    answer = await WorkflowService(engine).start(OWNER, workflow_id, StartRequest(prompt=prompt, list_file_id=files or []),
-                                                 None)
-    await engine.wait_round(answer["id"])
-    row = await engine.rt.repo.workflows.workflow(OWNER, answer["id"])
-    assert row is not None and row.status == "completed", row and row.status
-    return str(answer["id"])
 
 
 async def summarised(engine: Engine, monkeypatch) -> tuple[str, list[list[int]]]:
