@@ -1,6 +1,7 @@
 """The held-out set (tests/heldout/cases.py) through a real Foreman server, beside a baseline, judged alike.
 
-    .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--only ID,...] [--out FILE]
+    .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--set heldout|tuning]
+                                      [--only ID,...] [--out FILE]
 
 Foreman side: starts `python -m app` from DIR (default: this tree; give another checkout, e.g. a
 `git worktree` of main, for the "before" figures) on a fresh SQLite database, uploads each case's
@@ -14,6 +15,9 @@ tree's extractors read them) and the request, earlier rounds as earlier messages
 of it, so a case that asks for a file is at best partly right there.
 
 Prints one line per case (verdict, seconds, failed checks) and the totals right / partly / wrong.
+The answer's language is that of its own prose: quoted source lines are left out (`own_language`).
+Until 2026-11-26 the quotes were counted, so a German answer over an English document with a
+longer English quote under it was judged English; --out records both verdicts.
 """
 
 from __future__ import annotations
@@ -34,7 +38,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from agents.language import detect_language, load_detector  # noqa: E402
 from extractors import extract  # noqa: E402
-from tests.heldout.cases import CASES, Case, judge, path  # noqa: E402
+from tests.heldout import cases as heldout  # noqa: E402
+from tests.heldout.cases import Case, judge  # noqa: E402
+from tests.tuning import cases as tuning  # noqa: E402
+
+SETS = {"heldout": heldout, "tuning": tuning}
 
 ROUND_LIMIT = 900.0
 MANAGER_NAMES = ("manager", "project_manager", "projectManager", "project manager")
@@ -44,6 +52,19 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def own_language(text: str) -> str:
+    """The language of the answer's own prose: the lines it quotes from a source ("> ...") and the
+    source lines under them ("— report.txt [1]") are in the document's language, not the answer's."""
+    own = "\n".join(line for line in text.splitlines()
+                    if not line.lstrip().startswith((">", "—", "**Sources**", "**Quellen**")))
+    return detect_language(own) if own.strip() else ""
+
+
+def path(name: str) -> Path:
+    """A case's document, from whichever set's folder holds it."""
+    return next((p for p in (s.path(name) for s in SETS.values()) if p.exists()), heldout.path(name))
 
 
 def text_of(name: str, data: bytes) -> str:
@@ -136,37 +157,48 @@ def main() -> int:
     parser.add_argument("--tree", default=str(ROOT), help="the Foreman checkout to run (default: this one)")
     parser.add_argument("--base-url", default="", help="an OpenAI-compatible endpoint (…/v1); default: offline")
     parser.add_argument("--baseline", action="store_true", help="one plain chat call per round to --base-url")
+    parser.add_argument("--set", default="heldout", choices=sorted(SETS),
+                        help="the held-out set (measure on it) or the real-model tuning set (tests/tuning)")
     parser.add_argument("--only", default="", help="comma-separated case ids")
     parser.add_argument("--out", default="", help="also write the results as JSON lines to FILE")
     args = parser.parse_args()
-    cases = [c for c in CASES if not args.only or c.id in args.only.split(",")]
+    cases = [c for c in SETS[args.set].CASES if not args.only or c.id in args.only.split(",")]
     load_detector()
     out = open(args.out, "w") if args.out else None
     server = None if args.baseline else Server(Path(args.tree), args.base_url)
     client = httpx.Client(timeout=ROUND_LIMIT)
     totals = {"right": 0, "partly": 0, "wrong": 0}
+    counted = dict(totals)  # with quoted lines counted in the answer's language
     try:
         for case in cases:
             started = time.perf_counter()
             try:
                 delivered, main_text, files, status = (baseline(args.base_url, case, client) if args.baseline
                                                        else server.run(case))  # type: ignore[union-attr]
-                language = detect_language(main_text) if main_text.strip() else ""
+                language = own_language(main_text)
                 verdict, failed = judge(case, delivered, main_text, files, language)
+                # As judged before the quotes were set apart (the figures of earlier sessions).
+                quoted, _ = judge(case, delivered, main_text, files,
+                                  detect_language(main_text) if main_text.strip() else "")
             except Exception as exc:  # a side that breaks on a case is wrong on it
                 verdict, failed, status = "wrong", [f"error: {exc!r}"[:200]], "error"
+                quoted = verdict
             seconds = time.perf_counter() - started
             totals[verdict] += 1
+            counted[quoted] += 1
             print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}", flush=True)
             if out:
                 out.write(json.dumps({"id": case.id, "verdict": verdict, "failed": failed, "seconds": seconds,
-                                      "status": status}) + "\n")
+                                      "status": status, "verdict_quotes_counted": quoted,
+                                      "answer": main_text}, ensure_ascii=False) + "\n")
                 out.flush()
     finally:
         if server:
             server.close()
     n = len(cases)
     print(f"right {totals['right']}/{n}, partly {totals['partly']}/{n}, wrong {totals['wrong']}/{n}")
+    print(f"(quoted lines counted in the answer's language: right {counted['right']}, partly {counted['partly']}, "
+          f"wrong {counted['wrong']})")
     return 0
 
 
