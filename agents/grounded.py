@@ -9,6 +9,12 @@ such an answer instead; the model's choice of no task stands (no task is added t
 A request and an answer that name nothing the documents hold and state no figure ("You're welcome!"
 to a thank-you, in a conversation about pumps) are not about them: the answer stays the model's
 own (Qwen's analyst, given "Thanks, that is all for today!", echoed it above a quoted passage).
+
+A plan with tasks over the documents is no answer yet: its agents have not read them. A reply that
+already states a figure or speaks of what the documents hold was written from their list (Qwen, asked
+"Why was pump 2 taken out of service?", planned the analyst and replied "because it caused a shortage
+of electricity", which the report does not say; the analyst then answered right below it): the plan's
+steps are announced in its place (`announced`), as for a reply in the wrong language.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from agents.manager import PlanOutcome, RoundInput
 from agents.memory import continued_request
 from agents.model import Model, current_draft
 from agents.notices import unreadable_note
+from agents.phrases import say
 from agents.registry import Registry
 from agents.runner import run_task, task_context
 from agents.toolkit.cpu import off_loop_if_long
@@ -39,6 +46,35 @@ async def ungrounded(outcome: PlanOutcome, inp: RoundInput, registry: Registry) 
         return True
     text = f"{inp.prompt}\n{outcome.plan.answer}"
     return await off_loop_if_long(sum(len(d.text) for d in docs), speaks_of, text, docs)
+
+
+async def presumes(outcome: PlanOutcome, inp: RoundInput) -> bool:
+    """Whether a real model's plan gives the readable documents to its tasks and its reply already
+    says what they hold: a figure, or a word of theirs besides their names."""
+    docs = [d for d in inp.documents if not d.problem]
+    reading = {name for task in outcome.plan.tasks for name in task.inputs}
+    if outcome.offline or not docs or not reading.intersection(d.name for d in docs):
+        return False
+    reply = outcome.plan.answer
+    for doc in docs:
+        reply = reply.replace(doc.name, " ")
+    if any(c.isdigit() for c in reply):
+        return True
+    return await off_loop_if_long(sum(len(d.text) for d in docs), speaks_of, reply, docs)
+
+
+def announced(outcome: PlanOutcome, mark: int | None = None) -> PlanOutcome:
+    """The outcome with its reply replaced by the announcement of its steps, in the user's language;
+    the reply's streamed draft (from `mark`) is taken back."""
+    sink = current_draft.get()
+    if sink is not None and mark is not None:
+        sink.retract(mark)
+    plan = outcome.plan
+    steps = "; ".join(say("step_agent", plan.language, agent=t.agent) for t in plan.tasks)
+    answer = say("plan_steps", plan.language, n=len(plan.tasks), steps=steps)
+    return replace(outcome, plan=replace(plan, answer=answer),
+                   repairs=[*outcome.repairs, "the reply spoke of the documents before any agent had read them: "
+                                              "it announces the plan's steps instead"])
 
 
 def speaks_of(text: str, docs: list[DocumentText]) -> bool:

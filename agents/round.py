@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
-from agents.grounded import grounded, ungrounded
+from agents.grounded import announced, grounded, presumes, ungrounded
 from agents.language import load_detector, rounds_named
 from agents.manager import (
     FinalOutcome,
@@ -184,12 +184,15 @@ class Runner:
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an
-        answer without a task over documents is the analyst's, from their passages (`agents.grounded`)."""
+        answer without a task over documents is the analyst's, from their passages, and a reply that tells
+        what documents its tasks have yet to read hold is an announcement of the tasks (`agents.grounded`)."""
         sink = current_draft.get()
         mark = sink.mark() if sink is not None else None
         outcome = await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
         if await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
+        elif await presumes(outcome, inp):
+            outcome = announced(outcome, mark)
         return outcome
 
     @staticmethod

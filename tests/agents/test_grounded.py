@@ -83,3 +83,23 @@ async def test_an_answer_that_names_nothing_the_documents_hold_stays_the_models_
     outcome = await runner(model).plan(inp)
     assert [r.purpose for r in model.requests] == ["plan"] and "grounded" not in outcome.meta
     assert outcome.plan.answer == plan["objUserResponse"]
+
+
+def _analyst_plan(reply: str) -> dict:
+    task = {"id": "t1", "instructions": "How many passengers did the ferries carry? Cite the passage.",
+            "agent": "analyst", "inputs": ["ferries.txt"], "outputs": [], "dependsOn": []}
+    return dict(NO_TASK, objUserResponse=reply, objWorkplan=[task])
+
+
+async def test_a_reply_that_tells_what_documents_its_tasks_have_yet_to_read_hold_announces_the_steps():
+    inp = RoundInput(prompt="How many passengers did the ferries carry?",
+                     documents=[text_document("ferries.txt", REPORT)])
+    model = ScriptedModel(_analyst_plan("The ferries carried about 2 million passengers."))
+    outcome = await runner(model).plan(inp)
+    assert [r.purpose for r in model.requests] == ["plan"]  # no extra call: the analyst runs as planned
+    assert "2 million" not in outcome.plan.answer and "analyst" in outcome.plan.answer
+    assert [t.agent for t in outcome.plan.tasks] == ["analyst"]
+    assert any("before any agent had read them" in r for r in outcome.repairs)
+    # A reply that only announces the work, naming the file, stays the model's own.
+    model = ScriptedModel(_analyst_plan("I will look for the answer in ferries.txt."))
+    assert (await runner(model).plan(inp)).plan.answer == "I will look for the answer in ferries.txt."
