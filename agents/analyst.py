@@ -15,6 +15,7 @@ from agents.language import asked_kind, best_passages, holds, names_nothing, nor
 from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
 from agents.outputs import TEXT_FORMATS, text_files
+from agents.phrases import say
 from agents.retrieval import MemoryRetriever, absent_words, without_copies
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
@@ -184,6 +185,10 @@ class Analyst:
         text = (await ledger.ask(request)).text
         if not ledger.offline:  # the offline model quotes its passages itself
             text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
+            if absent:  # what was searched and is nowhere, whatever the model made of it
+                names = ", ".join(dict.fromkeys(d.name for d in docs))
+                text += "\n\n_" + say("searched_absent", language, docs=names,
+                                       words=", ".join(f"«{w}»" for w in absent)) + "_"
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are

@@ -107,6 +107,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Introuvable : {words} n'apparaît nulle part dans {docs}, les documents n'y répondent donc pas. "
               "Les passages les plus proches :",
     },
+    "searched_absent": {
+        "en": "Not found in {docs}: {words}.",
+        "de": "In {docs} nicht gefunden: {words}.",
+        "fr": "Introuvable dans {docs} : {words}.",
+    },
     "no_fact": {
         "en": "Not found: {docs} give no {kind} for this (no passage holds one). The closest passages:",
         "de": "Nicht gefunden: {docs} enthalten dazu keine Angabe (gesucht: {kind}). Die nächstliegenden Passagen:",

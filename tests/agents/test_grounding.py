@@ -8,7 +8,7 @@ import pytest
 
 from agents.analyst import Analyst
 from agents.base import TaskContext, TaskSpec
-from agents.grounding import figures, unsupported
+from agents.grounding import figures, unsupported, with_evidence
 from agents.summarizer import Summarizer
 from agents.translator import Translator
 from agents.writer import Writer
@@ -28,6 +28,29 @@ def test_the_figures_of_an_answer_and_those_no_passage_holds():
     assert figures("It sold 14,020 loaves [2] in 2023, 3.5 a minute; step 1.") == ["14,020", "2023", "3.5"]
     assert unsupported("It sold 14.020 loaves in 2023 [1].", ["In 2023: 14,020 loaves."]) == []
     assert unsupported("It sold 12,000 loaves in 2023 [1].", ["In 2023: 14,020 loaves."]) == ["12,000"]
+
+
+def test_a_citation_goes_to_the_passage_that_holds_the_answers_figures_and_quotes_their_sentence():
+    hints = [{"n": 1, "name": "r.txt", "text": "A power cut of 40 minutes stopped all pumps. The budget is 18,500 euros.",
+              "quote": "The budget is 18,500 euros."},
+             {"n": 2, "name": "r.txt", "text": "Pump 2 ran well. The flow meter must be recalibrated before "
+                                               "30 November 2026. No water was lost.", "quote": "Pump 2 ran well."}]
+    places = ["r.txt, part 1", "r.txt, part 2"]
+    shown = with_evidence("[1] r.txt, part 1: Der Durchflussmesser muss bis 30. November 2026 kalibriert "
+                          "werden [1].", hints, places, "de", 1)
+    answer, sources = shown.split("**Quellen**")
+    assert answer.strip() == "Der Durchflussmesser muss bis 30. November 2026 kalibriert werden [2]."
+    assert "> The flow meter must be recalibrated before 30 November 2026." in sources and "[2]" in sources
+    assert "power cut" not in sources
+    # Without a figure, the model's own citation and the question's quote stand.
+    kept = with_evidence("Die Pumpen standen still [1].", hints, places, "de", 1)
+    assert "[1]" in kept and "> The budget is 18,500 euros." in kept
+
+
+async def test_an_answer_about_what_the_documents_never_mention_names_what_was_searched():
+    model = ScriptedModel("The bakery's phone number is 2023 [1].")
+    result = await Analyst().run(TaskSpec("t1", "analyst", "What is the bakery's phone number?"), _context(model))
+    assert result.text.rstrip().endswith("_Not found in sales.txt: «phone», «number»._")
 
 
 async def test_an_answer_with_a_figure_from_nowhere_shows_the_cited_passage_and_says_what_to_check():
