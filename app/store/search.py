@@ -11,8 +11,7 @@ from typing import Any, cast
 import numpy as np
 
 from agents.base import DocumentText, Passage
-from agents.embeddings import cosines
-from agents.embeddings import scores_order as vector_order_of
+from agents.embeddings import Rows, nearest
 from agents.language import query_terms
 from agents.retrieval import (
     Candidate,
@@ -140,7 +139,7 @@ class IndexRetriever:
         except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
             log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
             return None
-        # A hundred books are 100,000 rows: the product and the sort are milliseconds of CPU, off the loop.
+        # A hundred books are 100,000 rows: the scan and the sort are milliseconds of CPU, off the loop.
         ids, order = await off_loop(_nearness, matrices, question)
         return [(int(ids[i]), score) for i, score in order]
 
@@ -154,10 +153,10 @@ class IndexRetriever:
                                   language=languages.get(found[i].sha256, ""))) for i, score in near if i in found]
 
 
-def _nearness(matrices: Sequence[tuple[np.ndarray, np.ndarray]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:
+def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:
     """The chunk ids of these files and (position, cosine) of the nearest, nearest first."""
     ids = np.concatenate([m[0] for m in matrices])
-    return ids, vector_order_of(cosines([m[1] for m in matrices], question))
+    return ids, nearest([m[1] for m in matrices], question)
 
 
 def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, Any, str, list[str]]]:
