@@ -181,11 +181,13 @@ class Rows:
     float32 by OpenBLAS 28.8 ms of CPU, float16 by SimSIMD 20.7 ms, int8 by SimSIMD 9.7 ms (NumKong,
     its successor, the same: 9.0 ms, but a 44 MB wheel against 2 MB). An int8 cosine is off by up to
     2e-3, so the RESCORED x `depth` best of the scan are scored again from the float16 rows: the
-    order returned is the float16 one, the stored vectors' own."""
+    order returned is the float16 one, the stored vectors' own. On the question sets' 1,613 real
+    passages as one matrix, the top 50 of all 154 questions is the float16 product's (and the
+    float32 one's for vectors ranked in memory)."""
 
     codes: np.ndarray  # int8 (n, d): round(row / scale)
     scales: np.ndarray  # float32 (n,): a row's largest magnitude / 127
-    exact: np.ndarray  # float16 (n, d): the stored form
+    exact: np.ndarray  # float16 (n, d): the stored form (float32 for vectors ranked in memory)
 
     @property
     def nbytes(self) -> int:
@@ -202,8 +204,9 @@ def _codes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def search_rows(matrix: np.ndarray) -> Rows:
-    """Vectors (float16 as stored, or float32) in their search form."""
-    exact = np.ascontiguousarray(matrix, dtype=np.float16)
+    """Vectors in their search form: float16 as stored, rescored as such; float32 as an embedder
+    makes them (ranked in memory, `vector_order`), rescored in float32."""
+    exact = np.ascontiguousarray(matrix, dtype=np.float16 if matrix.dtype == np.float16 else np.float32)
     codes, scales = _codes(exact.astype(np.float32))
     return Rows(codes=codes, scales=scales, exact=exact)
 

@@ -30,10 +30,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -93,13 +94,21 @@ async def fifty_pages(pages: list, tmp: Path) -> tuple[int, float]:
     return len(rows), seconds
 
 
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()  # the BLAS libraries found once, as the service did
+
+
 def before_nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray,
                     float32: dict[int, np.ndarray]) -> tuple[np.ndarray, list[tuple[int, float]]]:
     """The vectors scored as before the int8 scan: each file's float32 matrix times the question
     on one BLAS thread, end to end, the best 50 sorted (`float32` keeps the matrices, as the
     service's cache did)."""
-    parts = [float32.setdefault(id(rows), rows.exact.astype(np.float32)) for _, rows in matrices]
-    with threadpool_limits(limits=1, user_api="blas"):
+    for _, rows in matrices:
+        if id(rows) not in float32:
+            float32[id(rows)] = rows.exact.astype(np.float32)
+    parts = [float32[id(rows)] for _, rows in matrices]
+    with _blas().limit(limits=1, user_api="blas"):
         scores = np.concatenate([m @ question for m in parts])
     return np.concatenate([ids for ids, _ in matrices]), scores_order(scores)
 
