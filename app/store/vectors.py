@@ -7,8 +7,9 @@ file by BM25 alone until its vectors exist, and says so in the answer's `retriev
 Vectors carry the model that made them; a file whose vectors were made by another model (the
 operator changed it) is embedded again the first time it is searched, never mixed.
 
-Read back, a file's vectors are kept in memory as one float32 matrix (they never change once
-complete), so a query costs one matrix product over the files in reach, not a table scan.
+Read back, a file's vectors are kept in memory in their search form (`agents.embeddings.Rows`:
+int8 codes scanned, float16 rows rescoring the best; they never change once complete), so a query
+costs one int8 scan over the files in reach, not a table scan.
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from agents.embeddings import Embedder, from_blobs, to_blob
+from agents.embeddings import Embedder, Rows, from_blobs, to_blob
 from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 
 log = logging.getLogger(__name__)
 BATCH = 16  # chunks per embedding call: short enough that a shutdown or a delete is not held up
-# Vectors kept in memory at most, in bytes: 600 MB, about 170,000 rows of the local ensemble's 896
-# float32 dimensions (400,000 of e5's 384 alone).
+# Vectors kept in memory at most, in bytes: 600 MB, about 220,000 rows of the local ensemble's 896
+# dimensions in their search form (2,692 bytes a row: int8, its scale, float16), 520,000 of e5's 384.
 CACHED_BYTES = 600 * 10**6
 CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again with the same words
 
@@ -45,7 +46,7 @@ def _background() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
 
 
-def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
     return np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows])
 
 
@@ -61,7 +62,7 @@ class VectorIndex:
         self._queued: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._ready: set[str] = set()  # files whose vectors by this model are complete
-        self._matrices: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._matrices: OrderedDict[str, tuple[np.ndarray, Rows]] = OrderedDict()
         self._bytes = 0
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -91,8 +92,8 @@ class VectorIndex:
             self.schedule(missing)
         return {s for s in shas if s in self._ready}
 
-    async def matrix(self, sha: str) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk ids, vectors as rows) of a file whose vectors are ready."""
+    async def matrix(self, sha: str) -> tuple[np.ndarray, Rows]:
+        """(chunk ids, vectors in their search form) of a file whose vectors are ready."""
         found = self._matrices.get(sha)
         if found is None:
             rows = await self.store.vectors(sha, self.model)

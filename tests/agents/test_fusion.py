@@ -1,14 +1,15 @@
 """The fusion of keyword and vector rankings (`agents.retrieval.hybrid`, `agents.embeddings.fuse`):
 a passage's keyword rank counts when the passage is in the question's language; in another language
 its matches are shared names and numbers, and the vector ranking decides. The local ensemble of
-embedders (`agents.embeddings.Ensemble`) scores the weighted mean of its parts' cosines."""
+embedders (`agents.embeddings.Ensemble`) scores the weighted mean of its parts' cosines; the int8
+scan of the search form (`agents.embeddings.nearest`) returns the rows the exact product ranks first."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.embeddings import Ensemble, fuse
+from agents.embeddings import Ensemble, fuse, nearest, scores_order, search_rows
 from agents.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
 
 GERMAN = "Wie viele Mitarbeiter hatte die Firma am Ende des Jahres?"
@@ -90,3 +91,19 @@ def test_an_ensembles_vectors_score_the_weighted_mean_of_its_parts_cosines():
     assert np.linalg.norm(vector) == pytest.approx(1.0)
     assert float(vector @ ensemble.query("q")) == pytest.approx(0.75 * 0.6 + 0.25 * 0.0)
     assert ensemble.weighted() == [(a, 0.75), (b, 0.25)]
+
+
+def test_the_int8_scan_returns_the_nearest_rows_of_the_exact_product_over_several_files():
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((3000, 96)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    question = rows[17] + 0.5 * rows[2500]
+    question /= np.linalg.norm(question)
+    stored = rows.astype(np.float16)  # as the index keeps them, one file after another
+    found = nearest([search_rows(stored[:1000]), search_rows(stored[1000:1001]), search_rows(stored[1001:])], question)
+    exact = scores_order(stored.astype(np.float32) @ question)
+    assert [i for i, _ in found] == [i for i, _ in exact]
+    assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-6)
+    assert nearest([], question) == [] and nearest([search_rows(stored[:0])], question) == []
+    in_memory = nearest([search_rows(rows)], question, depth=5)  # float32, as an embedder makes them
+    assert [i for i, _ in in_memory] == [i for i, _ in scores_order(rows @ question, 5)]
