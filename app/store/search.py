@@ -23,7 +23,6 @@ from agents.retrieval import (
     hybrid,
     rank,
     rank_documents,
-    searched_terms,
 )
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
@@ -87,17 +86,16 @@ class IndexRetriever:
         shas = [d.sha256 for d in stored]
         total = sum(f.count for f in facts.values())
         average = sum(f.length for f in facts.values()) / total if total else 0.0
-        searched_for = searched_terms(terms)  # with the alternatives BM25 counts as query terms
         # The question is embedded and the vectors searched while the database matches its terms:
         # the embedder and SQLite both run in C without the GIL, on the machine's two cores.
         nearness = asyncio.ensure_future(self._nearest(query, shas))
         try:
-            found = {c.id: c for c in await self.store.match(shas, searched_for)}
+            found = {c.id: c for c in await self.store.match(shas, terms)}
         finally:
             near = await nearness
         candidates = [Candidate(key=("db", c.id), terms=c.terms, text=c.text, language=languages[c.sha256])
                       for c in found.values()]
-        wanted = set(searched_for)
+        wanted = set(terms)
         candidates += [Candidate(key=("mem", i), terms=t, text=chunk.text, language=language)
                        for i, (_, chunk, language, t) in enumerate(memory) if wanted & set(t)]
         nearest = await self._candidates(near, found, languages)  # after the keyword candidates: it adds to `found`
