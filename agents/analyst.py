@@ -11,7 +11,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.grounding import with_evidence
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
-from agents.language import best_passages, names_nothing, normalize_space, refers_back
+from agents.language import asked_kind, best_passages, holds, names_nothing, normalize_space, refers_back
 from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
 from agents.outputs import TEXT_FORMATS, text_files
@@ -29,8 +29,11 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def quote_of(question: str, passage: Passage) -> str:
-    """The sentence of a passage that best answers the question: what a citation quotes."""
-    found = best_passages(question, passage.text, k=1)
+    """The sentence(s) of a passage that best answer the question: what a citation quotes. When the
+    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one."""
+    kind = asked_kind(question)
+    found = best_passages(question, passage.text, k=3 if kind else 1)
+    found = [s for s in found if holds(kind, s)] or found
     return normalize_space(found[0] if found else passage.text)
 
 
@@ -39,6 +42,20 @@ def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]
     return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
             "sheet": passage.sheet, "section": passage.section, "text": passage.text,
             "quote": quote_of(question, passage), "score": passage.score}
+
+
+def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
+    """The passages with those that hold the kind of fact the question asks for first (in their order),
+    and that kind when none holds one: "Combien coûte la visite ?" over passages without an amount is
+    not answered by the one that shares most of its words. ("", the passages as ranked) for a question
+    that asks for no particular kind."""
+    kind = asked_kind(question)
+    if not kind or not found:
+        return found, ""
+    holding = [p for p in found if holds(kind, p.text)]
+    if not holding:
+        return found, kind
+    return holding + [p for p in found if p not in holding], ""
 
 
 def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -133,6 +150,7 @@ class Analyst:
             return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
+        found, lacking = by_kind(question, found)
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
@@ -150,13 +168,17 @@ class Analyst:
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
+        elif lacking:
+            system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
+                       f"{lacking} for this, naming what was searched.")
         request = ModelRequest(
             purpose="task",
             # The question after the passages and the language last: what a small model reads last, it follows.
             messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(language)}"),
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
-                       documents=[doc_facts(d) for d in docs], absent=absent),
+                       documents=[doc_facts(d) for d in docs], absent=absent,
+                       lacking=lacking),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text

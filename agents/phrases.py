@@ -107,11 +107,20 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Introuvable : {words} n'apparaît nulle part dans {docs}, les documents n'y répondent donc pas. "
               "Les passages les plus proches :",
     },
+    "no_fact": {
+        "en": "Not found: {docs} give no {kind} for this (no passage holds one). The closest passages:",
+        "de": "Nicht gefunden: {docs} enthalten dazu keine Angabe (gesucht: {kind}). Die nächstliegenden Passagen:",
+        "fr": "Introuvable : {docs} ne donnent pas cette information (cherché : {kind}). "
+              "Les passages les plus proches :",
+    },
     "unsupported_figures": {
         "en": "To check: {figures} appears in none of the passages above.",
         "de": "Zu prüfen: {figures} steht in keiner der Passagen oben.",
         "fr": "À vérifier : {figures} n'apparaît dans aucun des passages ci-dessus.",
     },
+    "kind_price": {"en": "price", "de": "Preis", "fr": "prix"},
+    "kind_date": {"en": "date", "de": "Datum", "fr": "date"},
+    "kind_number": {"en": "figure", "de": "Zahl", "fr": "chiffre"},
     "no_passage": {
         "en": "No passage of {doc} matches the question.",
         "de": "Keine Passage in {doc} passt zur Frage.",

@@ -1,6 +1,6 @@
 """Everything that reads natural language, behind one small interface: the language of a text and the
 one a request asks for, sentences, words (one tokenizer, one stemmer, one stop-word source), what a
-request asks for (its intents, a superlative) and what it points back at.
+request asks for (its intents, the kind of fact, a superlative) and what it points back at.
 
 Callers import from here, not from the modules (`tests/test_layers.py` checks it); the package
 imports no other `agents` module, only `extractors` (the script and word detector, number parsing).
@@ -12,12 +12,14 @@ imports no other `agents` module, only `extractors` (the script and word detecto
 | `words` | tokens, Snowball stems (PyStemmer), stop words (the `stopwords` package), a question's terms |
 | `sentences` | sentences, extractive summaries, the passages that match a question |
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
+| `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
 | `superlatives` | "the most ...": the rows of the column a superlative question names, in order |
 | `references` | follow-up questions, the documents a request names, "continue" |
 """
 
 from __future__ import annotations
 
+from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
 from agents.language.detect import LANGUAGE_NAMES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
@@ -64,9 +66,9 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "LANGUAGE_NAMES", "LANGUAGE_WORDS", "Intent",
+    "ANSWER", "DATE", "LANGUAGE_NAMES", "LANGUAGE_WORDS", "NUMBER", "PRICE", "Intent", "asked_kind",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded",
-    "direction", "document_formats", "extreme_first", "fold", "index_terms", "informative_passages",
+    "direction", "document_formats", "extreme_first", "fold", "holds", "index_terms", "informative_passages",
     "is_direct_question", "load_detector", "names_nothing", "normalize_space", "qualified", "query_languages",
     "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "row_cells",
     "row_passage", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language",

@@ -84,6 +84,10 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
     if absent:  # what was asked about is in none of the documents: said first, the nearest passages after
         names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
         parts.append(say("not_mentioned", language, words=", ".join(f"«{w}»" for w in absent), docs=names))
+    elif hints.get("lacking"):  # the question asks for a price, a date or a number, and no passage holds one
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        kind = say(f"kind_{hints['lacking']}", language)
+        parts.append(say("no_fact", language, kind=kind, docs=names))
     quoted: set[str] = set()
     for p in ranked[:PASSAGES]:
         quote = one_line(str(p.get("quote") or p.get("text") or ""))
