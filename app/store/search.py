@@ -21,7 +21,6 @@ from agents.retrieval import (
     chunk_terms,
     document_language,
     hybrid,
-    rank,
     rank_documents,
 )
 from agents.toolkit.cleanup import clean_contents
@@ -103,11 +102,11 @@ class IndexRetriever:
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
         if nearest is None:
-            ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
+            ranked = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
             how = "keyword"
         else:
             scored = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
-            ranked = hybrid(query, terms, scored, nearest, searched)
+            ranked = hybrid(query, scored, nearest, searched)
             how = "hybrid"
         out = []
         for score, cand in ranked[:k]:

@@ -207,29 +207,18 @@ def test_deleting_a_workflow_forgets_the_text_extracted_from_files_only_it_used(
 
 def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
-        cups, squares, sales = upload(client, "stanley-cups.tsv", "testEXCEL.xlsx",
-                                      "2023-half-year-analyses-by-segment.xlsx")
+        # (The superlatives it asked, "the most Stanley Cups", "And which has the fewest?", "Und welche
+        # hat die meisten?", went with the superlative word lists, issue 32: docs/benchmarks.md.)
+        [squares] = upload(client, "testEXCEL.xlsx")
 
         def first_quote(prompt: str, wid: str | None = None, files: list[int] | None = None) -> tuple[str, str]:
             wid, answer = analyst_answer(client, prompt, wid, files)
             citations = answer["metadata"].get("citations", [])
             return wid, citations[0]["quote"] if citations else answer["content"]
 
-        wid, quote = first_quote("Which team has the most Stanley Cups?", files=[cups["id"]])
-        assert quote == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
-        # Its own words find nothing: it asks about the Stanley Cups of the question before.
-        assert first_quote("And which has the fewest?", wid)[1] == "Team: Blues; Location: STL; Stanley Cups: 1"
-        # Two questions back, in another language.
-        assert first_quote("Und welche hat die meisten?", wid)[1] == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
-
         wid, quote = first_quote("What is the square of 7?", files=[squares["id"]])
         assert quote == "Number: 7; Square: 49"
         assert first_quote("And of 9?", wid)[1] == "Number: 9; Square: 81"
-
-        # Its words find rows, but its superlative names no measure: the question before named sales.
-        wid, quote = first_quote("Which zone had the highest sales in the first half of 2023?", files=[sales["id"]])
-        assert "Zone NA; Sales (a): 12,553;" in quote
-        assert "Zone GC; Sales (a): 2,548;" in first_quote("And which zone had the lowest?", wid)[1]
 
 
 EXTRACT_AND_ASK = "Extract the tables of this workbook as CSV and tell me the total {} of the first half-year."
