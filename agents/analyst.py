@@ -11,7 +11,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.grounding import with_evidence
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
-from agents.language import asked_kind, best_passages, holds, names_nothing, normalize_space, refers_back
+from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back
 from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
 from agents.outputs import TEXT_FORMATS, text_files
@@ -91,10 +91,8 @@ def renumber(text: str, hints: list[dict[str, Any]]) -> str:
 
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever) -> tuple[str, list[Passage]]:
-    """A question read as a follow-up when its own words find nothing, when it asks a superlative
-    of nothing named, or when it goes on by a pronoun: "And which has the fewest?" asks about what
-    the requests before it named ("Which team has the most Stanley Cups?"), "And what was it in
-    2022?" about the total revenue the one before asked for. Their words join the question, the
+    """A question read as a follow-up when its own words find nothing or when it goes on by a
+    pronoun: "And what was it in 2022?" asks about the total sales the one before asked for. Their words join the question, the
     newest first, until passages are found; else the question as asked, with what it found."""
     asked = question
     earlier_requests = previous_requests(history, FOLLOWED)
@@ -141,7 +139,7 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
-        if docs and (not found or names_nothing(question) or refers_back(question)):
+        if docs and (not found or refers_back(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
         if not found:

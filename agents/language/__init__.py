@@ -1,6 +1,6 @@
 """Everything that reads natural language, behind one small interface: the language of a text and the
 one a request asks for, sentences, words (one tokenizer, one stemmer, one stop-word source), what a
-request asks for (its intents, the kind of fact, a superlative) and what it points back at.
+request asks for (its intents, the kind of fact) and what it points back at.
 
 Callers import from here, not from the modules (`tests/test_layers.py` checks it); the package
 imports no other `agents` module, only `extractors` (the script and word detector, number parsing).
@@ -13,7 +13,6 @@ imports no other `agents` module, only `extractors` (the script and word detecto
 | `sentences` | sentences, extractive summaries, the passages that match a question |
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
 | `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
-| `superlatives` | "the most ...": the rows of the column a superlative question names, in order |
 | `references` | follow-up questions, the documents a request names, "continue" |
 """
 
@@ -43,15 +42,6 @@ from agents.language.sentences import (
     split_sentences,
     summarize,
 )
-from agents.language.superlatives import (
-    direction,
-    extreme_first,
-    names_nothing,
-    qualified,
-    row_cells,
-    row_passage,
-    value_of,
-)
 from agents.language.target import LANGUAGE_WORDS, target_language
 from agents.language.words import (
     common_words,
@@ -67,10 +57,8 @@ from agents.language.words import (
 
 __all__ = [
     "ANSWER", "DATE", "LANGUAGE_NAMES", "LANGUAGE_WORDS", "NUMBER", "PRICE", "Intent", "asked_kind",
-    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded",
-    "direction", "document_formats", "extreme_first", "fold", "holds", "index_terms", "informative_passages",
-    "is_direct_question", "load_detector", "names_nothing", "normalize_space", "qualified", "query_languages",
-    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "row_cells",
-    "row_passage", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language",
-    "tokens", "value_of", "wants_continuation",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages",
+    "is_direct_question", "load_detector", "normalize_space", "query_languages",
+    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language",
+    "tokens", "wants_continuation",
 ]

@@ -18,8 +18,6 @@ from agents.language import (
 from agents.outputs import stem_of
 from agents.phrases import language_label, say
 
-_DOC_INTENTS = {"extract", "summary", "translate", "answer"}  # meaningless without documents
-
 
 def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     """A plan in the plan schema's shape, built from the request's hints alone."""
@@ -40,8 +38,8 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
     intents = detect_intents(prompt, any(d.get("tables") for d in docs if d["name"] in picked))
     if docs and not intents and (fresh or picked != own):
         intents = ["summary"]  # documents without a recognisable request: say what is in them
-    if not docs:
-        intents = [i for i in intents if i not in _DOC_INTENTS]
+    if not docs:  # every other intent's agent reads documents; the writer can work from the request alone
+        intents = [i for i in intents if i == "write"]
     tasks: list[dict[str, Any]] = []
     steps: list[str] = []
     taken = set(doc_names)

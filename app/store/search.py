@@ -20,9 +20,7 @@ from agents.retrieval import (
     chunk_terms,
     document_language,
     hybrid,
-    rank,
     rank_documents,
-    searched_terms,
 )
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
@@ -86,19 +84,18 @@ class IndexRetriever:
         shas = [d.sha256 for d in stored]
         total = sum(f.count for f in facts.values())
         average = sum(f.length for f in facts.values()) / total if total else 0.0
-        searched_for = searched_terms(terms)  # with the alternatives BM25 counts as query terms
         # The question is embedded and the vectors searched while the database matches its terms:
         # the embedder and SQLite both run in C without the GIL, on the machine's two cores.
         nearness = asyncio.ensure_future(self._nearest(query, shas))
         try:
-            matched = await self.store.match(shas, searched_for)
+            matched = await self.store.match(shas, terms)
         finally:
             near = await nearness
         # The matches and the nearest chunks read in one statement (they are mostly not the same).
         found = {c.id: c for c in await self.store.chunks(list(dict.fromkeys([*matched, *(i for i, _ in near or [])])))}
         candidates = [Candidate(key=("db", i), terms=found[i].terms, text=found[i].text,
                                 language=languages[found[i].sha256]) for i in matched if i in found]
-        wanted = set(searched_for)
+        wanted = set(terms)
         candidates += [Candidate(key=("mem", i), terms=t, text=chunk.text, language=language)
                        for i, (_, chunk, language, t) in enumerate(memory) if wanted & set(t)]
         nearest = _candidates(near, found, languages)
@@ -106,11 +103,11 @@ class IndexRetriever:
         n = total + len(mem_lengths)
         mean = (average * total + sum(mem_lengths)) / n if n else 1.0
         if nearest is None:
-            ranked = await off_loop_if_long(len(candidates) * 100, rank, query, terms, candidates, n, mean, searched)
+            ranked = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
             how = "keyword"
         else:
             scored = await off_loop_if_long(len(candidates) * 100, bm25, terms, candidates, n, mean)
-            ranked = hybrid(query, terms, scored, nearest, searched)
+            ranked = hybrid(query, scored, nearest, searched)
             how = "hybrid"
         out = []
         for score, cand in ranked[:k]:

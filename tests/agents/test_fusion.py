@@ -22,14 +22,14 @@ def ranked(keys: list[str], languages: dict[str, str] | None = None) -> list[tup
 
 def test_a_question_in_none_of_the_documents_languages_is_ranked_by_its_vectors():
     # A German question over English reports: the passage whose names matched is not put first.
-    order = [c.key for _, c in hybrid(GERMAN, [], ranked(["names", "staff", "other"]),
+    order = [c.key for _, c in hybrid(GERMAN, ranked(["names", "staff", "other"]),
                                       ranked(["staff", "other", "names"]), ["en"])]
     assert order == ["staff", "other", "names"]
 
 
 def test_a_question_in_a_documents_language_counts_both_rankings():
     keyword, nearest = ranked(["names", "staff", "other"]), ranked(["staff", "other", "names"])
-    order = [c.key for _, c in hybrid(GERMAN, [], keyword, nearest, ["en", "de"])]
+    order = [c.key for _, c in hybrid(GERMAN, keyword, nearest, ["en", "de"])]
     # staff: ranks 2 and 1; names: 1 and 3; other: 3 and 2 (RRF, k=60)
     assert order == ["staff", "names", "other"]
 
@@ -50,7 +50,7 @@ def test_in_a_group_of_languages_a_keyword_match_counts_only_in_a_passage_of_the
     languages = {"names": "en", "staff": "en", "other": "en", "vertrag": "de"}
     keyword = ranked(["names", "vertrag", "staff", "other"], languages)
     nearest = ranked(["staff", "other", "vertrag", "names"], languages)
-    fused = hybrid(GERMAN, [], keyword, nearest, ["en", "de"])
+    fused = hybrid(GERMAN, keyword, nearest, ["en", "de"])
     assert CROSS_KEYWORD_WEIGHT == 0
     # staff and other: their vector ranks twice (2/61, 2/62); vertrag: 1/62 + 1/63; names: 2/64
     assert [c.key for _, c in fused] == ["staff", "other", "vertrag", "names"]
@@ -60,7 +60,7 @@ def test_in_a_group_of_languages_a_keyword_match_counts_only_in_a_passage_of_the
 
 def test_a_passage_of_the_questions_language_counts_both_rankings():
     languages = {"names": "de", "staff": "de", "other": "de"}
-    order = [c.key for _, c in hybrid(GERMAN, [], ranked(["names", "staff", "other"], languages),
+    order = [c.key for _, c in hybrid(GERMAN, ranked(["names", "staff", "other"], languages),
                                       ranked(["staff", "other", "names"], languages), ["de", "en"])]
     assert order == ["staff", "names", "other"]
 

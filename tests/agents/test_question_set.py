@@ -6,7 +6,10 @@ from __future__ import annotations
 from tests.harness import LiveServer, settings_for, upload, wait_status
 from tests.question_set import GROUPS, QUESTIONS, correct
 
-TARGET = 0.85
+# 0.85 until issue 32 removed the word lists fitted to this set (same-meaning stems, superlatives,
+# back-matter headings): the offline analyst then answers 25 of its 32 (bench/quality.py), and the
+# threshold follows what is left rather than the rules.
+TARGET = 0.75
 
 
 def ask(client, wid: str | None, question: str, files: list[int]) -> tuple[str, dict]:

@@ -207,29 +207,18 @@ def test_deleting_a_workflow_forgets_the_text_extracted_from_files_only_it_used(
 
 def test_a_follow_up_question_leans_on_the_questions_before_it(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
-        cups, squares, sales = upload(client, "stanley-cups.tsv", "testEXCEL.xlsx",
-                                      "2023-half-year-analyses-by-segment.xlsx")
+        # (The superlatives it asked, "the most Stanley Cups", "And which has the fewest?", "Und welche
+        # hat die meisten?", went with the superlative word lists, issue 32: docs/benchmarks.md.)
+        [squares] = upload(client, "testEXCEL.xlsx")
 
         def first_quote(prompt: str, wid: str | None = None, files: list[int] | None = None) -> tuple[str, str]:
             wid, answer = analyst_answer(client, prompt, wid, files)
             citations = answer["metadata"].get("citations", [])
             return wid, citations[0]["quote"] if citations else answer["content"]
 
-        wid, quote = first_quote("Which team has the most Stanley Cups?", files=[cups["id"]])
-        assert quote == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
-        # Its own words find nothing: it asks about the Stanley Cups of the question before.
-        assert first_quote("And which has the fewest?", wid)[1] == "Team: Blues; Location: STL; Stanley Cups: 1"
-        # Two questions back, in another language.
-        assert first_quote("Und welche hat die meisten?", wid)[1] == "Team: Maple Leafs; Location: TOR; Stanley Cups: 13"
-
         wid, quote = first_quote("What is the square of 7?", files=[squares["id"]])
         assert quote == "Number: 7; Square: 49"
         assert first_quote("And of 9?", wid)[1] == "Number: 9; Square: 81"
-
-        # Its words find rows, but its superlative names no measure: the question before named sales.
-        wid, quote = first_quote("Which zone had the highest sales in the first half of 2023?", files=[sales["id"]])
-        assert "Zone NA; Sales (a): 12,553;" in quote
-        assert "Zone GC; Sales (a): 2,548;" in first_quote("And which zone had the lowest?", wid)[1]
 
 
 EXTRACT_AND_ASK = "Extract the tables of this workbook as CSV and tell me the total {} of the first half-year."
@@ -256,19 +245,18 @@ def test_asked_again_after_its_tables_were_extracted_the_answer_quotes_the_users
         assert first["fileId"] == sales["id"]
 
 
-def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_in_2022_the_years_row(tmp_path, database_url):
+def test_follow_ups_that_name_only_the_year_or_a_row_find_the_row_the_question_before_asked_for(tmp_path, database_url):
+    # In the workbook's own word ("Sales"): a question in other words ("revenue", "Umsatz", "ventes")
+    # is the vectors' to match (issue 32 removed the hand-made list of same-meaning stems; test
+    # servers run without embeddings, see tests/store/test_hybrid_search.py for questions answered by them).
     with LiveServer(settings_for(tmp_path, database_url)) as server, server.client() as client:
         [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
         wid = None
-        # Each question, then a follow-up that names only the year and points back by a pronoun.
-        asked = [("What was the total revenue in the first half of 2023?", "2023 — Total; Sales: 46,293;"),
+        # A question, then a follow-up that names only the year and points back by a pronoun.
+        asked = [("What were the total sales in the first half of 2023?", "2023 — Total; Sales: 46,293;"),
                  ("And what was it in the same half of 2022?", "2022 — Total; Sales: 45,580;"),
-                 # Leaning on the follow-up before it, and so on the question that named the revenue.
-                 ("And in Zone NA?", "2022 — Zone NA; Sales (a): 12,138;"),
-                 ("Wie hoch war der Umsatz insgesamt im ersten Halbjahr 2023?", "2023 — Total; Sales: 46,293;"),
-                 ("Und wie hoch war er 2022?", "2022 — Total; Sales: 45,580;"),
-                 ("Quel était le total des ventes au premier semestre 2023 ?", "2023 — Total; Sales: 46,293;"),
-                 ("Et en 2022 ?", "2022 — Total; Sales: 45,580;")]
+                 # Leaning on the follow-up before it, and so on the question that named the sales.
+                 ("And in Zone NA?", "2022 — Zone NA; Sales (a): 12,138;")]
         for prompt, row in asked:
             wid, answer = analyst_answer(client, prompt, wid, None if wid else [sales["id"]])
             first = answer["metadata"]["citations"][0]
@@ -279,7 +267,7 @@ def test_revenue_umsatz_and_ventes_find_the_row_the_report_labels_sales_and_and_
 def test_follow_ups_that_point_back_after_an_extraction_quote_the_users_rows_not_its_copies(tmp_path):
     with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
         [sales] = upload(client, "2023-half-year-analyses-by-segment.xlsx")
-        wid, _ = analyst_answer(client, EXTRACT_AND_ASK.format("revenue"), files=[sales["id"]])
+        wid, _ = analyst_answer(client, EXTRACT_AND_ASK.format("sales"), files=[sales["id"]])
         # The second leans on the first request, whose words ("extract", "tables", "CSV") the copies echo;
         # the third on both: the row it names, from the user's workbook, not the total the one before asked.
         for prompt, row in (("And what was it in the same half of 2022?", "Total; Sales: 45,580;"),
