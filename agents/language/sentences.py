@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import sentencex
 
 from agents.language.detect import detect_language
-from agents.language.words import common_words, light_stem, stems
+from agents.language.words import common_words, stems
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
@@ -29,6 +29,9 @@ _BULLET = re.compile(r"^\s*(?:[-*•·▪●◦–]|\(?\d{1,3}[.)]|[a-zA-Z][.)])
 _TERMINAL = re.compile(r"[.!?:;。！？…؟।۔][\"'»”’)\]]*$")
 _SPACE = re.compile(r"\s+")
 _LETTER = re.compile(r"[^\W\d_]")
+# A word hyphenated at a line end ("al-\nternative", "al- ternative" once joined): its halves are no
+# words of the text, and a summary scored by them loses the abstract's sentence (tracemonkey.pdf).
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-\s+(?=[a-zß-öø-ÿ])")
 # Chinese and Japanese put no spaces between words, so a line break between two of their
 # characters is a wrap, not a space. Korean separates words with spaces and keeps them.
 _HAN_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -138,20 +141,21 @@ def _meaningful(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
-def terms(text: str, language: str | None = None, keep_stopwords: bool = False) -> list[str]:
+def terms(text: str, language: str, keep_stopwords: bool = False) -> list[str]:
     """Index terms of a text: its words without the common words (`agents.language.words`), Snowball
-    stems in `language` or, without one, light stems; character bigrams for Chinese and Japanese."""
+    stems in `language` (words a line break hyphenated read whole); character bigrams for Chinese
+    and Japanese."""
     out: list[str] = []
     words: list[str] = []
     stop = common_words()
-    for token in _TOKEN.findall(text):
+    for token in _TOKEN.findall(_BROKEN_WORD.sub("", text)):
         if _CJK_CHAR.match(token):
             out.extend(token[i : i + 2] for i in range(max(1, len(token) - 1)))
             continue
         folded = token.casefold()
         if keep_stopwords or (folded not in stop and len(folded) >= 2):
             words.append(folded)
-    return out + (stems(words, language) if language else [light_stem(w) for w in words])
+    return out + stems(words, language)
 
 
 def _words(sentence: str) -> float:
@@ -202,7 +206,8 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
     sentences = split_sentences(text)
     if max_sentences < 1 or not sentences:
         return []
-    bags = [terms(s) for s in sentences]
+    language = detect_language(text)
+    bags = [terms(s, language) for s in sentences]
     df = Counter(t for bag in bags for t in set(bag))
     n = len(sentences)
     idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}

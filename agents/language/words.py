@@ -5,7 +5,10 @@ language is only case- and accent-folded. Stop words are the `stopwords` package
 language (what an index leaves out); a question also leaves out the common words, the function
 words and words of asking of the word detector's seven languages ("please", "summarize",
 "welche", "combien"): they say what a request wants done, not what it is about. Extractive
-summaries use a light stem of their own (`light_stem`, why there). Pure, no I/O.
+summaries stem with Snowball too: the light stem they had (a suffix off, 7 characters) was kept
+because with Snowball tracemonkey.pdf's summary lost the sentence stating the paper's
+contribution; the cause was the halves of words hyphenated at line ends ("al- ternative"), which
+`agents.language.sentences.terms` now reads whole. Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -33,9 +36,6 @@ _CONTENT = frozenset(
     tableau tableaux rapport documento documenti informe archivo tabla rapporto tabella
     verslag bestand bestanden tabel relatório arquivo tabela""".split()
 )
-# A language-agnostic stem for extractive summaries (see `light_stem`).
-_SUFFIXES = ("ations", "ation", "ements", "ement", "ments", "ment", "ungen", "ung", "ness", "ings",
-             "ing", "ies", "ied", "ed", "es", "en", "er", "s", "e")
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -76,20 +76,6 @@ def common_words() -> frozenset[str]:
     "welche", "please", "summarize", "combien"): what no question is about, whatever its language,
     and what no sentence ends on."""
     return frozenset().union(*WORDS.values()) - _CONTENT
-
-
-@lru_cache(maxsize=1 << 16)
-def light_stem(word: str) -> str:
-    """A language-agnostic stem, for extractive summaries only: the word folded, a common suffix off,
-    cut to 7 characters. Snowball's stems in its place pick other sentences: on tracemonkey.pdf the
-    summary loses the one that states the paper's contribution (tests/toolkit/test_sentences.py),
-    and no summary measure beyond that one exists yet to choose by."""
-    word = fold(word.casefold())
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
-            break
-    return word[:7]
 
 
 def index_terms(text: str, language: str) -> list[str]:
