@@ -29,6 +29,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•·▪●◦–]|\(?\d{1,3}[.)]|[a-zA-Z][.)])
 _TERMINAL = re.compile(r"[.!?:;。！？…؟।۔][\"'»”’)\]]*$")
 _SPACE = re.compile(r"\s+")
 _LETTER = re.compile(r"[^\W\d_]")
+_FULL_STOP = re.compile(r"[。！？][」』”’)]*$")
 # A word hyphenated at a line end ("al-\nternative", "al- ternative" once joined): its halves are no
 # words of the text, and a summary scored by them loses the abstract's sentence (tracemonkey.pdf).
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-\s+(?=[a-zß-öø-ÿ])")
@@ -84,7 +85,8 @@ def _line_break(prev: str, nxt: str, width: int) -> bool:
 def _split_segment(text: str, start: int, end: int, language: str) -> list[tuple[int, int]]:
     """Sentences of text[start:end], a run of lines that `_line_break` joined: sentencex's (its
     abbreviations, initials and numbers in ~300 languages), a piece merged into the next when the
-    next starts in lowercase ("approx. three") or the piece has no letter (a list number "1.")."""
+    next starts in lowercase ("approx. three"), no space follows ("Prod.Rev", "example.Com": only
+    。！？ end a sentence without one) or the piece has no letter (a list number "1.")."""
     # Wraps are spaces here, and sentencex sees no list markers: a bullet opening the segment is
     # layout (`_line_break`), and sentencex takes "(a)" for an item running to the paragraph's end
     # ("[a]" it does not).
@@ -100,8 +102,9 @@ def _split_segment(text: str, start: int, end: int, language: str) -> list[tuple
             stop -= 1
         nxt = re.match(r"\s*(\S)", text[stop:end])
         piece = text[begin:stop]
-        if nxt and (nxt.group(1).islower() and not _CJK_CHAR.search(piece[-1:])
-                    or not _LETTER.search(piece)):
+        glued = stop < end and not text[stop].isspace() and not _FULL_STOP.search(piece)
+        if glued or nxt and (nxt.group(1).islower() and not _CJK_CHAR.search(piece[-1:])
+                             or not _LETTER.search(piece)):
             continue
         if piece.strip():
             out.append((begin, stop))
