@@ -5,10 +5,11 @@ wraps, headings, bullets, table rows, Chinese/Japanese wraps); within the lines 
 sentencex (Wikimedia, abbreviations and rules for ~300 languages, in Rust) finds the boundaries in
 the text's language, in place of our English/German/French abbreviation and month lists. Measured
 (issue 32) on tests/agents: the same sentence tests pass (abbreviations, initials, "3. Oktober",
-CJK, the UDHR in ten scripts); on tracemonkey.pdf 891 sentences instead of 872, the changes mostly
-a bullet's second sentence now split off and "U.S. Government" no longer cut; splitting
-freeculture.pdf's text 0.9 times the sentences per second of the word lists (CPU time,
-bench/sentence_split.py).
+CJK, the UDHR in ten scripts); on tracemonkey.pdf 869 sentences instead of 872, the changes
+mostly a bullet's second sentence now split off and "U.S. Government" no longer cut; splitting
+freeculture.pdf's text 0.89 to 1.03 times the sentences per second of the word lists in three
+runs (CPU time, bench/sentence_split.py). sentencex reads "(a)" or "•" as a list item running to
+the paragraph's end and ends a sentence at "file.Txt": both are kept from it (`_split_segment`).
 """
 
 from __future__ import annotations
