@@ -30,7 +30,9 @@ Prints the lines per file and the total; `--files` also names every vocabulary a
 `--root DIR` counts another checkout.
 
 Measured (issue 32): main at 3b3cceb 922 lines in 13 files; after `agents/language` (one stemmer
-and stop-word source, the offline model's output words in `agents.phrases`) 854 in 14 files.
+and stop-word source, the offline model's output words in `agents.phrases`) 854 in 14 files; after
+the word detector's vocabulary, the abbreviation lists and the light stem (sentencex, py3langid among
+the named languages, the `stopwords` package; branch langlib) 720 in 13 files.
 Most of what is left is the offline planner's intents and references (`agents/language/intents`,
 `references`), the answer kinds and superlatives, and the word detector (`extractors/language`).
 """

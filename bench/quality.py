@@ -38,7 +38,8 @@ from extractors.language import by_words  # noqa: E402
 from tests.agents.conftest import load_document, play_round  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.fidelity import TABLE_DOCS, compare, source_tables, workbook_tables  # noqa: E402
-from tests.question_set import GROUPS, QUESTIONS, correct, keyword_baseline  # noqa: E402
+from tests.heldout.cases import CASES  # noqa: E402
+from tests.question_set import GROUPS, HELDOUT, QUESTIONS, correct, keyword_baseline  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import retrieval_sets  # noqa: E402
@@ -125,18 +126,25 @@ def _udhr() -> list[tuple[str, str]]:
     return samples
 
 
-def language_detection() -> list[tuple[str, int, int, int, int, str, float]]:
-    """(detector, UDHR right, UDHR texts, prompts right, prompts, lorem ipsum's language, ms per text)."""
-    samples, out = _udhr(), []
+def heldout_prompts() -> list[tuple[str, str]]:
+    """(language, text) of the held-out questions and of the held-out cases' prompts (never tuned on)."""
+    return [(q.language, q.question) for q in HELDOUT] + [(c.lang, c.prompt) for c in CASES if c.lang]
+
+
+def language_detection() -> list[tuple[str, int, int, int, int, str, float, int, int]]:
+    """(detector, UDHR right, UDHR texts, prompts right, prompts, lorem ipsum's language, ms per text,
+    held-out right, held-out texts)."""
+    samples, heldout, out = _udhr(), heldout_prompts(), []
     language.load_detector()
-    for label, detect in (("py3langid + stopwords", language.detect_language),
-                          ("stopwords alone (before)", by_words)):
+    for label, detect in (("py3langid", language.detect_language),
+                          ("stop words alone", by_words)):
         start = time.perf_counter()
         udhr = sum(detect(text) == code for code, text in samples)
         prompts = sum(detect(text) == code for code, text in PROMPTS)
         seconds = time.perf_counter() - start
+        held = sum(detect(text) == code for code, text in heldout)
         out.append((label, udhr, len(samples), prompts, len(PROMPTS), detect(LOREM),
-                    1000 * seconds / (len(samples) + len(PROMPTS))))
+                    1000 * seconds / (len(samples) + len(PROMPTS)), held, len(heldout)))
     return out
 
 
@@ -153,8 +161,9 @@ def main() -> None:
     print(f"  {'all':42s} {now:4d}/{total:<4d} = {now / total:.3f} vs {before / total:.3f}: "
           f"{now / max(before, 1):.2f} times the cells kept")
     print("Language detection:")
-    for label, udhr, n, prompts, m, lorem, ms in language_detection():
-        print(f"  {label:26s} UDHR {udhr}/{n}, requests {prompts}/{m}, lorem ipsum -> {lorem}, {ms:.2f} ms per text")
+    for label, udhr, n, prompts, m, lorem, ms, held, h in language_detection():
+        print(f"  {label:26s} UDHR {udhr}/{n}, requests {prompts}/{m}, lorem ipsum -> {lorem}, {ms:.2f} ms per text; "
+              f"held-out questions and prompts {held}/{h}")
 
 
 if __name__ == "__main__":

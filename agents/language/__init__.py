@@ -3,11 +3,11 @@ one a request asks for, sentences, words (one tokenizer, one stemmer, one stop-w
 request asks for (its intents, the kind of fact) and what it points back at.
 
 Callers import from here, not from the modules (`tests/test_layers.py` checks it); the package
-imports no other `agents` module, only `extractors` (the script and word detector, number parsing).
+imports no other `agents` module, only `extractors` (the word pattern, number parsing).
 
 | module | reads |
 |---|---|
-| `detect` | a text's language: py3langid, the word detector of `extractors.language` for short prompts |
+| `detect` | a text's language: py3langid, among the languages Foreman names for short prompts it is unsure of |
 | `target` | the language a request names ("into German") |
 | `words` | tokens, Snowball stems (PyStemmer), stop words (the `stopwords` package), a question's terms |
 | `sentences` | sentences, extractive summaries, the passages that match a question |

@@ -2,10 +2,14 @@
 
 Stems are Snowball's (PyStemmer, 15 languages), accents folded after stemming; text in another
 language is only case- and accent-folded. Stop words are the `stopwords` package's list for the
-language (what an index leaves out); a question also leaves out the common words, the function
-words and words of asking of the word detector's seven languages ("please", "summarize",
-"welche", "combien"): they say what a request wants done, not what it is about. Extractive
-summaries use a light stem of their own (`light_stem`, why there). Pure, no I/O.
+language (what an index leaves out); a question also leaves out the common words, the stop words
+of every language Foreman names ("welche", "combien"). The words of asking of seven languages
+("please", "summarize", "fasse") were common words too, from the word detector's hand-written
+vocabulary, until issue 32 took it out (retrieval before and after: docs/benchmarks.md). Extractive
+summaries stem with Snowball too: the light stem they had (a suffix off, 7 characters) was kept
+because with Snowball tracemonkey.pdf's summary lost the sentence stating the paper's
+contribution; the cause was the halves of words hyphenated at line ends ("al- ternative"), which
+`agents.language.sentences.terms` now reads whole. Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -18,24 +22,12 @@ from functools import lru_cache
 import Stemmer
 from stopwords import LANGUAGE_MAPPING, get_stopwords
 
-from agents.language.detect import detect_language
-from extractors.language import WORDS
+from agents.language.detect import LANGUAGE_NAMES, detect_language
 
 # Snowball algorithms by ISO 639-1 code.
 _ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
                "nl": "dutch", "pt": "portuguese", "sv": "swedish", "da": "danish", "no": "norwegian",
                "fi": "finnish", "ru": "russian", "hu": "hungarian", "ro": "romanian", "tr": "turkish"}
-# Words the word detector knows (`extractors.language.WORDS`: function words and the words of asking
-# of seven languages) that name what a request is about.
-_CONTENT = frozenset(
-    """document documents report file files table tables text page pages dokument dokumente
-    dokuments bericht berichte datei dateien tabelle tabellen seite seiten fichier fichiers
-    tableau tableaux rapport documento documenti informe archivo tabla rapporto tabella
-    verslag bestand bestanden tabel relatório arquivo tabela""".split()
-)
-# A language-agnostic stem for extractive summaries (see `light_stem`).
-_SUFFIXES = ("ations", "ation", "ements", "ement", "ments", "ment", "ungen", "ung", "ness", "ings",
-             "ing", "ies", "ied", "ed", "es", "en", "er", "s", "e")
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -72,24 +64,9 @@ def stop_words(language: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
-    """The function words and words of asking of every language the word detector knows ("the",
-    "welche", "please", "summarize", "combien"): what no question is about, whatever its language,
-    and what no sentence ends on."""
-    return frozenset().union(*WORDS.values()) - _CONTENT
-
-
-@lru_cache(maxsize=1 << 16)
-def light_stem(word: str) -> str:
-    """A language-agnostic stem, for extractive summaries only: the word folded, a common suffix off,
-    cut to 7 characters. Snowball's stems in its place pick other sentences: on tracemonkey.pdf the
-    summary loses the one that states the paper's contribution (tests/toolkit/test_sentences.py),
-    and no summary measure beyond that one exists yet to choose by."""
-    word = fold(word.casefold())
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
-            break
-    return word[:7]
+    """The stop words of every language Foreman names ("the", "welche", "combien"): what no question
+    is about, whatever its language, and what no sentence ends on."""
+    return frozenset().union(*(stop_words(code) for code in LANGUAGE_NAMES))
 
 
 def index_terms(text: str, language: str) -> list[str]:

@@ -35,7 +35,9 @@ def test_a_sheets_rows_are_passages_with_their_headings():
 
 def test_a_name_in_capitals_is_a_query_term_even_when_it_is_a_function_word_elsewhere():
     assert "na" in query_terms("What were the sales of Zone NA?", ["en"])
-    assert "na" not in query_terms("What were the sales of zone na?", ["en"])
+    # "na" was a function word only in the hand-written vocabulary issue 32 removed; "de" is a stop word.
+    assert "de" in query_terms("What were the sales of Zone DE?", ["en"])
+    assert "de" not in query_terms("What were the sales of zone de?", ["en"])
 
 
 def test_terms_are_snowball_stems_without_the_languages_stop_words():

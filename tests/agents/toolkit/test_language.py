@@ -97,9 +97,13 @@ def test_latin_is_not_french() -> None:
     assert detect_language(" ".join(corpus.pdf_pages("minimal-document.pdf"))) == "la"
 
 
+# A short prompt py3langid is unsure of is read among the languages Foreman names (issue 32 took out
+# the hand-written words of asking that decided it before): "Hello" and "Hallo" alone, which only
+# that list knew, and a short Swedish request ("Sammanfatta dokumentet, tack." now "it") are lost;
+# agents/language/detect.py has the figures.
 @pytest.mark.parametrize(("prompt", "expected"), [
-    ("Resume este documento, por favor.", "es"), ("Hello", "en"), ("Hallo", "de"), ("Bonjour", "fr"),
-    ("Summarize.", "en"), ("Podsumuj ten dokument, proszę.", "pl"), ("Sammanfatta dokumentet, tack.", "sv"),
+    ("Resume este documento, por favor.", "es"), ("Bonjour", "fr"),
+    ("Summarize.", "en"), ("Podsumuj ten dokument, proszę.", "pl"),
 ])
 def test_languages_beyond_the_stopword_lists(prompt: str, expected: str) -> None:
     assert detect_language(prompt) == expected
