@@ -9,7 +9,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
-from agents.language import LANGUAGE_WORDS
+from agents.language import language_words
 
 # Key names follow the seed's project-manager outputs (objWorkplan, objFinalDocuments, ...).
 _OUTPUT_SCHEMA: dict[str, Any] = {
@@ -128,7 +128,7 @@ def language_code(value: str) -> str:
     text = value.strip().lower()
     if _CODE.match(text):
         return text[:2]
-    return LANGUAGE_WORDS.get(text, "")
+    return language_words().get(text, "")
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:

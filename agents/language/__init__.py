@@ -19,7 +19,7 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 from __future__ import annotations
 
 from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
-from agents.language.detect import LANGUAGE_NAMES, detect_language, detector_loaded, load_detector
+from agents.language.detect import LANGUAGES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
     detect_intents,
@@ -42,7 +42,7 @@ from agents.language.sentences import (
     split_sentences,
     summarize,
 )
-from agents.language.target import LANGUAGE_WORDS, target_language
+from agents.language.target import language_name, language_words, load_names, target_language
 from agents.language.words import (
     common_words,
     content_words,
@@ -56,9 +56,9 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGE_NAMES", "LANGUAGE_WORDS", "NUMBER", "PRICE", "Intent", "asked_kind",
+    "ANSWER", "DATE", "LANGUAGES", "NUMBER", "PRICE", "Intent", "asked_kind",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
-    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language",
+    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation",
 ]

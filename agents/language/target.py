@@ -1,36 +1,78 @@
 """The language a request asks for: "into German", "auf Französisch", "en anglais" name a translation's
-target. The names of languages as people write them, in English, German and French. Pure, no I/O.
+target. The names of languages are CLDR's (Babel's locale data): every language Foreman names
+(`LANGUAGES`), as each of those languages writes it ("German", "Deutsch", "allemand", "alemán",
+"tedesco", ...), with and without accents. They replace a hand list of 33 names in English, German
+and French (issue 32). Pure, no I/O beyond Babel's packaged data, read once.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
-# Names of languages as people write them in a request, in English, German and French.
-LANGUAGE_WORDS: dict[str, str] = {
-    "english": "en", "englisch": "en", "anglais": "en",
-    "german": "de", "deutsch": "de", "allemand": "de",
-    "french": "fr", "französisch": "fr", "franzosisch": "fr", "français": "fr", "francais": "fr",
-    "spanish": "es", "spanisch": "es", "espagnol": "es",
-    "italian": "it", "italienisch": "it", "italien": "it",
-    "portuguese": "pt", "portugiesisch": "pt", "portugais": "pt",
-    "dutch": "nl", "niederländisch": "nl", "néerlandais": "nl",
-    "chinese": "zh", "chinesisch": "zh", "chinois": "zh",
-    "japanese": "ja", "japanisch": "ja", "japonais": "ja",
-    "russian": "ru", "russisch": "ru", "russe": "ru",
-}
+from agents.language.detect import LANGUAGES
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_INTO = {"into", "to", "in", "ins", "auf", "nach", "en", "vers"}
+
+
+def _plain(word: str) -> str:
+    """The word case-folded and without accents ("Französisch" -> "franzosisch")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
+
+
+def _names(locales: list[str]) -> dict[str, str]:
+    from babel import Locale
+
+    names: dict[str, str] = {}
+    for locale in locales:
+        written = Locale.parse(locale).languages
+        for code in LANGUAGES:
+            name = written.get(code, "")
+            if _WORD.fullmatch(name):
+                names.setdefault(name.casefold(), code)
+                names.setdefault(_plain(name), code)
+    return names
+
+
+@functools.cache
+def language_words() -> dict[str, str]:
+    """Each language's one-word names in every language Foreman names, folded and plain, -> its code
+    (about 0.4 s to read once: `agents.round.preload` reads it off the event loop)."""
+    return _names(list(LANGUAGES))
+
+
+@functools.cache
+def _inflected() -> dict[str, str]:
+    """German names of languages, which inflect ("ins Deutsche", "auf Französisch"), by their stem. Only
+    German's: a stem of every language's names would make "France" French ("francés")."""
+    return {name[:-1]: code for name, code in _names(["de"]).items() if len(name) > 5}
+
+
+@functools.cache
+def _english() -> dict[str, str]:
+    from babel import Locale
+
+    return dict(Locale.parse("en").languages)
+
+
+def language_name(code: str) -> str:
+    """The English name of a language code, for prompts ("German" for "de"; the code when CLDR has none)."""
+    return _english().get(code, code)
+
+
+def load_names() -> None:
+    """Read the names now (about 0.4 s of CPU, blocking: call it from a thread)."""
+    language_words()
+    _inflected()
+    _english()
 
 
 def target_language(text: str) -> str | None:
     """The language a request asks to translate into ("into German", "auf Französisch"), if named."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    found: list[tuple[int, str]] = []
-    for index, word in enumerate(words):
-        code = _language_of(word)
-        if code:
-            found.append((index, code))
+    words = [w.casefold() for w in _WORD.findall(text)]
+    found = [(index, code) for index, word in enumerate(words) if (code := _language_of(word))]
     # "translate this German text into English": the language after "into" is the target.
     for index, code in found:
         if index > 0 and words[index - 1] in _INTO:
@@ -38,12 +80,8 @@ def target_language(text: str) -> str | None:
     return found[-1][1] if found else None
 
 
-_INTO = {"into", "to", "in", "ins", "auf", "nach", "en", "vers"}
-
-
 def _language_of(word: str) -> str | None:
-    for name, code in LANGUAGE_WORDS.items():
-        # German adjectives inflect ("ins Deutsche", "auf Französisch"): match on the stem.
-        if word == name or (len(name) > 5 and word.startswith(name[:-1])):
-            return code
-    return None
+    names = language_words()
+    if word in names:
+        return names[word]
+    return next((code for stem, code in _inflected().items() if word.startswith(stem)), None)
