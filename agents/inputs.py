@@ -6,7 +6,8 @@ import re
 from typing import Any
 
 from agents.base import DocumentText, TaskContext, TaskSpec
-from agents.language import LANGUAGE_NAMES, target_language
+from agents.language import language_name as _cldr_name
+from agents.language import target_language
 
 
 def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:
@@ -34,7 +35,7 @@ def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> d
 
 def language_name(code: str) -> str:
     """The English name of a language code, for prompts ("German" for "de")."""
-    return LANGUAGE_NAMES.get(code, code)
+    return _cldr_name(code)
 
 
 def instructions(agent: str, language: str, body: str) -> str:

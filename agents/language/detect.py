@@ -1,6 +1,6 @@
 """Language detection for prompts and documents: py3langid (97 languages, its model ships in the
 package); a short prompt it is unsure about is classified again among the languages Foreman names
-(`LANGUAGE_NAMES`), the likeliest for a request of a few words.
+(`LANGUAGES`), the likeliest for a request of a few words.
 
 Measured on the corpus (UDHR article 1 in 45 languages, 12 one-line requests, a Latin lorem
 ipsum; bench/quality.py prints it): py3langid 41/45 and 12/12 and "la" for the lorem ipsum, in
@@ -25,24 +25,9 @@ from typing import Any
 
 from extractors.language import WORD
 
-LANGUAGE_NAMES: dict[str, str] = {
-    "en": "English",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "it": "Italian",
-    "nl": "Dutch",
-    "pt": "Portuguese",
-    "ja": "Japanese",
-    "zh": "Chinese",
-    "ko": "Korean",
-    "ar": "Arabic",
-    "ru": "Russian",
-    "el": "Greek",
-    "he": "Hebrew",
-    "th": "Thai",
-    "hi": "Hindi",
-}
+# The languages Foreman names and detects short prompts among (ISO 639-1); their names are CLDR's
+# (`agents.language.target`).
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "ja", "zh", "ko", "ar", "ru", "el", "he", "th", "hi")
 
 # Below this probability on a short text, the stopword rules decide when they have evidence.
 _SURE = 0.5
@@ -69,7 +54,7 @@ def _identifier() -> Any:
 
                 identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
                 named = copy.copy(identifier)  # the same model, restricted: no second load
-                named.set_languages(sorted(set(LANGUAGE_NAMES) & set(identifier.nb_classes)))
+                named.set_languages(sorted(set(LANGUAGES) & set(identifier.nb_classes)))
                 _LOADED.extend((identifier, named))
     return _LOADED[0]
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 import Stemmer
 from stopwords import LANGUAGE_MAPPING, get_stopwords
 
-from agents.language.detect import LANGUAGE_NAMES, detect_language
+from agents.language.detect import LANGUAGES, detect_language
 
 # Snowball algorithms by ISO 639-1 code.
 _ALGORITHMS = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
@@ -66,7 +66,7 @@ def stop_words(language: str) -> frozenset[str]:
 def common_words() -> frozenset[str]:
     """The stop words of every language Foreman names ("the", "welche", "combien"): what no question
     is about, whatever its language, and what no sentence ends on."""
-    return frozenset().union(*(stop_words(code) for code in LANGUAGE_NAMES))
+    return frozenset().union(*(stop_words(code) for code in LANGUAGES))
 
 
 def index_terms(text: str, language: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.language import LANGUAGE_NAMES, detect_language
+from agents.language import LANGUAGES, detect_language, language_name
 from tests import corpus
 
 PROMPTS = [
@@ -86,8 +86,8 @@ def test_no_evidence_gives_the_default(text: str) -> None:
 
 def test_every_detected_code_has_an_english_name() -> None:
     codes = {expected for _, expected in PROMPTS} | {"hi", "el"}
-    assert codes <= set(LANGUAGE_NAMES)
-    assert LANGUAGE_NAMES["de"] == "German"
+    assert codes <= set(LANGUAGES)
+    assert [language_name(code) for code in ("de", "fr", "zh", "sv")] == ["German", "French", "Chinese", "Swedish"]
 
 
 def test_latin_is_not_french() -> None:
