@@ -116,6 +116,7 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
     ids = {t.id for t in plan.tasks}
     seen: dict[tuple[str, str, tuple[str, ...]], str] = {}
     alias: dict[str, str] = {}
+    renamed: dict[str, str] = {}
     for task in plan.tasks:
         agent = task.agent
         if agent not in known_agents:
@@ -138,6 +139,12 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
                 depends.append(dep)
         outputs = []
         for out in task.outputs:
+            if out.name in upload_names:  # a file to make, named like one the round already has
+                fresh = _free_name(out.name, upload_names | set(produced))
+                notes.append(f"task '{task.id}': output '{out.name}' has the name of an uploaded document; "
+                             f"named '{fresh}'")
+                renamed[out.name] = fresh
+                out = replace(out, name=fresh)
             if out.name in produced:
                 notes.append(f"task '{task.id}': dropped output '{out.name}', already produced by "
                              f"task '{produced[out.name]}'")
@@ -161,9 +168,18 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
     outputs_named = {o.name for t in tasks for o in t.outputs}
     tasks = [_known_inputs(t, upload_names, outputs_named, notes) for t in tasks]
     tasks = _link_inputs(tasks, ids, notes)
-    tasks = _makers_for_finals(plan.final_documents, tasks, produced, list(uploads), formats, notes)
-    finals = _final_documents(plan.final_documents, tasks, produced, upload_names, notes)
+    named = [replace(d, name=renamed.get(d.name, d.name)) for d in plan.final_documents]
+    tasks = _makers_for_finals(named, tasks, produced, list(uploads), formats, notes)
+    finals = _final_documents(named, tasks, produced, upload_names, notes)
     return replace(plan, tasks=tasks, final_documents=finals), notes
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    """`name` with the first number that makes it new ("summary.docx" -> "summary-2.docx")."""
+    stem, dot, ext = name.rpartition(".")
+    stem, dot = (stem, dot) if dot else (ext, "")
+    ext = ext if dot else ""
+    return next(n for i in range(2, len(taken) + 3) if (n := f"{stem}-{i}{dot}{ext}") not in taken)
 
 
 def _deliverable(task: TaskSpec, formats: Mapping[str, Collection[str]],

@@ -79,6 +79,18 @@ def inp() -> RoundInput:
                       documents=[text_document("report.txt", "The plant made 12 tons. It rained.")])
 
 
+def test_a_file_to_make_named_like_one_the_conversation_has_gets_a_name_of_its_own() -> None:
+    # Qwen 0.5B, "Now translate that to German." after a summary delivered as status-report-summary.docx:
+    # the translator was to read that file and write one of the same name; the round failed planning.
+    plan = Plan(language="de", answer="ok", final_documents=[OutputSpec("summary.docx")], tasks=[
+        TaskSpec("t1", "translator", "Translate it into German", ["summary.docx"], [OutputSpec("summary.docx")])])
+    fixed, notes = repair_plan(plan, AGENTS, ["summary.docx", "report.docx"])
+    assert fixed.tasks[0].inputs == ["summary.docx"] and [o.name for o in fixed.tasks[0].outputs] == ["summary-2.docx"]
+    assert [d.name for d in fixed.final_documents] == ["summary-2.docx"]
+    assert notes == ["task 't1': output 'summary.docx' has the name of an uploaded document; named 'summary-2.docx'"]
+    assert validate_plan(fixed, AGENTS, ["summary.docx", "report.docx"], 4) == []
+
+
 @pytest.mark.parametrize(("answer", "fixed"), [
     (plan_json(task("t1", "summarizer", ["report.txt"], deps=["t1"])), "dropped its dependency on itself"),
     (plan_json(task("t1", "summarizer", ["report.txt"], outputs=["sum.md"]), finals=["report.md"]),
