@@ -22,7 +22,7 @@ from agents.outputs import delivers
 from agents.phrases import say
 from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
-from agents.repairs import close_json, repair_answer_language, repair_plan
+from agents.repairs import close_json, repair_answer_language, repair_plan, unexampled
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
@@ -207,9 +207,10 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     plan.language = _reply_language(inp, language, plan.language)
     repairs = first.repairs + (outcome.repairs if outcome is not first else [])
     plan, fix = repair_answer_language(plan, plan.language)
-    if fix:
-        log.warning("plan repaired: %s", fix)
-        repairs.append(fix)
+    plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(_examples(True) + _examples(False))))
+    for note in [fix, *copied] if fix else copied:
+        log.warning("plan repaired: %s", note)
+        repairs.append(note)
     if not ledger.offline:  # an answer cut mid-sentence is finished, never shown cut
         plan.answer, fix = await complete_answer(ledger, plan.answer, inp.prompt, plan.language, PM_NAME)
         if fix:

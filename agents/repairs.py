@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -334,3 +334,30 @@ def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]
     answer = say("plan_steps", language, n=len(plan.tasks), steps=steps)
     return replace(plan, answer=answer), (f"the answer was written in '{written}', not in the user's "
                                           f"'{language}': it announces the plan's steps instead")
+
+
+def _said(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def unexampled(plan: Plan, prompt: str, examples: Sequence[tuple[str, str]]) -> tuple[Plan, list[str]]:
+    """A task whose instructions copy a worked example of the planning prompt (its request, or the
+    first sentence of one of its tasks) that the user's request does not say does the request instead.
+    Qwen 0.5B, asked about a kettle's manual, planned the analyst with "What is the capital of France?
+    Cite the passage.", the answer-only example's question, and the analyst answered that."""
+    copied = []
+    for request, answer in examples:
+        asked = request.split("\n")[1] if "\n" in request else request
+        firsts = [str(t.get("instructions", "")).split(". ")[0] for t in json.loads(answer).get("objWorkplan", [])]
+        copied += [_said(s) for s in [asked, *firsts] if len(_said(s).split()) >= 3]
+    said = _said(prompt)
+    notes, tasks = [], []
+    for task in plan.tasks:
+        own = _said(task.instructions)
+        hit = next((c for c in copied if c in own and c not in said), None)
+        if hit:
+            notes.append(f"task '{task.id}': its instructions copy a worked example ('{hit}'): it does the "
+                         "user's request instead")
+            task = replace(task, instructions=prompt)
+        tasks.append(task)
+    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])

@@ -79,6 +79,22 @@ def inp() -> RoundInput:
                       documents=[text_document("report.txt", "The plant made 12 tons. It rained.")])
 
 
+def test_a_task_that_copies_a_worked_example_does_the_users_request() -> None:
+    from agents.manager import _examples
+    from agents.repairs import unexampled
+
+    examples = list(dict.fromkeys(_examples(True) + _examples(False)))
+    copied = Plan(language="en", answer="", tasks=[
+        TaskSpec("t1", "analyst", "What is the capital of France? Cite the passage.", ["manual.docx"])])
+    fixed, notes = unexampled(copied, "How often should I descale the kettle?", examples)
+    assert fixed.tasks[0].instructions == "How often should I descale the kettle?" and len(notes) == 1
+    # The user asked it, or the task only shares the example's form ("Cite le passage"): it stands.
+    assert unexampled(copied, "What is the capital of France?", examples) == (copied, [])
+    own = Plan(language="fr", answer="", tasks=[
+        TaskSpec("t1", "analyst", "Quelle est la puissance ? Cite le passage.", ["manual.docx"])])
+    assert unexampled(own, "Quelle est la puissance de la bouilloire ?", examples) == (own, [])
+
+
 def test_a_file_to_make_named_like_one_the_conversation_has_gets_a_name_of_its_own() -> None:
     # Qwen 0.5B, "Now translate that to German." after a summary delivered as status-report-summary.docx:
     # the translator was to read that file and write one of the same name; the round failed planning.
