@@ -74,10 +74,12 @@ def expected_language(task: TaskSpec, context: TaskContext) -> str:
 
 def written_language(text: str) -> str:
     """The language of what an agent wrote itself: quotes, tables and code left out; "" when too little
-    is left to tell (a number, a list of names)."""
+    is left to tell (a number, a list of names, fewer than twelve different words)."""
     own = [line for line in text.splitlines() if not line.lstrip().startswith((">", "|", "```", "#", "    "))]
     prose = re.sub(r"\[[^\]]*\]|\([^)]*\)|`[^`]*`|\S*[/.@]\S+|\d[\d.,]*", " ", " ".join(own))
-    if len(re.findall(r"[^\W\d_]{2,}", prose)) < 12:
+    # Twelve different words at least: a word repeated ("word0 word1 ...": a stub's filler) is no evidence,
+    # and the detector without the hand-written word lists reads it as Dutch or Afrikaans.
+    if len({w.casefold() for w in re.findall(r"[^\W\d_]{2,}", prose)}) < 12:
         return ""
     return detect_language(prose, default="")
 

@@ -50,3 +50,9 @@ def test_the_language_asked_for_in_the_instructions_wins_over_the_users():
     assert expected_language(TaskSpec(id="t", agent="analyst", instructions="What does the German law say?"),
                              _context(None, "en")) == "en"
     assert written_language("> Das ist ein Zitat auf Deutsch, das lang genug wäre, um erkannt zu werden.\n42") == ""
+
+
+def test_a_text_of_one_word_repeated_tells_no_language():
+    from agents.runner import written_language
+
+    assert written_language("I wrote notes.md.\n\n" + " ".join(f"word{n}" for n in range(120)) + ".") == ""
