@@ -28,8 +28,8 @@ from agents.manager import PlanOutcome, RoundInput
 from agents.memory import continued_request
 from agents.model import Model, current_draft
 from agents.notices import unreadable_note
-from agents.phrases import say
 from agents.registry import Registry
+from agents.repairs import steps_announced
 from agents.runner import run_task, task_context
 from agents.toolkit.cpu import off_loop_if_long
 
@@ -69,10 +69,7 @@ def announced(outcome: PlanOutcome, mark: int | None = None) -> PlanOutcome:
     sink = current_draft.get()
     if sink is not None and mark is not None:
         sink.retract(mark)
-    plan = outcome.plan
-    steps = "; ".join(say("step_agent", plan.language, agent=t.agent) for t in plan.tasks)
-    answer = say("plan_steps", plan.language, n=len(plan.tasks), steps=steps)
-    return replace(outcome, plan=replace(plan, answer=answer),
+    return replace(outcome, plan=steps_announced(outcome.plan, outcome.plan.language),
                    repairs=[*outcome.repairs, "the reply spoke of the documents before any agent had read them: "
                                               "it announces the plan's steps instead"])
 

@@ -321,6 +321,12 @@ def _final_documents(named: list[OutputSpec], tasks: list[TaskSpec], produced: d
     return derived
 
 
+def steps_announced(plan: Plan, language: str) -> Plan:
+    """The plan with its answer the announcement of its steps, in `language`."""
+    steps = "; ".join(say("step_agent", language, agent=t.agent) for t in plan.tasks)
+    return replace(plan, answer=say("plan_steps", language, n=len(plan.tasks), steps=steps))
+
+
 def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]:
     """A plan with tasks whose answer is plainly in another language than the user's (a 0.5B
     model answers a German request in English) gets its steps announced in the user's language;
@@ -330,10 +336,8 @@ def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]
     written = detect_language(plan.answer, default="")
     if not written or written == language:
         return plan, None
-    steps = "; ".join(say("step_agent", language, agent=t.agent) for t in plan.tasks)
-    answer = say("plan_steps", language, n=len(plan.tasks), steps=steps)
-    return replace(plan, answer=answer), (f"the answer was written in '{written}', not in the user's "
-                                          f"'{language}': it announces the plan's steps instead")
+    return steps_announced(plan, language), (f"the answer was written in '{written}', not in the user's "
+                                             f"'{language}': it announces the plan's steps instead")
 
 
 def _said(text: str) -> str:
