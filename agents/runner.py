@@ -11,7 +11,7 @@ from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.inputs import language_name, task_language
 from agents.language import detect_language
-from agents.model import Model
+from agents.model import Model, current_draft
 from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
 from agents.toolkit.tokens import count_long_texts
@@ -40,7 +40,10 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
 
 
 async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:
-    """The agent's result, done once more when a model wrote it in another language than the task's."""
+    """The agent's result, done once more when a model wrote it in another language than the task's;
+    the text the first try streamed into the message's draft is taken back before the second writes."""
+    sink = current_draft.get()
+    mark = sink.mark() if sink is not None else 0
     result = await _run(agent, task, context)
     if result.question:
         return result
@@ -52,6 +55,8 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
         return result
     again = replace(task, instructions=f"{task.instructions}\n\nWrite your whole answer in {language_name(wanted)} "
                                        f"only, not in {language_name(written_language(result.text))}.")
+    if sink is not None:
+        sink.retract(mark)
     redone = await _run(agent, again, context)
     ok = written_language(redone.text) in ("", wanted)
     redone.usage = result.usage + redone.usage

@@ -4,6 +4,7 @@ is done once more, told which language (a German summary came back as the docume
 from __future__ import annotations
 
 from agents.base import TaskContext, TaskSpec
+from agents.model import current_draft, sink_for
 from agents.registry import build_registry
 from agents.runner import expected_language, run_task, written_language
 from tests.agents.conftest import text_document
@@ -56,3 +57,46 @@ def test_a_text_of_one_word_repeated_tells_no_language():
     from agents.runner import written_language
 
     assert written_language("I wrote notes.md.\n\n" + " ".join(f"word{n}" for n in range(120)) + ".") == ""
+
+
+class _Draft:
+    """A message's draft as a model call streams into it (`agents.model.TextSink`)."""
+
+    def __init__(self) -> None:
+        self.shown = ""
+
+    def text(self, piece: str) -> None:
+        self.shown += piece
+
+    def lead(self, text: str) -> None:
+        self.shown += text
+
+    def mark(self) -> int:
+        return len(self.shown)
+
+    def retract(self, mark: int) -> None:
+        self.shown = self.shown[:mark]
+
+
+class _StreamingModel(ScriptedModel):
+    """Writes each answer into the draft as a real model's stream does."""
+
+    async def complete(self, request):
+        response = await super().complete(request)
+        if (sink := sink_for(request)) is not None:
+            sink.text(response.text)
+        return response
+
+
+async def test_the_first_try_is_taken_back_from_the_draft_before_the_second_is_written():
+    draft = _Draft()
+    draft.lead("Summary: ")
+    token = current_draft.set(draft)
+    try:
+        model = _StreamingModel(ENGLISH, GERMAN)
+        task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
+        result = await run_task(build_registry(entry_points=False), task, _context(model))
+    finally:
+        current_draft.reset(token)
+    assert result.meta["languageRedone"]
+    assert "vendor" not in draft.shown and "Lieferant" in draft.shown
