@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.errors import PlanError
 from agents.grounded import announced, grounded, presumes, ungrounded
 from agents.language import load_detector, load_names, rounds_named
 from agents.manager import (
@@ -186,10 +187,25 @@ class Runner:
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an
         answer without a task over documents is the analyst's, from their passages, and a reply that tells
-        what documents its tasks have yet to read hold is an announcement of the tasks (`agents.grounded`)."""
+        what documents its tasks have yet to read hold is an announcement of the tasks (`agents.grounded`).
+        A model that cannot make a valid plan even after a repair (Qwen2.5-Coder-0.5B ran to the token
+        limit twice, repeating itself, over "Wie lange gilt die Garantie?") has the fallback plan the
+        round, as it writes the final review when the model cannot; the tasks still run with the model."""
         sink = current_draft.get()
         mark = sink.mark() if sink is not None else None
-        outcome = await make_plan(inp, self.model, self.registry, PlanLimits(max_tasks=self.limits.max_tasks))
+        limits = PlanLimits(max_tasks=self.limits.max_tasks)
+        try:
+            outcome = await make_plan(inp, self.model, self.registry, limits)
+        except PlanError as exc:
+            if self.fallback is None:
+                raise
+            if sink is not None and mark is not None:
+                sink.retract(mark)  # the model's cut answer is not the reply
+            planned = await make_plan(inp, self.fallback, self.registry, limits)
+            return replace(planned, usage=exc.usage + planned.usage, repairs=[
+                *planned.repairs, "the model could not make a valid work plan, even after one repair "
+                                  f"({'; '.join(exc.errors)}): the built-in planner made it, and its tasks "
+                                  "run with the model"])
         if await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
         elif await presumes(outcome, inp):

@@ -73,3 +73,21 @@ def test_an_answer_without_a_task_over_a_document_is_drawn_from_its_passages(cli
     assert any(entry["type"] == "warning" and "analyst answered from their passages" in entry["message"]
                for entry in logs)
     assert logs[-1]["message"] == "Workflow completed successfully"
+
+
+def test_a_model_that_cannot_plan_even_after_a_repair_has_the_built_in_planner_plan_the_round(
+        client: httpx.Client, openai_stub: OpenAIStub) -> None:
+    # Qwen2.5-Coder-0.5B ran to the token limit twice, repeating itself, and the round failed at planning.
+    text = b"Harbour report 2024.\nThe ferry line carried 412,300 passengers in 2024.\nFuel costs rose by 8 percent.\n"
+    [uploaded] = client.post("/api/files", files=[("files", ("ferries.txt", text))]).json()
+    openai_stub.script([Reply("Sure, I will look into it"), Reply("Sure, I will look into it")])
+    messages, logs = run(client, "Summarise ferries.txt in two sentences.", [uploaded["id"]])
+    assert logs[-1]["message"] == "Workflow completed successfully"
+    plan_message = messages[1]
+    assert plan_message["agentName"] == "project_manager" and plan_message["metadata"]["offline"]
+    assert "Sure, I will" not in plan_message["content"]
+    assert any(entry["type"] == "warning" and "could not make a valid work plan" in entry["message"]
+               and "built-in planner made it" in entry["message"] for entry in logs)
+    steps = [m for m in messages if m["agentName"] not in ("", "project_manager")]
+    assert steps and not steps[0]["metadata"]["offline"]  # its tasks ran with the model
+    assert len(openai_stub.requests) >= 3  # two planning calls, then the task's
