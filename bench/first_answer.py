@@ -27,10 +27,14 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from pathlib import Path
 
 import httpx
-from common import CORPUS, cpu_seconds, free_port, service, wait
+from common import cpu_seconds, free_port, service, wait
 from pypdf import PdfReader, PdfWriter
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.corpus import CORPUS  # noqa: E402 (FOREMAN_CORPUS, or ../shared/corpus)
 
 QUESTION = "What does the book say about the length of copyright terms?"
 PAGES = 50
