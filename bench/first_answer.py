@@ -8,7 +8,7 @@ what it took before embeddings existed. Starts two `python -m app` (SQLite, offl
 `EMBEDDINGS=local` (the default) and one with `EMBEDDINGS=off` (BM25 alone, as before), and, turn
 about, uploads to each the first 50 pages of freeculture.pdf (a different trailing comment each time,
 so every upload is really read and, on the first, embedded) and asks a question over it. Timed: from
-the start's answer to the round's end (status no longer running). Between runs both servers are
+the upload's start to the round's end (status no longer running): the upload, its reading, the round. Between runs both servers are
 left until their CPU is idle, so a run starts with no earlier file still being embedded; during its
 own round the embedding server's worker embeds the fresh file on the other core, as in service.
 
@@ -62,12 +62,12 @@ def idle(pid: int, quiet: float = 0.05, timeout: float = 900) -> None:
 
 
 def one_round(client: httpx.Client, pdf: bytes, run: int) -> tuple[float, str]:
-    """Seconds from the start's answer to the round's end, and the analyst's retrieval method."""
+    """Seconds from the upload's start to the round's end, and the analyst's retrieval method."""
+    t0 = time.perf_counter()
     upload = client.post("/api/files", files=[("files", ("freeculture-1-50.pdf", pdf + b"\n%% run %d\n" % run))])
     upload.raise_for_status()
     started = client.post("/api/workflows/start", json={"prompt": QUESTION, "listFileId": [upload.json()[0]["id"]]})
     started.raise_for_status()
-    t0 = time.perf_counter()
     wid = started.json()["id"]
     status = wait(lambda: (s := client.get(f"/api/workflows/{wid}/status").json()["status"]) != "running" and s,
                   900, "the round to end")
