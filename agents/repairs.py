@@ -327,6 +327,19 @@ def steps_announced(plan: Plan, language: str) -> Plan:
     return replace(plan, answer=say("plan_steps", language, n=len(plan.tasks), steps=steps))
 
 
+def with_a_task(plan: Plan, request: str, documents: Sequence[str], agents: Collection[str]) -> Plan:
+    """A plan without tasks given one that does the request: the analyst over the documents, else the
+    writer (the built-in planner's plan, when it stands in for a model that could not plan: its own
+    answer-only reply is written for a round without a model)."""
+    if plan.tasks:
+        return plan
+    agent = "analyst" if documents and "analyst" in agents else "writer"
+    if agent not in agents:
+        return plan
+    return replace(plan, tasks=[TaskSpec(id="t1", agent=agent, instructions=request,
+                                         inputs=list(documents) if agent == "analyst" else [])])
+
+
 def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]:
     """A plan with tasks whose answer is plainly in another language than the user's (a 0.5B
     model answers a German request in English) gets its steps announced in the user's language;

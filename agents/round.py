@@ -36,6 +36,7 @@ from agents.memory import (
     PriorTask,
     Turn,
     answer_documents,
+    continued_request,
     history_entries,
     history_size,
     prior_tasks,
@@ -44,10 +45,12 @@ from agents.memory import (
     round_turns,
 )
 from agents.model import Model, ModelError, current_draft
+from agents.notices import unreadable_note
 from agents.outputs import capped
 from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
 from agents.questions import MAX_QUESTIONS
 from agents.registry import Registry
+from agents.repairs import steps_announced, with_a_task
 from agents.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.runner import run_task, task_context
 from agents.scheduler import BUDGET, first_tasks, run_plan
@@ -201,16 +204,28 @@ class Runner:
                 raise
             if sink is not None and mark is not None:
                 sink.retract(mark)  # the model's cut answer is not the reply
-            planned = await make_plan(inp, self.fallback, self.registry, limits)
-            return replace(planned, usage=exc.usage + planned.usage, repairs=[
-                *planned.repairs, "the model could not make a valid work plan, even after one repair "
-                                  f"({'; '.join(exc.errors)}): the built-in planner made it, and its tasks "
-                                  "run with the model"])
+            return await self._built_in_plan(inp, exc, limits)
         if await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
         elif await presumes(outcome, inp):
             outcome = announced(outcome, mark)
         return outcome
+
+    async def _built_in_plan(self, inp: RoundInput, failed: PlanError, limits: PlanLimits) -> PlanOutcome:
+        """The fallback's plan for a request the model could not plan, its tasks run by the model: its
+        reply, written for a round without a model ("I work offline..."), is the announcement of its
+        steps; a plan without tasks gets one that does the request (`repairs.with_a_task`)."""
+        assert self.fallback is not None
+        planned = await make_plan(inp, self.fallback, self.registry, limits)
+        readable = [d.name for d in inp.documents if not d.problem]
+        plan = with_a_task(planned.plan, continued_request(inp.prompt, inp.previous), readable, self.registry.names())
+        plan = steps_announced(plan, plan.language)
+        note = unreadable_note([d for d in inp.documents if d.problem], plan.language)
+        plan.answer = f"{plan.answer}\n\n{note}".strip()
+        return replace(planned, plan=plan, usage=failed.usage + planned.usage, repairs=[
+            *planned.repairs, "the model could not make a valid work plan, even after one repair "
+                              f"({'; '.join(failed.errors)}): the built-in planner made it, and its tasks "
+                              "run with the model"])
 
     @staticmethod
     def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:

@@ -86,8 +86,19 @@ def test_a_model_that_cannot_plan_even_after_a_repair_has_the_built_in_planner_p
     plan_message = messages[1]
     assert plan_message["agentName"] == "project_manager" and plan_message["metadata"]["offline"]
     assert "Sure, I will" not in plan_message["content"]
+    assert "offline" not in plan_message["content"]  # the built-in planner's own reply is for a round without a model
     assert any(entry["type"] == "warning" and "could not make a valid work plan" in entry["message"]
                and "built-in planner made it" in entry["message"] for entry in logs)
     steps = [m for m in messages if m["agentName"] not in ("", "project_manager")]
     assert steps and not steps[0]["metadata"]["offline"]  # its tasks ran with the model
     assert len(openai_stub.requests) >= 3  # two planning calls, then the task's
+
+
+def test_a_request_the_built_in_planner_answers_without_a_task_is_done_by_an_agent_with_the_model(
+        client: httpx.Client, openai_stub: OpenAIStub) -> None:
+    openai_stub.script([Reply("Sure"), Reply("Sure"), Reply("Try 'Golden Crust' or 'The Daily Loaf'.")])
+    messages, logs = run(client, "What is a good name for a bakery?")
+    assert logs[-1]["message"] == "Workflow completed successfully"
+    steps = [m for m in messages if m["agentName"] not in ("", "project_manager")]
+    assert [m["agentName"] for m in steps] == ["writer"] and "Golden Crust" in steps[0]["content"]
+    assert not any("offline" in m["content"] for m in messages if m["agentName"] == "project_manager")
