@@ -66,12 +66,9 @@ class Chunk:
 
 
 def chunk_terms(chunk: Chunk, language: str) -> list[str]:
-    """A chunk's index terms, and its section's or sheet's name ("comments", "footnotes", "slide 2
-    notes", "2021"): a question about the comments finds the comments, not a paragraph that mentions
-    one; in a workbook with a sheet per year, whose rows read alike ("Croissants; Umsatz: 37,850"),
-    a question about 2021 finds the row of the sheet named 2021."""
-    named = " ".join(n for n in (chunk.section, chunk.sheet) if n)
-    return index_terms(chunk.text, language) + (index_terms(named, language) if named else [])
+    """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
+    question about the comments finds the comments, not a paragraph that mentions one."""
+    return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
 
 
 def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:

@@ -99,35 +99,3 @@ def test_a_row_the_workflow_copied_is_quoted_from_the_users_table_in_the_copys_p
             Passage("sales.xlsx", "Zone NA; Sales: 12,553", 5.0, file_id=1),
             Passage("sales.xlsx", "Sales were counted in CHF", 4.0, file_id=1)]
     assert [p.score for p in without_copies(echo, [source, copy], 6)] == [5.0, 9.0, 4.0]
-
-
-def _yearly_workbook() -> bytes:
-    """A shop's sales with a sheet per year whose rows read alike: only the sheet's name tells the year."""
-    import io
-
-    from openpyxl import Workbook
-
-    book = Workbook()
-    book.remove(book.active)
-    for year, (rolls, pies) in {"2021": (11_400, 7_250), "2022": (12_900, 8_100), "2023": (13_650, 8_800)}.items():
-        sheet = book.create_sheet(year)
-        sheet.append(["Product", "Units", "Revenue (EUR)"])
-        sheet.append(["Rolls", rolls // 2, rolls])
-        sheet.append(["Pies", pies // 5, pies])
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
-
-
-def test_a_question_about_a_year_finds_the_row_of_the_sheet_named_by_it():
-    from app.store.search import chunk_rows
-    from extractors import extract
-
-    items = extract(_yearly_workbook(), "shop-sales.xlsx").items
-    workbook = doc("shop-sales.xlsx", *((i.name, i.data) for i in items if i.is_text))
-    for question in ("What was the revenue from pies in 2022?", "Wie hoch war der Umsatz mit Pies 2022?"):
-        best = rank_documents(question, [workbook], 3)[0]
-        assert (best.sheet, "8,100" in best.text or "8100" in best.text) == ("2022", True), question
-    rows = [r for r in chunk_rows(items) if "Pies" in r["text"]]  # the database's index reads the same terms
-    assert [r["sheet"] for r in rows] == ["2021", "2022", "2023"]
-    assert all(r["sheet"] in r["terms"].split() for r in rows)
