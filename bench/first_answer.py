@@ -8,9 +8,10 @@ what it took before embeddings existed. Starts two `python -m app` (SQLite, offl
 `EMBEDDINGS=local` (the default) and one with `EMBEDDINGS=off` (BM25 alone, as before), and, turn
 about, uploads to each the first 50 pages of freeculture.pdf (a different trailing comment each time,
 so every upload is really read and, on the first, embedded) and asks a question over it. Timed: from
-the upload's start to the round's end (status no longer running): the upload, its reading, the round. Between runs both servers are
-left until their CPU is idle, so a run starts with no earlier file still being embedded; during its
-own round the embedding server's worker embeds the fresh file on the other core, as in service.
+the upload's start to the round's end (status no longer running): the upload, its reading, the round.
+Between runs both servers are left until their CPU is idle, so a run starts with no earlier file
+still being embedded; during its own round the embedding server's worker embeds the fresh file on
+the other core, as in service.
 
 Prints each side's median and runs, the ratio (target <= 1.2x), how the answer was retrieved
 (`metadata.retrieval` of the analyst's step: "keyword" while the vectors are being made) and the

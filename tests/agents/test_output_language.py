@@ -54,8 +54,6 @@ def test_the_language_asked_for_in_the_instructions_wins_over_the_users():
 
 
 def test_a_text_of_one_word_repeated_tells_no_language():
-    from agents.runner import written_language
-
     assert written_language("I wrote notes.md.\n\n" + " ".join(f"word{n}" for n in range(120)) + ".") == ""
 
 
