@@ -15,6 +15,7 @@ from agents.errors import PlanError, PlanFormatError
 from agents.hints import doc_facts
 from agents.inputs import language_name
 from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
+from agents.language import language_name as cldr_name
 from agents.memory import PriorRound, Turn, continued_request, fit_history, previous_hint, render_catalogue
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
@@ -458,8 +459,11 @@ def _review(plan: Plan, results: dict[str, TaskResult | None], skipped: dict[str
     failed = [t.id for t in plan.tasks if t.id not in done and t.id not in skipped]
     names = [f.name for f in delivered]
     missing = [d.name for d in plan.final_documents if not delivers(d.name, names)]
+    # Done, but still in another language after its redo (`agents.runner`): not what was asked.
+    foreign = [[t, r.meta["languageMismatch"], r.meta.get("languageWritten", "")] for t in done
+               if (r := results[t]) is not None and r.meta.get("languageMismatch")]
     return {"delivered": names, "done": done, "failed": failed,
-            "skipped": [[t, skipped[t]] for t in skipped], "missing": missing}
+            "skipped": [[t, skipped[t]] for t in skipped], "missing": missing, "wrongLanguage": foreign}
 
 
 def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
@@ -481,6 +485,8 @@ def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
         missing.append(say("task_skipped", lang, id=task_id, agent=agents.get(task_id, "?"),
                            reason=reason))
     missing += [say("doc_never_produced", lang, name=name) for name in review["missing"]]
+    missing += [say("wrong_language", lang, id=t, agent=agents.get(t, "?"), wanted=cldr_name(wanted, lang),
+                    written=cldr_name(written, lang) if written else "?") for t, wanted, written in review["wrongLanguage"]]
     if missing:
         blocks.append(f"**{say('missing', lang)}:**\n" + "\n".join(f"- {m}" for m in missing))
     return "\n\n".join(blocks)

@@ -238,6 +238,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
     },
     "delivered": {"en": "Delivered", "de": "Geliefert", "fr": "Livré"},
     "missing": {"en": "Missing", "de": "Fehlt", "fr": "Manquant"},
+    "wrong_language": {
+        "en": "step {id} ({agent}) is written in {written}, not in {wanted} as asked",
+        "de": "Schritt {id} ({agent}) ist auf {written} geschrieben, nicht wie gewünscht auf {wanted}",
+        "fr": "l'étape {id} ({agent}) est écrite en {written}, pas en {wanted} comme demandé",
+    },
     "done_steps": {"en": "Completed steps", "de": "Erledigte Schritte", "fr": "Étapes terminées"},
     "task_failed": {
         "en": "step {id} ({agent}) failed",

@@ -60,7 +60,8 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
     redone = await _run(agent, again, context)
     ok = written_language(redone.text) in ("", wanted)
     redone.usage = result.usage + redone.usage
-    redone.meta = {**redone.meta, "languageRedone": True, **({} if ok else {"languageMismatch": wanted})}
+    redone.meta = {**redone.meta, "languageRedone": True,
+                   **({} if ok else {"languageMismatch": wanted, "languageWritten": written_language(redone.text)})}
     return redone
 
 

@@ -51,22 +51,29 @@ def _inflected() -> dict[str, str]:
 
 
 @functools.cache
-def _english() -> dict[str, str]:
+def _written_in(language: str) -> dict[str, str]:
+    """CLDR's names of languages as `language` writes them (English for a language Foreman does not name)."""
     from babel import Locale
 
-    return dict(Locale.parse("en").languages)
+    return dict(Locale.parse(language if language in LANGUAGES else "en").languages)
 
 
-def language_name(code: str) -> str:
-    """The English name of a language code, for prompts ("German" for "de"; the code when CLDR has none)."""
-    return _english().get(code, code)
+def _english() -> dict[str, str]:
+    return _written_in("en")
+
+
+def language_name(code: str, written_in: str = "en") -> str:
+    """The name of a language code as `written_in` writes it: English for prompts ("German" for "de"),
+    the user's for what they read ("Französisch"); the code when CLDR has none."""
+    return _written_in(written_in).get(code, code)
 
 
 def load_names() -> None:
     """Read the names now (about 0.4 s of CPU, blocking: call it from a thread)."""
     language_words()
     _inflected()
-    _english()
+    for code in LANGUAGES:  # from the locale data language_words read: names in each, for the final review
+        _written_in(code)
 
 
 def target_language(text: str) -> str | None:

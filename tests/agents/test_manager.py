@@ -261,3 +261,13 @@ async def test_a_workbook_planned_on_an_agent_that_cannot_make_one_goes_to_the_o
     assert [task.agent for task in outcome.plan.tasks] == ["summarizer", "data_extractor"]
     assert [r.purpose for r in model.requests] == ["plan"]  # repaired without a second call
     assert any("cannot deliver figures.xlsx" in r for r in outcome.repairs)
+
+
+async def test_the_final_review_says_which_step_is_still_in_another_language_than_asked(inp):
+    # Qwen 0.5B, asked for a German summary of a French text, copied the French twice: the review said
+    # "Ich habe ... verfasst" and listed it as done.
+    plan = Plan(language="de", answer="ok", tasks=[TaskSpec("t1", "writer", "Fasse den Text auf Deutsch zusammen.")])
+    results = {"t1": TaskResult("Molière ...", meta={"languageRedone": True, "languageMismatch": "de",
+                                                     "languageWritten": "fr"})}
+    outcome = await write_final(inp, plan, results, {}, [], ScriptedModel("Ich habe den Text verfasst."))
+    assert "- Schritt t1 (writer) ist auf Französisch geschrieben, nicht wie gewünscht auf Deutsch" in outcome.text
