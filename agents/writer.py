@@ -100,7 +100,10 @@ def _formats(names: list[str], title: str) -> list[str]:
     """The planned names (asked for Word, Word only); with none planned, Markdown and Word."""
     if names:
         return list(names)
-    stem = stem_of(title.lower())[:40] or "document"
+    stem = stem_of(title.lower())
+    if len(stem) > 40:  # cut at a word: "fasse-diesen-text-auf-deutsch-in-drei", not "...-drei-sä"
+        stem = stem[:41].rsplit("-", 1)[0] if "-" in stem[:41] else stem[:40]
+    stem = stem or "document"
     return [f"{stem}.md", f"{stem}.docx"]
 
 

@@ -156,3 +156,12 @@ async def test_the_data_extractor_names_each_workbook_sheet_once_in_the_user_s_l
                             context_for(task, ScriptedModel(), doc, language="de"))
     line = next(x for x in result.text.splitlines() if x.startswith("- Blatt „OS-Rev.and results 30 06 2023“"))
     assert line == "- Blatt „OS-Rev.and results 30 06 2023“: 2023-half-year-analyses-by-segment.xlsx, 39 Zeilen × 10 Spalten"
+
+
+def test_a_writers_unplanned_file_is_named_after_its_title_cut_at_a_word():
+    from agents.writer import _formats
+
+    assert _formats([], "Fasse diesen Text auf Deutsch in drei Sätzen zusammen.") == [
+        "fasse-diesen-text-auf-deutsch-in-drei.md", "fasse-diesen-text-auf-deutsch-in-drei.docx"]
+    assert _formats([], "Short title") == ["short-title.md", "short-title.docx"]
+    assert _formats(["memo.docx"], "Anything at all") == ["memo.docx"]
