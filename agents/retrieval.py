@@ -71,11 +71,20 @@ def chunk_terms(chunk: Chunk, language: str) -> list[str]:
     return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
 
 
-def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
+def absent_words(question: str, documents: Sequence[DocumentText], asked: str = "") -> list[str]:
     """The question's words that none of the documents uses (in any form the index knows), when they are
     at least half of its words: what was asked about is then not in the documents, whatever passage
     ranks first. Only for a question in one of the documents' languages (a German question over an
-    English manual is not "not found" for its German words)."""
+    English manual is not "not found" for its German words).
+
+    `asked`: the user's own request, whose words are the ones searched when it says in three words or
+    more what it asks and the question is about it (shares a word with it): a planned task's question
+    adds the planner's ("How often should I descale the kettle? Cite the passage." is not half absent
+    for "Cite" and "passage"). A "continue" or "And in 2022?" says too little, and a task may ask one
+    part of a request in words of its own: then the task's question is searched."""
+    said = _stemmed(asked)
+    if len(said) >= 3 and said & _stemmed(question):
+        question = asked
     languages = list(dict.fromkeys(document_language(d.items) for d in documents if d.items))
     own = detect_language(question, default="en")
     if not languages or own not in languages:
@@ -87,6 +96,11 @@ def absent_words(question: str, documents: Sequence[DocumentText]) -> list[str]:
     missing = [word for word, stem in zip(words, stems([w.casefold() for w in words], own), strict=True)
                if stem not in present]
     return missing if words and 2 * len(missing) >= len(words) else []
+
+
+def _stemmed(text: str) -> set[str]:
+    language = detect_language(text, default="en")
+    return set(stems([w.casefold() for w in content_words(text, language, shortest=3)], language))
 
 
 # ---- chunks ----------------------------------------------------------------------------------
@@ -132,15 +146,27 @@ def table_rows(text: str) -> tuple[list[str], str]:
     titles and notes, for sentence chunks.
 
     A row is data when it has two cells or more and one of them is a number (a year alone is a
-    heading: "2023 | 2022"); the other rows of two cells or more are headings."""
+    heading: "2023 | 2022"); the other rows of two cells or more are headings. A block of such rows
+    that no number follows is a table of words (milestones and their dates, names and roles): its
+    first row heads the others, each a passage; a lone one is text."""
     rows: list[str] = []
     rest: list[str] = []
     headings: list[list[str]] = []
     in_data = False
+
+    def words_only() -> None:
+        if len(headings) > 1:
+            rows.extend(row_passage("", headings[0], cells) for cells in headings[1:])
+        else:
+            rest.extend("\t".join(cells) for cells in headings)
+
     for line in text.split("\n"):
         cells = [c.strip() for c in line.split("\t")]
         filled = [c for c in cells if c]
         if len(filled) < 2:
+            if headings and not in_data and filled:  # a line of text after rows of words ends their table
+                words_only()
+                headings = []
             rest.append(line)
         elif any(_is_number(c) for c in filled):
             header = headings[-1] if headings else []
@@ -151,6 +177,8 @@ def table_rows(text: str) -> tuple[list[str], str]:
             if in_data:  # a heading after data starts the next block
                 headings, in_data = [], False
             headings.append(cells)
+    if not in_data:
+        words_only()
     return rows, "\n".join(rest)
 
 
@@ -168,6 +196,8 @@ def chunk_items(items: Sequence[tuple[str, str]]) -> list[Chunk]:
         if _is_table(where, text):
             rows, text = table_rows(text)
             chunks += [Chunk(seq=len(chunks) + i, text=row, **where) for i, row in enumerate(rows)]
+            if rows and " ".join(text.split()) == " ".join(name.split()):
+                continue  # the heading its rows are under, and nothing else: they carry it as their section
         current: list[str] = []
         words = 0
         for sentence in split_sentences(text):

@@ -33,6 +33,20 @@ def test_a_sheets_rows_are_passages_with_their_headings():
                      "Squares Written in Excel."]
 
 
+def test_a_table_of_words_keeps_its_rows_as_passages_under_its_heading():
+    # A DOCX status report's milestones: dates and names, no number; its rows vanished from the passages,
+    # and "the next milestone after the load tests" found the heading "Next milestones" alone.
+    section = ("Next milestones\nMilestone\tDate\tOwner\nLoad tests finished\t25 October 2024\tTom Becker\n"
+               "Cut-over\t14 November 2024\tMaria Okafor")
+    chunks = chunk_items([("Next milestones", section), ("Roles", "Roles\nName\tRole\nAnna\tChair\nLater text.")])
+    assert [(c.text, c.section) for c in chunks] == [
+        ("Milestone: Load tests finished; Date: 25 October 2024; Owner: Tom Becker", "Next milestones"),
+        ("Milestone: Cut-over; Date: 14 November 2024; Owner: Maria Okafor", "Next milestones"),
+        ("Name: Anna; Role: Chair", "Roles"), ("Roles Later text.", "Roles")]
+    # One row of two words is a line of text, not a table.
+    assert [c.text for c in chunk_items([("sheet A", "Total\tsee below\nAll sold.")])] == ["Total see below All sold."]
+
+
 def test_a_name_in_capitals_is_a_query_term_even_when_it_is_a_function_word_elsewhere():
     assert "na" in query_terms("What were the sales of Zone NA?", ["en"])
     # "na" was a function word only in the hand-written vocabulary issue 32 removed; "de" is a stop word.
