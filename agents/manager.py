@@ -16,7 +16,15 @@ from agents.hints import doc_facts
 from agents.inputs import language_name
 from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
 from agents.language import language_name as cldr_name
-from agents.memory import PriorRound, Turn, continued_request, fit_history, previous_hint, render_catalogue
+from agents.memory import (
+    PriorRound,
+    Turn,
+    catalogue_descriptions,
+    continued_request,
+    fit_history,
+    previous_hint,
+    render_catalogue,
+)
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.notices import nothing_delivered, unreadable_note
 from agents.outputs import delivers
@@ -24,6 +32,7 @@ from agents.phrases import say
 from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.repairs import close_json, repair_answer_language, repair_plan, unexampled
+from agents.slips import pointed_inputs, uncopied
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
@@ -209,6 +218,10 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     repairs = first.repairs + (outcome.repairs if outcome is not first else [])
     plan, fix = repair_answer_language(plan, plan.language)
     plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(_examples(True) + _examples(False))))
+    plan, echoed = uncopied(plan, inp.prompt, catalogue_descriptions(request.hints["documents"]),
+                            [content for role, content in request.hints["history"] if role == "assistant"])
+    plan, pointed = pointed_inputs(plan, inp.prompt, request.hints["documents"])
+    copied += echoed + pointed
     for note in [fix, *copied] if fix else copied:
         log.warning("plan repaired: %s", note)
         repairs.append(note)

@@ -209,7 +209,12 @@ def _size_label(size: int) -> str:
 
 def render_catalogue(facts: Sequence[Mapping[str, Any]]) -> str:
     """The planner's compact view of the workflow's documents, one line each."""
-    lines = []
+    return "\n".join(f"- {name}{said}" for name, said in catalogue_descriptions(facts).items()) or "none"
+
+
+def catalogue_descriptions(facts: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each document's name and what its catalogue line says of it after the name."""
+    lines = {}
     for f in facts:
         parts = [str(f.get("ext") or f.get("mime") or "file"), _size_label(int(f.get("size") or 0))]
         if f.get("pages"):
@@ -221,8 +226,8 @@ def render_catalogue(facts: Sequence[Mapping[str, Any]]) -> str:
         if f.get("round"):
             parts.append(f"round {f['round']}, {f.get('origin') or 'uploaded'}")
         summary = " ".join(str(f.get("summary") or "").split())
-        lines.append(f"- {f['name']} ({', '.join(parts)})" + (f": {summary}" if summary else ""))
-    return "\n".join(lines) or "none"
+        lines[str(f["name"])] = f" ({', '.join(parts)})" + (f": {summary}" if summary else "")
+    return lines
 
 
 _KIND_OF_AGENT = {"summarizer": "summary", "translator": "translation", "analyst": "answer", "writer": "report",

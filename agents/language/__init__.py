@@ -30,6 +30,7 @@ from agents.language.intents import (
 )
 from agents.language.references import (
     ANSWER,
+    pointed_at,
     refers_back,
     resolve_references,
     rounds_named,
@@ -59,6 +60,6 @@ __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "NUMBER", "PRICE", "Intent", "asked_kind",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
-    "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
+    "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation",
 ]

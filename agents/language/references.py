@@ -121,14 +121,26 @@ def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
     return []
 
 
+def _named(text: str, names: Sequence[str]) -> list[str]:
+    """The names of `names` whose file name or stem the (casefolded) request spells out."""
+    return [n for n in names if n.casefold() in text or _spelt(_stem_of(n).casefold(), text)]
+
+
+def pointed_at(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents a request points at beyond doubt: by file name, position ("the second one"), as
+    what the user saw last ("translate that") or by round ("the summary of round 2"); else []. No
+    guess by a word of a name or a kind of file: a plan's choice is checked against this."""
+    text = prompt.casefold()
+    return _named(text, [str(f["name"]) for f in facts]) or _pointed(text, facts)
+
+
 def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
     """The documents the request refers to by file name, by a word of their name ("the contract"
     for contract.pdf), by kind ("the Excel from before"), or as what the user saw ("that" for the
     last step's text, "the second one" for the second upload); empty when it names none."""
     text = prompt.casefold()
-    names = [str(f["name"]) for f in facts]
     # A full file name or its stem, spelt out.
-    named = [n for n in names if n.casefold() in text or _spelt(_stem_of(n).casefold(), text)]
+    named = _named(text, [str(f["name"]) for f in facts])
     if named:
         return named
     # A word of the name ("the contract" for "Contract_2024.pdf", "the cups" for "stanley-cups.tsv").
