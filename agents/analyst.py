@@ -163,7 +163,8 @@ class Analyst:
                               "number after what you take from it, like [2]. Say that the documents do not tell "
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer.
-        absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs)
+        absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs,
+                                        context.prompt)
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")

@@ -59,6 +59,12 @@ async def test_a_question_about_what_no_document_mentions_says_not_found_and_nam
                                     "The oven has a timer of 90 minutes and a child lock.")
     assert absent_words("What is the price of the oven?", [doc]) == ["price"]
     assert absent_words("How long is the timer of the oven?", [doc]) == []  # 'long' alone is not half of it
+    # What the user asked is what was searched, not the words a planned task adds to it ...
+    planned = "How long is the timer of the oven? Cite the passage."
+    assert absent_words(planned, [doc]) == ["long", "Cite", "passage"]
+    assert absent_words(planned, [doc], asked="How long is the timer of the oven?") == []
+    # ... unless the request says too little of its own ("continue", "And in 2022?").
+    assert absent_words("What is the price of the oven?", [doc], asked="continue") == ["price"]
     question = "What is the price of the oven?"
     result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
                                  TaskContext(prompt=question, language="en", documents={doc.name: doc},
