@@ -14,6 +14,7 @@ from agents.language import detect_language
 from agents.model import Model, current_draft
 from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
+from agents.restate import restated
 from agents.toolkit.tokens import count_long_texts
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     """Run the task's agent. Its exceptions propagate: the engine logs them as a failed task.
 
     The language a task must write in (the one its instructions name, else the user's) is checked on
-    what a model wrote: a result in another language is done once more, told which language. A real
+    what a model wrote: a result in another language is done once more, told which language, and what
+    it wrote itself is translated when the second try is still in another language. A real
     model behind a built-in agent is offered to ask the user (`agents.questions`; a plug-in or a tool
     asks its own way, through `TaskResult.question`)."""
     agent = registry.get(task.agent)
@@ -58,10 +60,19 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
     if sink is not None:
         sink.retract(mark)
     redone = await _run(agent, again, context)
-    ok = written_language(redone.text) in ("", wanted)
     redone.usage = result.usage + redone.usage
-    redone.meta = {**redone.meta, "languageRedone": True,
-                   **({} if ok else {"languageMismatch": wanted, "languageWritten": written_language(redone.text)})}
+    meta = {"languageRedone": True}
+    if written_language(redone.text) not in ("", wanted):
+        # Still not: the model translates what it wrote itself (`agents.restate`); the evidence stays.
+        if sink is not None:
+            sink.retract(mark)
+        text, usage, translated = await restated(redone.text, wanted, context.model, task.agent)
+        redone.usage = redone.usage + usage
+        if translated:
+            redone.text, meta["languageTranslated"] = text, True
+    if written_language(redone.text) not in ("", wanted):
+        meta.update(languageMismatch=wanted, languageWritten=written_language(redone.text))
+    redone.meta = {**redone.meta, **meta}
     return redone
 
 

@@ -38,11 +38,30 @@ async def test_a_result_in_the_right_language_is_kept_as_it_is():
     assert len(model.requests) == 1 and "languageRedone" not in result.meta
 
 
-async def test_still_wrong_after_the_second_try_it_is_marked():
-    model = ScriptedModel(ENGLISH, ENGLISH)
+async def test_still_wrong_after_the_second_try_its_own_prose_is_translated_and_its_quotes_kept():
+    quoted = f"{ENGLISH}\n\n> The licences are three weeks late, says the vendor.\n\n— report.txt [1]"
+    draft = _Draft()
+    token = current_draft.set(draft)
+    try:
+        model = _StreamingModel(quoted, quoted, GERMAN)
+        task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
+        result = await run_task(build_registry(entry_points=False), task, _context(model))
+    finally:
+        current_draft.reset(token)
+    assert result.text == f"## Zusammenfassung von report.txt\n\n{GERMAN}\n\n> The licences are three weeks late, says the vendor.\n\n— report.txt [1]"
+    assert result.meta["languageTranslated"] and "languageMismatch" not in result.meta
+    translation = model.requests[2]
+    assert translation.messages[-1]["content"] == ENGLISH and "into German" in translation.messages[0]["content"]
+    assert result.usage.calls == 3
+    # The draft shows the translation where the English was, and the quote after it.
+    assert "vendor delayed" not in draft.shown and GERMAN in draft.shown and "says the vendor" in draft.shown
+
+
+async def test_still_wrong_after_its_translation_it_is_marked():
+    model = ScriptedModel(ENGLISH, ENGLISH, ENGLISH)
     task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
     result = await run_task(build_registry(entry_points=False), task, _context(model))
-    assert result.meta["languageMismatch"] == "de" and len(model.requests) == 2
+    assert result.meta["languageMismatch"] == "de" and len(model.requests) == 3
 
 
 def test_the_language_asked_for_in_the_instructions_wins_over_the_users():

@@ -1,0 +1,47 @@
+"""A result still in another language than asked after its redo, its own prose translated by the model.
+
+Qwen2.5 0.5B, told twice to answer a French question in French, wrote its answer over an English
+report in English both times: what it reads last is the passages, and it goes on in their language.
+Asked for nothing but a translation of its own few sentences, the same model writes French. Only
+what the agent wrote itself is translated: the quoted passages, their source lines, tables and code
+stay as the documents have them (they are evidence, in the documents' language).
+"""
+
+from __future__ import annotations
+
+from agents.calls import Ledger, messages, output_budget
+from agents.inputs import instructions, language_name
+from agents.language import detect_language
+from agents.model import Model, ModelRequest, Usage, lead
+
+PARAGRAPHS = 4  # calls at most: a longer result in the wrong language keeps the rest as written
+_KEPT = (">", "|", "```", "—", "    ")
+_MIN_WORDS = 4  # fewer words are a label or a name, in no language to speak of
+
+
+def _translatable(paragraph: str, target: str) -> bool:
+    lines = [line for line in paragraph.splitlines() if line.strip()]
+    if not lines or any(line.lstrip().startswith(_KEPT) for line in lines) or len(paragraph.split()) < _MIN_WORDS:
+        return False
+    return detect_language(paragraph, default=target) != target
+
+
+async def restated(text: str, target: str, model: Model, agent: str) -> tuple[str, Usage, bool]:
+    """`text` with each paragraph of its own prose that is not in `target` translated into it (one call
+    each, the first PARAGRAPHS of them), the usage of those calls, and whether any was made."""
+    ledger = Ledger(model)
+    system = instructions(agent, target, f"Translate the user's text into {language_name(target)}. Keep "
+                                         "names, figures, [n] marks and Markdown; output only the translation.")
+    out, calls = [], 0
+    for paragraph in text.split("\n\n"):
+        if calls < PARAGRAPHS and _translatable(paragraph, target):
+            calls += 1
+            lead("\n\n" if out else "")
+            request = ModelRequest(purpose="task", messages=messages(system, paragraph), agent=agent,
+                                   hints={"kind": "translate", "target_language": target, "text": paragraph},
+                                   max_tokens=output_budget(model, agent))
+            paragraph = (await ledger.ask(request)).text.strip() or paragraph
+        else:
+            lead(("\n\n" if out else "") + paragraph)
+        out.append(paragraph)
+    return "\n\n".join(out), ledger.usage, calls > 0
