@@ -11,7 +11,7 @@ from agents.calls import Ledger, input_budget, map_reduce, messages, output_budg
 from agents.grounding import with_evidence
 from agents.hints import doc_facts
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
-from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back
+from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
 from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
 from agents.outputs import TEXT_FORMATS, text_files
@@ -139,7 +139,8 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
-        if docs and (not found or refers_back(question)):
+        # "continue" after a finished answer goes on with what the request before it asked about.
+        if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
         if not found:

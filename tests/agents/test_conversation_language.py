@@ -70,3 +70,22 @@ async def test_a_question_about_what_no_document_mentions_says_not_found_and_nam
                                  TaskContext(prompt=question, language="en", documents={doc.name: doc},
                                              predecessors={}, model=OfflineModel()))
     assert "Not found: «price» appears nowhere in oven.txt" in result.text
+
+
+async def test_continue_after_a_finished_answer_goes_on_with_what_the_request_before_it_asked_about():
+    from agents.analyst import Analyst
+    from agents.base import TaskContext, TaskSpec
+    from tests.scripted import ScriptedModel
+
+    doc = text_document("kettle.txt", "Safety. Do not continue to use a damaged kettle. Keep it away from children.\n\n"
+                                      "Descaling. In areas with hard water, descale the kettle every four weeks.\n\n"
+                                      "Warranty. The warranty lasts 24 months from the date of purchase.")
+    model = ScriptedModel("Descale it every four weeks [1]; use citric acid, never vinegar.")
+    history = [("user", "[round 1] How often should I descale the kettle?"),
+               ("assistant", "[round 1] Final answer: Every four weeks.")]
+    await Analyst().run(TaskSpec(id="answer", agent="analyst", instructions="continue"),
+                        TaskContext(prompt="continue", language="en", documents={doc.name: doc}, predecessors={},
+                                    model=model, history=history))
+    hints = model.requests[0].hints  # "continue" alone finds the safety passage ("Do not continue to use")
+    assert hints["question"] == "continue (How often should I descale the kettle?)"
+    assert "descale the kettle every four weeks" in hints["passages"][0]["text"]
