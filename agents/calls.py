@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from agents.inputs import without_echo
 from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
 from agents.questions import QuestionAsked, asked, offer
 from agents.toolkit.cpu import off_gil_if_long, off_loop_if_long
@@ -44,6 +45,8 @@ class Ledger:
         self.offline = self.offline or response.offline
         if request.tools and (question := asked(response)):
             raise QuestionAsked(question, self.usage)
+        if request.purpose == "task" and response.data is None and (text := without_echo(response.text)) != response.text:
+            response = replace(response, text=text)
         return response
 
 

@@ -50,6 +50,17 @@ def reminder(language: str) -> str:
     return f"\n\nWrite your answer in {language_name(language)}."
 
 
+# The lines above as a model may echo them at the end of its answer (Qwen 0.5B ended a German summary
+# with "Write your answer in German."): our own words, never the answer's.
+_ECHO = re.compile(r"(?:\n\s*(?:Write (?:your (?:whole )?answer|only) in [^\W\d_][\w ]*?(?: only)?|"
+                   r"You are the \w+ agent)\.?\s*)+$")
+
+
+def without_echo(text: str) -> str:
+    """A task's answer without the instruction lines a model repeated at its end."""
+    return _ECHO.sub("", text) if "\n" in text else text
+
+
 def task_language(task: TaskSpec, context: TaskContext) -> str:
     """The language a task writes in: the one its instructions ask for ("Summarise it in English." in a
     German conversation), else the user's."""

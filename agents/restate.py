@@ -9,12 +9,13 @@ stay as the documents have them (they are evidence, in the documents' language).
 
 from __future__ import annotations
 
-from agents.calls import Ledger, messages, output_budget
+from agents.calls import Ledger, input_budget, messages, output_budget
 from agents.inputs import instructions, language_name
 from agents.language import detect_language
 from agents.model import Model, ModelRequest, Usage, lead
+from agents.toolkit.tokens import count_tokens
 
-PARAGRAPHS = 4  # calls at most: a longer result in the wrong language keeps the rest as written
+CALLS = 6  # translation calls at most: a longer result keeps the rest as written
 _KEPT = (">", "|", "```", "—", "    ")
 _MIN_WORDS = 4  # fewer words are a label or a name, in no language to speak of
 
@@ -26,22 +27,36 @@ def _translatable(paragraph: str, target: str) -> bool:
     return detect_language(paragraph, default=target) != target
 
 
+def _runs(text: str, target: str, budget: int) -> list[tuple[str, bool]]:
+    """The text's paragraphs as runs to translate (consecutive paragraphs in another language, up to
+    `budget` tokens together) and runs to keep, in order."""
+    runs: list[tuple[str, bool]] = []
+    for paragraph in text.split("\n\n"):
+        wrong = _translatable(paragraph, target)
+        if runs and runs[-1][1] == wrong and (not wrong or count_tokens(runs[-1][0] + paragraph) <= budget):
+            runs[-1] = (f"{runs[-1][0]}\n\n{paragraph}", wrong)
+        else:
+            runs.append((paragraph, wrong))
+    return runs
+
+
 async def restated(text: str, target: str, model: Model, agent: str) -> tuple[str, Usage, bool]:
-    """`text` with each paragraph of its own prose that is not in `target` translated into it (one call
-    each, the first PARAGRAPHS of them), the usage of those calls, and whether any was made."""
+    """`text` with its own prose that is not in `target` translated into it (consecutive paragraphs in
+    one call, at most CALLS calls), the usage of those calls, and whether any was made."""
     ledger = Ledger(model)
     system = instructions(agent, target, f"Translate the user's text into {language_name(target)}. Keep "
                                          "names, figures, [n] marks and Markdown; output only the translation.")
+    budget = min(input_budget(model, agent), output_budget(model, agent))
     out, calls = [], 0
-    for paragraph in text.split("\n\n"):
-        if calls < PARAGRAPHS and _translatable(paragraph, target):
+    for run, wrong in _runs(text, target, budget):
+        if wrong and calls < CALLS:
             calls += 1
             lead("\n\n" if out else "")
-            request = ModelRequest(purpose="task", messages=messages(system, paragraph), agent=agent,
-                                   hints={"kind": "translate", "target_language": target, "text": paragraph},
+            request = ModelRequest(purpose="task", messages=messages(system, run), agent=agent,
+                                   hints={"kind": "translate", "target_language": target, "text": run},
                                    max_tokens=output_budget(model, agent))
-            paragraph = (await ledger.ask(request)).text.strip() or paragraph
+            run = (await ledger.ask(request)).text.strip() or run
         else:
-            lead(("\n\n" if out else "") + paragraph)
-        out.append(paragraph)
+            lead(("\n\n" if out else "") + run)
+        out.append(run)
     return "\n\n".join(out), ledger.usage, calls > 0

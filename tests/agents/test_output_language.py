@@ -117,3 +117,24 @@ async def test_the_first_try_is_taken_back_from_the_draft_before_the_second_is_w
         current_draft.reset(token)
     assert result.meta["languageRedone"]
     assert "vendor" not in draft.shown and "Lieferant" in draft.shown
+
+
+async def test_consecutive_paragraphs_in_the_wrong_language_are_translated_in_one_call():
+    from agents.restate import restated
+
+    text = f"## Summary\n\n{ENGLISH}\n\n{ENGLISH}\n\n| a | b |\n| - | - |\n\n{ENGLISH}"
+    model = ScriptedModel("Erster Teil.", "Zweiter Teil.")
+    out, usage, translated = await restated(text, "de", model, "writer")
+    assert translated and usage.calls == 2
+    assert out == "## Summary\n\nErster Teil.\n\n| a | b |\n| - | - |\n\nZweiter Teil."
+    assert model.requests[0].messages[-1]["content"] == f"{ENGLISH}\n\n{ENGLISH}"
+
+
+async def test_the_instruction_lines_a_model_repeats_at_the_end_of_its_answer_are_not_the_answer():
+    from agents.calls import Ledger
+    from agents.model import ModelRequest
+
+    model = ScriptedModel(f"{GERMAN}\n\nWrite your answer in German.", "Plan.\nWrite your answer in German.")
+    ledger = Ledger(model)
+    assert (await ledger.ask(ModelRequest(purpose="task", messages=[]))).text == GERMAN
+    assert (await ledger.ask(ModelRequest(purpose="plan", messages=[]))).text.endswith("in German.")
