@@ -32,7 +32,7 @@ from agents.phrases import say
 from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.repairs import close_json, repair_answer_language, repair_plan, unexampled
-from agents.slips import pointed_inputs, uncopied
+from agents.slips import asked_formats, pointed_inputs, uncopied
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
@@ -221,7 +221,8 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     plan, echoed = uncopied(plan, inp.prompt, catalogue_descriptions(request.hints["documents"]),
                             [content for role, content in request.hints["history"] if role == "assistant"])
     plan, pointed = pointed_inputs(plan, inp.prompt, request.hints["documents"])
-    copied += echoed + pointed
+    plan, typed = asked_formats(plan, inp.prompt, registry.formats(), request.hints["documents"])
+    copied += echoed + pointed + typed
     for note in [fix, *copied] if fix else copied:
         log.warning("plan repaired: %s", note)
         repairs.append(note)

@@ -35,6 +35,15 @@ def stem_of(name: str) -> str:
     return _UNSAFE.sub("-", stem).strip("-") or "document"
 
 
+def title_stem(title: str) -> str:
+    """A file stem made of a title, cut at a word within 40 characters ("fasse-diesen-text-auf-deutsch-in-drei",
+    not "...-drei-sä")."""
+    stem = stem_of(title.lower())
+    if len(stem) > 40:
+        stem = stem[:41].rsplit("-", 1)[0] if "-" in stem[:41] else stem[:40]
+    return stem or "document"
+
+
 def part_name(planned: str, part: str) -> str:
     """The name of one part of the planned document `planned` when it is delivered as several files."""
     return f"{stem_of(planned)}-{stem_of(part)}.{ext_of(planned)}"

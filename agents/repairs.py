@@ -124,7 +124,7 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
             if mapped:
                 notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
                 agent = mapped
-        agent, kept_outputs = _deliverable(replace(task, agent=agent), formats, notes)
+        agent, kept_outputs = deliverable(replace(task, agent=agent), formats, notes)
         task = replace(task, outputs=kept_outputs)
         instructions = task.instructions
         depends = []
@@ -182,7 +182,7 @@ def _free_name(name: str, taken: set[str]) -> str:
     return next(n for i in range(2, len(taken) + 3) if (n := f"{stem}-{i}{dot}{ext}") not in taken)
 
 
-def _deliverable(task: TaskSpec, formats: Mapping[str, Collection[str]],
+def deliverable(task: TaskSpec, formats: Mapping[str, Collection[str]],
                  notes: list[str]) -> tuple[str, list[OutputSpec]]:
     """The agent and outputs of a task asked for files its agent cannot make (an Excel workbook of the
     summarizer): the one agent that makes every file the task names takes the task (the file format

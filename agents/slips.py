@@ -5,19 +5,23 @@ copies them into its tasks: "Find the entry fee in sommerfest.html (html, 1 KB, 
 uploaded): begins "Sommerfest 2024 ..."" sent the analyst searching for "uploaded" and "begins",
 and "Plan: I have planned 1 step: run the agent writer. Tasks: t1 writer: ..." became a writer's
 whole instruction for "Now translate that to German.". And asked to "Summarise the second one
-only.", it read the first. Each fix is reported in a sentence, like `agents.repairs`' fixes.
+only.", it read the first; asked for "die Jahressummen als CSV-Datei", it planned a writer's Word
+file. Each fix is reported in a sentence, like `agents.repairs`' fixes.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from agents.base import Plan
-from agents.language import pointed_at
+from agents.base import OutputSpec, Plan
+from agents.language import named_formats, pointed_at
+from agents.outputs import stem_of, title_stem
+from agents.plan import out_format
+from agents.repairs import deliverable
 
 COPIED = 24  # characters: a span this long that the instructions share with the material, not the request
 _PIECE, _SLIP = 4, 3  # a matched piece this long, this few characters from the next, continues a copy
@@ -115,3 +119,28 @@ def pointed_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]])
                      f"({', '.join(read) or 'nothing'}): it reads them")
         tasks.append(replace(task, inputs=inputs))
     return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
+
+
+def asked_formats(plan: Plan, request: str, formats: Mapping[str, Collection[str]],
+                  facts: Sequence[Mapping[str, Any]] = ()) -> tuple[Plan, list[str]]:
+    """The plan with the file types the request names outright (CSV, Excel, Word, Markdown:
+    `agents.language.named_formats`) that none of its tasks delivers made by its last task (one no
+    other task waits for), named like that task's first output, else like the request; the one agent
+    that makes all the task's files takes it when its own cannot (`agents.repairs.deliverable`).
+    A type some document of the workflow (`facts`) has names that document ("what does the Excel
+    say"), not a file to make."""
+    made = {out_format(o) for t in plan.tasks for o in t.outputs}
+    held = {str(f.get("ext") or "").lower() for f in facts}
+    missing = [f for f in named_formats(request) if f not in made and f not in held]
+    waited_for = {d for t in plan.tasks for d in t.depends_on}
+    last = next((t for t in reversed(plan.tasks) if t.id not in waited_for), None)
+    if not missing or last is None:
+        return plan, []
+    stem = stem_of(last.outputs[0].name) if last.outputs else title_stem(request)
+    wanted = replace(last, outputs=[*last.outputs, *(OutputSpec(name=f"{stem}.{f}", type=f, purpose="file")
+                                                     for f in missing)])
+    notes = [f"task '{last.id}': the request asks for {', '.join('.' + f for f in missing)}, which no task "
+             f"delivered: it delivers {', '.join(o.name for o in wanted.outputs[len(last.outputs):])}"]
+    agent, outputs = deliverable(wanted, formats, notes)
+    tasks = [replace(wanted, agent=agent, outputs=outputs) if t is last else t for t in plan.tasks]
+    return replace(plan, tasks=tasks), notes

@@ -7,7 +7,7 @@ from agents.calls import Ledger, input_budget, message_excerpt, messages, output
 from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.language import summarize
 from agents.model import ModelRequest, lead, no_draft
-from agents.outputs import TEXT_FORMATS, planned, stem_of, text_file
+from agents.outputs import TEXT_FORMATS, planned, stem_of, text_file, title_stem
 from agents.phrases import say
 from agents.retrieval import MemoryRetriever, location
 from agents.summarizer import summarize_document
@@ -100,10 +100,7 @@ def _formats(names: list[str], title: str) -> list[str]:
     """The planned names (asked for Word, Word only); with none planned, Markdown and Word."""
     if names:
         return list(names)
-    stem = stem_of(title.lower())
-    if len(stem) > 40:  # cut at a word: "fasse-diesen-text-auf-deutsch-in-drei", not "...-drei-sä"
-        stem = stem[:41].rsplit("-", 1)[0] if "-" in stem[:41] else stem[:40]
-    stem = stem or "document"
+    stem = title_stem(title)
     return [f"{stem}.md", f"{stem}.docx"]
 
 

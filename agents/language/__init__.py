@@ -25,6 +25,7 @@ from agents.language.intents import (
     detect_intents,
     document_formats,
     is_direct_question,
+    named_formats,
     question_of,
     table_formats,
 )
@@ -58,7 +59,7 @@ from agents.language.words import (
 
 __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "NUMBER", "PRICE", "Intent", "asked_kind",
-    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages", "named_formats",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation",

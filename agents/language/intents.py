@@ -131,6 +131,14 @@ def document_formats(prompt: str) -> list[str]:
     return ["md", "docx"]
 
 
+def named_formats(prompt: str) -> list[str]:
+    """The file types a request names outright (CSV, an Excel workbook, Word, Markdown), in that order;
+    none when it names none."""
+    text = prompt.lower()
+    return [ext for ext, pattern in (("csv", _CSV), ("xlsx", _WORKBOOK), ("docx", _WORD), ("md", _MARKDOWN))
+            if pattern.search(text)]
+
+
 def table_formats(prompt: str) -> list[str]:
     """The file types a table request asks for: a workbook unless only CSV is named."""
     text = prompt.lower()

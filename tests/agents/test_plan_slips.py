@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 
-from agents.base import Plan, TaskSpec
+from agents.base import OutputSpec, Plan, TaskSpec
 from agents.language import ANSWER
 from agents.manager import RoundInput, make_plan
 from agents.memory import catalogue_descriptions, render_catalogue
 from agents.model import ModelRequest, ModelResponse
 from agents.registry import build_registry
-from agents.slips import pointed_inputs, uncopied
+from agents.slips import asked_formats, pointed_inputs, uncopied
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
 
@@ -110,3 +110,20 @@ async def test_a_plan_whose_task_copies_a_catalogue_line_is_told_only_its_instru
     outcome = await make_plan(inp, _Copier(), build_registry(entry_points=False))
     assert outcome.plan.tasks[0].instructions == "Find the opening hours in museum.txt"
     assert any("catalogue lines was taken out" in r for r in outcome.repairs)
+
+
+def test_a_file_type_the_request_names_and_no_task_delivers_is_delivered_by_the_last_task():
+    formats = build_registry(entry_points=False).formats()
+    workbook = [{"name": "sales.xlsx", "ext": "xlsx", "origin": "uploaded", "round": 1}]
+    writer = _plan(TaskSpec(id="t1", agent="writer", instructions="Jahressummen", inputs=["sales.xlsx"]))
+    plan, notes = asked_formats(writer, "Gib mir die Jahressummen aller Jahre als CSV-Datei.", formats, workbook)
+    [task] = plan.tasks
+    assert (task.agent, [o.name for o in task.outputs]) == ("data_extractor", ["gib-mir-die-jahressummen-aller-jahre-als.csv"])
+    assert "asks for .csv" in notes[0] and "goes to 'data_extractor'" in notes[1]
+    # Asked for Word, a Word file named like the task's own output; a type the request only reads is none to make.
+    summary = _plan(TaskSpec(id="t1", agent="summarizer", instructions="x", inputs=["sales.xlsx"],
+                             outputs=[OutputSpec(name="summary.md", type="md")]))
+    plan, _ = asked_formats(summary, "Summarise the Excel file as a Word document.", formats, workbook)
+    assert [o.name for o in plan.tasks[0].outputs] == ["summary.md", "summary.docx"]
+    assert asked_formats(writer, "What does the Excel file say about 2022?", formats, workbook) == (writer, [])
+    assert asked_formats(_plan(), "Make me a CSV of it.", formats, workbook) == (_plan(), [])
