@@ -63,6 +63,6 @@ def without_echo(text: str) -> str:
 
 def task_language(task: TaskSpec, context: TaskContext) -> str:
     """The language a task writes in: the one its instructions ask for ("Summarise it in English." in a
-    German conversation), else the user's."""
-    asked = re.findall(r"\b(?:in|into|auf|ins|en)\s+([^\W\d_]+)", task.instructions, re.IGNORECASE)
+    German conversation, "Now translate that to German."), else the user's."""
+    asked = re.findall(r"\b(?:in|into|to|auf|ins|en)\s+([^\W\d_]+)", task.instructions, re.IGNORECASE)
     return next((code for word in asked if (code := target_language(word))), None) or context.language

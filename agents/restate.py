@@ -16,6 +16,7 @@ from agents.model import Model, ModelRequest, Usage, lead
 from agents.toolkit.tokens import count_tokens
 
 CALLS = 6  # translation calls at most: a longer result keeps the rest as written
+RUN_TOKENS = 300  # text of one call at most: a 0.5B model asked for more loops, repeating a section
 _KEPT = (">", "|", "```", "—", "    ")
 _MIN_WORDS = 4  # fewer words are a label or a name, in no language to speak of
 
@@ -40,14 +41,29 @@ def _runs(text: str, target: str, budget: int) -> list[tuple[str, bool]]:
     return runs
 
 
+def _kept_or(source: str, translation: str) -> str:
+    """The translation, unless it is none: empty, far longer than its source, or saying a line twice
+    that the source says once (a small model that loops); then the source as it was."""
+    lines = [line.strip() for line in translation.splitlines() if len(line.split()) >= _MIN_WORDS]
+    looped = len(lines) != len(set(lines)) and len(set(lines)) < len(lines) - _repeats(source)
+    if not translation or looped or len(translation) > 2 * len(source) + 80:
+        return source
+    return translation
+
+
+def _repeats(text: str) -> int:
+    lines = [line.strip() for line in text.splitlines() if len(line.split()) >= _MIN_WORDS]
+    return len(lines) - len(set(lines))
+
+
 async def restated(text: str, target: str, model: Model, agent: str) -> tuple[str, Usage, bool]:
     """`text` with its own prose that is not in `target` translated into it (consecutive paragraphs in
-    one call, at most CALLS calls), the usage of those calls, and whether any was made."""
+    one call, at most CALLS calls), the usage of those calls, and whether a translation was taken."""
     ledger = Ledger(model)
     system = instructions(agent, target, f"Translate the user's text into {language_name(target)}. Keep "
                                          "names, figures, [n] marks and Markdown; output only the translation.")
-    budget = min(input_budget(model, agent), output_budget(model, agent))
-    out, calls = [], 0
+    budget = min(input_budget(model, agent), output_budget(model, agent), RUN_TOKENS)
+    out, calls, taken = [], 0, False
     for run, wrong in _runs(text, target, budget):
         if wrong and calls < CALLS:
             calls += 1
@@ -55,8 +71,9 @@ async def restated(text: str, target: str, model: Model, agent: str) -> tuple[st
             request = ModelRequest(purpose="task", messages=messages(system, run), agent=agent,
                                    hints={"kind": "translate", "target_language": target, "text": run},
                                    max_tokens=output_budget(model, agent))
-            run = (await ledger.ask(request)).text.strip() or run
+            translation = _kept_or(run, (await ledger.ask(request)).text.strip())
+            taken, run = taken or translation != run, translation
         else:
             lead(("\n\n" if out else "") + run)
         out.append(run)
-    return "\n\n".join(out), ledger.usage, calls > 0
+    return "\n\n".join(out), ledger.usage, taken

@@ -67,6 +67,8 @@ async def test_still_wrong_after_its_translation_it_is_marked():
 def test_the_language_asked_for_in_the_instructions_wins_over_the_users():
     assert expected_language(TaskSpec(id="t", agent="summarizer", instructions="Summarise it in German."),
                              _context(None, "en")) == "de"
+    assert expected_language(TaskSpec(id="t", agent="summarizer", instructions="Now translate that to German."),
+                             _context(None, "en")) == "de"
     assert expected_language(TaskSpec(id="t", agent="analyst", instructions="What does the German law say?"),
                              _context(None, "en")) == "en"
     assert written_language("> Das ist ein Zitat auf Deutsch, das lang genug wäre, um erkannt zu werden.\n42") == ""
@@ -138,3 +140,13 @@ async def test_the_instruction_lines_a_model_repeats_at_the_end_of_its_answer_ar
     ledger = Ledger(model)
     assert (await ledger.ask(ModelRequest(purpose="task", messages=[]))).text == GERMAN
     assert (await ledger.ask(ModelRequest(purpose="plan", messages=[]))).text.endswith("in German.")
+
+
+async def test_a_translation_that_loops_or_runs_on_is_not_taken():
+    from agents.restate import restated
+
+    looped = "\n".join(["Der Preis ist 12 € pro Schüler und die Kasse zahlt die Hälfte."] * 3)
+    out, _, translated = await restated(ENGLISH, "de", ScriptedModel(looped), "writer")
+    assert out == ENGLISH and not translated
+    out, _, _ = await restated(ENGLISH, "de", ScriptedModel(GERMAN + " " + GERMAN * 2), "writer")
+    assert out == ENGLISH
