@@ -484,8 +484,10 @@ def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
     agents = {t.id: t.agent for t in plan.tasks}
     deps = {t.id: t.depends_on for t in plan.tasks}
     broken = set(review["failed"]) | {t for t, _ in review["skipped"]}
-    blocks = [f"**{say('delivered', lang)}:** " + (", ".join(review["delivered"])
-                                                    or say("nothing_delivered", lang))]
+    # "Delivered: no documents" only where documents were planned: a question answered asks for none.
+    planned = plan.final_documents or any(t.outputs for t in plan.tasks)
+    blocks = [f"**{say('delivered', lang)}:** " + (", ".join(review["delivered"]) or say("nothing_delivered", lang))
+              ] if review["delivered"] or planned else []
     if review["done"]:
         blocks.append(f"**{say('done_steps', lang)}:** "
                       + ", ".join(f"{t} ({agents.get(t, '?')})" for t in review["done"]))

@@ -151,6 +151,15 @@ async def test_the_final_review_sees_the_results_not_the_plans_own_answer(inp):
     assert "712 hours" not in shown
 
 
+async def test_a_round_that_planned_no_document_does_not_say_it_delivered_none(inp):
+    plan = Plan(language="en", answer="", tasks=[TaskSpec("t1", "analyst", "How much energy was used?")])
+    outcome = await write_final(inp, plan, {"t1": TaskResult("48,300 kWh [1].")}, {}, [], ScriptedModel("Done."))
+    assert "Delivered" not in outcome.text and "**Completed steps:** t1 (analyst)" in outcome.text
+    planned = Plan(language="en", answer="", tasks=[TaskSpec("t1", "writer", "Memo.", outputs=[OutputSpec("memo.docx")])])
+    outcome = await write_final(inp, planned, {"t1": TaskResult("")}, {}, [], ScriptedModel("Done."))
+    assert "**Delivered:** no documents" in outcome.text
+
+
 async def test_a_planned_document_delivered_in_parts_or_their_archive_is_not_missing(inp):
     plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("t.csv"), OutputSpec("u.csv")],
                 tasks=[TaskSpec("t1", "data_extractor", "x", outputs=[OutputSpec("t.csv"), OutputSpec("u.csv")])])
