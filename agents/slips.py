@@ -64,19 +64,25 @@ def _own_words(text: str, names: Sequence[str]) -> int:
     return len(_WORD.findall(text))
 
 
-def uncopied(plan: Plan, request: str, catalogue: Mapping[str, str],
-             earlier: Sequence[str]) -> tuple[Plan, list[str]]:
+def uncopied(plan: Plan, request: str, catalogue: Mapping[str, str], earlier: Sequence[str],
+             replanned: Collection[str] = ()) -> tuple[Plan, list[str]]:
     """The plan with what its tasks' instructions copy from the planning prompt taken out.
 
     `catalogue`: each document's name and the description its catalogue line gives it (sizes, how it
     begins): never an instruction, always cut. `earlier`: the assistant's earlier turns the prompt
     showed (plans, final answers): an instruction may quote from them, so they are cut only when the
     instruction is nothing else. Instructions left with fewer than three words of their own (the
-    documents' names not counted) become the user's request."""
+    documents' names not counted) become the user's request. `replanned`: the instructions of the
+    previous round's tasks, which a round that continues it plans again word for word (so that what
+    they delivered is reused): those are kept."""
     names = list(catalogue)
+    again = {" ".join(i.split()) for i in replanned}
     notes, tasks = [], []
     for task in plan.tasks:
         text = task.instructions
+        if " ".join(text.split()) in again:
+            tasks.append(task)
+            continue
         spans = [s for description in catalogue.values() for s in _copies(text, description, request)]
         kept = _without(text, spans) if spans else text
         echoed = [s for turn in earlier for s in _copies(kept, turn, request)]

@@ -53,6 +53,15 @@ def test_instructions_that_only_copy_an_earlier_plan_become_the_request():
     assert "it does the user's request instead" in notes[0]
 
 
+def test_a_task_of_the_round_it_continues_planned_again_word_for_word_is_kept():
+    # "continue" after a stop: the history asks for the same tasks with the same instructions, so that
+    # what they delivered is reused; the instructions copy an earlier turn and must.
+    turn = "[round 1] Plan: On it. Tasks: t1 summarizer: Summarize the document and write a report about it. (delivered)."
+    plan = _plan(TaskSpec(id="t1", agent="summarizer", instructions="Summarize the document and write a report about it."))
+    assert uncopied(plan, "continue", {}, [turn], ["Summarize the document and write a report about it."]) == (plan, [])
+    assert uncopied(plan, "continue", {}, [turn])[0].tasks[0].instructions == "continue"
+
+
 def test_instructions_of_their_own_that_quote_an_earlier_turn_or_the_request_are_kept():
     own = TaskSpec(id="t1", agent="writer",
                    instructions="Write a short email to the team saying: Summarize the status report in two sentences.")
