@@ -54,7 +54,7 @@ def test_a_file_part_is_uploaded_and_the_answer_is_the_rounds_markdown_with_usag
     text = answer.choices[0].message.content
     assert answer.model == "foreman" and answer.choices[0].finish_reason == "stop"
     assert "Summary of docx_comments.docx" in text  # the summarizer's result
-    assert "**summarizer**" in text and "Delivered" in text  # each agent's result and the final message
+    assert "**summarizer**" in text and "Completed steps" in text  # each agent's result and the final message
     assert answer.usage.total_tokens > 0
 
 
