@@ -220,7 +220,8 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(_examples(True) + _examples(False))))
     plan, echoed = uncopied(plan, inp.prompt, catalogue_descriptions(request.hints["documents"]),
                             [content for role, content in request.hints["history"] if role == "assistant"],
-                            [t.instructions for t in inp.previous.tasks] if inp.previous else [])
+                            [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted
+                            else [])
     plan, pointed = pointed_inputs(plan, inp.prompt, request.hints["documents"])
     plan, typed = asked_formats(plan, inp.prompt, registry.formats(), request.hints["documents"])
     copied += echoed + pointed + typed

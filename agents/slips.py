@@ -73,8 +73,8 @@ def uncopied(plan: Plan, request: str, catalogue: Mapping[str, str], earlier: Se
     showed (plans, final answers): an instruction may quote from them, so they are cut only when the
     instruction is nothing else. Instructions left with fewer than three words of their own (the
     documents' names not counted) become the user's request. `replanned`: the instructions of the
-    previous round's tasks, which a round that continues it plans again word for word (so that what
-    they delivered is reused): those are kept."""
+    tasks of a stopped round, which the round that continues it plans again word for word (so that
+    what they delivered is reused): those are kept."""
     names = list(catalogue)
     again = {" ".join(i.split()) for i in replanned}
     notes, tasks = [], []
