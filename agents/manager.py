@@ -32,7 +32,7 @@ from agents.phrases import say
 from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
 from agents.registry import Registry
 from agents.repairs import close_json, repair_answer_language, repair_plan, unexampled
-from agents.slips import asked_formats, pointed_inputs, uncopied
+from agents.slips import compared, undo_slips
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
@@ -218,13 +218,12 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     repairs = first.repairs + (outcome.repairs if outcome is not first else [])
     plan, fix = repair_answer_language(plan, plan.language)
     plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(_examples(True) + _examples(False))))
-    plan, echoed = uncopied(plan, inp.prompt, catalogue_descriptions(request.hints["documents"]),
-                            [content for role, content in request.hints["history"] if role == "assistant"],
-                            [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted
-                            else [])
-    plan, pointed = pointed_inputs(plan, inp.prompt, request.hints["documents"])
-    plan, typed = asked_formats(plan, inp.prompt, registry.formats(), request.hints["documents"])
-    copied += echoed + pointed + typed
+    facts, earlier = request.hints["documents"], [c for role, c in request.hints["history"] if role == "assistant"]
+    stopped = [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else []
+    # Comparing every task's instructions with the catalogue and the earlier turns is CPU work: a long one off the loop.
+    plan, slipped = await off_loop_if_long(compared(plan, catalogue_descriptions(facts), earlier), undo_slips, plan,
+                                           inp.prompt, facts, earlier, stopped, registry.formats())
+    copied += slipped
     for note in [fix, *copied] if fix else copied:
         log.warning("plan repaired: %s", note)
         repairs.append(note)

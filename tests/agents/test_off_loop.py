@@ -19,7 +19,7 @@ from agents.registry import build_registry
 from agents.runner import run_task
 from agents.summarizer import MAP_PARTS
 from agents.toolkit.tokens import TRUNCATED
-from tests.agents.conftest import load_document
+from tests.agents.conftest import load_document, text_document
 from tests.harness import plan_of
 from tests.scripted import ScriptedModel
 
@@ -61,6 +61,22 @@ async def test_planning_a_short_request_stays_on_the_loop():
     async with ticker() as ticks:
         await make_plan(RoundInput(prompt="Say hello.", documents=[]), model, build_registry(entry_points=False))
     assert ticks[0] == 0  # no thread hop for small work
+
+
+async def test_checking_a_plan_for_copies_of_the_catalogue_is_done_off_the_loop():
+    # Small documents (no sizing work in a thread) but long instructions against their catalogue lines:
+    # difflib's character matching, tens of milliseconds, goes to a worker thread.
+    load_detector()
+    docs = [text_document(f"minutes-{n}.txt", f"Meeting {n}. " + "The board discussed the budget and the new hall. " * 40)
+            for n in range(8)]
+    long = "Compare what the minutes say about the budget, the hall and the members' fees, and list every figure. " * 6
+    plan = {"userLanguage": "en", "objUserResponse": "On it.", "objFinalDocuments": [], "objWorkplan": [
+        {"id": f"t{n}", "agent": "analyst", "instructions": long, "inputs": [d.name], "outputs": [], "dependsOn": []}
+        for n, d in enumerate(docs[:3], 1)]}
+    async with ticker() as ticks:
+        outcome = await make_plan(RoundInput(prompt="Compare the budgets.", documents=docs), ScriptedModel(plan),
+                                  build_registry(entry_points=False))
+    assert len(outcome.plan.tasks) == 3 and ticks[0] > 0
 
 
 async def test_the_offline_model_summarises_a_book_off_the_loop():
