@@ -221,8 +221,10 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     facts, earlier = request.hints["documents"], [c for role, c in request.hints["history"] if role == "assistant"]
     stopped = [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else []
     # Comparing every task's instructions with the catalogue and the earlier turns is CPU work: a long one off the loop.
-    plan, slipped = await off_loop_if_long(compared(plan, catalogue_descriptions(facts), earlier), undo_slips, plan,
-                                           inp.prompt, facts, earlier, stopped, registry.formats())
+    unslipped: tuple[Plan, list[str]] = await off_loop_if_long(
+        compared(plan, catalogue_descriptions(facts), earlier), undo_slips, plan, inp.prompt, facts, earlier, stopped,
+        registry.formats())
+    plan, slipped = unslipped
     copied += slipped
     for note in [fix, *copied] if fix else copied:
         log.warning("plan repaired: %s", note)

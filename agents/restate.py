@@ -63,7 +63,8 @@ async def restated(text: str, target: str, model: Model, agent: str) -> tuple[st
     system = instructions(agent, target, f"Translate the user's text into {language_name(target)}. Keep "
                                          "names, figures, [n] marks and Markdown; output only the translation.")
     budget = min(input_budget(model, agent), output_budget(model, agent), RUN_TOKENS)
-    out, calls, taken = [], 0, False
+    out: list[str] = []
+    calls, taken = 0, False
     for run, wrong in _runs(text, target, budget):
         if wrong and calls < CALLS:
             calls += 1

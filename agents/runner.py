@@ -61,7 +61,7 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
         sink.retract(mark)
     redone = await _run(agent, again, context)
     redone.usage = result.usage + redone.usage
-    meta = {"languageRedone": True}
+    meta: dict[str, object] = {"languageRedone": True}
     if written_language(redone.text) not in ("", wanted):
         # Still not: the model translates what it wrote itself (`agents.restate`); the evidence stays.
         if sink is not None:
