@@ -139,6 +139,7 @@ class Analyst:
         question = task.instructions.strip() or context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
+        asked = question
         # "continue" after a finished answer goes on with what the request before it asked about.
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
@@ -163,9 +164,10 @@ class Analyst:
                               "Copy names and figures exactly as the passage writes them, and put the passage's "
                               "number after what you take from it, like [2]. Say that the documents do not tell "
                               "only when no passage answers.")
-        # What the question asks about may be in none of the documents: then that is the answer.
-        absent = await off_loop_if_long(sum(text_size(d.items) for d in docs), absent_words, question, docs,
-                                        context.prompt)
+        # What the question asks about may be in none of the documents: then that is the answer. A
+        # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
+        absent = [] if question != asked else await off_loop_if_long(
+            sum(text_size(d.items) for d in docs), absent_words, question, docs, context.prompt)
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
