@@ -95,7 +95,10 @@ def with_evidence(answer: str, hints: Sequence[dict[str, Any]], places: Sequence
     parts = [answer.rstrip(), f"**{say('sources', language)}**"]
     for h in sorted(shown, key=lambda h: cited.index(h["n"]))[:len(cited)] if cited else shown:
         parts.append(f"> {h['quote']}\n\n— {where.get(h['n'], h['name'])} [{h['n']}]")
-    missing = unsupported(answer, [str(h["text"]) for h in hints])
+    # A document's name the answer repeats ("protokoll-2024-09-03.txt") holds no figure of its own.
+    named = re.sub("|".join(re.escape(str(n)) for n in {h["name"] for h in hints} if n) or r"(?!)", " ", answer,
+                   flags=re.IGNORECASE)
+    missing = unsupported(named, [str(h["text"]) for h in hints])
     if missing:
         parts.append(f"_{say('unsupported_figures', language, figures=', '.join(missing))}_")
     return "\n\n".join(parts)

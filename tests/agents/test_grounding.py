@@ -113,3 +113,12 @@ async def test_the_language_the_instructions_ask_for_is_the_one_told_first():
     [request] = model.requests
     assert request.messages[0]["content"].startswith("Write only in English. ")
     assert request.messages[-1]["content"].endswith("Write your answer in English.")
+
+
+def test_the_figures_of_a_document_name_the_answer_repeats_are_not_to_check():
+    hints = [{"n": 1, "name": "protokoll-2024-09-03.txt", "text": "Next meeting: 17 September.", "quote": "Next meeting."}]
+    text = with_evidence("[1]. Protokoll-2024-09-03.txt: next meeting on 17 September.", hints,
+                         ["protokoll-2024-09-03.txt"], "en", 1)
+    assert "To check" not in text
+    text = with_evidence("Next meeting on 18 September [1].", hints, ["protokoll-2024-09-03.txt"], "en", 1)
+    assert text.rstrip().endswith("_To check: 18 appears in none of the passages above._")
