@@ -221,8 +221,9 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     facts, earlier = request.hints["documents"], [c for role, c in request.hints["history"] if role == "assistant"]
     stopped = [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else []
     # Comparing every task's instructions with the catalogue and the earlier turns is CPU work: a long one off the loop.
+    catalogue = catalogue_descriptions(facts)
     unslipped: tuple[Plan, list[str]] = await off_loop_if_long(
-        compared(plan, catalogue_descriptions(facts), earlier), undo_slips, plan, inp.prompt, facts, earlier, stopped,
+        compared(plan, catalogue, earlier), undo_slips, plan, inp.prompt, facts, catalogue, earlier, stopped,
         registry.formats())
     plan, slipped = unslipped
     copied += slipped

@@ -183,7 +183,7 @@ def _free_name(name: str, taken: set[str]) -> str:
 
 
 def deliverable(task: TaskSpec, formats: Mapping[str, Collection[str]],
-                 notes: list[str]) -> tuple[str, list[OutputSpec]]:
+                notes: list[str]) -> tuple[str, list[OutputSpec]]:
     """The agent and outputs of a task asked for files its agent cannot make (an Excel workbook of the
     summarizer): the one agent that makes every file the task names takes the task (the file format
     is capability data, not a reading of the words); when none or several do, the files the agent

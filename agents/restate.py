@@ -44,14 +44,13 @@ def _runs(text: str, target: str, budget: int) -> list[tuple[str, bool]]:
 def _kept_or(source: str, translation: str) -> str:
     """The translation, unless it is none: empty, far longer than its source, or saying a line twice
     that the source says once (a small model that loops); then the source as it was."""
-    lines = [line.strip() for line in translation.splitlines() if len(line.split()) >= _MIN_WORDS]
-    looped = len(lines) != len(set(lines)) and len(set(lines)) < len(lines) - _repeats(source)
-    if not translation or looped or len(translation) > 2 * len(source) + 80:
+    if not translation or _repeats(translation) > _repeats(source) or len(translation) > 2 * len(source) + 80:
         return source
     return translation
 
 
 def _repeats(text: str) -> int:
+    """How many of the text's lines (of a few words at least) say again what a line above said."""
     lines = [line.strip() for line in text.splitlines() if len(line.split()) >= _MIN_WORDS]
     return len(lines) - len(set(lines))
 

@@ -18,8 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan
-from agents.language import named_formats, pointed_at
-from agents.memory import catalogue_descriptions
+from agents.language import ANSWER, named_formats, pointed_at
 from agents.outputs import stem_of, title_stem
 from agents.plan import out_format
 from agents.repairs import deliverable
@@ -114,7 +113,7 @@ def pointed_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]])
     pointed = pointed_at(request, facts)
     if not pointed:
         return plan, []
-    rounds = {int(f.get("round") or 0) for f in facts if f["name"] in pointed and f.get("origin") == "answer"}
+    rounds = {int(f.get("round") or 0) for f in facts if f["name"] in pointed and f.get("origin") == ANSWER}
     same = set(pointed) | {str(f["name"]) for f in facts
                            if f.get("origin") == "produced" and int(f.get("round") or 0) in rounds}
     catalogue = {str(f["name"]) for f in facts}
@@ -162,10 +161,12 @@ def compared(plan: Plan, catalogue: Mapping[str, str], earlier: Sequence[str]) -
     return sum(len(t.instructions) for t in plan.tasks) * material // PAIRS_PER_CHARACTER
 
 
-def undo_slips(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]], earlier: Sequence[str],
-               replanned: Collection[str], formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
-    """`uncopied`, `pointed_inputs` and `asked_formats` in turn, with all their notes."""
-    plan, copied = uncopied(plan, request, catalogue_descriptions(facts), earlier, replanned)
+def undo_slips(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]], catalogue: Mapping[str, str],
+               earlier: Sequence[str], replanned: Collection[str],
+               formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
+    """`uncopied`, `pointed_inputs` and `asked_formats` in turn, with all their notes. `catalogue`:
+    `agents.memory.catalogue_descriptions(facts)`, made once for this and for `compared`."""
+    plan, copied = uncopied(plan, request, catalogue, earlier, replanned)
     plan, pointed = pointed_inputs(plan, request, facts)
     plan, typed = asked_formats(plan, request, formats, facts)
     return plan, copied + pointed + typed

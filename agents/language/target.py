@@ -58,10 +58,6 @@ def _written_in(language: str) -> dict[str, str]:
     return dict(Locale.parse(language if language in LANGUAGES else "en").languages)
 
 
-def _english() -> dict[str, str]:
-    return _written_in("en")
-
-
 def language_name(code: str, written_in: str = "en") -> str:
     """The name of a language code as `written_in` writes it: English for prompts ("German" for "de"),
     the user's for what they read ("Französisch"); the code when CLDR has none."""
