@@ -70,6 +70,7 @@ from app.protocols.rounds import (
     Waiting,
     doc_name,
 )
+from app.rounds.live import one_line
 from app.store.records import Owner
 
 THREADS = uuid.UUID("6f1c2a57-5d0e-4c36-9a55-3b8d3f0e2a61")  # the namespace of thread-derived workflow ids
@@ -155,12 +156,16 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
 
 async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
                  encoder: EventEncoder) -> AsyncGenerator[bytes, None]:
-    """The round as AG-UI events, encoded."""
+    """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`)."""
     thread, run_id = run_input.thread_id, run_input.run_id
+
+    def encoded(event: BaseEvent) -> bytes:
+        return one_line(encoder.encode(event).encode())
+
     for event in [RunStartedEvent(thread_id=thread, run_id=run_id),
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
                                                "status": "running", "progress": 0, "plan": [], "documents": []})]:
-        yield encoder.encode(event).encode()
+        yield encoded(event)
     ended = False
     try:
         progress = 0
@@ -174,16 +179,15 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
                     continue  # a log that moves nothing: no state to change
                 progress = part.log.progress
             for event in translate(part, run, thread, run_id):
-                yield encoder.encode(event).encode()
+                yield encoded(event)
             if isinstance(part, Ended | Waiting):
                 ended = True
                 return
         ended = True
-        yield encoder.encode(RunErrorEvent(message="The workflow was deleted during the run.",
-                                           code="workflow_deleted")).encode()
+        yield encoded(RunErrorEvent(message="The workflow was deleted during the run.", code="workflow_deleted"))
     except ApplicationError as exc:
         ended = True
-        yield encoder.encode(RunErrorEvent(message=exc.detail, code=exc.code)).encode()
+        yield encoded(RunErrorEvent(message=exc.detail, code=exc.code))
     finally:
         if not ended:  # the client left (closed the connection, or aborted the run): the round stops
             rounds.left(run, "AG-UI")

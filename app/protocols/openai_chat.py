@@ -36,6 +36,7 @@ from app.protocols.chat_request import ChatRequest, parse_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
+from app.rounds.live import event_data
 from app.services.workflows import WorkflowService
 from app.store.database import unavailable
 from app.store.records import Owner
@@ -231,7 +232,7 @@ class ChatAdapter:
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
             body = base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
-            return b"data: " + msgspec.json.encode(body | extra) + b"\n\n"
+            return b"data: " + event_data(body | extra) + b"\n\n"
 
         try:
             yield chunk({"role": "assistant", "content": ""})
@@ -248,10 +249,10 @@ class ChatAdapter:
                         yield chunk({"content": out})
             yield chunk({}, "stop")
             if include_usage:
-                yield b"data: " + msgspec.json.encode(base | {"choices": [], "usage": _usage(ended)}) + b"\n\n"
+                yield b"data: " + event_data(base | {"choices": [], "usage": _usage(ended)}) + b"\n\n"
             yield b"data: [DONE]\n\n"
         except ApplicationError as exc:  # the answer has begun: the error goes in the stream, as OpenAI's does
-            yield b"data: " + msgspec.json.encode(error_body(exc.status_code, exc.detail, exc.code)) + b"\n\n"
+            yield b"data: " + event_data(error_body(exc.status_code, exc.detail, exc.code)) + b"\n\n"
         finally:
             if ended is None:
                 self._left(run)

@@ -101,8 +101,26 @@ def parse_event_id(raw: str) -> Position:
     return Position(int(match[1]), int(match[2]), {d: int(o) for d, o in DRAFT_OFFSET.findall(match[3])})
 
 
+# Characters JSON may leave raw that readers splitting lines like Python's str.splitlines take as line
+# ends (httpx's iter_lines, and the SSE clients built on it): U+0085, U+2028, U+2029, as in a PDF's
+# paragraph separators. Escaped, an event's data stays one line for every reader and parses the same.
+_LINE_ENDS_TO_SOME = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
+
+
+def one_line(data: bytes) -> bytes:
+    """JSON bytes with U+0085, U+2028 and U+2029 escaped (they can only be inside its strings)."""
+    for raw, escaped in _LINE_ENDS_TO_SOME:
+        data = data.replace(raw, escaped)
+    return data
+
+
+def event_data(value: Any) -> bytes:
+    """`value` as JSON on one line for a server-sent event's `data:` (msgspec escapes CR and LF)."""
+    return one_line(msgspec.json.encode(value))
+
+
 def frame(event: str, event_id: str, data: bytes) -> bytes:
-    """One server-sent event (msgspec's JSON never contains a raw line break)."""
+    """One server-sent event, its data made by `event_data`."""
     return b"event: %s\nid: %s\ndata: %s\n\n" % (event.encode(), event_id.encode(), data)
 
 
@@ -147,7 +165,7 @@ class EventStream:
         """Backlog first, then live items, as server-sent events; ends when the workflow is deleted."""
         yield b"retry: 2000\n\n"
         async for event, view in self.follow(changes):
-            yield HEARTBEAT if view is None else frame(event, self.position.event_id, msgspec.json.encode(view))
+            yield HEARTBEAT if view is None else frame(event, self.position.event_id, event_data(view))
 
     async def follow(self, changes: Changes) -> AsyncGenerator[tuple[str, Any], None]:
         """Backlog first, then live items as typed views: ("message" | "update", Message), ("log", LogEntry),
