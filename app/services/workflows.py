@@ -317,14 +317,19 @@ class WorkflowService:
         return [summary_view(r) for r in rows], (rows[-1].last_activity, rows[-1].id) if more else None
 
     async def whole(self, owner: Owner, workflow_id: str, include_data: bool = False) -> Workflow:
-        """The workflow with all its messages and logs."""
+        """The workflow with all its messages and logs.
+
+        The logs are read before the messages: a file read meanwhile fills its message in with a log
+        that names it, and that log must never be in the answer while the message is not (a client
+        that follows on from the last ids would never see the message filled in); the other way round,
+        the log comes after the answer's cursor and the client's stream sends the filled message."""
         row = await self.owned(owner, workflow_id)
+        logs = [log_view(entry, row.mandate_id, row.user_id, updated)
+                for entry, updated in await self.repo.messages.logs_of(workflow_id)]
         rows = await self.repo.messages.messages_of(workflow_id)
         files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
         blobs = await self.blobs(include_data, files)
         messages = [message_view(m, docs, files, blobs) for m, docs in rows]
-        logs = [log_view(entry, row.mandate_id, row.user_id, updated)
-                for entry, updated in await self.repo.messages.logs_of(workflow_id)]
         return workflow_view(row, messages, logs)
 
     async def delete_message(self, owner: Owner, workflow_id: str, message_id: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from agents.model import ModelRequest, ModelResponse
+from app.store.repository.messages import MessageStore
 from tests.harness import LiveServer, plan_of, settings_for, upload, wait_for, wait_status
 from tests.scripted import ScriptedModel
 from tests.sse import EventReader, poll_all, until_status
@@ -164,6 +166,54 @@ def test_contents_filled_into_a_delivered_user_message_reach_streams_and_pollers
     resumed = stream(server, wid, headers={"Last-Event-ID": events[read - 1].id})
     wait_for(lambda: resumed.of("update"), 30, "the update after reconnecting")
     assert resumed.of("update") == [polled] and resumed.of("log")[0] == events[read].data
+    model.gates[token].set()
+    until_status(reader, "completed")
+    reader.close()
+    resumed.close()
+
+
+def test_the_whole_workflow_read_while_a_file_is_read_never_names_an_update_it_does_not_hold(
+        server, c1, model, monkeypatch):
+    # GET /api/workflows/{id} is what a page loads before it follows the stream from the answer's last
+    # ids. Its messages are held back here, once read, until the file's contents are filled in: a log
+    # in the answer that says "this message was filled in" while the answer's message is still empty
+    # would leave the page with the empty message for good (the stream starts after that log).
+    paper = upload(c1, "tracemonkey.pdf")[0]
+    token = uuid.uuid4().hex
+    filled, held = threading.Event(), threading.Event()
+    read_messages = MessageStore.messages_of
+
+    async def messages_of(self, workflow_id, *args, **kwargs):
+        rows = await read_messages(self, workflow_id, *args, **kwargs)
+        if sys._getframe(1).f_code.co_name == "whole" and not held.is_set():  # the page's load only
+            held.set()
+            while not filled.is_set():
+                await asyncio.sleep(0.01)
+        return rows
+
+    monkeypatch.setattr(MessageStore, "messages_of", messages_of)
+    response = start(c1, f"[gate] {token} Summarise the paper.", files=[paper["id"]])
+    assert response.status_code == 200, response.text
+    wid = response.json()["id"]
+    reader = stream(server, wid)
+    with server.client("k1") as other:
+        answers: list[dict[str, Any]] = []
+        loading = threading.Thread(target=lambda: answers.append(other.get(f"/api/workflows/{wid}").json()))
+        loading.start()
+        wait_for(held.is_set, 30, "the page's load to have read the messages")
+        wait_for(lambda: reader.of("update"), 120, "the paper to be read")
+        filled.set()
+        loading.join(30)
+    whole = answers[0]
+    user = whole["messages"][0]
+    assert reader.error is None  # the paper's paragraph separators (U+2029) cut no event (see test_event_data)
+    assert user["role"] == "user" and user["documents"][0]["contents"] == [], \
+        "the messages must have been read before the paper was for this test to mean anything"
+    assert all(entry["updatedMessageId"] is None for entry in whole["logs"])
+    # Followed on from the answer's last ids, the stream brings the message filled in.
+    resumed = stream(server, wid, messageId=whole["messages"][-1]["id"], logId=whole["logs"][-1]["id"])
+    wait_for(lambda: resumed.of("update"), 30, "the update after the page's load")
+    assert resumed.of("update")[0]["id"] == user["id"] and resumed.of("update")[0]["documents"][0]["contents"]
     model.gates[token].set()
     until_status(reader, "completed")
     reader.close()
