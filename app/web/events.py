@@ -43,6 +43,9 @@ as `text/event-stream`:
   failed, was retried or stopped): drop its text;
 - a comment line (`: keepalive`) when nothing was sent for `EVENT_HEARTBEAT_SECONDS` (15 s).
 
+Each `data:` is one line of JSON, with U+0085, U+2028 and U+2029 written as `\\u` escapes, so
+that readers which split lines as Python's `str.splitlines` does read every event whole.
+
 Every event's `id:` is `<lastMessageId>-<lastLogId>`, followed by `~<draftId>:<offset>` for
 each draft the client has part of; a client that reconnects with it in
 `Last-Event-ID` (browsers' EventSource do so by themselves) receives every later item exactly
