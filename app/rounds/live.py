@@ -104,12 +104,12 @@ def parse_event_id(raw: str) -> Position:
 # Characters JSON may leave raw that readers splitting lines like Python's str.splitlines take as line
 # ends (httpx's iter_lines, and the SSE clients built on it): U+0085, U+2028, U+2029, as in a PDF's
 # paragraph separators. Escaped, an event's data stays one line for every reader and parses the same.
-_LINE_ENDS_TO_SOME = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
+_OTHER_LINE_ENDS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
 
 
 def one_line(data: bytes) -> bytes:
     """JSON bytes with U+0085, U+2028 and U+2029 escaped (they can only be inside its strings)."""
-    for raw, escaped in _LINE_ENDS_TO_SOME:
+    for raw, escaped in _OTHER_LINE_ENDS:
         data = data.replace(raw, escaped)
     return data
 
