@@ -1,0 +1,238 @@
+"""A flow's definition (CONTRACT.md "Flows: saved workflows"): typed nodes, edges, inputs and outputs.
+
+The wire shape is camelCase; every struct is frozen and refuses fields it does not know, so a typo in
+a saved flow (`maxIteration`) is an error when it is saved, not a default taken silently at run time.
+A node's `config` stays a plain mapping on `Node` (its shape depends on `type`) and is decoded into
+the type's own struct by `config_of`, which names the field at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+
+from agents.flows.errors import ConfigError, DefinitionError
+
+InputType = Literal["string", "number", "boolean", "list", "files"]
+OnError = Literal["fail", "continue", "branch", "default"]
+OnItemError = Literal["fail", "continue", "drop"]
+HttpMethod = Literal["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+ERROR_BRANCH: Final = "error"  # the edge a node with `onError: "branch"` takes when it fails
+DEFAULT_BRANCH: Final = "default"  # a condition's branch when none of its cases holds
+
+NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class _Wire(msgspec.Struct, rename="camel", frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """camelCase on the wire, immutable, unknown fields refused."""
+
+
+class InputSpec(_Wire):
+    """One declared input of a flow; `default` absent means the input is required."""
+
+    type: InputType
+    default: Any | msgspec.UnsetType = msgspec.UNSET
+    description: str = ""
+
+
+class RetryPolicy(_Wire):
+    """How often a failed node is tried again (`max` more times), waiting `delaySeconds`, doubled each time."""
+
+    max: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
+    delay_seconds: NonNegative = 1.0
+
+
+class Edge(_Wire):
+    """`source` runs before `target`; with a `branch`, only when `source` takes that branch."""
+
+    source: str
+    target: str
+    branch: str | None = None
+
+
+class Node(_Wire):
+    """One step of a flow; `config` is decoded by `config_of` according to `type`."""
+
+    id: str
+    type: str
+    name: str = ""
+    config: dict[str, Any] = {}
+    retry: RetryPolicy | None = None
+    timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    on_error: OnError = "fail"
+    default: Any = None
+
+
+class FlowDefinition(_Wire):
+    """A saved workflow: a graph of typed nodes from one `start`, and the templates of its outputs."""
+
+    name: str
+    description: str = ""
+    inputs: dict[str, InputSpec] = {}
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    outputs: dict[str, str] = {}
+
+
+# --- per-type configs -------------------------------------------------------------------------
+
+
+class StartConfig(_Wire):
+    """The flow's entry; its output is the flow's inputs."""
+
+
+class EndConfig(_Wire):
+    """A flow's exit; the flow's `outputs` templates are rendered when the run ends."""
+
+
+class AgentConfig(_Wire):
+    """A registered agent's task, as a plan's task: `inputs` are file ids or templates naming files."""
+
+    agent: str
+    instructions: str
+    inputs: list[str] = []
+    outputs: list[str] = []
+
+
+class LlmConfig(_Wire):
+    """One model call: `prompt` and `system` are templates; `schema` asks for structured output."""
+
+    prompt: str
+    system: str | None = None
+    schema: dict[str, Any] | None = None
+
+
+class Case(_Wire):
+    """A named branch of a condition, taken when its expression holds (the first that holds wins)."""
+
+    name: str
+    expression: str
+
+
+class ConditionConfig(_Wire):
+    """Either one `expression` (branches "true"/"false") or named `cases` (plus "default")."""
+
+    expression: str | None = None
+    cases: list[Case] | None = None
+
+    def branches(self) -> list[str]:
+        """The branch names this condition can take."""
+        if self.cases is not None:
+            return [case.name for case in self.cases] + [DEFAULT_BRANCH]
+        return ["true", "false"]
+
+
+class MapConfig(_Wire):
+    """`body` runs once per item of `items` (an expression giving a list); the output is the results in order."""
+
+    items: str
+    body: Node
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    on_item_error: OnItemError = "fail"
+
+
+class LoopConfig(_Wire):
+    """`body` repeats until `until` holds, at most `maxIterations` times; the output is the last body's."""
+
+    body: Node
+    until: str
+    max_iterations: Annotated[int, msgspec.Meta(ge=1)]
+
+
+class HumanConfig(_Wire):
+    """A message to the user (a template) and the actions they may take, each a branch."""
+
+    message: str
+    actions: Annotated[list[str], msgspec.Meta(min_length=1)]
+    timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    default_action: str | None = None
+
+
+class TemplateConfig(_Wire):
+    """Renders `text`, a template; the text is the output."""
+
+    text: str
+
+
+class CodeConfig(_Wire):
+    """Python that reads `inputs` and `nodes` and sets `result` (run in the sandbox of its own issue)."""
+
+    code: str
+
+
+class HttpConfig(_Wire):
+    """A request to an operator-allowed host; `url`, header values and a string `body` are templates."""
+
+    url: str
+    method: HttpMethod = "GET"
+    headers: dict[str, str] = {}
+    body: str | dict[str, Any] | None = None
+    timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    fail_on_status: bool = True
+
+
+class FlowRefConfig(_Wire):
+    """Another flow run as one node: by id and version (none: the latest published; "draft": the draft)."""
+
+    flow_id: int
+    version: Annotated[int, msgspec.Meta(ge=1)] | Literal["draft"] | None = None
+
+
+NodeConfig = (AgentConfig | LlmConfig | ConditionConfig | MapConfig | LoopConfig | HumanConfig | TemplateConfig
+              | CodeConfig | HttpConfig | FlowRefConfig | StartConfig | EndConfig)
+
+CONFIG_TYPES: Final[dict[str, type[NodeConfig]]] = {
+    "start": StartConfig,
+    "end": EndConfig,
+    "agent": AgentConfig,
+    "llm": LlmConfig,
+    "condition": ConditionConfig,
+    "map": MapConfig,
+    "loop": LoopConfig,
+    "human": HumanConfig,
+    "template": TemplateConfig,
+    "code": CodeConfig,
+    "http": HttpConfig,
+    "flow": FlowRefConfig,
+}
+NODE_TYPES: Final = frozenset(CONFIG_TYPES)
+
+_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+
+
+def _split(error: msgspec.MsgspecError, prefix: str) -> tuple[str, str]:
+    """msgspec's message and path (`$.nodes[2].id`), the path rooted at `prefix`."""
+    match = _AT.match(str(error))
+    assert match is not None  # the pattern matches any text
+    return prefix + (match["path"] or ""), match["message"]
+
+
+def config_of(node: Node) -> NodeConfig:
+    """`node.config` decoded as its type's config; a `ConfigError` names the field at fault."""
+    kind = CONFIG_TYPES.get(node.type)
+    if kind is None:
+        raise ConfigError(node.id, "type", f"unknown node type {node.type!r}", code="unknown_type")
+    try:
+        config = msgspec.convert(node.config, kind)
+    except msgspec.ValidationError as error:
+        path, message = _split(error, "config")
+        raise ConfigError(node.id, path, message) from None
+    if isinstance(config, ConditionConfig) and (config.expression is None) == (config.cases is None):
+        raise ConfigError(node.id, "config", "a condition has either `expression` or `cases`, not both or neither")
+    return config
+
+
+def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
+    """A definition from JSON (bytes or text) or an already parsed mapping (from YAML, say)."""
+    try:
+        if isinstance(raw, dict):
+            return msgspec.convert(raw, FlowDefinition)
+        return msgspec.json.decode(raw, type=FlowDefinition)
+    except msgspec.ValidationError as error:
+        path, message = _split(error, "$")
+        raise DefinitionError(path, message) from None
+    except msgspec.DecodeError as error:
+        raise DefinitionError("$", f"not JSON: {error}") from None
