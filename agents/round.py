@@ -52,7 +52,7 @@ from agents.questions import MAX_QUESTIONS
 from agents.registry import Registry
 from agents.repairs import steps_announced, with_a_task
 from agents.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
-from agents.runner import run_task, task_context
+from agents.runner import run_task, task_context, written_language
 from agents.scheduler import BUDGET, first_tasks, run_plan
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil_if_long
@@ -63,7 +63,7 @@ __all__ = [
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "Turn", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "validate_plan",
+    "round_turns", "rounds_named", "run_task", "task_context", "validate_plan", "written_language",
 ]
 
 

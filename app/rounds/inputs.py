@@ -41,11 +41,22 @@ class RoundData:
         self._bytes: dict[str, bytes] = {}  # those bytes, to store again should a delete release them meanwhile
 
     def started(self, workflow_id: str, round_no: int, prompt: str, file_ids: list[int],
-                passwords: dict[str, str], review: str = "") -> None:
+                passwords: dict[str, str], review: str = "", flow: dict[str, Any] | None = None) -> None:
         """The round was just started in this process with this request: its first step need not read it back."""
         if len(self._started) > 1000:
             self._started.clear()
-        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords, review)
+        self._started[(workflow_id, round_no)] = RoundRequest(prompt, file_ids, passwords, review, flow)
+
+    async def flow_of(self, workflow_id: str, round_no: int) -> dict[str, Any] | None:
+        """The flow the round runs ({id, version, hash, inputs}), None for a planned round; what a round
+        started here was given, else read once and kept for its first step."""
+        spec = self._started.get((workflow_id, round_no))
+        if spec is None:
+            spec = await self.repo.workflows.round_input(workflow_id, round_no)
+            if spec is None:
+                return None
+            self._started[(workflow_id, round_no)] = spec
+        return spec.flow
 
     async def prepare(self, workflow_id: str, round_no: int,
                       then: Sequence[NewLog] = ()) -> tuple[RoundInput, bool] | None:

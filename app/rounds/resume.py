@@ -10,6 +10,7 @@ from agents.round import changes_prompt
 from app.rounds import steps
 from app.rounds import workflow as rounds
 from app.rounds.draining import gated
+from app.rounds.flow_run import run_flow
 from app.rounds.records import plan_of
 from app.rounds.runtime import Runtime
 
@@ -22,6 +23,10 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
     if row is None or row.status != "running" or row.current_round != round_no or row.segment != segment:
         return
     decision = row.decision or {}
+    if decision.get("kind") == "node":  # a human node of a flow decided: the flow runs on
+        flow = await rt.rounds.flow_of(workflow_id, round_no)
+        await run_flow(rt, workflow_id, round_no, flow or {}, decision)
+        return
     if decision.get("kind") in ("question", "tool"):
         await _run_on(rt, workflow_id, round_no)
         return

@@ -22,6 +22,7 @@ from agents.model import RetryBudget, use_budget, use_call_context
 from app.rounds import tracing
 from app.rounds.attempts import run_attempts
 from app.rounds.draining import gated
+from app.rounds.flow_run import run_flow
 from app.rounds.handle import current
 from app.rounds.hooks import Hooks
 from app.rounds.journal import reason_of
@@ -102,6 +103,10 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
 
 
 async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
+    flow = await rt.rounds.flow_of(workflow_id, round_no)
+    if flow is not None:  # a saved flow: the engine runs its definition, no planning call
+        await run_flow(rt, workflow_id, round_no, flow)
+        return
     await runner_of(rt).run(Hooks(rt, workflow_id, round_no, lambda: plan_step(rt, workflow_id, round_no)))
 
 

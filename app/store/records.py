@@ -36,6 +36,7 @@ class RoundRequest:
     file_ids: list[int]
     passwords: dict[str, str]
     review: str = ""
+    flow: dict[str, Any] | None = None  # a flow run: {id, version, hash, inputs}
 
 
 @dataclass

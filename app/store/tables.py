@@ -170,6 +170,8 @@ class RoundFileRow(SQLModel, table=True):
     file_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     passwords: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     review: str = ""  # "plan": the round waits for the user's review of its plan
+    # A flow run: {id, version, hash, inputs} (app.rounds.flow_run); null for a planned round.
+    flow: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class RoundMemoryRow(SQLModel, table=True):
@@ -277,3 +279,63 @@ class ReplicaRow(SQLModel, table=True):
     taken_by: str | None = None
     taken_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
 
+
+
+class FlowRow(SQLModel, table=True):
+    """A saved flow of one user: its name and its draft (by the hash of its definition). Deleting a flow
+    keeps the rounds it ran (they name their definition by hash, kept in `flow_definitions`)."""
+
+    __tablename__ = "flows"
+    __table_args__ = (Index("ix_flows_owner_updated", "mandate_id", "user_id", "updated_at"), NEVER_REUSE)
+
+    id: int | None = _pk()
+    mandate_id: int
+    user_id: int
+    name: str
+    description: str = ""
+    draft_hash: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class FlowVersionRow(SQLModel, table=True):
+    """A published, immutable version of a flow (1, 2, ...), naming its definition by hash."""
+
+    __tablename__ = "flow_versions"
+
+    flow_id: int = Field(sa_column=Column(ID, ForeignKey("flows.id", ondelete="CASCADE"), primary_key=True))
+    version: int = Field(primary_key=True)
+    hash: str
+    name: str = ""
+    comment: str = ""
+    author: str = ""
+    created_at: datetime
+
+
+class FlowDefinitionRow(SQLModel, table=True):
+    """A flow definition by the sha256 of its canonical JSON: written once, read by every draft, version
+    and run that has that hash (a run keeps its definition whatever happens to its flow)."""
+
+    __tablename__ = "flow_definitions"
+
+    hash: str = Field(primary_key=True)
+    body: str
+
+
+class NodeRunRow(SQLModel, table=True):
+    """One settled node run of a flow round (a node, a map item `m[3]`, a loop iteration `l#2`): the
+    checkpoint a resumed round reads instead of running it again."""
+
+    __tablename__ = "node_runs"
+
+    workflow_id: str = Field(sa_column=Column(String, ForeignKey("workflows.id", ondelete="CASCADE"), primary_key=True))
+    round: int = Field(primary_key=True)
+    path: str = Field(primary_key=True)
+    seq: int = 0  # the order runs settled in
+    node_id: str
+    type: str
+    status: str
+    attempts: int = 0
+    started_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    record: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))

@@ -4,13 +4,14 @@
 (`workflows`), messages and logs (`messages`), files and the extraction cache (`files`, with
 the full-text `chunks`), idempotency keys (`idempotency`) and the replicas' heartbeats
 (`replicas`), what later rounds remember of ended ones (`memory`), decisions on waiting rounds (`waits`), posts queued behind a round (`queue`), what no
-workflow holds (`leftovers`); `live` reads across them in one snapshot for the event stream.
+workflow holds (`leftovers`), saved flows and the node runs of flow rounds (`flows`); `live` reads across them in one snapshot for the event stream.
 """
 
 from __future__ import annotations
 
 from app.store.database import Database
 from app.store.repository.files import FileStore
+from app.store.repository.flows import FlowStore
 from app.store.repository.idempotency import IdempotencyStore
 from app.store.repository.leftovers import LeftoverStore
 from app.store.repository.live import LiveReads
@@ -37,3 +38,4 @@ class Repository:
         self.waits = WaitStore(db, self.workflows)
         self.queue = QueueStore(db, self.workflows)
         self.leftovers = LeftoverStore(db)
+        self.flows = FlowStore(db)

@@ -30,6 +30,7 @@ from app.store.tables import (
     RoundFileRow,
     RoundMemoryRow,
     WorkflowRow,
+    NodeRunRow,
     table_of,
 )
 from extractors.base import ContentItem
@@ -118,6 +119,7 @@ class WorkflowStore:
     async def start_round(
         self, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str, file_ids: list[int],
         passwords: dict[str, str], log: NewLog, review: str | None = None, review_default: str | None = None,
+        flow: dict[str, Any] | None = None,
     ) -> WorkflowRow:
         """Create the workflow (round 1) or move it to its next round, as one compare-and-set.
 
@@ -128,7 +130,7 @@ class WorkflowStore:
         """
         try:
             return await self.db.run_write(self._start_round_tx, owner, workflow_id, name, new, prompt, file_ids,
-                                           passwords, log, review, review_default)
+                                           passwords, log, review, review_default, flow)
         except IntegrityError:
             if new and await self.db.run_read(self._exists_tx, workflow_id):
                 raise WorkflowExistsError(workflow_id) from None  # a concurrent start created it first
@@ -141,7 +143,7 @@ class WorkflowStore:
     def _start_round_tx(
         self, conn: Connection, owner: Owner, workflow_id: str, name: str, new: bool, prompt: str,
         file_ids: list[int], passwords: dict[str, str], log: NewLog, review: str | None = None,
-        review_default: str | None = None,
+        review_default: str | None = None, flow: dict[str, Any] | None = None,
     ) -> WorkflowRow:
         stamp = now()
         default = "" if review_default in (None, "none") else review_default
@@ -180,9 +182,9 @@ class WorkflowStore:
         log.key = f"{workflow_id}:{row.current_round}:start"
         mode = (review or row.review or "") if review != "none" else ""
         self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
-                                                    file_ids=file_ids, passwords=passwords, review=mode))
+                                                    file_ids=file_ids, passwords=passwords, review=mode, flow=flow))
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
-                             documents=[NewDocument(fid) for fid in file_ids])
+                             documents=[NewDocument(fid) for fid in file_ids], meta={"flow": flow} if flow else {})
         written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
         return WorkflowRow.model_validate(dict(vars(row), last_activity=stamp, last_message_id=written.last_message_id,
                                                last_log_id=written.last_log_id,
@@ -193,7 +195,7 @@ class WorkflowStore:
 
     def _round_input_tx(self, conn: Connection, workflow_id: str, round_no: int) -> RoundRequest | None:
         R = RoundFileRow
-        query = (select(col(R.prompt), col(R.file_ids), col(R.passwords), col(R.review))
+        query = (select(col(R.prompt), col(R.file_ids), col(R.passwords), col(R.review), col(R.flow))
                  .where(col(R.workflow_id) == workflow_id, col(R.round) == round_no))
         row = conn.execute(query).first()
         return RoundRequest(*row) if row else None
@@ -406,6 +408,7 @@ class WorkflowStore:
         conn.execute(delete(L).where(col(L.workflow_id) == workflow_id))
         conn.execute(delete(RoundFileRow).where(col(RoundFileRow.workflow_id) == workflow_id))
         conn.execute(delete(RoundMemoryRow).where(col(RoundMemoryRow.workflow_id) == workflow_id))
+        conn.execute(delete(NodeRunRow).where(col(NodeRunRow.workflow_id) == workflow_id))
         conn.execute(delete(QueuedPostRow).where(col(QueuedPostRow.workflow_id) == workflow_id))
         # A key whose workflow is gone starts afresh: its answer would name a workflow that is not there.
         conn.execute(delete(IdempotencyRow).where(col(IdempotencyRow.workflow_id) == workflow_id))

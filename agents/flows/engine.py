@@ -1,0 +1,389 @@
+"""The flow engine: runs a definition's graph of typed nodes to its outputs.
+
+A node runs when every edge into it is decided and at least one of them is taken (a skipped branch
+does not block a join); nodes whose inputs are ready run at once, `FlowLimits.concurrency` of them
+together. What a node reads is only what the nodes before it produced, so a run's outputs are the
+same whatever the concurrency and whatever order independent nodes finish in.
+
+Every node run settles once through the `FlowJournal` (the checkpoint): a run resumed after a crash
+or after the user's decision reads the settled runs back and runs only the rest; a map's items and a
+loop's iterations are node runs of their own, so a resumed map runs only the items not yet done.
+What a node does outside the engine (an agent, a model, the sandbox, a request, a sub-flow) goes
+through `Effects`. A human node with no decision yet waits: the run goes on with what does not
+depend on it and then ends `waiting`, naming every node that waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from agents.flows.definition import (
+    ERROR_BRANCH,
+    AgentConfig,
+    CodeConfig,
+    ConditionConfig,
+    FlowDefinition,
+    FlowRefConfig,
+    HttpConfig,
+    HumanConfig,
+    LlmConfig,
+    LoopConfig,
+    MapConfig,
+    Node,
+    TemplateConfig,
+    config_of,
+)
+from agents.flows.expressions import evaluate
+from agents.flows.runs import (
+    BudgetError,
+    Effects,
+    NodeError,
+    FlowJournal,
+    FlowLimits,
+    FlowResult,
+    HumanWait,
+    NodeRun,
+    Produced,
+)
+from agents.flows.templates import render
+
+
+class Waiting(Exception):
+    """A human node has no decision yet."""
+
+    def __init__(self, wait: HumanWait) -> None:
+        super().__init__(wait.path)
+        self.wait = wait
+
+
+def node_view(run: NodeRun | None) -> dict[str, Any]:
+    """What templates and expressions see of a node: `{output, files}` (null output when it did not succeed)."""
+    if run is None or run.status != "succeeded":
+        return {"output": None, "files": list(run.files) if run else []}
+    return {"output": run.output, "files": list(run.files)}
+
+
+class FlowRunner:
+    """One run of one definition, with the app's journal and effects."""
+
+    def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
+                 limits: FlowLimits = FlowLimits()) -> None:
+        self.definition, self.effects, self.journal, self.limits = definition, effects, journal, limits
+        self.nodes = {n.id: n for n in definition.nodes}
+        self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
+        for edge in definition.edges:
+            self.incoming.setdefault(edge.target, []).append(edge)
+        self.runs: dict[str, NodeRun] = {}
+        self.waits: list[HumanWait] = []
+        self.budget = itertools.count(1)
+        self.inputs: dict[str, Any] = {}
+
+    @property
+    def total(self) -> int:
+        return len(self.definition.nodes)
+
+    def done(self) -> int:
+        return sum(1 for n in self.definition.nodes if n.id in self.runs and self.runs[n.id].settled)
+
+    def scope(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What a template or an expression reads: the inputs, each node's `{output, files}`, and inside a
+        map or loop `item`, `index`, `iteration`."""
+        scope: dict[str, Any] = {"inputs": self.inputs}
+        for node_id in self.nodes:
+            scope[node_id] = node_view(self.runs.get(node_id))
+        if extra:
+            scope.update(extra)
+        return scope
+
+    async def run(self, inputs: Mapping[str, Any]) -> FlowResult:
+        """Run the flow (what the journal has settled is not run again) to its end or its waits."""
+        self.inputs = dict(inputs)
+        self.runs = {path: run for path, run in (await self.journal.recorded()).items()}
+        fatal: NodeRun | None = None
+        running: dict[asyncio.Task[NodeRun], str] = {}
+        sem = asyncio.Semaphore(self.limits.concurrency)
+        try:
+            while True:
+                fatal = fatal or next((r for r in self._top_runs() if r.fatal), None)
+                if fatal is None:
+                    await self._launch_ready(running, sem)
+                if not running:
+                    break
+                finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    node_id = running.pop(task)
+                    self.runs[node_id] = task.result()
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+        if fatal is not None:
+            return FlowResult("failed", failed_node=fatal.node_id, error=fatal.error, runs=self.runs)
+        if self.waits:
+            return FlowResult("waiting", waits=list(self.waits), runs=self.runs)
+        try:
+            outputs = {name: render(text, self.scope()) for name, text in self.definition.outputs.items()}
+        except Exception as exc:  # noqa: BLE001 - a template that fails at run time fails the run, saying why
+            return FlowResult("failed", failed_node="", error=f"the flow's outputs could not be rendered: {exc}",
+                              runs=self.runs)
+        return FlowResult("completed", outputs=outputs, runs=self.runs)
+
+    def _top_runs(self) -> list[NodeRun]:
+        return [self.runs[n] for n in self.nodes if n in self.runs]
+
+    async def _launch_ready(self, running: dict[asyncio.Task[NodeRun], str], sem: asyncio.Semaphore) -> None:
+        """Start every node whose incoming edges are all decided; skip those none of whose edges is taken
+        (repeated until no more is skipped: a skip decides the edges after it)."""
+        busy = set(running.values())
+        changed = True
+        while changed:
+            changed = False
+            for node in self.definition.nodes:
+                if node.id in self.runs or node.id in busy:
+                    continue
+                edges = self.incoming.get(node.id, [])
+                decided = [self._taken(e) for e in edges]
+                if any(d is None for d in decided):
+                    continue
+                if edges and not any(decided):
+                    skipped = NodeRun(node.id, node.id, node.type, "skipped",
+                                      error="no branch leading to it was taken")
+                    self.runs[node.id] = skipped
+                    await self.journal.settled(skipped, self.done(), self.total)
+                    changed = True
+                    continue
+                busy.add(node.id)
+                running[asyncio.ensure_future(self._top(node, sem))] = node.id
+
+    def _taken(self, edge: Any) -> bool | None:
+        """Whether an edge is taken: None while its source has not settled."""
+        source = self.runs.get(edge.source)
+        if source is None or not source.settled:
+            return None
+        if edge.branch == ERROR_BRANCH:
+            return source.status == "failed" and source.branch == ERROR_BRANCH
+        if source.status == "skipped" or (source.status == "failed" and source.branch == ERROR_BRANCH):
+            return False
+        if source.status == "failed":
+            return not source.fatal  # onError "continue": the rest runs
+        return edge.branch is None or edge.branch == source.branch
+
+    async def _top(self, node: Node, sem: asyncio.Semaphore) -> NodeRun:
+        async with sem:
+            await self.journal.started(node, node.id, self.done(), self.total)
+            run = await self.execute(node, node.id, {})
+            if run.status == "waiting":
+                return run
+            await self.journal.settled(run, self.done() + 1, self.total)
+            return run
+
+    # --- one node -----------------------------------------------------------------------------
+
+    async def execute(self, node: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
+        """Run one node with its retries, timeout and error strategy; never raises but for a stop."""
+        if next(self.budget) > self.limits.max_node_runs:
+            return NodeRun(path, node.id, node.type, "failed", fatal=True,
+                           error=f"the run reached FLOW_MAX_NODE_RUNS ({self.limits.max_node_runs} node runs, map "
+                                 "items and loop iterations counted) and was ended")
+        policy = node.retry
+        tries = 1 + (policy.max if policy else 0)
+        error = ""
+        for attempt in range(1, tries + 1):
+            try:
+                async with asyncio.timeout(node.timeout_seconds):
+                    run = await self.perform(node, path, extra)
+                run.attempts = attempt
+                return run
+            except Waiting as waiting:
+                self.waits.append(waiting.wait)
+                return NodeRun(path, node.id, node.type, "waiting", attempts=attempt)
+            except BudgetError as exc:
+                return NodeRun(path, node.id, node.type, "failed", attempts=attempt, error=str(exc), fatal=True)
+            except TimeoutError:
+                error = f"the node took longer than its timeoutSeconds ({node.timeout_seconds:g} s)"
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a node's failure is handled by its error strategy
+                error = str(exc).strip() or type(exc).__name__
+            if attempt < tries and policy is not None:
+                await asyncio.sleep(policy.delay_seconds * 2 ** (attempt - 1))
+        return self.failed(node, path, error, tries)
+
+    @staticmethod
+    def failed(node: Node, path: str, error: str, attempts: int) -> NodeRun:
+        """The node failed for good: what its `onError` makes of it."""
+        if node.on_error == "default":
+            return NodeRun(path, node.id, node.type, "succeeded", attempts=attempts, output=node.default,
+                           error=error)
+        run = NodeRun(path, node.id, node.type, "failed", attempts=attempts, error=error)
+        if node.on_error == "branch":
+            run.branch = ERROR_BRANCH
+        run.fatal = node.on_error == "fail"
+        return run
+
+    async def perform(self, node: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
+        """The node's own work, once (raises on failure)."""
+        config = config_of(node)
+        scope = self.scope(extra)
+
+        def ok(produced: Produced | Any, **fields: Any) -> NodeRun:
+            if not isinstance(produced, Produced):
+                produced = Produced(output=produced)
+            return NodeRun(path, node.id, node.type, "succeeded", output=produced.output, files=produced.files,
+                           text=produced.text, **fields)
+
+        if node.type == "start":
+            return ok(self.inputs)
+        if node.type == "end":
+            return ok(None)
+        if isinstance(config, TemplateConfig):
+            return ok(render(config.text, scope))
+        if isinstance(config, ConditionConfig):
+            branch = self.branch(config, scope)
+            return ok(branch, branch=branch)
+        if isinstance(config, LlmConfig):
+            prompt, system = render(config.prompt, scope), render(config.system or "", scope)
+            return ok(await self.effects.llm(node, path, config, prompt, system), input={"prompt": prompt})
+        if isinstance(config, AgentConfig):
+            instructions = render(config.instructions, scope)
+            files = self.files_of(config.inputs, scope)
+            return ok(await self.effects.agent(node, path, config, instructions, files),
+                      input={"instructions": instructions, "files": files})
+        if isinstance(config, CodeConfig):
+            nodes = {k: v for k, v in scope.items() if k in self.nodes}
+            return ok(await self.effects.code(node, path, config.code, self.inputs, nodes))
+        if isinstance(config, HttpConfig):
+            url = render(config.url, scope)
+            headers = {k: render(v, scope) for k, v in config.headers.items()}
+            body = config.body if not isinstance(config.body, str) else render(config.body, scope)
+            text = body if body is None or isinstance(body, str) else _json(body)
+            return ok(await self.effects.http(node, path, config, url, headers, text), input={"url": url})
+        if isinstance(config, FlowRefConfig):
+            inputs = {k: v for k, v in scope.items() if k == "inputs"}["inputs"]
+            return ok(await self.effects.subflow(node, path, config, inputs))
+        if isinstance(config, HumanConfig):
+            decided = await self.journal.decision(path)
+            if decided is None:
+                raise Waiting(HumanWait(path, node.id, render(config.message, scope), tuple(config.actions),
+                                        config.timeout_seconds, config.default_action))
+            return ok(decided, branch=decided)
+        if isinstance(config, MapConfig):
+            return await self.map(node, path, config, scope, extra)
+        if isinstance(config, LoopConfig):
+            return await self.loop(node, path, config, extra)
+        raise NodeError(f"node type {node.type!r} cannot run")
+
+    @staticmethod
+    def branch(config: ConditionConfig, scope: Mapping[str, Any]) -> str:
+        if config.expression is not None:
+            return "true" if _truth(evaluate(config.expression, scope)) else "false"
+        for case in config.cases or []:
+            if _truth(evaluate(case.expression, scope)):
+                return case.name
+        return "default"
+
+    @staticmethod
+    def files_of(inputs: list[str], scope: Mapping[str, Any]) -> list[int]:
+        """The file ids an agent node reads: each entry a file id, or a template giving ids (a list, or
+        text with ids separated by commas or spaces)."""
+        found: list[int] = []
+        for entry in inputs:
+            value: Any = entry
+            if "{{" in entry:
+                value = evaluate(entry.strip().removeprefix("{{").removesuffix("}}").strip(), scope) \
+                    if entry.strip().startswith("{{") and entry.strip().endswith("}}") else render(entry, scope)
+            for item in value if isinstance(value, list) else str(value).replace(",", " ").split():
+                if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
+                    found.append(int(item))
+                elif isinstance(item, dict) and isinstance(item.get("id"), int):
+                    found.append(item["id"])
+                else:
+                    raise NodeError(f"an input of the agent node is not a file id: {str(item)[:80]!r}")
+        return list(dict.fromkeys(found))
+
+    # --- map and loop ---------------------------------------------------------------------------
+
+    async def child(self, body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
+        """A body's run at `path` (a map item, a loop iteration): what the journal has, or run now and settle."""
+        recorded = self.runs.get(path)
+        if recorded is not None and recorded.settled:
+            return recorded
+        run = await self.execute(body, path, extra)
+        if run.status != "waiting":
+            await self.journal.settled(run, self.done(), self.total)
+            self.runs[path] = run
+        return run
+
+    async def map(self, node: Node, path: str, config: MapConfig, scope: Mapping[str, Any],
+                  extra: Mapping[str, Any]) -> NodeRun:
+        items = evaluate(config.items, scope)
+        if not isinstance(items, list):
+            raise NodeError(f"`items` gave {type(items).__name__} ({str(items)[:80]!r}), not a list: a map runs "
+                            "over a list")
+        results: list[NodeRun | None] = [None] * len(items)
+        queue = iter(range(len(items)))  # a bounded queue: `concurrency` workers take the next item
+
+        async def worker() -> None:
+            for index in queue:
+                item_path = f"{path}[{index}]"
+                results[index] = await self.child(config.body, item_path,
+                                                  {**extra, "item": items[index], "index": index})
+                failed = results[index]
+                if failed is not None and failed.fatal and failed.status == "failed" \
+                        and config.on_item_error == "fail":
+                    return
+
+        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(items)) or 1)))
+        runs = [r for r in results if r is not None]
+        if any(r.status == "waiting" for r in runs):
+            raise Waiting(next(w for w in self.waits if w.path.startswith(path)))
+        budget = next((r for r in runs if r.status == "failed" and r.fatal and "FLOW_MAX_NODE_RUNS" in r.error), None)
+        if budget is not None:
+            raise BudgetError(budget.error)
+        output: list[Any] = []
+        for index, run in enumerate(results):
+            if run is None or run.status != "succeeded":
+                if config.on_item_error == "fail":
+                    why = run.error if run is not None else "not run"
+                    raise NodeError(f"item {index} failed: {why}")
+                if config.on_item_error == "drop":
+                    continue
+                output.append(None)
+            else:
+                output.append(run.output)
+        return NodeRun(path, node.id, node.type, "succeeded", output=output, items=len(items),
+                       input={"items": len(items)})
+
+    async def loop(self, node: Node, path: str, config: LoopConfig, extra: Mapping[str, Any]) -> NodeRun:
+        last: NodeRun | None = None
+        iteration = 0
+        for iteration in range(1, config.max_iterations + 1):
+            last = await self.child(config.body, f"{path}#{iteration}", {**extra, "iteration": iteration})
+            if last.status == "waiting":
+                raise Waiting(next(w for w in self.waits if w.path.startswith(path)))
+            if last.status == "failed":
+                if last.fatal and "FLOW_MAX_NODE_RUNS" in last.error:
+                    raise BudgetError(last.error)
+                raise NodeError(f"iteration {iteration} failed: {last.error}")
+            scope = self.scope({**extra, "iteration": iteration, config.body.id: node_view(last)})
+            if _truth(evaluate(config.until, scope)):
+                break
+        return NodeRun(path, node.id, node.type, "succeeded", output=last.output if last else None,
+                       files=list(last.files) if last else [], iterations=iteration)
+
+
+def _truth(value: Any) -> bool:
+    """A condition's value as a branch: booleans as they are; anything else must be a boolean too."""
+    if isinstance(value, bool):
+        return value
+    raise NodeError(f"the expression gave {type(value).__name__} ({str(value)[:80]!r}), not true or false")
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)

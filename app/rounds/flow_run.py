@@ -1,0 +1,161 @@
+"""A flow run is a round: no planning call and no final-review call, the flow engine
+(`agents.flows.engine.FlowRunner`) runs the definition the round was started with, and this module is
+its journal: each node run's start is a log, its outcome one row in `node_runs` (the checkpoint: a
+resumed round reads the settled runs back and runs only the rest), a human node's wait the durable
+wait every round uses, and the `last` message renders the flow's outputs.
+
+The round's user message names the flow (`metadata.flow`: id, version, hash, inputs); the definition
+is read by its hash, so a run keeps its version whatever is published while it runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from agents.flows.definition import FlowDefinition, Node, decode_definition
+from agents.flows.engine import FlowRunner
+from agents.flows.runs import FlowLimits, FlowResult, HumanWait, NodeRun
+from app.clock import now
+from app.fsm import Event
+from app.rounds.flow_effects import RoundEffects, node_key
+from app.rounds.runtime import Runtime
+from app.rounds.steps import step_keys
+from app.store.records import NewDocument, NewLog, NewMessage, Wait
+
+RECORD_CUT = 4000  # characters of a node's input or output a node-runs answer shows (with the full size)
+
+
+def progress(done: int, total: int) -> int:
+    """Logs carry progress by node count, from 10 (started) to 90 (every node settled)."""
+    return 10 + 80 * done // max(total, 1)
+
+
+class RoundJournal:
+    """The flow engine's journal (`agents.flows.runs.FlowJournal`) for one round."""
+
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, decision: Mapping[str, Any] | None) -> None:
+        self.rt, self.workflow_id, self.round_no = rt, workflow_id, round_no
+        self.decision_taken = dict(decision or {})
+        self.started_at: dict[str, Any] = {}
+
+    async def recorded(self) -> dict[str, NodeRun]:
+        runs = await self.rt.repo.flows.node_runs(self.workflow_id, self.round_no)
+        return {r.path: msgspec.convert(r.record, NodeRun) for r in runs if r.status != "waiting"}
+
+    async def started(self, node: Node, path: str, done: int, total: int) -> None:
+        self.started_at[path] = now()
+        what = node.name or node.id
+        await self.rt.journal.append(self.workflow_id, self.round_no, logs=[NewLog(
+            node_key(self.workflow_id, self.round_no, path)("start"), f"Node {what} ({node.type}) started",
+            agent_name=node.type, progress=progress(done, total))])
+
+    async def settled(self, run: NodeRun, done: int, total: int) -> None:
+        record = msgspec.to_builtins(run)
+        await self.rt.repo.flows.settle(self.workflow_id, self.round_no, [{
+            "path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
+            "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
+            "record": record}])
+        if "[" in run.path or "#" in run.path:
+            return  # a map's item or a loop's iteration: its node's log says how it went
+        word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]
+        text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")
+        kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
+        await self.rt.journal.append(self.workflow_id, self.round_no, logs=[NewLog(
+            node_key(self.workflow_id, self.round_no, run.path)("done"), text, type=kind, agent_name=run.type,
+            progress=progress(done, total))])
+
+    async def decision(self, path: str) -> str | None:
+        taken = self.decision_taken
+        if taken.get("kind") == "node" and taken.get("path") == path:
+            return str(taken["decision"])
+        return None
+
+
+def definition_of(body: str) -> FlowDefinition:
+    return decode_definition(body.encode())
+
+
+async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[str, Any],
+                   decision: Mapping[str, Any] | None = None) -> None:
+    """Run (or resume) the flow round: read its files, run the definition, write how it ended."""
+    key = step_keys(workflow_id, round_no, "flow")
+    body = await rt.repo.flows.definition(str(flow.get("hash", "")))
+    if body is None:
+        await rt.journal.fail(workflow_id, round_no, "The flow's definition is no longer stored; the run "
+                              "cannot go on.", key("failed"))
+        return
+    definition = definition_of(body)
+    prepared = await rt.rounds.prepare(workflow_id, round_no, then=[NewLog(
+        key("start"), f"Running flow {definition.name}: {len(definition.nodes)} nodes", agent_name="flow",
+        progress=10)]) if decision is None else None
+    if decision is None and prepared is None:
+        return  # stopped, deleted or finished before it began
+    inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
+    s = rt.settings
+    runner = FlowRunner(definition, RoundEffects(rt, workflow_id, round_no, inp),
+                        RoundJournal(rt, workflow_id, round_no, decision),
+                        FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency))
+    result = await runner.run(dict(flow.get("inputs") or {}))
+    if result.status == "waiting":
+        await wait(rt, workflow_id, round_no, result.waits[0], runner.total, runner.done())
+    else:
+        await finish(rt, workflow_id, round_no, definition, result)
+
+
+async def wait(rt: Runtime, workflow_id: str, round_no: int, human: HumanWait, total: int, done: int) -> None:
+    """The round waits for the user's decision on a human node (the first, when several wait: the
+    others ask once it goes on)."""
+    key = node_key(workflow_id, round_no, human.path)
+    seconds = human.timeout_seconds or rt.settings.review_timeout_seconds
+    extra = {"path": human.path, "nodeId": human.node_id, "actions": list(human.actions),
+             "defaultAction": human.default_action}
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "step", human.message, agent_name="human",
+                             meta={"node": human.path, "human": {"state": "pending", **extra}})],
+        logs=[NewLog(key("waiting"), f"Waiting for your decision on node {human.node_id}: "
+                                     f"{', '.join(human.actions)}", agent_name="human",
+                     progress=progress(done, total))],
+        event=Event.WAIT, wait=Wait("node", key("message"), seconds, extra))
+
+
+async def finish(rt: Runtime, workflow_id: str, round_no: int, definition: FlowDefinition,
+                 result: FlowResult) -> None:
+    """The `last` message: the flow's outputs (or which node failed and why), with the files nodes made."""
+    key = step_keys(workflow_id, round_no, "flow")
+    file_ids = list(dict.fromkeys(fid for run in result.runs.values() if run.status == "succeeded"
+                                  for fid in run.files))
+    if result.status == "completed":
+        text = render_outputs(definition, result.outputs)
+        log = NewLog(key("done"), "Workflow completed successfully", agent_name="flow", progress=100,
+                     status="completed")
+        event = Event.FINISH
+    else:
+        where = f"node {result.failed_node}" if result.failed_node else "the flow"
+        text = f"The flow {definition.name} failed at {where}: {result.error}"
+        log = NewLog(key("failed"), f"Flow failed at {where}: {result.error}", type="error", agent_name="flow",
+                     progress=100, status="failed")
+        event = Event.FAIL
+    await rt.journal.append(
+        workflow_id, round_no,
+        messages=[NewMessage(key("message"), "assistant", "last", text, agent_name="flow",
+                             meta={"outputs": result.outputs} if result.status == "completed" else {},
+                             documents=[NewDocument(fid) for fid in file_ids])],
+        logs=[log], event=event)
+
+
+def render_outputs(definition: FlowDefinition, outputs: Mapping[str, Any]) -> str:
+    """The outputs as a person reads them: one an output's text itself, several each under its name."""
+    if not outputs:
+        return f"The flow {definition.name} finished."
+    if len(outputs) == 1:
+        return _text(next(iter(outputs.values())))
+    return "\n\n".join(f"**{name}**\n\n{_text(value)}" for name, value in outputs.items())
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
