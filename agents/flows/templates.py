@@ -61,6 +61,7 @@ class _Sandbox(ImmutableSandboxedEnvironment):
 
 _ENV: Final = _Sandbox(undefined=jinja2.StrictUndefined, finalize=_finalize, autoescape=False,
                        keep_trailing_newline=True, cache_size=0)
+GLOBALS: Final = frozenset(_ENV.globals)  # names every template may read (`range`, `dict`, ...)
 
 
 @functools.lru_cache(maxsize=1024)
