@@ -1,0 +1,154 @@
+"""Templates (`{{ inputs.word }}`, `{{ n1.output }}`): Jinja2's immutable sandbox, compiled once.
+
+- The sandbox refuses attribute access to internals (`''.__class__.__mro__`), calls of unsafe
+  methods, and, being immutable, changing the scope (`inputs.items.append(...)`); `*` and `**`
+  are bounded so a template cannot ask for a gigabyte string.
+- A name the scope lacks is an error at render time (`StrictUndefined`) rather than empty text;
+  validation finds such names when the flow is saved (`template_names`), so at run time it only
+  happens to data that lacks a field (`{{ n1.output.missing | default('') }}` is the way out).
+- `None` (a skipped node's output) renders as empty text; a list or mapping renders as JSON, so
+  a model reads `{"a": 1}` rather than Python's `{'a': 1}`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import operator
+from collections.abc import Mapping
+from typing import Any, Final
+
+import jinja2
+from jinja2 import meta, nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from agents.flows.errors import TemplateError
+
+MAX_LENGTH: Final = 100_000  # characters of template source
+MAX_PRODUCT: Final = 1_000_000  # items or characters a `*` may produce
+MAX_POWER: Final = 1_000  # the largest exponent `**` takes
+
+
+def _finalize(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox with bounded `*` and `**`."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        # A mapping's key before its method: `inputs.items` is the input named "items", not `dict.items`.
+        if isinstance(obj, Mapping) and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+    def call_binop(self, context: jinja2.runtime.Context, operator_: str, left: Any, right: Any) -> Any:
+        if operator_ == "**":
+            if isinstance(right, (int, float)) and abs(right) > MAX_POWER:
+                raise jinja2.sandbox.SecurityError(f"exponent over {MAX_POWER}")
+            return operator.pow(left, right)
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and len(seq) * count > MAX_PRODUCT:
+                raise jinja2.sandbox.SecurityError(f"a product of over {MAX_PRODUCT:,} items")
+        return operator.mul(left, right)
+
+
+_ENV: Final = _Sandbox(undefined=jinja2.StrictUndefined, finalize=_finalize, autoescape=False,
+                       keep_trailing_newline=True, cache_size=0)
+GLOBALS: Final = frozenset(_ENV.globals)  # names every template may read (`range`, `dict`, ...)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(template: str) -> jinja2.Template:
+    if len(template) > MAX_LENGTH:
+        raise TemplateError(f"template longer than {MAX_LENGTH:,} characters")
+    try:
+        return _ENV.from_string(template)
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(error.message or "syntax error", line=error.lineno) from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(template: str) -> nodes.Template:
+    if len(template) > MAX_LENGTH:
+        raise TemplateError(f"template longer than {MAX_LENGTH:,} characters")
+    try:
+        return _ENV.parse(template)
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(error.message or "syntax error", line=error.lineno) from None
+
+
+def check(template: str) -> TemplateError | None:
+    """The syntax error in `template` (with its line), or None when it compiles."""
+    try:
+        _compiled(template)
+    except TemplateError as error:
+        return error
+    return None
+
+
+def render(template: str, scope: Mapping[str, Any]) -> str:
+    """`template` rendered in `scope`; a `TemplateError` says what failed (an undefined name, a refused access)."""
+    compiled = _compiled(template)
+    try:
+        return compiled.render(scope)
+    except jinja2.TemplateError as error:  # UndefinedError, SecurityError, and runtime syntax errors
+        raise TemplateError(error.message or type(error).__name__, line=getattr(error, "lineno", None)) from None
+    except (TypeError, ValueError, ArithmeticError, LookupError) as error:  # `{{ 1 / 0 }}`, `{{ 'a' + 1 }}`
+        raise TemplateError(f"{type(error).__name__}: {error}") from None
+
+
+def template_names(template: str) -> set[str]:
+    """The dotted names `template` reads from its scope (`inputs.word`, `n1.output`, `item`).
+
+    Names the template binds itself (`{% for x in ... %}`, `{% set %}`) are left out; a chain
+    stops at a computed index (`inputs.items[i]` gives `inputs.items`) and leaves out a called
+    method (`inputs.word.upper()` gives `inputs.word`). Raises `TemplateError` on bad syntax.
+    """
+    tree = _parsed(template)
+    free = meta.find_undeclared_variables(tree)
+    found: set[str] = set()
+    stack: list[nodes.Node] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Call) and isinstance(node.node, (nodes.Getattr, nodes.Getitem)):
+            _chain(node.node, free, found, stack, drop_last=True)
+            stack.extend(child for child in node.iter_child_nodes() if child is not node.node)
+        elif isinstance(node, (nodes.Getattr, nodes.Getitem, nodes.Name)):
+            _chain(node, free, found, stack, drop_last=False)
+        else:
+            stack.extend(node.iter_child_nodes())
+    return found
+
+
+def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.Node], *, drop_last: bool) -> None:
+    """Record the dotted name `node` reads when its base is a free name; queue computed indexes."""
+    path: list[str | None] = []
+    while isinstance(node, (nodes.Getattr, nodes.Getitem)):
+        if isinstance(node, nodes.Getattr):
+            path.append(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            path.append(node.arg.value)
+        else:
+            path.append(None)
+            stack.append(node.arg)
+        node = node.node
+    if not isinstance(node, nodes.Name):
+        stack.append(node)
+        return
+    if node.name not in free:
+        return
+    if drop_last and path:
+        path = path[1:]
+    parts = [node.name]
+    for part in reversed(path):
+        if part is None:
+            break
+        parts.append(part)
+    found.add(".".join(parts))
