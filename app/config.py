@@ -69,6 +69,8 @@ class Settings:
     max_round_seconds: float = 900.0
     review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
     max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
+    flow_max_nodes: int = 500  # nodes a flow definition may have
+    flow_max_node_runs: int = 1000  # node runs of one flow run, map items and loop iterations counted
     agent_questions: bool = False  # a real model behind a built-in agent may ask the user (agents.questions)
     round_max_attempts: int = 3  # attempts of a round that may fail by an error inside it (crashes do not count)
     task_concurrency: int = 4
@@ -302,6 +304,8 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "task_concurrency": "TASK_CONCURRENCY",
         "max_task_outputs": "MAX_TASK_OUTPUTS",
         "max_replans": "MAX_REPLANS",
+        "flow_max_nodes": "FLOW_MAX_NODES",
+        "flow_max_node_runs": "FLOW_MAX_NODE_RUNS",
         "database_pool_size": "DATABASE_POOL_SIZE",
         "database_max_overflow": "DATABASE_MAX_OVERFLOW",
         "dbos_pool_size": "DBOS_POOL_SIZE",
@@ -395,6 +399,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
     ("REVIEW_TIMEOUT_SECONDS", str(int(Settings.review_timeout_seconds)),
      "a round waiting for the user (plan review, question, tool approval) this long ends stopped"),
     ("MAX_REPLANS", str(Settings.max_replans), "revisions of a round's plan after a task failed or was skipped"),
+    ("FLOW_MAX_NODES", str(Settings.flow_max_nodes), "nodes a flow definition may have"),
+    ("FLOW_MAX_NODE_RUNS", str(Settings.flow_max_node_runs), "node runs of one flow run, map items and loop iterations counted"),
     ("AGENT_QUESTIONS", "false", "true: a real model behind a built-in agent may ask the user a question mid-task"),
     ("ROUND_MAX_ATTEMPTS", str(Settings.round_max_attempts),
      "attempts of a round that may end in an error inside it before it fails; crashes, takeovers and "

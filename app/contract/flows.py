@@ -9,7 +9,9 @@ from typing import Any, Literal
 import msgspec
 
 from agents.flows.definition import FlowDefinition
-from app.contract.schemas import Camel
+from app.contract.schemas import Camel, FlowStartBody
+
+FlowStart = FlowStartBody
 
 
 class FlowView(Camel, kw_only=True):
@@ -43,6 +45,13 @@ class FlowList(Camel, kw_only=True):
     cursor: int | None = None
 
 
+class FlowDeleted(Camel, kw_only=True):
+    """The answer of DELETE /api/flows/{id}."""
+
+    deleted: Literal["flow"] = "flow"
+    flow_id: int
+
+
 class FlowProblem(Camel, kw_only=True):
     """One problem of a definition: the node it is in (null: the flow itself), a stable code, a sentence."""
 
@@ -55,14 +64,6 @@ class ValidAnswer(Camel, kw_only=True):
     """A definition without problems."""
 
     valid: bool = True
-
-
-class FlowStart(Camel, forbid_unknown_fields=True, kw_only=True):
-    """Which flow a round runs, which version (none: the latest published; "draft": the draft), with what inputs."""
-
-    id: int
-    version: int | Literal["draft"] | None = None
-    inputs: dict[str, Any] = {}
 
 
 class NodeRunView(Camel, kw_only=True):

@@ -16,7 +16,7 @@ MessageStatus = Literal["first", "step", "last"]
 Role = Literal["user", "assistant", "system"]
 LogType = Literal["info", "warning", "error"]
 RoundStatus = Literal["running", "waiting", "completed", "stopped", "failed"]  # a workflow's status on the wire
-WaitKind = Literal["plan", "question", "tool"]
+WaitKind = Literal["plan", "question", "tool", "node"]
 Decision = Literal["approve", "revise", "edit", "reject", "answer"]
 ReviewMode = Literal["plan", "none"]
 
@@ -117,7 +117,7 @@ class WaitingFor(Camel):
     message_id: int
     since: datetime
     expires_at: datetime
-    decisions: list[Decision]  # what POST .../review takes for it
+    decisions: list[str]  # what POST .../review takes for it (a human node: its actions)
     question: str | None = None  # kind "question": what the agent asks
     tool: dict[str, Any] | None = None  # kind "tool": the call awaiting approval (name, arguments, what it does)
     task_id: str | None = None  # kinds "question" and "tool": the plan's task that waits
@@ -225,6 +225,16 @@ class StartRequest(Camel, forbid_unknown_fields=False):
     review_default: ReviewMode | None = None  # the workflow's default from now on (this round included)
     # A post while a round runs: refused (409), queued as the next round, or it stops the running round.
     multitask_strategy: Literal["reject", "enqueue", "interrupt", "steer"] = "reject"
+    # Run a saved flow (CONTRACT.md "Flows"): {"id", "version"?, "inputs"}; no planning call.
+    flow: FlowStartBody | None = None
+
+
+class FlowStartBody(Camel, forbid_unknown_fields=True, kw_only=True):
+    """Which flow a round runs, which version (none: the latest published; "draft": the draft), with what inputs."""
+
+    id: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
+    version: Annotated[int, msgspec.Meta(ge=1)] | Literal["draft"] | None = None
+    inputs: dict[str, Any] = {}
 
 
 class RenameRequest(Camel, forbid_unknown_fields=True):
@@ -236,7 +246,8 @@ class RenameRequest(Camel, forbid_unknown_fields=True):
 class ReviewRequest(Camel, forbid_unknown_fields=True):
     """A decision on what a `waiting` round waits for (see `waitingFor`)."""
 
-    decision: Decision
+    # approve, revise, edit, reject, answer; on a flow's human node (waitingFor.kind "node") one of its actions
+    decision: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
     message_id: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)] | None = None  # the message answered, to be sure
     feedback: str | None = None  # revise: what to change; reject: why (optional)
     plan: dict[str, Any] | None = None  # edit: {"tasks": [...], "finalDocuments": [...]}, as metadata.plan

@@ -119,7 +119,7 @@ def waiting_view(row: WorkflowRow) -> WaitingFor | None:
     if row.status != "waiting" or not wait:
         return None
     return WaitingFor(kind=wait["kind"], message_id=wait["messageId"], since=_stamp(wait["since"]),
-                      expires_at=_stamp(wait["expiresAt"]), decisions=DECISIONS[wait["kind"]],
+                      expires_at=_stamp(wait["expiresAt"]), decisions=list(wait.get("actions") or []) if wait["kind"] == "node" else list(DECISIONS[wait["kind"]]),
                       question=wait.get("question"), tool=wait.get("tool"), task_id=wait.get("taskId"),
                       agent=wait.get("agent"))
 

@@ -45,7 +45,8 @@ def wait_logs(wait: Wait | None, key: Callable[..., str]) -> list[NewLog]:
 
 def expiry_log(workflow_id: str, round_no: int, kind: str, seconds: float) -> NewLog:
     """The last log of a round whose wait expired."""
-    what = {"plan": "The plan review", "question": "The agent's question", "tool": "The tool approval"}[kind]
+    what = {"plan": "The plan review", "question": "The agent's question", "tool": "The tool approval",
+            "node": "The flow's human node"}[kind]
     return NewLog(f"{workflow_id}:{round_no}:expired", f"{what} expired: no decision came within "
                   f"REVIEW_TIMEOUT_SECONDS ({seconds:g} s); the round stopped. Post again to start a new round.",
                   type="warning", agent_name="system", progress=100, status="stopped")

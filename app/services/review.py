@@ -6,14 +6,14 @@ reject a task that needs approval. No HTTP here; the round side is `app.rounds.w
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
 from agents.errors import PlanFormatError
 from agents.round import parse_plan, plan_record, render_plan_message, validate_plan
 from app.clock import now
-from app.contract.schemas import ReviewRequest, WorkflowStatusView
+from app.contract.schemas import Decision, ReviewRequest, WorkflowStatusView, is_decision
 from app.contract.views import DECISIONS, status_view, waiting_view
 from app.errors import BadRequestError, ConflictError
 from app.fsm import Event, WorkflowStatus
@@ -25,7 +25,7 @@ from app.store.tables import WorkflowRow
 _STATES = {"approve": "approved", "revise": "revised", "edit": "edited", "reject": "rejected", "answer": "answered"}
 _LOGS = {"approve": "Plan approved by user", "revise": "Plan revision requested by user",
          "edit": "Plan edited by user", "reject": "Plan rejected by user"}
-_META = {"plan": "review", "question": "question", "tool": "approval"}  # where the answered message keeps its state
+_META = {"plan": "review", "question": "question", "tool": "approval", "node": "human"}  # where the answered message keeps its state
 _YES = {"yes", "y", "ok", "okay", "approve", "approved", "go ahead", "do it", "run it", "ja", "oui", "sí", "si"}
 
 
@@ -44,6 +44,7 @@ class Reviews:
         row = await self.workflows.owned(owner, workflow_id)
         fingerprint = _fingerprint(body)
         wait = row.waiting_for or {}
+        _check_decision(row, body)
         if not self._fits(row, body):
             return self._repeated_or_conflict(row, body, fingerprint)
         round_no, answered, kind = row.current_round, wait["messageId"], wait["kind"]
@@ -53,9 +54,11 @@ class Reviews:
                                 code="decision_does_not_fit", extra=_state(row))
         field = _META[kind]
         kept = {} if kind == "plan" else dict(message.meta.get(field) or {})  # a question's text, a task's call
-        state: dict[str, Any] = {**kept, "state": _STATES[body.decision], "decidedAt": now().isoformat()}
+        state: dict[str, Any] = {**kept, "state": "decided" if kind == "node" else _STATES[body.decision],
+                                 "decidedAt": now().isoformat(), **({"action": body.decision} if kind == "node" else {})}
         patch: dict[str, Any] = {field: state}
-        record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint, "kind": kind}
+        record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint, "kind": kind,
+                                  **({"path": wait.get("path")} if kind == "node" else {})}
         messages: list[NewMessage] = []
         segment = row.segment + 1
         base = f"{workflow_id}:{round_no}:decision:{segment}"
@@ -69,7 +72,8 @@ class Reviews:
             state["answer" if body.decision == "answer" else "feedback"] = said
             messages.append(NewMessage(f"{base}:message", "user", "step", said,
                                        meta={"review": {"decision": body.decision, "messageId": answered}}))
-        reject = body.decision == "reject" and kind != "tool"  # a task not approved fails; the round goes on
+        # A task not approved fails and the round goes on; a human node's "reject" is one of its branches.
+        reject = body.decision == "reject" and kind in ("plan", "question")
         log = NewLog(updates_key(f"{base}:log", answered), _log_of(kind, body, message.meta, patch),
                      agent_name="system", progress=100 if reject else None, status="stopped" if reject else "")
         event = Event.REJECT if reject else Event.RESUME
@@ -107,7 +111,8 @@ class Reviews:
     @staticmethod
     def _fits(row: WorkflowRow, body: ReviewRequest) -> bool:
         wait = row.waiting_for or {}
-        return (row.status == WorkflowStatus.WAITING and body.decision in DECISIONS.get(wait.get("kind", ""), ())
+        allowed = wait.get("actions") or () if wait.get("kind") == "node" else DECISIONS.get(wait.get("kind", ""), ())
+        return (row.status == WorkflowStatus.WAITING and body.decision in allowed
                 and body.message_id in (None, wait.get("messageId")))
 
     @staticmethod
@@ -155,11 +160,29 @@ class Reviews:
 
 
 _RECOVER = {"plan": "reject it or stop the round.", "question": "reject the question or stop the round.",
-            "tool": "reject the task or stop the round."}
+            "tool": "reject the task or stop the round.", "node": "stop the round."}
+
+
+def _check_decision(row: WorkflowRow, body: ReviewRequest) -> None:
+    """400 for a decision no wait takes: on a human node, one it does not offer (it still waits); elsewhere
+    a word that is not a decision."""
+    wait = row.waiting_for or {}
+    if row.status == WorkflowStatus.WAITING and wait.get("kind") == "node":
+        actions = list(wait.get("actions") or [])
+        if body.decision not in actions:
+            raise BadRequestError(f"Node {wait.get('nodeId')} offers {', '.join(actions)}; {body.decision[:40]!r} is "
+                                  "not one of them. The round still waits.", code="unknown_action",
+                                  extra={"actions": actions})
+    elif not is_decision(body.decision):
+        raise BadRequestError(f"decision must be one of {', '.join(get_args(Decision))}, not {body.decision[:40]!r}.",
+                              code="invalid_body")
 
 
 def _log_of(kind: str, body: ReviewRequest, meta: dict[str, Any], patch: dict[str, Any]) -> str:
     """The decision's log: what was decided, on what."""
+    if kind == "node":
+        node = (meta.get("human") or {}).get("nodeId", "?")
+        return f"Node {node}: the user chose {body.decision}"
     if kind == "plan":
         count = len(patch["plan"]["tasks"]) if body.decision == "edit" else 0
         return _LOGS[body.decision] + (f": {count} task{'' if count == 1 else 's'}" if body.decision == "edit" else "")

@@ -31,6 +31,7 @@ from app.fsm import Event, TransitionError, WorkflowStatus, next_status
 from app.rounds.journal import transition
 from app.rounds.steering import steer_prefix
 from app.rounds.supervisor import Engine
+from app.services.flows import FlowService
 from app.services.review import Reviews, chat_decision
 from app.store.cursors import Cursor
 from app.store.records import NewLog, NewMessage, Owner
@@ -53,6 +54,7 @@ class WorkflowService:
         self.repo = engine.rt.repo
         self._key_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.reviews = Reviews(self)
+        self.flows = FlowService(self.rt)
         self._queued: set[str] = set()  # workflows with a post queued in this process
         self._background: set[asyncio.Task[bool]] = set()
         self.rt.journal.on_end = self._round_ended
@@ -115,6 +117,10 @@ class WorkflowService:
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
                                   code="nul_character")
+        flow: dict[str, Any] | None = None
+        if body.flow is not None:  # a saved flow: its inputs are checked now, its name is the request's text
+            flow, flow_name = await self.flows.run_spec(owner, body.flow, list(dict.fromkeys(body.list_file_id)))
+            prompt = prompt or f"Run flow {flow_name}"
         if not prompt and not body.list_file_id:
             raise BadRequestError("Write a prompt or attach at least one file.", code="empty_request")
         limit = self.rt.settings.max_prompt_chars
@@ -162,7 +168,7 @@ class WorkflowService:
             row = await self.repo.workflows.start_round(
                 owner, workflow_id, name, new, prompt, file_ids, body.passwords,
                 NewLog("", message, agent_name="system", progress=0, status="running"),
-                review=review, review_default=body.review_default,
+                review=review, review_default=body.review_default, flow=flow,
             )
         except TransitionError as exc:  # a concurrent start won the compare-and-set
             if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
@@ -177,7 +183,7 @@ class WorkflowService:
             raise _no_workflow(workflow_id) from None
         transition(row.id, row.current_round, None if new else "terminal", row.status, Event.START.value)
         self.rt.cursors.put(row.id, Cursor(owner.mandate_id, owner.user_id, row.last_message_id, row.last_log_id))
-        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords), review)
+        self.rt.rounds.started(row.id, row.current_round, prompt, file_ids, dict(body.passwords), review, flow)
         await self.engine.launch(row.id, row.current_round)
         # "running": where every START goes (app.fsm); the dict is what an Idempotency-Key's retry gets back.
         answer: dict[str, Any] = msgspec.to_builtins(StartAnswer(id=row.id, status="running",

@@ -1,0 +1,214 @@
+"""Flows over real HTTP on both databases: save, validate, run as a round (every node type that runs here),
+node runs, a human node's wait and decision, a failing node, inputs checked, tenancy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents.model import Model, ModelRequest, ModelResponse, Usage
+from app.config import ApiKey
+from tests.harness import LiveServer, settings_for, upload, wait_status
+
+
+class EchoModel(Model):
+    """Answers every call with its last message in angle brackets, and counts the calls."""
+
+    name = "echo"
+
+    def __init__(self) -> None:
+        self.calls: list[ModelRequest] = []
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls.append(request)
+        if request.schema is not None:
+            return ModelResponse(text='{"ok": true}', data={"ok": True}, usage=Usage(calls=1), model=self.name)
+        return ModelResponse(text=f"<{request.messages[-1]['content']}>", usage=Usage(calls=1), model=self.name)
+
+
+MODEL = EchoModel()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, module_database_url):
+    settings = settings_for(tmp_path_factory.mktemp("flows"), module_database_url, api_keys=(ApiKey("alice", 1, 1), ApiKey("bob", 1, 2)))
+    with LiveServer(settings, model=MODEL) as live:
+        yield live
+
+
+def n(id: str, type: str, **config: Any) -> dict[str, Any]:
+    return {"id": id, "type": type, "config": config}
+
+
+def e(source: str, target: str, branch: str | None = None) -> dict[str, Any]:
+    return {"source": source, "target": target, **({"branch": branch} if branch else {})}
+
+
+GREETING = {
+    "name": "greeting", "description": "Greets, then asks the model",
+    "inputs": {"word": {"type": "string"}, "items": {"type": "list", "default": ["a", "b", "c"]}},
+    "nodes": [n("start", "start"), n("t", "template", text="Hello {{ inputs.word }}"),
+              n("c", "condition", expression="size(inputs.items) > 2"),
+              n("many", "llm", prompt="many: {{ t.output }}"), n("few", "template", text="few"),
+              n("m", "map", items="inputs.items", concurrency=2,
+                body={"id": "each", "type": "template", "config": {"text": "{{ index }}={{ item }}"}}),
+              n("end", "end")],
+    "edges": [e("start", "t"), e("t", "c"), e("c", "many", "true"), e("c", "few", "false"), e("start", "m"),
+              e("many", "end"), e("few", "end"), e("m", "end")],
+    "outputs": {"answer": "{{ many.output }}{{ few.output }}", "list": "{{ m.output | join(' ') }}"},
+}
+
+
+def run_flow(client, flow_id: int, inputs: dict[str, Any], version: Any = "draft", **extra: Any) -> str:
+    started = client.post("/api/workflows/start", json={"flow": {"id": flow_id, "version": version, "inputs": inputs},
+                                                        **extra})
+    assert started.status_code == 200, started.text
+    return started.json()["id"]
+
+
+def test_a_flow_is_saved_read_listed_replaced_and_deleted(server):
+    with server.client("alice") as alice, server.client("bob") as bob:
+        created = alice.post("/api/flows", json=GREETING)
+        assert created.status_code == 201, created.text
+        flow = created.json()
+        assert flow["name"] == "greeting" and len(flow["hash"]) == 64 and flow["draft"]["nodes"][1]["id"] == "t"
+        assert alice.get(f"/api/flows/{flow['id']}").json()["hash"] == flow["hash"]
+        assert [f["id"] for f in alice.get("/api/flows").json()["items"]][0] == flow["id"]
+        assert bob.get(f"/api/flows/{flow['id']}").status_code == 404  # another user's flow is not there
+        assert flow["id"] not in [f["id"] for f in bob.get("/api/flows").json()["items"]]
+        changed = alice.put(f"/api/flows/{flow['id']}", json={**GREETING, "description": "changed"})
+        assert changed.status_code == 200 and changed.json()["hash"] != flow["hash"]
+        assert bob.delete(f"/api/flows/{flow['id']}").status_code == 404
+        assert alice.delete(f"/api/flows/{flow['id']}").json() == {"deleted": "flow", "flowId": flow["id"]}
+        assert alice.get(f"/api/flows/{flow['id']}").json()["code"] == "flow_not_found"
+
+
+def test_validation_names_every_problem_with_its_node(server):
+    broken = {"name": "broken", "nodes": [n("start", "start"), n("a", "template", text="{{ inputs.missing }}"),
+                                          n("b", "nosuch"), n("l", "loop", body=n("x", "template", text="x"),
+                                                              until="iteration > 1")],
+              "edges": [e("start", "a"), e("a", "ghost")]}
+    with server.client("alice") as alice:
+        answer = alice.post("/api/flows/validate", json=broken)
+        assert answer.status_code == 400 and answer.json()["code"] == "invalid_flow"
+        problems = {(p["nodeId"], p["code"]) for p in answer.json()["problems"]}
+        assert ("a", "undefined_variable") in problems and ("b", "unknown_type") in problems
+        assert any(code == "edge_to_nowhere" for _, code in problems)
+        assert any(node == "l" for node, _ in problems)  # the loop without maxIterations
+        assert alice.post("/api/flows", json=broken).status_code == 400  # creation uses the same validator
+        assert alice.post("/api/flows/validate", json=GREETING).json() == {"valid": True}
+        shape = alice.post("/api/flows/validate", json={"name": 3})
+        assert shape.status_code == 400 and "name" in shape.json()["detail"]
+        schema = alice.get("/api/flows/schema.json")
+        assert schema.status_code == 200 and "properties" in str(schema.json())
+
+
+def test_a_flow_runs_as_a_round_with_its_outputs_in_the_last_message(server):
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=GREETING).json()["id"]
+        calls = len(MODEL.calls)
+        wf = run_flow(alice, flow_id, {"word": "Ada"})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        assert messages[0]["role"] == "user"
+        assert messages[0]["metadata"]["flow"]["id"] == flow_id
+        assert messages[0]["metadata"]["flow"]["version"] == "draft"
+        last = messages[-1]
+        assert last["status"] == "last"
+        assert "<many: Hello Ada>" in last["content"] and "0=a 1=b 2=c" in last["content"]
+        steps = [m for m in messages if m["status"] == "step"]
+        assert [m["metadata"]["node"] for m in steps] == ["many"]  # the model call's step message
+        assert len(MODEL.calls) == calls + 1  # no planning call, no final review: one llm node
+        runs = alice.get(f"/api/workflows/{wf}/nodes").json()
+        by_path = {r["path"]: r for r in runs["items"]}
+        assert by_path["few"]["status"] == "skipped" and by_path["c"]["branch"] == "true"
+        assert by_path["m"]["items"] == 3 and by_path["m[2]"]["output"] == "2=c"
+        logs = alice.get(f"/api/workflows/{wf}/logs").json()["items"]
+        assert logs[-1]["progress"] == 100 and all(log["progress"] is not None for log in logs)
+        assert any("Node many (llm) started" in log["message"] for log in logs)
+
+
+def test_bad_inputs_are_refused_naming_each(server):
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=GREETING).json()["id"]
+        bad = alice.post("/api/workflows/start", json={"flow": {"id": flow_id, "version": "draft",
+                                                                "inputs": {"items": "x", "other": 1}}})
+        assert bad.status_code == 400 and bad.json()["code"] == "invalid_inputs"
+        text = bad.json()["detail"]
+        assert "'word'" in text and "'items'" in text and "other" in text
+        unpublished = alice.post("/api/workflows/start", json={"flow": {"id": flow_id, "inputs": {"word": "x"}}})
+        assert unpublished.status_code == 400 and unpublished.json()["code"] == "flow_not_published"
+        with server.client("bob") as bob:
+            assert bob.post("/api/workflows/start", json={"flow": {"id": flow_id, "version": "draft",
+                                                                   "inputs": {"word": "x"}}}).status_code == 404
+
+
+def test_a_published_version_runs_and_keeps_its_definition(server):
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=GREETING).json()["id"]
+        published = alice.post(f"/api/flows/{flow_id}/versions", json={"name": "v1", "comment": "first"})
+        assert published.status_code == 201 and published.json()["version"] == 1
+        alice.put(f"/api/flows/{flow_id}", json={**GREETING, "outputs": {"answer": "changed"}})
+        wf = run_flow(alice, flow_id, {"word": "Bo"}, version=None)
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        assert messages[0]["metadata"]["flow"]["version"] == 1
+        assert "<many: Hello Bo>" in messages[-1]["content"]  # version 1, not the changed draft
+
+
+def test_a_failing_node_fails_the_round_naming_it(server):
+    failing = {"name": "fails", "nodes": [n("start", "start"), n("code", "code", code="result = 1"), n("end", "end")],
+               "edges": [e("start", "code"), e("code", "end")]}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=failing).json()["id"]
+        wf = run_flow(alice, flow_id, {})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "failed"
+        last = alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]
+        assert last["status"] == "last" and "node code" in last["content"]
+
+
+def test_a_human_node_waits_and_the_decision_takes_its_branch(server):
+    gated = {"name": "gated", "inputs": {"word": {"type": "string"}},
+             "nodes": [n("start", "start"), n("ask", "human", message="Send {{ inputs.word }}?",
+                                                 actions=["send", "drop"]),
+                       n("send", "llm", prompt="sending {{ inputs.word }}"), n("drop", "template", text="dropped"),
+                       n("end", "end")],
+             "edges": [e("start", "ask"), e("ask", "send", "send"), e("ask", "drop", "drop"), e("send", "end"),
+                       e("drop", "end")],
+             "outputs": {"out": "{{ send.output }}{{ drop.output }}"}}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=gated).json()["id"]
+        wf = run_flow(alice, flow_id, {"word": "it"})
+        status = wait_status(alice, wf, "waiting")
+        assert status["waitingFor"]["kind"] == "node"
+        assert status["waitingFor"]["decisions"] == ["send", "drop"]
+        asked = alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]
+        assert asked["content"] == "Send it?"
+        wrong = alice.post(f"/api/workflows/{wf}/review", json={"decision": "maybe"})
+        assert wrong.status_code in (400, 409)
+        assert alice.get(f"/api/workflows/{wf}/status").json()["status"] == "waiting"
+        taken = alice.post(f"/api/workflows/{wf}/review", json={"decision": "drop"})
+        assert taken.status_code == 200, taken.text
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        assert alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"] == "dropped"
+        runs = {r["path"]: r for r in alice.get(f"/api/workflows/{wf}/nodes").json()["items"]}
+        assert runs["ask"]["branch"] == "drop" and runs["send"]["status"] == "skipped"
+
+
+def test_an_agent_node_runs_a_registered_agent_on_the_files(server):
+    summary = {"name": "summary", "inputs": {"docs": {"type": "files"}},
+               "nodes": [n("start", "start"),
+                         n("read", "agent", agent="analyst", instructions="What is this document about?",
+                           inputs=["{{ inputs.docs }}"]),
+                         n("end", "end")],
+               "edges": [e("start", "read"), e("read", "end")], "outputs": {"answer": "{{ read.output }}"}}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=summary).json()["id"]
+        files = alice.post("/api/files", files=[("files", ("notes.txt", b"The pump runs at 40 bar."))]).json()
+        wf = run_flow(alice, flow_id, {}, listFileId=[files[0]["id"]])
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        step = next(m for m in messages if m["status"] == "step")
+        assert step["agentName"] == "analyst" and step["metadata"]["node"] == "read"
+        assert messages[0]["metadata"]["flow"]["inputs"]["docs"] == [files[0]["id"]]
