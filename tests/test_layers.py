@@ -28,7 +28,7 @@ ALLOWED = {
 }
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
-ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors")
+ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.flows")
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
 
@@ -125,6 +125,19 @@ def test_language_is_read_in_one_package_behind_its_interface() -> None:
     around = [f"{name} -> {target}" for name, path in modules.items() if not name.startswith("agents.language")
               for target in _imports(path, modules) if target.startswith("agents.language.")]
     assert not around, "import agents.language, not its modules:\n" + "\n".join(sorted(around))
+
+
+def test_flows_are_one_interface() -> None:
+    """`agents.flows` (definitions, validation, the engine) is pure: it imports no other `agents` module,
+    and the rest of the tree imports its interface, `agents.flows`, not its modules."""
+    modules = _modules()
+    inside = [f"{name} -> {target}" for name, path in modules.items() if name.startswith("agents.flows")
+              for target in _imports(path, modules)
+              if wing(target) in ("agents", "app") and not target.startswith("agents.flows")]
+    assert not inside, "agents.flows imports no other agents module:\n" + "\n".join(sorted(inside))
+    around = [f"{name} -> {target}" for name, path in modules.items() if not name.startswith(("agents.flows", "tests"))
+              for target in _imports(path, modules) if target.startswith("agents.flows.")]
+    assert not around, "import agents.flows, not its modules:\n" + "\n".join(sorted(around))
 
 
 def test_no_module_imports_itself_back() -> None:

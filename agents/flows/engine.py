@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,11 +41,11 @@ from agents.flows.expressions import evaluate
 from agents.flows.runs import (
     BudgetError,
     Effects,
-    NodeError,
     FlowJournal,
     FlowLimits,
     FlowResult,
     HumanWait,
+    NodeError,
     NodeRun,
     Produced,
 )
@@ -70,8 +71,9 @@ class FlowRunner:
     """One run of one definition, with the app's journal and effects."""
 
     def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
-                 limits: FlowLimits = FlowLimits()) -> None:
-        self.definition, self.effects, self.journal, self.limits = definition, effects, journal, limits
+                 limits: FlowLimits | None = None) -> None:
+        self.definition, self.effects, self.journal = definition, effects, journal
+        self.limits = limits or FlowLimits()
         self.nodes = {n.id: n for n in definition.nodes}
         self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
         for edge in definition.edges:
@@ -384,6 +386,4 @@ def _truth(value: Any) -> bool:
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)

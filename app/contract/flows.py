@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from agents.flows.definition import FlowDefinition
+from agents.flows import FlowDefinition
 from app.contract.schemas import Camel, FlowStartBody
 
 FlowStart = FlowStartBody

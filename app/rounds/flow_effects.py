@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.flows.definition import AgentConfig, FlowRefConfig, HttpConfig, LlmConfig, Node
-from agents.flows.runs import NodeError, Produced
+from agents.flows import AgentConfig, FlowRefConfig, HttpConfig, LlmConfig, Node, NodeError, Produced
 from agents.model import ModelRequest, use_call_context
 from agents.round import RoundInput, written_language
 from app.rounds.documents import read_document

@@ -16,9 +16,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows.definition import FlowDefinition, Node, decode_definition
-from agents.flows.engine import FlowRunner
-from agents.flows.runs import FlowLimits, FlowResult, HumanWait, NodeRun
+from agents.flows import FlowDefinition, FlowLimits, FlowResult, FlowRunner, HumanWait, Node, NodeRun, decode_definition
 from app.clock import now
 from app.fsm import Event
 from app.rounds.flow_effects import RoundEffects, node_key

@@ -9,10 +9,15 @@ from typing import Any
 
 import msgspec
 
-from agents.flows.canonical import canonical_json, definition_hash
-from agents.flows.definition import FlowDefinition, decode_definition
-from agents.flows.errors import DefinitionError
-from agents.flows.validate import Problem, validate
+from agents.flows import (
+    DefinitionError,
+    FlowDefinition,
+    Problem,
+    canonical_json,
+    decode_definition,
+    definition_hash,
+    validate_flow,
+)
 from app.contract.flows import FlowList, FlowStart, FlowSummary, FlowView, NodeRunPage, NodeRunView, cut
 from app.errors import BadRequestError, NotFoundError
 from app.rounds.runtime import Runtime
@@ -57,7 +62,7 @@ class FlowService:
 
     async def problems(self, definition: FlowDefinition, flow_id: int | None = None) -> list[Problem]:
         """Every problem of the definition (validated in a worker thread: a large graph is CPU work)."""
-        return await asyncio.to_thread(validate, definition, agents=self.rt.registry.names(),
+        return await asyncio.to_thread(validate_flow, definition, agents=self.rt.registry.names(),
                                        max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id)
 
     async def checked(self, raw: Any, flow_id: int | None = None) -> tuple[FlowDefinition, str, str]:

@@ -10,8 +10,7 @@ from litestar import Response, delete, get, post, put
 from litestar.params import JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
-from agents.flows.definition import FlowDefinition
-from agents.flows.schema import definition_json_schema
+from agents.flows import FlowDefinition, definition_json_schema
 from app.contract.flows import FlowDeleted, FlowList, FlowProblem, FlowView, NodeRunPage, ValidAnswer
 from app.contract.schemas import MAX_ID, Camel
 from app.errors import BadRequestError

@@ -9,7 +9,7 @@ import pytest
 
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from app.config import ApiKey
-from tests.harness import LiveServer, settings_for, upload, wait_status
+from tests.harness import LiveServer, settings_for, wait_status
 
 
 class EchoModel(Model):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from types import SimpleNamespace
+from typing import Any
 
 from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
 from sqlalchemy.engine import Connection
@@ -26,11 +27,11 @@ from app.store.tables import (
     IdempotencyRow,
     LogRow,
     MessageRow,
+    NodeRunRow,
     QueuedPostRow,
     RoundFileRow,
     RoundMemoryRow,
     WorkflowRow,
-    NodeRunRow,
     table_of,
 )
 from extractors.base import ContentItem
