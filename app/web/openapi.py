@@ -23,6 +23,9 @@ WF = ["workflow_not_found"]
 STORED = {500: ["stored_file_damaged", "stored_file_missing"]}  # bytes that fail their checksum are not served
 CLASH = ["method_not_allowed"]  # the id "start" names POST /api/workflows/start
 FULL = {507: ["storage_full"]}  # a write when the disk or the database is full (nothing kept; Retry-After)
+BODY = ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request"]  # a JSON body that does not parse or fit
+SENT = {413: ["body_too_large", "payload_too_large"], 415: ["not_json"]}
+FLOW = ["flow_not_found", *NO_ROUTE]
 
 # (method, path): (operationId, tag, {status: [codes]})
 OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
@@ -38,8 +41,9 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: PARAMS, 401: AUTH, 404: ["file_not_found", *NO_ROUTE], **STORED}),
     ("post", "/api/workflows/start"): ("startWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "empty_request",
-              "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files", "steer_needs_prompt"],
-        401: AUTH, 404: WF, 409: ["round_running", "idempotency_in_progress", "round_waiting",
+              "prompt_too_long", "nul_character", "unknown_files", "unknown_password_files", "steer_needs_prompt",
+              "invalid_inputs", "flow_not_published"],
+        401: AUTH, 404: [*WF, "flow_not_found", "flow_version_not_found"], 409: ["round_running", "idempotency_in_progress", "round_waiting",
                                   "decision_does_not_fit"],
         413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 422: ["idempotency_key_reused"],
         503: ["shutting_down"], **FULL}),
@@ -47,7 +51,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: PARAMS, 401: AUTH, 404: WF, 409: ["illegal_transition"], **FULL}),
     ("post", "/api/workflows/{workflow_id}/review"): ("reviewWorkflow", "workflows", {
         400: ["invalid_json", "not_utf8", "too_deep", "invalid_body", "bad_request", "feedback_required",
-              "plan_required", "answer_required", "invalid_plan", "prompt_too_long", "nul_character"],
+              "plan_required", "answer_required", "invalid_plan", "prompt_too_long", "nul_character", "unknown_action"],
         401: AUTH, 404: WF, 409: ["decision_does_not_fit"], 413: ["body_too_large", "payload_too_large"],
         415: ["not_json"], **FULL}),
     ("delete", "/api/workflows/{workflow_id}"): ("deleteWorkflow", "workflows", {
@@ -72,6 +76,18 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "message_not_found", *NO_ROUTE], **FULL}),
     ("delete", "/api/workflows/{workflow_id}/messages/{message_id}/files/{file_id}"): ("removeDocument", "workflows", {
         400: PARAMS, 401: AUTH, 404: ["workflow_not_found", "document_not_found", *NO_ROUTE], **FULL}),
+    ("get", "/api/workflows/{workflow_id}/nodes"): ("getNodeRuns", "flows", {400: PARAMS, 401: AUTH, 404: WF}),
+    ("post", "/api/flows/validate"): ("validateFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT}),
+    ("get", "/api/flows/schema.json"): ("flowSchema", "flows", {401: AUTH}),
+    ("post", "/api/flows"): ("createFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT, **FULL}),
+    ("get", "/api/flows"): ("listFlows", "flows", {400: PARAMS, 401: AUTH}),
+    ("get", "/api/flows/{flow_id}"): ("getFlow", "flows", {400: PARAMS, 401: AUTH, 404: FLOW}),
+    ("put", "/api/flows/{flow_id}"): ("replaceFlow", "flows", {
+        400: [*BODY, "invalid_flow"], 401: AUTH, 404: FLOW, **SENT, **FULL}),
+    ("delete", "/api/flows/{flow_id}"): ("deleteFlow", "flows", {400: PARAMS, 401: AUTH, 404: FLOW, **FULL}),
+    ("post", "/api/flows/{flow_id}/versions"): ("publishFlow", "flows", {
+        400: BODY, 401: AUTH, 404: FLOW, **SENT, **FULL}),
+    ("get", "/api/flows/{flow_id}/versions"): ("listFlowVersions", "flows", {400: PARAMS, 401: AUTH, 404: FLOW}),
 }
 GENERAL = {405: ["method_not_allowed"], 404: NO_ROUTE, 500: ["internal_error"], 503: ["database_unavailable"]}
 ERROR_TEXT = {
@@ -91,6 +107,7 @@ TAGS = [
     {"name": "files", "description": "Uploads and documents produced by agents."},
     {"name": "workflows", "description": "Conversations: start a round, stop, read, delete."},
     {"name": "polling", "description": "Status with ETag; messages and logs after an id cursor."},
+    {"name": "flows", "description": "Saved flows (graphs of typed nodes), their versions, and a flow round's node runs."},
     {"name": "service", "description": "Liveness, readiness and Prometheus metrics (no key needed)."},
 ]
 CONTENT_METADATA = {
@@ -133,6 +150,15 @@ MESSAGE_METADATA = {
                             "instructions, inputs, outputs, dependsOn}], finalDocuments}.",
                             "additionalProperties": True},
                    "citations": {"type": "array", "items": CITATION},
+                   "flow": {"type": "object", "description": "A round that runs a saved flow (its user message): "
+                            "{id, version, hash, inputs}.", "additionalProperties": True},
+                   "node": {"type": "string", "description": "The flow node (or map item, loop iteration) whose "
+                            "message this is."},
+                   "human": {"type": "object", "description": "A flow's human node waiting for the user (kind "
+                             "node): nodeId, actions, defaultAction, state, and the action once taken.",
+                             "additionalProperties": True},
+                   "outputs": {"type": "object", "description": "A flow round's last message: the flow's outputs "
+                               "by name.", "additionalProperties": True},
                    "retrieval": {"type": "string", "enum": ["hybrid", "keyword"],
                                  "description": "How an answer's passages were found: keyword and vector "
                                                 "search fused, or keyword (BM25) alone while the files' "
