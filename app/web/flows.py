@@ -75,7 +75,7 @@ async def validate_flow(request: StrictRequest, data: JSONBody[FlowDefinition]) 
 
 @get(SCHEMA_PATH, responses=errors(), summary="The JSON Schema of a flow definition", include_in_schema=True)
 async def flow_schema() -> Response[dict[str, Any]]:
-    return Response(content=definition_json_schema(), media_type="application/schema+json")
+    return Response(content=definition_json_schema(), media_type="application/json")
 
 
 @post("/api/flows", status_code=HTTP_201_CREATED, responses=errors(), summary="Save a new flow; its draft is the body")
@@ -118,8 +118,10 @@ async def delete_flow(request: StrictRequest, flow_id: FlowId) -> FlowDeleted:
 
 @post("/api/flows/{flow_id:int}/versions", status_code=HTTP_201_CREATED, responses=errors(404),
       summary="Publish the draft as the next immutable version")
-async def publish_flow(request: StrictRequest, flow_id: FlowId, data: JSONBody[PublishRequest]) -> VersionView:
+async def publish_flow(request: StrictRequest, flow_id: FlowId,
+                       data: JSONBody[PublishRequest | None] = None) -> VersionView:
     owner, flows = owner_and_flows(request)
+    data = data or PublishRequest()
     row = await flows.repo.flows.publish(owner, flow_id, data.name, data.comment, f"{owner.mandate_id}:{owner.user_id}")
     if row is None:
         await flows.owned(owner, flow_id)  # 404
