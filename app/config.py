@@ -69,7 +69,7 @@ class Settings:
     max_round_seconds: float = 900.0
     review_timeout_seconds: float = 86_400.0  # a round waiting for the user this long ends stopped
     max_replans: int = 2  # revisions of a round's plan after a task failed or was skipped
-    agent_questions: bool = False  # a real model behind a built-in agent may ask the user (agents.questions)
+    agent_questions: bool = False  # a real model behind a built-in agent may ask the user (agents.tasks.questions)
     round_max_attempts: int = 3  # attempts of a round that may fail by an error inside it (crashes do not count)
     task_concurrency: int = 4
     max_task_outputs: int = 20  # documents of one task; the rest arrive bundled in one ZIP

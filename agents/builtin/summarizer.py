@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
-from agents.hints import doc_facts
-from agents.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
 from agents.language import informative_passages
 from agents.model import ModelRequest, lead
-from agents.outputs import TEXT_FORMATS, text_files
 from agents.phrases import say
+from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
+from agents.tasks.outputs import TEXT_FORMATS, text_files
 from agents.toolkit.cpu import off_gil_if_long
 from agents.toolkit.tokens import chunk_text, count_tokens_off_loop
 
@@ -105,7 +105,7 @@ def readable(doc: DocumentText) -> str:
     """The document's text for a summary: a sheet's data rows each named by their sheet and carrying
     their headings ("sheet 2023: Zone NA; Sales: 12,553"), so any row a summary quotes says where
     it is from and which year or column it gives; other items as they read."""
-    from agents.retrieval import location, table_rows
+    from agents.knowledge.retrieval import location, table_rows
 
     parts = []
     for name, text in doc.items:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, messages, output_budget
-from agents.hints import doc_facts
-from agents.inputs import base_hints, task_documents
 from agents.model import ModelRequest
-from agents.outputs import part_name, parts_archive_name, planned, stem_of, xml_safe
 from agents.phrases import say
+from agents.tasks.calls import Ledger, input_budget, messages, output_budget
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import base_hints, task_documents
+from agents.tasks.outputs import part_name, parts_archive_name, planned, stem_of, xml_safe
 from agents.toolkit.cpu import off_gil
 from agents.toolkit.files import CSV_MIME, XLSX_MIME, ZIP_MIME, csv_bytes, sheet_names, xlsx_bytes, zip_bytes
 from agents.toolkit.tables import document_tables, markdown_table

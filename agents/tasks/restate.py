@@ -9,10 +9,10 @@ stay as the documents have them (they are evidence, in the documents' language).
 
 from __future__ import annotations
 
-from agents.calls import Ledger, input_budget, messages, output_budget
-from agents.inputs import instructions, language_name
 from agents.language import detect_language
 from agents.model import Model, ModelRequest, Usage, lead
+from agents.tasks.calls import Ledger, input_budget, messages, output_budget
+from agents.tasks.inputs import instructions, language_name
 from agents.toolkit.tokens import count_tokens
 
 CALLS = 6  # translation calls at most: a longer result keeps the rest as written

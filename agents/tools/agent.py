@@ -5,7 +5,7 @@ arguments are checked against that schema before the call, so a bad set is a fai
 a sentence, never a call with garbage. A tool that needs approval makes them before the user is
 asked (`prepare`): the user sees them, and the approved call is made with exactly those. What the tool returns is data from outside: the task's
 message quotes it as such, and later tasks and the final answer read it like any predecessor's
-output, never as instructions. How a call reaches the tool (MCP, in `agents.mcp_tools`) is the
+output, never as instructions. How a call reaches the tool (MCP, in `agents.tools.mcp`) is the
 `ToolCaller`'s business.
 """
 
@@ -60,7 +60,7 @@ class ToolAgent:
     summary: str
     input_schema: Mapping[str, Any]
     caller: ToolCaller
-    repeatable: bool = False  # a call may act: never made twice for one task (agents.runner)
+    repeatable: bool = False  # a call may act: never made twice for one task (agents.tasks.run)
     needs_approval: bool = False  # each call waits for the user's approval (the registry's hook: tools that act)
     name: str = ""
     description: str = ""

@@ -1,4 +1,4 @@
-"""The work plan: its JSON schema, parsing and validation. Pure, no I/O (its scheduler: `agents.scheduler`)."""
+"""The work plan: its JSON schema, parsing and validation. Pure, no I/O (its scheduler: `agents.planning.scheduler`)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ a change of model is seen and re-embedded, never mixed. Those that exist:
   speaks that protocol.
 
 Measured (bench/retrieval_sets.py, held-out set written before any measurement, 68 questions): see
-`fuse`'s docstring and `agents.retrieval.CROSS_KEYWORD_WEIGHT` for the figures that chose the fusion.
+`fuse`'s docstring and `agents.knowledge.retrieval.CROSS_KEYWORD_WEIGHT` for the figures that chose the fusion.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, de
     RRF needs no calibration of BM25 scores against cosines (which move with the model and the
     document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
     the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
-    vector lists'; `key_weights`, when given, scales them per key (see `agents.retrieval.hybrid`:
+    vector lists'; `key_weights`, when given, scales them per key (see `agents.knowledge.retrieval.hybrid`:
     a keyword match says little of a passage in another language than the question's)."""
     scores: dict[object, float] = {}
     for ranking, side in ((keyword[:depth], 0), (vector[:depth], 1)):

@@ -6,7 +6,7 @@ uploaded): begins "Sommerfest 2024 ..."" sent the analyst searching for "uploade
 and "Plan: I have planned 1 step: run the agent writer. Tasks: t1 writer: ..." became a writer's
 whole instruction for "Now translate that to German.". And asked to "Summarise the second one
 only.", it read the first; asked for "die Jahressummen als CSV-Datei", it planned a writer's Word
-file. Each fix is reported in a sentence, like `agents.repairs`' fixes.
+file. Each fix is reported in a sentence, like `agents.planning.repairs`' fixes.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan
 from agents.language import ANSWER, named_formats, pointed_at
-from agents.outputs import stem_of, title_stem
-from agents.plan import out_format
-from agents.repairs import deliverable
+from agents.planning.plan import out_format
+from agents.planning.repairs import deliverable
+from agents.tasks.outputs import stem_of, title_stem
 
 COPIED = 24  # characters: a span this long that the instructions share with the material, not the request
 _PIECE, _SLIP = 4, 3  # a matched piece this long, this few characters from the next, continues a copy
@@ -135,7 +135,7 @@ def asked_formats(plan: Plan, request: str, formats: Mapping[str, Collection[str
     """The plan with the file types the request names outright (CSV, Excel, Word, Markdown:
     `agents.language.named_formats`) that none of its tasks delivers made by its last task (one no
     other task waits for), named like that task's first output, else like the request; the one agent
-    that makes all the task's files takes it when its own cannot (`agents.repairs.deliverable`).
+    that makes all the task's files takes it when its own cannot (`agents.planning.repairs.deliverable`).
     A type some document of the workflow (`facts`) has names that document ("what does the Excel
     say"), not a file to make."""
     made = {out_format(o) for t in plan.tasks for o in t.outputs}
@@ -165,7 +165,7 @@ def undo_slips(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]], cat
                earlier: Sequence[str], replanned: Collection[str],
                formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
     """`uncopied`, `pointed_inputs` and `asked_formats` in turn, with all their notes. `catalogue`:
-    `agents.memory.catalogue_descriptions(facts)`, made once for this and for `compared`."""
+    `agents.knowledge.memory.catalogue_descriptions(facts)`, made once for this and for `compared`."""
     plan, copied = uncopied(plan, request, catalogue, earlier, replanned)
     plan, pointed = pointed_inputs(plan, request, facts)
     plan, typed = asked_formats(plan, request, formats, facts)

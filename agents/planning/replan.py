@@ -15,11 +15,11 @@ from typing import Protocol
 from agents.base import Plan, TaskSpec
 from agents.errors import PlanError
 from agents.language import split_sentences
-from agents.manager import PlanLimits, RoundInput, make_plan
 from agents.model import Model, ModelError, Usage
-from agents.plan import plan_to_json, validate_plan
+from agents.planning.manager import PlanLimits, RoundInput, make_plan
+from agents.planning.plan import plan_to_json, validate_plan
+from agents.planning.scheduler import BUDGET
 from agents.registry import Registry
-from agents.scheduler import BUDGET
 
 
 @dataclass
@@ -101,7 +101,7 @@ def changes_prompt(plan: Plan, feedback: str) -> str:
     writer and added no workbook; shown the plan and the list of changes, it added a task for it, whose
     agent only the retired word-pattern repairs made the data extractor. With the format-to-agents table
     in the planning prompt it lists the workbook among objFinalDocuments without a task making it, and
-    the one agent that makes .xlsx gets that task (`agents.repairs`; tests/rounds/test_realmodel_rounds.py)."""
+    the one agent that makes .xlsx gets that task (`agents.planning.repairs`; tests/rounds/test_realmodel_rounds.py)."""
     shown = plan_to_json(plan)
     proposed = {"objFinalDocuments": shown["objFinalDocuments"], "objWorkplan": shown["objWorkplan"]}
     changes = [s.strip() for s in split_sentences(feedback) if s.strip()] or [feedback.strip()]

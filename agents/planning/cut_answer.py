@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from agents.calls import Ledger, messages
-from agents.inputs import language_name
 from agents.model import ModelRequest
+from agents.tasks.calls import Ledger, messages
+from agents.tasks.inputs import language_name
 
 ANSWER_TOKENS = 400
 _END = re.compile(r"[.!?…:;)\]»\"'”`*]\s*$")

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
-from agents.inputs import language_name, task_language
 from agents.language import detect_language
 from agents.model import Model, current_draft
-from agents.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.registry import Registry
-from agents.restate import restated
+from agents.tasks.inputs import language_name, task_language
+from agents.tasks.questions import QuestionAsked, asked_task, may_offer, offering
+from agents.tasks.restate import restated
 from agents.toolkit.tokens import count_long_texts
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     The language a task must write in (the one its instructions name, else the user's) is checked on
     what a model wrote: a result in another language is done once more, told which language, and what
     it wrote itself is translated when the second try is still in another language. A real
-    model behind a built-in agent is offered to ask the user (`agents.questions`; a plug-in or a tool
+    model behind a built-in agent is offered to ask the user (`agents.tasks.questions`; a plug-in or a tool
     asks its own way, through `TaskResult.question`)."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
@@ -63,7 +63,7 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
     redone.usage = result.usage + redone.usage
     meta: dict[str, object] = {"languageRedone": True}
     if written_language(redone.text) not in ("", wanted):
-        # Still not: the model translates what it wrote itself (`agents.restate`); the evidence stays.
+        # Still not: the model translates what it wrote itself (`agents.tasks.restate`); the evidence stays.
         if sink is not None:
             sink.retract(mark)
         text, usage, translated = await restated(redone.text, wanted, context.model, task.agent)
@@ -85,7 +85,7 @@ async def _run(agent: object, task: TaskSpec, context: TaskContext) -> TaskResul
 
 def expected_language(task: TaskSpec, context: TaskContext) -> str:
     """The language the task's result must be in: the one its instructions ask for ("in German"), else
-    the user's (`agents.inputs.task_language`, which agents tell their model first)."""
+    the user's (`agents.tasks.inputs.task_language`, which agents tell their model first)."""
     return task_language(task, context)
 
 

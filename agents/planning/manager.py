@@ -8,15 +8,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agents.answers import complete_answer
 from agents.base import DocumentText, OutputFile, Plan, TaskResult
-from agents.calls import Ledger, context_tokens, messages
 from agents.errors import PlanError, PlanFormatError
-from agents.hints import doc_facts
-from agents.inputs import language_name
-from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
-from agents.language import language_name as cldr_name
-from agents.memory import (
+from agents.knowledge.memory import (
     PriorRound,
     Turn,
     catalogue_descriptions,
@@ -25,14 +19,20 @@ from agents.memory import (
     previous_hint,
     render_catalogue,
 )
+from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
+from agents.language import language_name as cldr_name
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
-from agents.notices import nothing_delivered, unreadable_note
-from agents.outputs import delivers
 from agents.phrases import say
-from agents.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
+from agents.planning.cut_answer import complete_answer
+from agents.planning.notices import nothing_delivered, unreadable_note
+from agents.planning.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
+from agents.planning.repairs import close_json, repair_answer_language, repair_plan, unexampled
+from agents.planning.slips import compared, undo_slips
 from agents.registry import Registry
-from agents.repairs import close_json, repair_answer_language, repair_plan, unexampled
-from agents.slips import compared, undo_slips
+from agents.tasks.calls import Ledger, context_tokens, messages
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import language_name
+from agents.tasks.outputs import delivers
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
 from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
@@ -58,7 +58,7 @@ Plan a task only for what the user asks. Agents: {agents}.{files}"""
 def _example(request: str, language: str, answer: str, tasks: list[dict[str, Any]]) -> tuple[str, str]:
     """A worked example: the request and the plan a model should answer it with, its keys in the
     schema's order (with grammar-constrained decoding a model writes them in that order: a task's
-    deliverable before its agent, `agents.plan.TASK_KEYS`); its final documents are its tasks' files."""
+    deliverable before its agent, `agents.planning.plan.TASK_KEYS`); its final documents are its tasks' files."""
     shown = [{key: task.get(key, []) for key in TASK_KEYS} for task in tasks]
     finals = [o for task in shown for o in task["outputs"]
               if not any(o["name"] in t["inputs"] for t in shown)]
@@ -124,7 +124,7 @@ class RoundInput:
     turns: list[Turn] = field(default_factory=list)  # the first turns of `history` with their stored shorter forms
     previous: PriorRound | None = None  # the latest earlier round (to continue it after a stop)
     round: int = 0
-    changes: str = ""  # a revision at the user's request: the plan proposed and the changes (`agents.replan`)
+    changes: str = ""  # a revision at the user's request: the plan proposed and the changes (`agents.planning.replan`)
 
 
 @dataclass
@@ -477,7 +477,7 @@ def _review(plan: Plan, results: dict[str, TaskResult | None], skipped: dict[str
     failed = [t.id for t in plan.tasks if t.id not in done and t.id not in skipped]
     names = [f.name for f in delivered]
     missing = [d.name for d in plan.final_documents if not delivers(d.name, names)]
-    # Done, but still in another language after its redo (`agents.runner`): not what was asked.
+    # Done, but still in another language after its redo (`agents.tasks.run`): not what was asked.
     foreign = [[t, r.meta["languageMismatch"], r.meta.get("languageWritten", "")] for t in done
                if (r := results[t]) is not None and r.meta.get("languageMismatch")]
     return {"delivered": names, "done": done, "failed": failed,

@@ -23,7 +23,7 @@ from typing import Any
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.language import detect_language
 from agents.phrases import PHRASES, say
-from agents.plan import cycle_of, makers_of, out_format, undeliverable
+from agents.planning.plan import cycle_of, makers_of, out_format, undeliverable
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
 _SURE_WORDS = 4  # a text of fewer words is too short for the language detector to be sure

@@ -31,7 +31,7 @@ class PriorTask:
 
 
 def prior_tasks(record: Mapping[str, Any]) -> list[PriorTask]:
-    """The tasks of a plan as `agents.plan.plan_record` stored it, as an earlier round's (none delivered yet)."""
+    """The tasks of a plan as `agents.planning.plan.plan_record` stored it, as an earlier round's (none delivered yet)."""
     return [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
                       inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
                       # Plans stored before the wire went camelCase carry `depends_on`.
@@ -255,7 +255,7 @@ def answer_documents(rounds: Sequence[PriorRound]) -> list[DocumentText]:
 
 def recall_terms(text: str) -> list[str]:
     """The stemmed words of a request that find the earlier turns it refers back to (the ranker's own
-    terms, `agents.retrieval.query_terms`, in the request's language)."""
+    terms, `agents.knowledge.retrieval.query_terms`, in the request's language)."""
     return sorted(set(query_terms(text, ())))
 
 
@@ -282,7 +282,7 @@ def reusable(plan: Plan, previous: PriorRound | None) -> dict[str, PriorTask]:
 
 
 def previous_hint(previous: PriorRound | None) -> dict[str, Any] | None:
-    """The interrupted previous round for a plan request's hints (see `agents.hints`)."""
+    """The interrupted previous round for a plan request's hints (see `agents.tasks.hints`)."""
     if previous is None or not previous.interrupted:
         return None
     return {"round": previous.round, "finalDocuments": previous.final_documents,

@@ -23,14 +23,14 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Retriever, TaskSpec
+from agents.knowledge.memory import continued_request
 from agents.language import common_words, detect_language, index_terms, query_terms, stems
-from agents.manager import PlanOutcome, RoundInput
-from agents.memory import continued_request
 from agents.model import Model, current_draft
-from agents.notices import unreadable_note
+from agents.planning.manager import PlanOutcome, RoundInput
+from agents.planning.notices import unreadable_note
+from agents.planning.repairs import steps_announced
 from agents.registry import Registry
-from agents.repairs import steps_announced
-from agents.runner import run_task, task_context
+from agents.tasks.run import run_task, task_context
 from agents.toolkit.cpu import off_loop_if_long
 
 ANSWERER = "analyst"

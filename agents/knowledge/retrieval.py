@@ -18,7 +18,7 @@ from typing import TypedDict, cast
 import numpy as np
 
 from agents.base import DocumentText, Passage
-from agents.embeddings import Embedder, fuse, vector_order
+from agents.knowledge.embeddings import Embedder, fuse, vector_order
 from agents.language import (
     content_words,
     detect_language,
@@ -267,7 +267,7 @@ def _first_match(terms: Sequence[str], wanted: set[str]) -> int:
 
 def hybrid(question: str, keyword: list[tuple[float, Candidate]], nearest: list[tuple[float, Candidate]],
            languages: Sequence[str]) -> list[tuple[float, Candidate]]:
-    """Keyword (BM25) and vector rankings of the same candidates fused (`agents.embeddings.fuse`,
+    """Keyword (BM25) and vector rankings of the same candidates fused (`agents.knowledge.embeddings.fuse`,
     candidates matched by `key`).
 
     Each passage has two votes. In a passage of the question's language both count alike; in a

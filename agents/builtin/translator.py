@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from agents.base import TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
-from agents.hints import doc_facts
-from agents.inputs import base_hints, instructions, language_name, task_documents
 from agents.language import target_language
 from agents.model import ModelRequest, lead
-from agents.outputs import TEXT_FORMATS, stem_of, text_files
 from agents.phrases import language_label, say
+from agents.tasks.calls import Ledger, input_budget, message_excerpt, messages, output_budget
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import base_hints, instructions, language_name, task_documents
+from agents.tasks.outputs import TEXT_FORMATS, stem_of, text_files
 from agents.toolkit.tokens import chunk_text
 
 

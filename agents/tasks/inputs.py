@@ -22,7 +22,7 @@ def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:
 
 
 def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> dict[str, Any]:
-    """The hints (see `agents.hints`) shared by every request an agent makes for a task."""
+    """The hints (see `agents.tasks.hints`) shared by every request an agent makes for a task."""
     return {
         "kind": kind,
         "prompt": context.prompt,

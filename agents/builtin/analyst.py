@@ -7,16 +7,16 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, map_reduce, messages, output_budget
-from agents.grounding import with_evidence
-from agents.hints import doc_facts
-from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
+from agents.knowledge.evidence import with_evidence
+from agents.knowledge.memory import previous_requests
+from agents.knowledge.retrieval import MemoryRetriever, absent_words, without_copies
 from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
-from agents.memory import previous_requests
 from agents.model import ModelRequest, no_draft
-from agents.outputs import TEXT_FORMATS, text_files
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import base_hints, instructions, reminder, task_documents, task_language
+from agents.tasks.outputs import TEXT_FORMATS, text_files
 from agents.toolkit.cpu import off_loop_if_long, text_size
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
 
@@ -39,7 +39,7 @@ def quote_of(question: str, passage: Passage) -> str:
 
 
 def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]:
-    """A passage as request hints carry it (see `agents.hints`)."""
+    """A passage as request hints carry it (see `agents.tasks.hints`)."""
     return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
             "sheet": passage.sheet, "section": passage.section, "text": passage.text,
             "quote": quote_of(question, passage), "score": passage.score}

@@ -5,7 +5,7 @@ An agent that needs a fact only the user has returns `TaskResult(text="", questi
 model behind a built-in agent is offered the same (AGENT_QUESTIONS=true) as a tool: while its task
 runs (`offering`), each of its task calls (`purpose="task"`, prose, not a tool's JSON) carries the
 `ask_user` tool (`offer`); a call to it ends the task at once (`asked` raises `QuestionAsked`, which
-`agents.runner` turns into the task's question). The offline model is never offered it: it never
+`agents.tasks.run` turns into the task's question). The offline model is never offered it: it never
 asks. Once answered, every built-in agent sees the questions and answers in its instructions (a
 plug-in reads `TaskContext.answers`).
 
@@ -44,7 +44,7 @@ ASK_USER = Tool(
     },
 )
 
-# Whether this task's calls are offered `ask_user` (set by `agents.runner` for one task).
+# Whether this task's calls are offered `ask_user` (set by `agents.tasks.run` for one task).
 _offered: ContextVar[bool] = ContextVar("foreman_ask_user", default=False)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
-from agents.calls import Ledger, input_budget, message_excerpt, messages, output_budget
-from agents.inputs import base_hints, instructions, reminder, task_documents, task_language
+from agents.builtin.summarizer import summarize_document
+from agents.knowledge.retrieval import MemoryRetriever, location
 from agents.language import summarize
 from agents.model import ModelRequest, lead, no_draft
-from agents.outputs import TEXT_FORMATS, planned, stem_of, text_file, title_stem
 from agents.phrases import say
-from agents.retrieval import MemoryRetriever, location
-from agents.summarizer import summarize_document
+from agents.tasks.calls import Ledger, input_budget, message_excerpt, messages, output_budget
+from agents.tasks.inputs import base_hints, instructions, reminder, task_documents, task_language
+from agents.tasks.outputs import TEXT_FORMATS, planned, stem_of, text_file, title_stem
 from agents.toolkit.cpu import off_gil_if_long
 from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget_off_loop
 

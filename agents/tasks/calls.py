@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.inputs import without_echo
 from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
-from agents.questions import QuestionAsked, asked, offer
+from agents.tasks.inputs import without_echo
+from agents.tasks.questions import QuestionAsked, asked, offer
 from agents.toolkit.cpu import off_gil_if_long, off_loop_if_long
 from agents.toolkit.tokens import chunk_text, context_size, count_tokens, count_tokens_off_loop, fit_to_budget_off_loop
 
@@ -32,7 +32,7 @@ class Ledger:
 
     async def ask(self, request: ModelRequest) -> ModelResponse:
         """One model call; its usage is added even when it fails. A task's call offered `ask_user`
-        (`agents.questions`) that calls it raises `QuestionAsked`: the task waits for the user."""
+        (`agents.tasks.questions`) that calls it raises `QuestionAsked`: the task waits for the user."""
         request = offer(request)
         try:
             response = await self.model.complete(request)

@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from agents.base import OutputFile
-from agents.tools import ToolAgent, ToolError, ToolOutput
+from agents.tools.agent import ToolAgent, ToolError, ToolOutput
 
 log = logging.getLogger("foreman.tools")
 
