@@ -35,20 +35,19 @@ from agents.knowledge.memory import (
 from agents.language import load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
 from agents.planning.manager import (
-    FinalOutcome,
     PlanLimits,
     PlanOutcome,
     RoundInput,
     history_reach,
     make_plan,
     render_plan_message,
-    write_final,
 )
 from agents.planning.notices import unreadable_note
 from agents.planning.own_answer import announced, grounded, presumes, ungrounded
 from agents.planning.plan import parse_plan, plan_from_record, plan_record, validate_plan
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
+from agents.planning.review import FinalOutcome, write_final
 from agents.planning.scheduler import BUDGET, first_tasks, run_plan
 from agents.registry import Registry
 from agents.tasks.outputs import capped

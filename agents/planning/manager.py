@@ -1,14 +1,14 @@
-"""The project manager: plans a round from the request, writes its plan message and the final review."""
+"""The project manager: plans a round from the request and writes its plan message (its final review:
+`agents.planning.review`; what the planning call shows a model: `agents.planning.prompt`)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, Plan, TaskResult
+from agents.base import DocumentText, Plan
 from agents.errors import PlanError, PlanFormatError
 from agents.knowledge.memory import (
     PriorRound,
@@ -19,99 +19,27 @@ from agents.knowledge.memory import (
     previous_hint,
     render_catalogue,
 )
-from agents.language import detect_language, detector_loaded, load_detector, split_sentences, summarize
-from agents.language import language_name as cldr_name
+from agents.language import detect_language, detector_loaded, load_detector, summarize
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.phrases import say
 from agents.planning.cut_answer import complete_answer
-from agents.planning.notices import nothing_delivered, unreadable_note
-from agents.planning.plan import TASK_KEYS, parse_plan, plan_schema, plan_to_json, validate_plan
+from agents.planning.notices import unreadable_note
+from agents.planning.plan import parse_plan, plan_schema, validate_plan
+from agents.planning.prompt import AGENT_BRIEFS, PLAN_SYSTEM, beginning, examples, makers, short_description
 from agents.planning.repairs import close_json, repair_answer_language, repair_plan, unexampled
 from agents.planning.slips import compared, undo_slips
 from agents.registry import Registry
-from agents.tasks.calls import Ledger, context_tokens, messages
+from agents.tasks.calls import Ledger, context_tokens
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import language_name
-from agents.tasks.outputs import delivers
 from agents.toolkit.cpu import off_loop, off_loop_if_long, text_size
 from agents.toolkit.tables import document_tables
-from agents.toolkit.tokens import count_tokens, fit_to_budget, fit_to_budget_off_loop
+from agents.toolkit.tokens import count_tokens, fit_to_budget
 
 PM_NAME = "project_manager"
 SHORT_PROMPT_WORDS = 3  # up to this many words, the model's userLanguage may break a tie
 DOC_TOKENS = 120  # of statistics and first sentences per document in the planning prompt
 log = logging.getLogger("foreman.planner")
-
-# Short on purpose: a 0.5B model follows worked examples far better than a page of rules. The
-# examples are earlier turns of the conversation, not text in the rules, so a small model takes
-# them as requests already answered instead of copying their tasks into the current plan.
-PLAN_SYSTEM = """You plan work for a team of agents. Reply with one JSON object:
-userLanguage: the request's language code; objUserResponse: your reply to the user in that language \
-(the full answer when no agent is needed); objWorkplan: the tasks, at most {max_tasks}, none when you \
-can answer yourself; objFinalDocuments: the files the user gets, each an output of a task.
-A task's instructions say in your words what it must do for this request; its outputs are the files it \
-delivers, named with their extension (none for an answer in a message); its agent is one that makes them; \
-its inputs are document names or outputs of tasks in dependsOn.
-Plan a task only for what the user asks. Agents: {agents}.{files}"""
-
-
-def _example(request: str, language: str, answer: str, tasks: list[dict[str, Any]]) -> tuple[str, str]:
-    """A worked example: the request and the plan a model should answer it with, its keys in the
-    schema's order (with grammar-constrained decoding a model writes them in that order: a task's
-    deliverable before its agent, `agents.planning.plan.TASK_KEYS`); its final documents are its tasks' files."""
-    shown = [{key: task.get(key, []) for key in TASK_KEYS} for task in tasks]
-    finals = [o for task in shown for o in task["outputs"]
-              if not any(o["name"] in t["inputs"] for t in shown)]
-    return request, json.dumps({"userLanguage": language, "objUserResponse": answer, "objWorkplan": shown,
-                                "objFinalDocuments": finals}, ensure_ascii=False, separators=(",", ":"))
-
-
-def _file(name: str, purpose: str) -> dict[str, str]:
-    return {"name": name, "type": name.rsplit(".", 1)[-1], "purpose": purpose}
-
-
-# One worked example per kind of request: several tasks with a dependency; one task; answer only.
-# A small model leans on the last example it saw: answering without a task is the safest lean, and
-# "Documents: none" in the request tells it when that is all it can do. The one task works on a
-# document when the request has documents (a summary, and a question answered from it: the two
-# kinds of task on a document whose answer is a message), else it is a text to write (`_examples`).
-SEVERAL_TASKS = _example(
-    "Request (written in English):\nPut the table of sales.xlsx in a CSV file, then write a memo on it."
-    "\n\nDocuments:\n- sales.xlsx", "en", "I will extract the table, then write the memo.",
-    [{"id": "t1", "instructions": "Extract the sales table as CSV.", "agent": "data_extractor",
-      "inputs": ["sales.xlsx"], "outputs": [_file("sales.csv", "table")]},
-     {"id": "t2", "instructions": "Write a short memo on the sales figures.", "agent": "writer",
-      "inputs": ["sales.csv"], "outputs": [_file("memo.docx", "memo")], "dependsOn": ["t1"]}])
-ONE_TASK_ON_A_DOCUMENT = _example(
-    "Request (written in German):\nFasse bericht.pdf zusammen.\n\nDocuments:\n- bericht.pdf", "de",
-    "Ich fasse bericht.pdf zusammen.",
-    [{"id": "t1", "instructions": "Fasse bericht.pdf in fünf Sätzen zusammen.", "agent": "summarizer",
-      "inputs": ["bericht.pdf"]}])
-A_QUESTION_ON_A_DOCUMENT = _example(
-    "Request (written in French):\nQui a signé le contrat ?\n\nDocuments:\n- contrat.pdf", "fr",
-    "Je cherche la réponse dans contrat.pdf.",
-    [{"id": "t1", "instructions": "Qui a signé le contrat ? Cite le passage.", "agent": "analyst",
-      "inputs": ["contrat.pdf"]}])
-ONE_TASK_TO_WRITE = _example(
-    "Request (written in French):\nÉcris un mot de remerciement à mon équipe.\n\nDocuments: none", "fr",
-    "J'écris le mot.",
-    [{"id": "t1", "instructions": "Écris un court mot de remerciement.", "agent": "writer",
-      "outputs": [_file("merci.docx", "mot")]}])
-ANSWER_ONLY = _example("Request (written in English):\nWhat is the capital of France?\n\nDocuments: none", "en",
-                       "Paris is the capital of France.", [])
-
-
-# What each built-in agent is for, in the fewest words; a plug-in's description is cut instead. Which
-# agents make which files is said apart, from their `formats` (`_makers`).
-AGENT_BRIEFS = {"analyst": "answers questions about documents", "data_extractor": "tables",
-                "summarizer": "summaries", "translator": "translations",
-                "writer": "new texts: letters, reports, memos"}
-SHOWN_FORMATS = 2  # of an agent's formats in the planning prompt: its usual ones ("docx, md", "xlsx, csv")
-
-FINAL_SYSTEM = """Write only in {language}. You are the project manager. Write the final message of \
-this round to the user: review in a few sentences what the agents delivered against the plan. A checklist \
-of delivered and missing items is appended to your message automatically: do not repeat it, and \
-never claim results that are not in the material."""
 
 
 @dataclass
@@ -149,16 +77,6 @@ class PlanOutcome:
     unread: list[str] = field(default_factory=list)  # documents that could not be read
     readable: int = 0  # documents that could
     meta: dict[str, Any] = field(default_factory=dict)  # for the plan message's metadata (citations)
-
-
-@dataclass
-class FinalOutcome:
-    """The final message of a round and what writing it cost."""
-
-    text: str
-    usage: Usage
-    model: str
-    offline: bool
 
 
 def request_language(inp: RoundInput) -> str:
@@ -217,7 +135,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     plan.language = _reply_language(inp, language, plan.language)
     repairs = first.repairs + (outcome.repairs if outcome is not first else [])
     plan, fix = repair_answer_language(plan, plan.language)
-    plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(_examples(True) + _examples(False))))
+    plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(examples(True) + examples(False))))
     facts, earlier = request.hints["documents"], [c for role, c in request.hints["history"] if role == "assistant"]
     stopped = [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else []
     # Comparing every task's instructions with the catalogue and the earlier turns is CPU work: a long one off the loop.
@@ -315,40 +233,6 @@ def _second_request(request: ModelRequest, first: _Attempt, limits: PlanLimits,
         hints=dict(request.hints, errors=first.errors))
 
 
-def _makers(agents: list[dict[str, Any]]) -> str:
-    """Which agents make which files, from their capability data (`Registry.formats`): a format to
-    agents table (".docx, .md: analyst, summarizer, ...; .xlsx, .csv: data_extractor"), so the file a
-    task delivers points at the agents that can make it. "" when no agent declares formats."""
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for agent in agents:
-        if agent.get("formats"):
-            groups.setdefault(tuple(agent["formats"][:SHOWN_FORMATS]), []).append(agent["name"])
-    shown = "; ".join(f".{', .'.join(formats)}: {', '.join(names)}" for formats, names in groups.items())
-    return f" Files they make: {shown}." if shown else ""
-
-
-def _short_description(description: str) -> str:
-    """An agent's description cut to its first clause: enough for a small model to choose."""
-    first = re.split(r"[.;(:]", description, maxsplit=1)[0]
-    words = first.split()
-    return " ".join(words[:6]) + ("…" if len(words) > 6 else "")
-
-
-def _beginning(doc: DocumentText, sentences: int = 2) -> str:
-    """The document's real first sentences, for the planner to see what it is about."""
-    found = [s for s in split_sentences(doc.text[:4000]) if len(s.split()) >= 3][:sentences]
-    return " ".join(" ".join(s.split()) for s in found)
-
-
-def _examples(has_documents: bool) -> list[tuple[str, str]]:
-    """The worked examples for this request. Without documents the summary of one cannot apply,
-    and the examples are most of a small model's prompt; the several-task example stays for its
-    writer and its dependency."""
-    if has_documents:
-        return [SEVERAL_TASKS, ONE_TASK_ON_A_DOCUMENT, A_QUESTION_ON_A_DOCUMENT, ANSWER_ONLY]
-    return [SEVERAL_TASKS, ONE_TASK_TO_WRITE, ANSWER_ONLY]
-
-
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
                   language: str) -> ModelRequest:
     window = limits.context_tokens or context_tokens(model, PM_NAME)
@@ -358,9 +242,9 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     budget = max(512, window - output)
     agents = registry.descriptions()
     # A few words each: a small model copies long descriptions into its plan instead of choosing.
-    agent_lines = ", ".join(f"{a['name']} ({AGENT_BRIEFS.get(a['name']) or _short_description(a['description'])})"
+    agent_lines = ", ".join(f"{a['name']} ({AGENT_BRIEFS.get(a['name']) or short_description(a['description'])})"
                             for a in agents)
-    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines, files=_makers(agents))
+    system = PLAN_SYSTEM.format(max_tasks=limits.max_tasks, agents=agent_lines, files=makers(agents))
     [prompt] = fit_to_budget([inp.prompt], budget // 3)  # a pasted novel must not crowd out the rest
     fixed = count_tokens(system) + count_tokens(prompt) + 60
     room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes
@@ -368,7 +252,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     for fact, doc in zip(facts, inp.documents, strict=True):
         # The statistics say how big; the first sentences say what it is about.
         stats = doc.summary or " ".join(summarize(doc.text, max_sentences=2))
-        start = _beginning(doc)
+        start = beginning(doc)
         fact["summary"] = f"begins \"{start}\"; {stats}" if start and doc.summary else stats
     history_budget = int(room * limits.history_share) if inp.history else 0
     summaries = fit_to_budget([f["summary"] for f in facts], min(room - history_budget,
@@ -389,7 +273,7 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
         "previous": previous_hint(inp.previous),
     }
     turns = [{"role": "system", "content": system}]
-    for asked, answered in _examples(bool(facts)):
+    for asked, answered in examples(bool(facts)):
         turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
     turns.append({"role": "user", "content": user})
     return ModelRequest(purpose="plan", messages=turns,
@@ -435,78 +319,3 @@ def render_plan_message(plan: Plan) -> str:
         lines += ["", f"**{say('documents_to_deliver', lang)}:** "
                       + ", ".join(d.name for d in plan.final_documents)]
     return "\n".join(lines)
-
-
-async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult | None],
-                      skipped: dict[str, str], delivered: list[OutputFile], model: Model,
-                      failures: dict[str, str] | None = None) -> FinalOutcome:
-    """The round's `last` message: a review by the model plus a checklist of delivered and missing.
-
-    `failures` says why each failed task failed (by task id), for the checklist.
-    """
-    lang = plan.language
-    review = _review(plan, results, skipped, delivered)
-    review["reasons"] = dict(failures or {})
-    texts = [r.text for r in results.values() if r is not None]
-    excerpts = await fit_to_budget_off_loop(texts, max(256, context_tokens(model, PM_NAME) // 2))
-    material = "\n\n".join(f"Result:\n{e}" for e in excerpts) or "no results"
-    # The plan without its own answer: written before any task ran, and over documents it is drawn from
-    # their list only; a small model reviewing the round repeated it instead of what the agents found.
-    shown = {k: v for k, v in plan_to_json(plan).items() if k != "objUserResponse"}
-    user = (f"Request:\n{inp.prompt}\n\nPlan:\n{json.dumps(shown, ensure_ascii=False)}\n\n"
-            f"Review:\n{json.dumps(review, ensure_ascii=False)}\n\n{material}")
-    request = ModelRequest(
-        purpose="final",
-        messages=messages(FINAL_SYSTEM.format(language=language_name(lang)), user),
-        agent=PM_NAME,
-        hints={"kind": "final", "prompt": inp.prompt, "language": lang, "review": review},
-        max_tokens=800,
-    )
-    ledger = Ledger(model)
-    opening = (await ledger.ask(request)).text.strip()
-    if plan.tasks and not review["done"]:  # said plainly, whatever the model wrote
-        opening = f"{nothing_delivered(lang)}\n\n{opening}".strip()
-    text = f"{opening}\n\n{_checklist(plan, review, lang)}".strip()
-    return FinalOutcome(text=text, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
-
-
-def _review(plan: Plan, results: dict[str, TaskResult | None], skipped: dict[str, str],
-            delivered: list[OutputFile]) -> dict[str, Any]:
-    done = [t.id for t in plan.tasks if results.get(t.id) is not None]
-    # A task that neither finished nor was skipped did not deliver: count it as failed.
-    failed = [t.id for t in plan.tasks if t.id not in done and t.id not in skipped]
-    names = [f.name for f in delivered]
-    missing = [d.name for d in plan.final_documents if not delivers(d.name, names)]
-    # Done, but still in another language after its redo (`agents.tasks.run`): not what was asked.
-    foreign = [[t, r.meta["languageMismatch"], r.meta.get("languageWritten", "")] for t in done
-               if (r := results[t]) is not None and r.meta.get("languageMismatch")]
-    return {"delivered": names, "done": done, "failed": failed,
-            "skipped": [[t, skipped[t]] for t in skipped], "missing": missing, "wrongLanguage": foreign}
-
-
-def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
-    agents = {t.id: t.agent for t in plan.tasks}
-    deps = {t.id: t.depends_on for t in plan.tasks}
-    broken = set(review["failed"]) | {t for t, _ in review["skipped"]}
-    # "Delivered: no documents" only where documents were planned: a question answered asks for none.
-    planned = plan.final_documents or any(t.outputs for t in plan.tasks)
-    blocks = [f"**{say('delivered', lang)}:** " + (", ".join(review["delivered"]) or say("nothing_delivered", lang))
-              ] if review["delivered"] or planned else []
-    if review["done"]:
-        blocks.append(f"**{say('done_steps', lang)}:** "
-                      + ", ".join(f"{t} ({agents.get(t, '?')})" for t in review["done"]))
-    reasons = review.get("reasons", {})
-    missing = [say("task_failed", lang, id=t, agent=agents.get(t, "?"))
-               + (f": {reasons[t].rstrip('.')}" if reasons.get(t) else "") for t in review["failed"]]
-    for task_id, reason in review["skipped"]:
-        cause = next((d for d in deps.get(task_id, []) if d in broken), None)
-        if cause:  # say it in the user's language rather than the scheduler's English
-            reason = say("depends_on_broken", lang, id=cause, agent=agents.get(cause, "?"))
-        missing.append(say("task_skipped", lang, id=task_id, agent=agents.get(task_id, "?"),
-                           reason=reason))
-    missing += [say("doc_never_produced", lang, name=name) for name in review["missing"]]
-    missing += [say("wrong_language", lang, id=t, agent=agents.get(t, "?"), wanted=cldr_name(wanted, lang),
-                    written=cldr_name(written, lang) if written else "?") for t, wanted, written in review["wrongLanguage"]]
-    if missing:
-        blocks.append(f"**{say('missing', lang)}:**\n" + "\n".join(f"- {m}" for m in missing))
-    return "\n\n".join(blocks)

@@ -7,7 +7,8 @@ import pytest
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelOutputError, Usage
-from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
+from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
+from agents.planning.review import write_final
 from agents.registry import build_registry
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel

@@ -178,8 +178,8 @@ def _fresh_book() -> str:
 
 async def test_the_final_answer_is_fitted_to_its_budget_off_the_loop():
     from agents.base import TaskResult
-    from agents.planning.manager import write_final
     from agents.planning.plan import parse_plan
+    from agents.planning.review import write_final
 
     plan = parse_plan(plan_of(2))
     results = {"t1": TaskResult(text=_fresh_book()), "t2": TaskResult(text=_fresh_book())}

@@ -80,10 +80,10 @@ def inp() -> RoundInput:
 
 
 def test_a_task_that_copies_a_worked_example_does_the_users_request() -> None:
-    from agents.planning.manager import _examples
+    from agents.planning.prompt import examples as worked
     from agents.planning.repairs import unexampled
 
-    examples = list(dict.fromkeys(_examples(True) + _examples(False)))
+    examples = list(dict.fromkeys(worked(True) + worked(False)))
     copied = Plan(language="en", answer="", tasks=[
         TaskSpec("t1", "analyst", "What is the capital of France? Cite the passage.", ["manual.docx"])])
     fixed, notes = unexampled(copied, "How often should I descale the kettle?", examples)
