@@ -155,7 +155,7 @@ class TaskContext:
     progress: Callable[[str], Awaitable[None]] | None = None
     # The questions this task's agent asked the user in this round and the answers, in order.
     answers: list[tuple[str, str]] = field(default_factory=list)
-    may_ask: bool = False  # a real model behind a built-in agent is offered to ask (agents.questions)
+    may_ask: bool = False  # a real model behind a built-in agent is offered to ask (agents.tasks.questions)
     # What the agent's `prepare` made ready before the user approved the task (Prepared.data, read back
     # from the wait's message): the run does exactly that. None: nothing was prepared.
     prepared: dict[str, Any] | None = None

@@ -11,7 +11,7 @@ from agents.base import Agent, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
 
 ENTRY_POINT_GROUP = "foreman.agents"
-# An external tool's agent is `<server>.<tool>` (agents.tools), a tool name as MCP allows it.
+# An external tool's agent is `<server>.<tool>` (agents.tools.agent), a tool name as MCP allows it.
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}(?:\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127})?$")
 
 
@@ -110,11 +110,11 @@ class Registry:
 
 def builtin_agents() -> list[Agent]:
     """A fresh instance of every built-in agent."""
-    from agents.analyst import Analyst
-    from agents.data_extractor import DataExtractor
-    from agents.summarizer import Summarizer
-    from agents.translator import Translator
-    from agents.writer import Writer
+    from agents.builtin.analyst import Analyst
+    from agents.builtin.data_extractor import DataExtractor
+    from agents.builtin.summarizer import Summarizer
+    from agents.builtin.translator import Translator
+    from agents.builtin.writer import Writer
 
     return [Analyst(), Summarizer(), Writer(), Translator(), DataExtractor()]
 

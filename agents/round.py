@@ -19,19 +19,7 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.grounded import announced, grounded, presumes, ungrounded
-from agents.language import load_detector, load_names, rounds_named
-from agents.manager import (
-    FinalOutcome,
-    PlanLimits,
-    PlanOutcome,
-    RoundInput,
-    history_reach,
-    make_plan,
-    render_plan_message,
-    write_final,
-)
-from agents.memory import (
+from agents.knowledge.memory import (
     PriorRound,
     PriorTask,
     Turn,
@@ -44,16 +32,27 @@ from agents.memory import (
     reusable,
     round_turns,
 )
+from agents.language import load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
-from agents.notices import unreadable_note
-from agents.outputs import capped
-from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
-from agents.questions import MAX_QUESTIONS
+from agents.planning.manager import (
+    PlanLimits,
+    PlanOutcome,
+    RoundInput,
+    history_reach,
+    make_plan,
+    render_plan_message,
+)
+from agents.planning.notices import unreadable_note
+from agents.planning.own_answer import announced, grounded, presumes, ungrounded
+from agents.planning.plan import parse_plan, plan_from_record, plan_record, validate_plan
+from agents.planning.repairs import steps_announced, with_a_task
+from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
+from agents.planning.review import FinalOutcome, write_final
+from agents.planning.scheduler import BUDGET, first_tasks, run_plan
 from agents.registry import Registry
-from agents.repairs import steps_announced, with_a_task
-from agents.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
-from agents.runner import run_task, task_context, written_language
-from agents.scheduler import BUDGET, first_tasks, run_plan
+from agents.tasks.outputs import capped
+from agents.tasks.questions import MAX_QUESTIONS
+from agents.tasks.run import run_task, task_context, written_language
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil_if_long
 from agents.toolkit.tokens import load_tokenizer
@@ -190,7 +189,7 @@ class Runner:
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an
         answer without a task over documents is the analyst's, from their passages, and a reply that tells
-        what documents its tasks have yet to read hold is an announcement of the tasks (`agents.grounded`).
+        what documents its tasks have yet to read hold is an announcement of the tasks (`agents.planning.own_answer`).
         A model that cannot make a valid plan even after a repair (Qwen2.5-Coder-0.5B ran to the token
         limit twice, repeating itself, over "Wie lange gilt die Garantie?") has the fallback plan the
         round, as it writes the final review when the model cannot; the tasks still run with the model."""

@@ -13,13 +13,13 @@ from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
-from agents.embeddings import available as embeddings_available
-from agents.embeddings import local_embedder
 from agents.errors import RegistryError
-from agents.mcp_tools import McpTools, ServerSpec
+from agents.knowledge.embeddings import available as embeddings_available
+from agents.knowledge.embeddings import local_embedder
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from agents.round import history_reach
+from agents.tools.mcp import McpTools, ServerSpec
 from app import metrics
 from app.clock import now
 from app.config import Settings, from_env, redact_url

@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from agents.base import DocumentText, Plan  # noqa: E402
-from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message  # noqa: E402
+from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message  # noqa: E402
+from agents.planning.replan import changes_prompt  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
-from agents.replan import changes_prompt  # noqa: E402
 from app.llm.client import OpenAIModel  # noqa: E402
 from app.rounds.documents import document_of  # noqa: E402
 from bench.plans import CASES  # noqa: E402

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/embedding.py [--only query]
 
-- passages per second per core: the local ensemble (`agents.embeddings.local_embedder`: e5 and USE,
+- passages per second per core: the local ensemble (`agents.knowledge.embeddings.local_embedder`: e5 and USE,
   one thread each in turn) over real passages
   of the corpus (freeculture.pdf cut as the index cuts it, about 90 words each);
 - a 50-page upload fully embedded: the first 50 pages of freeculture.pdf, chunks stored in a
@@ -39,7 +39,7 @@ from threadpoolctl import ThreadpoolController
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from agents.embeddings import Rows, local_embedder, scores_order, to_blob  # noqa: E402
+from agents.knowledge.embeddings import Rows, local_embedder, scores_order, to_blob  # noqa: E402
 from app.store import search  # noqa: E402
 from app.store.database import Database  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402

@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agents import summarizer  # noqa: E402
+from agents.builtin import summarizer  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
 from app.rounds.documents import document_of  # noqa: E402

@@ -1,7 +1,7 @@
 """An MCP tool task's overhead over a direct SDK call to the same server (issue 34: < 5 ms median over stdio).
 
 Starts the tests' stdio server (tests/mcp_servers/calc_stdio.py) twice: once behind the `mcp` SDK's own
-`Client`, once behind Foreman's adapter (`agents.mcp_tools.Connection` under a `ToolAgent`: the
+`Client`, once behind Foreman's adapter (`agents.tools.mcp.Connection` under a `ToolAgent`: the
 arguments taken from the task, checked against the input schema, the call, the result turned into
 the task's quoted text). Calls alternate between the two, `N` each; prints the medians and the
 adapter's overhead per call. The round's own journal write per task is not in it (bench/round_overhead.py).
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.base import TaskContext, TaskSpec  # noqa: E402
-from agents.mcp_tools import McpTools, ServerSpec  # noqa: E402
 from agents.offline.model import OfflineModel  # noqa: E402
+from agents.tools.mcp import McpTools, ServerSpec  # noqa: E402
 
 
 async def main(n: int) -> None:

@@ -72,7 +72,7 @@ try:
     from agents.model import Model
 except ImportError:  # an older tree: the model interface was in app/
     Model = object
-from agents.manager import PlanLimits, RoundInput, make_plan
+from agents.planning.manager import PlanLimits, RoundInput, make_plan
 from agents.registry import build_registry
 from app.llm.client import OpenAIModel
 from extractors import extract

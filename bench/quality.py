@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.analyst import Analyst  # noqa: E402
 from agents.base import DocumentText, TaskContext, TaskSpec  # noqa: E402
+from agents.builtin.analyst import Analyst  # noqa: E402
 from agents.language import detect as language  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.registry import build_registry  # noqa: E402

@@ -7,7 +7,7 @@ answer and the offline analyst's answer-quoted rate, for BM25 alone, vectors alo
 `--vectors FILE` keeps the passages' vectors in FILE between runs (a pickle, by model and text), so
 a second run does not embed the long tuning book again (minutes of CPU); an ensemble's parts are
 kept each under its own model. `--embedder` measures one model alone or the ensemble the service
-uses (the default, `agents.embeddings.local_embedder`); `--sets tuning` leaves the held-out set
+uses (the default, `agents.knowledge.embeddings.local_embedder`); `--sets tuning` leaves the held-out set
 out (while choosing); `--no-rules` skips the runs with each hand-written rule removed.
 
 Printed per set (tuning, the cross-language tuning questions, those over a group of documents in
@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from agents.analyst import PASSAGES, Analyst, follow_up  # noqa: E402
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec  # noqa: E402
-from agents.embeddings import Embedder, Ensemble, LocalE5, LocalUSE, local_embedder  # noqa: E402
+from agents.builtin.analyst import PASSAGES, Analyst, follow_up  # noqa: E402
+from agents.knowledge.embeddings import Embedder, Ensemble, LocalE5, LocalUSE, local_embedder  # noqa: E402
+from agents.knowledge.retrieval import MemoryRetriever  # noqa: E402
 from agents.language import refers_back  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
-from agents.retrieval import MemoryRetriever  # noqa: E402
 from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import (  # noqa: E402
@@ -165,7 +165,7 @@ def _without_follow_up_words() -> contextlib.AbstractContextManager:
     """Follow-ups not read by their pronouns and few words (agents.language.refers_back); a question
     whose own words find nothing is still read with the one before it."""
     stack = contextlib.ExitStack()
-    for where in ("agents.analyst.refers_back", f"{__name__}.refers_back"):
+    for where in ("agents.builtin.analyst.refers_back", f"{__name__}.refers_back"):
         stack.enter_context(mock.patch(where, lambda question: False))
     return stack
 

@@ -31,6 +31,14 @@ PACKAGES = ("app", "agents", "extractors")
 ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.flows")
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
+# `agents/` keeps at its top the interface `app` uses (model, base, errors, registry, round, phrases);
+# the rest sits in packages named for what they hold (planning, tasks, builtin, knowledge, tools, ...).
+AGENTS_TOP_LEVEL_AT_MOST = 20
+# What the agents themselves (built-in and external tools) and what they know may not import: the
+# planning of a round, the registry, the round and the running of a task. An agent gets what it needs
+# in its `TaskContext`, as a third-party agent does.
+AGENTS_BELOW_PLANNING = ("agents.builtin", "agents.tools", "agents.knowledge")
+ABOVE_THE_AGENTS = ("agents.planning", "agents.registry", "agents.round", "agents.tasks.run")
 
 
 def _modules() -> dict[str, Path]:
@@ -112,6 +120,24 @@ def test_the_offline_model_is_a_leaf() -> None:
            if not name.startswith("agents.offline") and name != OFFLINE_REGISTERED_IN
            for target in _imports(path, modules) if target.startswith("agents.offline")]
     assert not bad, f"only {OFFLINE_REGISTERED_IN} names the offline model:\n" + "\n".join(sorted(bad))
+
+
+def _agents_top_level() -> list[str]:
+    return sorted(p.stem for p in (ROOT / "agents").glob("*.py") if p.name != "__init__.py")
+
+
+def test_agents_top_level_holds_the_interface_only() -> None:
+    top = _agents_top_level()
+    assert len(top) <= AGENTS_TOP_LEVEL_AT_MOST, (
+        f"{len(top)} modules directly in agents/ (at most {AGENTS_TOP_LEVEL_AT_MOST}); move one into the "
+        "package named for what it holds (docs/architecture.md): " + ", ".join(top))
+
+
+def test_agents_import_no_planning() -> None:
+    modules = _modules()
+    bad = [f"{name} -> {target}" for name, path in modules.items() if name.startswith(AGENTS_BELOW_PLANNING)
+           for target in _imports(path, modules) if target.startswith(ABOVE_THE_AGENTS)]
+    assert not bad, "built-in agents, tools and knowledge import no planning:\n" + "\n".join(sorted(bad))
 
 
 def test_language_is_read_in_one_package_behind_its_interface() -> None:
@@ -211,6 +237,8 @@ def report() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agents"):
                 statements += 1
                 names.update(f"{node.module}.{a.name}" for a in node.names)
+    packages = sorted(p.parent.name for p in (ROOT / "agents").glob("*/__init__.py"))
+    print(f"agents/ top level: {len(_agents_top_level())} modules; packages: {', '.join(packages)}")
     print(f"app -> agents: {statements} import statements, {len(names)} names")
     rounds = collections.Counter()
     for name, path in modules.items():

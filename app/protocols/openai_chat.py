@@ -38,7 +38,7 @@ from app.protocols.chat_waits import continues, review_of, start_or_answer, wait
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
 from app.rounds.live import event_data
 from app.services.workflows import WorkflowService
-from app.store.database import unavailable
+from app.store.connections import unavailable
 from app.store.records import Owner
 
 log = logging.getLogger("foreman.openai_chat")

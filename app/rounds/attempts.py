@@ -15,7 +15,7 @@ from typing import Any
 
 from app.rounds.handle import installed
 from app.rounds.journal import reason_of
-from app.store.database import unavailable
+from app.store.connections import unavailable
 from app.store.ownership import ClaimLostError
 
 log = logging.getLogger("foreman.rounds")

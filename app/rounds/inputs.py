@@ -172,7 +172,7 @@ class RoundData:
 
     async def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, delivered: dict[str, Any],
                            model: Model, retriever: Retriever | None) -> TaskContext:
-        """What the task sees (agents.runner.task_context) of the round so far; `delivered` are the
+        """What the task sees (agents.tasks.run.task_context) of the round so far; `delivered` are the
         outcomes of the tasks that delivered, with their text and file ids."""
         outputs: dict[str, list[DocumentText]] = {}
         wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}

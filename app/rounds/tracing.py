@@ -172,7 +172,7 @@ def task_span(agent: str, task_id: str) -> Any:
 
 
 def traced_tool(caller: Any, server: str) -> Any:
-    """An MCP server's caller (`agents.tools.ToolCaller`), with a GenAI `execute_tool` span per call while
+    """An MCP server's caller (`agents.tools.agent.ToolCaller`), with a GenAI `execute_tool` span per call while
     tracing is on; the caller itself when it is off."""
     return caller if _tracer is None else TracedTool(caller, server)
 

@@ -28,7 +28,7 @@ from app.rounds.hooks import Hooks
 from app.rounds.journal import reason_of
 from app.rounds.runtime import Runtime, runner_of
 from app.rounds.steps import Planned, plan_step, round_key
-from app.store.database import unavailable
+from app.store.connections import unavailable
 from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
 

@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import msgspec
 from sqlalchemy import create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
@@ -20,7 +19,8 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.util import greenlet_spawn
 
 from app.store import schema
-from app.store.full import causes, storage_full
+from app.store.batch import run_all
+from app.store.connections import JSON, ping_when_idle, sqlite_begin, sqlite_pragmas, sqlite_writer_pragmas
 
 T = TypeVar("T")
 # A queued write: the work, its arguments, and the future its caller awaits.
@@ -32,136 +32,7 @@ READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see
 # waiting on a row another replica holds does not hold up every other write of this one.
 PG_WRITE_BATCHES = 2
 CHECKPOINT_SECONDS = 5.0  # while writes go on, the WAL is copied into the database file at most this often
-PING_IDLE_SECONDS = 1.0  # a pooled PostgreSQL connection unused for longer is checked before use (`_ping_when_idle`)
-
-# msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
-# times faster than the standard library, so a large document holds the GIL for less time.
-JSON = {"json_serializer": lambda value: msgspec.json.encode(value).decode(), "json_deserializer": msgspec.json.decode}
-
-
-# PostgreSQL's SQLSTATEs of a server that cannot serve a session now: a connection failure (08),
-# too many clients or out of resources (53), shutting down or starting up (57P01-57P03).
-_UNAVAILABLE_STATES = ("08", "53", "57P01", "57P02", "57P03")
-
-
-def unavailable(exc: BaseException) -> bool:
-    """True when `exc` (or what caused it) says the database refused or lost the connection, or no
-    pooled connection came free in time: the request may succeed later, unchanged."""
-    if storage_full(exc):
-        return False  # 53100 is in class 53, but a full disk is answered as such (507)
-    for error in causes(exc):
-        if isinstance(error, (sa_exc.TimeoutError, ConnectionError)):  # pool exhausted; refused or reset
-            return True
-        if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
-            return True
-        state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
-        if isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES):
-            return True
-    return False
-
-
-def _ping_when_idle(engine: Any, idle_seconds: float) -> None:
-    """Check a pooled connection before use if it went unused for more than `idle_seconds`.
-
-    SQLAlchemy's `pool_pre_ping` checks every checkout: on asyncpg a transaction, a statement and a
-    rollback, three round trips, 6% of a PostgreSQL round's CPU. A connection in steady use was
-    fine a moment ago; one that sat idle (the server may have restarted meanwhile) is checked, and
-    a dead one is replaced with every other connection of the pool before the caller gets it.
-    What the check cannot see, a restart within that moment, `Database._on_postgres` retries.
-    """
-    def returned(_dbapi_connection: Any, record: Any) -> None:
-        record.info["returned"] = time.monotonic()
-
-    def check(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
-        since = record.info.get("returned")  # None: a connection opened for this checkout
-        if since is None or time.monotonic() - since <= idle_seconds:
-            return
-        try:
-            engine.dialect.do_ping(dbapi_connection)
-        except engine.dialect.loaded_dbapi.Error as exc:
-            raise sa_exc.InvalidatePoolError("the connection was lost while idle") from exc
-
-    event.listen(engine, "checkin", returned)
-    event.listen(engine, "checkout", check)
-
-
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    # WAL lets pollers read while a round writes; NORMAL sync is durable across process crashes
-    # (only an OS crash can lose the last commits); foreign keys make deletes cascade.
-    cursor = dbapi_conn.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
-
-
-def _sqlite_writer_pragmas(dbapi_conn: Any, record: Any) -> None:
-    _sqlite_pragmas(dbapi_conn, record)
-    # SQLite checkpoints inside the commit that takes the WAL past 1000 pages: two fsyncs, 40-110 ms
-    # on this machine's disk, which every item of that commit waited for before any stream or
-    # poller could see it. The writer never checkpoints; `_checkpoint` does, on a thread of its own.
-    dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
-
-
-def _sqlite_begin(statement: str) -> Callable[[Any], None]:
-    """A begin listener of a SQLite engine that sends `statement` straight to the driver's connection
-    (sqlite3's, or aiosqlite's adapter): through `exec_driver_sql` a BEGIN cost as much as a small insert.
-
-    Writers begin with BEGIN IMMEDIATE: every write transaction takes the write lock up front, so
-    read-then-write never deadlocks and ids are committed in the order they were assigned (the
-    cursor contract relies on it).
-    """
-    def begin(conn: Any) -> None:
-        conn.connection.dbapi_connection.execute(statement)
-    return begin
-
-
-class Batch:
-    """What the calls of one write transaction share (see `run_write`): the workflow rows they locked,
-    as the calls left them, and each row's update, written once when the calls are done.
-
-    Five tasks of a round ending together are one batch: their appends read the workflow row
-    once and write its totals once instead of five times each.
-    """
-
-    def __init__(self) -> None:
-        self.rows: dict[str, Any] = {}
-        self.updates: dict[str, Callable[[], None]] = {}
-        self.costs: dict[str, tuple[dict[str, Any], bool]] = {}  # each row's costs to add, and whether to announce
-        self.fenced: set[Any] = set()  # claims checked (and their rows locked) in this transaction
-        self.claim_owners: dict[Any, Any] = {}  # claims' owners read (and locked) with a row, still to check
-
-    def settle(self, workflow_id: str) -> None:
-        """Write the row's update now and forget the row: a statement that changes it otherwise follows."""
-        update = self.updates.pop(workflow_id, None)
-        if update is not None:
-            update()
-        self.forget(workflow_id)
-
-    def forget(self, workflow_id: str) -> None:
-        """The row is deleted: nothing of it is written."""
-        self.updates.pop(workflow_id, None)
-        self.costs.pop(workflow_id, None)
-        self.rows.pop(workflow_id, None)
-
-
-def batch_of(conn: Any) -> Batch | None:
-    """The batch of the write transaction `conn` is in (None outside `run_write`)."""
-    batch: Batch | None = conn.info.get("batch")
-    return batch
-
-
-def _run_all(conn: Any, batch: list[tuple[Callable[..., Any], tuple[Any, ...], Any]]) -> list[tuple[bool, Any]]:
-    shared = conn.info["batch"] = Batch()
-    try:
-        results = [(True, work(conn, *args)) for work, args, _ in batch]
-        for update in shared.updates.values():
-            update()
-        return results
-    finally:
-        if not conn.invalidated:  # a lost connection is discarded with its info (nor can it be read)
-            conn.info.pop("batch", None)
+PING_IDLE_SECONDS = 1.0  # a pooled PostgreSQL connection unused for longer is checked before use (`connections.ping_when_idle`)
 
 
 @dataclass
@@ -179,36 +50,36 @@ class Database:
         DATABASE_MAX_OVERFLOW, DATABASE_POOL_TIMEOUT_SECONDS); `application_name` names its
         connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged;
         `checkpoint_seconds` spaces its WAL checkpoints (see `_schedule_checkpoint`); a PostgreSQL
-        connection unused for `ping_idle_seconds` is checked before it is used (see `_ping_when_idle`)."""
+        connection unused for `ping_idle_seconds` is checked before it is used (see `connections.ping_when_idle`)."""
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
         self.insert = sqlite.insert if self.is_sqlite else postgresql.insert
         if self.is_sqlite:
             self.writer = create_async_engine(url, connect_args={"isolation_level": None}, **JSON)
-            event.listen(self.writer.sync_engine, "connect", _sqlite_pragmas)
-            event.listen(self.writer.sync_engine, "begin", _sqlite_begin("BEGIN IMMEDIATE"))
+            event.listen(self.writer.sync_engine, "connect", sqlite_pragmas)
+            event.listen(self.writer.sync_engine, "begin", sqlite_begin("BEGIN IMMEDIATE"))
             self.sync_writer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                              connect_args={"isolation_level": None, "check_same_thread": False},
                                              **JSON)
-            event.listen(self.sync_writer, "connect", _sqlite_writer_pragmas)
-            event.listen(self.sync_writer, "begin", _sqlite_begin("BEGIN IMMEDIATE"))
+            event.listen(self.sync_writer, "connect", sqlite_writer_pragmas)
+            event.listen(self.sync_writer, "begin", sqlite_begin("BEGIN IMMEDIATE"))
             self._writer_conn: Any = None  # the writer thread's connection, kept open (see `_writing`)
             self.checkpointer = create_engine(url.replace("+aiosqlite", "", 1), poolclass=StaticPool,
                                               connect_args={"isolation_level": None, "check_same_thread": False})
-            event.listen(self.checkpointer, "connect", _sqlite_pragmas)
+            event.listen(self.checkpointer, "connect", sqlite_pragmas)
             self._checkpoints = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-checkpoint")
             self._checkpoint_seconds = checkpoint_seconds
             self._next_checkpoint = time.monotonic() + checkpoint_seconds
             self.reader = create_async_engine(url, connect_args={"isolation_level": None}, pool_size=20,
                                               max_overflow=20, **JSON)
-            event.listen(self.reader.sync_engine, "connect", _sqlite_pragmas)
-            event.listen(self.reader.sync_engine, "begin", _sqlite_begin("BEGIN"))
+            event.listen(self.reader.sync_engine, "connect", sqlite_pragmas)
+            event.listen(self.reader.sync_engine, "begin", sqlite_begin("BEGIN"))
             self.sync_reader = create_engine(url.replace("+aiosqlite", "", 1), pool_size=READ_THREADS,
                                              max_overflow=0, connect_args={"isolation_level": None,
                                                                            "check_same_thread": False}, **JSON)
-            event.listen(self.sync_reader, "connect", _sqlite_pragmas)
-            event.listen(self.sync_reader, "begin", _sqlite_begin("BEGIN"))
+            event.listen(self.sync_reader, "connect", sqlite_pragmas)
+            event.listen(self.sync_reader, "begin", sqlite_begin("BEGIN"))
             self._reads = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="foreman-reader")
         else:
             # A replica paused inside a transaction (SIGSTOP, a frozen VM) must not hold the row locks
@@ -219,7 +90,7 @@ class Database:
             self.writer = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
                                               pool_timeout=pool_timeout,
                                               connect_args={"server_settings": settings}, **JSON)
-            _ping_when_idle(self.writer.sync_engine, ping_idle_seconds)
+            ping_when_idle(self.writer.sync_engine, ping_idle_seconds)
             self.reader = self.writer
         # Whether writes made one after another land in that order even when the first has not
         # returned yet: on SQLite one batch commits at a time, in the order the calls were made; on
@@ -296,7 +167,7 @@ class Database:
         # the call's own statements.
         try:
             with self._writing() as conn:
-                results = _run_all(conn, batch)
+                results = run_all(conn, batch)
         except Exception as exc:
             if len(batch) == 1:
                 results = [(False, exc)]
@@ -309,14 +180,14 @@ class Database:
                                  ) -> list[tuple[bool, Any]]:
         # As `_write_batch`, on PostgreSQL's async driver.
         try:
-            return await self._on_postgres(True, _run_all, (batch,))
+            return await self._on_postgres(True, run_all, (batch,))
         except Exception as exc:
             if len(batch) == 1:
                 return [(False, exc)]
         results = []
         for work, args, _ in batch:
             try:
-                results.append((await self._on_postgres(True, _run_all, ([(work, args, None)],)))[0])
+                results.append((await self._on_postgres(True, run_all, ([(work, args, None)],)))[0])
             except Exception as exc:
                 results.append((False, exc))
         return results
@@ -373,7 +244,7 @@ class Database:
     def _write_one(self, work: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
         try:
             with self._writing() as conn:
-                return _run_all(conn, [(work, args, None)])[0]
+                return run_all(conn, [(work, args, None)])[0]
         except Exception as exc:
             return False, exc
 

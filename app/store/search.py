@@ -1,5 +1,5 @@
 """Retrieval over the database's full-text index: chunks built once per extracted file, BM25 on the
-matching chunks of a round's documents (agents.retrieval ranks; this module feeds it)."""
+matching chunks of a round's documents (agents.knowledge.retrieval ranks; this module feeds it)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from typing import Any, cast
 import numpy as np
 
 from agents.base import DocumentText, Passage
-from agents.embeddings import Rows, nearest
-from agents.language import query_terms
-from agents.retrieval import (
+from agents.knowledge.embeddings import Rows, nearest
+from agents.knowledge.retrieval import (
     Candidate,
     bm25,
     chunk_items,
@@ -22,6 +21,7 @@ from agents.retrieval import (
     hybrid,
     rank_documents,
 )
+from agents.language import query_terms
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
 from app.store.repository.chunks import ChunkStore, StoredChunk
@@ -63,7 +63,7 @@ class IndexRetriever:
     """Passages from the full-text index; documents it does not hold are ranked in memory with the
     same function, in one BM25 ranking. With a `VectorIndex`, the files whose vectors exist are
     also ranked by their nearness to the question, and the two rankings fused
-    (`agents.retrieval.hybrid`); the passages then say `method="hybrid"`, else `"keyword"`."""
+    (`agents.knowledge.retrieval.hybrid`); the passages then say `method="hybrid"`, else `"keyword"`."""
 
     def __init__(self, store: ChunkStore, vectors: VectorIndex | None = None) -> None:
         self.store = store

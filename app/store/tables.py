@@ -176,7 +176,7 @@ class RoundFileRow(SQLModel, table=True):
 
 class RoundMemoryRow(SQLModel, table=True):
     """What later rounds remember of an ended round, stored once (`app.rounds.memory`):
-    its turns with their shorter forms and token counts (`agents.memory.Turn.record`), `size` (the tokens
+    its turns with their shorter forms and token counts (`agents.knowledge.memory.Turn.record`), `size` (the tokens
     they take in a planning prompt, to read only the newest rounds that fit), what its tasks delivered
     (agent and message id: the texts are read by id when the round is in reach), whether it finished,
     and `terms`, its request's stemmed words between spaces, for a later request that refers back to it.
@@ -236,7 +236,7 @@ class IdempotencyRow(SQLModel, table=True):
 class ChunkRow(SQLModel, table=True):
     """A passage of an extracted file for full-text search, built once per content hash (the
     extraction cache's key) and removed when no file with those bytes is left. `terms` are its
-    Snowball-stemmed words (agents.retrieval); the full-text index is over them."""
+    Snowball-stemmed words (agents.knowledge.retrieval); the full-text index is over them."""
 
     __tablename__ = "chunks"
     __table_args__ = (Index("ix_chunks_sha_seq", "sha256", "seq"),)
@@ -254,7 +254,7 @@ class ChunkRow(SQLModel, table=True):
 
 
 class ChunkVectorRow(SQLModel, table=True):
-    """A chunk's embedding (agents.embeddings): float16 unit vector, with the model that made it, so
+    """A chunk's embedding (agents.knowledge.embeddings): float16 unit vector, with the model that made it, so
     a change of model re-embeds rather than mixes. Built in the background after the chunks, once
     per content hash, and removed with them."""
 

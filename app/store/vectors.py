@@ -7,7 +7,7 @@ file by BM25 alone until its vectors exist, and says so in the answer's `retriev
 Vectors carry the model that made them; a file whose vectors were made by another model (the
 operator changed it) is embedded again the first time it is searched, never mixed.
 
-Read back, a file's vectors are kept in memory in their search form (`agents.embeddings.Rows`:
+Read back, a file's vectors are kept in memory in their search form (`agents.knowledge.embeddings.Rows`:
 int8 codes scanned, float16 rows rescoring the best; they never change once complete), so a query
 costs one int8 scan over the files in reach, not a table scan.
 """
@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from agents.embeddings import Embedder, Rows, from_blobs, to_blob
+from agents.knowledge.embeddings import Embedder, Rows, from_blobs, to_blob
 from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 

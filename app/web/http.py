@@ -33,7 +33,7 @@ from app.errors import (
     UnauthorizedError,
     UnsupportedMediaTypeError,
 )
-from app.store.database import unavailable
+from app.store.connections import unavailable
 from app.store.full import storage_full
 from app.store.records import Owner
 from app.web.openapi import ERROR_TEXT

@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 import pytest
 
 from agents.base import DocumentText, OutputFile, Plan, TaskResult, TaskSpec
-from agents.manager import FinalOutcome, PlanOutcome, RoundInput, make_plan, write_final
 from agents.model import Model, ModelRequest, ModelResponse, Usage
+from agents.planning.manager import PlanOutcome, RoundInput, make_plan
+from agents.planning.review import FinalOutcome, write_final
+from agents.planning.scheduler import run_plan
 from agents.registry import Registry
-from agents.runner import run_task, task_context
-from agents.scheduler import run_plan
+from agents.tasks.run import run_task, task_context
 from tests.corpus import CORPUS
 
 

@@ -9,11 +9,11 @@ import docx
 import pytest
 
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
-from agents.calls import input_budget
 from agents.errors import AgentsError, UnknownAgentError
 from agents.model import ModelError, Usage
 from agents.registry import Registry, build_registry
-from agents.runner import run_task, task_context
+from agents.tasks.calls import input_budget
+from agents.tasks.run import run_task, task_context
 from agents.toolkit.tokens import count_tokens
 from tests.agents.conftest import output_document, text_document
 from tests.scripted import ScriptedModel
@@ -159,7 +159,7 @@ async def test_the_data_extractor_names_each_workbook_sheet_once_in_the_user_s_l
 
 
 def test_a_writers_unplanned_file_is_named_after_its_title_cut_at_a_word():
-    from agents.writer import _formats
+    from agents.builtin.writer import _formats
 
     assert _formats([], "Fasse diesen Text auf Deutsch in drei Sätzen zusammen.") == [
         "fasse-diesen-text-auf-deutsch-in-drei.md", "fasse-diesen-text-auf-deutsch-in-drei.docx"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.analyst import Analyst
 from agents.base import TaskContext, TaskSpec
+from agents.builtin.analyst import Analyst
 from agents.language import DATE, NUMBER, PRICE, asked_kind, holds
 from agents.offline import OfflineModel
 from tests.agents.conftest import text_document

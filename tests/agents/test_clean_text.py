@@ -98,7 +98,7 @@ def test_footnote_markers_stand_apart_from_the_words_they_were_glued_to() -> Non
     ("fake-html-cp1252.html", ["My First Heading"]),
 ])
 def test_headings_are_lines_of_their_own_and_name_the_sections(name: str, sections: list[str]) -> None:
-    from agents.retrieval import chunk_items
+    from agents.knowledge.retrieval import chunk_items
 
     document = load_document(name)
     names = [n for n, _ in document.items if n != "headers and footers"]
@@ -118,7 +118,7 @@ async def test_a_citation_names_the_heading_of_the_passage_it_quotes() -> None:
 
 
 def test_citations_are_numbered_in_the_order_they_appear() -> None:
-    from agents.analyst import citations, renumber
+    from agents.builtin.analyst import citations, renumber
 
     hints = [{"n": n, "fileId": n, "name": f"doc{n}.pdf", "page": n, "quote": f"quote {n}"} for n in (1, 2, 3)]
     text = renumber("The fee is due in May [3], and late fees apply [1]; see also [3] and [7].", hints)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.manager import RoundInput, make_plan, request_language
-from agents.memory import PriorRound, continued_request
+from agents.knowledge.memory import PriorRound, continued_request
 from agents.offline import OfflineModel
+from agents.planning.manager import RoundInput, make_plan, request_language
 from agents.registry import build_registry
 from tests.agents.conftest import text_document
 
@@ -51,9 +51,9 @@ def test_continue_after_a_round_stopped_before_its_plan_is_that_rounds_request()
 
 
 async def test_a_question_about_what_no_document_mentions_says_not_found_and_names_what_was_searched():
-    from agents.analyst import Analyst
     from agents.base import TaskContext, TaskSpec
-    from agents.retrieval import absent_words
+    from agents.builtin.analyst import Analyst
+    from agents.knowledge.retrieval import absent_words
 
     doc = text_document("oven.txt", "The oven heats to 250 degrees. Clean the oven door with a soft cloth. "
                                     "The oven has a timer of 90 minutes and a child lock.")
@@ -73,8 +73,8 @@ async def test_a_question_about_what_no_document_mentions_says_not_found_and_nam
 
 
 async def test_continue_after_a_finished_answer_goes_on_with_what_the_request_before_it_asked_about():
-    from agents.analyst import Analyst
     from agents.base import TaskContext, TaskSpec
+    from agents.builtin.analyst import Analyst
     from tests.scripted import ScriptedModel
 
     doc = text_document("kettle.txt", "Safety. Do not continue to use a damaged kettle. Keep it away from children.\n\n"

@@ -3,8 +3,8 @@ text) and never shown cut: Qwen 0.5B answered "A good name for a bakery could be
 
 from __future__ import annotations
 
-from agents.answers import is_cut, to_last_sentence
-from agents.manager import RoundInput, make_plan
+from agents.planning.cut_answer import is_cut, to_last_sentence
+from agents.planning.manager import RoundInput, make_plan
 from agents.registry import build_registry
 from tests.scripted import ScriptedModel
 

@@ -4,8 +4,8 @@ one" the second upload, in the order the user sent them (never a produced file).
 
 from __future__ import annotations
 
+from agents.knowledge.memory import PriorRound, PriorTask, answer_documents
 from agents.language import ANSWER, resolve_references
-from agents.memory import PriorRound, PriorTask, answer_documents
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
 

@@ -1,16 +1,16 @@
-"""The fusion of keyword and vector rankings (`agents.retrieval.hybrid`, `agents.embeddings.fuse`):
+"""The fusion of keyword and vector rankings (`agents.knowledge.retrieval.hybrid`, `agents.knowledge.embeddings.fuse`):
 a passage's keyword rank counts when the passage is in the question's language; in another language
 its matches are shared names and numbers, and the vector ranking decides. The local ensemble of
-embedders (`agents.embeddings.Ensemble`) scores the weighted mean of its parts' cosines; the int8
-scan of the search form (`agents.embeddings.nearest`) returns the rows the exact product ranks first."""
+embedders (`agents.knowledge.embeddings.Ensemble`) scores the weighted mean of its parts' cosines; the int8
+scan of the search form (`agents.knowledge.embeddings.nearest`) returns the rows the exact product ranks first."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.embeddings import Ensemble, fuse, nearest, scores_order, search_rows
-from agents.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
+from agents.knowledge.embeddings import Ensemble, fuse, nearest, scores_order, search_rows
+from agents.knowledge.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
 
 GERMAN = "Wie viele Mitarbeiter hatte die Firma am Ende des Jahres?"
 

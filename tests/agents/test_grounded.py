@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agents.base import DocumentText
 from agents.language import load_detector
-from agents.manager import RoundInput
 from agents.offline.model import OfflineModel
+from agents.planning.manager import RoundInput
 from agents.registry import build_registry
 from agents.round import Limits, Runner
 from tests.agents.conftest import text_document

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.analyst import Analyst
 from agents.base import TaskContext, TaskSpec
-from agents.grounding import figures, unsupported, with_evidence
-from agents.summarizer import Summarizer
-from agents.translator import Translator
-from agents.writer import Writer
+from agents.builtin.analyst import Analyst
+from agents.builtin.summarizer import Summarizer
+from agents.builtin.translator import Translator
+from agents.builtin.writer import Writer
+from agents.knowledge.evidence import figures, unsupported, with_evidence
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
 

@@ -7,12 +7,12 @@ from collections import Counter
 import pytest
 
 from agents.base import TaskContext, TaskSpec
-from agents.calls import input_budget
+from agents.builtin.summarizer import MAP_PARTS, part_limit
 from agents.language import informative_passages
 from agents.offline import OfflineModel
 from agents.registry import build_registry
-from agents.runner import run_task
-from agents.summarizer import MAP_PARTS, part_limit
+from agents.tasks.calls import input_budget
+from agents.tasks.run import run_task
 from tests.agents.conftest import RecordingModel, load_document, squash, text_document
 
 

@@ -6,8 +6,9 @@ import pytest
 
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.manager import PlanLimits, RoundInput, make_plan, render_plan_message, write_final
 from agents.model import ModelOutputError, Usage
+from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
+from agents.planning.review import write_final
 from agents.registry import build_registry
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
@@ -53,7 +54,7 @@ async def test_an_invalid_plan_gets_one_repair_listing_the_errors(inp):
     assert repair.purpose == "repair"
     complaint = repair.messages[-1]["content"]
     assert "task 't1': unknown agent 'poet'" in complaint
-    # The cycle was repaired in place (agents.repairs); the unknown agent is the model's to fix.
+    # The cycle was repaired in place (agents.planning.repairs); the unknown agent is the model's to fix.
     assert "tasks form a cycle: " not in complaint and "which closed a cycle" in " ".join(outcome.repairs)
     assert repair.hints["errors"] and all(e in complaint for e in repair.hints["errors"])
     # The rejected plan is shown back to the model as its own answer.

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.base import Plan, TaskSpec
-from agents.language import refers_back, resolve_references, rounds_named, split_sentences, wants_continuation
-from agents.memory import (
+from agents.knowledge.memory import (
     PriorRound,
     PriorTask,
     Turn,
@@ -17,6 +16,7 @@ from agents.memory import (
     reusable,
     round_turns,
 )
+from agents.language import refers_back, resolve_references, rounds_named, split_sentences, wants_continuation
 from agents.toolkit.tokens import count_tokens
 
 LONG = " ".join(f"Sentence number {i} tells the reader about topic {i} in some detail." for i in range(60))

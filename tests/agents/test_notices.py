@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agents.base import DocumentText
-from agents.notices import nothing_delivered, unreadable_note
+from agents.planning.notices import nothing_delivered, unreadable_note
 
 
 def _doc(name: str, problem: str = "", file_id: int = 7) -> DocumentText:

@@ -11,13 +11,13 @@ import asyncio
 from contextlib import asynccontextmanager
 
 from agents.base import OutputSpec, TaskContext, TaskSpec
+from agents.builtin.summarizer import MAP_PARTS
 from agents.language import load_detector
-from agents.manager import RoundInput, make_plan
 from agents.model import ModelRequest
 from agents.offline.model import OfflineModel
+from agents.planning.manager import RoundInput, make_plan
 from agents.registry import build_registry
-from agents.runner import run_task
-from agents.summarizer import MAP_PARTS
+from agents.tasks.run import run_task
 from agents.toolkit.tokens import TRUNCATED
 from tests.agents.conftest import load_document, text_document
 from tests.harness import plan_of
@@ -161,7 +161,7 @@ async def test_the_full_text_index_of_a_book_is_built_off_the_loop():
 
 
 async def test_ranking_a_books_passages_in_memory_keeps_the_loop_turning():
-    from agents.retrieval import MemoryRetriever
+    from agents.knowledge.retrieval import MemoryRetriever
 
     book = load_document(BOOK)
     async with ticker() as ticks:
@@ -178,8 +178,8 @@ def _fresh_book() -> str:
 
 async def test_the_final_answer_is_fitted_to_its_budget_off_the_loop():
     from agents.base import TaskResult
-    from agents.manager import write_final
-    from agents.plan import parse_plan
+    from agents.planning.plan import parse_plan
+    from agents.planning.review import write_final
 
     plan = parse_plan(plan_of(2))
     results = {"t1": TaskResult(text=_fresh_book()), "t2": TaskResult(text=_fresh_book())}
@@ -209,7 +209,7 @@ async def test_a_long_document_is_chunked_for_its_summary_off_the_loop():
 
 
 async def test_a_long_result_is_cut_for_its_chat_message_off_the_loop():
-    from agents.calls import message_excerpt
+    from agents.tasks.calls import message_excerpt
 
     text = _fresh_book()
     async with ticker() as ticks:
@@ -219,8 +219,8 @@ async def test_a_long_result_is_cut_for_its_chat_message_off_the_loop():
 
 
 async def test_a_long_document_that_fits_is_counted_off_the_loop():
-    from agents.calls import Ledger
-    from agents.summarizer import summarize_document
+    from agents.builtin.summarizer import summarize_document
+    from agents.tasks.calls import Ledger
     from tests.agents.conftest import text_document
 
     doc = text_document("book.txt", _fresh_book()[:200_000])
@@ -238,7 +238,7 @@ async def test_a_long_document_that_fits_is_counted_off_the_loop():
 
 async def test_bundling_a_task_s_many_large_outputs_into_a_zip_keeps_the_loop_turning():
     from agents.base import OutputFile
-    from agents.outputs import capped
+    from agents.tasks.outputs import capped
 
     text = load_document(BOOK).text.encode()
     files = [OutputFile(f"copy-{i}.txt", "text/plain", text) for i in range(8)]

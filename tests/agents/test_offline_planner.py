@@ -9,7 +9,7 @@ import pytest
 from agents.language import detect_intents, question_of, target_language
 from agents.offline.planner import plan_offline
 from agents.phrases import PHRASES, say
-from agents.plan import parse_plan, validate_plan
+from agents.planning.plan import parse_plan, validate_plan
 from agents.registry import build_registry
 
 AGENTS = build_registry(entry_points=False).descriptions()

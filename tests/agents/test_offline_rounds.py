@@ -10,9 +10,9 @@ import docx
 import openpyxl
 import pytest
 
-from agents.manager import render_plan_message
 from agents.model import Usage
 from agents.offline import OfflineModel
+from agents.planning.manager import render_plan_message
 from agents.registry import Registry, build_registry, builtin_agents
 from agents.toolkit.tokens import count_tokens
 from tests.agents.conftest import RecordingModel, Round, load_document, play_round, squash

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.base import TaskContext, TaskSpec
 from agents.model import current_draft, sink_for
 from agents.registry import build_registry
-from agents.runner import expected_language, run_task, written_language
+from agents.tasks.run import expected_language, run_task, written_language
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
 
@@ -122,7 +122,7 @@ async def test_the_first_try_is_taken_back_from_the_draft_before_the_second_is_w
 
 
 async def test_consecutive_paragraphs_in_the_wrong_language_are_translated_in_one_call():
-    from agents.restate import restated
+    from agents.tasks.restate import restated
 
     text = f"## Summary\n\n{ENGLISH}\n\n{ENGLISH}\n\n| a | b |\n| - | - |\n\n{ENGLISH}"
     model = ScriptedModel("Erster Teil.", "Zweiter Teil.")
@@ -133,8 +133,8 @@ async def test_consecutive_paragraphs_in_the_wrong_language_are_translated_in_on
 
 
 async def test_the_instruction_lines_a_model_repeats_at_the_end_of_its_answer_are_not_the_answer():
-    from agents.calls import Ledger
     from agents.model import ModelRequest
+    from agents.tasks.calls import Ledger
 
     model = ScriptedModel(f"{GERMAN}\n\nWrite your answer in German.", "Plan.\nWrite your answer in German.")
     ledger = Ledger(model)
@@ -143,7 +143,7 @@ async def test_the_instruction_lines_a_model_repeats_at_the_end_of_its_answer_ar
 
 
 async def test_a_translation_that_loops_or_runs_on_is_not_taken():
-    from agents.restate import restated
+    from agents.tasks.restate import restated
 
     looped = "\n".join(["Der Preis ist 12 € pro Schüler und die Kasse zahlt die Hälfte."] * 3)
     out, _, translated = await restated(ENGLISH, "de", ScriptedModel(looped), "writer")

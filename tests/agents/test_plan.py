@@ -10,8 +10,8 @@ import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
-from agents.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, validate_plan
-from agents.scheduler import first_tasks, run_plan, schedule
+from agents.planning.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, validate_plan
+from agents.planning.scheduler import first_tasks, run_plan, schedule
 
 AGENTS = ["analyst", "summarizer", "writer"]
 DOCS = ["report.pdf", "data.csv"]

@@ -1,4 +1,4 @@
-"""A small model's slips in what a planned task is told and reads (`agents.slips`): the catalogue
+"""A small model's slips in what a planned task is told and reads (`agents.planning.slips`): the catalogue
 lines and earlier turns it copies into instructions, and the document the request points at that
 its plan does not read. The examples are what Qwen2.5 0.5B planned in the held-out runs."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 from agents.base import OutputSpec, Plan, TaskSpec
+from agents.knowledge.memory import catalogue_descriptions, render_catalogue
 from agents.language import ANSWER
-from agents.manager import RoundInput, make_plan
-from agents.memory import catalogue_descriptions, render_catalogue
 from agents.model import ModelRequest, ModelResponse
+from agents.planning.manager import RoundInput, make_plan
+from agents.planning.slips import asked_formats, pointed_inputs, uncopied
 from agents.registry import build_registry
-from agents.slips import asked_formats, pointed_inputs, uncopied
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
 

@@ -6,7 +6,7 @@ import pytest
 
 from agents.base import Plan, TaskSpec
 from agents.registry import build_registry
-from agents.runner import run_task, task_context
+from agents.tasks.run import run_task, task_context
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import RecordingModel, load_document
 from tests.realmodel import llama_server  # noqa: F401 (fixture)

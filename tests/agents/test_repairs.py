@@ -11,10 +11,10 @@ import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.language import load_detector
-from agents.manager import RoundInput, make_plan
-from agents.plan import validate_plan
+from agents.planning.manager import RoundInput, make_plan
+from agents.planning.plan import validate_plan
+from agents.planning.repairs import close_json, closest_agent, repair_answer_language, repair_plan
 from agents.registry import build_registry
-from agents.repairs import close_json, closest_agent, repair_answer_language, repair_plan
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import text_document
 from tests.openai_stub import OpenAIStub, Reply, Truncated, no_remote_network, openai_stub  # noqa: F401
@@ -80,10 +80,10 @@ def inp() -> RoundInput:
 
 
 def test_a_task_that_copies_a_worked_example_does_the_users_request() -> None:
-    from agents.manager import _examples
-    from agents.repairs import unexampled
+    from agents.planning.prompt import examples as worked
+    from agents.planning.repairs import unexampled
 
-    examples = list(dict.fromkeys(_examples(True) + _examples(False)))
+    examples = list(dict.fromkeys(worked(True) + worked(False)))
     copied = Plan(language="en", answer="", tasks=[
         TaskSpec("t1", "analyst", "What is the capital of France? Cite the passage.", ["manual.docx"])])
     fixed, notes = unexampled(copied, "How often should I descale the kettle?", examples)
@@ -232,7 +232,7 @@ def test_an_agent_that_declares_no_formats_may_be_planned_with_any_file() -> Non
 
 
 def test_repairs_do_not_read_the_offline_planners_intent_patterns() -> None:
-    import agents.repairs as repairs
+    import agents.planning.repairs as repairs
 
     assert not [name for name in vars(repairs) if "intent" in name.lower()]
     assert "agents.offline" not in Path(repairs.__file__).read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.replan import changes_prompt, merge_revision, revise_offline
+from agents.planning.replan import changes_prompt, merge_revision, revise_offline
 
 
 def plan_of(*tasks: TaskSpec) -> Plan:

@@ -3,10 +3,10 @@ and the analyst cites what it was given, with a model too."""
 
 from __future__ import annotations
 
-from agents.analyst import Analyst
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec
+from agents.builtin.analyst import Analyst
+from agents.knowledge.retrieval import chunk_items, rank_documents, without_copies
 from agents.language import index_terms, query_terms
-from agents.retrieval import chunk_items, rank_documents, without_copies
 from tests.scripted import ScriptedModel
 
 

@@ -10,13 +10,13 @@ from dataclasses import replace
 import pytest
 
 from agents.base import TaskContext, TaskSpec
-from agents.mcp_tools import McpTools, ServerSpec
 from agents.model import ModelRequest, ModelResponse, Usage
 from agents.offline.model import OfflineModel
 from agents.offline.planner import plan_offline
 from agents.registry import Registry
-from agents.runner import run_task
-from agents.tools import ToolAgent, ToolError, ToolOutput, schema_problems
+from agents.tasks.run import run_task
+from agents.tools.agent import ToolAgent, ToolError, ToolOutput, schema_problems
+from agents.tools.mcp import McpTools, ServerSpec
 from app.config import SettingsError, from_env
 from tests.mcp_servers import calls, stdio_entry
 from tests.scripted import ScriptedModel

@@ -252,7 +252,7 @@ def test_the_guard_refuses_remote_providers(url: str, loop: Callable[[], asyncio
 
 
 async def test_agents_size_their_prompts_to_the_configured_context_window() -> None:
-    from agents.calls import context_tokens
+    from agents.tasks.calls import context_tokens
     from app.config import from_env
     from app.main import build_model
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agents.model import ModelRequest
-from agents.questions import ASK_USER, asked
+from agents.tasks.questions import ASK_USER, asked
 from app.llm.client import OpenAIModel
 from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from agents.base import TaskContext, TaskSpec
 from agents.model import ModelRequest, RetryBudget, Tool, ToolCall, use_budget
-from agents.questions import ASK_USER, MAX_QUESTIONS
 from agents.registry import build_registry
-from agents.runner import run_task
+from agents.tasks.questions import ASK_USER, MAX_QUESTIONS
+from agents.tasks.run import run_task
 from app.llm.client import OpenAIModel
 from app.llm.tools import CallPieces
 from tests.openai_stub import CallTools, OpenAIStub, RejectTools, Reply

@@ -298,7 +298,7 @@ def test_a_real_model_behind_a_built_in_agent_asks_when_offered(client: httpx.Cl
 
 
 def test_the_answers_always_reach_the_agent_and_only_task_prose_calls_are_offered_to_ask() -> None:
-    from agents.questions import ASK_USER, asked, asked_task, offer, offering
+    from agents.tasks.questions import ASK_USER, asked, asked_task, offer, offering
 
     spec = TaskSpec(id="t1", agent="analyst", instructions="Sum it up.")
     context = TaskContext(prompt="", language="en", documents={}, predecessors={}, model=ScriptedModel())

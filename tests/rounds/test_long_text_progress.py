@@ -3,9 +3,9 @@ logs each part of its map-reduce, with a bounded number of parts."""
 
 from __future__ import annotations
 
-from agents.calls import input_budget
+from agents.builtin.summarizer import part_limit
 from agents.offline.model import OfflineModel
-from agents.summarizer import part_limit
+from agents.tasks.calls import input_budget
 from tests.corpus import CORPUS
 from tests.harness import LiveServer, settings_for, wait_status
 
@@ -42,7 +42,7 @@ def test_a_large_text_logs_its_reading_and_its_summarys_parts(tmp_path, database
         summarising = [e for e in logs if e["message"].startswith("Summarising long.txt: ")]
         assert all(e["agentName"] == "summarizer" for e in summarising)
         lines = [e["message"] for e in summarising]
-        # As many parts as the summary reads at most (agents.summarizer.part_limit: about 12,000 tokens).
+        # As many parts as the summary reads at most (agents.builtin.summarizer.part_limit: about 12,000 tokens).
         parts = part_limit(input_budget(OfflineModel(), "summarizer"))
         assert "most informative of" in lines[0] and lines[0].endswith(f"{parts} parts to summarise")
         assert [t for t in lines if t.endswith(f" of {parts} done")] == [

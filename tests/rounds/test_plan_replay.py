@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.manager import render_plan_message
-from agents.plan import plan_record
+from agents.planning.manager import render_plan_message
+from agents.planning.plan import plan_record
 from app.rounds.records import plan_of
 from app.store.tables import MessageRow
 

@@ -148,12 +148,12 @@ def test_the_managers_answer_appears_word_by_word(client: httpx.Client) -> None:
 
 # 2026-11-26: with the feedback only joined to the request (the first plan in the history), the 0.5B
 # model's revised plan kept a PDF writer and added no workbook; shown the plan and the feedback as a
-# list of changes to make (`agents.replan.changes_prompt`), it added a data_extractor task, but only while
+# list of changes to make (`agents.planning.replan.changes_prompt`), it added a data_extractor task, but only while
 # the plan repairs overruled its choice of agent with the offline planner's intent patterns (retired by
 # issue 32: it then added a summarizer task without outputs). Now the planner is told which agents make
 # which files (`Registry.formats`) and names a task's files before its agent; the model lists the
 # workbook among the final documents, and the one agent that makes .xlsx gets the task
-# (`agents.repairs`): 3 of 3 runs delivered the workbook.
+# (`agents.planning.repairs`): 3 of 3 runs delivered the workbook.
 def test_a_plan_revised_with_feedback_adds_the_task_it_asks_for(client: httpx.Client) -> None:
     """Issue 29: under plan review, `revise` with "also give me the table as Excel" yields a plan that
     adds the workbook (the revised plan waits for review again); approved, it delivers one."""

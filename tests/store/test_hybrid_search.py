@@ -12,7 +12,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from agents.embeddings import available, local_embedder
+from agents.knowledge.embeddings import available, local_embedder
 from app.store.schema import sync_url
 from tests.harness import LiveServer, free_port, settings_for, wait_for, wait_status
 

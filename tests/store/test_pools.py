@@ -15,7 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from app.config import from_env
-from app.store.database import Database, unavailable
+from app.store.connections import unavailable
+from app.store.database import Database
 from app.store.statements import Prepared
 from tests.harness import ConnectionPeaks, LiveServer, Replica, pg_fetch, plan_of, settings_for, wait_for
 from tests.openai_stub import request_schema

@@ -112,7 +112,7 @@ async def test_sqlite_writes_are_checkpointed_on_a_thread_of_their_own(tmp_path)
 
 
 async def test_appends_written_together_add_up_as_if_written_one_by_one(repo):
-    # Issued together they share a batch (app.store.database.Batch): the workflow row is read and updated
+    # Issued together they share a batch (app.store.batch.Batch): the workflow row is read and updated
     # once for all of them, so each must see what the ones before it left.
     owner = Owner(1, 1)
     start = lambda n: NewLog(f"w:{n}:start", "Started", agent_name="system", progress=0)  # noqa: E731

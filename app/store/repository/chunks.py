@@ -162,7 +162,7 @@ class ChunkStore:
 
     async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[int]:
         """The ids of the chunks of these files holding any of the terms, the CANDIDATES best by the
-        database's own rank (FTS5's bm25, ts_rank), best first; `agents.retrieval.bm25` ranks them
+        database's own rank (FTS5's bm25, ts_rank), best first; `agents.knowledge.retrieval.bm25` ranks them
         again once read (`chunks`, together with the vector ranking's, in one statement).
 
         300, not 2,000: with 100,000 passages in reach a question of common words matches tens of

@@ -13,7 +13,8 @@ from sqlmodel import col
 
 from app.clock import now
 from app.fsm import WorkflowStatus
-from app.store.database import Database, batch_of
+from app.store.batch import batch_of
+from app.store.database import Database
 from app.store.notify import announcing, cursors_announcement
 from app.store.records import Appended, Cost, NewLog, NewMessage
 from app.store.repository.memory import forget_round_tx
@@ -149,7 +150,7 @@ class MessageStore:
 
     def _add_totals(self, conn: Connection, row: SimpleNamespace, costs: dict[str, Any], announce: bool) -> None:
         """Write the row's new last ids, sequence and progress and add `costs` to its totals; in a batch,
-        once for all its calls (see app.store.database.Batch), with the cursors announced once."""
+        once for all its calls (see app.store.batch.Batch), with the cursors announced once."""
         shared = batch_of(conn)
         if shared is not None and row.id in shared.updates:  # an earlier call of the batch left its own
             earlier, announced = shared.costs[row.id]

@@ -13,7 +13,8 @@ from app.clock import now
 from app.fsm import Event, WorkflowStatus, sources
 from app.store.database import Database
 from app.store.records import NewLog, Owner
-from app.store.repository.workflows import WorkflowStore, settle_batch
+from app.store.repository.locking import settle_batch
+from app.store.repository.workflows import WorkflowStore
 from app.store.tables import QueuedPostRow, WorkflowRow, table_of
 
 Q, W = QueuedPostRow, WorkflowRow
@@ -37,7 +38,7 @@ class QueueStore:
     def _enqueue_tx(self, conn: Connection, owner: Owner, workflow_id: str, prompt: str, file_ids: list[int],
                     passwords: dict[str, str], review: str,
                     log: Callable[[int, int], NewLog]) -> tuple[WorkflowRow, int] | None:
-        row = self.workflows._lock(conn, workflow_id)
+        row = self.workflows.locks.lock(conn, workflow_id)
         if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             raise LookupError(workflow_id)
         if row.status not in (WorkflowStatus.RUNNING, WorkflowStatus.WAITING):
@@ -46,7 +47,7 @@ class QueueStore:
                                                  passwords=passwords, review=review, created_at=now()))
         position = conn.execute(select(func.count()).select_from(Q)
                                 .where(col(Q.workflow_id) == workflow_id)).scalar_one()
-        self.workflows._append_locked_tx(conn, row, (), [log(row.current_round, position)], None, None, None)
+        self.workflows.append_locked_tx(conn, row, (), [log(row.current_round, position)], None, None, None)
         settle_batch(conn, workflow_id)
         return self.workflows.locked_tx(conn, workflow_id), position
 
@@ -57,7 +58,7 @@ class QueueStore:
 
     def _start_next_tx(self, conn: Connection, workflow_id: str,
                        log: NewLog) -> tuple[WorkflowRow, QueuedPostRow] | None:
-        row = self.workflows._lock(conn, workflow_id)
+        row = self.workflows.locks.lock(conn, workflow_id)
         if row is None or row.status not in sources(Event.START):
             return None
         found = conn.execute(select(Q).where(col(Q.workflow_id) == workflow_id).order_by(col(Q.id)).limit(1)).first()

@@ -15,7 +15,8 @@ from app.clock import aware
 from app.fsm import Event, WorkflowStatus
 from app.store.database import Database
 from app.store.records import Decided, NewLog, NewMessage, Owner
-from app.store.repository.workflows import WorkflowStore, settle_batch
+from app.store.repository.locking import settle_batch
+from app.store.repository.workflows import WorkflowStore
 from app.store.tables import MessageRow, WorkflowRow
 
 W, M = WorkflowRow, MessageRow
@@ -42,7 +43,7 @@ class WaitStore:
                    event: Event, decision: dict[str, Any], patch: dict[str, Any], messages: Sequence[NewMessage],
                    logs: Sequence[NewLog]) -> Decided | None:
         wf = self.workflows
-        row = wf._lock(conn, workflow_id)
+        row = wf.locks.lock(conn, workflow_id)
         if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         wait = row.waiting_for or {}
@@ -54,7 +55,7 @@ class WaitStore:
         if patch:
             self._patch_tx(conn, workflow_id, answered, patch)
         segment = row.segment + (1 if event is Event.RESUME else 0)
-        written = wf._append_locked_tx(conn, row, messages, logs, event, None, None)
+        written = wf.append_locked_tx(conn, row, messages, logs, event, None, None)
         settle_batch(conn, workflow_id)
         conn.execute(update(W).where(col(W.id) == workflow_id).values(
             segment=segment, decision={**decision, "messageId": answered, "segment": segment}))
@@ -84,13 +85,13 @@ class WaitStore:
     def _expire_tx(self, conn: Connection, workflow_id: str, round_no: int, stamp: datetime,
                    log: NewLog) -> Decided | None:
         wf = self.workflows
-        row = wf._lock(conn, workflow_id)
+        row = wf.locks.lock(conn, workflow_id)
         if row is None or row.status != WorkflowStatus.WAITING or row.current_round != round_no:
             return None
         expires = row.wait_expires
         if expires is None or aware(expires) > stamp:
             return None
-        written = wf._append_locked_tx(conn, row, (), [log], Event.EXPIRE, None, None)
+        written = wf.append_locked_tx(conn, row, (), [log], Event.EXPIRE, None, None)
         settle_batch(conn, workflow_id)
         return Decided(wf.locked_tx(conn, workflow_id), taken=True, written=written)
 

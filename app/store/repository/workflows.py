@@ -7,18 +7,20 @@ from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import and_, bindparam, column, delete, or_, select, table, update
+from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from app.clock import now
 from app.fsm import Event, WorkflowStatus, next_status, sources
-from app.store.database import Database, batch_of
+from app.store.batch import batch_of
+from app.store.database import Database
 from app.store.notify import announce_deleted, announce_stop
-from app.store.ownership import Claim, ClaimLostError
+from app.store.ownership import Claim
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage, Owner, RoundRequest, Stopped, Wait
 from app.store.repository.files import forget_unused_contents_tx, hold_files_tx
+from app.store.repository.locking import WorkflowLocks, settle_batch
 from app.store.repository.messages import MessageStore, user_message_key
 from app.store.statements import Prepared
 from app.store.tables import (
@@ -37,22 +39,6 @@ from app.store.tables import (
 from extractors.base import ContentItem
 
 W, M, L, F, D = WorkflowRow, MessageRow, LogRow, FileRow, DocumentRow
-# DBOS's status row of a round's workflow, in the same PostgreSQL database (schema "dbos").
-DBOS_STATUS = table("workflow_status", column("workflow_uuid"), column("owner_xid"), schema="dbos")
-# FOR SHARE: a takeover's update of the row waits for this write's commit, while the writes of one
-# round's parallel tasks do not wait for each other here.
-_FENCE = (select(DBOS_STATUS.c.owner_xid).where(DBOS_STATUS.c.workflow_uuid == bindparam("workflow"))
-          .with_for_update(read=True))
-_OWNER = "fenced_owner_xid"  # the column `_lock` adds for `_fence`
-
-
-def settle_batch(conn: Connection, workflow_id: str) -> None:
-    """A statement that changes or reads back the workflow row follows: what the batch left to write goes first."""
-    if (shared := batch_of(conn)) is not None:
-        shared.settle(workflow_id)
-
-
-_settle = settle_batch
 
 
 class WorkflowExistsError(Exception):
@@ -65,15 +51,8 @@ class WorkflowStore:
     def __init__(self, db: Database, messages: MessageStore) -> None:
         self.db = db
         self.messages = messages
+        self.locks = WorkflowLocks(db)
         wt = table_of(W)
-        lock = fenced = select(wt).where(wt.c.id == bindparam("wid"))
-        if not db.is_sqlite:
-            lock = lock.with_for_update()  # appends per workflow commit in id order
-            # The same, with the fence's read of the claim's owner (locked FOR SHARE): one statement, not two.
-            owner = _FENCE.scalar_subquery().label(_OWNER)
-            fenced = select(wt, owner).where(wt.c.id == bindparam("wid")).with_for_update(of=wt)
-        # Every append reads the row: straight on the cursor (app.store.statements).
-        self._lock_query, self._lock_fenced_query = Prepared(lock), Prepared(fenced)
         # Every round starts with these.
         self._insert_workflow = Prepared(wt.insert())
         self._insert_round_files = Prepared(table_of(RoundFileRow).insert())
@@ -159,14 +138,14 @@ class WorkflowStore:
                 review=default,
             ).model_dump()
             self._insert_workflow.execute(conn, values)
-            row = self._hold(conn, SimpleNamespace(**values))  # as written; its insert locks it
+            row = self.locks.hold(conn, SimpleNamespace(**values))  # as written; its insert locks it
         else:
-            current = self._lock(conn, workflow_id)
+            current = self.locks.lock(conn, workflow_id)
             if current is None or (current.mandate_id, current.user_id) != (owner.mandate_id, owner.user_id):
                 raise LookupError(workflow_id)
             next_status(WorkflowStatus(current.status), Event.START)
             hold_files_tx(conn, owner, file_ids)
-            _settle(conn, workflow_id)
+            settle_batch(conn, workflow_id)
             changed = conn.execute(
                 update(W)
                 .where(col(W.id) == workflow_id, col(W.status).in_(sources(Event.START)))
@@ -176,7 +155,7 @@ class WorkflowStore:
             )
             if changed.rowcount != 1:  # pragma: no cover - the lock above makes this unreachable
                 next_status(WorkflowStatus.RUNNING, Event.START)
-            locked = self._lock(conn, workflow_id)
+            locked = self.locks.lock(conn, workflow_id)
             if locked is None:  # pragma: no cover - locked above, so still there
                 raise LookupError(workflow_id)
             row = locked
@@ -231,10 +210,10 @@ class WorkflowStore:
         logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
         wait: Wait | None = None,
     ) -> Appended | None:
-        row = self._lock(conn, workflow_id, claim)
+        row = self.locks.lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
             return None
-        written = self._append_locked_tx(conn, row, messages, logs, event, cost, claim)
+        written = self.append_locked_tx(conn, row, messages, logs, event, cost, claim)
         if wait is not None and event is Event.WAIT:
             self.waiting_tx(conn, row, wait)
         return written
@@ -247,10 +226,10 @@ class WorkflowStore:
         row.waiting_for = {"kind": wait.kind, "messageId": message_id, "since": since.isoformat(),
                            "expiresAt": expires.isoformat(), **wait.extra}
         row.wait_expires = expires
-        _settle(conn, row.id)
+        settle_batch(conn, row.id)
         conn.execute(update(W).where(col(W.id) == row.id).values(waiting_for=row.waiting_for, wait_expires=expires))
 
-    def _append_locked_tx(
+    def append_locked_tx(
         self, conn: Connection, row: SimpleNamespace, messages: Sequence[NewMessage], logs: Sequence[NewLog],
         event: Event | None, cost: Cost | None, claim: Claim | None,
     ) -> Appended:
@@ -258,7 +237,7 @@ class WorkflowStore:
         stamp = now()
         workflow_id = row.id
         status = before = WorkflowStatus(row.status)
-        self._fence(conn, claim)
+        self.locks.fence(conn, claim)
         if event is not None:
             status = next_status(status, event)
             done_waiting = {"waiting_for": None, "wait_expires": None} if before is WorkflowStatus.WAITING else {}
@@ -286,7 +265,7 @@ class WorkflowStore:
 
     def _stop_tx(self, conn: Connection, owner: Owner | None, workflow_id: str,
                  log: Callable[[int], NewLog]) -> Stopped | None:
-        row = self._lock(conn, workflow_id)
+        row = self.locks.lock(conn, workflow_id)
         if row is None or owner is not None and (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         written = None
@@ -296,8 +275,8 @@ class WorkflowStore:
             logs = [NewLog(f"{workflow_id}:{row.current_round}:queue-cancelled",
                            f"The stop also cancelled {cancelled} queued message{'' if cancelled == 1 else 's'}",
                            type="warning", agent_name="system")] if cancelled else []
-            written = self._append_locked_tx(conn, row, (), [*logs, log(row.current_round)], Event.STOP, None, None)
-        _settle(conn, workflow_id)  # the batch's update of the row, written before the row is read back
+            written = self.append_locked_tx(conn, row, (), [*logs, log(row.current_round)], Event.STOP, None, None)
+        settle_batch(conn, workflow_id)  # the batch's update of the row, written before the row is read back
         return Stopped(self.locked_tx(conn, workflow_id), written)
 
     async def attach_contents(self, workflow_id: str, round_no: int, file_id: int,
@@ -315,11 +294,11 @@ class WorkflowStore:
     def _attach_contents_tx(self, conn: Connection, workflow_id: str, round_no: int, file_id: int,
                             contents: list[ContentItem], logs: Sequence[NewLog],
                             claim: Claim | None = None, message_id: int | None = None) -> Appended | None:
-        row = self._lock(conn, workflow_id, claim)
+        row = self.locks.lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no:
             return None
         if row.status == WorkflowStatus.RUNNING:
-            self._fence(conn, claim)
+            self.locks.fence(conn, claim)
         message = (select(col(M.id)).where(col(M.id) == message_id, col(M.workflow_id) == workflow_id)
                    if message_id is not None
                    else select(col(M.id)).where(col(M.key) == user_message_key(workflow_id, round_no))).scalar_subquery()
@@ -328,54 +307,12 @@ class WorkflowStore:
             return None
         return self.messages.append_rows_tx(conn, row, [], logs, now())
 
-    def _fence(self, conn: Connection, claim: Claim | None) -> None:
-        """Raise ClaimLostError unless `claim` still owns its DBOS workflow; its status row stays locked
-        until commit. On SQLite one process runs every round, and DBOS's tables are in another file."""
-        if claim is None or self.db.is_sqlite:
-            return
-        fenced = shared.fenced if (shared := batch_of(conn)) is not None else set()
-        if claim in fenced:  # checked earlier in this transaction, and locked since
-            return
-        owners = shared.claim_owners if shared is not None else {}
-        owner = owners.pop(claim) if claim in owners else conn.execute(_FENCE, {"workflow": claim.workflow}).scalar()
-        if owner != claim.token:
-            raise ClaimLostError(f"Round {claim.workflow} was taken over by another replica; this one stops.")
-        fenced.add(claim)
-
-    def _lock(self, conn: Connection, workflow_id: str, claim: Claim | None = None) -> SimpleNamespace | None:
-        """The workflow's row, locked; with a `claim` still to fence in this batch (PostgreSQL), the
-        same statement reads and locks the claim's owner, which `_fence` then checks."""
-        # The row's columns as attributes, unvalidated: every append reads it, and validating
-        # it into a WorkflowRow cost more than the statements the append runs. In a batch the
-        # first call reads it, and the others get it as the calls before them left it.
-        shared = batch_of(conn)
-        if shared is not None and workflow_id in shared.rows:
-            held: SimpleNamespace = shared.rows[workflow_id]
-            return held
-        fencing = claim is not None and shared is not None and not self.db.is_sqlite and claim not in shared.fenced
-        if fencing and claim is not None:
-            values = self._lock_fenced_query.first(conn, {"wid": workflow_id, "workflow": claim.workflow})
-        else:
-            values = self._lock_query.first(conn, {"wid": workflow_id})
-        if values is None:
-            return None
-        if fencing and shared is not None:
-            shared.claim_owners[claim] = values.pop(_OWNER)
-        return self._hold(conn, SimpleNamespace(**values))
-
-    @staticmethod
-    def _hold(conn: Connection, row: SimpleNamespace) -> SimpleNamespace:
-        """`row`, locked by this transaction: the later calls of its batch take it from here (see `_lock`)."""
-        if (shared := batch_of(conn)) is not None:
-            shared.rows[row.id] = row
-        return row
-
     async def rename(self, owner: Owner, workflow_id: str, name: str) -> WorkflowRow | None:
         """Give the owner's workflow a new name (the list's title); None when it is not theirs."""
         return await self.db.run_write(self._rename_tx, owner, workflow_id, name)
 
     def _rename_tx(self, conn: Connection, owner: Owner, workflow_id: str, name: str) -> WorkflowRow | None:
-        _settle(conn, workflow_id)
+        settle_batch(conn, workflow_id)
         mine = (col(W.id) == workflow_id, col(W.mandate_id) == owner.mandate_id, col(W.user_id) == owner.user_id)
         if not conn.execute(update(W).where(*mine).values(name=name)).rowcount:
             return None
@@ -386,7 +323,7 @@ class WorkflowStore:
         return await self.db.run_write(self._delete_workflow_tx, owner, workflow_id)
 
     def _delete_workflow_tx(self, conn: Connection, owner: Owner, workflow_id: str) -> list[FileRow] | None:
-        row = self._lock(conn, workflow_id)
+        row = self.locks.lock(conn, workflow_id)
         if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         next_status(WorkflowStatus(row.status), Event.DELETE)

@@ -1,0 +1,1 @@
+"""The built-in agents, one module each: analyst, writer, summarizer, data extractor, translator."""

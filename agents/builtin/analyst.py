@@ -1,0 +1,238 @@
+"""The analyst agent: answers questions from the best passages of the documents, citing them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.knowledge.evidence import with_evidence
+from agents.knowledge.memory import previous_requests
+from agents.knowledge.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
+from agents.model import ModelRequest, no_draft
+from agents.phrases import say
+from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
+from agents.tasks.hints import doc_facts
+from agents.tasks.inputs import base_hints, instructions, reminder, task_documents, task_language
+from agents.tasks.outputs import TEXT_FORMATS, text_files
+from agents.toolkit.cpu import off_loop_if_long, text_size
+from agents.toolkit.tokens import count_tokens_off_loop, fit_to_budget, fit_to_budget_off_loop
+
+PASSAGES = 6  # passages sent to the model (the offline model quotes the best of them)
+# Passages quoted under an answer that cited none itself: the best one. Quotes are in the document's
+# language and must not outweigh the answer (a German answer under three English quotes reads as English).
+SOURCES = 1
+FOLLOWED = 3  # earlier requests a follow-up question may lean on
+_MARK = re.compile(r"\[(\d{1,2})\]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def quote_of(question: str, passage: Passage) -> str:
+    """The sentence(s) of a passage that best answer the question: what a citation quotes. When the
+    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one."""
+    kind = asked_kind(question)
+    found = best_passages(question, passage.text, k=3 if kind else 1)
+    found = [s for s in found if holds(kind, s)] or found
+    return normalize_space(found[0] if found else passage.text)
+
+
+def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]:
+    """A passage as request hints carry it (see `agents.tasks.hints`)."""
+    return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
+            "sheet": passage.sheet, "section": passage.section, "text": passage.text,
+            "quote": quote_of(question, passage), "score": passage.score}
+
+
+def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
+    """The passages with those that hold the kind of fact the question asks for first (in their order),
+    and that kind when none holds one: "Combien coûte la visite ?" over passages without an amount is
+    not answered by the one that shares most of its words. ("", the passages as ranked) for a question
+    that asks for no particular kind."""
+    kind = asked_kind(question)
+    if not kind or not found:
+        return found, ""
+    holding = [p for p in found if holds(kind, p.text)]
+    if not holding:
+        return found, kind
+    return holding + [p for p in found if p not in holding], ""
+
+
+def citations(text: str, hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The passages an answer cites by [n], in order of first mention, as message metadata."""
+    by_number = {h["n"]: h for h in hints}
+    cited: list[dict[str, Any]] = []
+    for number in dict.fromkeys(int(m) for m in _MARK.findall(text)):
+        h = by_number.get(number)
+        if h is not None:
+            entry = {"fileId": h["fileId"], "name": h["name"]}
+            entry.update({k: h[k] for k in ("page", "sheet", "section") if h.get(k)})
+            entry["quote"] = h["quote"]
+            cited.append(entry)
+    return cited
+
+
+def renumber(text: str, hints: list[dict[str, Any]]) -> str:
+    """The answer's passage marks renumbered in the order they first appear ([3] then [1] become [1]
+    then [2]), and `hints` renumbered alike, so a reader meets [1] first and `metadata.citations`
+    lists [1], [2]... in order. Marks that name no passage are left as they are."""
+    known = {h["n"] for h in hints}
+    order = list(dict.fromkeys(n for n in (int(m) for m in _MARK.findall(text)) if n in known))
+    mapping = {old: new for new, old in enumerate(order, 1)}
+    if all(old == new for old, new in mapping.items()):
+        return text
+    rest = iter(n for n in range(len(order) + 1, len(hints) + len(order) + 1))
+    for h in sorted(hints, key=lambda h: h["n"]):
+        h["n"] = mapping.get(h["n"]) or next(rest)
+    hints.sort(key=lambda h: h["n"])
+    return _MARK.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else m.group(0), text)
+
+
+async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
+                    retriever: Retriever) -> tuple[str, list[Passage]]:
+    """A question read as a follow-up when its own words find nothing or when it goes on by a
+    pronoun: "And what was it in 2022?" asks about the total sales the one before asked for. Their words join the question, the
+    newest first, until passages are found; else the question as asked, with what it found."""
+    asked = question
+    earlier_requests = previous_requests(history, FOLLOWED)
+    numbered = bool(_NUMBER.search(question))
+    for n, earlier in enumerate(earlier_requests, 1):
+        if numbered:  # "And of 9?", "Et en 2022 ?": the newest number asked replaces those before it
+            earlier = _NUMBER.sub(" ", earlier)
+        numbered = numbered or bool(_NUMBER.search(earlier))
+        asked = f"{asked} ({earlier})"
+        if refers_back(earlier) and n < len(earlier_requests):
+            continue  # it went on from the one before it, which named what both ask about
+        if more := await retriever.search(asked, docs, PASSAGES):
+            return asked, more
+    return question, found
+
+
+async def _with_sources(question: str, found: list[Passage], docs: list[DocumentText],
+                        retriever: Retriever) -> list[Passage]:
+    """`found`, then the best passages of the user's own documents for the question, when the
+    workflow produced documents too: a row it copied to a workbook or CSV can outrank its source
+    by the words of the request that made the copy, and `without_copies` then finds the source
+    among these to quote in the copy's place. Their score is 0: they stand in for a copy, and do
+    not outrank what the question found in the user's documents itself."""
+    uploads = [d for d in docs if d.origin != "produced"]
+    if not uploads or len(uploads) == len(docs):
+        return found
+    return found + [replace(p, score=0.0) for p in await retriever.search(question, uploads, PASSAGES)]
+
+
+class Analyst:
+    """Answers a question from the documents, citing the passages it relies on."""
+
+    name = "analyst"
+    formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
+    description = (
+        "Answers questions about the given documents and analyses them (facts, comparisons, "
+        "figures), quoting and citing the passages it relies on (file and page, sheet or "
+        "section). Put the question in the instructions."
+    )
+
+    async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        ledger = Ledger(context.model)
+        docs = task_documents(task, context)
+        question = task.instructions.strip() or context.prompt
+        retriever = context.retriever or MemoryRetriever()
+        found = await retriever.search(question, docs, PASSAGES) if docs else []
+        asked = question
+        # "continue" after a finished answer goes on with what the request before it asked about.
+        if docs and (not found or refers_back(question) or wants_continuation(question)):
+            question, found = await follow_up(question, found, docs, context.history, retriever)
+        found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
+        if not found:
+            text = await self._from_documents(ledger, task, context, docs, question)
+            # Nothing found: no file had vectors yet (they always find something) and no passage
+            # shares a word with the question.
+            return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
+                              model=ledger.model_name, offline=ledger.offline,
+                              meta={"retrieval": "keyword"} if docs else {})
+        found, lacking = by_kind(question, found)
+        budget = input_budget(context.model, self.name)
+        fitted = fit_to_budget([p.text for p in found], budget)
+        passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
+        for hint, text in zip(passages, fitted, strict=True):
+            hint["text"] = text
+        sources = "\n\n".join(f"[{h['n']}] {p.where()}:\n{h['text']}" for h, p in zip(passages, found, strict=True))
+        language = task_language(task, context)
+        system = instructions(self.name, language,
+                              "Answer the question from the numbered passages only, in one to three sentences. "
+                              "Copy names and figures exactly as the passage writes them, and put the passage's "
+                              "number after what you take from it, like [2]. Say that the documents do not tell "
+                              "only when no passage answers.")
+        # What the question asks about may be in none of the documents: then that is the answer. A
+        # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
+        absent = [] if question != asked else await off_loop_if_long(
+            sum(text_size(d.items) for d in docs), absent_words, question, docs, context.prompt)
+        if absent:
+            system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
+                       "that the documents do not tell, naming what was searched.")
+        elif lacking:
+            system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
+                       f"{lacking} for this, naming what was searched.")
+        request = ModelRequest(
+            purpose="task",
+            # The question after the passages and the language last: what a small model reads last, it follows.
+            messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(language)}"),
+            agent=self.name,
+            hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
+                       documents=[doc_facts(d) for d in docs], absent=absent,
+                       lacking=lacking),
+            max_tokens=output_budget(context.model, self.name),
+        )
+        text = (await ledger.ask(request)).text
+        if not ledger.offline:  # the offline model quotes its passages itself
+            text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
+            if absent:  # what was searched and is nowhere, whatever the model made of it
+                names = ", ".join(dict.fromkeys(d.name for d in docs))
+                text += "\n\n_" + say("searched_absent", language, docs=names,
+                                       words=", ".join(f"«{w}»" for w in absent)) + "_"
+        text = renumber(text, passages)
+        cited = citations(text, passages)
+        # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are
+        # still being made, or embeddings are off).
+        method = "hybrid" if any(p.method == "hybrid" for p in found) else "keyword"
+        return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage, model=ledger.model_name,
+                          offline=ledger.offline, meta={"citations": cited, "retrieval": method})
+
+    async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
+                              docs: list[DocumentText], question: str) -> str:
+        """No passage shares a word with the question: the whole documents (condensed when long)."""
+        hints = dict(base_hints(task, context, self.name, "answer"), question=question)
+        budget = input_budget(context.model, self.name)
+        per_doc = budget // max(1, len(docs))
+        material = []
+        for doc in docs:
+            text = doc.text
+            if await count_tokens_off_loop(text) > per_doc:
+                # Keep only what bears on the question, so every document fits the final call.
+                with no_draft():  # material for the answer, not the answer
+                    text = await map_reduce(
+                        ledger, agent=self.name, kind="answer", text=text, budget=budget,
+                        map_system=f"Quote verbatim the passages of this part that help answer: "
+                                   f"{question}\nAnswer NONE if there are none.",
+                        reduce_system=f"Merge these quoted passages, keeping those that help answer: "
+                                      f"{question}",
+                        hints=hints, doc=doc_facts(doc),
+                    )
+            material.append(doc_facts(doc, text=text))
+        # Condensed documents can still add up to more than one request holds.
+        for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
+            facts["text"] = text
+        sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
+        language = task_language(task, context)
+        system = instructions(self.name, language, "Answer from the documents only, quote the passages you rely "
+                              "on, and say so when the documents do not tell.")
+        request = ModelRequest(
+            purpose="task",
+            messages=messages(system, f"{sources or 'No documents.'}\n\nQuestion: {question}"
+                                      f"{reminder(language)}"),
+            agent=self.name,
+            hints=dict(hints, documents=material),
+            max_tokens=output_budget(context.model, self.name),
+        )
+        return (await ledger.ask(request)).text

