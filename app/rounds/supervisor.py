@@ -221,7 +221,7 @@ class Engine:
             await asyncio.sleep(RECONCILE_SECONDS)
             try:
                 await self.reconcile()
-                await waiting.expire_due(self.rt)
+                await waiting.expire_due(self.rt, self.launch)
                 for job in self.periodic:
                     await job()
             except Exception:  # a passing database error must not end the loop

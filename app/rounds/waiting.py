@@ -13,13 +13,32 @@ REVIEW_TIMEOUT_SECONDS ends the round stopped (`expire_due`, from the engine's s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app.clock import now
 from app.fsm import Event
 from app.rounds.runtime import Runtime
-from app.store.records import NewLog, Wait
+from app.store.records import NewLog, Owner, Wait
+from app.store.tables import WorkflowRow
+
+
+async def _take_default(rt: Runtime, row: WorkflowRow, wait: dict[str, Any],
+                        launch: Callable[[str, int, int], Awaitable[None]]) -> int:
+    """A human node nobody decided on in time takes its default action, as a decision would."""
+    action, node = str(wait["defaultAction"]), wait.get("nodeId", "?")
+    record = {"decision": action, "kind": "node", "path": wait.get("path"), "fingerprint": "timeout"}
+    patch = {"human": {**wait, "state": "timedOut", "action": action, "decidedAt": now().isoformat()}}
+    log = NewLog(f"{row.id}:{row.current_round}:timeout:{row.segment + 1}",
+                 f"Node {node}: no decision came in time; its default action {action} was taken",
+                 agent_name="system", type="warning")
+    decided = await rt.repo.waits.decide(Owner(row.mandate_id, row.user_id), row.id, "node", wait.get("messageId"),
+                                         Event.RESUME, record, patch, [], [log])
+    if decided is None or not decided.taken:
+        return 0
+    rt.journal.decided(decided, Event.RESUME)
+    await launch(row.id, row.current_round, decided.workflow.segment)
+    return 1
 
 
 def plan_wait(rt: Runtime, key: Callable[..., str]) -> Wait:
@@ -52,13 +71,18 @@ def expiry_log(workflow_id: str, round_no: int, kind: str, seconds: float) -> Ne
                   type="warning", agent_name="system", progress=100, status="stopped")
 
 
-async def expire_due(rt: Runtime) -> int:
-    """End the rounds whose wait expired as stopped, each with a log saying so; how many ended."""
+async def expire_due(rt: Runtime, launch: Callable[[str, int, int], Awaitable[None]] | None = None) -> int:
+    """End the rounds whose wait expired as stopped, each with a log saying so; a flow's human node with a
+    `defaultAction` takes it instead, and its round goes on (`launch`). How many waits ended."""
     stamp = now()
     ended = 0
     for workflow_id, round_no in await rt.repo.waits.expired(stamp):
         row = await rt.repo.workflows.workflow(None, workflow_id)
-        kind = (row.waiting_for or {}).get("kind", "plan") if row else "plan"
+        wait = (row.waiting_for or {}) if row else {}
+        kind = wait.get("kind", "plan")
+        if row is not None and kind == "node" and wait.get("defaultAction") and launch is not None:
+            ended += await _take_default(rt, row, wait, launch)
+            continue
         decided = await rt.repo.waits.expire(workflow_id, round_no, stamp, expiry_log(
             workflow_id, round_no, kind, rt.settings.review_timeout_seconds))
         rt.journal.decided(decided, Event.EXPIRE)

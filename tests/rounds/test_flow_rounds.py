@@ -212,3 +212,24 @@ def test_an_agent_node_runs_a_registered_agent_on_the_files(server):
         step = next(m for m in messages if m["status"] == "step")
         assert step["agentName"] == "analyst" and step["metadata"]["node"] == "read"
         assert messages[0]["metadata"]["flow"]["inputs"]["docs"] == [files[0]["id"]]
+
+
+def test_a_human_node_nobody_answers_takes_its_default_action(server):
+    timed = {"name": "timed", "nodes": [n("start", "start"),
+                                        n("ask", "human", message="Go?", actions=["go", "wait"], timeoutSeconds=0.5,
+                                          defaultAction="wait"),
+                                        n("go", "template", text="went"), n("wait", "template", text="waited"),
+                                        n("end", "end")],
+             "edges": [e("start", "ask"), e("ask", "go", "go"), e("ask", "wait", "wait"), e("go", "end"),
+                       e("wait", "end")],
+             "outputs": {"out": "{{ go.output }}{{ wait.output }}"}}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=timed).json()["id"]
+        wf = run_flow(alice, flow_id, {})
+        assert wait_status(alice, wf, "completed", "failed", "stopped")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        assert messages[-1]["content"] == "waited"
+        asked = next(m for m in messages if m["metadata"].get("human"))
+        assert asked["metadata"]["human"]["state"] == "timedOut"
+        logs = alice.get(f"/api/workflows/{wf}/logs").json()["items"]
+        assert any("default action wait was taken" in log["message"] for log in logs)
