@@ -1,6 +1,6 @@
-"""What a flow round's nodes do outside the engine (`agents.flows.runs.Effects`): a registered agent's task,
-one model call (streamed as live text), and what is not here yet (code, requests, sub-flows) refused with
-a clear node error. Each node that writes text or files gets its `step` message, in the one write that
+"""What a flow round's nodes do outside the engine (`agents.flows.Effects`): a registered agent's task,
+one model call (streamed as live text), another flow of the owner's as a sub-flow, and what is not here
+yet (code, requests) refused with a clear node error. Each node that writes text or files gets its `step` message, in the one write that
 is its checkpoint's companion (`app.rounds.flow_run`)."""
 
 from __future__ import annotations
@@ -8,16 +8,33 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.flows import AgentConfig, FlowRefConfig, HttpConfig, LlmConfig, Node, NodeError, Produced
+from agents.flows import (
+    AgentConfig,
+    FlowDefinition,
+    FlowJournal,
+    FlowLimits,
+    FlowRefConfig,
+    FlowRunner,
+    HttpConfig,
+    LlmConfig,
+    Node,
+    NodeError,
+    NodeRun,
+    Produced,
+    decode_definition,
+)
 from agents.model import ModelRequest, use_call_context
 from agents.round import RoundInput, written_language
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime, runner_of
 from app.rounds.steps import step_keys
-from app.store.records import NewDocument, NewMessage
+from app.store.records import NewDocument, NewMessage, Owner
 
 
 def node_key(workflow_id: str, round_no: int, path: str) -> Any:
@@ -25,11 +42,38 @@ def node_key(workflow_id: str, round_no: int, path: str) -> Any:
     return step_keys(workflow_id, round_no, "node", path)
 
 
+MAX_DEPTH = 5  # sub-flows within sub-flows
+
+
+class SubJournal:
+    """A sub-flow's journal: the parent's, each path under the sub-flow node's (`parent/child`)."""
+
+    def __init__(self, parent: FlowJournal, prefix: str) -> None:
+        self.parent, self.prefix = parent, prefix
+
+    async def recorded(self) -> dict[str, NodeRun]:
+        n = len(self.prefix)
+        return {path[n:]: replace(run, path=path[n:]) for path, run in (await self.parent.recorded()).items()
+                if path.startswith(self.prefix)}
+
+    async def started(self, node: Node, path: str, done: int, total: int) -> None:
+        return None  # the sub-flow node's own start was logged
+
+    async def settled(self, run: NodeRun, done: int, total: int) -> None:
+        await self.parent.settled(replace(run, path=self.prefix + run.path), -1, total)
+
+    async def decision(self, path: str) -> str | None:
+        return await self.parent.decision(self.prefix + path)
+
+
 class RoundEffects:
     """The effects of one flow round's nodes, with the round's input (its request and documents)."""
 
-    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput) -> None:
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput,
+                 limits: FlowLimits | None = None) -> None:
         self.rt, self.workflow_id, self.round_no, self.inp = rt, workflow_id, round_no, inp
+        self.limits = limits
+        self.journal: FlowJournal | None = None
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
@@ -94,7 +138,44 @@ class RoundEffects:
         raise NodeError("http nodes cannot run on this server: no host is allowed (FLOW_HTTP_ALLOW)")
 
     async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced:
-        raise NodeError("sub-flow nodes are not supported yet")
+        """Another flow of the round's owner, run as this node: its node runs under `path/`, its outputs
+        the node's output (a sub-flow's own sub-flows at most MAX_DEPTH deep)."""
+        depth = path.count("/") + 1
+        if depth > MAX_DEPTH:
+            raise NodeError(f"sub-flows nest deeper than {MAX_DEPTH}: a flow probably runs itself")
+        definition = await self.definition_of(config)
+        given = {k: v for k, v in inputs.items() if k in definition.inputs}
+        missing = [k for k, spec in definition.inputs.items() if k not in given and spec.default is msgspec.UNSET]
+        if missing:
+            raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
+        given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
+        assert self.journal is not None  # set by app.rounds.flow_run before the run
+        runner = FlowRunner(definition, self, SubJournal(self.journal, f"{path}/"), self.limits)
+        result = await runner.run(given)
+        if result.status == "waiting":
+            raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
+                            "inside another flow yet")
+        if result.status == "failed":
+            raise NodeError(f"flow {config.flow_id} failed at {result.failed_node or 'its outputs'}: {result.error}")
+        return Produced(output=result.outputs)
+
+    async def definition_of(self, config: FlowRefConfig) -> FlowDefinition:
+        """The sub-flow's definition: the owner's flow, at the version the node names."""
+        owner = await self.rt.rounds.owner(self.workflow_id)
+        row = await self.rt.repo.flows.flow(Owner(owner.mandate_id, owner.user_id), config.flow_id)
+        if row is None:
+            raise NodeError(f"there is no flow {config.flow_id}")
+        digest = row.draft_hash
+        if config.version != "draft":
+            found = await self.rt.repo.flows.version(config.flow_id, config.version)
+            if found is None:
+                raise NodeError(f"flow {config.flow_id} has no {'published ' if config.version is None else ''}"
+                                f"version{'' if config.version is None else f' {config.version}'}")
+            digest = found.hash
+        body = await self.rt.repo.flows.definition(digest)
+        if body is None:
+            raise NodeError(f"the definition of flow {config.flow_id} is not stored")
+        return decode_definition(body.encode())
 
     async def _message(self, key: str, text: str, agent: str, path: str, started: Any, t0: float, tokens: int,
                        documents: list[NewDocument]) -> list[int] | None:

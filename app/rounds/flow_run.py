@@ -57,8 +57,8 @@ class RoundJournal:
             "path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
             "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
             "record": record}])
-        if "[" in run.path or "#" in run.path:
-            return  # a map's item or a loop's iteration: its node's log says how it went
+        if any(mark in run.path for mark in "[#/"):
+            return  # a map's item, a loop's iteration, a sub-flow's node: its node's log says how it went
         word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]
         text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")
         kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
@@ -94,9 +94,11 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
         return  # stopped, deleted or finished before it began
     inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
     s = rt.settings
-    runner = FlowRunner(definition, RoundEffects(rt, workflow_id, round_no, inp),
-                        RoundJournal(rt, workflow_id, round_no, decision),
-                        FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency))
+    limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
+    effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
+                                                                                          decision)
+    effects.journal = journal
+    runner = FlowRunner(definition, effects, journal, limits)
     result = await runner.run(dict(flow.get("inputs") or {}))
     if result.status == "waiting":
         await wait(rt, workflow_id, round_no, result.waits[0], runner.total, runner.done())

@@ -233,3 +233,25 @@ def test_a_human_node_nobody_answers_takes_its_default_action(server):
         assert asked["metadata"]["human"]["state"] == "timedOut"
         logs = alice.get(f"/api/workflows/{wf}/logs").json()["items"]
         assert any("default action wait was taken" in log["message"] for log in logs)
+
+
+def test_a_flow_node_runs_another_flow_and_takes_its_outputs(server):
+    inner = {"name": "inner", "inputs": {"word": {"type": "string"}},
+             "nodes": [n("start", "start"), n("up", "template", text="{{ inputs.word | upper }}"), n("end", "end")],
+             "edges": [e("start", "up"), e("up", "end")], "outputs": {"shout": "{{ up.output }}!"}}
+    with server.client("alice") as alice, server.client("bob") as bob:
+        inner_id = alice.post("/api/flows", json=inner).json()["id"]
+        outer = {"name": "outer", "inputs": {"word": {"type": "string"}},
+                 "nodes": [n("start", "start"), n("sub", "flow", flowId=inner_id, version="draft"),
+                           n("end", "end")],
+                 "edges": [e("start", "sub"), e("sub", "end")], "outputs": {"out": "{{ sub.output.shout }}"}}
+        outer_id = alice.post("/api/flows", json=outer).json()["id"]
+        wf = run_flow(alice, outer_id, {"word": "hey"})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        assert alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"] == "HEY!"
+        paths = [r["path"] for r in alice.get(f"/api/workflows/{wf}/nodes").json()["items"]]
+        assert "sub/up" in paths and "sub" in paths
+        stolen = bob.post("/api/flows", json={**outer, "name": "stolen"}).json()["id"]  # bob names alice's flow
+        wf = run_flow(bob, stolen, {"word": "x"})
+        assert wait_status(bob, wf, "completed", "failed")["status"] == "failed"
+        assert f"there is no flow {inner_id}" in bob.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"]
