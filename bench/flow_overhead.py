@@ -19,7 +19,6 @@ Printed, each a median over `--repeats` interleaved repeats:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import gc
 import operator

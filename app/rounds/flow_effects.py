@@ -74,6 +74,7 @@ class RoundEffects:
         self.rt, self.workflow_id, self.round_no, self.inp = rt, workflow_id, round_no, inp
         self.limits = limits
         self.journal: FlowJournal | None = None
+        self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
@@ -126,7 +127,10 @@ class RoundEffects:
             response = await rt.model.complete(request)
         output: Any = response.data if config.schema is not None else response.text
         text = response.text if config.schema is None else json.dumps(response.data, ensure_ascii=False, indent=2)
-        await self._message(key("message"), text, "llm", path, started, t0, response.usage.total_tokens, [])
+        # Written with the node's outcome, in its checkpoint's transaction (`RoundJournal.settled`).
+        self.pending[path] = NewMessage(key("message"), "assistant", "step", text, agent_name="llm", started_at=started,
+                                        meta={"node": path}, tokens_used=response.usage.total_tokens,
+                                        processing_time=round(time.perf_counter() - t0, 6))
         return Produced(output=output, text=text)
 
     async def code(self, node: Node, path: str, code: str, inputs: Mapping[str, Any],

@@ -39,6 +39,7 @@ class RoundJournal:
         self.rt, self.workflow_id, self.round_no = rt, workflow_id, round_no
         self.decision_taken = dict(decision or {})
         self.started_at: dict[str, Any] = {}
+        self.pending: dict[str, NewMessage] = {}  # a node's message, written with its outcome
 
     async def recorded(self) -> dict[str, NodeRun]:
         runs = await self.rt.repo.flows.node_runs(self.workflow_id, self.round_no)
@@ -52,19 +53,24 @@ class RoundJournal:
             agent_name=node.type, progress=progress(done, total))])
 
     async def settled(self, run: NodeRun, done: int, total: int) -> None:
-        record = msgspec.to_builtins(run)
-        await self.rt.repo.flows.settle(self.workflow_id, self.round_no, [{
-            "path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
-            "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
-            "record": record}])
-        if any(mark in run.path for mark in "[#/"):
-            return  # a map's item, a loop's iteration, a sub-flow's node: its node's log says how it went
-        word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]
-        text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")
-        kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
-        await self.rt.journal.append(self.workflow_id, self.round_no, logs=[NewLog(
-            node_key(self.workflow_id, self.round_no, run.path)("done"), text, type=kind, agent_name=run.type,
-            progress=progress(done, total))])
+        """The node run's row, its log and the message its effect left (`RoundEffects.pending`) in one write."""
+        rows = [{"path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
+                 "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
+                 "record": msgspec.to_builtins(run)}]
+        message = self.pending.pop(run.path, None)
+        logs = []
+        if not any(mark in run.path for mark in "[#/"):  # a map's item, a loop's iteration, a sub-flow's node:
+            word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]  # its node's log
+            text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")  # tells
+            kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
+            logs.append(NewLog(node_key(self.workflow_id, self.round_no, run.path)("done"), text, type=kind,
+                               agent_name=run.type, progress=progress(done, total)))
+        if not logs and message is None:
+            await self.rt.repo.flows.settle(self.workflow_id, self.round_no, rows)
+            return
+        store = self.rt.repo.flows
+        await self.rt.journal.append(self.workflow_id, self.round_no, messages=[message] if message else [], logs=logs,
+                                     also=lambda conn: store.settle_tx(conn, self.workflow_id, self.round_no, rows))
 
     async def decision(self, path: str) -> str | None:
         taken = self.decision_taken
@@ -97,7 +103,7 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
     effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
                                                                                           decision)
-    effects.journal = journal
+    effects.journal, effects.pending = journal, journal.pending
     runner = FlowRunner(definition, effects, journal, limits)
     result = await runner.run(dict(flow.get("inputs") or {}))
     if result.status == "waiting":

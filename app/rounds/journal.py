@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from agents.errors import AgentsError
@@ -42,6 +43,7 @@ class Journal:
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
         event: Event | None = None, cost: Cost | None = None, wait: Wait | None = None,
+        also: Callable[[Connection], None] | None = None,
     ) -> Appended | None:
         """Append to the round, if it is still the workflow's running round (see WorkflowStore.append);
         with Event.WAIT, `wait` is what the round then waits for. A message whose draft was shown
@@ -51,7 +53,7 @@ class Journal:
         written = None
         try:
             written = await self.repo.workflows.append(workflow_id, round_no, messages, logs, event=event, cost=cost,
-                                                       claim=current_claim(), wait=wait)
+                                                       claim=current_claim(), wait=wait, also=also)
             if written is not None:
                 self.written(workflow_id, written.last_message_id, written.last_log_id)
                 if event is not None:

@@ -165,9 +165,10 @@ class FlowStore:
     async def settle(self, workflow_id: str, round_no: int, runs: Sequence[dict[str, Any]]) -> None:
         """Write settled node runs (a run written before, by a replay, stays as it was)."""
         if runs:
-            await self.db.run_write(self._settle_tx, workflow_id, round_no, list(runs))
+            await self.db.run_write(self.settle_tx, workflow_id, round_no, list(runs))
 
-    def _settle_tx(self, conn: Connection, workflow_id: str, round_no: int, runs: list[dict[str, Any]]) -> None:
+    def settle_tx(self, conn: Connection, workflow_id: str, round_no: int, runs: list[dict[str, Any]]) -> None:
+        """`settle` inside a transaction of the caller's (with the node's log and message)."""
         last = conn.execute(select(func.max(col(N.seq))).where(col(N.workflow_id) == workflow_id,
                                                                col(N.round) == round_no)).scalar() or 0
         rows = [dict(run, workflow_id=workflow_id, round=round_no, seq=last + n) for n, run in enumerate(runs, 1)]

@@ -193,9 +193,10 @@ class WorkflowStore:
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),
         event: Event | None = None, cost: Cost | None = None, claim: Claim | None = None, wait: Wait | None = None,
+        also: Callable[[Connection], None] | None = None,
     ) -> Appended | None:
         """Write a step's messages and logs, and apply `event`, in one transaction (with WAIT, `wait` says
-        what the round waits for).
+        what the round waits for); `also` writes the step's other rows in it (a flow node's run).
 
         Nothing is written (None) unless the workflow is still running round `round_no`: a
         stopped or deleted round gets no further output.
@@ -203,16 +204,18 @@ class WorkflowStore:
         execution still owns the round (see app.store.ownership).
         """
         return await self.db.run_write(self._append_tx, workflow_id, round_no, messages, logs, event, cost, claim,
-                                       wait)
+                                       wait, also)
 
     def _append_tx(
         self, conn: Connection, workflow_id: str, round_no: int, messages: Sequence[NewMessage],
         logs: Sequence[NewLog], event: Event | None, cost: Cost | None, claim: Claim | None = None,
-        wait: Wait | None = None,
+        wait: Wait | None = None, also: Callable[[Connection], None] | None = None,
     ) -> Appended | None:
         row = self.locks.lock(conn, workflow_id, claim)
         if row is None or row.current_round != round_no or row.status != WorkflowStatus.RUNNING:
             return None
+        if also is not None:
+            also(conn)
         written = self.append_locked_tx(conn, row, messages, logs, event, cost, claim)
         if wait is not None and event is Event.WAIT:
             self.waiting_tx(conn, row, wait)
