@@ -107,15 +107,20 @@ class _TooLargeError(Exception):
 
 
 class CodeSandbox:
-    """A pool of `warm` confined workers; `run_code` runs one job in one of them."""
+    """A pool of `warm` confined workers; `run_code` runs one job in one of them.
 
-    def __init__(self, warm: int = 2) -> None:
+    `uids`: the user ids the workers run as, one each in turn; none of them may own a file or a
+    process of the service (the default range is far above any account's).
+    """
+
+    def __init__(self, warm: int = 2, uids: range = range(FIRST_UID, FIRST_UID + UID_COUNT)) -> None:
         self.warm = warm
         self.available = False
         self.reason = "the code sandbox has not been started"
         self._idle: list[_Worker] = []
         self._refills: set[asyncio.Task[None]] = set()
-        self._uids = itertools.cycle(range(FIRST_UID + os.getpid() % UID_COUNT, FIRST_UID + UID_COUNT))
+        start = os.getpid() % len(uids)  # another service's pool starts elsewhere in the range
+        self._uids = itertools.cycle([*uids[start:], *uids[:start]])
         self._closed = False
 
     async def start(self) -> None:

@@ -117,7 +117,7 @@ def run(job: Mapping[str, Any]) -> dict[str, Any]:
     try:
         code: CodeType = compile(job["code"], "<code>", "exec")
         exec(code, namespace)
-        encoded = json.dumps(namespace.get("result"), allow_nan=False)
+        encoded = _encoded(namespace.get("result"), limit_output)
     except OutputLimitError as error:
         return {"ok": False, "error": str(error), "limit": "output"}
     except MemoryError:
@@ -126,9 +126,20 @@ def run(job: Mapping[str, Any]) -> dict[str, Any]:
         return {"ok": False, "error": describe(error), "limit": None}
     except BaseException as error:  # the code's own failure, SystemExit included: reported, never raised
         return {"ok": False, "error": describe(error), "limit": None}
-    if len(encoded) > limit_output:
+    if encoded is None:
         return {"ok": False, "error": f"the result is larger than {limit_output} bytes", "limit": "output"}
     return {"ok": True, "result": json.loads(encoded), "limit": None}
+
+
+def _encoded(result: Any, limit: int) -> str | None:
+    """The result as JSON, or None as soon as it passes `limit` (a huge result is never built whole)."""
+    parts, size = [], 0
+    for part in json.JSONEncoder(allow_nan=False).iterencode(result):
+        size += len(part)
+        if size > limit:
+            return None
+        parts.append(part)
+    return "".join(parts)
 
 
 def main() -> None:
