@@ -25,7 +25,7 @@ import signal
 import struct
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -118,10 +118,15 @@ class CodeSandbox:
         self.available = False
         self.reason = "the code sandbox has not been started"
         self._idle: list[_Worker] = []
-        self._refills: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # refills, and reaps of finished workers
         start = os.getpid() % len(uids)  # another service's pool starts elsewhere in the range
         self._uids = itertools.cycle([*uids[start:], *uids[:start]])
         self._closed = False
+
+    @property
+    def idle(self) -> int:
+        """How many confined workers are waiting for a job (a run taking one starts warm)."""
+        return len(self._idle)
 
     async def start(self) -> None:
         """Start one worker to learn whether confinement works here, then fill the pool."""
@@ -139,9 +144,10 @@ class CodeSandbox:
     async def close(self) -> None:
         """Kill the idle workers and stop refilling."""
         self._closed = True
-        for task in list(self._refills):
-            task.cancel()
-        await asyncio.gather(*self._refills, return_exceptions=True)
+        for task in list(self._tasks):
+            if task.get_name() == "refill":
+                task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         idle, self._idle = self._idle, []
         await asyncio.gather(*(worker.kill() for worker in idle))
 
@@ -152,7 +158,6 @@ class CodeSandbox:
             raise SandboxUnavailableError(self.reason)
         started = time.perf_counter()
         worker = self._idle.pop() if self._idle else await self._spawn()
-        self._refill_soon()
         job = {"code": code, "inputs": inputs, "nodes": nodes, "timeoutSeconds": limits.timeout_seconds,
                "memoryMb": limits.memory_mb, "maxOutputBytes": limits.max_output_bytes}
         cpu_before = worker.cpu_seconds()
@@ -171,7 +176,9 @@ class CodeSandbox:
         except BaseException:  # a stop: the worker and anything it holds go with it
             await worker.kill()
             raise
-        await worker.kill()
+        finally:
+            self._refill_soon()  # after the run, so that a worker's start does not compete with it
+        self._in_background(worker.kill())  # it is exiting by itself; the answer need not wait for that
         return CodeResult(ok=bool(answer.get("ok")), result=answer.get("result"), error=answer.get("error"),
                           limit=answer.get("limit"), cpu_seconds=float(answer.get("cpu", 0.0)),
                           wall_seconds=time.perf_counter() - started)
@@ -217,11 +224,13 @@ class CodeSandbox:
         return worker
 
     def _refill_soon(self) -> None:
-        if self._closed or self._refills:
-            return
-        task = asyncio.get_running_loop().create_task(self._refill())
-        self._refills.add(task)
-        task.add_done_callback(self._refills.discard)
+        if not self._closed and not any(not task.done() for task in self._tasks if task.get_name() == "refill"):
+            self._in_background(self._refill(), "refill")
+
+    def _in_background(self, work: Coroutine[Any, Any, None], name: str = "reap") -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _refill(self) -> None:
         while not self._closed and len(self._idle) < self.warm:

@@ -103,7 +103,7 @@ def _bind_read_only(libc: ctypes.CDLL, path: str) -> None:
     inside = NEW_ROOT + path
     os.makedirs(inside, exist_ok=True)
     _mount(libc, path, inside, None, MS_BIND | MS_REC)
-    _mount(libc, None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount(libc, None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)  # C modules map from it
 
 
 def enter(uid: int, stdlib: str) -> None:

@@ -21,7 +21,7 @@ import pytest_asyncio
 
 from app.sandbox import confinement
 from app.sandbox.code import CodeLimits, CodeResult, CodeSandbox, SandboxUnavailableError
-from tests.sandbox.conftest import SECRET, SECRET_ENV, Listener, Service, sandbox_processes
+from tests.sandbox.conftest import SECRET, SECRET_ENV, Listener, Service, none_left, require, sandbox_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -36,8 +36,7 @@ async def cold() -> AsyncIterator[CodeSandbox]:
     """A pool without warm workers: after a run, no process of its user ids may be left."""
     pool = CodeSandbox(warm=0, uids=COLD_UIDS)
     await pool.start()
-    if not pool.available:
-        pytest.skip(f"no code sandbox on this machine: {pool.reason}")
+    require(pool)
     yield pool
     await pool.close()
 
@@ -213,7 +212,7 @@ async def test_fork_makes_no_process(sandbox: CodeSandbox) -> None:
 async def test_a_fork_bomb_makes_no_process(cold: CodeSandbox) -> None:
     code = ESCAPE + "n = 0\ntry:\n    while n < 10000:\n        if os.fork() == 0:\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nresult = n"
     result = await run(cold, code)
-    assert result.ok and result.result == 0 and not sandbox_processes(COLD_UIDS), result
+    assert result.ok and result.result == 0 and await none_left(COLD_UIDS), result
 
 
 async def test_a_thread_cannot_start(sandbox: CodeSandbox) -> None:
@@ -264,7 +263,7 @@ async def test_it_cannot_become_root_again(sandbox: CodeSandbox) -> None:
 async def test_an_endless_loop_is_killed_at_the_time_limit(cold: CodeSandbox, code: str) -> None:
     result = await run(cold, code, SHORT)
     assert result.limit == "time" and not result.ok and "time limit" in (result.error or "")
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
 
 
 @pytest.mark.parametrize("code", ["result = len(bytearray(6 * 2**30))",
@@ -275,7 +274,7 @@ async def test_an_endless_loop_is_killed_at_the_time_limit(cold: CodeSandbox, co
 async def test_memory_is_bounded(cold: CodeSandbox, code: str) -> None:
     result = await run(cold, code)
     assert result.limit == "memory" and result.result is None, result
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
 
 
 async def test_a_6_gb_map_is_refused(sandbox: CodeSandbox) -> None:
@@ -290,7 +289,7 @@ async def test_a_6_gb_map_is_refused(sandbox: CodeSandbox) -> None:
 async def test_output_is_bounded(cold: CodeSandbox, code: str) -> None:
     result = await run(cold, code)
     assert result.limit == "output" and result.result is None, result
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
 
 
 async def test_deep_recursion_is_a_clean_error(sandbox: CodeSandbox) -> None:
@@ -302,7 +301,7 @@ async def test_recursion_past_the_c_stack_is_a_clean_error(cold: CodeSandbox) ->
     code = ESCAPE + "imp('sys').setrecursionlimit(10**7)\ndef down(n):\n    return down(n + 1)\ndown(0)"
     result = await run(cold, code)
     assert not result.ok and "worker.py" not in (result.error or "") and "/work" not in (result.error or ""), result
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
 
 
 async def test_a_stop_kills_the_worker(cold: CodeSandbox) -> None:
@@ -315,7 +314,7 @@ async def test_a_stop_kills_the_worker(cold: CodeSandbox) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
 
 
 # --- between runs, and what the node is told ----------------------------------------------------
@@ -347,10 +346,11 @@ async def test_the_pure_standard_library_works(sandbox: CodeSandbox) -> None:
             "result = {'mean': statistics.mean(inputs['xs']), 'day': datetime.date(2024, 2, 29).isoformat(),\n"
             "          'sha': hashlib.sha256(b'a').hexdigest()[:8], 'words': collections.Counter(re.findall('\\\\w+', 'a b a')),\n"
             "          'when': datetime.datetime.strptime('2024-01-02', '%Y-%m-%d').day, 'd': str(decimal.Decimal('0.1') * 3),\n"
-            "          'n': nodes['a']['output']}")
+            "          'n': nodes['a']['output'], 'idna': 'bücher.de'.encode('idna').decode()}")
     result = await sandbox.run_code(code, {"xs": [1, 2, 3]}, {"a": {"output": 7, "files": []}}, LIMITS)
     assert result.ok and result.result == {"mean": 2, "day": "2024-02-29", "sha": "ca978112", "words": {"a": 2, "b": 1},
-                                           "when": 2, "d": "0.3", "n": 7}, result
+                                           "when": 2, "d": "0.3", "n": 7,
+                                           "idna": "xn--bcher-kva.de"}, result
 
 
 async def test_where_isolation_cannot_be_had_code_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -360,4 +360,4 @@ async def test_where_isolation_cannot_be_had_code_is_refused(monkeypatch: pytest
     assert not pool.available and pool.reason == "no namespaces here"
     with pytest.raises(SandboxUnavailableError, match="no namespaces here"):
         await run(pool, "result = 1")
-    assert not sandbox_processes(COLD_UIDS)
+    assert await none_left(COLD_UIDS)
