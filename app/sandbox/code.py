@@ -179,9 +179,7 @@ class CodeSandbox:
         finally:
             self._refill_soon()  # after the run, so that a worker's start does not compete with it
         self._in_background(worker.kill())  # it is exiting by itself; the answer need not wait for that
-        return CodeResult(ok=bool(answer.get("ok")), result=answer.get("result"), error=answer.get("error"),
-                          limit=answer.get("limit"), cpu_seconds=float(answer.get("cpu", 0.0)),
-                          wall_seconds=time.perf_counter() - started)
+        return _answered(answer, time.perf_counter() - started)
 
     async def _killed(self, worker: _Worker, cpu_before: float, started: float, limit: Limit,
                       error: str) -> CodeResult:
@@ -194,6 +192,7 @@ class CodeSandbox:
         """The worker died or broke the protocol before answering: say how, in the node's words."""
         cpu = worker.cpu_seconds() - cpu_before
         code = await worker.process.wait()
+        limit: Limit | None
         if code in (-signal.SIGXCPU, -signal.SIGKILL):
             error, limit = "the code used more than its CPU time", "time"
         elif code in (-signal.SIGSEGV, -signal.SIGABRT):
@@ -242,6 +241,19 @@ class CodeSandbox:
                 await worker.kill()
                 return
             self._idle.append(worker)
+
+
+def _answered(answer: Any, wall: float) -> CodeResult:
+    """The worker's answer as a result; the code may have written it itself, so every field is checked."""
+    if not isinstance(answer, dict):
+        answer = {"ok": False, "error": "the code broke its worker's answer"}
+    limit = answer.get("limit")
+    error = answer.get("error")
+    cpu = answer.get("cpu")
+    return CodeResult(ok=answer.get("ok") is True, result=answer.get("result") if answer.get("ok") is True else None,
+                      error=None if error is None else str(error)[:4000],
+                      limit=limit if limit in ("time", "memory", "output") else None,
+                      cpu_seconds=float(cpu) if isinstance(cpu, (int, float)) else 0.0, wall_seconds=wall)
 
 
 class _StartError(Exception):

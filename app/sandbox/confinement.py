@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 import resource
 import struct
 
@@ -59,10 +58,11 @@ class ConfinementError(Exception):
 
 def unsupported_reason() -> str | None:
     """Why this machine cannot confine a worker, found without trying (None: it may)."""
-    if platform.system() != "Linux":
-        return f"the code sandbox needs Linux namespaces and seccomp, not {platform.system()}"
-    if platform.machine() != "x86_64":
-        return f"the code sandbox's seccomp filter is written for x86_64, not {platform.machine()}"
+    system, machine = os.uname().sysname, os.uname().machine
+    if system != "Linux":
+        return f"the code sandbox needs Linux namespaces and seccomp, not {system}"
+    if machine != "x86_64":
+        return f"the code sandbox's seccomp filter is written for x86_64, not {machine}"
     return None
 
 

@@ -143,16 +143,15 @@ async def _exchange(method: str, url: str, headers: list[tuple[str, str]], body:
                     policy: HttpPolicy) -> tuple[int, list[tuple[bytes, bytes]], bytes | None]:
     """One request to the pinned address; the body read up to the limit (None: it was larger)."""
     context = ssl.create_default_context()
-    async with httpcore.AsyncConnectionPool(network_backend=_PinnedBackend(address), ssl_context=context,
-                                            max_connections=1) as pool:
-        async with pool.stream(method, url, headers=headers, content=body) as response:
-            chunks, size = [], 0
-            async for chunk in response.aiter_stream():
-                size += len(chunk)
-                if size > policy.max_response_bytes:
-                    return response.status, response.headers, None
-                chunks.append(chunk)
-            return response.status, response.headers, b"".join(chunks)
+    pool = httpcore.AsyncConnectionPool(network_backend=_PinnedBackend(address), ssl_context=context, max_connections=1)
+    async with pool, pool.stream(method, url, headers=headers, content=body) as response:
+        chunks, size = [], 0
+        async for chunk in response.aiter_stream():
+            size += len(chunk)
+            if size > policy.max_response_bytes:
+                return response.status, response.headers, None
+            chunks.append(chunk)
+        return response.status, response.headers, b"".join(chunks)
 
 
 def _decoded(headers: list[tuple[bytes, bytes]], data: bytes) -> tuple[dict[str, str], Any]:

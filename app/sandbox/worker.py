@@ -16,7 +16,6 @@ import os
 import struct
 import sys
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from types import CodeType
 from typing import Any
@@ -99,8 +98,12 @@ def _guarded_import(real: Callable[..., Any]) -> Callable[..., Any]:
 def _user_line(error: BaseException) -> int | None:
     if isinstance(error, SyntaxError) and error.filename == "<code>":
         return error.lineno
-    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<code>"]
-    return lines[-1] if lines else None
+    line, trace = None, error.__traceback__
+    while trace is not None:  # the innermost frame of the code's own
+        if trace.tb_frame.f_code.co_filename == "<code>":
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line
 
 
 def describe(error: BaseException) -> str:
