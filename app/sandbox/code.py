@@ -191,7 +191,13 @@ class CodeSandbox:
     async def _ended(self, worker: _Worker, cpu_before: float, started: float) -> CodeResult:
         """The worker died or broke the protocol before answering: say how, in the node's words."""
         cpu = worker.cpu_seconds() - cpu_before
-        code = await worker.process.wait()
+        try:
+            async with asyncio.timeout(1.0):
+                code = await worker.process.wait()
+        except TimeoutError:  # still running after writing something that is not an answer
+            await worker.kill()
+            return CodeResult(ok=False, result=None, error="the code broke its worker's answer", limit=None,
+                              cpu_seconds=max(cpu, 0.0), wall_seconds=time.perf_counter() - started)
         limit: Limit | None
         if code in (-signal.SIGXCPU, -signal.SIGKILL):
             error, limit = "the code used more than its CPU time", "time"

@@ -292,6 +292,13 @@ async def test_output_is_bounded(cold: CodeSandbox, code: str) -> None:
     assert await none_left(COLD_UIDS)
 
 
+async def test_a_forged_answer_is_not_taken_for_the_services(cold: CodeSandbox) -> None:
+    code = ESCAPE + ("os.write(3, (5).to_bytes(4, 'big') + b'{oops')\nwhile True:\n    pass")
+    result = await run(cold, code)
+    assert result.error == "the code broke its worker's answer" and not result.ok
+    assert await none_left(COLD_UIDS)
+
+
 async def test_deep_recursion_is_a_clean_error(sandbox: CodeSandbox) -> None:
     result = await run(sandbox, "def down(n):\n    return down(n + 1)\n\ndown(0)")
     assert result.error == "RecursionError: maximum recursion depth exceeded (line 2)", result
