@@ -109,12 +109,15 @@ class _TooLargeError(Exception):
 class CodeSandbox:
     """A pool of `warm` confined workers; `run_code` runs one job in one of them.
 
-    `uids`: the user ids the workers run as, one each in turn; none of them may own a file or a
+    At most `max_running` runs at once (each is a process); the others wait for a turn, and their
+    time limit starts when it comes. `uids`: the user ids the workers run as, one each in turn; none of them may own a file or a
     process of the service (the default range is far above any account's).
     """
 
-    def __init__(self, warm: int = 2, uids: range = range(FIRST_UID, FIRST_UID + UID_COUNT)) -> None:
+    def __init__(self, warm: int = 2, max_running: int = 8,
+                 uids: range = range(FIRST_UID, FIRST_UID + UID_COUNT)) -> None:
         self.warm = warm
+        self._running = asyncio.Semaphore(max_running)
         self.available = False
         self.reason = "the code sandbox has not been started"
         self._idle: list[_Worker] = []
@@ -156,6 +159,11 @@ class CodeSandbox:
         """Run `code` with `inputs` and `nodes` in a fresh confined worker and return what it set as `result`."""
         if not self.available:
             raise SandboxUnavailableError(self.reason)
+        async with self._running:
+            return await self._run(code, inputs, nodes, limits)
+
+    async def _run(self, code: str, inputs: Mapping[str, Any], nodes: Mapping[str, Any],
+                   limits: CodeLimits) -> CodeResult:
         started = time.perf_counter()
         worker = self._idle.pop() if self._idle else await self._spawn()
         job = {"code": code, "inputs": inputs, "nodes": nodes, "timeoutSeconds": limits.timeout_seconds,

@@ -368,3 +368,17 @@ async def test_where_isolation_cannot_be_had_code_is_refused(monkeypatch: pytest
     with pytest.raises(SandboxUnavailableError, match="no namespaces here"):
         await run(pool, "result = 1")
     assert await none_left(COLD_UIDS)
+
+
+async def test_a_flood_of_runs_holds_at_most_max_running_processes() -> None:
+    uids = range(231_000, 231_050)
+    pool = CodeSandbox(warm=0, max_running=2, uids=uids)
+    await pool.start()
+    require(pool)
+    runs = asyncio.gather(*(run(pool, "while True:\n    pass", CodeLimits(timeout_seconds=0.5)) for _ in range(6)))
+    most = 0
+    while not runs.done():
+        most = max(most, len(sandbox_processes(uids)))
+        await asyncio.sleep(0.01)
+    assert [r.limit for r in await runs] == ["time"] * 6 and 0 < most <= 2
+    await pool.close()
