@@ -382,3 +382,15 @@ async def test_a_flood_of_runs_holds_at_most_max_running_processes() -> None:
         await asyncio.sleep(0.01)
     assert [r.limit for r in await runs] == ["time"] * 6 and 0 < most <= 2
     await pool.close()
+
+
+async def test_the_seccomp_filter_refuses_the_calls_themselves(sandbox: CodeSandbox) -> None:
+    """The namespaces, the chroot and the rlimits alone stop every case above; the filter is the layer
+    behind them, so it is checked on its own: the calls fail with EPERM before reaching them."""
+    code = ESCAPE + (
+        "errno = []\nfor call in (lambda: imp('socket').socket(), lambda: os.fork(),\n"
+        "             lambda: os.execv('/x', ['x']), lambda: os.kill(os.getpid(), 0)):\n"
+        "    try:\n        call()\n        errno.append(0)\n    except OSError as e:\n        errno.append(e.errno)\n"
+        "result = errno")
+    result = await run(sandbox, code)
+    assert result.ok and result.result == [1, 1, 1, 1], result
