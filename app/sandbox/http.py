@@ -49,6 +49,7 @@ class HttpPolicy:
     max_response_bytes: int = 10_000_000
     secret_env: tuple[str, ...] = ()  # names a template may read as {{ env.NAME }}; the caller renders them
     loopback_for_tests: tuple[str, ...] = ()  # tests only: hosts whose loopback addresses are accepted
+    ca_file: str | None = None  # certificates to verify servers with instead of the system's
 
     def allows_host(self, host: str) -> bool:
         """Whether `host` matches a name or pattern of the allow-list."""
@@ -142,7 +143,7 @@ def _request_headers(headers: Mapping[str, str], same_host: bool) -> list[tuple[
 async def _exchange(method: str, url: str, headers: list[tuple[str, str]], body: bytes | None, address: str,
                     policy: HttpPolicy) -> tuple[int, list[tuple[bytes, bytes]], bytes | None]:
     """One request to the pinned address; the body read up to the limit (None: it was larger)."""
-    context = ssl.create_default_context()
+    context = ssl.create_default_context(cafile=policy.ca_file)
     pool = httpcore.AsyncConnectionPool(network_backend=_PinnedBackend(address), ssl_context=context, max_connections=1)
     async with pool, pool.stream(method, url, headers=headers, content=body) as response:
         chunks, size = [], 0
@@ -197,6 +198,7 @@ async def send_request(method: str, url: str, headers: Mapping[str, str], body: 
     except TimeoutError:
         return HttpResult(None, {}, None, f"no complete response within {timeout_seconds:g} s", current)
     except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.TimeoutException, ssl.SSLError) as error:
-        return HttpResult(None, {}, None, f"the request failed: {type(error).__name__}", current)
+        detail = f" ({str(error)[:200]})" if str(error) else ""  # the library's words: no header or body in them
+        return HttpResult(None, {}, None, f"the request failed: {type(error).__name__}{detail}", current)
     except httpcore.UnsupportedProtocol:
         return HttpResult(None, {}, None, "the URL's scheme is not supported", current)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
@@ -199,3 +200,40 @@ async def test_the_allow_list_matches_names_and_patterns() -> None:
     assert allowed.allows_host("API.example.com.") and allowed.allows_host("a.b.internal.example.org")
     assert not allowed.allows_host("example.com") and not allowed.allows_host("api.example.com.evil.org")
     assert not HttpPolicy().allows_host("example.com")  # none by default
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tls_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tuple[Server, str, list[str]]]:
+    """An HTTPS server on 127.0.0.1 with a certificate for `localhost` only; it records the SNI names it got."""
+    folder = tmp_path_factory.mktemp("tls")
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    made = await asyncio.create_subprocess_exec(
+        "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+        "-addext", "subjectAltName=DNS:localhost", "-keyout", str(key), "-out", str(cert),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    if await made.wait() != 0:
+        pytest.skip("openssl could not make a test certificate")
+    names: list[str] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(str(name)) and None  # type: ignore[func-returns-value]
+    server = Server()
+
+    def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> object:
+        return _serve(server, r, w)
+
+    started = await asyncio.start_server(handler, "127.0.0.1", 0, ssl=context)
+    server.port = started.sockets[0].getsockname()[1]
+    yield server, str(cert), names
+    started.close()
+
+
+async def test_https_goes_to_the_checked_address_with_the_names_sni_and_certificate(
+        tls_server: tuple[Server, str, list[str]]) -> None:
+    server, ca, names = tls_server
+    result = await send_request("GET", f"https://localhost:{server.port}/json", {}, None, 5, policy(ca_file=ca))
+    assert result.status == 200 and result.body == {"hello": "world", "method": "GET"}, result
+    assert names == ["localhost"] and server.requests[-1]["headers"]["host"] == f"localhost:{server.port}"  # type: ignore[index]
+    by_address = await send_request("GET", f"https://127.0.0.1:{server.port}/json", {}, None, 5,
+                                    policy(ca_file=ca, loopback_for_tests=("localhost", "127.0.0.1")))
+    assert "CERTIFICATE_VERIFY_FAILED" in (by_address.error or "") and len(server.requests) == 1  # not its name
