@@ -198,7 +198,10 @@ async def send_request(method: str, url: str, headers: Mapping[str, str], body: 
     except TimeoutError:
         return HttpResult(None, {}, None, f"no complete response within {timeout_seconds:g} s", current)
     except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.TimeoutException, ssl.SSLError) as error:
-        detail = f" ({str(error)[:200]})" if str(error) else ""  # the library's words: no header or body in them
+        # A connection's failure in the library's words (a certificate, a refused port); a protocol error's
+        # words may quote a header value, which may be a secret, so only its kind is said.
+        connecting = isinstance(error, (httpcore.ConnectError, ssl.SSLError)) and str(error)
+        detail = f" ({str(error)[:200]})" if connecting else ""
         return HttpResult(None, {}, None, f"the request failed: {type(error).__name__}{detail}", current)
     except httpcore.UnsupportedProtocol:
         return HttpResult(None, {}, None, "the URL's scheme is not supported", current)

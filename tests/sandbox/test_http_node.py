@@ -8,6 +8,7 @@ name. Every refusal is asserted by its effect: the refused listener counts the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import ssl
@@ -34,10 +35,16 @@ class Server:
     sent: int = 0
     hangups: int = 0
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    handlers: set[asyncio.Task[None]] = field(default_factory=set)
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
 
 
 async def _serve(server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     server.connections += 1
+    task = asyncio.current_task()
+    assert task is not None
+    server.handlers.add(task)
+    server.writers.append(writer)
     try:
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         method, target, _ = head[0].split(" ")
@@ -64,6 +71,8 @@ async def _serve(server: Server, reader: asyncio.StreamReader, writer: asyncio.S
         writer.close()
     except (ConnectionError, asyncio.IncompleteReadError):
         server.hangups += 1
+    finally:
+        server.handlers.discard(task)
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, body: bytes, kind: str,
@@ -89,6 +98,19 @@ async def servers() -> AsyncIterator[tuple[Server, Server]]:
     allowed.release.set()
     for started in running:
         started.close()
+    await _stop_handlers(allowed, refused)
+
+
+async def _stop_handlers(*servers: Server) -> None:
+    """End the connections still open (a client that never sent its request, a slow answer)."""
+    handlers = [task for server in servers for task in server.handlers]
+    for task in handlers:
+        task.cancel()
+    await asyncio.gather(*handlers, return_exceptions=True)
+    for writer in [w for server in servers for w in server.writers]:
+        writer.close()
+        with contextlib.suppress(ConnectionError, ssl.SSLError):
+            await writer.wait_closed()
 
 
 def policy(**overrides: object) -> HttpPolicy:
@@ -226,6 +248,7 @@ async def tls_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
     server.port = started.sockets[0].getsockname()[1]
     yield server, str(cert), names
     started.close()
+    await _stop_handlers(server)
 
 
 async def test_https_goes_to_the_checked_address_with_the_names_sni_and_certificate(
@@ -237,3 +260,10 @@ async def test_https_goes_to_the_checked_address_with_the_names_sni_and_certific
     by_address = await send_request("GET", f"https://127.0.0.1:{server.port}/json", {}, None, 5,
                                     policy(ca_file=ca, loopback_for_tests=("localhost", "127.0.0.1")))
     assert "CERTIFICATE_VERIFY_FAILED" in (by_address.error or "") and len(server.requests) == 1  # not its name
+
+
+async def test_a_failed_request_does_not_quote_a_header_value(servers: tuple[Server, Server]) -> None:
+    allowed, _ = servers
+    result = await send_request("GET", f"http://localhost:{allowed.port}/json", {"X-Key": "s3cr3t\r\nX: 1"}, None, 5,
+                                policy())
+    assert result.error and result.error.startswith("the request failed") and "s3cr3t" not in result.error
