@@ -20,6 +20,7 @@ KERNEL = {"clock", "errors", "fsm", "config", "logs", "metrics"}
 ALLOWED = {
     "store": set(),
     "llm": set(),
+    "sandbox": set(),
     "contract": {"store"},
     "rounds": {"store", "contract"},
     "services": {"store", "contract", "rounds"},
