@@ -36,6 +36,7 @@ from app.rounds.journal import Journal
 from app.rounds.live import Changes
 from app.rounds.runtime import Runtime
 from app.rounds.supervisor import Engine
+from app.sandbox.code import CodeSandbox
 from app.services.files import FileService
 from app.services.workflows import WorkflowService
 from app.store.cursors import CursorCache
@@ -155,7 +156,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
                    retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
-                   fallback=offline_model())
+                   fallback=offline_model(), sandbox=CodeSandbox())
 
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:

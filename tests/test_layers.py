@@ -22,10 +22,10 @@ ALLOWED = {
     "llm": set(),
     "sandbox": set(),
     "contract": {"store"},
-    "rounds": {"store", "contract"},
-    "services": {"store", "contract", "rounds"},
-    "protocols": {"store", "contract", "rounds", "services"},
-    "web": {"store", "contract", "rounds", "services"},
+    "rounds": {"store", "contract", "sandbox"},
+    "services": {"store", "contract", "rounds", "sandbox"},
+    "protocols": {"store", "contract", "rounds", "services", "sandbox"},
+    "web": {"store", "contract", "rounds", "services", "sandbox"},
 }
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.

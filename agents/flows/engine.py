@@ -71,9 +71,10 @@ class FlowRunner:
     """One run of one definition, with the app's journal and effects."""
 
     def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
-                 limits: FlowLimits | None = None) -> None:
+                 limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None) -> None:
         self.definition, self.effects, self.journal = definition, effects, journal
         self.limits = limits or FlowLimits()
+        self.secrets = dict(secrets or {})  # what http nodes read as `env.NAME` (never recorded, never shown)
         self.nodes = {n.id: n for n in definition.nodes}
         self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
         for edge in definition.edges:
@@ -81,6 +82,7 @@ class FlowRunner:
         self.runs: dict[str, NodeRun] = {}
         self.waits: list[HumanWait] = []
         self.budget = itertools.count(1)
+        self.given: dict[str, Any] = {}  # what a node's effect was called with, kept for its record if it fails
         self.inputs: dict[str, Any] = {}
 
     @property
@@ -198,6 +200,7 @@ class FlowRunner:
             try:
                 async with asyncio.timeout(node.timeout_seconds):
                     run = await self.perform(node, path, extra)
+                self.given.pop(path, None)
                 run.attempts = attempt
                 return run
             except Waiting as waiting:
@@ -213,15 +216,15 @@ class FlowRunner:
                 error = str(exc).strip() or type(exc).__name__
             if attempt < tries and policy is not None:
                 await asyncio.sleep(policy.delay_seconds * 2 ** (attempt - 1))
-        return self.failed(node, path, error, tries)
+        return self.failed(node, path, error, tries, self.given.pop(path, None))
 
     @staticmethod
-    def failed(node: Node, path: str, error: str, attempts: int) -> NodeRun:
-        """The node failed for good: what its `onError` makes of it."""
+    def failed(node: Node, path: str, error: str, attempts: int, given: Any = None) -> NodeRun:
+        """The node failed for good: what its `onError` makes of it (`given`: what it was called with)."""
         if node.on_error == "default":
             return NodeRun(path, node.id, node.type, "succeeded", attempts=attempts, output=node.default,
-                           error=error)
-        run = NodeRun(path, node.id, node.type, "failed", attempts=attempts, error=error)
+                           error=error, input=given)
+        run = NodeRun(path, node.id, node.type, "failed", attempts=attempts, error=error, input=given)
         if node.on_error == "branch":
             run.branch = ERROR_BRANCH
         run.fatal = node.on_error == "fail"
@@ -249,21 +252,25 @@ class FlowRunner:
             return ok(branch, branch=branch)
         if isinstance(config, LlmConfig):
             prompt, system = render(config.prompt, scope), render(config.system or "", scope)
-            return ok(await self.effects.llm(node, path, config, prompt, system), input={"prompt": prompt})
+            self.given[path] = {"prompt": prompt}
+            return ok(await self.effects.llm(node, path, config, prompt, system), input=self.given[path])
         if isinstance(config, AgentConfig):
             instructions = render(config.instructions, scope)
             files = self.files_of(config.inputs, scope)
-            return ok(await self.effects.agent(node, path, config, instructions, files),
-                      input={"instructions": instructions, "files": files})
+            self.given[path] = {"instructions": instructions, "files": files}
+            return ok(await self.effects.agent(node, path, config, instructions, files), input=self.given[path])
         if isinstance(config, CodeConfig):
             nodes = {k: v for k, v in scope.items() if k in self.nodes}
             return ok(await self.effects.code(node, path, config.code, self.inputs, nodes))
         if isinstance(config, HttpConfig):
-            url = render(config.url, scope)
-            headers = {k: render(v, scope) for k, v in config.headers.items()}
-            body = config.body if not isinstance(config.body, str) else render(config.body, scope)
+            secret = {**scope, "env": self.secrets}
+            url = render(config.url, secret)
+            headers = {k: render(v, secret) for k, v in config.headers.items()}
+            body = config.body if not isinstance(config.body, str) else render(config.body, secret)
             text = body if body is None or isinstance(body, str) else _json(body)
-            return ok(await self.effects.http(node, path, config, url, headers, text), input={"url": url})
+            shown = render(config.url, {**scope, "env": {k: "[secret]" for k in self.secrets}})
+            self.given[path] = {"method": config.method, "url": shown}
+            return ok(await self.effects.http(node, path, config, url, headers, text), input=self.given[path])
         if isinstance(config, FlowRefConfig):
             inputs = {k: v for k, v in scope.items() if k == "inputs"}["inputs"]
             return ok(await self.effects.subflow(node, path, config, inputs))

@@ -323,6 +323,10 @@ def _undefined(name: str, place: _Place, is_until: bool, defn: FlowDefinition, t
         return None
     if head in ("item", "index"):
         return None if place.in_map else f"`{head}` is only defined inside a map's body"
+    if head == "env":  # a secret from the environment (FLOW_SECRET_ENV), for a request only
+        if place.node.type != "http":
+            return f"`{name}`: secrets (`env`) are read by http nodes only, never by a model, code or output"
+        return None if field else "`env` alone: name the variable, as `env.API_TOKEN`"
     if head == "iteration":
         return None if place.in_loop or is_until else "`iteration` is only defined inside a loop"
     if is_until and head in place.own:

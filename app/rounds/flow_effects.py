@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -34,6 +35,8 @@ from agents.round import RoundInput, written_language
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime, runner_of
 from app.rounds.steps import step_keys
+from app.sandbox.code import CodeLimits
+from app.sandbox.http import HttpPolicy, send_request
 from app.store.records import NewDocument, NewMessage, Owner
 
 
@@ -43,6 +46,7 @@ def node_key(workflow_id: str, round_no: int, path: str) -> Any:
 
 
 MAX_DEPTH = 5  # sub-flows within sub-flows
+HTTP_TIMEOUT_SECONDS = 30.0  # an http node's request without its own timeoutSeconds
 
 
 class SubJournal:
@@ -135,11 +139,33 @@ class RoundEffects:
 
     async def code(self, node: Node, path: str, code: str, inputs: Mapping[str, Any],
                    nodes: Mapping[str, Any]) -> Produced:
-        raise NodeError("code nodes cannot run on this server: the sandbox they need is not available")
+        """The code in a confined worker process (`app.sandbox.code`), never in this one: its `result` is
+        the output; its exception (type, message, line) or the limit it hit is the node's error."""
+        sandbox, s = self.rt.sandbox, self.rt.settings
+        if sandbox is None or not await sandbox.ready():
+            why = sandbox.reason if sandbox is not None else "no sandbox is configured"
+            raise NodeError(f"code nodes cannot run on this server: {why}; nothing was run")
+        result = await sandbox.run_code(code, inputs, nodes, CodeLimits(
+            timeout_seconds=s.code_timeout_seconds, memory_mb=s.code_memory_mb,
+            max_output_bytes=s.code_max_output_bytes))
+        if not result.ok:
+            raise NodeError(result.error or "the code failed")
+        return Produced(output=result.result)
 
     async def http(self, node: Node, path: str, config: HttpConfig, url: str, headers: dict[str, str],
                    body: str | None) -> Produced:
-        raise NodeError("http nodes cannot run on this server: no host is allowed (FLOW_HTTP_ALLOW)")
+        """One request to a host FLOW_HTTP_ALLOW allows (`app.sandbox.http`: private and metadata addresses
+        refused, redirects checked, the answer bounded); a status of 400 or more fails the node unless
+        `failOnStatus` is false."""
+        s = self.rt.settings
+        policy = HttpPolicy(allow=s.flow_http_allow, secret_env=s.flow_secret_env)
+        result = await send_request(config.method, url, headers, body, config.timeout_seconds or HTTP_TIMEOUT_SECONDS,
+                                    policy)
+        if result.error is not None:
+            raise NodeError(result.error)
+        if result.status is not None and result.status >= 400 and config.fail_on_status:
+            raise NodeError(f"{urlsplit(url).hostname} answered {result.status}")
+        return Produced(output={"status": result.status, "headers": result.headers, "body": result.body})
 
     async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced:
         """Another flow of the round's owner, run as this node: its node runs under `path/`, its outputs

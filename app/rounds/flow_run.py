@@ -11,7 +11,9 @@ is read by its hash, so a run keeps its version whatever is published while it r
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -40,6 +42,7 @@ class RoundJournal:
         self.decision_taken = dict(decision or {})
         self.started_at: dict[str, Any] = {}
         self.pending: dict[str, NewMessage] = {}  # a node's message, written with its outcome
+        self.secrets: dict[str, str] = {}
 
     async def recorded(self) -> dict[str, NodeRun]:
         runs = await self.rt.repo.flows.node_runs(self.workflow_id, self.round_no)
@@ -56,8 +59,10 @@ class RoundJournal:
         """The node run's row, its log and the message its effect left (`RoundEffects.pending`) in one write."""
         rows = [{"path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
                  "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
-                 "record": msgspec.to_builtins(run)}]
+                 "record": redacted(msgspec.to_builtins(run), self.secrets.values())}]
         message = self.pending.pop(run.path, None)
+        if message is not None and self.secrets:
+            message = replace(message, content=redacted(message.content, self.secrets.values()))
         logs = []
         if not any(mark in run.path for mark in "[#/"):  # a map's item, a loop's iteration, a sub-flow's node:
             word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]  # its node's log
@@ -77,6 +82,22 @@ class RoundJournal:
         if taken.get("kind") == "node" and taken.get("path") == path:
             return str(taken["decision"])
         return None
+
+
+def redacted(value: Any, secrets: Iterable[str]) -> Any:
+    """`value` with every secret's text replaced by "[secret]" (a server may echo a token it was sent)."""
+    hidden = [s for s in secrets if len(s) >= 4]
+    if not hidden:
+        return value
+    if isinstance(value, str):
+        for secret in hidden:
+            value = value.replace(secret, "[secret]")
+        return value
+    if isinstance(value, dict):
+        return {k: redacted(v, hidden) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v, hidden) for v in value]
+    return value
 
 
 def definition_of(body: str) -> FlowDefinition:
@@ -104,8 +125,13 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
                                                                                           decision)
     effects.journal, effects.pending = journal, journal.pending
-    runner = FlowRunner(definition, effects, journal, limits)
+    # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
+    # never holds one (`redacted`).
+    journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}
+    runner = FlowRunner(definition, effects, journal, limits, secrets=journal.secrets)
     result = await runner.run(dict(flow.get("inputs") or {}))
+    result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
+                                    redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
         await wait(rt, workflow_id, round_no, result.waits[0], runner.total, runner.done())
     else:

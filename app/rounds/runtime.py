@@ -13,6 +13,7 @@ from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
 from app.rounds.journal import Journal
 from app.rounds.live import Changes
+from app.sandbox.code import CodeSandbox
 from app.store.cursors import CursorCache
 from app.store.database import Database
 from app.store.filestore import BlobStore
@@ -38,6 +39,7 @@ class Runtime:
     rounds: RoundData
     clock: Callable[[], datetime]
     fallback: Model | None = None  # writes the final review when `model` cannot (the offline model)
+    sandbox: CodeSandbox | None = None  # where flows' code nodes run (its workers start with the first one)
 
 
 def runner_of(rt: Runtime) -> Runner:

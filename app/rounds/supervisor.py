@@ -188,6 +188,8 @@ class Engine:
         if self.replicas is not None:
             await self.replicas.leave()
         DBOS.destroy()
+        if self.rt.sandbox is not None:
+            await self.rt.sandbox.close()
         if self.rt.documents.vectors is not None:
             await self.rt.documents.vectors.close()
         await self.rt.journal.drafts.close()

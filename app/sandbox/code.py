@@ -125,6 +125,17 @@ class CodeSandbox:
         start = os.getpid() % len(uids)  # another service's pool starts elsewhere in the range
         self._uids = itertools.cycle([*uids[start:], *uids[:start]])
         self._closed = False
+        self._started, self._starting = asyncio.Event(), asyncio.Lock()
+
+    async def ready(self) -> bool:
+        """Started (the first caller starts it; the service starts no worker until a code node runs): whether
+        code can run here (`reason` says why not)."""
+        if not self._started.is_set():
+            async with self._starting:
+                if not self._started.is_set():
+                    await self.start()
+                    self._started.set()
+        return self.available
 
     @property
     def idle(self) -> int:
