@@ -60,7 +60,9 @@ def _first_line(error: BaseException) -> str:
     # The parser's message is "Failed to parse expression '...': ERROR: <input>:1:11: Syntax error: ..."
     # followed by a caret picture; the picture is noise in a JSON error, the position is kept.
     head = text.splitlines()[0] if text else type(error).__name__
-    return head.replace("Failed to parse expression", "cannot parse").strip()
+    if isinstance(error, KeyError):
+        return f"no key {head} in the value read"
+    return head.replace("Failed to parse expression", "cannot parse").replace("ERROR: <input>:", "at ").strip()
 
 
 def check(expr: str) -> str | None:

@@ -88,7 +88,9 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
         return [Problem(None, "too_many_nodes", f"{len(defn.nodes)} nodes, over the limit of {max_nodes}")]
     problems: list[Problem] = []
     places = _places(defn, problems)
-    top_ids = {node.id: i for i, node in enumerate(defn.nodes)}
+    top_ids: dict[str, int] = {}
+    for i, node in enumerate(defn.nodes):
+        top_ids.setdefault(node.id, i)  # a duplicate id is reported; edges name the first
     _check_ids(places, problems)
     _check_inputs(defn, problems)
     before = _check_graph(defn, top_ids, problems)
@@ -191,7 +193,7 @@ def _check_graph(defn: FlowDefinition, top_ids: dict[str, int],
     if len(starts) >= 1:
         seen = graph.reachable(succ, top_ids[starts[0]])
         problems.extend(Problem(node.id, "unreachable", f"node {node.id!r} cannot be reached from {starts[0]!r}")
-                        for i, node in enumerate(defn.nodes) if not seen[i])
+                        for i, node in enumerate(defn.nodes) if not seen[i] and top_ids[node.id] == i)
     return graph.ancestors(succ)
 
 
@@ -244,7 +246,7 @@ def _config(node: Node, problems: list[Problem]) -> NodeConfig | None:
     except ConfigError as error:
         if node.type in ("map", "loop") and error.path.startswith("config.body"):
             return None  # reported as a body that is not a node
-        problems.append(Problem(node.id, error.code, str(error)))
+        problems.append(Problem(node.id, error.code, f"{error.path}: {error.message}"))
         return None
 
 
