@@ -111,24 +111,34 @@ def template_names(template: str) -> set[str]:
     stops at a computed index (`inputs.items[i]` gives `inputs.items`) and leaves out a called
     method (`inputs.word.upper()` gives `inputs.word`). Raises `TemplateError` on bad syntax.
     """
+    if not any(mark in template for mark in ("{{", "{%", "{#")):
+        return set()  # plain text: nothing to parse (most agent instructions and messages)
     tree = _parsed(template)
-    free = meta.find_undeclared_variables(tree)
-    found: set[str] = set()
+    found: dict[str, str] = {}  # dotted name -> its base name
+    binds = False
     stack: list[nodes.Node] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, nodes.Call) and isinstance(node.node, (nodes.Getattr, nodes.Getitem)):
-            _chain(node.node, free, found, stack, drop_last=True)
+            _chain(node.node, found, stack, drop_last=True)
             stack.extend(child for child in node.iter_child_nodes() if child is not node.node)
+        elif isinstance(node, nodes.Name) and node.ctx != "load":
+            binds = True
         elif isinstance(node, (nodes.Getattr, nodes.Getitem, nodes.Name)):
-            _chain(node, free, found, stack, drop_last=False)
+            _chain(node, found, stack, drop_last=False)
         else:
+            binds = binds or isinstance(node, (nodes.Macro, nodes.CallBlock, nodes.For))
             stack.extend(node.iter_child_nodes())
-    return found
+    if not binds:
+        return set(found)
+    # Jinja's own scoping (meta) says which names the template binds; it costs as much as parsing,
+    # so only templates that bind a name pay it.
+    free = meta.find_undeclared_variables(tree)
+    return {name for name, base in found.items() if base in free}
 
 
-def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.Node], *, drop_last: bool) -> None:
-    """Record the dotted name `node` reads when its base is a free name; queue computed indexes."""
+def _chain(node: nodes.Node, found: dict[str, str], stack: list[nodes.Node], *, drop_last: bool) -> None:
+    """Record the dotted name `node` reads when its base is a name; queue computed indexes."""
     path: list[str | None] = []
     while isinstance(node, (nodes.Getattr, nodes.Getitem)):
         if isinstance(node, nodes.Getattr):
@@ -142,8 +152,6 @@ def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.
     if not isinstance(node, nodes.Name):
         stack.append(node)
         return
-    if node.name not in free:
-        return
     if drop_last and path:
         path = path[1:]
     parts = [node.name]
@@ -151,4 +159,4 @@ def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.
         if part is None:
             break
         parts.append(part)
-    found.add(".".join(parts))
+    found[".".join(parts)] = node.name

@@ -274,3 +274,30 @@ def test_one_flow_with_every_problem_names_each_with_its_node() -> None:
         ("lost", "unreachable"), ("undef", "undefined_variable"), ("expr", "bad_expression"), ("tpl", "bad_template"),
         ("py", "code_syntax"), ("sub", "subflow_cycle"), ("ghosted", "edge_to_nowhere"),
     }
+
+
+def large_chain(count: int, *, cycle: bool = False) -> dict[str, Any]:
+    """`start -> n0 -> n1 -> ...`, each template reading the one before; with `cycle`, the last leads back to n0."""
+    nodes = [node("n0", "template", text="{{ inputs.word }}")]
+    nodes += [node(f"n{i}", "template", text=f"{{{{ n{i - 1}.output }}}}") for i in range(1, count)]
+    raw = chain(*nodes)
+    if cycle:
+        raw["edges"].append({"source": f"n{count - 1}", "target": "n0"})
+    return raw
+
+
+def test_a_500_node_chain_is_valid() -> None:
+    assert problems(large_chain(499)) == []
+
+
+def test_a_5000_node_cycle_is_one_problem_without_recursion() -> None:
+    found_problems = problems(large_chain(5_000, cycle=True), max_nodes=10_000)
+    assert [(p.node_id, p.code) for p in found_problems] == [("n0", "cycle")]
+    assert "and 4990 more" in found_problems[0].message
+
+
+def test_a_reference_across_a_5000_node_graph_is_checked_against_its_ancestors() -> None:
+    raw = large_chain(5_000)
+    raw["nodes"][1]["config"]["text"] = "{{ n4999.output }}"  # n0 reads the last node: it runs after
+    [problem] = problems(raw, max_nodes=10_000)
+    assert (problem.node_id, problem.code) == ("n0", "undefined_variable")
