@@ -127,6 +127,15 @@ def test_language_is_read_in_one_package_behind_its_interface() -> None:
     assert not around, "import agents.language, not its modules:\n" + "\n".join(sorted(around))
 
 
+def test_flows_are_a_pure_package_of_their_own() -> None:
+    """`agents/flows` (a flow's definition, templates, expressions, validation) imports no other project
+    module: the engine in `app` and anything in `agents` may build on it, it builds on nothing."""
+    modules = _modules()
+    bad = [f"{name} -> {target}" for name, path in modules.items() if name.startswith("agents.flows")
+           for target in _imports(path, modules) if not target.startswith("agents.flows")]
+    assert not bad, "agents/flows imports only itself:\n" + "\n".join(sorted(bad))
+
+
 def test_no_module_imports_itself_back() -> None:
     modules = _modules()
     graph = {name: _imports(path, modules) for name, path in modules.items()}

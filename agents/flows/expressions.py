@@ -3,15 +3,16 @@
 CEL is the language OpenAI's Agent Builder and Kubernetes use for conditions: no I/O, no loops
 beyond bounded macros, always terminates. It is evaluated by `common-expression-language` (import
 `cel`), Python bindings of the Rust `cel` crate, rather than the pure-Python `cel-python` (`celpy`),
-measured by `bench/flow_expressions.py` on this machine (2 cores shared):
+measured by `bench/flow_expressions.py` on this machine (2 cores shared), on 12 expressions a
+flow's author writes:
 
-- cel-python 0.5.0 refuses what a flow's author writes every day: `inputs.n > 2.5` when `n` came
-  as 3 (no int/double overload), `n1.output == null` when the output is not null (no
-  heterogeneous equality, which the CEL spec has had since 2022), so a "number" input that
-  arrives as `3` or `3.0` would pass or fail a condition by accident. It is also slower
-  (compile ~65 us, evaluate ~80 us, and returns its own wrapper types to convert back).
-- common-expression-language 0.10 follows the current spec on both, returns plain Python
-  values, compiles in ~25 us and evaluates in ~23 us.
+- cel-python 0.5.0 gets 9 of 12 right: it raises on `inputs.n > 2.5` when `n` came as 3 (no
+  int/double overload), on `inputs.n == null` and on `n1.output == 'yes'` when the output is a
+  mapping (no heterogeneous equality, which the CEL spec has had since 2022), so a "number" input
+  sent as `3` or `3.0` would decide a condition by accident. It costs 88 us per compile and 171 us
+  per evaluation, and returns its own wrapper types (its BoolType is an int) to convert back.
+- common-expression-language 0.10 gets 12 of 12, returns plain Python values, and costs 9 us per
+  compile and 16 us per evaluation: 10x and 11x less.
 
 Scope: `inputs` (a mapping), each node id as a top-level name holding `{"output", "files"}`, and
 inside a map or loop body `item`, `index`, `iteration`. Compiled programs are cached.

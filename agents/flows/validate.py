@@ -1,8 +1,9 @@
 """Validation of a flow's definition: every problem at once, each with its node id and a stable code.
 
 Linear and iterative: inline bodies are walked with a stack, the graph by `agents.flows.graph`, and
-"does this node run before that one" is one bit of a big-int ancestor set, so a 500-node chain or a
-5,000-node cycle is checked in milliseconds (bench/flow_validation.py).
+"does this node run before that one" is one bit of a big-int ancestor set. bench/flow_validation.py:
+a 500-node chain of templates in 23 ms of CPU, 5,000 nodes in 237 ms (x10.3: linear), a 5,000-node
+cycle in 228 ms; nearly all of it is Jinja parsing each template once.
 
 Codes: too_many_nodes, missing_start, too_many_starts, bad_id, duplicate_id, unknown_type,
 bad_config, unknown_agent, map_body_not_a_node, loop_body_not_a_node, loop_without_max,
