@@ -12,6 +12,7 @@ agents/flows/templates.py, cached, for scale.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -58,7 +59,7 @@ def celpy_lib() -> tuple[Callable[[str], Any], Callable[[Any, dict[str, Any]], A
     import logging
 
     import celpy
-    from celpy import json_to_cel
+    from celpy.adapter import json_to_cel
     logging.getLogger("celpy").setLevel(logging.ERROR)
     env = celpy.Environment()
 
@@ -98,9 +99,8 @@ def measure(name: str, lib: Callable[[], tuple[Callable[[str], Any], Callable[[A
     compiles, evals = [], []
     for _ in range(rounds):
         for expr, _want in CASES[:5]:
-            compiles.append(_cpu(lambda expr=expr: compile_(expr), 50))
-            program = compile_(expr)
-            evals.append(_cpu(lambda program=program: run(program, SCOPE), 200))
+            compiles.append(_cpu(functools.partial(compile_, expr), 50))
+            evals.append(_cpu(functools.partial(run, compile_(expr), SCOPE), 200))
     c, e = statistics.median(compiles), statistics.median(evals)
     print(f"{name:<28} right {sum(right)}/{len(CASES)}   compile {c * 1e6:7.1f} us   evaluate {e * 1e6:7.1f} us")
     return c, e

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 import jinja2
 from jinja2 import meta, nodes
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from agents.flows.errors import TemplateError
@@ -51,11 +52,11 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     def call_binop(self, context: jinja2.runtime.Context, operator_: str, left: Any, right: Any) -> Any:
         if operator_ == "**":
             if isinstance(right, (int, float)) and abs(right) > MAX_POWER:
-                raise jinja2.sandbox.SecurityError(f"exponent over {MAX_POWER}")
+                raise SecurityError(f"exponent over {MAX_POWER}")
             return operator.pow(left, right)
         for seq, count in ((left, right), (right, left)):
             if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and len(seq) * count > MAX_PRODUCT:
-                raise jinja2.sandbox.SecurityError(f"a product of over {MAX_PRODUCT:,} items")
+                raise SecurityError(f"a product of over {MAX_PRODUCT:,} items")
         return operator.mul(left, right)
 
 

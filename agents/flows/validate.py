@@ -132,6 +132,9 @@ def _places(defn: FlowDefinition, problems: list[Problem]) -> list[_Place]:
         except msgspec.ValidationError as error:
             problems.append(Problem(node.id, code, f"`config.body` is not a node: {error}"))
             continue
+        if body.type in ("start", "end"):
+            problems.append(Problem(node.id, code, f"a `{body.type}` node cannot be a {node.type}'s body"))
+            continue
         inner = _Place(body, top=place.top, in_map=place.in_map or node.type == "map",
                        in_loop=place.in_loop or node.type == "loop")
         places.append(inner)
@@ -382,8 +385,8 @@ def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_
                    subflow_refs: SubflowRefs | None, problems: list[Problem]) -> None:
     """The sub-flow is there, and nothing it runs (however deep) runs the flow being saved."""
     if flow_exists is not None and not flow_exists(config.flow_id, config.version):
-        version = "latest" if config.version is None else config.version
-        problems.append(Problem(node.id, "unknown_flow", f"no flow {config.flow_id} (version {version})"))
+        which = "the latest" if config.version is None else config.version
+        problems.append(Problem(node.id, "unknown_flow", f"no flow {config.flow_id} (version {which})"))
         return
     if flow_id is None:
         return
@@ -392,9 +395,9 @@ def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_
         return
     if subflow_refs is None:
         return
-    start = (config.flow_id, config.version)
+    start: tuple[int, FlowVersion] = (config.flow_id, config.version)
     seen = {start}
-    queue = deque([(start, [config.flow_id])])
+    queue: deque[tuple[tuple[int, FlowVersion], list[int]]] = deque([(start, [config.flow_id])])
     while queue:
         (ref_id, version), path = queue.popleft()
         for ref in subflow_refs(ref_id, version):

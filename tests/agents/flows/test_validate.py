@@ -103,7 +103,8 @@ def test_an_unknown_agent() -> None:
     assert found(chain(node("a", "agent", agent="wizard", instructions="x"))) == {("a", "unknown_agent")}
 
 
-@pytest.mark.parametrize("body", [None, "a string", {"type": "llm"}, {"id": "b", "type": "llm", "extra": 1}])
+@pytest.mark.parametrize("body", [None, "a string", {"type": "llm"}, {"id": "b", "type": "llm", "extra": 1},
+                                  {"id": "b", "type": "start"}])
 def test_a_map_or_loop_body_that_is_not_a_node(body: Any) -> None:
     config = {"items": "[1]"} if body is None else {"items": "[1]", "body": body}
     assert found(chain(node("m", "map", **config))) == {("m", "map_body_not_a_node")}
