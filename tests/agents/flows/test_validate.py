@@ -211,7 +211,7 @@ def test_the_outputs_and_a_loops_until_read_what_they_may() -> None:
 
 
 def test_a_bad_expression() -> None:
-    [problem] = problems(chain(node("m", "map", items="inputs.word >", body=node("b", "end"))))
+    [problem] = problems(chain(node("m", "map", items="inputs.word >", body=node("b", "template", text="x"))))
     assert (problem.node_id, problem.code) == ("m", "bad_expression") and "config.items" in problem.message
 
 
@@ -252,7 +252,7 @@ def test_one_flow_with_every_problem_names_each_with_its_node() -> None:
         node("ag", "agent", agent="wizard", instructions="x"),
         node("mp", "map", items="[1]", body="not a node"),
         node("lp", "loop", until="true", maxIterations=2, body=7),
-        node("lx", "loop", until="true", body=node("lxb", "end")),
+        node("lx", "loop", until="true", body=node("lxb", "template", text="x")),
         node("cond", "condition", expression="true"),
         node("cy1", "template", text="x"),
         node("cy2", "template", text="x"),
