@@ -236,3 +236,5 @@ def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
         raise DefinitionError(path, message) from None
     except msgspec.DecodeError as error:
         raise DefinitionError("$", f"not JSON: {error}") from None
+    except RecursionError:
+        raise DefinitionError("$", "nested too deeply") from None

@@ -85,8 +85,9 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
     is there; `subflow_refs(id, version)` lists the sub-flows that flow uses, for finding a cycle
     back to `flow_id` (the flow being saved, None for a new one).
     """
-    if len(defn.nodes) > max_nodes:
-        return [Problem(None, "too_many_nodes", f"{len(defn.nodes)} nodes, over the limit of {max_nodes}")]
+    count = _count_nodes(defn, max_nodes)
+    if count > max_nodes:
+        return [Problem(None, "too_many_nodes", f"over {max_nodes} nodes ({count} counted, bodies included)")]
     problems: list[Problem] = []
     places = _places(defn, problems)
     top_ids: dict[str, int] = {}
@@ -111,6 +112,20 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
     order = {place.node.id: i for i, place in reversed(list(enumerate(places)))}
     problems.sort(key=lambda p: -1 if p.node_id is None else order.get(p.node_id, len(order)))
     return problems
+
+
+def _count_nodes(defn: FlowDefinition, limit: int) -> int:
+    """The nodes, bodies included, counted until the count passes `limit` (a huge flow is not walked)."""
+    count = len(defn.nodes)
+    stack = [node.config.get("body") for node in defn.nodes if node.type in ("map", "loop")]
+    while stack and count <= limit:
+        body = stack.pop()
+        if isinstance(body, dict):
+            count += 1
+            config = body.get("config")
+            if body.get("type") in ("map", "loop") and isinstance(config, dict):
+                stack.append(config.get("body"))
+    return count
 
 
 def _places(defn: FlowDefinition, problems: list[Problem]) -> list[_Place]:

@@ -65,6 +65,12 @@ def test_not_json_is_a_definition_error() -> None:
         decode_definition(b'{"name": ')
 
 
+def test_json_nested_without_end_is_a_definition_error() -> None:
+    deep = b'{"name": "x", "nodes": [{"id": "a", "type": "end", "default": ' + b"[" * 100_000 + b"]" * 100_000 + b"}]}"
+    with pytest.raises(DefinitionError, match="nested too deeply"):
+        decode_definition(deep)
+
+
 @pytest.mark.parametrize(("config", "path"), [
     ({"items": "x"}, "config"),  # no body
     ({"items": "x", "body": {"id": "b", "type": "end"}, "concurrency": 0}, "config.concurrency"),

@@ -61,7 +61,16 @@ def test_a_valid_flow_of_every_node_type_has_no_problem() -> None:
 
 def test_over_the_node_limit_is_one_problem_and_nothing_else() -> None:
     raw = chain(*[node(f"n{i}", "nonsense") for i in range(20)])
-    assert problems(raw, max_nodes=10) == [Problem(None, "too_many_nodes", "21 nodes, over the limit of 10")]
+    assert problems(raw, max_nodes=10) == [Problem(None, "too_many_nodes", "over 10 nodes (21 counted, bodies included)")]
+
+
+def test_nested_bodies_count_towards_the_node_limit() -> None:
+    body = node("leaf", "template", text="{{ item }}")
+    for i in range(30):
+        body = node(f"m{i}", "map", items="[1]", body=body)
+    raw = chain(body)
+    assert found(raw, max_nodes=32) == set()  # start, 30 maps, the leaf
+    assert found(raw, max_nodes=31) == {(None, "too_many_nodes")}
 
 
 def test_no_start_and_two_starts() -> None:
