@@ -3,8 +3,9 @@ against cel-python, on the expressions a flow's author writes.
 
     .venv/bin/python bench/flow_expressions.py [--rounds N]
 
-For each library: which of the expressions it evaluates to the right value, and CPU per compile and
-per evaluation of a compiled program (process time, median of the rounds). cel-python is measured only
+For each library: which of the expressions it evaluates to the right value, CPU per compile and
+per evaluation of a compiled program (process time, median of the rounds), and how `map` and
+`exists` over a list scale with its length (x2 is linear, x4 quadratic). cel-python is measured only
 when installed (`pip install cel-python`; it is not a dependency). Also: a template render through
 agents/flows/templates.py, cached, for scale.
 """
@@ -103,6 +104,11 @@ def measure(name: str, lib: Callable[[], tuple[Callable[[str], Any], Callable[[A
             evals.append(_cpu(functools.partial(run, compile_(expr), SCOPE), 200))
     c, e = statistics.median(compiles), statistics.median(evals)
     print(f"{name:<28} right {sum(right)}/{len(CASES)}   compile {c * 1e6:7.1f} us   evaluate {e * 1e6:7.1f} us")
+    for expr in ("inputs.l.map(a, a * 2).size()", "inputs.l.exists(a, a == -1)"):
+        program = compile_(expr)
+        costs = [_cpu(functools.partial(run, program, {"inputs": {"l": list(range(n))}}), 1) for n in (500, 1_000, 2_000)]
+        print(f"  {expr:<32} 500 / 1,000 / 2,000 items: " + " / ".join(f"{c * 1000:.1f}" for c in costs)
+              + f" ms (2,000 / 1,000: x{costs[2] / costs[1]:.1f})")
     return c, e
 
 

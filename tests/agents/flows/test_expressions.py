@@ -59,3 +59,20 @@ def test_the_names_an_expression_reads() -> None:
     assert expression_names("inputs.items.map(x, x.a * 2).size() > item") == {"inputs.items", "item"}
     assert expression_names("inputs.items[0].a == index") == {"inputs.items", "index"}
     assert expression_names("true || null == false") == set()
+
+
+@pytest.mark.parametrize("expr", ["inputs.items.map(a, inputs.items.map(b, a * b))",
+                                  "inputs.items.exists(a, inputs.items.filter(b, b == a).size() > 1)"])
+def test_a_macro_inside_a_macro_is_refused_when_saved(expr: str) -> None:
+    assert "inside another" in (check(expr) or "")
+
+
+def test_map_and_filter_over_a_large_list_are_refused_before_they_run() -> None:
+    # The evaluator holds the GIL and its map copies its result each step: 100,000 items would stop
+    # the process for minutes, so the limit is checked on the data first.
+    assert evaluate("inputs.l.map(a, a * 2).size()", {"inputs": {"l": list(range(1_000))}}) == 1_000
+    with pytest.raises(ExpressionError, match="100,000 items"):
+        evaluate("inputs.l.map(a, a * 2).size()", {"inputs": {"l": list(range(100_000))}})
+    with pytest.raises(ExpressionError, match="characters"):
+        evaluate("inputs.s.split(',').filter(a, a != '').size()", {"inputs": {"s": "a," * 50_000}})
+    assert evaluate("inputs.l.exists(a, a == -1)", {"inputs": {"l": list(range(100_000))}}) is False
