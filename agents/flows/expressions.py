@@ -81,7 +81,8 @@ def _tokens(expr: str) -> list[tuple[str | None, str]]:
 def _macro_calls(tokens: list[tuple[str | None, str]]) -> tuple[set[str], bool]:
     """The macros `tokens` call, and whether one is called inside another's arguments."""
     called: set[str] = set()
-    depth, open_at = 0, []  # parenthesis depth, and the depths at which a macro's call opened
+    depth = 0  # parenthesis depth
+    open_at: list[int] = []  # the depths at which a macro's call opened
     nested = False
     for i, token in enumerate(tokens):
         if token == ("other", "("):
