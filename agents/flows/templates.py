@@ -2,7 +2,10 @@
 
 - The sandbox refuses attribute access to internals (`''.__class__.__mro__`), calls of unsafe
   methods, and, being immutable, changing the scope (`inputs.items.append(...)`); `*` and `**`
-  are bounded so a template cannot ask for a gigabyte string.
+  are bounded so a template cannot ask for a gigabyte string; so are the text a render produces
+  and the numbers all its `range()`s give together. What the sandbox cannot bound is a loop
+  inside a loop over the data itself (`{% for a in l %}{% for b in l %}`): pure Python, so a
+  thread renders it without stopping the event loop, but its time is the data's square.
 - A name the scope lacks is an error at render time (`StrictUndefined`) rather than empty text;
   validation finds such names when the flow is saved (`template_names`), so at run time it only
   happens to data that lacks a field (`{{ n1.output.missing | default('') }}` is the way out).
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import operator
@@ -28,6 +32,10 @@ from agents.flows.errors import TemplateError
 MAX_LENGTH: Final = 100_000  # characters of template source
 MAX_PRODUCT: Final = 1_000_000  # items or characters a `*` may produce
 MAX_POWER: Final = 1_000  # the largest exponent `**` takes
+MAX_OUTPUT: Final = 2_000_000  # characters a render may produce (a model's window is far less)
+MAX_RANGE_ITEMS: Final = 100_000  # numbers all the `range()`s of one render may give, together
+_RANGE_BUDGET: Final[contextvars.ContextVar[list[int] | None]] = contextvars.ContextVar("flow_template_range",
+                                                                                        default=None)
 
 
 def _finalize(value: Any) -> Any:
@@ -60,8 +68,19 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         return operator.mul(left, right)
 
 
+def _range(*args: int) -> range:
+    """`range`, drawing on one budget per render: nested loops over `range` cannot spin for hours."""
+    numbers = range(*args)
+    left = _RANGE_BUDGET.get() or [MAX_RANGE_ITEMS]  # outside `render`: one range's own bound
+    if len(numbers) > left[0]:
+        raise SecurityError(f"ranges of over {MAX_RANGE_ITEMS:,} numbers in one template")
+    left[0] -= len(numbers)
+    return numbers
+
+
 _ENV: Final = _Sandbox(undefined=jinja2.StrictUndefined, finalize=_finalize, autoescape=False,
                        keep_trailing_newline=True, cache_size=0)
+_ENV.globals["range"] = _range
 GLOBALS: Final = frozenset(_ENV.globals)  # names every template may read (`range`, `dict`, ...)
 
 
@@ -97,12 +116,22 @@ def check(template: str) -> TemplateError | None:
 def render(template: str, scope: Mapping[str, Any]) -> str:
     """`template` rendered in `scope`; a `TemplateError` says what failed (an undefined name, a refused access)."""
     compiled = _compiled(template)
+    budget = _RANGE_BUDGET.set([MAX_RANGE_ITEMS])
     try:
-        return compiled.render(scope)
+        parts: list[str] = []
+        size = 0
+        for part in compiled.generate(scope):
+            size += len(part)
+            if size > MAX_OUTPUT:
+                raise TemplateError(f"the text grew over {MAX_OUTPUT:,} characters")
+            parts.append(part)
+        return "".join(parts)
     except jinja2.TemplateError as error:  # UndefinedError, SecurityError, and runtime syntax errors
         raise TemplateError(error.message or type(error).__name__, line=getattr(error, "lineno", None)) from None
     except (TypeError, ValueError, ArithmeticError, LookupError) as error:  # `{{ 1 / 0 }}`, `{{ 'a' + 1 }}`
         raise TemplateError(f"{type(error).__name__}: {error}") from None
+    finally:
+        _RANGE_BUDGET.reset(budget)
 
 
 def template_names(template: str) -> set[str]:

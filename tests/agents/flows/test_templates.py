@@ -71,3 +71,13 @@ def test_the_names_a_template_reads() -> None:
     assert template_names("{% for x in inputs.items %}{{ x.a }}{{ loop.index }}{% endfor %}"
                           "{% set y = n3.output %}{{ y.z }}") == {"inputs.items", "n3.output"}
     assert template_names("plain text") == set()
+
+
+@pytest.mark.parametrize("endless", [
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    "{% for i in range(100000) %}{{ 'x' * 1000000 }}{% endfor %}",
+])
+def test_a_render_is_bounded_in_numbers_and_text(endless: str) -> None:
+    with pytest.raises(TemplateError, match="over"):
+        render(endless, SCOPE)
+    assert render("{% for i in range(3) %}{{ i }}{% endfor %}", SCOPE) == "012"  # the budget is per render
