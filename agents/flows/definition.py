@@ -9,6 +9,7 @@ the type's own struct by `config_of`, which names the field at fault.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -199,6 +200,44 @@ CONFIG_TYPES: Final[dict[str, type[NodeConfig]]] = {
     "flow": FlowRefConfig,
 }
 NODE_TYPES: Final = frozenset(CONFIG_TYPES)
+
+def texts_of(config: NodeConfig) -> Iterator[tuple[str, str, bool]]:
+    """Each template (False) and expression (True) a config holds, with its field path (`config.prompt`).
+
+    A body's texts are the body's own: `config_of(config.body)` has them."""
+    if isinstance(config, AgentConfig):
+        yield "config.instructions", config.instructions, False
+        yield from ((f"config.inputs[{i}]", text, False) for i, text in enumerate(config.inputs))
+    elif isinstance(config, LlmConfig):
+        yield "config.prompt", config.prompt, False
+        if config.system is not None:
+            yield "config.system", config.system, False
+    elif isinstance(config, ConditionConfig):
+        if config.expression is not None:
+            yield "config.expression", config.expression, True
+        for i, case in enumerate(config.cases or ()):
+            yield f"config.cases[{i}].expression", case.expression, True
+    elif isinstance(config, MapConfig):
+        yield "config.items", config.items, True
+    elif isinstance(config, LoopConfig):
+        yield "config.until", config.until, True
+    elif isinstance(config, HumanConfig):
+        yield "config.message", config.message, False
+    elif isinstance(config, TemplateConfig):
+        yield "config.text", config.text, False
+    elif isinstance(config, HttpConfig):
+        yield "config.url", config.url, False
+        yield from ((f"config.headers.{k}", v, False) for k, v in config.headers.items())
+        stack: list[tuple[str, Any]] = [("config.body", config.body)]
+        while stack:
+            path, value = stack.pop()
+            if isinstance(value, str):
+                yield path, value, False
+            elif isinstance(value, dict):
+                stack.extend((f"{path}.{k}", v) for k, v in value.items())
+            elif isinstance(value, list):
+                stack.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+
 
 _AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final
 
 import jsonschema
@@ -30,15 +30,12 @@ from agents.flows.definition import (
     ConditionConfig,
     FlowDefinition,
     FlowRefConfig,
-    HttpConfig,
     HumanConfig,
     LlmConfig,
-    LoopConfig,
-    MapConfig,
     Node,
     NodeConfig,
-    TemplateConfig,
     config_of,
+    texts_of,
 )
 from agents.flows.errors import ConfigError, TemplateError
 
@@ -101,7 +98,7 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
         config = _config(place.node, problems)
         if config is None:
             continue
-        for field, text, is_expr in _texts(config):
+        for field, text, is_expr in texts_of(config):
             _check_text(place, field, text, is_expr, defn, top_ids, all_ids, before, problems)
         _check_config(place.node, config, agents, problems)
         if isinstance(config, FlowRefConfig):
@@ -271,42 +268,6 @@ def _config(node: Node, problems: list[Problem]) -> NodeConfig | None:
 
 def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _texts(config: NodeConfig) -> Iterator[tuple[str, str, bool]]:
-    """Each template (False) and expression (True) of a config, with its field path."""
-    if isinstance(config, AgentConfig):
-        yield "config.instructions", config.instructions, False
-        yield from ((f"config.inputs[{i}]", text, False) for i, text in enumerate(config.inputs))
-    elif isinstance(config, LlmConfig):
-        yield "config.prompt", config.prompt, False
-        if config.system is not None:
-            yield "config.system", config.system, False
-    elif isinstance(config, ConditionConfig):
-        if config.expression is not None:
-            yield "config.expression", config.expression, True
-        for i, case in enumerate(config.cases or ()):
-            yield f"config.cases[{i}].expression", case.expression, True
-    elif isinstance(config, MapConfig):
-        yield "config.items", config.items, True
-    elif isinstance(config, LoopConfig):
-        yield "config.until", config.until, True
-    elif isinstance(config, HumanConfig):
-        yield "config.message", config.message, False
-    elif isinstance(config, TemplateConfig):
-        yield "config.text", config.text, False
-    elif isinstance(config, HttpConfig):
-        yield "config.url", config.url, False
-        yield from ((f"config.headers.{k}", v, False) for k, v in config.headers.items())
-        stack: list[tuple[str, Any]] = [("config.body", config.body)]
-        while stack:
-            path, value = stack.pop()
-            if isinstance(value, str):
-                yield path, value, False
-            elif isinstance(value, dict):
-                stack.extend((f"{path}.{k}", v) for k, v in value.items())
-            elif isinstance(value, list):
-                stack.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
 
 
 def _check_text(place: _Place, field: str, text: str, is_expr: bool, defn: FlowDefinition, top_ids: dict[str, int],
