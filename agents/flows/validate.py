@@ -32,6 +32,8 @@ from agents.flows.definition import (
     FlowRefConfig,
     HumanConfig,
     LlmConfig,
+    LoopConfig,
+    MapConfig,
     Node,
     NodeConfig,
     config_of,
@@ -41,7 +43,7 @@ from agents.flows.errors import ConfigError, TemplateError
 
 FlowVersion = int | str | None  # a version number, "draft", or None for the latest published
 FlowExists = Callable[[int, FlowVersion], bool]
-SubflowRefs = Callable[[int, FlowVersion], Iterable[tuple[int, FlowVersion]]]
+SubflowEdges = Callable[[int, FlowVersion], Iterable[tuple[int, FlowVersion]]]
 
 IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Names a node id cannot take: the scope's own names, and words CEL or Jinja2 read as keywords.
@@ -75,11 +77,11 @@ class _Place(msgspec.Struct):
 
 
 def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, flow_id: int | None = None,
-             flow_exists: FlowExists | None = None, subflow_refs: SubflowRefs | None = None) -> list[Problem]:
+             flow_exists: FlowExists | None = None, subflow_edges: SubflowEdges | None = None) -> list[Problem]:
     """Every problem in `defn`, in the definition's order; an empty list means it is valid.
 
     `agents` are the registered agents' names; `flow_exists(id, version)` says whether a sub-flow
-    is there; `subflow_refs(id, version)` lists the sub-flows that flow uses, for finding a cycle
+    is there; `subflow_edges(id, version)` lists the sub-flows that flow uses, for finding a cycle
     back to `flow_id` (the flow being saved, None for a new one).
     """
     count = _count_nodes(defn, max_nodes)
@@ -102,13 +104,31 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
             _check_text(place, field, text, is_expr, defn, top_ids, all_ids, before, problems)
         _check_config(place.node, config, agents, problems)
         if isinstance(config, FlowRefConfig):
-            _check_subflow(place.node, config, flow_id, flow_exists, subflow_refs, problems)
+            _check_subflow(place.node, config, flow_id, flow_exists, subflow_edges, problems)
     end = _Place(Node(id="", type="end"), top=-1)
     for name, text in defn.outputs.items():
         _check_text(end, f"outputs.{name}", text, False, defn, top_ids, all_ids, None, problems)
     order = {place.node.id: i for i, place in reversed(list(enumerate(places)))}
     problems.sort(key=lambda p: -1 if p.node_id is None else order.get(p.node_id, len(order)))
     return problems
+
+
+def flow_refs(defn: FlowDefinition) -> list[tuple[int, FlowVersion]]:
+    """The sub-flows `defn` runs (`flow` nodes, bodies included), each once: what `subflow_edges`
+    answers for a stored flow, so the store can keep them beside it and answer without decoding."""
+    found: dict[tuple[int, FlowVersion], None] = {}
+    stack = list(reversed(defn.nodes))
+    while stack:
+        node = stack.pop()
+        try:
+            config = config_of(node)
+        except ConfigError:
+            continue
+        if isinstance(config, FlowRefConfig):
+            found[config.flow_id, config.version] = None
+        elif isinstance(config, MapConfig | LoopConfig):
+            stack.append(config.body)
+    return list(found)
 
 
 def _count_nodes(defn: FlowDefinition, limit: int) -> int:
@@ -358,7 +378,7 @@ def _check_names(node: Node, field: str, names: list[str], problems: list[Proble
 
 
 def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_exists: FlowExists | None,
-                   subflow_refs: SubflowRefs | None, problems: list[Problem]) -> None:
+                   subflow_edges: SubflowEdges | None, problems: list[Problem]) -> None:
     """The sub-flow is there, and nothing it runs (however deep) runs the flow being saved."""
     if flow_exists is not None and not flow_exists(config.flow_id, config.version):
         which = "the latest" if config.version is None else config.version
@@ -369,14 +389,14 @@ def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_
     if config.flow_id == flow_id:
         problems.append(Problem(node.id, "subflow_cycle", "the flow runs itself"))
         return
-    if subflow_refs is None:
+    if subflow_edges is None:
         return
     start: tuple[int, FlowVersion] = (config.flow_id, config.version)
     seen = {start}
     queue: deque[tuple[tuple[int, FlowVersion], list[int]]] = deque([(start, [config.flow_id])])
     while queue:
         (ref_id, version), path = queue.popleft()
-        for ref in subflow_refs(ref_id, version):
+        for ref in subflow_edges(ref_id, version):
             if ref[0] == flow_id:
                 chain = " -> ".join(str(p) for p in [flow_id, *path, flow_id])
                 problems.append(Problem(node.id, "subflow_cycle", f"sub-flows run this flow again: {chain}"))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents.flows.definition import decode_definition
-from agents.flows.validate import Problem, validate
+from agents.flows.validate import Problem, flow_refs, validate
 
 AGENTS = {"analyst", "writer"}
 
@@ -239,10 +239,10 @@ def test_an_unknown_sub_flow_and_a_sub_flow_cycle() -> None:
     assert found(raw, flow_exists=lambda flow_id, version: False) == {("f", "unknown_flow")}
     assert found(raw, flow_id=2) == {("f", "subflow_cycle")}
     uses = {2: [(3, None)], 3: [(4, "draft")], 4: [(1, 1)]}
-    [problem] = problems(raw, flow_id=1, subflow_refs=lambda flow_id, version: uses.get(flow_id, []))
+    [problem] = problems(raw, flow_id=1, subflow_edges=lambda flow_id, version: uses.get(flow_id, []))
     assert problem.code == "subflow_cycle" and "1 -> 2 -> 3 -> 4 -> 1" in problem.message
     uses[4] = [(2, None)]  # a cycle among the others, not through this flow: theirs to report, and it ends
-    assert problems(raw, flow_id=1, subflow_refs=lambda flow_id, version: uses.get(flow_id, [])) == []
+    assert problems(raw, flow_id=1, subflow_edges=lambda flow_id, version: uses.get(flow_id, [])) == []
 
 
 def test_bad_inputs() -> None:
@@ -311,3 +311,10 @@ def test_a_reference_across_a_5000_node_graph_is_checked_against_its_ancestors()
     raw["nodes"][1]["config"]["text"] = "{{ n4999.output }}"  # n0 reads the last node: it runs after
     [problem] = problems(raw, max_nodes=10_000)
     assert (problem.node_id, problem.code) == ("n0", "undefined_variable")
+
+
+def test_the_sub_flows_a_definition_runs_bodies_included() -> None:
+    raw = chain(node("f", "flow", flowId=2), node("m", "map", items="[1]", body=node("g", "flow", flowId=3,
+                                                                                    version="draft")),
+                node("h", "flow", flowId=2))
+    assert flow_refs(decode_definition(raw)) == [(2, None), (3, "draft")]
