@@ -1,11 +1,18 @@
-"""Flows: saved workflow definitions (typed nodes and edges), their templates, expressions and validation,
-and the engine that runs one (`FlowRunner`, through the journal and effects ports the app implements).
-
-Pure: no I/O and no other `agents` module. The rest of the tree imports this interface, never the
+"""Flows: saved workflow definitions (CONTRACT.md "Flows: saved workflows") and the engine that runs one.
+Pure: no I/O and no other project module; the rest of the tree imports this interface, never the
 package's modules (`tests/test_layers.py`).
+
+- `definition`: the typed definition (msgspec, camelCase), `config_of`, `decode_definition`;
+- `validate`: every problem at once, with node ids and stable codes (`graph`: its algorithms);
+- `templates` (Jinja2's sandbox) and `expressions` (CEL), and `scope`: what both read, and a run's inputs;
+- `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared;
+- `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
+  both the app's);
+- `errors`: the `FlowError` tree.
 """
 
 from agents.flows.canonical import canonical_json, definition_hash, dump_yaml, load_yaml
+from agents.flows.diff import FlowDiff, diff
 from agents.flows.definition import (
     AgentConfig,
     FlowDefinition,
@@ -33,7 +40,7 @@ from agents.flows.validate import Problem
 from agents.flows.validate import validate as validate_flow
 
 __all__ = [
-    "AgentConfig", "DefinitionError", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
+    "AgentConfig", "DefinitionError", "FlowDiff", "diff", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",

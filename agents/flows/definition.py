@@ -9,6 +9,7 @@ the type's own struct by `config_of`, which names the field at fault.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -30,7 +31,7 @@ class _Wire(msgspec.Struct, rename="camel", frozen=True, forbid_unknown_fields=T
     """camelCase on the wire, immutable, unknown fields refused."""
 
 
-class InputSpec(_Wire):
+class InputSpec(_Wire, frozen=True):
     """One declared input of a flow; `default` absent means the input is required."""
 
     type: InputType
@@ -38,14 +39,14 @@ class InputSpec(_Wire):
     description: str = ""
 
 
-class RetryPolicy(_Wire):
+class RetryPolicy(_Wire, frozen=True):
     """How often a failed node is tried again (`max` more times), waiting `delaySeconds`, doubled each time."""
 
     max: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0
     delay_seconds: NonNegative = 1.0
 
 
-class Edge(_Wire):
+class Edge(_Wire, frozen=True):
     """`source` runs before `target`; with a `branch`, only when `source` takes that branch."""
 
     source: str
@@ -53,7 +54,7 @@ class Edge(_Wire):
     branch: str | None = None
 
 
-class Node(_Wire):
+class Node(_Wire, frozen=True):
     """One step of a flow; `config` is decoded by `config_of` according to `type`."""
 
     id: str
@@ -66,7 +67,7 @@ class Node(_Wire):
     default: Any = None
 
 
-class FlowDefinition(_Wire):
+class FlowDefinition(_Wire, frozen=True):
     """A saved workflow: a graph of typed nodes from one `start`, and the templates of its outputs."""
 
     name: str
@@ -80,15 +81,15 @@ class FlowDefinition(_Wire):
 # --- per-type configs -------------------------------------------------------------------------
 
 
-class StartConfig(_Wire):
+class StartConfig(_Wire, frozen=True):
     """The flow's entry; its output is the flow's inputs."""
 
 
-class EndConfig(_Wire):
+class EndConfig(_Wire, frozen=True):
     """A flow's exit; the flow's `outputs` templates are rendered when the run ends."""
 
 
-class AgentConfig(_Wire):
+class AgentConfig(_Wire, frozen=True):
     """A registered agent's task, as a plan's task: `inputs` are file ids or templates naming files."""
 
     agent: str
@@ -97,7 +98,7 @@ class AgentConfig(_Wire):
     outputs: list[str] = []
 
 
-class LlmConfig(_Wire):
+class LlmConfig(_Wire, frozen=True):
     """One model call: `prompt` and `system` are templates; `schema` asks for structured output."""
 
     prompt: str
@@ -105,14 +106,14 @@ class LlmConfig(_Wire):
     schema: dict[str, Any] | None = None
 
 
-class Case(_Wire):
+class Case(_Wire, frozen=True):
     """A named branch of a condition, taken when its expression holds (the first that holds wins)."""
 
     name: str
     expression: str
 
 
-class ConditionConfig(_Wire):
+class ConditionConfig(_Wire, frozen=True):
     """Either one `expression` (branches "true"/"false") or named `cases` (plus "default")."""
 
     expression: str | None = None
@@ -125,7 +126,7 @@ class ConditionConfig(_Wire):
         return ["true", "false"]
 
 
-class MapConfig(_Wire):
+class MapConfig(_Wire, frozen=True):
     """`body` runs once per item of `items` (an expression giving a list); the output is the results in order."""
 
     items: str
@@ -134,7 +135,7 @@ class MapConfig(_Wire):
     on_item_error: OnItemError = "fail"
 
 
-class LoopConfig(_Wire):
+class LoopConfig(_Wire, frozen=True):
     """`body` repeats until `until` holds, at most `maxIterations` times; the output is the last body's."""
 
     body: Node
@@ -142,7 +143,7 @@ class LoopConfig(_Wire):
     max_iterations: Annotated[int, msgspec.Meta(ge=1)]
 
 
-class HumanConfig(_Wire):
+class HumanConfig(_Wire, frozen=True):
     """A message to the user (a template) and the actions they may take, each a branch."""
 
     message: str
@@ -151,19 +152,19 @@ class HumanConfig(_Wire):
     default_action: str | None = None
 
 
-class TemplateConfig(_Wire):
+class TemplateConfig(_Wire, frozen=True):
     """Renders `text`, a template; the text is the output."""
 
     text: str
 
 
-class CodeConfig(_Wire):
+class CodeConfig(_Wire, frozen=True):
     """Python that reads `inputs` and `nodes` and sets `result` (run in the sandbox of its own issue)."""
 
     code: str
 
 
-class HttpConfig(_Wire):
+class HttpConfig(_Wire, frozen=True):
     """A request to an operator-allowed host; `url`, header values and a string `body` are templates."""
 
     url: str
@@ -174,7 +175,7 @@ class HttpConfig(_Wire):
     fail_on_status: bool = True
 
 
-class FlowRefConfig(_Wire):
+class FlowRefConfig(_Wire, frozen=True):
     """Another flow run as one node: by id and version (none: the latest published; "draft": the draft)."""
 
     flow_id: int
@@ -199,6 +200,44 @@ CONFIG_TYPES: Final[dict[str, type[NodeConfig]]] = {
     "flow": FlowRefConfig,
 }
 NODE_TYPES: Final = frozenset(CONFIG_TYPES)
+
+def texts_of(config: NodeConfig) -> Iterator[tuple[str, str, bool]]:
+    """Each template (False) and expression (True) a config holds, with its field path (`config.prompt`).
+
+    A body's texts are the body's own: `config_of(config.body)` has them."""
+    if isinstance(config, AgentConfig):
+        yield "config.instructions", config.instructions, False
+        yield from ((f"config.inputs[{i}]", text, False) for i, text in enumerate(config.inputs))
+    elif isinstance(config, LlmConfig):
+        yield "config.prompt", config.prompt, False
+        if config.system is not None:
+            yield "config.system", config.system, False
+    elif isinstance(config, ConditionConfig):
+        if config.expression is not None:
+            yield "config.expression", config.expression, True
+        for i, case in enumerate(config.cases or ()):
+            yield f"config.cases[{i}].expression", case.expression, True
+    elif isinstance(config, MapConfig):
+        yield "config.items", config.items, True
+    elif isinstance(config, LoopConfig):
+        yield "config.until", config.until, True
+    elif isinstance(config, HumanConfig):
+        yield "config.message", config.message, False
+    elif isinstance(config, TemplateConfig):
+        yield "config.text", config.text, False
+    elif isinstance(config, HttpConfig):
+        yield "config.url", config.url, False
+        yield from ((f"config.headers.{k}", v, False) for k, v in config.headers.items())
+        stack: list[tuple[str, Any]] = [("config.body", config.body)]
+        while stack:
+            path, value = stack.pop()
+            if isinstance(value, str):
+                yield path, value, False
+            elif isinstance(value, dict):
+                stack.extend((f"{path}.{k}", v) for k, v in value.items())
+            elif isinstance(value, list):
+                stack.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+
 
 _AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 
@@ -236,3 +275,5 @@ def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
         raise DefinitionError(path, message) from None
     except msgspec.DecodeError as error:
         raise DefinitionError("$", f"not JSON: {error}") from None
+    except RecursionError:
+        raise DefinitionError("$", "nested too deeply") from None

@@ -2,7 +2,10 @@
 
 - The sandbox refuses attribute access to internals (`''.__class__.__mro__`), calls of unsafe
   methods, and, being immutable, changing the scope (`inputs.items.append(...)`); `*` and `**`
-  are bounded so a template cannot ask for a gigabyte string.
+  are bounded so a template cannot ask for a gigabyte string; so are the text a render produces
+  and the numbers all its `range()`s give together. What the sandbox cannot bound is a loop
+  inside a loop over the data itself (`{% for a in l %}{% for b in l %}`): pure Python, so a
+  thread renders it without stopping the event loop, but its time is the data's square.
 - A name the scope lacks is an error at render time (`StrictUndefined`) rather than empty text;
   validation finds such names when the flow is saved (`template_names`), so at run time it only
   happens to data that lacks a field (`{{ n1.output.missing | default('') }}` is the way out).
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import operator
@@ -20,6 +24,7 @@ from typing import Any, Final
 
 import jinja2
 from jinja2 import meta, nodes
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from agents.flows.errors import TemplateError
@@ -27,6 +32,10 @@ from agents.flows.errors import TemplateError
 MAX_LENGTH: Final = 100_000  # characters of template source
 MAX_PRODUCT: Final = 1_000_000  # items or characters a `*` may produce
 MAX_POWER: Final = 1_000  # the largest exponent `**` takes
+MAX_OUTPUT: Final = 2_000_000  # characters a render may produce (a model's window is far less)
+MAX_RANGE_ITEMS: Final = 100_000  # numbers all the `range()`s of one render may give, together
+_RANGE_BUDGET: Final[contextvars.ContextVar[list[int] | None]] = contextvars.ContextVar("flow_template_range",
+                                                                                        default=None)
 
 
 def _finalize(value: Any) -> Any:
@@ -51,16 +60,27 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     def call_binop(self, context: jinja2.runtime.Context, operator_: str, left: Any, right: Any) -> Any:
         if operator_ == "**":
             if isinstance(right, (int, float)) and abs(right) > MAX_POWER:
-                raise jinja2.sandbox.SecurityError(f"exponent over {MAX_POWER}")
+                raise SecurityError(f"exponent over {MAX_POWER}")
             return operator.pow(left, right)
         for seq, count in ((left, right), (right, left)):
             if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and len(seq) * count > MAX_PRODUCT:
-                raise jinja2.sandbox.SecurityError(f"a product of over {MAX_PRODUCT:,} items")
+                raise SecurityError(f"a product of over {MAX_PRODUCT:,} items")
         return operator.mul(left, right)
+
+
+def _range(*args: int) -> range:
+    """`range`, drawing on one budget per render: nested loops over `range` cannot spin for hours."""
+    numbers = range(*args)
+    left = _RANGE_BUDGET.get() or [MAX_RANGE_ITEMS]  # outside `render`: one range's own bound
+    if len(numbers) > left[0]:
+        raise SecurityError(f"ranges of over {MAX_RANGE_ITEMS:,} numbers in one template")
+    left[0] -= len(numbers)
+    return numbers
 
 
 _ENV: Final = _Sandbox(undefined=jinja2.StrictUndefined, finalize=_finalize, autoescape=False,
                        keep_trailing_newline=True, cache_size=0)
+_ENV.globals["range"] = _range
 GLOBALS: Final = frozenset(_ENV.globals)  # names every template may read (`range`, `dict`, ...)
 
 
@@ -96,12 +116,22 @@ def check(template: str) -> TemplateError | None:
 def render(template: str, scope: Mapping[str, Any]) -> str:
     """`template` rendered in `scope`; a `TemplateError` says what failed (an undefined name, a refused access)."""
     compiled = _compiled(template)
+    budget = _RANGE_BUDGET.set([MAX_RANGE_ITEMS])
     try:
-        return compiled.render(scope)
+        parts: list[str] = []
+        size = 0
+        for part in compiled.generate(scope):
+            size += len(part)
+            if size > MAX_OUTPUT:
+                raise TemplateError(f"the text grew over {MAX_OUTPUT:,} characters")
+            parts.append(part)
+        return "".join(parts)
     except jinja2.TemplateError as error:  # UndefinedError, SecurityError, and runtime syntax errors
         raise TemplateError(error.message or type(error).__name__, line=getattr(error, "lineno", None)) from None
     except (TypeError, ValueError, ArithmeticError, LookupError) as error:  # `{{ 1 / 0 }}`, `{{ 'a' + 1 }}`
         raise TemplateError(f"{type(error).__name__}: {error}") from None
+    finally:
+        _RANGE_BUDGET.reset(budget)
 
 
 def template_names(template: str) -> set[str]:
@@ -111,24 +141,34 @@ def template_names(template: str) -> set[str]:
     stops at a computed index (`inputs.items[i]` gives `inputs.items`) and leaves out a called
     method (`inputs.word.upper()` gives `inputs.word`). Raises `TemplateError` on bad syntax.
     """
+    if not any(mark in template for mark in ("{{", "{%", "{#")):
+        return set()  # plain text: nothing to parse (most agent instructions and messages)
     tree = _parsed(template)
-    free = meta.find_undeclared_variables(tree)
-    found: set[str] = set()
+    found: dict[str, str] = {}  # dotted name -> its base name
+    binds = False
     stack: list[nodes.Node] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, nodes.Call) and isinstance(node.node, (nodes.Getattr, nodes.Getitem)):
-            _chain(node.node, free, found, stack, drop_last=True)
+            _chain(node.node, found, stack, drop_last=True)
             stack.extend(child for child in node.iter_child_nodes() if child is not node.node)
+        elif isinstance(node, nodes.Name) and node.ctx != "load":
+            binds = True
         elif isinstance(node, (nodes.Getattr, nodes.Getitem, nodes.Name)):
-            _chain(node, free, found, stack, drop_last=False)
+            _chain(node, found, stack, drop_last=False)
         else:
+            binds = binds or isinstance(node, (nodes.Macro, nodes.CallBlock, nodes.For))
             stack.extend(node.iter_child_nodes())
-    return found
+    if not binds:
+        return set(found)
+    # Jinja's own scoping (meta) says which names the template binds; it costs as much as parsing,
+    # so only templates that bind a name pay it.
+    free = meta.find_undeclared_variables(tree)
+    return {name for name, base in found.items() if base in free}
 
 
-def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.Node], *, drop_last: bool) -> None:
-    """Record the dotted name `node` reads when its base is a free name; queue computed indexes."""
+def _chain(node: nodes.Node, found: dict[str, str], stack: list[nodes.Node], *, drop_last: bool) -> None:
+    """Record the dotted name `node` reads when its base is a name; queue computed indexes."""
     path: list[str | None] = []
     while isinstance(node, (nodes.Getattr, nodes.Getitem)):
         if isinstance(node, nodes.Getattr):
@@ -142,8 +182,6 @@ def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.
     if not isinstance(node, nodes.Name):
         stack.append(node)
         return
-    if node.name not in free:
-        return
     if drop_last and path:
         path = path[1:]
     parts = [node.name]
@@ -151,4 +189,4 @@ def _chain(node: nodes.Node, free: set[str], found: set[str], stack: list[nodes.
         if part is None:
             break
         parts.append(part)
-    found.add(".".join(parts))
+    found[".".join(parts)] = node.name

@@ -1,8 +1,9 @@
 """Validation of a flow's definition: every problem at once, each with its node id and a stable code.
 
 Linear and iterative: inline bodies are walked with a stack, the graph by `agents.flows.graph`, and
-"does this node run before that one" is one bit of a big-int ancestor set, so a 500-node chain or a
-5,000-node cycle is checked in milliseconds (bench/flow_validation.py).
+"does this node run before that one" is one bit of a big-int ancestor set. bench/flow_validation.py:
+a 500-node chain of templates in 23 ms of CPU, 5,000 nodes in 237 ms (x10.3: linear), a 5,000-node
+cycle in 228 ms; nearly all of it is Jinja parsing each template once.
 
 Codes: too_many_nodes, missing_start, too_many_starts, bad_id, duplicate_id, unknown_type,
 bad_config, unknown_agent, map_body_not_a_node, loop_body_not_a_node, loop_without_max,
@@ -15,7 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final
 
 import jsonschema
@@ -29,21 +30,20 @@ from agents.flows.definition import (
     ConditionConfig,
     FlowDefinition,
     FlowRefConfig,
-    HttpConfig,
     HumanConfig,
     LlmConfig,
     LoopConfig,
     MapConfig,
     Node,
     NodeConfig,
-    TemplateConfig,
     config_of,
+    texts_of,
 )
 from agents.flows.errors import ConfigError, TemplateError
 
 FlowVersion = int | str | None  # a version number, "draft", or None for the latest published
 FlowExists = Callable[[int, FlowVersion], bool]
-SubflowRefs = Callable[[int, FlowVersion], Iterable[tuple[int, FlowVersion]]]
+SubflowEdges = Callable[[int, FlowVersion], Iterable[tuple[int, FlowVersion]]]
 
 IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Names a node id cannot take: the scope's own names, and words CEL or Jinja2 read as keywords.
@@ -77,18 +77,21 @@ class _Place(msgspec.Struct):
 
 
 def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, flow_id: int | None = None,
-             flow_exists: FlowExists | None = None, subflow_refs: SubflowRefs | None = None) -> list[Problem]:
+             flow_exists: FlowExists | None = None, subflow_edges: SubflowEdges | None = None) -> list[Problem]:
     """Every problem in `defn`, in the definition's order; an empty list means it is valid.
 
     `agents` are the registered agents' names; `flow_exists(id, version)` says whether a sub-flow
-    is there; `subflow_refs(id, version)` lists the sub-flows that flow uses, for finding a cycle
+    is there; `subflow_edges(id, version)` lists the sub-flows that flow uses, for finding a cycle
     back to `flow_id` (the flow being saved, None for a new one).
     """
-    if len(defn.nodes) > max_nodes:
-        return [Problem(None, "too_many_nodes", f"{len(defn.nodes)} nodes, over the limit of {max_nodes}")]
+    count = _count_nodes(defn, max_nodes)
+    if count > max_nodes:
+        return [Problem(None, "too_many_nodes", f"over {max_nodes} nodes ({count} counted, bodies included)")]
     problems: list[Problem] = []
     places = _places(defn, problems)
-    top_ids = {node.id: i for i, node in enumerate(defn.nodes)}
+    top_ids: dict[str, int] = {}
+    for i, node in enumerate(defn.nodes):
+        top_ids.setdefault(node.id, i)  # a duplicate id is reported; edges name the first
     _check_ids(places, problems)
     _check_inputs(defn, problems)
     before = _check_graph(defn, top_ids, problems)
@@ -97,17 +100,49 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
         config = _config(place.node, problems)
         if config is None:
             continue
-        for field, text, is_expr in _texts(config):
+        for field, text, is_expr in texts_of(config):
             _check_text(place, field, text, is_expr, defn, top_ids, all_ids, before, problems)
         _check_config(place.node, config, agents, problems)
         if isinstance(config, FlowRefConfig):
-            _check_subflow(place.node, config, flow_id, flow_exists, subflow_refs, problems)
+            _check_subflow(place.node, config, flow_id, flow_exists, subflow_edges, problems)
     end = _Place(Node(id="", type="end"), top=-1)
     for name, text in defn.outputs.items():
         _check_text(end, f"outputs.{name}", text, False, defn, top_ids, all_ids, None, problems)
     order = {place.node.id: i for i, place in reversed(list(enumerate(places)))}
     problems.sort(key=lambda p: -1 if p.node_id is None else order.get(p.node_id, len(order)))
     return problems
+
+
+def flow_refs(defn: FlowDefinition) -> list[tuple[int, FlowVersion]]:
+    """The sub-flows `defn` runs (`flow` nodes, bodies included), each once: what `subflow_edges`
+    answers for a stored flow, so the store can keep them beside it and answer without decoding."""
+    found: dict[tuple[int, FlowVersion], None] = {}
+    stack = list(reversed(defn.nodes))
+    while stack:
+        node = stack.pop()
+        try:
+            config = config_of(node)
+        except ConfigError:
+            continue
+        if isinstance(config, FlowRefConfig):
+            found[config.flow_id, config.version] = None
+        elif isinstance(config, MapConfig | LoopConfig):
+            stack.append(config.body)
+    return list(found)
+
+
+def _count_nodes(defn: FlowDefinition, limit: int) -> int:
+    """The nodes, bodies included, counted until the count passes `limit` (a huge flow is not walked)."""
+    count = len(defn.nodes)
+    stack = [node.config.get("body") for node in defn.nodes if node.type in ("map", "loop")]
+    while stack and count <= limit:
+        body = stack.pop()
+        if isinstance(body, dict):
+            count += 1
+            config = body.get("config")
+            if body.get("type") in ("map", "loop") and isinstance(config, dict):
+                stack.append(config.get("body"))
+    return count
 
 
 def _places(defn: FlowDefinition, problems: list[Problem]) -> list[_Place]:
@@ -128,6 +163,9 @@ def _places(defn: FlowDefinition, problems: list[Problem]) -> list[_Place]:
             body = msgspec.convert(raw, Node)
         except msgspec.ValidationError as error:
             problems.append(Problem(node.id, code, f"`config.body` is not a node: {error}"))
+            continue
+        if body.type in ("start", "end"):
+            problems.append(Problem(node.id, code, f"a `{body.type}` node cannot be a {node.type}'s body"))
             continue
         inner = _Place(body, top=place.top, in_map=place.in_map or node.type == "map",
                        in_loop=place.in_loop or node.type == "loop")
@@ -191,7 +229,7 @@ def _check_graph(defn: FlowDefinition, top_ids: dict[str, int],
     if len(starts) >= 1:
         seen = graph.reachable(succ, top_ids[starts[0]])
         problems.extend(Problem(node.id, "unreachable", f"node {node.id!r} cannot be reached from {starts[0]!r}")
-                        for i, node in enumerate(defn.nodes) if not seen[i])
+                        for i, node in enumerate(defn.nodes) if not seen[i] and top_ids[node.id] == i)
     return graph.ancestors(succ)
 
 
@@ -244,48 +282,12 @@ def _config(node: Node, problems: list[Problem]) -> NodeConfig | None:
     except ConfigError as error:
         if node.type in ("map", "loop") and error.path.startswith("config.body"):
             return None  # reported as a body that is not a node
-        problems.append(Problem(node.id, error.code, str(error)))
+        problems.append(Problem(node.id, error.code, f"{error.path}: {error.message}"))
         return None
 
 
 def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _texts(config: NodeConfig) -> Iterator[tuple[str, str, bool]]:
-    """Each template (False) and expression (True) of a config, with its field path."""
-    if isinstance(config, AgentConfig):
-        yield "config.instructions", config.instructions, False
-        yield from ((f"config.inputs[{i}]", text, False) for i, text in enumerate(config.inputs))
-    elif isinstance(config, LlmConfig):
-        yield "config.prompt", config.prompt, False
-        if config.system is not None:
-            yield "config.system", config.system, False
-    elif isinstance(config, ConditionConfig):
-        if config.expression is not None:
-            yield "config.expression", config.expression, True
-        for i, case in enumerate(config.cases or ()):
-            yield f"config.cases[{i}].expression", case.expression, True
-    elif isinstance(config, MapConfig):
-        yield "config.items", config.items, True
-    elif isinstance(config, LoopConfig):
-        yield "config.until", config.until, True
-    elif isinstance(config, HumanConfig):
-        yield "config.message", config.message, False
-    elif isinstance(config, TemplateConfig):
-        yield "config.text", config.text, False
-    elif isinstance(config, HttpConfig):
-        yield "config.url", config.url, False
-        yield from ((f"config.headers.{k}", v, False) for k, v in config.headers.items())
-        stack: list[tuple[str, Any]] = [("config.body", config.body)]
-        while stack:
-            path, value = stack.pop()
-            if isinstance(value, str):
-                yield path, value, False
-            elif isinstance(value, dict):
-                stack.extend((f"{path}.{k}", v) for k, v in value.items())
-            elif isinstance(value, list):
-                stack.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
 
 
 def _check_text(place: _Place, field: str, text: str, is_expr: bool, defn: FlowDefinition, top_ids: dict[str, int],
@@ -380,25 +382,25 @@ def _check_names(node: Node, field: str, names: list[str], problems: list[Proble
 
 
 def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_exists: FlowExists | None,
-                   subflow_refs: SubflowRefs | None, problems: list[Problem]) -> None:
+                   subflow_edges: SubflowEdges | None, problems: list[Problem]) -> None:
     """The sub-flow is there, and nothing it runs (however deep) runs the flow being saved."""
     if flow_exists is not None and not flow_exists(config.flow_id, config.version):
-        version = "latest" if config.version is None else config.version
-        problems.append(Problem(node.id, "unknown_flow", f"no flow {config.flow_id} (version {version})"))
+        which = "the latest" if config.version is None else config.version
+        problems.append(Problem(node.id, "unknown_flow", f"no flow {config.flow_id} (version {which})"))
         return
     if flow_id is None:
         return
     if config.flow_id == flow_id:
         problems.append(Problem(node.id, "subflow_cycle", "the flow runs itself"))
         return
-    if subflow_refs is None:
+    if subflow_edges is None:
         return
-    start = (config.flow_id, config.version)
+    start: tuple[int, FlowVersion] = (config.flow_id, config.version)
     seen = {start}
-    queue = deque([(start, [config.flow_id])])
+    queue: deque[tuple[tuple[int, FlowVersion], list[int]]] = deque([(start, [config.flow_id])])
     while queue:
         (ref_id, version), path = queue.popleft()
-        for ref in subflow_refs(ref_id, version):
+        for ref in subflow_edges(ref_id, version):
             if ref[0] == flow_id:
                 chain = " -> ".join(str(p) for p in [flow_id, *path, flow_id])
                 problems.append(Problem(node.id, "subflow_cycle", f"sub-flows run this flow again: {chain}"))

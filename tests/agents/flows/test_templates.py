@@ -1,0 +1,83 @@
+"""Templates: rendering in the sandbox, the names a template reads, and syntax errors with their line."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.flows.errors import TemplateError
+from agents.flows.templates import check, render, template_names
+
+SCOPE = {"inputs": {"word": "fox", "items": [1, 2]}, "n1": {"output": {"text": "Hi", "n": 3}, "files": ["f1"]},
+         "skipped": {"output": None, "files": []}}
+
+
+def test_renders_inputs_and_node_outputs() -> None:
+    assert render("{{ inputs.word }} says {{ n1.output.text | upper }} ({{ n1.files | length }})", SCOPE) == \
+        "fox says HI (1)"
+
+
+def test_a_skipped_nodes_output_renders_as_empty_text() -> None:
+    assert render("[{{ skipped.output }}]", SCOPE) == "[]"
+
+
+def test_a_list_or_mapping_renders_as_json() -> None:
+    assert render("{{ n1.output }} {{ inputs.items }}", SCOPE) == '{"text": "Hi", "n": 3} [1, 2]'
+
+
+def test_a_mappings_key_comes_before_its_method() -> None:
+    # `inputs.items` is the input called "items", not dict.items
+    assert render("{% for i in inputs.items %}{{ i }}{% endfor %}", SCOPE) == "12"
+
+
+def test_an_undefined_name_is_an_error_unless_defaulted() -> None:
+    with pytest.raises(TemplateError, match="wrod"):
+        render("{{ inputs.wrod }}", SCOPE)
+    assert render("{{ n1.output.missing | default('none') }}", SCOPE) == "none"
+
+
+@pytest.mark.parametrize("hostile", [
+    "{{ ''.__class__.__mro__ }}",
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "{{ cycler.__init__.__globals__.os }}",
+    "{{ self.__init__.__globals__ }}",
+    "{{ inputs.items.append(3) }}",
+    "{{ 'x' * 100000000 }}",
+    "{{ 9 ** 99999999 }}",
+])
+def test_the_sandbox_refuses_hostile_templates(hostile: str) -> None:
+    with pytest.raises(TemplateError):
+        render(hostile, SCOPE)
+    assert SCOPE["inputs"]["items"] == [1, 2]
+
+
+def test_a_runtime_error_is_a_template_error() -> None:
+    with pytest.raises(TemplateError, match="ZeroDivisionError"):
+        render("{{ 1 / 0 }}", SCOPE)
+
+
+def test_a_syntax_error_says_its_line() -> None:
+    error = check("one\ntwo\n{{ inputs.word ")
+    assert error is not None and error.line == 3
+    assert check("{{ inputs.word }}") is None
+    with pytest.raises(TemplateError):
+        render("{% for %}", SCOPE)
+
+
+def test_the_names_a_template_reads() -> None:
+    assert template_names("{{ inputs.word }} {{ n1.output.text | upper }} {{ n2.files|length }}") == \
+        {"inputs.word", "n1.output.text", "n2.files"}
+    assert template_names("{{ inputs['word'] }} {{ inputs.items[index].name }} {{ inputs.word.upper() }}") == \
+        {"inputs.word", "inputs.items", "index"}
+    assert template_names("{% for x in inputs.items %}{{ x.a }}{{ loop.index }}{% endfor %}"
+                          "{% set y = n3.output %}{{ y.z }}") == {"inputs.items", "n3.output"}
+    assert template_names("plain text") == set()
+
+
+@pytest.mark.parametrize("endless", [
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    "{% for i in range(100000) %}{{ 'x' * 1000000 }}{% endfor %}",
+])
+def test_a_render_is_bounded_in_numbers_and_text(endless: str) -> None:
+    with pytest.raises(TemplateError, match="over"):
+        render(endless, SCOPE)
+    assert render("{% for i in range(3) %}{{ i }}{% endfor %}", SCOPE) == "012"  # the budget is per render
