@@ -160,14 +160,10 @@ def test_flows_are_one_pure_interface() -> None:
     modules = _modules()
     bad = [f"{name} -> {target}" for name, path in modules.items() if name.startswith("agents.flows")
            for target in _imports(path, modules) if not target.startswith("agents.flows")]
-    assert not bad, "agents/flows imports only itself:
-" + "
-".join(sorted(bad))
+    assert not bad, "agents/flows imports only itself:\n" + "\n".join(sorted(bad))
     around = [f"{name} -> {target}" for name, path in modules.items() if not name.startswith(("agents.flows", "tests"))
               for target in _imports(path, modules) if target.startswith("agents.flows.")]
-    assert not around, "import agents.flows, not its modules:
-" + "
-".join(sorted(around))
+    assert not around, "import agents.flows, not its modules:\n" + "\n".join(sorted(around))
 
 
 def test_no_module_imports_itself_back() -> None:

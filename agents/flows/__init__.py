@@ -12,7 +12,6 @@ package's modules (`tests/test_layers.py`).
 """
 
 from agents.flows.canonical import canonical_json, definition_hash, dump_yaml, load_yaml
-from agents.flows.diff import FlowDiff, diff
 from agents.flows.definition import (
     AgentConfig,
     FlowDefinition,
@@ -23,6 +22,7 @@ from agents.flows.definition import (
     Node,
     decode_definition,
 )
+from agents.flows.diff import FlowDiff, diff
 from agents.flows.engine import FlowRunner
 from agents.flows.errors import DefinitionError, FlowError, YamlError
 from agents.flows.runs import (

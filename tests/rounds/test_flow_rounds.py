@@ -158,14 +158,15 @@ def test_a_published_version_runs_and_keeps_its_definition(server):
 
 
 def test_a_failing_node_fails_the_round_naming_it(server):
-    failing = {"name": "fails", "nodes": [n("start", "start"), n("code", "code", code="result = 1"), n("end", "end")],
+    failing = {"name": "fails", "nodes": [n("start", "start"), n("code", "code", code="raise ValueError('no such row')"),
+                                          n("end", "end")],
                "edges": [e("start", "code"), e("code", "end")]}
     with server.client("alice") as alice:
         flow_id = alice.post("/api/flows", json=failing).json()["id"]
         wf = run_flow(alice, flow_id, {})
         assert wait_status(alice, wf, "completed", "failed")["status"] == "failed"
         last = alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]
-        assert last["status"] == "last" and "node code" in last["content"]
+        assert last["status"] == "last" and "node code" in last["content"] and "no such row" in last["content"]
 
 
 def test_a_human_node_waits_and_the_decision_takes_its_branch(server):
