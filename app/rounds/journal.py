@@ -39,6 +39,7 @@ class Journal:
         self.cursors = cursors
         self.drafts = drafts or Drafts(lambda _w: None, lambda _w: None)
         self.on_end: Callable[[str], None] | None = None  # a round ended (not by a stop): its queue may go on
+        self.steers: dict[str, int] = {}  # steering posts this process wrote, by workflow (app.rounds.steering)
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),

@@ -195,8 +195,9 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         inp = await rt.rounds.round_input(workflow_id, round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
-        context.answers = await asking.answers(rt, workflow_id, round_no, task.id)
+        # Only an agent offered to ask (AGENT_QUESTIONS) can have asked: no read per task otherwise.
         context.may_ask = rt.settings.agent_questions
+        context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if context.may_ask else []
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
                                                                       task.agent, task.id):
             result = await asking.run_or_prepare(rt.registry, task, context, approval)

@@ -236,6 +236,7 @@ class WorkflowService(Conversation):
                                        "unfinished part of the plan with it", agent_name="system")])
         if written is None:
             return None
+        self.rt.journal.steers[current.id] = self.rt.journal.steers.get(current.id, 0) + 1
         return {"id": current.id, "status": "running", "currentRound": current.current_round, "queued": False}
 
     async def _answer_waiting(self, owner: Owner, current: WorkflowRow, prompt: str,
