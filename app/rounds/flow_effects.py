@@ -38,6 +38,7 @@ from app.rounds.steps import step_keys
 from app.sandbox.code import CodeLimits
 from app.sandbox.http import HttpPolicy, send_request
 from app.store.records import NewDocument, NewMessage, Owner
+from app.store.tables import stored_id
 
 
 def node_key(workflow_id: str, round_no: int, path: str) -> Any:
@@ -91,7 +92,7 @@ class RoundEffects:
             found = await rt.repo.files.files_by_id(missing)
             for file, contents in await rt.rounds.contents_of([found[i] for i in missing if i in found]):
                 doc = await read_document(file, contents, round_no=self.round_no)
-                documents[doc.file_id] = doc
+                documents[stored_id(file)] = doc
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
         task = TaskSpec(id=path, agent=config.agent, instructions=instructions, inputs=[d.name for d in chosen],
                         outputs=[_output(name) for name in config.outputs])
