@@ -19,6 +19,17 @@ def pytest_configure(config: pytest.Config) -> None:
 pytest_plugins = ["tests.openai_stub"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _worker_pools() -> Iterator[None]:
+    """The worker processes the session's live servers share (`LiveServer`) end with the session."""
+    yield
+    from agents.toolkit.cpu import stop_processes
+    from extractors.runner import shutdown_pool
+
+    stop_processes()
+    shutdown_pool()
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """'' (SQLite in the test's data dir) or a fresh PostgreSQL database when FOREMAN_TEST_PG_URL is set."""
