@@ -19,6 +19,14 @@ def pytest_configure(config: pytest.Config) -> None:
 pytest_plugins = ["tests.openai_stub"]
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Checks that run as a process of their own (mypy) start now, beside the tests, when selected."""
+    for item in session.items:
+        start = getattr(getattr(item, "module", None), "start_beside_the_suite", None)
+        if start is not None and item.name.startswith("test_the_tree"):
+            start()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _worker_pools() -> Iterator[None]:
     """The worker processes the session's live servers share (`LiveServer`) end with the session."""
