@@ -11,12 +11,12 @@ Run time (one mypy process over `app/`, `agents/` and `extractors/`; the shared 
 2026-11-26): 57 s from a cold cache, ~150 s in CI under load, 1.5 s warm (mypy's cache is
 `.mypy_cache/`, which git ignores). So that a run of the whole suite does not wait for it, mypy
 starts as soon as the tests are collected (`start_beside_the_suite`, called by tests/conftest.py),
-niced, beside the tests before this one; the test reads its result.
+niced, beside the tests before this one; the test reads its result (`stop_beside_the_suite` ends
+it with the session if the test did not wait for it).
 """
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import re
@@ -44,8 +44,14 @@ def start_beside_the_suite() -> None:
         output = tempfile.NamedTemporaryFile(prefix="mypy-", suffix=".log")  # a pipe could fill and stall mypy
         process = subprocess.Popen(MYPY, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
                                    preexec_fn=lambda: os.nice(NICENESS))
-        atexit.register(process.kill)  # a session stopped before the test does not leave mypy running
         _running = process, output
+
+
+def stop_beside_the_suite() -> None:
+    """End a mypy still running (a session stopped before the test, or the test deselected)."""
+    if _running is not None and _running[0].poll() is None:
+        _running[0].kill()
+        _running[0].wait()
 
 
 def mypy_errors() -> list[str]:
