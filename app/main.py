@@ -246,8 +246,12 @@ def mcp_tools(settings: Settings) -> McpTools:
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
-               registry: Registry | None = None) -> Litestar:
-    """The application: reads the environment only when no settings are given."""
+               registry: Registry | None = None, keep_workers: bool = False) -> Litestar:
+    """The application: reads the environment only when no settings are given.
+
+    `keep_workers`: the process's worker pools (file readers, the agents' CPU work) outlive the app,
+    for a test session that runs many apps in one process and stops the pools once, at its end.
+    """
     settings = settings or from_env(os.environ)
     settings.check()
     if settings.tracing and not tracing.enabled():  # the SDK reads the OTEL_* variables itself
@@ -296,7 +300,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, tools.close, _stop_workers, *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, tools.close, *([] if keep_workers else [_stop_workers]), *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -17,6 +17,36 @@ def pytest_configure(config: pytest.Config) -> None:
                                 "the repository (../shared/corpus) or set FOREMAN_CORPUS to its directory.")
 
 pytest_plugins = ["tests.openai_stub"]
+_STARTED: list[Callable[[], None]] = []  # the stops of the checks started beside the tests
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A check that runs as a process of its own (mypy, `start_beside_the_suite` in its test module)
+    starts now, beside the tests, when its `test_the_tree...` test is to run."""
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if hasattr(module, "start_beside_the_suite") and item.name.startswith("test_the_tree"):
+            module.start_beside_the_suite()
+            _STARTED.append(module.stop_beside_the_suite)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A check started beside the tests and still running (the session stopped before its test) ends."""
+    for stop in _STARTED:
+        stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _worker_pools() -> Iterator[None]:
+    """The worker processes the session's live servers share (`LiveServer`) end with the session."""
+    yield
+    from agents.toolkit.cpu import stop_processes
+    from extractors.runner import shutdown_pool
+
+    stop_processes()
+    shutdown_pool()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -69,11 +69,15 @@ def settings_for(tmp: Path, database_url: str = "", **overrides: Any) -> Setting
 
 
 class LiveServer:
-    """The real app under uvicorn in a background thread, on a free port of 127.0.0.1."""
+    """The real app under uvicorn in a background thread, on a free port of 127.0.0.1.
 
-    def __init__(self, settings: Settings, model: Any = None, registry: Any = None) -> None:
+    Its worker pools are the test session's (kept between servers, stopped once at the session's
+    end): stopping them with each server cost 6-11 s a server under load (`python -m app`, as in
+    `Replica`, still stops its own; so does this app with `keep_workers=False`)."""
+
+    def __init__(self, settings: Settings, model: Any = None, registry: Any = None, keep_workers: bool = True) -> None:
         self.settings = replace(settings, host="127.0.0.1", port=free_port())
-        self.app = create_app(self.settings, model=model, registry=registry)
+        self.app = create_app(self.settings, model=model, registry=registry, keep_workers=keep_workers)
         self.url = f"http://127.0.0.1:{self.settings.port}"
         self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port,
                                                      log_level="warning", lifespan="on"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,10 +77,20 @@ class EventReader:
             self.ended = True
 
     def close(self) -> None:
-        """Drop the connection, as a client that goes away mid-stream."""
+        """Drop the connection, as a client that goes away mid-stream.
+
+        The socket is shut down first: closing the response alone did not wake the thread blocked
+        reading it, which then waited for the stream's next line (up to its 15 s keepalive) and
+        cost each close 10 s (the join's bound) one time in two."""
         self._closed.set()
-        if self._response is not None:
-            self._response.close()
+        response = self._response
+        if response is not None:
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+            response.close()
         self._thread.join(10)
 
     def snapshot(self) -> list[Event]:
