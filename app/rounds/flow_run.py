@@ -26,7 +26,8 @@ from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
 from app.store.records import NewDocument, NewLog, NewMessage, Wait
 
-RECORD_CUT = 4000  # characters of a node's input or output a node-runs answer shows (with the full size)
+# Nodes that compute what they give from the run's own values at once (no effect outside the round).
+INSTANT = frozenset({"start", "end", "template", "condition"})
 
 
 def progress(done: int, total: int) -> int:
@@ -42,6 +43,8 @@ class RoundJournal:
         self.decision_taken = dict(decision or {})
         self.started_at: dict[str, Any] = {}
         self.pending: dict[str, NewMessage] = {}  # a node's message, written with its outcome
+        self.starts: dict[str, NewLog] = {}  # an instant node's start log, written with its outcome
+        self.later: list[dict[str, Any]] = []  # instant inner runs, written with the next write of a node run
         self.secrets: dict[str, str] = {}
 
     async def recorded(self) -> dict[str, NodeRun]:
@@ -51,22 +54,31 @@ class RoundJournal:
     async def started(self, node: Node, path: str, done: int, total: int) -> None:
         self.started_at[path] = now()
         what = node.name or node.id
-        await self.rt.journal.append(self.workflow_id, self.round_no, logs=[NewLog(
-            node_key(self.workflow_id, self.round_no, path)("start"), f"Node {what} ({node.type}) started",
-            agent_name=node.type, progress=progress(done, total))])
+        log = NewLog(node_key(self.workflow_id, self.round_no, path)("start"), f"Node {what} ({node.type}) started",
+                     agent_name=node.type, progress=progress(done, total))
+        if node.type in INSTANT:  # it settles at once: its start is logged in its outcome's write
+            self.starts[path] = log
+            return
+        await self.rt.journal.append(self.workflow_id, self.round_no, logs=[log])
 
     async def settled(self, run: NodeRun, done: int, total: int) -> None:
         """The node run's row, its log and the message its effect left (`RoundEffects.pending`) in one write."""
-        rows = [{"path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
-                 "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
-                 "record": redacted(msgspec.to_builtins(run), self.secrets.values())}]
+        row = {"path": run.path, "node_id": run.node_id, "type": run.type, "status": run.status,
+               "attempts": run.attempts, "started_at": self.started_at.pop(run.path, None), "finished_at": now(),
+               "record": redacted(msgspec.to_builtins(run), self.secrets.values())}
+        inner = any(mark in run.path for mark in "[#/")  # a map's item, a loop's iteration, a sub-flow's node
+        if inner and run.type in INSTANT and run.status == "succeeded":
+            # Computed again at no cost should the round stop before its node settles: kept for that write.
+            self.later.append(row)
+            return
+        rows, self.later = [*self.later, row], []
         message = self.pending.pop(run.path, None)
         if message is not None and self.secrets:
             message = replace(message, content=redacted(message.content, self.secrets.values()))
-        logs = []
-        if not any(mark in run.path for mark in "[#/"):  # a map's item, a loop's iteration, a sub-flow's node:
+        logs = [start for start in [self.starts.pop(run.path, None)] if start is not None]
+        if not inner:  # an inner run's node's log tells how it went
             word = {"succeeded": "finished", "failed": "failed", "skipped": "skipped"}[run.status]  # its node's log
-            text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")  # tells
+            text = f"Node {run.node_id} ({run.type}) {word}" + (f": {run.error}" if run.error else "")
             kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
             logs.append(NewLog(node_key(self.workflow_id, self.round_no, run.path)("done"), text, type=kind,
                                agent_name=run.type, progress=progress(done, total)))
