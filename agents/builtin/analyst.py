@@ -7,9 +7,10 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.knowledge.coverage import Coverage, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
-from agents.knowledge.retrieval import MemoryRetriever, absent_words, without_copies
+from agents.knowledge.retrieval import MemoryRetriever, without_copies
 from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
@@ -166,8 +167,9 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        absent = [] if question != asked else await off_loop_if_long(
-            sum(text_size(d.items) for d in docs), absent_words, question, docs, context.prompt)
+        covered = Coverage() if question != asked else await off_loop_if_long(
+            sum(text_size(d.items) for d in docs), coverage, question, docs, [p.text for p in found], context.prompt)
+        absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
@@ -181,16 +183,16 @@ class Analyst:
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
-                       lacking=lacking),
+                       unmentioned=unmentioned, lacking=lacking),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
         if not ledger.offline:  # the offline model quotes its passages itself
             text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
-            if absent:  # what was searched and is nowhere, whatever the model made of it
+            if absent or unmentioned:  # what was searched and is nowhere, whatever the model made of it
                 names = ", ".join(dict.fromkeys(d.name for d in docs))
                 text += "\n\n_" + say("searched_absent", language, docs=names,
-                                       words=", ".join(f"«{w}»" for w in absent)) + "_"
+                                       words=", ".join(f"«{w}»" for w in absent or unmentioned)) + "_"
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are

@@ -18,7 +18,7 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 
 from __future__ import annotations
 
-from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
+from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds, without_asking
 from agents.language.detect import LANGUAGES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
@@ -49,6 +49,7 @@ from agents.language.words import (
     common_words,
     content_words,
     fold,
+    function_words,
     index_terms,
     query_languages,
     query_terms,
@@ -59,8 +60,8 @@ from agents.language.words import (
 
 __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "NUMBER", "PRICE", "Intent", "asked_kind",
-    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages", "named_formats",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
-    "tokens", "wants_continuation",
+    "tokens", "wants_continuation", "without_asking",
 ]

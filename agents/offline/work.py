@@ -97,6 +97,11 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
             continue
         quoted.add(quote)
         parts.append(f"> {quote}\n\n— {where(p, language)} [{p.get('n')}]")
+    unmentioned = [str(w) for w in hints.get("unmentioned") or []]
+    if unmentioned:  # most of the question is answered above; what no document writes is said under it
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        parts.append("_" + say("searched_absent", language, docs=names,
+                                words=", ".join(f"«{w}»" for w in unmentioned)) + "_")
     return "\n\n".join(parts)
 
 
