@@ -107,6 +107,28 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Introuvable : {words} n'apparaît nulle part dans {docs}, les documents n'y répondent donc pas. "
               "Les passages les plus proches :",
     },
+    "compiled_max": {
+        "en": "Highest {column}: {label}, {value} {marks}",
+        "de": "Höchster Wert von «{column}»: {label}, {value} {marks}",
+        "fr": "Valeur la plus élevée de « {column} » : {label}, {value} {marks}",
+    },
+    "compiled_min": {
+        "en": "Lowest {column}: {label}, {value} {marks}",
+        "de": "Niedrigster Wert von «{column}»: {label}, {value} {marks}",
+        "fr": "Valeur la plus basse de « {column} » : {label}, {value} {marks}",
+    },
+    "compiled_sum": {
+        "en": ("Total {column} over {n} row: {value} {marks}", "Total {column} over {n} rows: {value} {marks}"),
+        "de": ("Summe von «{column}» über {n} Zeile: {value} {marks}",
+               "Summe von «{column}» über {n} Zeilen: {value} {marks}"),
+        "fr": ("Total de « {column} » sur {n} ligne : {value} {marks}",
+               "Total de « {column} » sur {n} lignes : {value} {marks}"),
+    },
+    "compiled_group": {
+        "en": "(the sum of its {n} rows)",
+        "de": "(die Summe seiner {n} Zeilen)",
+        "fr": "(la somme de ses {n} lignes)",
+    },
     "searched_absent": {
         "en": "Not found in {docs}: {words}.",
         "de": "In {docs} nicht gefunden: {words}.",

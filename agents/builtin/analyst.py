@@ -7,10 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
-from agents.knowledge.retrieval import MemoryRetriever, without_copies
+from agents.knowledge.retrieval import MemoryRetriever, location, without_copies
 from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
@@ -90,6 +91,34 @@ def renumber(text: str, hints: list[dict[str, Any]]) -> str:
     return _MARK.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else m.group(0), text)
 
 
+def computed_rows(compiled: list[Compiled], docs: list[DocumentText], found: list[Passage]) -> list[Passage]:
+    """The rows each computed result comes from, as passages ranked first (in the order of the
+    results, each row once), then the passages found that are not one of them."""
+    by_name = {d.name: d for d in docs}
+    top = max((p.score for p in found), default=1.0)
+    rows: list[Passage] = []
+    for result in compiled:
+        doc = by_name.get(result.document)
+        for text in result.rows[:QUOTED]:
+            if all(p.text != text for p in rows):
+                rows.append(Passage(name=result.document, text=text, score=top, file_id=doc.file_id if doc else None,
+                                    **location(result.source)))
+    return rows + [p for p in found if all(p.text != r.text for r in rows)]
+
+
+def computed_statements(compiled: list[Compiled], language: str) -> list[str]:
+    """What was computed, each with the marks of its rows (the first passages, in order)."""
+    statements, seen = [], []
+    for result in compiled:
+        marks = []
+        for text in result.rows[:QUOTED]:
+            if text not in seen:
+                seen.append(text)
+            marks.append(f"[{seen.index(text) + 1}]")
+        statements.append(statement(result, language, "".join(marks)) + ".")
+    return statements
+
+
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever) -> tuple[str, list[Passage]]:
     """A question read as a follow-up when its own words find nothing or when it goes on by a
@@ -145,6 +174,9 @@ class Analyst:
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
+        # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
+        compiled = await off_loop_if_long(sum(text_size(d.items) for d in docs), compile_answer, question, docs)
+        found = computed_rows(compiled, docs, found)
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             # Nothing found: no file had vectors yet (they always find something) and no passage
@@ -152,7 +184,7 @@ class Analyst:
             return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
-        found, lacking = by_kind(question, found)
+        found, lacking = by_kind(question, found) if not compiled else (found, "")
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
@@ -167,7 +199,7 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        covered = Coverage() if question != asked else await off_loop_if_long(
+        covered = Coverage() if question != asked or compiled else await off_loop_if_long(
             sum(text_size(d.items) for d in docs), coverage, question, docs, [p.text for p in found], context.prompt)
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
@@ -176,6 +208,10 @@ class Analyst:
         elif lacking:
             system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
                        f"{lacking} for this, naming what was searched.")
+        computed = computed_statements(compiled, language)
+        if computed:
+            system += (" Computed over the table (this is the answer; do not scan the table yourself): "
+                       + " ".join(computed))
         request = ModelRequest(
             purpose="task",
             # The question after the passages and the language last: what a small model reads last, it follows.
@@ -183,7 +219,7 @@ class Analyst:
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
-                       unmentioned=unmentioned, lacking=lacking),
+                       unmentioned=unmentioned, lacking=lacking, compiled=computed),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text

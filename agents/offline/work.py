@@ -88,6 +88,13 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
         names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
         kind = say(f"kind_{hints['lacking']}", language)
         parts.append(say("no_fact", language, kind=kind, docs=names))
+    computed = [str(c) for c in hints.get("compiled") or []]
+    if computed:  # a maximum, minimum or total computed over a table: said, then the rows it comes from
+        cited = {int(n) for c in computed for n in re.findall(r"\[(\d+)\]", c)}
+        parts.extend(computed)
+        parts.extend(f"> {one_line(str(p.get('text') or ''))}\n\n— {where(p, language)} [{p.get('n')}]"
+                     for p in ranked if p.get("n") in cited)
+        return "\n\n".join(parts)
     quoted: set[str] = set()
     for p in ranked[:PASSAGES]:
         quote = one_line(str(p.get("quote") or p.get("text") or ""))
