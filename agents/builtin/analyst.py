@@ -7,12 +7,21 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.knowledge.answer_parts import merged, part_hints, search_parts
 from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
 from agents.knowledge.retrieval import MemoryRetriever, location, without_copies
-from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
+from agents.language import (
+    asked_kind,
+    best_passages,
+    holds,
+    normalize_space,
+    question_parts,
+    refers_back,
+    wants_continuation,
+)
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
 from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
@@ -177,6 +186,11 @@ class Analyst:
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
         compiled = await off_loop_if_long(sum(text_size(d.items) for d in docs), compile_answer, question, docs)
         found = computed_rows(compiled, docs, found)
+        # "How much ..., and who ...?": each part searched and judged on its own.
+        asks = question_parts(question) if docs and not compiled and question == asked else [question]
+        parts = await search_parts(asks, docs, retriever, PASSAGES) if len(asks) > 1 else []
+        if parts:
+            found = merged(parts, PASSAGES) or found
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             # Nothing found: no file had vectors yet (they always find something) and no passage
@@ -199,7 +213,7 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        covered = Coverage() if question != asked or compiled else await off_loop_if_long(
+        covered = Coverage() if question != asked or compiled or parts else await off_loop_if_long(
             sum(text_size(d.items) for d in docs), coverage, question, docs, [p.text for p in found], context.prompt)
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
@@ -208,6 +222,11 @@ class Analyst:
         elif lacking:
             system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
                        f"{lacking} for this, naming what was searched.")
+        asked_parts = part_hints(parts, found, passages, quote_of) if parts else []
+        if asked_parts:
+            system += (f" The question asks {len(asked_parts)} things: answer each in turn, citing its passage"
+                       + "".join(f"; the documents never mention {', '.join(p['absent'])}: say so for that part"
+                                 for p in asked_parts if p["absent"]) + ".")
         computed = computed_statements(compiled, language)
         if computed:
             system += (" Computed over the table (this is the answer; do not scan the table yourself): "
@@ -219,7 +238,8 @@ class Analyst:
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
-                       unmentioned=unmentioned, lacking=lacking, compiled=computed),
+                       unmentioned=unmentioned, lacking=lacking, compiled=computed,
+                       parts=asked_parts),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
@@ -229,6 +249,10 @@ class Analyst:
                 names = ", ".join(dict.fromkeys(d.name for d in docs))
                 text += "\n\n_" + say("searched_absent", language, docs=names,
                                        words=", ".join(f"«{w}»" for w in absent or unmentioned)) + "_"
+            for part in asked_parts:  # a part the documents do not hold, whatever the model made of it
+                if part["absent"]:
+                    text += "\n\n_" + say("searched_absent", language, docs=", ".join(dict.fromkeys(d.name for d in docs)),
+                                           words=", ".join(f"«{w}»" for w in part["absent"])) + "_"
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are

@@ -95,6 +95,19 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
         parts.extend(f"> {one_line(str(p.get('text') or ''))}\n\n— {where(p, language)} [{p.get('n')}]"
                      for p in ranked if p.get("n") in cited)
         return "\n\n".join(parts)
+    asked_parts = [p for p in hints.get("parts") or [] if isinstance(p, Mapping)]
+    if asked_parts:  # a question that asks two things: each part answered, or said not found, in turn
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        by_n = {p.get("n"): p for p in ranked}
+        for part in asked_parts:
+            parts.append(f"**{part.get('question', '')}**")
+            if part.get("absent") or part.get("n") not in by_n:
+                words = ", ".join(f"«{w}»" for w in part.get("absent") or [])
+                parts.append(say("searched_absent", language, docs=names, words=words))
+            else:
+                parts.append(f"> {one_line(str(part.get('quote') or ''))}\n\n— {where(by_n[part['n']], language)} "
+                             f"[{part['n']}]")
+        return "\n\n".join(parts)
     quoted: set[str] = set()
     for p in ranked[:PASSAGES]:
         quote = one_line(str(p.get("quote") or p.get("text") or ""))
