@@ -143,9 +143,20 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
         asked = f"{asked} ({earlier})"
         if refers_back(earlier) and n < len(earlier_requests):
             continue  # it went on from the one before it, which named what both ask about
-        if more := await retriever.search(asked, docs, PASSAGES):
-            return asked, more
+        if more := await retriever.search(asked, docs, PASSAGES * 3):
+            return asked, numbers_first(question, more)[:PASSAGES]
     return question, found
+
+
+def numbers_first(question: str, found: list[Passage]) -> list[Passage]:
+    """The passages that write every number the question asks about first, in their order: "And in
+    2024?" after a question about 2023 is searched with that question's words, which the 2023
+    passages hold as well (issue 50: the same quotes came back, 2023 first)."""
+    wanted = set(_NUMBER.findall(question))
+    if not wanted:
+        return found
+    holding = [p for p in found if wanted <= set(_NUMBER.findall(p.text))]
+    return holding + [p for p in found if p not in holding]
 
 
 async def _with_sources(question: str, found: list[Passage], docs: list[DocumentText],
