@@ -30,8 +30,7 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "Stellen zitieren und belegen; den höchsten, den niedrigsten Wert oder die Summe einer Tabellenspalte "
         "finden; sie zusammenfassen; ihre Tabellen als Excel oder CSV extrahieren; und einen Bericht als Word oder "
         "Markdown zusammenstellen. Mit einem konfigurierten Sprachmodell übersetze ich auch und schreibe in eigenen "
-        "Worten. Laden Sie ein Dokument hoch und fragen Sie zum Beispiel: \u201eWas sagt der Bericht über die "
-        "Kosten?\u201c",
+        "Worten. Laden Sie ein Dokument hoch und fragen Sie zum Beispiel, was der Bericht über die Kosten sagt.",
         "fr": "Sans modèle de langage, je ne peux pas répondre à cela de moi-même, mais voici ce que je peux faire "
         "avec vos documents (PDF, Word, Excel, CSV, PowerPoint, HTML, texte, scans) : répondre à vos questions en "
         "citant les passages ; trouver la valeur la plus élevée, la plus basse ou le total d'une colonne de "
