@@ -142,7 +142,7 @@ def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int
     words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric]
     named = [i for i in words + [i for i in sheet.numeric if i != target]
              if _words(sheet.header[i], languages) & asked]
-    return (named or words or [None])[0]
+    return next(iter(named or words), None)
 
 
 def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]) -> tuple[int, Compiled] | None:
