@@ -3,7 +3,7 @@
 "Which month had the highest total in 2024, which the lowest?" asks for a maximum and a minimum of
 a column; "Wie viel wurde insgesamt ausgegeben?" for a sum. A passage search answers such questions
 with the rows that share the question's words, not with the row that holds the maximum (issue 50:
-superlatives were never right, 0 of 5); `agents.compiled` computes them instead.
+superlatives were never right, 0 of 5); `agents.knowledge.compiled` computes them instead.
 
 The words are superlatives and words of totalling, not phrasings of one question: English "-est"
 and "most/least", German "-ste(n)" forms and "am ...sten", French "le/la/les plus/moins". A word of

@@ -1,5 +1,5 @@
 """A question that asks two things is answered part by part, each cited, and a part the documents do
-not hold is said plainly (agents/answer_parts.py, agents/language/parts.py), en/de/fr, on documents
+not hold is said plainly (agents/knowledge/answer_parts.py, agents/language/parts.py), en/de/fr, on documents
 written for this test."""
 
 from __future__ import annotations

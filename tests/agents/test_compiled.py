@@ -1,4 +1,4 @@
-"""Superlatives, comparisons and totals over tables are computed (agents/compiled.py), quoted and said
+"""Superlatives, comparisons and totals over tables are computed (agents/knowledge/compiled.py), quoted and said
 which is which, in en/de/fr, on tables written for this test; a real model is given the computed rows."""
 
 from __future__ import annotations

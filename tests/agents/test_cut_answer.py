@@ -37,6 +37,6 @@ def test_what_counts_as_cut():
 
 
 def test_a_german_quotation_closed_with_its_own_mark_is_not_cut():
-    from agents.answers import is_cut
+    from agents.planning.cut_answer import is_cut
 
     assert not is_cut("Fragen Sie zum Beispiel: „Was sagt der Bericht über die Kosten?“")

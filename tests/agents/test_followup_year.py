@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.analyst import Analyst
 from agents.base import TaskContext, TaskSpec
+from agents.builtin.analyst import Analyst
 from agents.offline import OfflineModel
 from tests.agents.conftest import text_document
 from tests.agents.test_compiled import RECOLTE_FR, table_document
@@ -42,8 +42,8 @@ async def test_a_follow_up_that_changes_the_year_quotes_that_year_first(doc, fir
 
 
 def test_the_passages_that_write_the_asked_year_come_first():
-    from agents.analyst import numbers_first
     from agents.base import Passage
+    from agents.builtin.analyst import numbers_first
 
     found = [Passage("r.txt", "In 2023 the library lent 48,200 books; books, books and more books.", 2.0),
              Passage("r.txt", "In 2024 it lent 51,900.", 1.0)]
