@@ -19,12 +19,24 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": ("J'ai prévu {n} étape : {steps}.", "J'ai prévu {n} étapes : {steps}."),
     },
     "plan_nothing": {
-        "en": "There is nothing the agents can do for this request without documents or a "
-        "language model. Please upload documents or configure a model.",
-        "de": "Ohne Dokumente oder Sprachmodell können die Agenten für diese Anfrage nichts tun. "
-        "Bitte laden Sie Dokumente hoch oder konfigurieren Sie ein Modell.",
-        "fr": "Sans documents ni modèle de langage, les agents ne peuvent rien faire pour cette "
-        "demande. Veuillez joindre des documents ou configurer un modèle.",
+        "en": "Without a language model I cannot answer this from my own knowledge, but here is what I can do "
+        "with your documents (PDF, Word, Excel, CSV, PowerPoint, HTML, text, scans): answer questions about them, "
+        "quoting and citing the passages; find the highest, the lowest or the total of a table's column; "
+        "summarise them; extract their tables as Excel or CSV; and compile a report as Word or Markdown. With a "
+        "language model configured I also translate and write in my own words. Upload a document and ask, for "
+        "example: \u201cWhat does the report say about the costs?\u201d",
+        "de": "Ohne Sprachmodell kann ich das nicht aus eigenem Wissen beantworten, aber das kann ich mit Ihren "
+        "Dokumenten tun (PDF, Word, Excel, CSV, PowerPoint, HTML, Text, Scans): Fragen dazu beantworten und die "
+        "Stellen zitieren und belegen; den höchsten, den niedrigsten Wert oder die Summe einer Tabellenspalte "
+        "finden; sie zusammenfassen; ihre Tabellen als Excel oder CSV extrahieren; und einen Bericht als Word oder "
+        "Markdown zusammenstellen. Mit einem konfigurierten Sprachmodell übersetze ich auch und schreibe in eigenen "
+        "Worten. Laden Sie ein Dokument hoch und fragen Sie zum Beispiel, was der Bericht über die Kosten sagt.",
+        "fr": "Sans modèle de langage, je ne peux pas répondre à cela de moi-même, mais voici ce que je peux faire "
+        "avec vos documents (PDF, Word, Excel, CSV, PowerPoint, HTML, texte, scans) : répondre à vos questions en "
+        "citant les passages ; trouver la valeur la plus élevée, la plus basse ou le total d'une colonne de "
+        "tableau ; les résumer ; extraire leurs tableaux en Excel ou CSV ; et compiler un rapport en Word ou "
+        "Markdown. Avec un modèle de langage configuré, je traduis aussi et rédige avec mes propres mots. "
+        "Joignez un document et demandez par exemple : \u00ab Que dit le rapport sur les coûts ? \u00bb",
     },
     "plan_unclear": {
         "en": "I could not tell what to do with {docs} from this request. Ask a question about them, or ask "
@@ -106,6 +118,28 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
               "Die nächstliegenden Passagen:",
         "fr": "Introuvable : {words} n'apparaît nulle part dans {docs}, les documents n'y répondent donc pas. "
               "Les passages les plus proches :",
+    },
+    "compiled_max": {
+        "en": "Highest {column}: {label}, {value} {marks}",
+        "de": "Höchster Wert von «{column}»: {label}, {value} {marks}",
+        "fr": "Valeur la plus élevée de « {column} » : {label}, {value} {marks}",
+    },
+    "compiled_min": {
+        "en": "Lowest {column}: {label}, {value} {marks}",
+        "de": "Niedrigster Wert von «{column}»: {label}, {value} {marks}",
+        "fr": "Valeur la plus basse de « {column} » : {label}, {value} {marks}",
+    },
+    "compiled_sum": {
+        "en": ("Total {column} over {n} row: {value} {marks}", "Total {column} over {n} rows: {value} {marks}"),
+        "de": ("Summe von «{column}» über {n} Zeile: {value} {marks}",
+               "Summe von «{column}» über {n} Zeilen: {value} {marks}"),
+        "fr": ("Total de « {column} » sur {n} ligne : {value} {marks}",
+               "Total de « {column} » sur {n} lignes : {value} {marks}"),
+    },
+    "compiled_group": {
+        "en": "(the sum of its {n} rows)",
+        "de": "(die Summe seiner {n} Zeilen)",
+        "fr": "(la somme de ses {n} lignes)",
     },
     "searched_absent": {
         "en": "Not found in {docs}: {words}.",

@@ -13,7 +13,7 @@ from pypdf.generic import DictionaryObject
 
 from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
-from extractors.pdf_tables import find_pdf_tables, rule_pages
+from extractors.pdf_tables import aligned_pages, find_pdf_tables, rule_pages
 from extractors.registry import ExtractorRegistry, Source, failure, nested
 from extractors.tables import attach
 
@@ -58,7 +58,8 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
                 item.metadata["needs_ocr"] = True
                 needs_ocr.append(number)
         extraction.items.append(item)
-    tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password)
+    aligned = aligned_pages({item.metadata.get("page", 0): item.data for item in extraction.items})
+    tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password, aligned)
     for item in extraction.items:
         attach(item.metadata, tables.get(item.metadata.get("page", 0), []))
     renderer.close()

@@ -11,6 +11,11 @@ Three kinds of tables are found:
 - tables between horizontal rules only (LaTeX booktabs, many reports): the words between the
   outer rules are grouped into lines, and columns are the gaps that no line's words cross.
 
+Pages without rules whose text lines up figures in rows (`aligned_pages`: three lines or more
+with two figures each) are searched too, for tables set without any rule (issue 50: government
+statistics, expenditure reports, price lists were not found): their lines and the gaps between
+columns, as for the booktabs tables (`_aligned_tables`).
+
 Chosen by measurement on the corpus PDFs with tables: pdfplumber's lines strategy alone found
 none of multicolumn.pdf page 3 and korean-text-with-tables.pdf, and its text strategy split
 "Population" into "Populati" + "on"; PyMuPDF's `find_tables` found both but split "8.9" into
@@ -60,18 +65,61 @@ def rule_pages(document: pypdfium2.PdfDocument) -> list[int]:
     return pages
 
 
-def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None) -> dict[int, list[Table]]:
-    """Tables by page number for the given pages; a page pdfplumber cannot read gives none."""
-    if not pages:
+_FIGURE_TOKEN = re.compile(r"^[(+\-−]?[$€£¥]?\d[\d.,'’\u202f\u00a0]*%?\)?$")
+ALIGNED_LINES = 3  # consecutive lines with two figures or more each: rows of a table without rules
+
+
+LONE_FIGURES = 6  # lines that are one figure alone: cells a PDF writes one text object each
+
+
+def aligned_pages(texts: dict[int, str]) -> list[int]:
+    """1-based numbers of the pages that may hold a table set without rules (statistics, price lists,
+    expenditure tables): `ALIGNED_LINES` consecutive lines holding two figures or more each (rows
+    the text keeps whole), or `LONE_FIGURES` lines that are a figure alone (cells written one by
+    one). Prose with a number here and there has neither; the words' positions decide after."""
+    pages = []
+    for number, text in texts.items():
+        run = lone = 0
+        for line in text.splitlines():
+            words = line.split()
+            run = run + 1 if _row_of_figures(words) else 0
+            lone += len(words) == 1 and bool(_FIGURE_TOKEN.match(words[0])) and not _SMALL_WHOLE.match(words[0])
+            if run >= ALIGNED_LINES or lone >= LONE_FIGURES:
+                pages.append(number)
+                break
+    return pages
+
+
+_SMALL_WHOLE = re.compile(r"^\d{1,3}$")
+
+
+def _row_of_figures(words: list[str]) -> bool:
+    """A line of words that reads as a table row: two figures or more, a third of its words at least
+    ("Wheat t 212.50 198.00", not a sentence naming 2025 and 14), one of them a measure (a decimal,
+    an amount, a share, a number of four digits or more): a contents line or a book's margin line
+    numbers ("1 CHAPTER SIX: Founders 85") hold only small whole numbers. A table of small whole
+    numbers alone, without rules, is not found."""
+    figures = [w for w in words if _FIGURE_TOKEN.match(w)]
+    return len(figures) >= 2 and 3 * len(figures) >= len(words) and \
+        any(not _SMALL_WHOLE.match(f) for f in figures)
+
+
+def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None,
+                    aligned: Sequence[int] = ()) -> dict[int, list[Table]]:
+    """Tables by page number for the given pages (ruled) and the `aligned` ones (rows lined up
+    without rules, searched only when no rule is on the page); a page pdfplumber cannot read gives none."""
+    unruled = [n for n in aligned if n not in pages]
+    if not pages and not unruled:
         return {}
     import pdfplumber  # imported here: only documents with ruled pages pay for it
 
     found: dict[int, list[Table]] = {}
     try:
         with pdfplumber.open(io.BytesIO(data), password=password or "") as pdf:
-            for number in pages[:MAX_PAGES]:
+            for number in sorted([*pages, *unruled])[:MAX_PAGES]:
                 try:
-                    tables = _page_tables(pdf.pages[number - 1], number)
+                    page = pdf.pages[number - 1]
+                    tables = _page_tables(page, number) if number in pages else _aligned_tables(page, number)
                 except Exception:  # noqa: BLE001 - pdfminer raises many kinds on odd pages
                     log.debug("table finding failed on page %d", number, exc_info=True)
                     continue
@@ -109,6 +157,39 @@ def _page_tables(page: Page, number: int) -> list[Table]:
                            page=number, finder="pdfplumber")
         if table is not None:
             tables.append(table)
+    return tables
+
+
+def _aligned_tables(page: Page, number: int) -> list[Table]:
+    """Tables without rules: each block of lines with two figures or more (and the heading line
+    above it), its columns the gaps no line's words cross (`_columns`)."""
+    lines: list[list[dict[str, Any]]] = []
+    for word in sorted(page.extract_words(keep_blank_chars=False, use_text_flow=False),
+                       key=lambda w: (round(w["top"]), w["x0"])):
+        if lines and abs(lines[-1][0]["top"] - word["top"]) < 3:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    numeric = [_row_of_figures([w["text"] for w in line]) for line in lines]
+    blocks: list[tuple[int, int]] = []
+    for i, is_row in enumerate(numeric):
+        if is_row and blocks and blocks[-1][1] == i - 1:
+            blocks[-1] = (blocks[-1][0], i)
+        elif is_row:
+            blocks.append((i, i))
+    tables: list[Table] = []
+    for first, last in blocks:
+        if last - first + 1 < ALIGNED_LINES:
+            continue
+        start = first - 1 if first > 0 and len(lines[first - 1]) >= 2 else first  # the heading line
+        top = min(w["top"] for w in lines[start]) - 1
+        bottom = max(w["bottom"] for w in lines[last]) + 1
+        rows = _columns(page.crop((0, top, float(page.width), bottom), strict=False))
+        if _table_like(rows):
+            table = make_table(f"page {number} table {len(tables) + 1}", rows, f"page {number}",
+                               page=number, finder="pdfplumber-aligned")
+            if table is not None:
+                tables.append(table)
     return tables
 
 

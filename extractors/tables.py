@@ -63,6 +63,27 @@ def number(text: str) -> int | float | None:
     return number if math.isfinite(number) else None
 
 
+_CURRENCIES = {"€": "€", "eur": "€", "euro": "€", "euros": "€", "$": "$", "usd": "$", "£": "£", "gbp": "£",
+               "chf": "CHF", "fr.": "CHF", "¥": "¥"}
+_MONEY = re.compile(r"^(?:(?P<pre>[€$£¥]|eur|usd|gbp|chf|fr\.)\s*(?P<a>[-+]?\d[\d.,'’ \u00a0\u202f]*)"
+                    r"|(?P<b>[-+]?\d[\d.,'’ \u00a0\u202f]*?)\s*(?P<post>[€$£¥]|eur|euros?|usd|gbp|chf))$",
+                    re.IGNORECASE)
+
+
+def money(text: str) -> tuple[int | float, str, int] | None:
+    """An amount written with its currency ("1 280,00 €", "€1,280.00", "CHF 1'280.50") as (number,
+    currency symbol, decimals written), else None: a workbook keeps it a number with a currency format."""
+    match = _MONEY.match(text.strip())
+    if not match:
+        return None
+    amount = (match.group("a") or match.group("b") or "").strip().replace("'", "").replace("’", "")
+    value = number(amount)
+    if value is None:
+        return None
+    decimals = len(amount) - max(amount.rfind(","), amount.rfind(".")) - 1 if re.search(r"[.,]\d{1,2}$", amount) else 0
+    return value, _CURRENCIES[(match.group("pre") or match.group("post") or "").casefold()], decimals
+
+
 def typed(text: str) -> Cell:
     """A text cell (CSV, Word, HTML, PDF) as a number when it plainly is one; empty text is None."""
     text = " ".join(str(text).split())

@@ -7,10 +7,21 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.knowledge.answer_parts import merged, part_hints, search_parts
+from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
+from agents.knowledge.coverage import Coverage, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
-from agents.knowledge.retrieval import MemoryRetriever, absent_words, without_copies
-from agents.language import asked_kind, best_passages, holds, normalize_space, refers_back, wants_continuation
+from agents.knowledge.retrieval import MemoryRetriever, location, without_copies
+from agents.language import (
+    asked_kind,
+    best_passages,
+    holds,
+    normalize_space,
+    question_parts,
+    refers_back,
+    wants_continuation,
+)
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
 from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
@@ -89,6 +100,34 @@ def renumber(text: str, hints: list[dict[str, Any]]) -> str:
     return _MARK.sub(lambda m: f"[{mapping[int(m.group(1))]}]" if int(m.group(1)) in mapping else m.group(0), text)
 
 
+def computed_rows(compiled: list[Compiled], docs: list[DocumentText], found: list[Passage]) -> list[Passage]:
+    """The rows each computed result comes from, as passages ranked first (in the order of the
+    results, each row once), then the passages found that are not one of them."""
+    by_name = {d.name: d for d in docs}
+    top = max((p.score for p in found), default=1.0)
+    rows: list[Passage] = []
+    for result in compiled:
+        doc = by_name.get(result.document)
+        for text in result.rows[:QUOTED]:
+            if all(p.text != text for p in rows):
+                rows.append(Passage(name=result.document, text=text, score=top, file_id=doc.file_id if doc else None,
+                                    **location(result.source)))
+    return rows + [p for p in found if all(p.text != r.text for r in rows)]
+
+
+def computed_statements(compiled: list[Compiled], language: str) -> list[str]:
+    """What was computed, each with the marks of its rows (the first passages, in order)."""
+    statements, seen = [], []
+    for result in compiled:
+        marks = []
+        for text in result.rows[:QUOTED]:
+            if text not in seen:
+                seen.append(text)
+            marks.append(f"[{seen.index(text) + 1}]")
+        statements.append(statement(result, language, "".join(marks)) + ".")
+    return statements
+
+
 async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
                     retriever: Retriever) -> tuple[str, list[Passage]]:
     """A question read as a follow-up when its own words find nothing or when it goes on by a
@@ -104,9 +143,20 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
         asked = f"{asked} ({earlier})"
         if refers_back(earlier) and n < len(earlier_requests):
             continue  # it went on from the one before it, which named what both ask about
-        if more := await retriever.search(asked, docs, PASSAGES):
-            return asked, more
+        if more := await retriever.search(asked, docs, PASSAGES * 3):
+            return asked, numbers_first(question, more)[:PASSAGES]
     return question, found
+
+
+def numbers_first(question: str, found: list[Passage]) -> list[Passage]:
+    """The passages that write every number the question asks about first, in their order: "And in
+    2024?" after a question about 2023 is searched with that question's words, which the 2023
+    passages hold as well (issue 50: the same quotes came back, 2023 first)."""
+    wanted = set(_NUMBER.findall(question))
+    if not wanted:
+        return found
+    holding = [p for p in found if wanted <= set(_NUMBER.findall(p.text))]
+    return holding + [p for p in found if p not in holding]
 
 
 async def _with_sources(question: str, found: list[Passage], docs: list[DocumentText],
@@ -144,6 +194,14 @@ class Analyst:
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
+        # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
+        compiled = await off_loop_if_long(sum(text_size(d.items) for d in docs), compile_answer, question, docs)
+        found = computed_rows(compiled, docs, found)
+        # "How much ..., and who ...?": each part searched and judged on its own.
+        asks = question_parts(question) if docs and not compiled and question == asked else [question]
+        parts = await search_parts(asks, docs, retriever, PASSAGES) if len(asks) > 1 else []
+        if parts:
+            found = merged(parts, PASSAGES) or found
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             # Nothing found: no file had vectors yet (they always find something) and no passage
@@ -151,7 +209,7 @@ class Analyst:
             return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
                               model=ledger.model_name, offline=ledger.offline,
                               meta={"retrieval": "keyword"} if docs else {})
-        found, lacking = by_kind(question, found)
+        found, lacking = by_kind(question, found) if not compiled else (found, "")
         budget = input_budget(context.model, self.name)
         fitted = fit_to_budget([p.text for p in found], budget)
         passages = [passage_hint(n, question, p) for n, p in enumerate(found, 1)]
@@ -166,14 +224,24 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        absent = [] if question != asked else await off_loop_if_long(
-            sum(text_size(d.items) for d in docs), absent_words, question, docs, context.prompt)
+        covered = Coverage() if question != asked or compiled or parts else await off_loop_if_long(
+            sum(text_size(d.items) for d in docs), coverage, question, docs, [p.text for p in found], context.prompt)
+        absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
         elif lacking:
             system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
                        f"{lacking} for this, naming what was searched.")
+        asked_parts = part_hints(parts, found, passages, quote_of) if parts else []
+        if asked_parts:
+            system += (f" The question asks {len(asked_parts)} things: answer each in turn, citing its passage"
+                       + "".join(f"; the documents never mention {', '.join(p['absent'])}: say so for that part"
+                                 for p in asked_parts if p["absent"]) + ".")
+        computed = computed_statements(compiled, language)
+        if computed:
+            system += (" Computed over the table (this is the answer; do not scan the table yourself): "
+                       + " ".join(computed))
         request = ModelRequest(
             purpose="task",
             # The question after the passages and the language last: what a small model reads last, it follows.
@@ -181,16 +249,21 @@ class Analyst:
             agent=self.name,
             hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
                        documents=[doc_facts(d) for d in docs], absent=absent,
-                       lacking=lacking),
+                       unmentioned=unmentioned, lacking=lacking, compiled=computed,
+                       parts=asked_parts),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
         if not ledger.offline:  # the offline model quotes its passages itself
             text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
-            if absent:  # what was searched and is nowhere, whatever the model made of it
+            if absent or unmentioned:  # what was searched and is nowhere, whatever the model made of it
                 names = ", ".join(dict.fromkeys(d.name for d in docs))
                 text += "\n\n_" + say("searched_absent", language, docs=names,
-                                       words=", ".join(f"«{w}»" for w in absent)) + "_"
+                                       words=", ".join(f"«{w}»" for w in absent or unmentioned)) + "_"
+            for part in asked_parts:  # a part the documents do not hold, whatever the model made of it
+                if part["absent"]:
+                    text += "\n\n_" + say("searched_absent", language, docs=", ".join(dict.fromkeys(d.name for d in docs)),
+                                           words=", ".join(f"«{w}»" for w in part["absent"])) + "_"
         text = renumber(text, passages)
         cited = citations(text, passages)
         # "hybrid": keyword and vector search fused; "keyword": BM25 alone (the files' vectors are

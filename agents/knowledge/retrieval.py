@@ -20,12 +20,10 @@ import numpy as np
 from agents.base import DocumentText, Passage
 from agents.knowledge.embeddings import Embedder, fuse, vector_order
 from agents.language import (
-    content_words,
     detect_language,
     index_terms,
     query_terms,
     split_sentences,
-    stems,
 )
 from agents.toolkit.cpu import LONG_TEXT, off_loop_if_long, text_size
 
@@ -69,38 +67,6 @@ def chunk_terms(chunk: Chunk, language: str) -> list[str]:
     """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
     question about the comments finds the comments, not a paragraph that mentions one."""
     return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
-
-
-def absent_words(question: str, documents: Sequence[DocumentText], asked: str = "") -> list[str]:
-    """The question's words that none of the documents uses (in any form the index knows), when they are
-    at least half of its words: what was asked about is then not in the documents, whatever passage
-    ranks first. Only for a question in one of the documents' languages (a German question over an
-    English manual is not "not found" for its German words).
-
-    `asked`: the user's own request, whose words are the ones searched when it says in three words or
-    more what it asks and the question is about it (shares a word with it): a planned task's question
-    adds the planner's ("How often should I descale the kettle? Cite the passage." is not half absent
-    for "Cite" and "passage"). A "continue" or "And in 2022?" says too little, and a task may ask one
-    part of a request in words of its own: then the task's question is searched."""
-    said = _stemmed(asked)
-    if len(said) >= 3 and said & _stemmed(question):
-        question = asked
-    languages = list(dict.fromkeys(document_language(d.items) for d in documents if d.items))
-    own = detect_language(question, default="en")
-    if not languages or own not in languages:
-        return []
-    present: set[str] = set()
-    for doc in documents:
-        present.update(index_terms(doc.text, document_language(doc.items)))
-    words = content_words(question, own, shortest=3)
-    missing = [word for word, stem in zip(words, stems([w.casefold() for w in words], own), strict=True)
-               if stem not in present]
-    return missing if words and 2 * len(missing) >= len(words) else []
-
-
-def _stemmed(text: str) -> set[str]:
-    language = detect_language(text, default="en")
-    return set(stems([w.casefold() for w in content_words(text, language, shortest=3)], language))
 
 
 # ---- chunks ----------------------------------------------------------------------------------

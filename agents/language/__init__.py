@@ -12,13 +12,16 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 | `words` | tokens, Snowball stems (PyStemmer), stop words (the `stopwords` package), a question's terms |
 | `sentences` | sentences, extractive summaries, the passages that match a question |
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
+| `compare` | what a question asks to compile over a table: the highest, the lowest, the total |
+| `parts` | the parts of a question that asks two things or more |
 | `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
 | `references` | follow-up questions, the documents a request names, "continue" |
 """
 
 from __future__ import annotations
 
-from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds
+from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, holds, without_asking
+from agents.language.compare import MAX, MIN, SUM, compared, totalling_words
 from agents.language.detect import LANGUAGES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
@@ -29,6 +32,7 @@ from agents.language.intents import (
     question_of,
     table_formats,
 )
+from agents.language.parts import question_parts
 from agents.language.references import (
     ANSWER,
     pointed_at,
@@ -49,6 +53,7 @@ from agents.language.words import (
     common_words,
     content_words,
     fold,
+    function_words,
     index_terms,
     query_languages,
     query_terms,
@@ -58,9 +63,9 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGES", "NUMBER", "PRICE", "Intent", "asked_kind",
-    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "holds", "index_terms", "informative_passages", "named_formats",
+    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "question_parts", "totalling_words", "Intent", "asked_kind",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
-    "tokens", "wants_continuation",
+    "tokens", "wants_continuation", "without_asking",
 ]

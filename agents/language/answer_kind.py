@@ -80,6 +80,15 @@ def asked_kind(question: str) -> str:
     return ""
 
 
+def without_asking(question: str) -> str:
+    """The question without the words that ask for a kind of fact ("how many", "wie lange",
+    "combien coûte", "price"): they say what kind of answer is wanted, which `holds` checks, not
+    what it is about, so no document needs to write them for the question to be answered."""
+    for pattern in (_PRICE_ASKED, _DATE_ASKED, _NUMBER_ASKED):
+        question = pattern.sub(" ", question)
+    return question
+
+
 def holds(kind: str, text: str) -> bool:
     """Whether the text holds a fact of that kind (any text holds the kind "")."""
     pattern = _HELD.get(kind)

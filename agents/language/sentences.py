@@ -167,6 +167,11 @@ def _words(sentence: str) -> float:
     return len(re.findall(r"[^\W\d_]{2,}", sentence)) + cjk / 2
 
 
+# `_quality` below which a line is a fragment (a table cell, a label, a heading of a word or two):
+# fewer than four words without an end is 0.07, a short heading in capitals 0.03.
+FRAGMENT = 0.1
+
+
 def _quality(sentence: str) -> float:
     """How much a sentence looks like informative prose (1.0) rather than a fragment or boilerplate."""
     words = _words(sentence)
@@ -187,8 +192,8 @@ def _quality(sentence: str) -> float:
     if letters and not _CJK_CHAR.search(sentence):
         if all(ch.isupper() for ch in letters):
             score *= 0.3  # headings in capitals
-        if not _TERMINAL.search(sentence):
-            score *= 0.7  # headings, table rows, captions
+        if not _TERMINAL.search(sentence) or sentence.rstrip().endswith(":"):
+            score *= 0.7  # headings, table rows, captions, labels ("Petitioner :")
     digits = sum(ch.isdigit() for ch in sentence)
     if digits > 0.3 * max(1, len(letters)):
         score *= 0.3
@@ -246,9 +251,11 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
     overlap = [0.0] * n
     chosen: list[int] = []
     seen: set[str] = set()
-    while len(chosen) < min(max_sentences, n):
+    # A fragment ("Total HT", "2 450,00 €", "Petitioner :") is no sentence of a summary while prose is left.
+    prose = {i for i in range(n) if _quality(sentences[i]) >= FRAGMENT} or set(range(n))
+    while len(chosen) < min(max_sentences, len(prose)):
         best = max(
-            (i for i in range(n) if i not in chosen and sentences[i] not in seen),
+            (i for i in prose if i not in chosen and sentences[i] not in seen),
             key=lambda i: (scores[i] * (1.0 - overlap[i]), -i),
             default=None,
         )

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import Stemmer
+import stopwordsiso
 from stopwords import LANGUAGE_MAPPING, get_stopwords
 
 from agents.language.detect import LANGUAGES, detect_language
@@ -60,6 +61,16 @@ def stop_words(language: str) -> frozenset[str]:
     `stopwords` package does not know)."""
     name = LANGUAGE_MAPPING.get(language)
     return frozenset(w.casefold() for w in get_stopwords(name)) if name else frozenset()
+
+
+@lru_cache(maxsize=64)
+def function_words(language: str) -> frozenset[str]:
+    """The language's function words and words of asking, case-folded: the `stopwords` package's list
+    and stopwords-iso's, the larger maintained list ("gibt", "viele", "lange", "many", "cher" are only
+    there). For judging what a question is about (`agents.knowledge.coverage`), never for the index: its terms
+    stay those of `stop_words`, which the stored full-text indexes were built with."""
+    larger = stopwordsiso.stopwords(language) if stopwordsiso.has_lang(language) else set()
+    return stop_words(language) | frozenset(w.casefold() for w in larger)
 
 
 @lru_cache(maxsize=1)

@@ -88,6 +88,26 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
         names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
         kind = say(f"kind_{hints['lacking']}", language)
         parts.append(say("no_fact", language, kind=kind, docs=names))
+    computed = [str(c) for c in hints.get("compiled") or []]
+    if computed:  # a maximum, minimum or total computed over a table: said, then the rows it comes from
+        cited = {int(n) for c in computed for n in re.findall(r"\[(\d+)\]", c)}
+        parts.extend(computed)
+        parts.extend(f"> {one_line(str(p.get('text') or ''))}\n\n— {where(p, language)} [{p.get('n')}]"
+                     for p in ranked if p.get("n") in cited)
+        return "\n\n".join(parts)
+    asked_parts = [p for p in hints.get("parts") or [] if isinstance(p, Mapping)]
+    if asked_parts:  # a question that asks two things: each part answered, or said not found, in turn
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        by_n = {p.get("n"): p for p in ranked}
+        for part in asked_parts:
+            parts.append(f"**{part.get('question', '')}**")
+            if part.get("absent") or part.get("n") not in by_n:
+                words = ", ".join(f"«{w}»" for w in part.get("absent") or [])
+                parts.append(say("searched_absent", language, docs=names, words=words))
+            else:
+                parts.append(f"> {one_line(str(part.get('quote') or ''))}\n\n— {where(by_n[part['n']], language)} "
+                             f"[{part['n']}]")
+        return "\n\n".join(parts)
     quoted: set[str] = set()
     for p in ranked[:PASSAGES]:
         quote = one_line(str(p.get("quote") or p.get("text") or ""))
@@ -97,6 +117,11 @@ def cited_answer(hints: Mapping[str, Any]) -> str:
             continue
         quoted.add(quote)
         parts.append(f"> {quote}\n\n— {where(p, language)} [{p.get('n')}]")
+    unmentioned = [str(w) for w in hints.get("unmentioned") or []]
+    if unmentioned:  # most of the question is answered above; what no document writes is said under it
+        names = ", ".join(str(d.get("name", "")) for d in _docs(hints) if isinstance(d, Mapping))
+        parts.append("_" + say("searched_absent", language, docs=names,
+                                words=", ".join(f"«{w}»" for w in unmentioned)) + "_")
     return "\n\n".join(parts)
 
 

@@ -11,7 +11,7 @@ from agents.tasks.calls import Ledger, messages
 from agents.tasks.inputs import language_name
 
 ANSWER_TOKENS = 400
-_END = re.compile(r"[.!?…:;)\]»\"'”`*]\s*$")
+_END = re.compile(r"[.!?…:;)\]»\"'”“`*]\s*$")  # German closes a quotation with “
 _NOT_PROSE = re.compile(r"^\s*(?:[-*+>|#]|\d+[.)]\s|```)")
 _SENTENCE_END = re.compile(r"[.!?…](?:[)\]»\"'”*]*)(?=\s|$)")
 

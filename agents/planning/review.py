@@ -103,7 +103,8 @@ def _checklist(plan: Plan, review: dict[str, Any], lang: str) -> str:
             reason = say("depends_on_broken", lang, id=cause, agent=agents.get(cause, "?"))
         missing.append(say("task_skipped", lang, id=task_id, agent=agents.get(task_id, "?"),
                            reason=reason))
-    missing += [say("doc_never_produced", lang, name=name) for name in review["missing"]]
+    missing += [say("doc_never_produced", lang, name=name) for name in review["missing"]
+                if not any(name in m for m in missing)]  # a failed step's reason may have said it
     missing += [say("wrong_language", lang, id=t, agent=agents.get(t, "?"), wanted=cldr_name(wanted, lang),
                     written=cldr_name(written, lang) if written else "?") for t, wanted, written in review["wrongLanguage"]]
     if missing:

@@ -9,7 +9,9 @@ every request states here what it asks for. The keys, all optional except `kind`
 - `agent`, `task`, `instructions`: the agent calling, its task id and the task's instructions.
 - `question`: what an answer or a passage search is about.
 - `passages`: for answers, the ranked passages ({"n", "name", "text", "quote", "score", ...});
-  `absent`: the question's words no document uses; `lacking`: the kind of fact the question asks
+  `absent`: the question's words no document uses, when the passages do not answer it (`agents.knowledge.coverage`);
+  `unmentioned`: those words when the passages answer most of it (said under the quotes); `compiled`: what was
+  computed over a table, one sentence each with the marks of its rows (`agents.knowledge.compiled`); `lacking`: the kind of fact the question asks
   for ("price", "date", "number") when no passage holds one (`agents.language.answer_kind`).
 - `target_language`: ISO code a translation goes into (None when the request names none).
 - `documents`: list of `doc_facts` dicts: name, ext, mime, size (bytes), tokens, summary,

@@ -61,6 +61,14 @@ def delivers(planned: str, names: list[str]) -> bool:
                or name.startswith(f"{stem}-") and ext_of(name) == ext for name in names)
 
 
+def unproduced(task: TaskSpec, files: list[OutputFile]) -> list[str]:
+    """The task's planned documents when its files deliver none of them ([] when it planned none, or
+    delivered one): a step asked for a workbook that made none did not do what it was asked."""
+    wanted = [o.name for o in task.outputs if ext_of(o.name)]
+    names = [f.name for f in files]
+    return wanted if wanted and not any(delivers(name, names) for name in wanted) else []
+
+
 def planned(task: TaskSpec, exts: set[str]) -> list[str]:
     """The names of the task's planned outputs with one of these extensions, in plan order."""
     return [o.name for o in task.outputs if ext_of(o.name) in exts]

@@ -11,8 +11,10 @@ from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.language import detect_language
 from agents.model import Model, current_draft
+from agents.phrases import say
 from agents.registry import Registry
 from agents.tasks.inputs import language_name, task_language
+from agents.tasks.outputs import unproduced
 from agents.tasks.questions import QuestionAsked, asked_task, may_offer, offering
 from agents.tasks.restate import restated
 from agents.toolkit.tokens import count_long_texts
@@ -36,9 +38,16 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     task = asked_task(task, context)
     try:
         with offering(offer):
-            return await _checked(agent, task, context)
+            result = await _checked(agent, task, context)
     except QuestionAsked as question:
         return TaskResult(text="", question=question.question, usage=question.usage)
+    # A step that made none of the documents it was planned to deliver is not done (issue 50: a round
+    # whose only workbook was never written ended "1 of 1 planned step is done", "completed successfully").
+    missing = [] if result.question or "prepared" in result.meta else unproduced(task, result.files)
+    if missing and not result.meta.get("undelivered"):
+        reason = say("doc_never_produced", task_language(task, context), name=", ".join(missing))
+        result.meta = {**result.meta, "undelivered": True, "undeliveredReason": reason}
+    return result
 
 
 async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:

@@ -52,7 +52,9 @@ _LIGATURES["\u00ad"] = ""  # a soft hyphen is a place a word may break, not a ch
 _LIGATURE = re.compile("[" + "".join(_LIGATURES) + "]")
 _PUNCT_MARKER = re.compile(r"([^\W\d_]{3}[.,;:!?]?[\u201d\u2019\"')]?)(?<=[.,;:!?\u201d\u2019\"')])(\d{1,3})(?=\s|$)",
                            re.M)
-_WORD_MARKER = re.compile(r"\b([a-zà-öø-ÿ]{4,})(\d{1,2})(?=[\s.,;:]|$)", re.M)
+# After a word of lower-case letters, which may start with a capital ("Coldstore1" is the word and
+# footnote 1; issue 50 saw "Coldstore 1" in a summary).
+_WORD_MARKER = re.compile(r"\b([A-ZÀ-ÖØ-Þ]?[a-zà-öø-ÿ]{4,})(\d{1,2})(?=[\s.,;:]|$)", re.M)
 _PAGE_END_HYPHEN = re.compile(r"([^\W\d_]{2,})-[ \t]*$")
 _PAGE_START_WORD = re.compile(r"^[ \t]*([a-zäöüßàâçéèêëîïôûùœ]{2,}[^\s]*)[ \t]*\n?")
 
@@ -125,6 +127,12 @@ def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
             items.append((name, join_hyphens(text), meta))
         else:
             items.extend((part, body, meta) for part, body in _sections(name, text, meta.get("headings") or []))
+    # Running heads and footers go before the pages are joined: a page that ends "refrig-" above its
+    # footer ("Cold chain audit — page 4") continues its word on the next page all the same.
+    page_texts = [text for _, text, meta in items if "page" in meta]
+    running = _repeated_lines(page_texts) if len(page_texts) >= 3 else set()
+    if running:
+        items = [(name, _without_lines(text, running) if "page" in meta else text, meta) for name, text, meta in items]
     _join_pages(items)
     if uses_markers(text for _, text, meta in items if "page" in meta):
         items = [(name, separate_markers(text) if "page" in meta else text, meta) for name, text, meta in items]
@@ -155,6 +163,11 @@ def _split_slide(text: str, has_tables: bool) -> tuple[str, str]:
         body, notes = "", text[len("Notes:\n"):]
     lines = [line for line in body.split("\n") if not (has_tables and "\t" in line)]
     return "\n".join(lines).strip("\n"), notes.strip("\n")
+
+
+def _without_lines(text: str, shapes: set[str]) -> str:
+    return "\n".join(line for line in text.split("\n")
+                     if not (len(line) < 120 and line.strip() and _shape(line.strip()) in shapes))
 
 
 def _shape(line: str) -> str:

@@ -11,7 +11,7 @@ import zipfile
 from typing import TYPE_CHECKING
 
 from agents.toolkit.tables import pipe_table
-from extractors.tables import Cell, Table, number, text_of
+from extractors.tables import Cell, Table, money, number, text_of
 
 if TYPE_CHECKING:
     from docx.document import Document as DocxDocument
@@ -73,6 +73,14 @@ def _value(cell: Cell) -> Cell:
     return cell
 
 
+def currency_format(symbol: str, decimals: int) -> str:
+    """Excel's number format for an amount in this currency, with the decimals the document wrote:
+    the symbol after the number for € and CHF ("#,##0.00 \"€\""), before it for $, £ and ¥; Excel
+    shows the separators of the reader's locale."""
+    digits = "#,##0" + ("." + "0" * decimals if decimals else "")
+    return f'{digits} "{symbol}"' if symbol in ("€", "CHF") else f'"{symbol}"{digits}'
+
+
 def xlsx_bytes(tables: list[Table], names: list[str] | None = None) -> bytes:
     """A workbook with one sheet per table: typed cells, a bold frozen header row, fitted columns."""
     from openpyxl import Workbook
@@ -92,7 +100,12 @@ def xlsx_bytes(tables: list[Table], names: list[str] | None = None) -> bytes:
                 value = _value(raw)
                 if value is None:
                     continue
+                amount = money(raw) if isinstance(raw, str) and isinstance(value, str) else None
+                if amount is not None:  # "1 280,00 €" is a number shown as money, not text
+                    value = amount[0]
                 cell = sheet.cell(row=r, column=c, value=value)
+                if amount is not None:
+                    cell.number_format = currency_format(amount[1], amount[2])
                 if cell.data_type == "f":
                     # Text like "=SUM(A1)" from a document is data, not a formula to run.
                     cell.data_type = "s"

@@ -234,7 +234,8 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
             messages=[NewMessage(key("message"), "assistant", "step", result.text, agent_name=task.agent,
                                  started_at=started,
                                  meta={**result.meta, "offline": result.offline, "model": result.model,
-                                       **task_meta(TaskRecord(task.id, undelivered=result.undelivered))},
+                                       **task_meta(TaskRecord(task.id, undelivered=result.undelivered,
+                                                              error=str(result.meta.get("undeliveredReason", ""))))},
                                  documents=documents, **_stats(result.usage, time.perf_counter() - t0))],
             logs=[_done_log(key("done"), number, total, task.agent, result.undelivered), *then()],
         ))
@@ -242,7 +243,8 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     finally:
         await rt.rounds.settle(documents, kept=await _landed(write))
     return TaskOutcome(task.id, ok=True, text=result.text, files=written.file_ids if written else [],
-                       tokens=result.usage.total_tokens, undelivered=result.undelivered), _message_id(written)
+                       tokens=result.usage.total_tokens, undelivered=result.undelivered,
+                       error=str(result.meta.get("undeliveredReason", ""))), _message_id(written)
 
 
 def _message_id(written: Appended | None) -> int | None:

@@ -124,3 +124,62 @@ def test_citations_are_numbered_in_the_order_they_appear() -> None:
     text = renumber("The fee is due in May [3], and late fees apply [1]; see also [3] and [7].", hints)
     assert text == "The fee is due in May [1], and late fees apply [2]; see also [1] and [7]."
     assert [c["name"] for c in citations(text, hints)] == ["doc3.pdf", "doc1.pdf"]
+
+
+def _pages(*texts: str):
+    from extractors.base import ContentItem
+
+    return [ContentItem(sequence_nr=n, name=f"page {n}", ext="txt", content_type="text/plain", data=text,
+                        metadata={"page": n}) for n, text in enumerate(texts, 1)]
+
+
+@pytest.mark.parametrize(("footer", "first", "second", "word"), [
+    ("Cold chain audit 2026 - page {n}", "The audit checked every refrig-", "eration unit in the depot.",
+     "refrigeration"),
+    ("Prüfbericht Kühlkette - Seite {n}", "Geprüft wurde jede Kühlraum-", "temperatur im Lager.", "Kühlraumtemperatur"),
+    ("Audit de la chaîne du froid - page {n}", "L'audit a vérifié chaque unité de réfrigé-", "ration du dépôt.",
+     "réfrigération"),
+])
+def test_a_word_hyphenated_across_a_page_break_is_joined_above_the_running_footer(footer, first, second, word):
+    from agents.toolkit.cleanup import clean_contents
+
+    pages = [f"Intro line {n}.\n{footer.format(n=n)}" for n in (1, 2)]
+    pages.insert(1, f"Some text here.\n{first}\n{footer.format(n=9)}")
+    pages.insert(2, f"{second}\nMore text.\n{footer.format(n=10)}")
+    text = "\n".join(t for _, t in clean_contents(_pages(*pages)))
+    assert word in text, text
+    assert footer.split(" - ")[0] not in text
+
+
+@pytest.mark.parametrize(("sentences", "glued", "apart"), [
+    (["The heat pump failed twice.1", "It was repaired in May.2", "The cost was shared.3"],
+     "Stock was kept in Coldstore4 for a week.", "Coldstore [4]"),
+    (["Die Pumpe fiel zweimal aus.1", "Sie wurde im Mai repariert.2", "Die Kosten wurden geteilt.3"],
+     "Die Ware lag eine Woche im Kühlhaus4 am Hafen.", "Kühlhaus [4]"),
+    (["La pompe est tombée en panne.1", "Elle a été réparée en mai.2", "Le coût a été partagé.3"],
+     "Le stock est resté une semaine à Frigorifique4 au port.", "Frigorifique [4]"),
+])
+def test_a_footnote_number_glued_to_a_capitalised_word_is_set_apart(sentences, glued, apart):
+    from agents.toolkit.cleanup import clean_contents
+
+    text = "\n".join(t for _, t in clean_contents(_pages(" ".join(sentences), glued)))
+    assert apart in text, text
+
+
+@pytest.mark.parametrize("text", [
+    "Invoice for the cold room repair.\nTotal HT\n2 450,00 €\nThe compressor was replaced on 3 May by Frost & Co. "
+    "The technician also cleaned the evaporator and checked the door seals. "
+    "The warranty on the new compressor runs for two years.",
+    "Rechnung für die Reparatur des Kühlraums.\nGesamt netto\n2.450,00 €\nDer Verdichter wurde am 3. Mai von "
+    "Frost & Co. ersetzt. Der Techniker reinigte auch den Verdampfer und prüfte die Türdichtungen. "
+    "Die Garantie auf den neuen Verdichter läuft zwei Jahre.",
+    "Facture de réparation de la chambre froide.\nTotal HT\n2 450,00 €\nDemandeur :\nLe compresseur a été remplacé "
+    "le 3 mai par Frost & Co. Le technicien a aussi nettoyé l'évaporateur et vérifié les joints de porte. "
+    "La garantie du nouveau compresseur court sur deux ans.",
+])
+def test_table_fragments_are_no_sentences_of_a_summary(text):
+    from agents.language import summarize
+
+    picked = summarize(text, max_sentences=5)
+    assert picked and not [s for s in picked if s in ("Total HT", "Gesamt netto", "2 450,00 €", "2.450,00 €",
+                                                        "Demandeur :")], picked

@@ -34,3 +34,9 @@ def test_what_counts_as_cut():
     assert not is_cut("Three names:\n\n- Golden Crust\n- Rise and Shine")
     assert not is_cut("Here is the plan.") and not is_cut("Done")
     assert to_last_sentence("One. Two is") == "One."
+
+
+def test_a_german_quotation_closed_with_its_own_mark_is_not_cut():
+    from agents.planning.cut_answer import is_cut
+
+    assert not is_cut("Fragen Sie zum Beispiel: „Was sagt der Bericht über die Kosten?“")

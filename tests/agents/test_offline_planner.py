@@ -219,3 +219,18 @@ def test_the_question_sets_csv_question_is_planned_as_an_answer_only():
                              "testCSV.csv", tables=1))
     assert [t["agent"] for t in raw["objWorkplan"]] == ["analyst"]
     assert raw["objFinalDocuments"] == []
+
+
+@pytest.mark.parametrize(("prompt", "language", "said", "refusal"), [
+    ("What can you do for me?", "en", ["answer questions about them", "extract their tables as Excel or CSV",
+                                       "summarise"], "nothing the agents can do"),
+    ("Was kannst du für mich tun?", "de", ["Fragen dazu beantworten", "als Excel oder CSV extrahieren",
+                                           "zusammenfassen"], "nichts tun"),
+    ("Que peux-tu faire pour moi ?", "fr", ["répondre à vos questions", "extraire leurs tableaux en Excel ou CSV",
+                                            "les résumer"], "ne peuvent rien faire"),
+])
+def test_what_can_you_do_says_what_foreman_does_in_the_users_language(prompt, language, said, refusal):
+    answer = plan_offline(hints(prompt, language=language))["objUserResponse"]
+    for part in said:
+        assert part in answer, answer
+    assert refusal not in answer

@@ -1,0 +1,70 @@
+"""A question that asks two things is searched, answered and cited part by part.
+
+One search for "How much electricity did the station use, and who is the on-call technician?"
+ranks first the passages of the part with the rarer words, and the answer quotes those: the other
+part goes unanswered without a word (issue 50: two-part questions right 3 times in 12). Each part
+(`agents.language.question_parts`) is searched on its own; the passages given to the model are the
+parts' best in turn (the first of each, then the second...); each part is judged on its own passages
+(`agents.knowledge.coverage`), so a part the documents do not hold is said plainly while the other is answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.base import DocumentText, Passage, Retriever
+from agents.knowledge.coverage import Coverage, coverage
+from agents.knowledge.retrieval import without_copies
+from agents.toolkit.cpu import off_loop_if_long, text_size
+
+
+@dataclass
+class Part:
+    """One part of a question, what its own search found and what of it no document writes."""
+
+    question: str
+    found: list[Passage] = field(default_factory=list)
+    covered: Coverage = field(default_factory=Coverage)
+
+
+async def search_parts(parts: list[str], docs: list[DocumentText], retriever: Retriever, k: int) -> list[Part]:
+    """Each part searched on its own and judged on its best passages."""
+    size = sum(text_size(d.items) for d in docs)
+    out = []
+    for question in parts:
+        found = without_copies(await retriever.search(question, docs, k), docs, k)
+        covered = await off_loop_if_long(size, coverage, question, docs, [p.text for p in found])
+        out.append(Part(question, found, covered))
+    return out
+
+
+def merged(parts: list[Part], k: int) -> list[Passage]:
+    """The parts' passages in turn (each part's best first), each once, at most `k`; a part its
+    documents do not answer gives none."""
+    out: list[Passage] = []
+    lists = [p.found for p in parts if not p.covered.unanswered]
+    for rank in range(max((len(f) for f in lists), default=0)):
+        for found in lists:
+            if rank < len(found) and all(found[rank].text != p.text for p in out):
+                out.append(found[rank])
+    return out[:k]
+
+
+def part_hints(parts: list[Part], found: list[Passage], hints: list[dict[str, Any]],
+               quote_of: Callable[[str, Passage], str]) -> list[dict[str, Any]]:
+    """For the model's request: each part's question, the number of its best passage among `hints`
+    (made from `found`, in order) and that passage's sentence answering the part, or the words of it
+    no document writes."""
+    by_text = {p.text: h for p, h in zip(found, hints, strict=True)}
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        entry: dict[str, Any] = {"question": part.question, "absent": part.covered.unanswered}
+        best = next((p for p in part.found if p.text in by_text), None) if not part.covered.unanswered else None
+        if best is not None:
+            entry.update(n=by_text[best.text]["n"], quote=quote_of(part.question, best))
+        elif not entry["absent"]:
+            entry["absent"] = [part.question.rstrip("?")]  # nothing found for it at all
+        out.append(entry)
+    return out

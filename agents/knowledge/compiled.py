@@ -1,0 +1,222 @@
+"""Superlatives, comparisons and totals over a table, computed: the row that holds the maximum, not
+the rows that share the question's words.
+
+Issue 50: "which month had the highest total in 2024, which the lowest?", "the most expensive
+item", "which depot had the lowest on-time rate?" were answered by the rows a passage search ranked
+first, and a real model given those rows (Qwen 0.5B) named the team with one Stanley Cup as the one
+with the most. Compiling the answer over a table is within the offline model's scope, and a real
+model does better given the computed rows than asked to scan a table. For each operation asked
+(`agents.language.compared`):
+
+- the column: a numeric column whose heading shares a word with the question (a price asked for
+  prefers a column of amounts; with no heading named, the table's one numeric column that is not
+  a year);
+- the rows the question means: a value the question names ("in 2024", "Arcadia") keeps the rows
+  that have it in that column;
+- the label: the column the question names that is not the measured one ("which variety"), else
+  the first column of words; a label that repeats (a ledger's months) is summed per label first;
+- then the maximum, the minimum or the sum, with the row(s) it comes from; a row that totals the
+  others ("Total", "Summe") is none of them, and a table that writes its own total answers a sum
+  with that row (the passage search finds it; adding it up again would count it twice).
+
+Pure, no I/O; callers run it off the loop for long documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agents.base import DocumentText
+from agents.knowledge.retrieval import document_language, row_passage
+from agents.language import (
+    DATE,
+    MAX,
+    PRICE,
+    SUM,
+    asked_kind,
+    compared,
+    content_words,
+    detect_language,
+    holds,
+    stems,
+    tokens,
+    totalling_words,
+)
+from agents.phrases import say
+from agents.toolkit.tables import document_tables
+from extractors.tables import Cell, Table, number, text_of
+
+ROWS = 2_000  # rows of one table read at most (a sheet beyond that is a dataset, not a question's table)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One operation's result over one table: the value, the label of its row (or group), the rows."""
+
+    op: str  # MAX, MIN or SUM
+    column: str  # the measured column's heading
+    value: float
+    label: str  # the answer's row or group ("Cordoba"); "" for a sum over rows
+    rows: list[str] = field(default_factory=list)  # the rows it comes from, as passages ("variety: Cordoba; ...")
+    count: int = 0  # rows compiled
+    document: str = ""
+    source: str = ""  # the table's item ("sheet Revenue", "page 3")
+
+
+def _value(cell: Cell) -> float | None:
+    if isinstance(cell, bool):
+        return None
+    if isinstance(cell, int | float):
+        return float(cell)
+    text = str(cell or "").strip().rstrip("%").replace("€", "").replace("$", "").replace("£", "").strip()
+    found = number(text) if text else None
+    return float(found) if found is not None else None
+
+
+def _words(text: str, languages: Sequence[str]) -> set[str]:
+    """The stems of a heading's or question's words, numbers and dates left out: a column headed
+    "January–June 2023" is a period, which a question names to choose its rows, not its measure."""
+    words = [w.casefold() for w in tokens(text.replace("_", " ")) if not w.isdigit() and not holds(DATE, w)]
+    return {s for language in languages for s in stems(words, language)}
+
+
+def _is_year(values: Sequence[float]) -> bool:
+    return bool(values) and all(v.is_integer() and 1800 <= v <= 2100 for v in values)
+
+
+@dataclass
+class _Sheet:
+    header: list[str]
+    rows: list[list[Cell]]
+    numeric: list[int]  # columns mostly numbers
+
+
+def _sheet(table: Table) -> _Sheet | None:
+    start = table.header_row if table.header_row is not None else -1
+    header = [text_of(c) for c in table.rows[start]] if start >= 0 else []
+    rows = [r for r in table.rows[start + 1:start + 1 + ROWS] if any(text_of(c).strip() for c in r)]
+    if len(rows) < 2:
+        return None
+    width = max(len(header), max(len(r) for r in rows))
+    header += [""] * (width - len(header))
+    rows = [list(r) + [None] * (width - len(r)) for r in rows]
+    numeric = [i for i in range(width) if 2 * sum(_value(r[i]) is not None for r in rows) > len(rows)]
+    return _Sheet(header, rows, numeric)
+
+
+def _column(sheet: _Sheet, asked: set[str], languages: Sequence[str], price: bool, op: str) -> int | None:
+    """The measured column: its heading's words in the question; else one that is not a year."""
+    def score(i: int) -> tuple[int, int]:
+        cells = " ".join(f"{sheet.header[i]}: {text_of(r[i])}" for r in sheet.rows[:5])
+        return len(_words(sheet.header[i], languages) & asked), int(price and holds(PRICE, cells))
+    candidates = [i for i in sheet.numeric if not _is_year([v for r in sheet.rows if (v := _value(r[i])) is not None])]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda i: (score(i), -candidates.index(i)))
+    if score(best) > (0, 0):
+        return best
+    return candidates[0] if len(candidates) == 1 and op != SUM else None
+
+
+def _mentioned(sheet: _Sheet, question: str, target: int) -> list[list[Cell]]:
+    """The rows the question means: for each column with a value the question names, those rows."""
+    said = {t.casefold() for t in tokens(question)}
+    rows = sheet.rows
+    for i in range(len(sheet.header)):
+        if i == target:
+            continue
+        named = {text_of(r[i]).casefold() for r in rows if text_of(r[i]) and
+                 set(t.casefold() for t in tokens(text_of(r[i]))) <= said}
+        if named:
+            rows = [r for r in rows if text_of(r[i]).casefold() in named]
+    return rows
+
+
+def _is_total(row: Sequence[Cell]) -> bool:
+    """A row that totals the others: a cell of words that is only a word of totalling ("Total", "Summe")."""
+    return any(isinstance(c, str) and c.strip() and not totalling_words(c).strip() for c in row)
+
+
+def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int) -> int | None:
+    words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric]
+    named = [i for i in words + [i for i in sheet.numeric if i != target]
+             if _words(sheet.header[i], languages) & asked]
+    return next(iter(named or words), None)
+
+
+def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]) -> tuple[int, Compiled] | None:
+    """(how well the table fits the question, the result) for one operation over one table."""
+    asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
+    target = _column(sheet, asked, languages, asked_kind(question) == PRICE, op)
+    if target is None:
+        return None
+    rows = [r for r in _mentioned(sheet, question, target) if _value(r[target]) is not None]
+    if op == SUM and any(_is_total(r) for r in rows):
+        return None  # the table writes its own total: that row is the answer, as a passage search finds it
+    rows = [r for r in rows if not _is_total(r)]  # a "Total" row is no zone, month or item of the table
+    if len(rows) < 2:
+        return None
+    label = _label(sheet, asked, languages, target)
+    named_label = label is not None and bool(_words(sheet.header[label], languages) & asked)
+    fit = len(_words(sheet.header[target], languages) & asked) + (len(rows) < len(sheet.rows)) + named_label
+    if not fit:  # "the most important finding" names nothing of this table: no table question
+        return None
+    passages = {id(r): row_passage("", sheet.header, [text_of(c) for c in r]) for r in rows}
+    if op == SUM:
+        total = sum(_value(r[target]) or 0.0 for r in rows)
+        return fit, Compiled(op, sheet.header[target], total, "", [passages[id(r)] for r in rows], len(rows))
+    groups: dict[str, list[list[Cell]]] = {}
+    for r in rows:
+        groups.setdefault(text_of(r[label]) if label is not None else "", []).append(r)
+    sums = {name: sum(_value(r[target]) or 0.0 for r in group) for name, group in groups.items()}
+    pick = max if op == MAX else min
+    name = pick(sums, key=lambda n: sums[n])
+    return fit, Compiled(op, sheet.header[target], sums[name], name, [passages[id(r)] for r in groups[name]],
+                         len(rows))
+
+
+def compile_answer(question: str, documents: Sequence[DocumentText]) -> list[Compiled]:
+    """Each operation the question asks for, computed over the table that fits it best; [] when it
+    asks for none or no table fits."""
+    ops = compared(question)
+    if not ops:
+        return []
+    results: list[Compiled] = []
+    for op in ops:
+        best: tuple[int, Compiled] | None = None
+        for doc in documents:
+            languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
+            for table in document_tables(doc):
+                sheet = _sheet(table)
+                found = compile_over(sheet, question, op, languages) if sheet else None
+                if found and (best is None or found[0] > best[0]):
+                    best = (found[0], Compiled(**{**found[1].__dict__, "document": doc.name,
+                                                  "source": table.source or table.name}))
+        if best:
+            results.append(best[1])
+    return results
+
+
+QUOTED = 5  # rows of one result quoted and cited at most (a sum's first rows)
+
+
+def figure(value: float, language: str) -> str:
+    """The value as the language writes it: 1,340.5 (en), 1.340,5 (de), 1 340,5 (fr); no trailing zeros."""
+    decimals = 0 if value.is_integer() else min(4, len(f"{value:.4f}".rstrip("0").split(".")[1]))
+    text = f"{value:,.{decimals}f}"
+    if language == "de":
+        return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    if language == "fr":
+        return text.replace(",", "\u202f").replace(".", ",")
+    return text
+
+
+def statement(result: Compiled, language: str, marks: str) -> str:
+    """What was computed, in the user's language: "Lowest on_time_rate_pct: Westbrook, 82.9 [1]"."""
+    value = figure(result.value, language)
+    if result.op == SUM:
+        return say("compiled_sum", language, column=result.column, value=value, n=result.count, marks=marks).strip()
+    text = say(f"compiled_{result.op}", language, column=result.column, label=result.label or "—", value=value,
+               marks=marks).strip()
+    return f"{text} {say('compiled_group', language, n=len(result.rows))}" if len(result.rows) > 1 else text

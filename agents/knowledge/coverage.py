@@ -1,0 +1,122 @@
+"""Whether the passages found answer a question: "not found" is said only when they miss what it asks.
+
+The check before this one (`absent_words`) named the question's words no document uses when they
+were half its words, each counting alike: "Wie lange dauerte der Stromausfall?" was "not found" for
+"lange" and "dauerte" above a quote giving the 40 minutes, and a word asked twice was named twice.
+A person who believes the first line stops reading. Now:
+
+- the terms are the question's content words (each language's function words from the maintained
+  lists, `stopwords` and stopwords-iso: `function_words`, and the words that ask for a kind of fact, "how many", "wie lange", "combien coûte":
+  `without_asking`), each stem once;
+- each weighs by how rare it is among the documents' sentences (smoothed IDF, log(1 + N / (df + ½)));
+  a term in no sentence weighs most, since it may be what was asked about;
+- the question is not answered when the best passages (those an answer quotes) hold less than half
+  of that weight and at least one term is in no document (what "not found" names, above the quotes);
+- an answer holding more than half and less than `WHOLE_SHARE` names the words no document writes
+  under its quotes ("Not found in hall.txt: «toaster»"): the part of the question left open;
+- never when a best passage holds the kind of fact asked for beside every term the documents have:
+  that quote is the answer.
+
+Pure, no I/O; CPU in proportion to the documents' text (callers run it off the loop when long).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents.base import DocumentText
+from agents.knowledge.retrieval import document_language
+from agents.language import (
+    asked_kind,
+    content_words,
+    detect_language,
+    function_words,
+    holds,
+    index_terms,
+    split_sentences,
+    stems,
+    without_asking,
+)
+
+BEST = 3  # the passages an answer quotes (the offline model quotes up to three)
+ANSWERED_SHARE = 0.5  # of the question's weight the best passages hold for it to count as answered
+# Below this share, the words no document writes are named under the quotes (a two-part question
+# whose second part is nowhere; "the technician's phone number" over a report naming the technician).
+WHOLE_SHARE = 0.75
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What of a question the best passages hold: `share` of its weight, and its words no document writes."""
+
+    share: float = 1.0
+    absent: tuple[str, ...] = ()
+
+    @property
+    def unanswered(self) -> list[str]:
+        """The words to name above the passages: the documents do not answer (else [])."""
+        return list(self.absent) if self.absent and self.share < ANSWERED_SHARE else []
+
+    @property
+    def unmentioned(self) -> list[str]:
+        """The words to name under the quotes of an answer that holds most of what was asked (else [])."""
+        return list(self.absent) if self.absent and ANSWERED_SHARE <= self.share < WHOLE_SHARE else []
+
+
+def question_terms(question: str, language: str) -> list[tuple[str, str]]:
+    """(word as written, stem) for each term the question asks about, each stem once, in order."""
+    function = function_words(language)
+    words = [w for w in content_words(without_asking(question), language, shortest=3) if w.casefold() not in function]
+    terms: dict[str, str] = {}
+    for word, stem in zip(words, stems([w.casefold() for w in words], language), strict=True):
+        terms.setdefault(stem, word)
+    return [(word, stem) for stem, word in terms.items()]
+
+
+def weights(terms: Sequence[str], documents: Sequence[DocumentText]) -> dict[str, float]:
+    """Each term's weight: smoothed inverse document frequency over the documents' sentences (a
+    short document has few passages, and rarity among two passages says little)."""
+    units = [set(index_terms(sentence, document_language(doc.items))) for doc in documents
+             for _, text in doc.items for sentence in split_sentences(text)]
+    n = len(units)
+    return {t: math.log(1 + n / (sum(t in u for u in units) + 0.5)) for t in terms}
+
+
+def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[str], asked: str = "") -> Coverage:
+    """How much of the question the best passages (`best`, ranked first) hold (see the module's
+    docstring). Only for a question in one of the documents' languages (a German question over an
+    English manual is not "not found" for its German words).
+
+    `asked`: the user's own request, whose words are the ones searched when it names two terms or
+    more and the question is about it (shares a term with it): a planned task's question adds the
+    planner's ("How often should I descale the kettle? Cite the passage." is not unanswered for
+    "Cite" and "passage"). A "continue" or "And in 2022?" says too little: then the task's question
+    is searched."""
+    own = detect_language(question, default="en")
+    said = {s for _, s in question_terms(asked, detect_language(asked, default="en"))} if asked.strip() else set()
+    if len(said) >= 2 and said & {s for _, s in question_terms(question, own)}:
+        question, own = asked, detect_language(asked, default="en")
+    languages = list(dict.fromkeys(document_language(d.items) for d in documents if d.items))
+    if not languages or own not in languages:
+        return Coverage()
+    terms = question_terms(question, own)
+    present = {s for doc in documents for s in index_terms(doc.text, document_language(doc.items))}
+    absent = tuple(word for word, stem in terms if stem not in present)
+    if not absent:
+        return Coverage()
+    top = list(best[:BEST])
+    kind = asked_kind(question)
+    known = {s for _, s in terms if s in present}
+    if kind and known and any(holds(kind, text) and known <= set(index_terms(text, own)) for text in top):
+        return Coverage()  # a quote holds the kind of fact asked for beside everything the documents have of it
+    weight = weights([s for _, s in terms], documents)
+    held = set().union(*(index_terms(text, own) for text in top)) if top else set()
+    total = sum(weight.values())
+    return Coverage(share=sum(w for s, w in weight.items() if s in held) / total, absent=absent)
+
+
+def unanswered(question: str, documents: Sequence[DocumentText], best: Sequence[str], asked: str = "") -> list[str]:
+    """The question's words no document writes, when the best passages do not answer it; else []."""
+    return coverage(question, documents, best, asked).unanswered

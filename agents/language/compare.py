@@ -1,0 +1,59 @@
+"""What a question asks to compile over a table: the highest, the lowest, the total (en/de/fr).
+
+"Which month had the highest total in 2024, which the lowest?" asks for a maximum and a minimum of
+a column; "Wie viel wurde insgesamt ausgegeben?" for a sum. A passage search answers such questions
+with the rows that share the question's words, not with the row that holds the maximum (issue 50:
+superlatives were never right, 0 of 5); `agents.knowledge.compiled` computes them instead.
+
+The words are superlatives and words of totalling, not phrasings of one question: English "-est"
+and "most/least", German "-ste(n)" forms and "am ...sten", French "le/la/les plus/moins". A word of
+the lowest ("plus bas", "moins cher") is read before "le plus", so "la plus basse" is a minimum.
+When a maximum or minimum is asked, "total" names the column ("the highest total"), not a sum.
+Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX, MIN, SUM = "max", "min", "sum"
+
+_MIN = re.compile(
+    r"\b(?:lowest|smallest|least|fewest|minimum|cheapest|worst|shortest|lightest|slowest|poorest"
+    r"|niedrigste[nmrs]?|kleinste[nmrs]?|wenigste[nmrs]?|billigste[nmrs]?|günstigste[nmrs]?|geringste[nmrs]?"
+    r"|schlechteste[nmrs]?|kürzeste[nmrs]?|am niedrigsten|am wenigsten|am günstigsten|am billigsten"
+    r"|(?:le|la|les) moins(?: \w+)?|plus (?:bas|basse|basses|faibles?|petite?s?|courte?s?)|moins cher|moins chère"
+    r"|minimale?s?|minimum)\b",
+    re.IGNORECASE,
+)
+_MAX = re.compile(
+    r"\b(?:highest|largest|biggest|greatest|most|maximum|best|longest|heaviest|fastest|top"
+    r"|höchste[nmrs]?|größte[nmrs]?|meiste[nmrs]?|teuerste[nmrs]?|beste[nmrs]?|längste[nmrs]?|stärkste[nmrs]?"
+    r"|am höchsten|am meisten|am teuersten|am besten"
+    r"|(?:le|la|les) plus|plus (?:élevée?s?|grande?s?|haute?s?|forte?s?)|meilleure?s?|maximale?s?|maximum)\b",
+    re.IGNORECASE,
+)
+_SUM = re.compile(
+    r"\b(?:total|totals|sum|altogether|in all|combined|insgesamt|gesamt\w*|summe|zusammen"
+    r"|au total|en tout|somme|cumulée?s?)\b",
+    re.IGNORECASE,
+)
+
+
+def compared(question: str) -> list[str]:
+    """The operations the question asks for, in the order it asks them (MAX, MIN, SUM), each once;
+    [] when it asks for none."""
+    found: list[tuple[int, str]] = []
+    rest = question
+    for match in _MIN.finditer(question):
+        found.append((match.start(), MIN))
+        rest = rest[:match.start()] + " " * (match.end() - match.start()) + rest[match.end():]
+    found += [(m.start(), MAX) for m in _MAX.finditer(rest)]
+    if not found:
+        found = [(m.start(), SUM) for m in _SUM.finditer(question)]
+    return list(dict.fromkeys(op for _, op in sorted(found)))
+
+
+def totalling_words(question: str) -> str:
+    """The question without its words of comparing and totalling: what is left names the column and rows."""
+    return _SUM.sub(" ", _MAX.sub(" ", _MIN.sub(" ", question)))
