@@ -47,7 +47,7 @@ from agents.memory import (
 from agents.model import Model, ModelError, current_draft
 from agents.notices import unreadable_note
 from agents.outputs import capped
-from agents.plan import parse_plan, plan_from_record, plan_record, validate_plan
+from agents.plan import parse_plan, plan_from_record, plan_record, too_many_tasks, validate_plan
 from agents.questions import MAX_QUESTIONS
 from agents.registry import Registry
 from agents.repairs import steps_announced, with_a_task
@@ -63,7 +63,7 @@ __all__ = [
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "Turn", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "validate_plan",
+    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
 ]
 
 
