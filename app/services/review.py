@@ -14,6 +14,7 @@ from agents.errors import PlanFormatError
 from agents.round import parse_plan, plan_record, render_plan_message, too_many_tasks, validate_plan
 from agents.toolkit.cpu import off_loop
 from app.clock import now
+from app.contract.filenames import clean_name
 from app.contract.schemas import ReviewRequest, WorkflowStatusView
 from app.contract.views import DECISIONS, status_view, waiting_view
 from app.errors import BadRequestError, ConflictError
@@ -161,7 +162,17 @@ def _checked(raw: Any, language: str, answer: str, agents: list[str], names: lis
         problems.extend(exc.errors)
     if plan is not None:
         problems.extend(validate_plan(plan, agents, names, limit, formats))
+        problems.extend(_unclean_names(plan))
     return plan, problems
+
+
+def _unclean_names(plan: Any) -> list[str]:
+    """Each output name that is not a plain file name (folders, control characters), as uploads are named."""
+    named = [(f"task '{t.id}': output", o.name) for t in plan.tasks for o in t.outputs]
+    named += [("final document", d.name) for d in plan.final_documents]
+    return [f"{where} '{name}' is not a plain file name (no folders or control characters): "
+            f"name it '{clean_name(name, fallback='document')}'"
+            for where, name in named if clean_name(name, fallback="document") != name]
 
 
 def _refuse(problems: list[str]) -> NoReturn:
