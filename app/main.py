@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -11,6 +12,7 @@ from typing import Any
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
+from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from agents.embeddings import available as embeddings_available
@@ -71,7 +73,20 @@ class ForemanApp(Litestar):
     async def __call__(self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive,
                        send: Send | LifeSpanSend) -> None:
         # The ignore: Litestar's ASGI TypedDicts go where the middleware takes plain dicts (the same objects).
-        await middleware.serve(super().__call__, scope, receive, send, self.cors_config)  # type: ignore[arg-type]
+        await middleware.serve(super().__call__, scope, receive, send, self.cors_config,  # type: ignore[arg-type]
+                               self.allowed_methods)
+
+    @functools.cached_property
+    def _allowed(self) -> dict[str, str]:
+        found: dict[str, set[str]] = {}
+        for route in self.routes:
+            if isinstance(route, HTTPRoute):
+                found.setdefault(route.path_format, set()).update(route.methods)
+        return {path: ", ".join(sorted(m | ({"HEAD"} if "GET" in m else set()))) for path, m in found.items()}
+
+    def allowed_methods(self, path_template: str) -> str | None:
+        """Every method a path answers (HEAD wherever GET is), for an OPTIONS answer's Allow."""
+        return self._allowed.get(path_template)
 
 
 class QuietCancellations(logging.Filter):
@@ -97,7 +112,7 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     if not settings.cors_origins:
         return None
     return CORSConfig(allow_origins=list(settings.cors_origins),
-                      allow_methods=["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
+                      allow_methods=["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS"],
                       allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Foreman-Workflow",
                                      "Last-Event-ID"],
                       expose_headers=["ETag", "Content-Disposition", "Content-Length", "X-Foreman-Workflow"], max_age=600)
