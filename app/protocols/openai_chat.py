@@ -21,11 +21,13 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, Router, get, post
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, InternalServerException
 from litestar.params import PathParameter
 from litestar.response import Stream
 
 from app.errors import (
+    CLIENT_CLOSED_REQUEST,
+    CLIENT_GONE,
     ApplicationError,
     BadRequestError,
     DatabaseUnavailableError,
@@ -67,6 +69,11 @@ def _on_application_error(_: AnyRequest, exc: ApplicationError) -> Response[Any]
 
 
 def _on_http_exception(request: AnyRequest, exc: HTTPException) -> Response[Any]:
+    if isinstance(exc, InternalServerException) and exc.detail == CLIENT_GONE:  # as app.web.http.client_gone
+        log.info("The client closed the connection before its request was read whole: %s %s", request.method,
+                 request.url.path)
+        return openai_error(CLIENT_CLOSED_REQUEST, "The request ended before its body arrived.",
+                            "client_closed_request")
     if exc.status_code >= 500:
         return _on_unexpected(request, exc)
     return openai_error(exc.status_code, exc.detail or "The request could not be handled.", "bad_request")
