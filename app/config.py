@@ -62,6 +62,7 @@ class Settings:
     # headers and env may carry secrets, so they stay out of the settings' repr.
     mcp_servers: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     mcp_timeout_seconds: float = 60.0
+    mcp_max_result_bytes: int = 10_000_000  # one tool call's answer; a larger one is dropped, its server restarted
     tracing: bool = False  # an OTLP endpoint is set (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT): rounds are traced
     round_retry_budget: int = 12
     max_tasks_per_plan: int = 8
@@ -297,6 +298,7 @@ def from_env(env: Mapping[str, str]) -> Settings:
         "llm_context_tokens": "LLM_CONTEXT_TOKENS",
         "round_retry_budget": "ROUND_RETRY_BUDGET",
         "max_tasks_per_plan": "MAX_TASKS_PER_PLAN",
+        "mcp_max_result_bytes": "MCP_MAX_RESULT_BYTES",
         "max_round_tokens": "MAX_ROUND_TOKENS",
         "round_max_attempts": "ROUND_MAX_ATTEMPTS",
         "task_concurrency": "TASK_CONCURRENCY",
@@ -455,6 +457,8 @@ HELP: tuple[tuple[str, str, str], ...] = (
      "(docs/configuration.md#mcp-servers)"),
     ("MCP_TIMEOUT_SECONDS", str(int(Settings.mcp_timeout_seconds)),
      "an MCP server's start or list of tools, and one tool call, may take this long"),
+    ("MCP_MAX_RESULT_BYTES", "10000000",
+     "one MCP tool call may answer this many bytes; a larger answer is dropped and its server's session restarted"),
     ("METRICS_ENABLED", "true", "false: no GET /metrics (Prometheus text format, served without a key)"),
     ("CHAT_STOP_ON_DISCONNECT", "true",
      "false: a /v1/chat/completions or AG-UI round goes on when its client disconnects (true: it is stopped)"),

@@ -255,7 +255,7 @@ async def add_tools(tools: McpTools, registry: Registry) -> None:
 def mcp_tools(settings: Settings) -> McpTools:
     """The connections to MCP_SERVERS' servers (none opened yet)."""
     specs = [ServerSpec(**server) for server in settings.mcp_servers]
-    return McpTools(specs, settings.mcp_timeout_seconds)
+    return McpTools(specs, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
