@@ -270,9 +270,14 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     tools = mcp_tools(settings)
 
     async def startup() -> None:
+        began = time.monotonic()
         await add_tools(tools, engine.rt.registry)  # before a recovered round plans
+        tools_seconds = time.monotonic() - began
         await engine.start()
         one_log_format()
+        parts = {"MCP tools": tools_seconds, **engine.startup_seconds}
+        log.info("Started in %.2f s (%s); the file readers and text workers warm up in the background.",
+                 time.monotonic() - began, ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items()))
         if settings.offline:
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
                         "(extractive, deterministic, no generative AI).")
@@ -287,7 +292,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         # Workers import the extractors before the first round needs them (in a thread: it blocks);
         # /ready waits for them, so a round started once the service is ready finds them warm.
         app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
-        app.state.readers_since = time.monotonic()
+        app.state.readers_since = since = time.monotonic()
+        app.state.readers_warm.add_done_callback(lambda _: log.info(
+            "The file readers were warm %.2f s after the start.", time.monotonic() - since))
         # The agents' CPU work: its workers load the tokenizer and the language detector first.
         asyncio.get_running_loop().run_in_executor(None, warm_processes, load_tokenizer, load_detector)
 
