@@ -252,6 +252,14 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Ce tour s'est déroulé hors ligne, sans modèle de langage : les résultats sont "
         "des extraits de vos documents, pas du texte généré.",
     },
+    "final_stand_in": {
+        "en": "The language model could not write this review, so it was compiled from the plan and the "
+        "results.",
+        "de": "Das Sprachmodell konnte diese Übersicht nicht schreiben; sie wurde aus dem Plan und den "
+        "Ergebnissen zusammengestellt.",
+        "fr": "Le modèle de langage n'a pas pu rédiger ce bilan ; il a été établi à partir du plan et des "
+        "résultats.",
+    },
     "final_all_done": {
         "en": ("The planned step is done.", "All {n} planned steps are done."),
         "de": ("Der geplante Schritt ist erledigt.", "Alle {n} geplanten Schritte sind erledigt."),

@@ -44,7 +44,7 @@ from agents.planning.manager import (
 )
 from agents.planning.notices import unreadable_note
 from agents.planning.own_answer import announced, grounded, presumes, ungrounded
-from agents.planning.plan import parse_plan, plan_from_record, plan_record, validate_plan
+from agents.planning.plan import parse_plan, plan_from_record, plan_record, too_many_tasks, validate_plan
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.planning.review import FinalOutcome, write_final
@@ -62,7 +62,7 @@ __all__ = [
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "Turn", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "validate_plan", "written_language",
+    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan", "written_language",
 ]
 
 
@@ -326,4 +326,4 @@ class Runner:
             if self.fallback is None:
                 raise
             return await write_final(inp, plan, results, skipped, delivered, self.fallback,
-                                     failures=failures), exc
+                                     failures=failures, stand_in=not self.model.offline), exc

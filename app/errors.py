@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+# What Litestar raises (an InternalServerException's detail) when the client hangs up before its request
+# body has arrived: not a server error. CLIENT_CLOSED_REQUEST is nginx's status for it: no one reads the
+# answer, and the metrics count it apart from the 500s.
+CLIENT_GONE = "client disconnected prematurely"
+CLIENT_CLOSED_REQUEST = 499
+
 
 class ApplicationError(Exception):
     """Base of every error the API answers with a JSON body."""

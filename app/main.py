@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -11,6 +12,7 @@ from typing import Any
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
+from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from agents.errors import RegistryError
@@ -73,7 +75,20 @@ class ForemanApp(Litestar):
     async def __call__(self, scope: Scope | LifeSpanScope, receive: Receive | LifeSpanReceive,
                        send: Send | LifeSpanSend) -> None:
         # The ignore: Litestar's ASGI TypedDicts go where the middleware takes plain dicts (the same objects).
-        await middleware.serve(super().__call__, scope, receive, send, self.cors_config)  # type: ignore[arg-type]
+        await middleware.serve(super().__call__, scope, receive, send, self.cors_config,  # type: ignore[arg-type]
+                               self.allowed_methods)
+
+    @functools.cached_property
+    def _allowed(self) -> dict[str, str]:
+        found: dict[str, set[str]] = {}
+        for route in self.routes:
+            if isinstance(route, HTTPRoute):
+                found.setdefault(route.path_format, set()).update(route.methods)
+        return {path: ", ".join(sorted(m | ({"HEAD"} if "GET" in m else set()))) for path, m in found.items()}
+
+    def allowed_methods(self, path_template: str) -> str | None:
+        """Every method a path answers (HEAD wherever GET is), for an OPTIONS answer's Allow."""
+        return self._allowed.get(path_template)
 
 
 class QuietCancellations(logging.Filter):
@@ -99,7 +114,7 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     if not settings.cors_origins:
         return None
     return CORSConfig(allow_origins=list(settings.cors_origins),
-                      allow_methods=["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
+                      allow_methods=["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS"],
                       allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Foreman-Workflow",
                                      "Last-Event-ID"],
                       expose_headers=["ETag", "Content-Disposition", "Content-Length", "X-Foreman-Workflow"], max_age=600)
@@ -242,7 +257,7 @@ async def add_tools(tools: McpTools, registry: Registry) -> None:
 def mcp_tools(settings: Settings) -> McpTools:
     """The connections to MCP_SERVERS' servers (none opened yet)."""
     specs = [ServerSpec(**server) for server in settings.mcp_servers]
-    return McpTools(specs, settings.mcp_timeout_seconds)
+    return McpTools(specs, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
@@ -261,9 +276,14 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     tools = mcp_tools(settings)
 
     async def startup() -> None:
+        began = time.monotonic()
         await add_tools(tools, engine.rt.registry)  # before a recovered round plans
+        tools_seconds = time.monotonic() - began
         await engine.start()
         one_log_format()
+        parts = {"MCP tools": tools_seconds, **engine.startup_seconds}
+        log.info("Started in %.2f s (%s); the file readers and text workers warm up in the background.",
+                 time.monotonic() - began, ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items()))
         if settings.offline:
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
                         "(extractive, deterministic, no generative AI).")
@@ -278,7 +298,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         # Workers import the extractors before the first round needs them (in a thread: it blocks);
         # /ready waits for them, so a round started once the service is ready finds them warm.
         app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
-        app.state.readers_since = time.monotonic()
+        app.state.readers_since = since = time.monotonic()
+        app.state.readers_warm.add_done_callback(lambda _: log.info(
+            "The file readers were warm %.2f s after the start.", time.monotonic() - since))
         # The agents' CPU work: its workers load the tokenizer and the language detector first.
         asyncio.get_running_loop().run_in_executor(None, warm_processes, load_tokenizer, load_detector)
 

@@ -112,7 +112,9 @@ def _inflated_size(data: bytes, info: zipfile.ZipInfo, cap: int) -> int:
             pos += len(chunk)
             out = inflater.decompress(chunk, _CHUNK)
             size += len(out)
-            while inflater.unconsumed_tail and (not cap or size <= cap):
+            # Up to the stream's end: what follows it (the next part, the directory) stays in the tail,
+            # and inflating it again gave nothing, for ever (a part over 1 MiB inflated hung the reader).
+            while inflater.unconsumed_tail and not inflater.eof and (not cap or size <= cap):
                 out = inflater.decompress(inflater.unconsumed_tail, _CHUNK)
                 size += len(out)
             if cap and size > cap:

@@ -8,7 +8,10 @@ part is written in chunks, so making a 1 GiB bomb takes a few MB of memory and s
 
 from __future__ import annotations
 
+import functools
 import io
+import random
+import string
 import struct
 import zipfile
 
@@ -36,16 +39,26 @@ def _rels(*targets: tuple[str, str, str]) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{_RELS}">{body}</Relationships>'
 
 
-def _write_big(archive: zipfile.ZipFile, name: str, head: str, unit: str, tail: str, inflated: int) -> None:
-    """`head`, `unit` repeated to about `inflated` bytes, then `tail`: deflated in chunks."""
+def _write_big(archive: zipfile.ZipFile, name: str, head: str, unit: str, tail: str, inflated: int,
+               words: random.Random | None = None) -> None:
+    """`head`, `unit` repeated to about `inflated` bytes, then `tail`: deflated in chunks. With `words`,
+    each unit's text is eight words drawn from them (compressed about 3:1, under any ratio limit)."""
     block = unit * max(1, _CHUNK // len(unit))
     with archive.open(_zinfo(name), "w", force_zip64=inflated >= 1 << 31) as part:
         part.write(head.encode())
         written = len(head)
         while written < inflated:
+            if words:
+                block = "".join(unit.replace(_TEXT, " ".join(words.choices(_VOCABULARY, k=8)))
+                                for _ in range(max(1, _CHUNK // len(unit))))
             part.write(block.encode())
             written += len(block)
         part.write(tail.encode())
+
+
+_TEXT = "All work and no play makes a dull boy."
+_VOCABULARY = ["".join(random.Random(n).choices(string.ascii_lowercase, k=3 + n % 7)) for n in range(5000)]
+
 
 
 def _zinfo(name: str) -> zipfile.ZipInfo:
@@ -54,15 +67,17 @@ def _zinfo(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def bomb(kind: str, inflated: int) -> bytes:
-    """A `kind` package ("docx", "xlsx", "pptx", "odt", "epub") whose big part inflates to about `inflated` bytes."""
+def bomb(kind: str, inflated: int, varied: bool = False) -> bytes:
+    """A `kind` package ("docx", "xlsx", "pptx", "odt", "epub") whose big part inflates to about `inflated`
+    bytes; `varied`: of varied text, so it passes the ratio limit and is inflated and parsed for real."""
+    write = functools.partial(_write_big, words=random.Random(1) if varied else None)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
         if kind == "docx":
             z.writestr(_zinfo("[Content_Types].xml"), _types({
                 "/word/document.xml": "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"}))
             z.writestr(_zinfo("_rels/.rels"), _rels(("rId1", "officeDocument", "word/document.xml")))
-            _write_big(z, "word/document.xml", f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{_W}"><w:body>',
+            write(z, "word/document.xml", f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{_W}"><w:body>',
                        "<w:p><w:r><w:t>All work and no play makes a dull boy.</w:t></w:r></w:p>",
                        "</w:body></w:document>", inflated)
         elif kind == "xlsx":
@@ -73,7 +88,7 @@ def bomb(kind: str, inflated: int) -> bytes:
             z.writestr(_zinfo("xl/workbook.xml"), f'<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="{_S}" '
                        f'xmlns:r="{_OFFICE}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>')
             z.writestr(_zinfo("xl/_rels/workbook.xml.rels"), _rels(("rId1", "worksheet", "worksheets/sheet1.xml")))
-            _write_big(z, "xl/worksheets/sheet1.xml", f'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="{_S}"><sheetData>',
+            write(z, "xl/worksheets/sheet1.xml", f'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="{_S}"><sheetData>',
                        '<row><c t="inlineStr"><is><t>dull boy</t></is></c><c><v>42</v></c></row>',
                        "</sheetData></worksheet>", inflated)
         elif kind == "pptx":
@@ -85,7 +100,7 @@ def bomb(kind: str, inflated: int) -> bytes:
                        f'xmlns:p="{_P}" xmlns:r="{_OFFICE}"><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst>'
                        '</p:presentation>')
             z.writestr(_zinfo("ppt/_rels/presentation.xml.rels"), _rels(("rId1", "slide", "slides/slide1.xml")))
-            _write_big(z, "ppt/slides/slide1.xml", f'<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:p="{_P}" '
+            write(z, "ppt/slides/slide1.xml", f'<?xml version="1.0" encoding="UTF-8"?><p:sld xmlns:p="{_P}" '
                        f'xmlns:a="{_A}"><p:cSld><p:spTree><p:sp><p:txBody>',
                        "<a:p><a:r><a:t>All work and no play makes a dull boy.</a:t></a:r></a:p>",
                        "</p:txBody></p:sp></p:spTree></p:cSld></p:sld>", inflated)
@@ -95,7 +110,7 @@ def bomb(kind: str, inflated: int) -> bytes:
                        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry '
                        'manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
                        '</manifest:manifest>')
-            _write_big(z, "content.xml", '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+            write(z, "content.xml", '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
                        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
                        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>',
                        "<text:p>All work and no play makes a dull boy.</text:p>",
@@ -105,7 +120,7 @@ def bomb(kind: str, inflated: int) -> bytes:
             z.writestr(_zinfo("META-INF/container.xml"), '<?xml version="1.0"?><container version="1.0" '
                        'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
                        'full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
-            _write_big(z, "chapter1.xhtml", '<?xml version="1.0" encoding="UTF-8"?><html '
+            write(z, "chapter1.xhtml", '<?xml version="1.0" encoding="UTF-8"?><html '
                        'xmlns="http://www.w3.org/1999/xhtml"><body>',
                        "<p>All work and no play makes a dull boy.</p>", "</body></html>", inflated)
         else:

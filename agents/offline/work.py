@@ -209,4 +209,5 @@ def final(hints: Mapping[str, Any]) -> str:
         status = say("final_all_done", language, n=total)
     else:
         status = say("final_some_missing", language, done=done, n=total)
-    return f"{say('final_offline', language)} {status}"
+    # Standing in for a model whose review call failed: the round was planned and worked by that model.
+    return f"{say('final_stand_in' if hints.get('stand_in') else 'final_offline', language)} {status}"

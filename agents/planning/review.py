@@ -38,10 +38,11 @@ class FinalOutcome:
 
 async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult | None],
                       skipped: dict[str, str], delivered: list[OutputFile], model: Model,
-                      failures: dict[str, str] | None = None) -> FinalOutcome:
+                      failures: dict[str, str] | None = None, stand_in: bool = False) -> FinalOutcome:
     """The round's `last` message: a review by the model plus a checklist of delivered and missing.
 
-    `failures` says why each failed task failed (by task id), for the checklist.
+    `failures` says why each failed task failed (by task id), for the checklist. `stand_in`: `model`
+    writes in place of the round's model, whose review call failed (the round itself was not offline).
     """
     lang = plan.language
     review = _review(plan, results, skipped, delivered)
@@ -58,7 +59,7 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
         purpose="final",
         messages=messages(FINAL_SYSTEM.format(language=language_name(lang)), user),
         agent=PM_NAME,
-        hints={"kind": "final", "prompt": inp.prompt, "language": lang, "review": review},
+        hints={"kind": "final", "prompt": inp.prompt, "language": lang, "review": review, "stand_in": stand_in},
         max_tokens=800,
     )
     ledger = Ledger(model)

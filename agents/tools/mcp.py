@@ -55,9 +55,10 @@ class ServerSpec:
 class Connection:
     """One MCP server's session: opened on first use, opened again after it broke."""
 
-    def __init__(self, spec: ServerSpec, timeout: float) -> None:
+    def __init__(self, spec: ServerSpec, timeout: float, max_result_bytes: int = 10_000_000) -> None:
         self.spec = spec
         self.timeout = timeout
+        self.max_result_bytes = max_result_bytes
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
@@ -143,20 +144,28 @@ class Connection:
                 raise ToolError(f"the MCP server '{self.spec.name}' closed the connection during the call of {name} "
                                 "(it may have stopped); the call is not repeated") from None
             if exc.code == REQUEST_TIMEOUT:
+                # The server may still be writing its answer (50 MB once): a session left so timed out every
+                # later call; the next call gets a new one (a stdio server's process is started again).
+                self.reset()
                 raise ToolError(f"{name} did not answer within MCP_TIMEOUT_SECONDS ({self.timeout:g} s); "
                                 "the call was cancelled") from None
             raise ToolError(f"the MCP server '{self.spec.name}' refused the call of {name}: {exc}") from None
         except Exception as exc:
             self.reset()
             raise ToolError(f"the call of {name} failed: {_why(exc)}") from None
+        size = result_bytes(result)
+        if self.max_result_bytes and size > self.max_result_bytes:
+            self.reset()  # a server that answers so much is started afresh for the next call
+            raise ToolError(f"{name} answered {size:,} bytes, more than MCP_MAX_RESULT_BYTES "
+                            f"({self.max_result_bytes:,}); its answer was dropped") from None
         return output_of(result, tool)
 
 
 class McpTools:
     """The configured servers' connections, and the agents their tools became."""
 
-    def __init__(self, specs: Sequence[ServerSpec], timeout: float) -> None:
-        self.connections = [Connection(spec, timeout) for spec in specs]
+    def __init__(self, specs: Sequence[ServerSpec], timeout: float, max_result_bytes: int = 10_000_000) -> None:
+        self.connections = [Connection(spec, timeout, max_result_bytes) for spec in specs]
         self.agents: list[ToolAgent] = []
 
     async def discover(self) -> list[ToolAgent]:
@@ -191,6 +200,17 @@ class McpTools:
 
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections))
+
+
+def result_bytes(result: Any) -> int:
+    """About how many bytes a CallToolResult carries: its texts, its files (as base64) and its structured content."""
+    size = len(repr(result.structured_content)) if result.structured_content is not None else 0
+    for item in result.content or []:
+        res = getattr(item, "resource", None)
+        for value in (getattr(item, "text", None), getattr(item, "data", None), getattr(res, "blob", None),
+                      getattr(res, "text", None)):
+            size += len(value) if isinstance(value, str) else 0
+    return size
 
 
 def output_of(result: Any, tool: str) -> ToolOutput:

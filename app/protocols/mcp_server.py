@@ -281,7 +281,11 @@ def _waiting(wait: Any) -> str:
 
 
 def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
-    """The `/mcp` route: the SDK's ASGI app behind the API's keys (401 in the API's error shape)."""
+    """The `/mcp` route: the SDK's ASGI app behind the API's keys (401 in the API's error shape). Two
+    answers are ours: a GET is 405 (the transport is stateless, so the stream a GET opens would never
+    carry a message and was held open for good; the specification allows 405 and the SDK's client
+    takes it), and a request whose `id` is neither a string nor a number is JSON-RPC's Invalid
+    Request (the SDK took it for a notification: 202 and no answer)."""
     from litestar import asgi
     from litestar.datastructures import Headers
 
@@ -291,12 +295,66 @@ def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
         try:
             server.auth.owner(_Headers(Headers.from_scope(scope)))
         except UnauthorizedError as exc:
-            body = msgspec.json.encode({"status_code": 401, "detail": exc.detail, "code": exc.code})
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await _answer(send, 401, {"status_code": 401, "detail": exc.detail, "code": exc.code},
+                          ((b"www-authenticate", b"Bearer"),))
             return
+        if scope["method"] == "GET":
+            await _answer(send, 405, {"status_code": 405, "code": "method_not_allowed",
+                                      "detail": "This MCP endpoint is stateless and offers no event stream to a "
+                                                "GET: POST each JSON-RPC message."}, ((b"allow", b"POST"),))
+            return
+        if scope["method"] == "POST":
+            body, receive = await _read_ahead(receive, max_body)
+            bad = False
+            if body is not None:  # a large body (upload_file's base64) is read in a thread
+                bad = await asyncio.to_thread(_bad_id, body) if len(body) > 65_536 else _bad_id(body)
+            if bad:
+                await _answer(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32600, "message": "Invalid Request: id must be a string or a number"}})
+                return
         await inner(scope, receive, send)
 
     return asgi("/mcp", is_mount=True, copy_scope=True, include_in_schema=False)(endpoint)
+
+
+class _Envelope(msgspec.Struct):
+    id: msgspec.Raw = msgspec.Raw(b"null")
+
+
+async def _read_ahead(receive: Any, limit: int) -> tuple[bytes | None, Any]:
+    """The request's body when it is at most `limit` bytes (else None), and a `receive` that gives it
+    again, then whatever follows, to the SDK."""
+    chunks: list[dict[str, Any]] = []
+    size = 0
+    while True:
+        message = await receive()
+        chunks.append(message)
+        if message["type"] != "http.request":
+            return None, _replay(chunks, receive)
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None, _replay(chunks, receive)
+        if not message.get("more_body", False):
+            return b"".join(m.get("body", b"") for m in chunks), _replay(chunks, receive)
+
+
+def _replay(chunks: list[dict[str, Any]], receive: Any) -> Any:
+    async def again() -> Any:
+        return chunks.pop(0) if chunks else await receive()
+    return again
+
+
+def _bad_id(body: bytes) -> bool:
+    """Whether a JSON-RPC message's `id` is there and is not a string, a number or null."""
+    try:
+        raw = bytes(msgspec.json.decode(body, type=_Envelope).id).strip()
+    except msgspec.DecodeError:  # not one object: the SDK answers for it
+        return False
+    return raw[:1] in (b"{", b"[", b"t", b"f")
+
+
+async def _answer(send: Any, status: int, body: Any, headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    data = msgspec.json.encode(body)
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": data})

@@ -21,18 +21,19 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, Router, get, post
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, InternalServerException
 from litestar.params import PathParameter
 from litestar.response import Stream
 
 from app.errors import (
+    CLIENT_CLOSED_REQUEST,
+    CLIENT_GONE,
     ApplicationError,
-    BadRequestError,
     DatabaseUnavailableError,
     NotFoundError,
     PayloadTooLargeError,
 )
-from app.protocols.chat_request import ChatRequest, parse_turn
+from app.protocols.chat_request import ChatRequest, Turn, read_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
@@ -67,6 +68,11 @@ def _on_application_error(_: AnyRequest, exc: ApplicationError) -> Response[Any]
 
 
 def _on_http_exception(request: AnyRequest, exc: HTTPException) -> Response[Any]:
+    if isinstance(exc, InternalServerException) and exc.detail == CLIENT_GONE:  # as app.web.http.client_gone
+        log.info("The client closed the connection before its request was read whole: %s %s", request.method,
+                 request.url.path)
+        return openai_error(CLIENT_CLOSED_REQUEST, "The request ended before its body arrived.",
+                            "client_closed_request")
     if exc.status_code >= 500:
         return _on_unexpected(request, exc)
     return openai_error(exc.status_code, exc.detail or "The request could not be handled.", "bad_request")
@@ -144,9 +150,8 @@ def _check_model(name: str) -> None:
 async def chat_completions(request: AnyRequest) -> Response[Any] | Stream:
     state = request.app.state
     owner = state.auth.owner(request)
-    body = await _read(request)
+    body, turn = await _read(request)
     _check_model(body.model)
-    turn = parse_turn(body)
     chat: ChatAdapter = state.openai_chat
     named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
     workflow_id = named or await chat.conversations.find(owner, turn.history)
@@ -164,26 +169,12 @@ async def chat_completions(request: AnyRequest) -> Response[Any] | Stream:
                     media_type="application/json")
 
 
-async def _read(request: AnyRequest) -> ChatRequest:
+async def _read(request: AnyRequest) -> tuple[ChatRequest, Turn]:
     settings = request.app.state.settings
     limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes  # files arrive as base64 in JSON
     if int(request.headers.get("content-length") or 0) > limit:
         raise PayloadTooLargeError(f"The request is larger than {limit} bytes.", code="body_too_large")
-    raw = await request.body()
-    if not raw.strip():
-        raise BadRequestError("The request body is empty; send a chat completions request as JSON.",
-                              code="invalid_json")
-    try:
-        return msgspec.json.decode(raw, type=ChatRequest)
-    except msgspec.ValidationError as exc:
-        raise BadRequestError(f"The request body does not fit the chat completions request: {exc}.",
-                              code="invalid_body") from None
-    except UnicodeDecodeError:
-        raise BadRequestError("The request body is not valid UTF-8 text.", code="not_utf8") from None
-    except RecursionError:
-        raise BadRequestError("The request body is nested too deep.", code="too_deep") from None
-    except msgspec.DecodeError as exc:
-        raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
+    return await read_turn(await request.body())
 
 
 class ChatAdapter:

@@ -10,7 +10,7 @@ from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, 
 from agents.model import Model
 from agents.round import RoundInput, answer_documents, task_context
 from app.clock import now
-from app.contract.filenames import split_name
+from app.contract.filenames import clean_name, split_name
 from app.errors import NotFoundError
 from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
@@ -203,7 +203,8 @@ class RoundData:
             sha = await self.storage.put(out.data)
             self._pending[sha] += 1
             self._bytes[sha] = out.data
-            name, ext = split_name(out.name)
+            # The plan's name, cleaned as an upload's is: a model's or a protocol's "../../x.md" is "x.md".
+            name, ext = split_name(clean_name(out.name, fallback="document"))
             row = owner.model_copy(update=dict(name=name, ext=ext, mime=out.mime, size=len(out.data), sha256=sha))
             documents.append(NewDocument(file=row))
         return documents

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -82,6 +83,7 @@ class Engine:
     def __init__(self, rt: Runtime, observer: Observer | None = None) -> None:
         self.rt = rt
         self.ready = False
+        self.startup_seconds: dict[str, float] = {}  # each part of start-up, in its order (the start-up log)
         self._tasks: dict[str, set[asyncio.Task[Any]]] = {}
         self._slots = asyncio.Semaphore(max(1, rt.settings.max_concurrent_rounds))
         self._reconciler: asyncio.Task[None] | None = None
@@ -110,7 +112,9 @@ class Engine:
         settings = self.rt.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         preload()
+        began = time.monotonic()
         await self.rt.db.migrate()
+        self.startup_seconds["schema"] = time.monotonic() - began
         if self.listener is not None:
             self.listener.start()
         if self.replicas is not None:
@@ -140,8 +144,12 @@ class Engine:
                 "application_name": f"foreman-dbos {settings.executor_id}"[:63]}}
         DBOS(config=config)
         start_dequeuing()
+        began = time.monotonic()
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
+        self.startup_seconds["rounds resumed"] = time.monotonic() - began
+        began = time.monotonic()
         await self.reconcile()
+        self.startup_seconds["reconciled"] = time.monotonic() - began
         self._reconciler = asyncio.create_task(self._reconcile_forever())
         self._collector = asyncio.create_task(self.collector.run_forever(settings.housekeeping_seconds))  # uploads no one used, bytes without a row
         if self.replicas is not None:

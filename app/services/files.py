@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
 from app.contract.schemas import FileInfo
@@ -12,6 +14,8 @@ from app.store.records import Owner
 from app.store.repository.files import FileStore
 from app.store.tables import FileRow
 from extractors.detect import detect_mime
+
+LARGE_FILE = 1 << 20
 
 
 class FileService:
@@ -34,8 +38,11 @@ class FileService:
             if not data:
                 raise BadRequestError(f"{display!r} is empty (0 bytes); nothing was stored.", code="empty_file")
             name, ext = split_name(display)
+            # Detection reads the bytes (a text file's encoding, a ZIP's members): a large file's in a thread.
+            mime = await asyncio.to_thread(detect_mime, data, display) if len(data) >= LARGE_FILE \
+                else detect_mime(data, display)
             rows.append((data, FileRow(mandate_id=owner.mandate_id, user_id=owner.user_id, name=name,
-                                       ext=ext, mime=detect_mime(data, display), size=len(data),
+                                       ext=ext, mime=mime, size=len(data),
                                        sha256="", origin="upload", created_at=now())))
         for data, row in rows:  # stored only once every part passed the checks
             row.sha256 = await self.storage.put(data)

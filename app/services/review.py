@@ -6,13 +6,15 @@ reject a task that needs approval. No HTTP here; the round side is `app.rounds.w
 from __future__ import annotations
 
 import hashlib
-from typing import Any, get_args
+from typing import Any, NoReturn, get_args
 
 import msgspec
 
 from agents.errors import PlanFormatError
-from agents.round import parse_plan, plan_record, render_plan_message, validate_plan
+from agents.round import parse_plan, plan_record, render_plan_message, too_many_tasks, validate_plan
+from agents.toolkit.cpu import off_loop
 from app.clock import now
+from app.contract.filenames import clean_name
 from app.contract.schemas import Decision, ReviewRequest, WorkflowStatusView, is_decision
 from app.contract.views import DECISIONS, status_view, waiting_view
 from app.errors import BadRequestError, ConflictError
@@ -130,33 +132,59 @@ class Reviews:
                             code="decision_does_not_fit", extra=_state(row))
 
     async def _edited(self, workflow_id: str, round_no: int, message: Any, raw: dict[str, Any] | None) -> Any:
-        """The user's plan, checked by the rules a model's plan is: 400 listing every problem."""
+        """The user's plan, checked by the rules a model's plan is: 400 listing every problem. A plan
+        over MAX_TASKS_PER_PLAN is told so alone, before anything else is read of it; the rest is
+        checked in a worker thread, so a large edit never holds the event loop."""
         current = plan_of(message)
-        problems: list[str] = []
-        if not isinstance(raw, dict):
-            problems.append("plan must be an object with tasks and finalDocuments")
-            raw = {}
-        unknown = sorted(set(raw) - {"tasks", "finalDocuments"})
-        if unknown:
-            problems.append(f"plan has unknown fields {unknown}: only tasks and finalDocuments are taken")
-        plan = None
-        try:
-            plan = parse_plan({"userLanguage": current.language, "objUserResponse": current.answer,
-                               "objWorkplan": raw.get("tasks", []),
-                               "objFinalDocuments": raw.get("finalDocuments", [])})
-        except PlanFormatError as exc:
-            problems.extend(exc.errors)
-        if plan is not None:
-            inp = await self.rt.rounds.round_input(workflow_id, round_no)
-            names = [d.name for d in inp.documents if not d.problem]
-            problems.extend(validate_plan(plan, self.rt.registry.names(), names, self.rt.settings.max_tasks_per_plan,
-                                          self.rt.registry.formats()))
+        limit = self.rt.settings.max_tasks_per_plan
+        tasks = raw.get("tasks", []) if isinstance(raw, dict) else []
+        if isinstance(tasks, list) and len(tasks) > limit:
+            _refuse([too_many_tasks(len(tasks), limit)])
+        inp = await self.rt.rounds.round_input(workflow_id, round_no)
+        names = [d.name for d in inp.documents if not d.problem]
+        plan, problems = await off_loop(_checked, raw, current.language, current.answer, self.rt.registry.names(),
+                                        names, limit, self.rt.registry.formats())
         if problems:
-            listed = [_wire(p) for p in problems]
-            raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"
-                                  f"{'' if len(listed) == 1 else 's'}): " + "; ".join(listed) + ". Nothing was changed.",
-                                  code="invalid_plan", extra={"problems": listed})
+            _refuse(problems)
         return plan
+
+
+def _checked(raw: Any, language: str, answer: str, agents: list[str], names: list[str], limit: int,
+             formats: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The edited plan and every reason it cannot run (pure: run off the loop)."""
+    problems: list[str] = []
+    if not isinstance(raw, dict):
+        problems.append("plan must be an object with tasks and finalDocuments")
+        raw = {}
+    unknown = sorted(set(raw) - {"tasks", "finalDocuments"})
+    if unknown:
+        problems.append(f"plan has unknown fields {unknown}: only tasks and finalDocuments are taken")
+    plan = None
+    try:
+        plan = parse_plan({"userLanguage": language, "objUserResponse": answer,
+                           "objWorkplan": raw.get("tasks", []), "objFinalDocuments": raw.get("finalDocuments", [])})
+    except PlanFormatError as exc:
+        problems.extend(exc.errors)
+    if plan is not None:
+        problems.extend(validate_plan(plan, agents, names, limit, formats))
+        problems.extend(_unclean_names(plan))
+    return plan, problems
+
+
+def _unclean_names(plan: Any) -> list[str]:
+    """Each output name that is not a plain file name (folders, control characters), as uploads are named."""
+    named = [(f"task '{t.id}': output", o.name) for t in plan.tasks for o in t.outputs]
+    named += [("final document", d.name) for d in plan.final_documents]
+    return [f"{where} '{name}' is not a plain file name (no folders or control characters): "
+            f"name it '{clean_name(name, fallback='document')}'"
+            for where, name in named if clean_name(name, fallback="document") != name]
+
+
+def _refuse(problems: list[str]) -> NoReturn:
+    listed = [_wire(p) for p in problems]
+    raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"
+                          f"{'' if len(listed) == 1 else 's'}): " + "; ".join(listed) + ". Nothing was changed.",
+                          code="invalid_plan", extra={"problems": listed})
 
 
 _RECOVER = {"plan": "reject it or stop the round.", "question": "reject the question or stop the round.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -36,6 +37,9 @@ from app.store.tables import WorkflowRow
 log = logging.getLogger("foreman.workflows")
 
 CLAIM_WAIT_SECONDS = 30.0
+# Interrupts posted at once each stop the round the one before started: so many rounds at most are
+# interrupted for one post before it answers 409 (each retry means another post started a round).
+MAX_INTERRUPTS = 8
 
 
 class WorkflowService(Conversation):
@@ -97,7 +101,7 @@ class WorkflowService(Conversation):
             return answer
 
     async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
-                     new_id: str | None = None) -> dict[str, Any]:
+                     new_id: str | None = None, interrupts: int = 0) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
@@ -141,7 +145,7 @@ class WorkflowService(Conversation):
                     if queued is not None:
                         return queued
                 elif strategy == "interrupt":
-                    await self.stop(owner, workflow_id)  # as a stop would; the new round knows what it did
+                    await self._interrupt(owner, workflow_id)
                 elif strategy == "steer":
                     steered = await self._steer(current, prompt, file_ids)
                     if steered is not None:
@@ -156,6 +160,9 @@ class WorkflowService(Conversation):
                 review=review, review_default=body.review_default, flow=flow,
             )
         except TransitionError as exc:  # a concurrent start won the compare-and-set
+            if exc.status is WorkflowStatus.RUNNING and body.multitask_strategy == "interrupt" \
+                    and interrupts < MAX_INTERRUPTS:  # two interrupts at once: the later interrupts the earlier's
+                return await self._start(owner, workflow_id, body, interrupts=interrupts + 1)
             if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
                 latest = await self.repo.workflows.workflow(owner, workflow_id)
                 raise _still_running(latest.current_round if latest else None) from None
@@ -174,6 +181,12 @@ class WorkflowService(Conversation):
         answer: dict[str, Any] = msgspec.to_builtins(StartAnswer(id=row.id, status="running",
                                                                  current_round=row.current_round))
         return answer
+
+    async def _interrupt(self, owner: Owner, workflow_id: str) -> None:
+        """Stop the running round as a stop would (the new round knows what it did); a round that ended
+        meanwhile (another interrupt stopped it, or it completed) leaves nothing to interrupt."""
+        with contextlib.suppress(ConflictError):
+            await self.stop(owner, workflow_id)
 
     async def _enqueue(self, owner: Owner, current: WorkflowRow, prompt: str, file_ids: list[int],
                        passwords: dict[str, str], review: str) -> dict[str, Any] | None:

@@ -25,6 +25,8 @@ from litestar.types import ExceptionHandlersMap
 from app.config import Settings
 from app.contract.schemas import ConflictBody, ErrorBody
 from app.errors import (
+    CLIENT_CLOSED_REQUEST,
+    CLIENT_GONE,
     ApplicationError,
     BadRequestError,
     DatabaseUnavailableError,
@@ -71,10 +73,6 @@ def on_application_error(_: AnyRequest, exc: ApplicationError) -> Response[Any]:
         extra = {"status": None, "currentRound": None} | extra
     return error_response(exc.status_code, exc.detail, exc.code, extra)
 
-
-# What Litestar raises when the client hangs up before its request body has arrived.
-CLIENT_GONE = "client disconnected prematurely"
-CLIENT_CLOSED_REQUEST = 499  # nginx's status for it: no one reads the answer, the metrics count it apart
 
 
 def client_gone(request: AnyRequest) -> Response[Any]:

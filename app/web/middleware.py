@@ -38,9 +38,11 @@ async def refuse_preflight(origin: str, send: Send) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-async def serve(app: ASGIApp, scope: Scope, receive: Receive, send: Send, cors: Any = None) -> None:
+async def serve(app: ASGIApp, scope: Scope, receive: Receive, send: Send, cors: Any = None,
+                allow: Callable[[str], str | None] = lambda template: None) -> None:
     """Run `app`: a HEAD is answered as its GET without the body; every answer says `nosniff`; a
-    preflight `cors` refuses is answered here."""
+    preflight `cors` refuses is answered here; an OPTIONS answer's `Allow` is `allow(path template)`,
+    every method of the path (Litestar's names only the first handler registered on it)."""
     if scope["type"] != "http":
         await app(scope, receive, send)
         return
@@ -58,6 +60,9 @@ async def serve(app: ASGIApp, scope: Scope, receive: Receive, send: Send, cors: 
             return  # a HEAD was answered with the headers; the rest of the GET's body is dropped
         if message["type"] == "http.response.start":
             headers = [h for h in message.get("headers", []) if h[0].lower() != NOSNIFF[0]]
+            methods = allow(scope.get("path_template", "")) if scope["method"] == "OPTIONS" else None
+            if methods is not None:
+                headers = [h for h in headers if h[0].lower() != b"allow"] + [(b"allow", methods.encode())]
             message = {**message, "headers": [*headers, NOSNIFF]}
             await send(message)
             if head:

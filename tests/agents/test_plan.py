@@ -12,6 +12,7 @@ from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
 from agents.planning.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, validate_plan
 from agents.planning.scheduler import first_tasks, run_plan, schedule
+from tests.harness import plan_of
 
 AGENTS = ["analyst", "summarizer", "writer"]
 DOCS = ["report.pdf", "data.csv"]
@@ -70,8 +71,8 @@ def test_a_good_plan_has_no_errors():
 def test_validation_names_each_problem_precisely():
     bad = plan(task("t1", "poet"), task("t1", instructions="  "), task("t3", deps=["t9"], inputs=["ghost.pdf"]),
                finals=["never.md"])
-    errors = validate_plan(bad, AGENTS, DOCS, 2)
-    assert "the plan has 3 tasks; at most 2 are allowed" in errors
+    assert validate_plan(bad, AGENTS, DOCS, 2) == ["the plan has 3 tasks; at most 2 are allowed"]  # that alone
+    errors = validate_plan(bad, AGENTS, DOCS, 3)
     assert "task id 't1' is used by 2 tasks; ids must be unique" in errors
     assert any(e.startswith("task 't1': unknown agent 'poet'; available agents: analyst, summarizer, writer")
                for e in errors)
@@ -258,3 +259,16 @@ async def test_no_task_is_announced_when_the_first_move_is_a_skip():
     tasks = Tasks()
     await run_plan(p, tasks.run, tasks.skip, concurrency=4, finished={"a": Done(ok=False)})
     assert tasks.started == ["c"] and [t for t, _ in tasks.skipped] == ["b"]
+
+
+def test_a_cycle_of_ten_thousand_tasks_is_found_without_recursion():
+    count = 10_000
+    plan = parse_plan(plan_of(count, chain=True))
+    plan.tasks[0].depends_on.append(f"t{count}")
+    errors = validate_plan(plan, ["analyst"], [], max_tasks=count)
+    assert errors == ["tasks form a cycle: " + " -> ".join([f"t{i}" for i in range(1, count + 1)] + ["t1"])]
+
+
+def test_a_plan_over_the_limit_is_told_its_size_alone():
+    plan = parse_plan({**plan_of(20, chain=True), "objWorkplan": plan_of(20)["objWorkplan"] * 2})  # ids twice
+    assert validate_plan(plan, ["nobody"], [], max_tasks=8) == ["the plan has 40 tasks; at most 8 are allowed"]

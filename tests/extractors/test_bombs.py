@@ -101,3 +101,17 @@ async def test_a_reader_over_its_memory_fails_that_file_alone_and_the_next_file_
         assert after.status == "ok"
     finally:
         pool.shutdown()
+
+
+@pytest.mark.parametrize("kind", ["pptx", "docx", "odt"])
+async def test_a_large_part_within_the_limits_is_read_to_its_end(kind):
+    """A part inflating past 1 MiB at an honest ratio, followed by more of the file: the inflating
+    count stops at the part's end (it inflated the part's tail again and again, for ever: a PPTX
+    whose slide inflates to 64 MB was still being read after 45 s)."""
+    pool = ExtractionPool(size=1, limits=ExtractionLimits(max_chars=100_000))
+    try:
+        result = await pool.run(bomb(kind, 4 * MIB, varied=True), f"large.{kind}", None, None, timeout=120)
+    finally:
+        pool.shutdown()
+    assert result.status == "partial", [i.data[:200] for i in result.items]  # read, then cut at max_chars
+    assert "Only the first 100,000 of its" in result.items[-1].data

@@ -63,6 +63,13 @@ async def slow(seconds: float) -> str:
 
 
 @server.tool(annotations=READ_ONLY)
+def flood(megabytes: float) -> str:
+    """Answer with this many megabytes of text."""
+    note("flood", megabytes=megabytes)
+    return "x" * int(megabytes * 1_000_000)
+
+
+@server.tool(annotations=READ_ONLY)
 def crash(why: str) -> str:
     """End the server's process in the middle of the call."""
     note("crash", why=why)

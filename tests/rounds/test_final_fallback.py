@@ -32,3 +32,23 @@ def test_a_partly_delivered_round_whose_review_fails_completes_with_the_offline_
         last = client.get(f"/api/workflows/{wid}/messages").json()["items"][-1]
         assert last["status"] == "last" and last["metadata"]["offline"] is True
         assert "Completed steps" in last["content"] and "t1" in last["content"]
+
+
+class FailingFinal(ScriptedModel):
+    """The scripted model; only the final review call fails."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if request.purpose == "final":
+            raise ModelError("the provider refused the request")
+        return await super().complete(request)
+
+
+def test_a_review_written_in_place_of_the_model_does_not_say_the_round_ran_offline(tmp_path):
+    with LiveServer(settings_for(tmp_path), FailingFinal(plan=plan_of(2))) as server, server.client() as client:
+        wid = client.post("/api/workflows/start", json={"prompt": "Compare the figures."}).json()["id"]
+        assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
+        last = client.get(f"/api/workflows/{wid}/messages").json()["items"][-1]
+        assert last["status"] == "last"
+        assert "ran offline" not in last["content"] and "without a language model" not in last["content"]
+        assert last["content"].startswith("The language model could not write this review, so it was compiled "
+                                          "from the plan and the results. All 2 planned steps are done.")

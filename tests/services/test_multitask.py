@@ -162,3 +162,33 @@ def test_interrupt_stops_the_running_round_and_starts_the_new_one_at_once(client
     assert not [m for m in client.get(f"/api/workflows/{wid}/messages").json()["items"]
                 if m["round"] == 1 and m["role"] == "assistant"]
     model.open(token)
+
+
+def test_two_interrupts_at_once_are_both_taken_the_later_interrupting_the_earlier(server: LiveServer,
+                                                                                  model: GateModel) -> None:
+    with server.client() as client:
+        for _ in range(4):  # a race: several pairs, so one pair at least posts while the other's start runs
+            wid, token = gated_round(client, model)
+            tokens = [uuid.uuid4().hex, uuid.uuid4().hex]
+            barrier = threading.Barrier(2)
+            answers: list[httpx.Response] = []
+
+            def interrupt(gate: str) -> None:
+                with server.client() as own:
+                    barrier.wait()
+                    answers.append(post(own, wid, f"[gate] {gate} Only the north.", "interrupt"))
+
+            posts = [threading.Thread(target=interrupt, args=(t,)) for t in tokens]
+            for thread in posts:
+                thread.start()
+            for thread in posts:
+                thread.join()
+            assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+            assert sorted(a.json()["currentRound"] for a in answers) == [2, 3]
+            status = client.get(f"/api/workflows/{wid}/status").json()
+            assert status["status"] == "running" and status["currentRound"] == 3
+            logs = client.get(f"/api/workflows/{wid}/logs").json()["items"]
+            assert [e["message"] for e in logs if e["round"] == 2][-1] == "Workflow stopped by user"
+            for gate in [token, *tokens]:
+                model.open(gate)
+            wait_status(client, wid, "completed", timeout=240)

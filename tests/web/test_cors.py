@@ -46,3 +46,20 @@ def test_cors_refuses_other_origins(cors_server):
         actual = client.get("/api/workflows", headers={"Origin": "https://evil.example"})
         assert "access-control-allow-origin" not in actual.headers
 
+
+
+def test_a_browser_on_an_allowed_origin_can_rename_and_options_names_every_method(cors_server):
+    with cors_server.client("k1") as client:
+        wid = start(client, "Compare the figures.").json()["id"]
+        pre = client.options(f"/api/workflows/{wid}", headers={
+            "Origin": ORIGIN, "Access-Control-Request-Method": "PATCH",
+            "Access-Control-Request-Headers": "authorization, content-type"})
+        assert pre.status_code in (200, 204), pre.text
+        assert pre.headers["access-control-allow-origin"] == ORIGIN
+        assert "PATCH" in pre.headers["access-control-allow-methods"]
+        renamed = client.patch(f"/api/workflows/{wid}", json={"name": "Figures"}, headers={"Origin": ORIGIN})
+        assert renamed.status_code == 200 and renamed.headers["access-control-allow-origin"] == ORIGIN
+        # A plain OPTIONS (no preflight) names every method the path answers, not only the first registered.
+        plain = client.options(f"/api/workflows/{wid}")
+        assert plain.headers["allow"] == "DELETE, GET, HEAD, OPTIONS, PATCH"
+        assert client.options("/api/workflows").headers["allow"] == "GET, HEAD, OPTIONS"
