@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.tools.mcp import McpTools, ServerSpec
 from agents.tools.agent import ToolError
+from agents.tools.mcp import McpTools, ServerSpec
 from tests.mcp_servers import calls, stdio_entry
 
 
