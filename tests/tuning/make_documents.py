@@ -1,8 +1,9 @@
-"""Writes the held-out documents (run once; the files are committed beside it).
+"""Writes the first held-out set's documents, now tuning documents (run once; the files are committed
+beside it).
 
-    .venv/bin/python tests/heldout/make_documents.py
+    .venv/bin/python tests/tuning/make_documents.py
 
-Realistic documents nobody tuned on: a kettle manual (DOCX), a club's summer party page (German
+Realistic documents, not in the shared corpus: a kettle manual (DOCX), a club's summer party page (German
 HTML), a hiking trail page (HTML), a bakery's sales workbook with one sheet per year and a summary
 sheet of totals (XLSX), a project status report (DOCX), German team meeting minutes (text) and
 French school council minutes (Markdown).
