@@ -19,7 +19,8 @@ tree's extractors read them) and the request, earlier rounds as earlier messages
 of it, so a case that asks for a file is at best partly right there.
 
 Prints one line per case (verdict, seconds, failed checks), the totals right / partly / wrong, and
-the same per language and per kind of request (`Case.kind`, where the set gives one).
+the same per language, per kind of request (`Case.kind`, where the set gives one) and per first
+word of the case ids.
 The answer's language is that of its own prose: quoted source lines are left out (`own_language`).
 Until 2026-11-26 the quotes were counted, so a German answer over an English document with a
 longer English quote under it was judged English; --out records both verdicts.
@@ -160,8 +161,9 @@ def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str,
 
 
 def _groups(case: Case) -> list[str]:
-    """The groups a case is counted in: its language, its kind, and the follow-ups."""
-    return ([f"lang {case.lang or '-'}"] + ([f"kind {case.kind}"] if case.kind else [])
+    """The groups a case is counted in: its language, its kind, its id's first word (in the held-out set
+    the kind of document: inv-, con-, deck-, rep-, scan-) and the follow-ups."""
+    return ([f"lang {case.lang or '-'}", f"ids {case.id.split('-')[0]}-"] + ([f"kind {case.kind}"] if case.kind else [])
             + (["follow-ups"] if case.before else []))
 
 
