@@ -1,7 +1,11 @@
 """The held-out set (tests/heldout/cases.py) through a real Foreman server, beside a baseline, judged alike.
 
-    .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--set heldout|tuning]
+    .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--set SET]
                                       [--only ID,...] [--out FILE]
+
+Sets: `heldout` (the default, tests/heldout/: measure on it, never tune on it), `tuning` (all of
+tests/tuning/: its own cases and the first held-out set, moved there by issue 43),
+`tuning-real-model` and `tuning-first-heldout` (one list of it each).
 
 Foreman side: starts `python -m app` from DIR (default: this tree; give another checkout, e.g. a
 `git worktree` of main, for the "before" figures) on a fresh SQLite database, uploads each case's
@@ -14,7 +18,9 @@ OpenAI-compatible endpoint (e.g. llama-cpp-python serving Qwen2.5-Coder-0.5B), e
 tree's extractors read them) and the request, earlier rounds as earlier messages; no files can come
 of it, so a case that asks for a file is at best partly right there.
 
-Prints one line per case (verdict, seconds, failed checks) and the totals right / partly / wrong.
+Prints one line per case (verdict, seconds, failed checks), the totals right / partly / wrong, and
+the same per language, per kind of request (`Case.kind`, where the set gives one) and per first
+word of the case ids.
 The answer's language is that of its own prose: quoted source lines are left out (`own_language`).
 Until 2026-11-26 the quotes were counted, so a German answer over an English document with a
 longer English quote under it was judged English; --out records both verdicts.
@@ -39,10 +45,12 @@ sys.path.insert(0, str(ROOT))
 from agents.language import detect_language, load_detector  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.heldout import cases as heldout  # noqa: E402
-from tests.heldout.cases import Case, judge  # noqa: E402
+from tests.judging import Case, judge  # noqa: E402
 from tests.tuning import cases as tuning  # noqa: E402
 
-SETS = {"heldout": heldout, "tuning": tuning}
+SETS: dict[str, list[Case]] = {"heldout": heldout.CASES, "tuning": tuning.CASES,
+                               "tuning-real-model": tuning.REAL_MODEL, "tuning-first-heldout": tuning.FIRST_HELDOUT}
+FOLDERS = (heldout, tuning)
 
 ROUND_LIMIT = 900.0
 MANAGER_NAMES = ("manager", "project_manager", "projectManager", "project manager")
@@ -64,7 +72,7 @@ def own_language(text: str) -> str:
 
 def path(name: str) -> Path:
     """A case's document, from whichever set's folder holds it."""
-    return next((p for p in (s.path(name) for s in SETS.values()) if p.exists()), heldout.path(name))
+    return next((p for p in (s.path(name) for s in FOLDERS) if p.exists()), heldout.path(name))
 
 
 def text_of(name: str, data: bytes) -> str:
@@ -152,23 +160,31 @@ def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str,
     return reply, reply, [], "completed"
 
 
+def _groups(case: Case) -> list[str]:
+    """The groups a case is counted in: its language, its kind, its id's first word (in the held-out set
+    the kind of document: inv-, con-, deck-, rep-, scan-) and the follow-ups."""
+    return ([f"lang {case.lang or '-'}", f"ids {case.id.split('-')[0]}-"] + ([f"kind {case.kind}"] if case.kind else [])
+            + (["follow-ups"] if case.before else []))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", default=str(ROOT), help="the Foreman checkout to run (default: this one)")
     parser.add_argument("--base-url", default="", help="an OpenAI-compatible endpoint (…/v1); default: offline")
     parser.add_argument("--baseline", action="store_true", help="one plain chat call per round to --base-url")
     parser.add_argument("--set", default="heldout", choices=sorted(SETS),
-                        help="the held-out set (measure on it) or the real-model tuning set (tests/tuning)")
+                        help="the held-out set (measure on it) or a tuning set (tests/tuning)")
     parser.add_argument("--only", default="", help="comma-separated case ids")
     parser.add_argument("--out", default="", help="also write the results as JSON lines to FILE")
     args = parser.parse_args()
-    cases = [c for c in SETS[args.set].CASES if not args.only or c.id in args.only.split(",")]
+    cases = [c for c in SETS[args.set] if not args.only or c.id in args.only.split(",")]
     load_detector()
     out = open(args.out, "w") if args.out else None
     server = None if args.baseline else Server(Path(args.tree), args.base_url)
     client = httpx.Client(timeout=ROUND_LIMIT)
     totals = {"right": 0, "partly": 0, "wrong": 0}
     counted = dict(totals)  # with quoted lines counted in the answer's language
+    groups: dict[str, dict[str, int]] = {}  # "lang de", "kind superlative", "follow-ups": verdict counts
     try:
         for case in cases:
             started = time.perf_counter()
@@ -186,6 +202,8 @@ def main() -> int:
             seconds = time.perf_counter() - started
             totals[verdict] += 1
             counted[quoted] += 1
+            for group in _groups(case):
+                groups.setdefault(group, dict.fromkeys(totals, 0))[verdict] += 1
             print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}", flush=True)
             if out:
                 out.write(json.dumps({"id": case.id, "verdict": verdict, "failed": failed, "seconds": seconds,
@@ -199,6 +217,9 @@ def main() -> int:
     print(f"right {totals['right']}/{n}, partly {totals['partly']}/{n}, wrong {totals['wrong']}/{n}")
     print(f"(quoted lines counted in the answer's language: right {counted['right']}, partly {counted['partly']}, "
           f"wrong {counted['wrong']})")
+    for group, count in sorted(groups.items()):
+        print(f"  {group:24s} right {count['right']:2d}, partly {count['partly']:2d}, wrong {count['wrong']:2d}"
+              f" of {sum(count.values())}")
     return 0
 
 

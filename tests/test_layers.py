@@ -13,6 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
+HELDOUT = TESTS / "heldout"
 
 # Each wing of `app`, with the wings below it that it may import. The kernel (clock, errors, fsm,
 # config, logs, metrics) is below every wing; `main` and `__main__` wire everything.
@@ -184,6 +185,18 @@ def test_no_module_imports_itself_back() -> None:
         if name not in state:
             visit(name, [name])
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_no_module_names_a_held_out_document() -> None:
+    """The held-out set (tests/heldout/) is measured on, never tuned on: no module of `agents/` or `app/`
+    names one of its documents, by file name or stem (`invoice-x.pdf`, `invoice-x`), in code, comment
+    or docstring."""
+    names = {n for p in HELDOUT.iterdir() if p.is_file() and p.suffix != ".py" for n in (p.name, p.stem)}
+    assert names, f"no held-out documents in {HELDOUT}"
+    found = [f"{path.relative_to(ROOT)}: {name}" for path in sorted([*(ROOT / "agents").rglob("*.py"),
+                                                                    *(ROOT / "app").rglob("*.py")])
+             for text in [path.read_text().casefold()] for name in sorted(names) if name.casefold() in text]
+    assert not found, "modules naming a held-out document (tune on tests/tuning/, not on it):\n" + "\n".join(found)
 
 
 def _test_dirs() -> list[Path]:

@@ -1,14 +1,21 @@
-"""A small tuning set for rounds with a real model: the kinds of request the held-out set has
-(tests/heldout/cases.py), over three documents written for it (here), judged by the held-out set's
-`judge`. Tune on this one and look at its cases one by one; measure on the held-out set, never tune
-on it. `bench/heldout.py --set tuning` runs it.
+"""The tuning sets of requests, judged by `tests.judging.judge` as the held-out set is. Tune on these
+and look at their cases one by one; measure on the held-out set (tests/heldout/), never tune on it.
+
+- `REAL_MODEL`: a small set written for rounds with a real model, over three documents written for
+  it (here).
+- `FIRST_HELDOUT` (first_heldout.py): the first held-out set (issue 31), over its seven documents
+  (here, made by make_documents.py); moved here by issue 43 since fixes were made while reading it.
+
+`CASES` is both; `bench/heldout.py --set tuning` runs them (`--set tuning-real-model`,
+`--set tuning-first-heldout` one list).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.heldout.cases import COMPLETE, NOT_FOUND, Case
+from tests.judging import COMPLETE, NOT_FOUND, Case
+from tests.tuning.first_heldout import FIRST_HELDOUT
 
 HERE = Path(__file__).resolve().parent
 
@@ -16,7 +23,7 @@ R = "pumpwerk-nord-report.txt"
 V = "vereinsnachrichten-herbst.md"
 Y = "field-trial-yields.csv"
 
-CASES: list[Case] = [
+REAL_MODEL: list[Case] = [
     Case("pump-seal", "en", "Why was pump 2 taken out of service?", [R, V], [("seal",)]),
     Case("pump-energy", "en", "How much electricity did the station use in October?", [R], [("48300",)]),
     Case("pump-meter-de", "de", "Bis wann muss der Durchflussmesser neu kalibriert werden?", [R],
@@ -38,6 +45,7 @@ CASES: list[Case] = [
     Case("followup-continue-en", "en", "ok, and?", [R], [(COMPLETE,)], before=["What happened on 9 October?"]),
     Case("chitchat-de", "de", "Wie begrüße ich neue Vereinsmitglieder freundlich?", [], [(COMPLETE,)]),
 ]
+CASES: list[Case] = [*REAL_MODEL, *FIRST_HELDOUT]
 
 
 def path(name: str) -> Path:
