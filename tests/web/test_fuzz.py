@@ -69,6 +69,8 @@ OPERATIONS = [
     "POST /api/flows/validate", "GET /api/flows/schema.json", "POST /api/flows", "GET /api/flows",
     "GET /api/flows/{flow_id}", "PUT /api/flows/{flow_id}", "DELETE /api/flows/{flow_id}",
     "POST /api/flows/{flow_id}/versions", "GET /api/flows/{flow_id}/versions",
+    "GET /api/flows/{flow_id}/versions/{version}", "GET /api/flows/{flow_id}/diff", "POST /api/flows/{flow_id}/restore",
+    "POST /api/flows/import",
 ]
 OPERATIONS += [label.replace("GET ", "HEAD ", 1) for label in OPERATIONS if label.startswith("GET ")]
 # A valid event stream never ends, so it is not fuzzed here; tests/web/test_events.py covers its answers
