@@ -36,6 +36,11 @@ def _quoted(match: re.Match[str]) -> str:
     return "{{ '" + match.group() + "' }}"
 
 
+def literal(text: str) -> str:
+    """`text` as a template that renders it as it is (its brace pairs quoted)."""
+    return _LITERAL.sub(_quoted, text)
+
+
 class DifyError(FlowError):
     """A Dify app that cannot be imported: `node_id` and `node_type` name the node at fault (None: the app)."""
 

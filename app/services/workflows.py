@@ -96,14 +96,19 @@ class WorkflowService(Conversation):
             await self.repo.idempotency.answer(key, answer)
             return answer
 
+    async def rerun(self, owner: Owner, workflow_id: str, prompt: str, file_ids: list[int],
+                    flow: dict[str, Any]) -> dict[str, Any]:
+        """The next round of the workflow, running `flow` as given (a rerun's: its version, checked inputs and
+        the node runs it reuses; `app.services.flow_rounds`)."""
+        return await self._start(owner, workflow_id, StartRequest(prompt=prompt, list_file_id=file_ids), flow=flow)
+
     async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
-                     new_id: str | None = None) -> dict[str, Any]:
+                     new_id: str | None = None, flow: dict[str, Any] | None = None) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
                                   code="nul_character")
-        flow: dict[str, Any] | None = None
-        if body.flow is not None:  # a saved flow: its inputs are checked now, its name is the request's text
+        if body.flow is not None and flow is None:  # a saved flow: its inputs are checked now, its name is the request's text
             flow, flow_name = await self.flows.run_spec(owner, body.flow, list(dict.fromkeys(body.list_file_id)))
             prompt = prompt or f"Run flow {flow_name}"
         if not prompt and not body.list_file_id:

@@ -12,11 +12,13 @@ from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
 from agents.flows import FlowDefinition, FlowDiff
 from app.contract.flows import FlowView
-from app.contract.schemas import Camel
+from app.contract.schemas import MAX_ID, Camel, StartAnswer
 from app.errors import UnsupportedMediaTypeError
+from app.services.flow_rounds import FlowRounds
 from app.services.flow_versions import FlowVersions
 from app.web.flows import FlowId, VersionView, owner_and_flows
 from app.web.http import StrictRequest, errors
+from app.web.workflows import WorkflowId, owner_and_workflows
 
 VersionNo = Annotated[int, Parameter(ge=1, le=2**31 - 1)]
 IMPORT_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "application/json",
@@ -102,4 +104,23 @@ async def import_flow(request: StrictRequest) -> ImportAnswer:
                         nodes=found.nodes, imported=found.imported)
 
 
-ROUTES = [get_version, diff_flow, restore_flow, import_flow]
+class RerunRequest(Camel, forbid_unknown_fields=True, kw_only=True):
+    """Which round to run again (default: the last), from which node (default: where it failed), with which
+    inputs changed."""
+
+    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)] | None = None
+    from_node: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    inputs: dict[str, Any] = {}
+
+
+@post("/api/workflows/{workflow_id:str}/rerun", status_code=HTTP_200_OK, responses=errors(404, 409),
+      summary="Run a flow round again as a new round: from where it failed, or from a node, reusing the rest")
+async def rerun_workflow(request: StrictRequest, workflow_id: WorkflowId,
+                         data: JSONBody[RerunRequest | None] = None) -> StartAnswer:
+    owner, workflows = owner_and_workflows(request)
+    data = data or RerunRequest()
+    answer = await FlowRounds(workflows).rerun(owner, workflow_id, data.round, data.from_node, data.inputs or None)
+    return msgspec.convert(answer, StartAnswer)
+
+
+ROUTES = [get_version, diff_flow, restore_flow, import_flow, rerun_workflow]

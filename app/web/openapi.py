@@ -79,7 +79,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/api/workflows/{workflow_id}/nodes"): ("getNodeRuns", "flows", {400: PARAMS, 401: AUTH, 404: WF}),
     ("post", "/api/flows/validate"): ("validateFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT}),
     ("get", "/api/flows/schema.json"): ("flowSchema", "flows", {401: AUTH}),
-    ("post", "/api/flows"): ("createFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT, **FULL}),
+    ("post", "/api/flows"): ("createFlow", "flows", {
+        400: [*BODY, "invalid_flow", "round_has_no_plan"], 401: AUTH, 404: [*WF, "round_not_found"], **SENT, **FULL}),
     ("get", "/api/flows"): ("listFlows", "flows", {400: PARAMS, 401: AUTH}),
     ("get", "/api/flows/{flow_id}"): ("getFlow", "flows", {400: PARAMS, 401: AUTH, 404: FLOW}),
     ("put", "/api/flows/{flow_id}"): ("replaceFlow", "flows", {
@@ -94,6 +95,11 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
         400: [*PARAMS, "bad_version"], 401: AUTH, 404: [*FLOW, "flow_version_not_found"]}),
     ("post", "/api/flows/{flow_id}/restore"): ("restoreFlow", "flows", {
         400: BODY, 401: AUTH, 404: [*FLOW, "flow_version_not_found"], **SENT, **FULL}),
+    ("post", "/api/workflows/{workflow_id}/rerun"): ("rerunWorkflow", "flows", {
+        400: [*BODY, "not_a_flow_round", "unknown_node", "invalid_inputs", "flow_gone", "nul_character",
+              "unknown_files", "prompt_too_long"],
+        401: AUTH, 404: [*WF, "round_not_found"], 405: CLASH, 409: ["round_running", "round_waiting"],
+        413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 503: ["shutting_down"], **FULL}),
     ("post", "/api/flows/import"): ("importFlow", "flows", {
         400: ["bad_import", "dify_unsupported", "invalid_flow", "bad_request"], 401: AUTH,
         413: ["body_too_large", "payload_too_large"], 415: ["not_yaml"], **FULL}),
@@ -211,6 +217,7 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     _download(schema["paths"]["/api/files/{file_id}/content"]["get"])
     _export(schema["paths"]["/api/flows/{flow_id}/versions/{version}"]["get"])
     _import(schema["paths"]["/api/flows/import"]["post"])
+    _create_flow(schema["paths"]["/api/flows"]["post"])
     _status(schema["paths"]["/api/workflows/{workflow_id}/status"]["get"])
     _start(schema["paths"]["/api/workflows/start"]["post"])
     _events(schema["paths"]["/api/workflows/{workflow_id}/events"]["get"])
@@ -285,6 +292,17 @@ def _import(operation: dict[str, Any]) -> None:
     operation["requestBody"] = {
         "required": True, "description": "A flow's YAML or JSON, or a Dify DSL app's YAML (also as application/yaml).",
         "content": {"application/json": {"schema": {"type": "object"}}, "application/octet-stream": binary}}
+
+
+def _create_flow(operation: dict[str, Any]) -> None:
+    """A new flow's body: a definition, or `{"fromRound": {"workflowId", "round"}, "name"}`."""
+    from_round = {"type": "object", "additionalProperties": False, "required": ["fromRound", "name"], "properties": {
+        "fromRound": {"type": "object", "additionalProperties": False, "required": ["workflowId", "round"],
+                      "properties": {"workflowId": {"type": "string", "minLength": 1, "maxLength": 64},
+                                     "round": {"type": "integer", "minimum": 1, "maximum": MAX_ID}}},
+        "name": {"type": "string", "minLength": 1, "maxLength": 200}}}
+    operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": {
+        "oneOf": [{"$ref": REF + "FlowDefinition"}, from_round]}}}}
 
 
 def _status(operation: dict[str, Any]) -> None:
