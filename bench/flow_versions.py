@@ -18,7 +18,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from agents.flows import decode_definition, diff  # noqa: E402
+from agents.flows import decode_definition, diff_definitions  # noqa: E402
 from tests.harness import LiveServer, settings_for  # noqa: E402
 
 
@@ -60,7 +60,7 @@ def measure(client: Any, count: int) -> dict[str, float]:
     cpu = []
     for _ in range(5):
         t0 = time.process_time()
-        diff(a, b)
+        diff_definitions(a, b)
         cpu.append(time.process_time() - t0)
     return {"publish": best(publish), "diff": best(compare), "diff_cpu": best(cpu)}
 

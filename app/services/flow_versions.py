@@ -14,7 +14,7 @@ from agents.flows import (
     YamlError,
     canonical_json,
     decode_definition,
-    diff,
+    diff_definitions,
     dump_yaml,
     from_dify,
     is_dify,
@@ -78,7 +78,7 @@ class FlowVersions:
     async def diff(self, owner: Owner, flow_id: int, before: str, after: str) -> FlowDiff:
         """What `after` changes of `before` (each a version number or "draft")."""
         old, new = await self.at(owner, flow_id, before), await self.at(owner, flow_id, after)
-        return await asyncio.to_thread(diff, old, new)
+        return await asyncio.to_thread(diff_definitions, old, new)
 
     async def export(self, owner: Owner, flow_id: int, version: int, fmt: str) -> tuple[str, str]:
         """The version as a file: its text and its file name."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.model import Model, ModelRequest, ModelResponse, Usage
+from agents.model import ModelRequest, ModelResponse, Usage
 from app.config import ApiKey
 from tests.harness import LiveServer, plan_of, settings_for, wait_status
 from tests.rounds.test_flow_rounds import e, n, run_flow
