@@ -140,6 +140,7 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
                                                                                           decision, flow.get("reuse"))
     effects.journal, effects.pending = journal, journal.pending
+    effects.definition = definition
     # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
     # never holds one (`redacted`).
     journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}

@@ -29,8 +29,10 @@ def _no_round(workflow_id: str, round_no: int) -> NotFoundError:
 
 def plan_definition(plan: Plan, name: str, prompt: str, file_ids: list[int]) -> dict[str, Any]:
     """A draft of `plan`: one agent node per task (its agent, instructions, output files), `dependsOn` as
-    edges, the round's documents as the `documents` input every agent reads, the request's text as the
-    `request` input wherever the instructions repeat it."""
+    edges, the round's documents as the `documents` input (read by the tasks that name an upload; one that
+    names no file sees the uploads and its predecessors' results, as in the round), an earlier task's files
+    by the tasks that name them, the request's text as the `request`
+    input wherever the instructions repeat it."""
     ids: dict[str, str] = {}
     for n, task in enumerate(plan.tasks, 1):
         ours = task.id if IDENTIFIER.fullmatch(task.id) and task.id not in TAKEN else f"task_{n}"
@@ -43,7 +45,8 @@ def plan_definition(plan: Plan, name: str, prompt: str, file_ids: list[int]) -> 
     for task in plan.tasks:
         text = "{{ inputs.request }}".join(literal(part) for part in task.instructions.split(request)) \
             if repeats else literal(task.instructions)
-        reads = ["{{ inputs.documents }}"] if file_ids else []
+        uploads = any(name not in made for name in task.inputs)  # none named: it reads as the round's did
+        reads = ["{{ inputs.documents }}"] if file_ids and uploads else []
         reads += [f"{{{{ {made[name]}.files }}}}" for name in task.inputs
                   if name in made and made[name] in (ids.get(d) for d in task.depends_on)]
         nodes.append({"id": ids[task.id], "type": "agent", "name": task.id, "config": {

@@ -153,3 +153,4 @@ def test_a_fork_from_a_middle_node_with_a_changed_input(server):
         plain = alice.post("/api/workflows/start", json={"prompt": "hello"}).json()["id"]
         wait_status(alice, plain, "completed", "failed")
         assert alice.post(f"/api/workflows/{plain}/rerun", json={}).json()["code"] == "not_a_flow_round"
+
