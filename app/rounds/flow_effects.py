@@ -93,7 +93,8 @@ class RoundEffects:
             found = await rt.repo.files.files_by_id(missing)
             for file, contents in await rt.rounds.contents_of([found[i] for i in missing if i in found]):
                 doc = await read_document(file, contents, round_no=self.round_no)
-                documents[doc.file_id] = doc
+                if doc.file_id is not None:
+                    documents[doc.file_id] = doc
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
         delivered = await self._delivered(node.id) if path == node.id else {}
         # A node that names no input reads as a round's task that names none: the uploads, and what the

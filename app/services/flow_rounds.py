@@ -144,7 +144,7 @@ class FlowRounds:
         reused = [r.path for r in runs if r.status == "succeeded" and top_of(r.path) not in again]
         failed = next((r.node_id for r in runs if r.status == "failed" and "/" not in r.path and "[" not in r.path
                        and "#" not in r.path), None)
-        flow = {key: earlier[key] for key in ("id", "version", "hash") if key in earlier}
+        flow: dict[str, Any] = {key: earlier[key] for key in ("id", "version", "hash") if key in earlier}
         flow |= {"inputs": checked, "reuse": {"round": round_no, "nodes": reused},
                  "forkOf": {"round": round_no, "node": from_node or failed}}
         return await self.workflows.rerun(owner, workflow_id, request.prompt, list(request.file_ids), flow)

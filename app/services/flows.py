@@ -127,6 +127,7 @@ class FlowService:
         resolved (none: the latest published; "draft"), the inputs checked against the definition's (400
         naming each problem); `file_ids` fill the first `files` input the inputs leave out."""
         row = await self.owned(owner, start.id)
+        version: int | str
         if start.version == "draft":
             digest, version = row.draft_hash, "draft"
         else:
