@@ -129,6 +129,13 @@ def test_a_failed_run_reruns_from_its_failure_reusing_what_succeeded(server):
         old = {r["nodeId"]: r for r in alice.get(f"/api/workflows/{wf}/nodes", params={"round": 1}).json()["items"]}
         assert old["s8"]["status"] == "failed" and "s9" not in old  # the earlier round is as it was
 
+        before = len(MODEL.requests)  # a fork of the rerun: what it reused names the round that ran it
+        assert alice.post(f"/api/workflows/{wf}/rerun", json={"fromNode": "s10"}).status_code == 200
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        assert [r.hints["flow_node"] for r in calls_since(before)] == ["s10"]
+        runs = {r["nodeId"]: r for r in alice.get(f"/api/workflows/{wf}/nodes", params={"round": 3}).json()["items"]}
+        assert [runs[f"s{i}"]["reusedFrom"] for i in range(1, 11)] == [1] * 7 + [2, 2, None]
+
 
 def test_a_fork_from_a_middle_node_with_a_changed_input(server):
     forked = {**CHAIN, "nodes": [*CHAIN["nodes"][:5], n("s5", "llm", prompt="step 5 on {{ inputs.topic }}"),
