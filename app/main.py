@@ -48,7 +48,7 @@ from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
 from app.store.search import IndexRetriever
 from app.store.vectors import VectorIndex
-from app.web import docs, middleware, page
+from app.web import docs, flow_versions, middleware, page
 from app.web import events as event_routes
 from app.web import files as file_routes
 from app.web import flows as flow_routes
@@ -312,7 +312,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                     settings.chat_stop_on_disconnect)
     mcp = mcp_server.ForemanMCP(rounds, Authenticator(settings))
     app = ForemanApp(
-        route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *flow_routes.ROUTES, *event_routes.ROUTES,
+        route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *flow_routes.ROUTES, *flow_versions.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
                         openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode, agui.max_body(settings)),
                         agui.route(settings)],

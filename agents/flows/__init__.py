@@ -8,6 +8,7 @@ package's modules (`tests/test_layers.py`).
 - `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared;
 - `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
   both the app's);
+- `dify`: a Dify DSL app translated into a definition;
 - `errors`: the `FlowError` tree.
 """
 
@@ -23,6 +24,9 @@ from agents.flows.definition import (
     decode_definition,
 )
 from agents.flows.diff import FlowDiff, diff
+from agents.flows.diff import diff as diff_definitions
+from agents.flows.dify import DifyError, DifyImport, from_dify, is_dify, literal
+from agents.flows.dify import coverage as dify_coverage
 from agents.flows.engine import FlowRunner
 from agents.flows.errors import DefinitionError, FlowError, YamlError
 from agents.flows.runs import (
@@ -40,7 +44,7 @@ from agents.flows.validate import Problem
 from agents.flows.validate import validate as validate_flow
 
 __all__ = [
-    "AgentConfig", "DefinitionError", "FlowDiff", "diff", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
+    "AgentConfig", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "diff", "diff_definitions", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",

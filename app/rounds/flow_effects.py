@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -80,6 +81,7 @@ class RoundEffects:
         self.limits = limits
         self.journal: FlowJournal | None = None
         self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
+        self.definition: FlowDefinition | None = None  # what runs (an agent node's predecessors are its edges')
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
@@ -94,11 +96,15 @@ class RoundEffects:
                 doc = await read_document(file, contents, round_no=self.round_no)
                 documents[stored_id(file)] = doc
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
-        task = TaskSpec(id=path, agent=config.agent, instructions=instructions, inputs=[d.name for d in chosen],
-                        outputs=[_output(name) for name in config.outputs])
+        delivered = await self._delivered(node.id) if path == node.id else {}
+        # A node that names no input reads as a round's task that names none: the uploads, and what the
+        # agent nodes just before it delivered (their text and files), not every upload as its input.
+        task = TaskSpec(id=path, agent=config.agent, instructions=instructions,
+                        inputs=[d.name for d in chosen] if files or not delivered else [],
+                        outputs=[_output(name) for name in config.outputs], depends_on=list(delivered))
         plan = Plan(language=written_language(instructions) or "en", answer="", tasks=[task])
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
-        context = await rt.rounds.task_context(plan, task, inp, {}, rt.model, rt.retriever)
+        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         with use_call_context(task=path), rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"),
@@ -114,6 +120,17 @@ class RoundEffects:
         await rt.rounds.settle(documents_out, kept=written is not None)
         file_ids = written if written is not None else []
         return Produced(output=result.text, files=file_ids, text=result.text)
+
+    async def _delivered(self, node_id: str) -> dict[str, Any]:
+        """The agent nodes with an edge into `node_id` that succeeded: their text and files, as a round's
+        task gets those of the tasks it depends on."""
+        sources = [e.source for e in self.definition.edges if e.target == node_id] if self.definition else []
+        if not sources:
+            return {}
+        runs = {r.node_id: r for r in await self.rt.repo.flows.node_runs(self.workflow_id, self.round_no)
+                if r.path == r.node_id and r.type == "agent" and r.status == "succeeded"}
+        return {s: SimpleNamespace(text=str(runs[s].record.get("output") or ""),
+                                   files=list(runs[s].record.get("files") or [])) for s in sources if s in runs}
 
     async def llm(self, node: Node, path: str, config: LlmConfig, prompt: str, system: str) -> Produced:
         rt = self.rt

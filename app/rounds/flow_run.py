@@ -38,8 +38,10 @@ def progress(done: int, total: int) -> int:
 class RoundJournal:
     """The flow engine's journal (`agents.flows.runs.FlowJournal`) for one round."""
 
-    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, decision: Mapping[str, Any] | None) -> None:
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, decision: Mapping[str, Any] | None,
+                 reuse: Mapping[str, Any] | None = None) -> None:
         self.rt, self.workflow_id, self.round_no = rt, workflow_id, round_no
+        self.reuse = dict(reuse or {})  # a rerun's: {round, nodes}, the earlier round's runs it takes as they were
         self.decision_taken = dict(decision or {})
         self.started_at: dict[str, Any] = {}
         self.pending: dict[str, NewMessage] = {}  # a node's message, written with its outcome
@@ -48,7 +50,20 @@ class RoundJournal:
         self.secrets: dict[str, str] = {}
 
     async def recorded(self) -> dict[str, NodeRun]:
-        runs = await self.rt.repo.flows.node_runs(self.workflow_id, self.round_no)
+        """The round's settled node runs; a rerun's first call copies in the earlier round's runs it reuses
+        (each saying `reused_from`, once: a resumed rerun finds them written)."""
+        store = self.rt.repo.flows
+        runs = await store.node_runs(self.workflow_id, self.round_no)
+        wanted = set(self.reuse.get("nodes") or []) - {r.path for r in runs}
+        if wanted:
+            earlier = int(self.reuse["round"])
+            copies = [{"path": r.path, "node_id": r.node_id, "type": r.type, "status": r.status,
+                       "attempts": r.attempts, "started_at": r.started_at, "finished_at": r.finished_at,
+                       "record": dict(r.record, reused_from=r.record.get("reused_from") or earlier)}
+                      for r in await store.node_runs(self.workflow_id, earlier)
+                      if r.path in wanted and r.status == "succeeded"]
+            await store.settle(self.workflow_id, self.round_no, copies)
+            runs = await store.node_runs(self.workflow_id, self.round_no)
         return {r.path: msgspec.convert(r.record, NodeRun) for r in runs if r.status != "waiting"}
 
     async def started(self, node: Node, path: str, done: int, total: int) -> None:
@@ -135,8 +150,9 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     s = rt.settings
     limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
     effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
-                                                                                          decision)
+                                                                                          decision, flow.get("reuse"))
     effects.journal, effects.pending = journal, journal.pending
+    effects.definition = definition
     # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
     # never holds one (`redacted`).
     journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}

@@ -100,14 +100,20 @@ class WorkflowService(Conversation):
             await self.repo.idempotency.answer(key, answer)
             return answer
 
+    async def rerun(self, owner: Owner, workflow_id: str, prompt: str, file_ids: list[int],
+                    flow: dict[str, Any]) -> dict[str, Any]:
+        """The next round of the workflow, running `flow` as given (a rerun's: its version, checked inputs and
+        the node runs it reuses; `app.services.flow_rounds`)."""
+        return await self._start(owner, workflow_id, StartRequest(prompt=prompt, list_file_id=file_ids), flow=flow)
+
     async def _start(self, owner: Owner, workflow_id: str | None, body: StartRequest,
-                     new_id: str | None = None, interrupts: int = 0) -> dict[str, Any]:
+                     new_id: str | None = None, interrupts: int = 0,
+                     flow: dict[str, Any] | None = None) -> dict[str, Any]:
         prompt = body.prompt.strip()
         if "\x00" in prompt or any("\x00" in p for p in body.passwords.values()):
             raise BadRequestError("The prompt and passwords must not contain NUL characters (\\u0000).",
                                   code="nul_character")
-        flow: dict[str, Any] | None = None
-        if body.flow is not None:  # a saved flow: its inputs are checked now, its name is the request's text
+        if body.flow is not None and flow is None:  # a saved flow: its inputs are checked now, its name is the request's text
             flow, flow_name = await self.flows.run_spec(owner, body.flow, list(dict.fromkeys(body.list_file_id)))
             prompt = prompt or f"Run flow {flow_name}"
         if not prompt and not body.list_file_id:
@@ -162,13 +168,13 @@ class WorkflowService(Conversation):
         except TransitionError as exc:  # a concurrent start won the compare-and-set
             if exc.status is WorkflowStatus.RUNNING and body.multitask_strategy == "interrupt" \
                     and interrupts < MAX_INTERRUPTS:  # two interrupts at once: the later interrupts the earlier's
-                return await self._start(owner, workflow_id, body, interrupts=interrupts + 1)
+                return await self._start(owner, workflow_id, body, interrupts=interrupts + 1, flow=flow)
             if exc.status is WorkflowStatus.RUNNING:  # say which round won, as the non-racing 409 does
                 latest = await self.repo.workflows.workflow(owner, workflow_id)
                 raise _still_running(latest.current_round if latest else None) from None
             raise
         except WorkflowExistsError:  # a protocol's thread id, started by a concurrent first run: its next
-            return await self._start(owner, workflow_id, body)  # round, or the 409 of one still running
+            return await self._start(owner, workflow_id, body, flow=flow)  # round, or the 409 of one still running
         except FilesGoneError as exc:  # deleted with their last workflow since they were read above
             raise _unknown_files(exc.ids) from None
         except LookupError:

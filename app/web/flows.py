@@ -14,6 +14,7 @@ from agents.flows import FlowDefinition, definition_json_schema
 from app.contract.flows import FlowDeleted, FlowList, FlowProblem, FlowView, NodeRunPage, ValidAnswer
 from app.contract.schemas import MAX_ID, Camel
 from app.errors import BadRequestError
+from app.services.flow_rounds import FlowRounds
 from app.services.flows import FlowService, problems_error
 from app.store.records import Owner
 from app.web.http import StrictRequest, errors
@@ -78,10 +79,33 @@ async def flow_schema() -> Response[dict[str, Any]]:
     return Response(content=definition_json_schema(), media_type="application/json")
 
 
-@post("/api/flows", status_code=HTTP_201_CREATED, responses=errors(), summary="Save a new flow; its draft is the body")
-async def create_flow(request: StrictRequest, data: JSONBody[FlowDefinition]) -> FlowView:
-    owner, flows = owner_and_flows(request)
-    return await flows.create(owner, await _body(request))
+class FromRound(Camel, forbid_unknown_fields=True, kw_only=True):
+    """The round whose plan a new flow is made of."""
+
+    workflow_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
+
+
+class FromRoundRequest(Camel, forbid_unknown_fields=True, kw_only=True):
+    """`POST /api/flows` with `fromRound`: a draft of that round's plan, named `name`."""
+
+    from_round: FromRound
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+@post("/api/flows", status_code=HTTP_201_CREATED, responses=errors(404),
+      summary="Save a new flow: its draft is the body, or (with `fromRound`) a round's plan")
+async def create_flow(request: StrictRequest, data: JSONBody[dict[str, Any]]) -> FlowView:
+    owner, workflows = owner_and_workflows(request)
+    raw = await _body(request)
+    if isinstance(raw, dict) and "fromRound" in raw:
+        try:
+            made = msgspec.convert(raw, FromRoundRequest)
+        except msgspec.ValidationError as exc:
+            raise BadRequestError(f"The request does not fit: {exc}.", code="invalid_body") from None
+        return await FlowRounds(workflows).from_round(owner, made.from_round.workflow_id, made.from_round.round,
+                                                      made.name)
+    return await workflows.flows.create(owner, raw)
 
 
 @get("/api/flows", responses=errors(), summary="The caller's flows, newest first, a page at a time")

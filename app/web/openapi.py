@@ -79,7 +79,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("get", "/api/workflows/{workflow_id}/nodes"): ("getNodeRuns", "flows", {400: PARAMS, 401: AUTH, 404: WF}),
     ("post", "/api/flows/validate"): ("validateFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT}),
     ("get", "/api/flows/schema.json"): ("flowSchema", "flows", {401: AUTH}),
-    ("post", "/api/flows"): ("createFlow", "flows", {400: [*BODY, "invalid_flow"], 401: AUTH, **SENT, **FULL}),
+    ("post", "/api/flows"): ("createFlow", "flows", {
+        400: [*BODY, "invalid_flow", "round_has_no_plan"], 401: AUTH, 404: [*WF, "round_not_found"], **SENT, **FULL}),
     ("get", "/api/flows"): ("listFlows", "flows", {400: PARAMS, 401: AUTH}),
     ("get", "/api/flows/{flow_id}"): ("getFlow", "flows", {400: PARAMS, 401: AUTH, 404: FLOW}),
     ("put", "/api/flows/{flow_id}"): ("replaceFlow", "flows", {
@@ -88,6 +89,20 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, dict[int, list[str]]]] = {
     ("post", "/api/flows/{flow_id}/versions"): ("publishFlow", "flows", {
         400: BODY, 401: AUTH, 404: FLOW, **SENT, **FULL}),
     ("get", "/api/flows/{flow_id}/versions"): ("listFlowVersions", "flows", {400: PARAMS, 401: AUTH, 404: FLOW}),
+    ("get", "/api/flows/{flow_id}/versions/{version}"): ("getFlowVersion", "flows", {
+        400: PARAMS, 401: AUTH, 404: [*FLOW, "flow_version_not_found"]}),
+    ("get", "/api/flows/{flow_id}/diff"): ("diffFlow", "flows", {
+        400: [*PARAMS, "bad_version"], 401: AUTH, 404: [*FLOW, "flow_version_not_found"]}),
+    ("post", "/api/flows/{flow_id}/restore"): ("restoreFlow", "flows", {
+        400: BODY, 401: AUTH, 404: [*FLOW, "flow_version_not_found"], **SENT, **FULL}),
+    ("post", "/api/workflows/{workflow_id}/rerun"): ("rerunWorkflow", "flows", {
+        400: [*BODY, "not_a_flow_round", "unknown_node", "invalid_inputs", "flow_gone", "nul_character",
+              "unknown_files", "prompt_too_long"],
+        401: AUTH, 404: [*WF, "round_not_found"], 405: CLASH, 409: ["round_running", "round_waiting"],
+        413: ["body_too_large", "payload_too_large"], 415: ["not_json"], 503: ["shutting_down"], **FULL}),
+    ("post", "/api/flows/import"): ("importFlow", "flows", {
+        400: ["bad_import", "dify_unsupported", "invalid_flow", "bad_request"], 401: AUTH,
+        413: ["body_too_large", "payload_too_large"], 415: ["not_yaml"], **FULL}),
 }
 GENERAL = {405: ["method_not_allowed"], 404: NO_ROUTE, 500: ["internal_error"], 503: ["database_unavailable"]}
 ERROR_TEXT = {
@@ -200,6 +215,9 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
             if isinstance(operation, dict) and (method, path) in OPERATIONS:
                 _operation(method, path, operation)
     _download(schema["paths"]["/api/files/{file_id}/content"]["get"])
+    _export(schema["paths"]["/api/flows/{flow_id}/versions/{version}"]["get"])
+    _import(schema["paths"]["/api/flows/import"]["post"])
+    _create_flow(schema["paths"]["/api/flows"]["post"])
     _status(schema["paths"]["/api/workflows/{workflow_id}/status"]["get"])
     _start(schema["paths"]["/api/workflows/start"]["post"])
     _events(schema["paths"]["/api/workflows/{workflow_id}/events"]["get"])
@@ -255,6 +273,36 @@ def _download(operation: dict[str, Any]) -> None:
         },
         "content": {"application/octet-stream": binary, "*/*": binary},
     }
+
+
+def _export(operation: dict[str, Any]) -> None:
+    """A version's 200: JSON (the version with its definition), or with `?format=` the file to download."""
+    answer = operation["responses"]["200"]
+    text = {"schema": {"type": "string"}}
+    answer["content"] = {**answer.get("content", {}), "application/yaml; charset=utf-8": text,
+                         "application/json; charset=utf-8": text}
+    answer["headers"] = {"Content-Disposition": {
+        "description": "With `?format=`: attachment; filename=<flow>-v<n>.yaml (or .json)", "schema": {"type": "string"}}}
+
+
+def _import(operation: dict[str, Any]) -> None:
+    """The file to import: YAML or JSON text (Foreman's definition or a Dify DSL app). YAML is also taken as
+    application/yaml, text/yaml and text/plain, which generated clients do not all know."""
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    operation["requestBody"] = {
+        "required": True, "description": "A flow's YAML or JSON, or a Dify DSL app's YAML (also as application/yaml).",
+        "content": {"application/json": {"schema": {"type": "object"}}, "application/octet-stream": binary}}
+
+
+def _create_flow(operation: dict[str, Any]) -> None:
+    """A new flow's body: a definition, or `{"fromRound": {"workflowId", "round"}, "name"}`."""
+    from_round = {"type": "object", "additionalProperties": False, "required": ["fromRound", "name"], "properties": {
+        "fromRound": {"type": "object", "additionalProperties": False, "required": ["workflowId", "round"],
+                      "properties": {"workflowId": {"type": "string", "minLength": 1, "maxLength": 64},
+                                     "round": {"type": "integer", "minimum": 1, "maximum": MAX_ID}}},
+        "name": {"type": "string", "minLength": 1, "maxLength": 200}}}
+    operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": {
+        "oneOf": [{"$ref": REF + "FlowDefinition"}, from_round]}}}}
 
 
 def _status(operation: dict[str, Any]) -> None:

@@ -45,7 +45,8 @@ def targets(server: LiveServer) -> dict[str, Any]:
                       {"id": "end", "type": "end"}],
             "edges": [{"source": "start", "target": "t"}, {"source": "t", "target": "end"}]})
         assert flow.status_code == 201, flow.text
-        return {"workflow_id": wid, "file_id": files[0]["id"], "flow_id": flow.json()["id"],
+        assert client.post(f"/api/flows/{flow.json()['id']}/versions", json={}).status_code == 201
+        return {"workflow_id": wid, "file_id": files[0]["id"], "flow_id": flow.json()["id"], "version": 1,
                 "message_id": items(client, wid, "messages")[0]["id"]}
 
 
@@ -69,6 +70,8 @@ OPERATIONS = [
     "POST /api/flows/validate", "GET /api/flows/schema.json", "POST /api/flows", "GET /api/flows",
     "GET /api/flows/{flow_id}", "PUT /api/flows/{flow_id}", "DELETE /api/flows/{flow_id}",
     "POST /api/flows/{flow_id}/versions", "GET /api/flows/{flow_id}/versions",
+    "GET /api/flows/{flow_id}/versions/{version}", "GET /api/flows/{flow_id}/diff", "POST /api/flows/{flow_id}/restore",
+    "POST /api/flows/import", "POST /api/workflows/{workflow_id}/rerun",
 ]
 OPERATIONS += [label.replace("GET ", "HEAD ", 1) for label in OPERATIONS if label.startswith("GET ")]
 # A valid event stream never ends, so it is not fuzzed here; tests/web/test_events.py covers its answers
@@ -87,7 +90,9 @@ NO_INPUT = {"GET /health", "GET /ready", "GET /metrics", "GET /api/workflows",
             "GET /api/flows/schema.json", "HEAD /api/flows/schema.json"}
 # A definition the schema allows is rarely a flow that holds together (one start, edges between its nodes,
 # every name it reads defined): the validator refuses most of them, as it should.
-SEMANTIC = {"POST /api/flows/validate", "POST /api/flows", "PUT /api/flows/{flow_id}"}
+# A file to import is a flow (or a Dify app) too; a rerun needs a flow's round.
+SEMANTIC = {"POST /api/flows/validate", "POST /api/flows", "PUT /api/flows/{flow_id}", "POST /api/flows/import",
+            "POST /api/workflows/{workflow_id}/rerun"}
 RUNS = [pytest.param(label, mode, id=f"{label}-{mode.value}") for label in OPERATIONS
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
         if (mode is GenerationMode.POSITIVE or label not in NO_INPUT) and label not in ENDLESS]

@@ -164,7 +164,7 @@ class WorkflowStore:
         self._insert_round_files.execute(conn, dict(workflow_id=workflow_id, round=row.current_round, prompt=prompt,
                                                     file_ids=file_ids, passwords=passwords, review=mode, flow=flow))
         message = NewMessage(user_message_key(workflow_id, row.current_round), "user", "first", prompt,
-                             documents=[NewDocument(fid) for fid in file_ids], meta={"flow": flow} if flow else {})
+                             documents=[NewDocument(fid) for fid in file_ids], meta=_flow_meta(flow))
         written = self.messages.append_rows_tx(conn, row, [message], [log], stamp)
         return WorkflowRow.model_validate(dict(vars(row), last_activity=stamp, last_message_id=written.last_message_id,
                                                last_log_id=written.last_log_id,
@@ -359,3 +359,14 @@ class WorkflowStore:
             forget_unused_contents_tx(conn, sorted({f.sha256 for f in files}), self.db.is_sqlite)
         announce_deleted(conn, self.db.is_sqlite, workflow_id)
         return files
+
+
+def _flow_meta(flow: dict[str, Any] | None) -> dict[str, Any]:
+    """A flow round's user message metadata: `flow` {id, version, hash, inputs}, and a rerun's `forkOf`
+    {round, node} (the node runs it reuses stay in the round's files, not on the message)."""
+    if not flow:
+        return {}
+    meta: dict[str, Any] = {"flow": {k: v for k, v in flow.items() if k not in ("reuse", "forkOf")}}
+    if "forkOf" in flow:
+        meta["forkOf"] = flow["forkOf"]
+    return meta
