@@ -112,8 +112,9 @@ class FlowRunner:
         try:
             while True:
                 fatal = fatal or next((r for r in self._top_runs() if r.fatal), None)
-                if fatal is None:
-                    await self._launch_ready(running, sem)
+                if fatal is not None:
+                    break  # the run fails: what still runs is cancelled (below), nothing more starts
+                await self._launch_ready(running, sem)
                 if not running:
                     break
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
