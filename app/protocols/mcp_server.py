@@ -318,12 +318,17 @@ def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
         try:
             server.auth.owner(_Headers(Headers.from_scope(scope)))
         except UnauthorizedError as exc:
-            body = msgspec.json.encode({"status_code": 401, "detail": exc.detail, "code": exc.code})
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await refuse(send, exc)
             return
         await inner(scope, receive, send)
 
     return asgi("/mcp", is_mount=True, copy_scope=True, include_in_schema=False)(endpoint)
+
+
+async def refuse(send: Any, exc: UnauthorizedError) -> None:
+    """A 401 in the API's error shape, from a mounted ASGI app."""
+    body = msgspec.json.encode({"status_code": 401, "detail": exc.detail, "code": exc.code})
+    await send({"type": "http.response.start", "status": 401, "headers": [
+        (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+        (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
