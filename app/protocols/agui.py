@@ -202,7 +202,8 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: 
             if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
                 yield b": keepalive\n\n"
                 continue
-            if flow and isinstance(part, Progress | Waiting | Ended) \
+            moved = isinstance(part, Progress) and part.log.progress != progress  # a node ended, or began
+            if flow and (moved or isinstance(part, Waiting | Ended)) \
                     and nodes != (now := await node_states(rounds, run, isinstance(part, Waiting))):
                 nodes = now
                 yield encoded(StateDeltaEvent(delta=[ReplaceOperation(path="/nodes", value=nodes)]))

@@ -9,6 +9,7 @@ with `{"flow": ...}` does: one user's flows are never another's tools.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,8 @@ from app.store.records import Owner
 
 MAX_FLOWS = 200  # flows listed per caller (the newest); a caller with more runs the others over REST
 PAGE = 100
+MAX_CACHED = 1000  # published definitions kept decoded, by hash (content-addressed: no tenant's own)
+_DEFINITIONS: OrderedDict[str, FlowDefinition] = OrderedDict()
 JSON_TYPES = {"string": {"type": "string"}, "number": {"type": "number"}, "boolean": {"type": "boolean"},
               "list": {"type": "array"}, "files": {"type": "array", "items": {"type": "integer"},
                                                    "description": "File ids (upload first)."}}
@@ -83,7 +86,12 @@ async def published(rounds: Rounds, owner: Owner) -> list[FlowTool]:
         latest = await repo.version(row.id, None)
         if latest is None:
             continue  # a draft only: not a tool
-        definition = decode_definition(((await repo.definition(latest.hash)) or "{}").encode())
+        definition = _DEFINITIONS.get(latest.hash)
+        if definition is None:  # a version's definition never changes: decoded once per process
+            definition = decode_definition(((await repo.definition(latest.hash)) or "{}").encode())
+            _DEFINITIONS[latest.hash] = definition
+            while len(_DEFINITIONS) > MAX_CACHED:
+                _DEFINITIONS.popitem(last=False)
         slug = slug_of(definition.name)
         if slug in taken:
             slug = f"{slug}_{row.id}"

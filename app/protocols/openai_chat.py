@@ -183,7 +183,9 @@ async def _flow_completion(request: AnyRequest, owner: Owner, body: ChatRequest)
         raise BadRequestError("A flow model takes text; give a flow its files as file ids in metadata.",
                               code="unsupported_content_part")
     named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
-    workflow_id = named or await chat.conversations.find(owner, [body.model, *turn.history])
+    # A first turn is a new run; a later one may answer the run's human node.
+    workflow_id = named or (await chat.conversations.find(owner, [body.model, *turn.history]) if turn.history
+                            else None)
     run = await openai_flows.start_or_answer(chat.rounds, owner, flow, workflow_id, turn.prompt, body.metadata)
     chat.conversations.remember(owner, [body.model, *turn.history, turn.prompt], run.workflow_id)
     headers = {WORKFLOW_HEADER: run.workflow_id}
