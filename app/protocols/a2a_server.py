@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, cast
 
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers.request_handler import RequestHandler
@@ -62,7 +62,7 @@ async def card(rounds: Rounds, auth: Any, request: Any, base_url: str, version: 
         security_requirements=[ParseDict({"schemes": {"bearer": {}}}, pb.SecurityRequirement())],
         default_input_modes=["text/plain"], default_output_modes=["text/plain", "application/json"],
         skills=skills)
-    return MessageToDict(agent)
+    return cast(dict[str, Any], MessageToDict(agent))
 
 
 class ForemanA2A(RequestHandler):

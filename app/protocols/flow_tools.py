@@ -26,7 +26,7 @@ MAX_FLOWS = 200  # flows listed per caller (the newest); a caller with more runs
 PAGE = 100
 MAX_CACHED = 1000  # published definitions kept decoded, by hash (content-addressed: no tenant's own)
 _DEFINITIONS: OrderedDict[str, FlowDefinition] = OrderedDict()
-JSON_TYPES = {"string": {"type": "string"}, "number": {"type": "number"}, "boolean": {"type": "boolean"},
+JSON_TYPES: dict[str, dict[str, Any]] = {"string": {"type": "string"}, "number": {"type": "number"}, "boolean": {"type": "boolean"},
               "list": {"type": "array"}, "files": {"type": "array", "items": {"type": "integer"},
                                                    "description": "File ids (upload first)."}}
 
