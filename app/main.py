@@ -28,7 +28,7 @@ from app.config import Settings, from_env, redact_url
 from app.contract.schemas import Health
 from app.errors import NotReadyError
 from app.llm.embeddings import RemoteEmbedder
-from app.protocols import agui, mcp_server, openai_chat
+from app.protocols import a2a_server, agui, mcp_server, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds import tracing
 from app.rounds.documents import Documents
@@ -315,7 +315,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *flow_routes.ROUTES, *flow_versions.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
                         openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode, agui.max_body(settings)),
-                        agui.route(settings)],
+                        agui.route(settings), *a2a_server.routes(a2a_server.ForemanA2A(rounds, mcp.auth), "1.0.0")],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,

@@ -55,7 +55,16 @@ from litestar.response import Stream
 
 from app.config import Settings
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
-from app.protocols.agui_interrupts import decision_of, interrupt_of, review_of
+from app.protocols.agui_interrupts import (
+    decision_of,
+    flow_of,
+    interrupt_of,
+    node_states,
+    outstanding,
+    review_of,
+    start_flow,
+)
+from app.protocols.flow_tools import question
 from app.protocols.rounds import (
     Closed,
     Ended,
@@ -137,8 +146,19 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
     rounds: Rounds = state.ag_ui
     workflow_id = workflow_of(owner, run_input.thread_id)
     base = str(request.base_url).rstrip("/")
-    if run_input.resume:  # the answer to the interrupt the thread's last run ended with
-        run = await rounds.decide(owner, workflow_id, decision_of(run_input.resume), base)
+    encoder = EventEncoder(accept=request.headers.get("accept", ""))
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id}
+    flow = flow_of(run_input.forwarded_props)
+    nodes = flow is not None
+    if run_input.resume:  # the answer to the interrupt the thread's last run ended with, once
+        try:
+            wait = await outstanding(rounds, owner, workflow_id, run_input.resume)
+            run = await rounds.decide(owner, workflow_id, decision_of(run_input.resume), base)
+        except ApplicationError as exc:  # decided nothing: the run ends at once with the reason
+            return Stream(refused(run_input, exc, encoder), media_type=encoder.get_content_type(), headers=headers)
+        nodes = wait.kind == "node"  # a flow's human node: the run's state has the flow's nodes
+    elif flow is not None:
+        run = await start_flow(rounds, owner, workflow_id, flow, base)
     else:
         prompt, uploads, file_ids = prompt_and_files(run_input)
         file_ids += await rounds.upload(owner, uploads)
@@ -149,13 +169,19 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
             if exc.code != "workflow_not_found":
                 raise
             run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id, review=review)
-    encoder = EventEncoder(accept=request.headers.get("accept", ""))
-    return Stream(events(rounds, run, run_input, encoder), media_type=encoder.get_content_type(),
-                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id})
+    return Stream(events(rounds, run, run_input, encoder, nodes), media_type=encoder.get_content_type(),
+                  headers=headers)
 
 
-async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
-                 encoder: EventEncoder) -> AsyncGenerator[bytes, None]:
+async def refused(run_input: RunAgentInput, exc: ApplicationError, encoder: EventEncoder) -> AsyncGenerator[bytes, None]:
+    """A run whose resume decided nothing: RUN_STARTED, then RUN_ERROR with the reason."""
+    for event in [RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id),
+                  RunErrorEvent(message=exc.detail, code=exc.code)]:
+        yield one_line(encoder.encode(event).encode())
+
+
+async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: EventEncoder,
+                 flow: bool = False) -> AsyncGenerator[bytes, None]:
     """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`)."""
     thread, run_id = run_input.thread_id, run_input.run_id
 
@@ -164,8 +190,10 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
 
     for event in [RunStartedEvent(thread_id=thread, run_id=run_id),
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
-                                               "status": "running", "progress": 0, "plan": [], "documents": []})]:
+                                               "status": "running", "progress": 0, "plan": [], "documents": [],
+                                               "nodes": await node_states(rounds, run, True) if flow else []})]:
         yield encoded(event)
+    nodes: list[dict[str, Any]] = []
     ended = False
     try:
         progress = 0
@@ -174,11 +202,18 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
             if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
                 yield b": keepalive\n\n"
                 continue
+            moved = isinstance(part, Progress) and part.log.progress != progress  # a node ended, or began
+            if flow and (moved or isinstance(part, Waiting | Ended)) \
+                    and nodes != (now := await node_states(rounds, run, isinstance(part, Waiting))):
+                nodes = now
+                yield encoded(StateDeltaEvent(delta=[ReplaceOperation(path="/nodes", value=nodes)]))
+            asked = (await question(rounds, run.owner, run.workflow_id, part.waiting_for)
+                     if isinstance(part, Waiting) and part.waiting_for.kind == "node" else None)
             if isinstance(part, Progress):
                 if part.log.progress == progress:
                     continue  # a log that moves nothing: no state to change
                 progress = part.log.progress
-            for event in translate(part, run, thread, run_id):
+            for event in translate(part, run, thread, run_id, asked):
                 yield encoded(event)
             if isinstance(part, Ended | Waiting):
                 ended = True
@@ -193,7 +228,7 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput,
             rounds.left(run, "AG-UI")
 
 
-def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent]:
+def translate(part: Any, run: Round, thread: str, run_id: str, asked: str | None = None) -> list[BaseEvent]:
     """The AG-UI events of one part of a round."""
     if isinstance(part, Text):
         message_id = f"{run.workflow_id}:{part.message.metadata.get('draftId') or part.message.id}"
@@ -228,7 +263,7 @@ def translate(part: Any, run: Round, thread: str, run_id: str) -> list[BaseEvent
     if isinstance(part, Waiting):
         return [StateDeltaEvent(delta=[ReplaceOperation(path="/status", value="waiting")]),
                 RunFinishedEvent(thread_id=thread, run_id=run_id, outcome=RunFinishedInterruptOutcome(
-                    interrupts=[interrupt_of(part.waiting_for, run)]))]
+                    interrupts=[interrupt_of(part.waiting_for, run, asked)]))]
     if isinstance(part, Ended):
         status = StateDeltaEvent(delta=[ReplaceOperation(path="/status", value=part.status)])
         if part.status == "failed":

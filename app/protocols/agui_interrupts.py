@@ -1,34 +1,50 @@
 """AG-UI's interrupts for a round that waits for the user (a plan review, an agent's question, a tool
-call to approve): the run ends with RUN_FINISHED whose outcome is `interrupt`, naming what the round
-waits for; the thread's next run answers it with a `resume` entry, taken as a review decision (the
-REST API's POST .../review). `forwardedProps.review` asks a run's round to wait for its plan's review.
+call to approve, a flow's human node): the run ends with RUN_FINISHED whose outcome is `interrupt`,
+naming what the round waits for (its `interruptId` stable: `review-<id of the message waited on>`);
+the thread's next run answers it with a `resume` entry, taken as a review decision (the REST API's
+POST .../review), once: an entry for an interrupt that is not outstanding (unknown, or already
+resolved) is a RUN_ERROR and decides nothing. `forwardedProps.review` asks a run's round to wait for
+its plan's review; `forwardedProps.flow` (`{"id", "version"?, "inputs"}`) runs a saved flow instead
+of a prompt, its node states in the run's state (`nodes`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from ag_ui.core import Interrupt, ResumeEntry
 
-from app.contract.schemas import ReviewMode, ReviewRequest, WaitingFor, is_decision, is_review_mode
-from app.errors import BadRequestError
-from app.protocols.rounds import Round
+from app.contract.schemas import (
+    FlowStartBody,
+    ReviewMode,
+    ReviewRequest,
+    StartRequest,
+    WaitingFor,
+    is_decision,
+    is_review_mode,
+)
+from app.contract.views import waiting_view
+from app.errors import BadRequestError, ConflictError, NotFoundError
+from app.protocols.rounds import Round, Rounds
+from app.rounds.live import Position
+from app.store.records import Owner
 
 INTERRUPT = "review-"  # an interrupt's id: this and the id of the message the round waits on
-REASONS = {"plan": "plan_review", "question": "agent_question", "tool": "tool_approval"}
+REASONS = {"plan": "plan_review", "question": "agent_question", "tool": "tool_approval", "node": "human_node"}
 PROMPTS = {"plan": "Review the work plan before it runs: approve it, revise it (with feedback), edit it (with "
                    "a plan) or reject it.",
            "tool": "An agent asks to run a tool: approve or reject the call."}
 
 
-def interrupt_of(wait: WaitingFor, run: Round) -> Interrupt:
+def interrupt_of(wait: WaitingFor, run: Round, asked: str | None = None) -> Interrupt:
     """What a waiting round waits for, as AG-UI's interrupt: answered by the next run's `resume` entry
     for its id, whose payload is a review decision (`decision`, and `feedback`, `plan` or `answer`)."""
     schema = {"type": "object", "required": ["decision"], "properties": {
         "decision": {"enum": list(wait.decisions)}, "feedback": {"type": "string"},
         "answer": {"type": "string"}, "plan": {"type": "object"}}}
     return Interrupt(id=f"{INTERRUPT}{wait.message_id}", reason=REASONS.get(wait.kind, wait.kind),
-                     message=wait.question or PROMPTS.get(wait.kind), response_schema=schema,
+                     message=asked or wait.question or PROMPTS.get(wait.kind), response_schema=schema,
                      expires_at=wait.expires_at.isoformat().replace("+00:00", "Z"),
                      metadata={"workflowId": run.workflow_id, "round": run.round, "messageId": wait.message_id,
                                "kind": wait.kind, "tool": wait.tool})
@@ -46,9 +62,9 @@ def decision_of(resume: list[ResumeEntry]) -> ReviewRequest:
     if entry.status == "cancelled":
         return ReviewRequest(decision="reject", message_id=message_id, feedback=_text(payload, "feedback"))
     decision = payload.get("decision") or ("answer" if payload.get("answer") else "approve")
-    if not is_decision(decision):
-        raise BadRequestError(f"The resume payload's decision must be approve, revise, edit, reject or answer, not "
-                              f"{str(decision)[:40]!r}.", code="bad_resume")
+    if not is_decision(decision) and not (isinstance(decision, str) and 0 < len(decision) <= 100):
+        raise BadRequestError(f"The resume payload's decision must be approve, revise, edit, reject, answer or a "
+                              f"human node's action, not {str(decision)[:40]!r}.", code="bad_resume")
     plan = payload.get("plan")
     return ReviewRequest(decision=decision, message_id=message_id, feedback=_text(payload, "feedback"),
                          answer=_text(payload, "answer"), plan=plan if isinstance(plan, dict) else None)
@@ -68,3 +84,57 @@ def review_of(props: Any) -> ReviewMode | None:
         raise BadRequestError(f"forwardedProps.review must be 'plan' or 'none', not {str(review)[:40]!r}.",
                               code="bad_review_mode")
     return review
+
+
+async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, resume: list[ResumeEntry]) -> WaitingFor:
+    """What the resume answers, when it is what the thread's round waits for now; else a ConflictError:
+    an interrupt already resolved (its decision was taken: resuming again decides nothing) or unknown."""
+    decision_of(resume)  # well formed
+    row = await rounds.workflows.owned(owner, workflow_id)
+    wait = waiting_view(row)
+    message_id = int(resume[0].interrupt_id[len(INTERRUPT):])
+    if wait is not None and wait.message_id == message_id:
+        return wait
+    if message_id <= row.last_message_id:
+        raise ConflictError(f"The interrupt {resume[0].interrupt_id!r} was already resolved; nothing was decided "
+                            "again.", code="interrupt_resolved")
+    raise ConflictError(f"There is no interrupt {resume[0].interrupt_id!r} on this thread.",
+                        code="unknown_interrupt")
+
+
+def flow_of(props: Any) -> FlowStartBody | None:
+    """`forwardedProps.flow`: a saved flow to run (as POST /api/workflows/start's `flow`)."""
+    flow = props.get("flow") if isinstance(props, dict) else None
+    if flow is None:
+        return None
+    try:
+        return msgspec.convert(flow, FlowStartBody)
+    except msgspec.ValidationError as exc:
+        raise BadRequestError(f"forwardedProps.flow does not fit {{id, version?, inputs}}: {exc}.",
+                              code="bad_request") from None
+
+
+async def start_flow(rounds: Rounds, owner: Owner, workflow_id: str, flow: FlowStartBody, base: str) -> Round:
+    """The flow's run as the thread's next round (or its first)."""
+    position, tokens, existing = Position(), 0, True
+    try:
+        row = await rounds.workflows.owned(owner, workflow_id)
+        position, tokens = Position(row.last_message_id, row.last_log_id), row.tokens_used
+    except NotFoundError:
+        existing = False
+    request = StartRequest(flow=flow)
+    answer = await rounds.workflows.start(owner, workflow_id if existing else None, request, None,
+                                          None if existing else workflow_id)
+    return Round(owner, answer["id"], answer["currentRound"], position, tokens, base)
+
+
+async def node_states(rounds: Rounds, run: Round, waiting: bool = False) -> list[dict[str, Any]]:
+    """The round's flow node runs as the run's state has them (none for a round that runs no flow);
+    `waiting`: with the human node the round waits on (a node run is kept once it ends)."""
+    page = await rounds.workflows.flows.node_runs(run.workflow_id, run.round)
+    nodes = [{"nodeId": n.path, "type": n.type, "status": n.status, "attempts": n.attempts,
+              **({"branch": n.branch} if n.branch else {})} for n in page.items]
+    wait = (await rounds.workflows.owned(run.owner, run.workflow_id)).waiting_for or {} if waiting else {}
+    if wait.get("kind") == "node" and wait.get("path") not in [n["nodeId"] for n in nodes]:
+        nodes.append({"nodeId": wait.get("path"), "type": "human", "status": "waiting", "attempts": 1})
+    return nodes

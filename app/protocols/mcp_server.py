@@ -32,6 +32,7 @@ from mcp_types import (
     BlobResourceContents,
     CallToolResult,
     ListResourcesResult,
+    ListToolsResult,
     ReadResourceResult,
     Resource,
     ResourceLink,
@@ -39,10 +40,12 @@ from mcp_types import (
 )
 
 from app.contract.schemas import Decision, LogEntry, Message, ReviewRequest, is_decision, is_review_mode
+from app.contract.views import waiting_view
 from app.errors import ApplicationError, BadRequestError, NotFoundError, UnauthorizedError
+from app.protocols import mcp_flows
 from app.protocols.chat_waits import what_waits
 from app.protocols.mcp_task_events import serve as serve_task_events
-from app.protocols.mcp_tasks import RoundTasks
+from app.protocols.mcp_tasks import RoundTasks, declared
 from app.protocols.rounds import Round, Rounds, Snapshot
 from app.rounds.live import Position
 from app.store.records import Owner
@@ -88,6 +91,26 @@ class ForemanMCP(MCPServer):
             return self.auth.owner(_Headers(ctx.headers or {}))
         except UnauthorizedError as exc:
             raise ToolError(exc.detail) from None
+
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:
+        # The SDK lists tools registered at start-up; beside them, the caller's published flows.
+        listed = await super()._handle_list_tools(ctx, params)
+        try:
+            owner = self.auth.owner(_Headers(getattr(ctx.request, "headers", None) or {}))
+        except UnauthorizedError:
+            return listed
+        return ListToolsResult(tools=[*listed.tools, *await mcp_flows.tools(self.rounds, owner)])
+
+    async def _handle_call_tool(self, ctx: Any, params: Any) -> Any:
+        if not params.name.startswith(mcp_flows.PREFIX):
+            return await super()._handle_call_tool(ctx, params)
+        try:
+            owner = self.auth.owner(_Headers(getattr(ctx.request, "headers", None) or {}))
+            return await mcp_flows.call(self.rounds, owner, params.name, params.arguments or {}, declared(ctx))
+        except UnauthorizedError as exc:
+            return CallToolResult(content=[TextContent(text=exc.detail)], is_error=True)
+        except ToolError as exc:
+            return CallToolResult(content=[TextContent(text=str(exc))], is_error=True)
 
     async def _handle_list_resources(self, ctx: Any, params: Any) -> ListResourcesResult:
         # The SDK lists resources registered at start-up; ours are each caller's own documents.
@@ -251,13 +274,17 @@ async def review_round(workflow_id: str, decision: str, ctx: Context, feedback: 
     A plan: approve, revise (feedback: what to change), edit (plan: {"tasks": [...], "finalDocuments":
     [...]}, as the plan message's metadata.plan) or reject (feedback: why, optional). An agent's
     question: answer (answer) or reject. A tool call: approve or reject. message_id (optional) names
-    the message answered (waitingFor.messageId). The round goes on at once; follow it with read_round."""
+    the message answered (waitingFor.messageId). A flow's human node: one of its actions. The round goes
+    on at once; follow it with read_round."""
     server = _server(ctx)
     feedback = feedback or comment  # `comment`: this tool's earlier name for feedback
     try:
-        if not is_decision(decision):
-            raise BadRequestError(f"decision must be one of {', '.join(DECISIONS)}, not {decision[:40]!r}.",
-                                  code="bad_request")
+        if not is_decision(decision):  # a flow's human node takes its actions
+            wait = waiting_view(await server.rounds.workflows.owned(server.owner(ctx), workflow_id))
+            allowed = wait.decisions if wait is not None and wait.kind == "node" else DECISIONS
+            if decision not in allowed:
+                raise BadRequestError(f"decision must be one of {', '.join(allowed)}, not {decision[:40]!r}.",
+                                      code="bad_request")
         if decision == "answer" and not answer:
             answer, feedback = feedback, ""  # the answer given as feedback
         body = ReviewRequest(decision=decision, message_id=message_id, feedback=feedback or None,
@@ -295,8 +322,7 @@ def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
         try:
             server.auth.owner(_Headers(Headers.from_scope(scope)))
         except UnauthorizedError as exc:
-            await _answer(send, 401, {"status_code": 401, "detail": exc.detail, "code": exc.code},
-                          ((b"www-authenticate", b"Bearer"),))
+            await refuse(send, exc)
             return
         if scope["method"] == "GET":
             await _answer(send, 405, {"status_code": 405, "code": "method_not_allowed",
@@ -358,3 +384,9 @@ async def _answer(send: Any, status: int, body: Any, headers: tuple[tuple[bytes,
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *headers]})
     await send({"type": "http.response.body", "body": data})
+
+
+async def refuse(send: Any, exc: UnauthorizedError) -> None:
+    """A 401 in the API's error shape, from a mounted ASGI app."""
+    await _answer(send, 401, {"status_code": 401, "detail": exc.detail, "code": exc.code},
+                  ((b"www-authenticate", b"Bearer"),))

@@ -31,6 +31,7 @@ from pydantic import Field
 from app.contract.schemas import LogEntry, Message, ReviewRequest
 from app.contract.views import waiting_view
 from app.errors import ApplicationError, UnauthorizedError
+from app.protocols.flow_tools import outputs_of, question
 
 ID = "io.modelcontextprotocol/tasks"
 POLL_MS = 2000
@@ -101,7 +102,7 @@ class RoundTasks(Extension):
 
     async def intercept_tool_call(self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any],
                                   call_next: CallNext) -> HandlerResult:
-        if params.name != "start_round" or not declared(ctx):
+        if not (params.name == "start_round" or params.name.startswith("flow_")) or not declared(ctx):
             return await call_next(ctx)
         owner = self.caller(ctx)
         after = (0, 0)
@@ -177,8 +178,10 @@ class RoundTasks(Extension):
             waiting = waiting_view(row)
             if waiting is None:
                 return {**task, "status": "working"}
-            return {**task, "status": "input_required", "statusMessage": _asks(waiting),
-                    "inputRequests": {_key(waiting): _elicitation(waiting)}}
+            asks = (await question(self.rounds, owner, row.id, waiting) if waiting.kind == "node"
+                    else _asks(waiting))
+            return {**task, "status": "input_required", "statusMessage": asks,
+                    "inputRequests": {_key(waiting): _elicitation(waiting, asks)}}
         if status == "stopped":
             return {**task, "status": "cancelled", "statusMessage": "The round was stopped."}
         messages: list[Message] = await self._items(owner, row.id, "messages", after_message, round_no)
@@ -236,12 +239,12 @@ def _asks(waiting: Any) -> str:
     return "The plan waits for your review: approve, revise (with feedback) or reject it."
 
 
-def _elicitation(waiting: Any) -> dict[str, Any]:
+def _elicitation(waiting: Any, asks: str) -> dict[str, Any]:
     properties: dict[str, Any] = {"decision": {"type": "string", "enum": _choices(waiting)},
                                   "feedback": {"type": "string", "description": "What to change, or why not."}}
     if waiting.kind == "question":
         properties["answer"] = {"type": "string", "description": waiting.question or "Your answer."}
-    return {"method": "elicitation/create", "params": {"mode": "form", "message": _asks(waiting), "requestedSchema": {
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": asks, "requestedSchema": {
         "type": "object", "properties": properties, "required": ["decision"]}}}
 
 
@@ -253,6 +256,9 @@ def _result(workflow_id: str, round_no: int, status: str, messages: list[Message
     body = {"workflowId": workflow_id, "round": round_no, "status": status, "error": error,
             "messages": [{"id": m.id, "status": m.status, "agentName": m.agent_name, "content": m.content,
                           "documents": [URI.format(file_id=d.file_id) for d in m.documents]} for m in said]}
+    outputs = outputs_of(said[-1]) if said and said[-1].status == "last" else {}
+    if outputs:  # a flow's round: its outputs
+        body["outputs"] = outputs
     text = "\n\n".join([f"Workflow {workflow_id}, round {round_no}: {status}." + (f" {error}" if error else ""),
                         *(f"**{m.agent_name}**: {m.content}" for m in said)])
     links = [ResourceLink(uri=URI.format(file_id=d.file_id), name=f"{d.name}.{d.ext}" if d.ext else d.name,

@@ -29,10 +29,12 @@ from app.errors import (
     CLIENT_CLOSED_REQUEST,
     CLIENT_GONE,
     ApplicationError,
+    BadRequestError,
     DatabaseUnavailableError,
     NotFoundError,
     PayloadTooLargeError,
 )
+from app.protocols import openai_flows
 from app.protocols.chat_request import ChatRequest, Turn, read_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
@@ -127,8 +129,15 @@ class Conversations:
 
 
 async def models(request: AnyRequest) -> dict[str, Any]:
-    request.app.state.auth.owner(request)
-    return {"object": "list", "data": [_model()]}
+    owner = request.app.state.auth.owner(request)
+    flows = await openai_flows.models(request.app.state.openai_chat.rounds, owner)
+    return {"object": "list", "data": [_model(), *flows]}
+
+
+async def flow_model(request: AnyRequest, slug: Annotated[str, PathParameter(max_length=200)]) -> dict[str, Any]:
+    owner = request.app.state.auth.owner(request)
+    return openai_flows.model_of(await openai_flows.flow_of(request.app.state.openai_chat.rounds, owner,
+                                                            openai_flows.PREFIX + slug))
 
 
 async def model(request: AnyRequest, model_id: Annotated[str, PathParameter(max_length=200)]) -> dict[str, Any]:
@@ -151,6 +160,8 @@ async def chat_completions(request: AnyRequest) -> Response[Any] | Stream:
     state = request.app.state
     owner = state.auth.owner(request)
     body, turn = await _read(request)
+    if body.model.startswith(openai_flows.PREFIX):
+        return await _flow_completion(request, owner, body, turn)
     _check_model(body.model)
     chat: ChatAdapter = state.openai_chat
     named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
@@ -166,6 +177,31 @@ async def chat_completions(request: AnyRequest) -> Response[Any] | Stream:
         return Stream(chat.chunks(run, completion_id, usage), media_type="text/event-stream",
                       headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     return Response(content=await chat.whole(run, completion_id, request), headers=headers,
+                    media_type="application/json")
+
+
+async def _flow_completion(request: AnyRequest, owner: Owner, body: ChatRequest,
+                           turn: Turn) -> Response[Any] | Stream:
+    """A completion of a `flow/<name>` model: the flow's run (`app.protocols.openai_flows`)."""
+    chat: ChatAdapter = request.app.state.openai_chat
+    flow = await openai_flows.flow_of(chat.rounds, owner, body.model)
+    if turn.uploads or turn.file_ids:
+        raise BadRequestError("A flow model takes text; give a flow its files as file ids in metadata.",
+                              code="unsupported_content_part")
+    named = request.headers.get(WORKFLOW_HEADER) or (body.metadata or {}).get("foreman_workflow_id")
+    # A first turn is a new run; a later one may answer the run's human node.
+    workflow_id = named or (await chat.conversations.find(owner, [body.model, *turn.history]) if turn.history
+                            else None)
+    run = await openai_flows.start_or_answer(chat.rounds, owner, flow, workflow_id, turn.prompt, body.metadata)
+    chat.conversations.remember(owner, [body.model, *turn.history, turn.prompt], run.workflow_id)
+    headers = {WORKFLOW_HEADER: run.workflow_id}
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    if body.stream:
+        usage = bool(body.stream_options and body.stream_options.include_usage)
+        return Stream(openai_flows.chunks(chat.rounds, run, body.model, completion_id, usage),
+                      media_type="text/event-stream", headers={**headers, "Cache-Control": "no-cache"})
+    text, end = await openai_flows.answer(chat.rounds, run)
+    return Response(content=openai_flows.completion(body.model, completion_id, text, end), headers=headers,
                     media_type="application/json")
 
 
@@ -281,6 +317,7 @@ def router(settings: Any) -> Router:
     limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
     handlers = [get("/models", include_in_schema=False)(models),
                 get("/models/{model_id:str}", include_in_schema=False)(model),
+                get("/models/flow/{slug:str}", include_in_schema=False)(flow_model),
                 post("/chat/completions", include_in_schema=False, status_code=200,
                      request_max_body_size=limit)(chat_completions)]
     return Router(path="/v1", route_handlers=handlers, exception_handlers={

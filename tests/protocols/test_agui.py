@@ -172,8 +172,11 @@ def test_a_plan_review_is_an_interrupt_and_the_next_run_resumes_it(server):
         assert second[-1].result == {"workflowId": workflow, "round": 1}  # the same round, on after the review
         assert "docx_comments.docx" in "".join(e.delta for e in second if e.type.value == "TEXT_MESSAGE_CONTENT")
 
+        again = run(client, resume)  # resolved: resuming it again decides nothing
+        assert [e.type.value for e in again] == ["RUN_STARTED", "RUN_ERROR"] and again[-1].code == "interrupt_resolved"
         resume["resume"][0]["interruptId"] = "something-else"
-        check_error(client.post("/api/ag-ui", json=resume), 400, "bad_resume")
+        unknown = run(client, resume)
+        assert [e.type.value for e in unknown] == ["RUN_STARTED", "RUN_ERROR"] and unknown[-1].code == "bad_resume"
 
 
 def test_a_cancelled_interrupt_rejects_the_plan_and_the_run_finishes_cancelled(server):

@@ -47,3 +47,23 @@ def test_the_official_client_runs_a_round_on_two_documents_and_a_follow_up_on_it
     assert "docx_comments.docx" in first["text"] and "sample-french-1.txt" in first["text"]
     assert [t["agent"] for t in first["state"]["plan"]]  # the plan, applied from the state deltas
     assert "This is a sample reviewer comment on the first paragraph." in second["text"]
+
+
+def test_the_official_client_gets_a_human_nodes_interrupt_and_resumes_it(server):
+    from tests.protocols.flows import gated, publish
+
+    node = node_client()
+    with server.client("k1") as rest:
+        flow_id = publish(rest, gated("Gated for the TypeScript client"))
+    done = subprocess.run([node, str(CLIENT / "flow.mjs"), server.url, "k1", str(flow_id), "send"],
+                          capture_output=True, text=True, timeout=600, cwd=CLIENT)
+    assert done.returncode == 0, done.stderr
+    first, second = json.loads(done.stdout)["runs"]
+    assert first["failed"] is None and first["types"][-1] == "RUN_FINISHED"
+    assert first["outcome"]["type"] == "interrupt"
+    [interrupt] = first["outcome"]["interrupts"]
+    assert interrupt["reason"] == "human_node" and interrupt["message"].startswith("Send it?")
+    assert {n["nodeId"]: n["status"] for n in first["nodes"]}["ask"] == "waiting"  # the state the client applied
+    assert second is not None and second["failed"] is None and second["types"][-1] == "RUN_FINISHED"
+    assert "sent it" in second["text"]
+    assert {n["nodeId"]: n["status"] for n in second["nodes"]}["send"] == "succeeded"

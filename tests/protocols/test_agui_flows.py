@@ -1,0 +1,59 @@
+"""Flows over AG-UI (the `ag-ui-protocol` package's models over real HTTP): `forwardedProps.flow` runs a saved
+flow on a thread, its node states in the run's state; a human node ends the run with the canonical interrupt
+outcome (a stable interruptId), the next run's `resume` takes its action once (again, or an unknown one: a
+RUN_ERROR that decides nothing); another user cannot run the flow."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.protocols.flows import gated, publish
+from tests.protocols.test_agui import run, run_input
+
+
+def _flow_run(thread: str, flow_id: int, inputs: dict) -> dict:
+    body = run_input(thread, "")
+    body["messages"], body["forwardedProps"] = [], {"flow": {"id": flow_id, "inputs": inputs}}
+    return body
+
+
+def _resume(thread: str, interrupt_id: str, payload: dict) -> dict:
+    body = run_input(thread, "")
+    body["messages"], body["resume"] = [], [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
+    return body
+
+
+def test_a_human_node_is_an_interrupt_resumed_once_with_node_states(server):
+    thread = "flow-" + uuid.uuid4().hex
+    with server.client("k1") as client:
+        flow_id = publish(client, gated(f"Gated {uuid.uuid4().hex[:6]}"))
+        first = run(client, _flow_run(thread, flow_id, {"word": "it"}))
+        end = first[-1]
+        assert end.type.value == "RUN_FINISHED" and end.outcome.type == "interrupt", end
+        [interrupt] = end.outcome.interrupts
+        assert interrupt.reason == "human_node" and interrupt.message.startswith("Send it?")
+        assert interrupt.response_schema["properties"]["decision"]["enum"] == ["send", "drop"]
+        deltas = [op for e in first if e.type.value == "STATE_DELTA" for op in e.delta]
+        nodes = [op.value for op in deltas if op.path == "/nodes"][-1]
+        assert {n["nodeId"]: n["status"] for n in nodes} == {"start": "succeeded", "ask": "waiting"}
+
+        wrong = run(client, _resume(thread, interrupt.id, {"decision": "maybe"}))
+        assert [e.type.value for e in wrong] == ["RUN_STARTED", "RUN_ERROR"]  # still waiting
+        second = run(client, _resume(thread, interrupt.id, {"decision": "send"}))
+        assert second[-1].type.value == "RUN_FINISHED" and second[-1].outcome is None
+        snapshot = next(e for e in second if e.type.value == "STATE_SNAPSHOT").snapshot
+        assert "start" in [n["nodeId"] for n in snapshot["nodes"]]  # a resumed flow: its nodes so far
+        assert "sent it" in "".join(e.delta for e in second if e.type.value == "TEXT_MESSAGE_CONTENT")
+        last_nodes = [op.value for e in second if e.type.value == "STATE_DELTA" for op in e.delta
+                      if op.path == "/nodes"][-1]
+        assert {n["nodeId"]: n["status"] for n in last_nodes}["send"] == "succeeded"
+
+        again = run(client, _resume(thread, interrupt.id, {"decision": "send"}))
+        assert [e.type.value for e in again] == ["RUN_STARTED", "RUN_ERROR"]
+        assert again[-1].code == "interrupt_resolved"
+        unknown = run(client, _resume(thread, "review-999999999", {"decision": "send"}))
+        assert unknown[-1].code == "unknown_interrupt"
+
+    with server.client("k2") as other:  # another user's flow is not theirs to run
+        answer = other.post("/api/ag-ui", json=_flow_run("other-" + uuid.uuid4().hex, flow_id, {"word": "x"}))
+        assert answer.status_code == 404 and answer.json()["code"] == "flow_not_found"
