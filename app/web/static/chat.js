@@ -12,6 +12,8 @@ import { attached, clearAttachments, upload } from "./uploads.js";
 import { attempt, clearNotices, clearScope, notify } from "./notices.js";
 import { initList, listOpened, loadList, setTitle } from "./list.js";
 import { initRender, renderMessage, stoppedNote } from "./render.js";
+import { flowMessage, flowOpened, flowStatus, flowWait } from "./flowrun.js";
+import { hideFlows, initFlows, showFlows } from "./flows.js";
 import { initReview, reviewMessage, reviewOpened, reviewStartOptions, reviewStatus, reviewStatusText } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
@@ -33,7 +35,7 @@ function showMessage(message, live = true) {
   const draft = dropDraft(view.drafts, (message.metadata || {}).draftId);
   // A message that came whole (no live text, or all of it in one delta, as an offline model's does).
   const whole = !old && live && message.role !== "user" && (!draft || Number(draft.dataset.deltas || 0) <= 1);
-  if (whole) reveal(node, message.content);
+  if (whole) reveal(node, message.content, () => { if (message.status === "last") showEnd(); });
   if (draft) keepScroll(() => draft.replaceWith(node));  // in place: no flicker, no jump
   else if (old) {
     const toggle = old.querySelector(".toggle[aria-expanded=false]");  // a collapsed step stays collapsed
@@ -50,6 +52,8 @@ function showMessage(message, live = true) {
   $("empty").hidden = true;
   refreshLocks();
   reviewMessage(message);
+  if (fresh) attempt(() => flowMessage(message));
+  if (view.status) flowWait(view.status, view.messages);  // a human node's message came after its wait
 }
 
 // A password field only on a file's latest showing, and none once a later round opened it.
@@ -111,6 +115,8 @@ function showStatus(status) {
   $("stop").disabled = status.status !== "running" && status.status !== "waiting";
   $("multitask").hidden = status.status !== "running";
   reviewStatus(status);
+  flowStatus(status);
+  flowWait(status, view.messages);
   const newRound = before && before.currentRound !== status.currentRound;
   if (before && (newRound || before.status !== status.status)) clearScope("send", "review");  // what they said is past
   if (newRound) { clearScope("round"); view.reached = 0; view.ended = null; }
@@ -210,6 +216,7 @@ async function open(id) {
   $("delete-conversation").hidden = !id;
   $("title").textContent = "New conversation";
   reviewOpened(id, null, view.messages);
+  flowOpened(id);
   listOpened(id);
   if (!id) return;
   const workflow = await attempt(() => api("GET", wid(id)));
@@ -231,6 +238,10 @@ function hashId(hash) {
 }
 
 function route() {
+  const flows = /^#\/flows(?:\/(\d+))?\/?$/.exec(location.hash);
+  document.body.classList.remove("list-open");
+  if (flows) { leave(); showFlows(flows[1]); return; }
+  hideFlows();
   const id = hashId(location.hash);
   const canonical = id ? `#/w/${encodeURIComponent(id)}` : "";
   if (location.hash !== canonical) {  // one form in the address bar; no second hashchange for it
@@ -280,6 +291,7 @@ async function send() {
 function start() {
   initReview({ api, wid, notify: (text, kind) => notify(text, kind, "review") });
   initList();
+  initFlows();
   initRender({
     workflowId: () => view.id,
     forget: (id) => view.messages.delete(id),

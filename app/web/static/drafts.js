@@ -51,7 +51,7 @@ export function dropDraft(drafts, id) {
 // A message that came whole (an offline model writes no live text) is put on the page sentence by
 // sentence, as a reader would follow it; nothing pretends a model is writing (no caret, no
 // "writing…"); the message is aria-busy meanwhile, so a screen reader reads it once, whole.
-export function reveal(li, markdown) {
+export function reveal(li, markdown, done = () => {}) {
   const body = li.querySelector(".body");
   const cuts = sentenceEnds(String(markdown || ""));
   if (!body || cuts.length < 2 || matchMedia("(prefers-reduced-motion: reduce)").matches) return;
@@ -65,11 +65,12 @@ export function reveal(li, markdown) {
     if (!li.isConnected) { clearInterval(timer); return; }  // replaced meanwhile (an update)
     if (shown >= cuts.length - 1) {
       clearInterval(timer);
-      keepScroll(() => body.replaceChildren(...whole));
+      body.replaceChildren(...whole);
       li.removeAttribute("aria-busy");
+      done();
       return;
     }
-    keepScroll(() => body.replaceChildren(renderMarkdown(markdown.slice(0, cuts[shown]))));
+    body.replaceChildren(renderMarkdown(markdown.slice(0, cuts[shown])));  // grows below: the view stays
   }, 50);
 }
 

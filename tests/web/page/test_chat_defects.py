@@ -38,6 +38,7 @@ def at_width(browser, url: str, width: int):
     expect.set_options(timeout=TIMEOUT)
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("dialog", lambda dialog: dialog.accept())
     page.goto(url)
     return context, page
 
