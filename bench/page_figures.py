@@ -35,7 +35,7 @@ def fifty_nodes() -> dict:
         for i in range(4):
             node_id = f"l{layer}n{i}"
             parent = above[i % len(above)]
-            text = "{{ inputs.word }}" if parent == "start" else "{{ %s.output }}!" % parent
+            text = "{{ inputs.word }}" if parent == "start" else "{{ " + parent + ".output }}!"
             nodes.append({"id": node_id, "type": "template", "name": f"Step {layer}.{i}", "config": {"text": text}})
             edges.append({"source": parent, "target": node_id})
             row.append(node_id)
@@ -71,8 +71,8 @@ def serve_before(context, tmp: Path) -> None:
 
 def violations(page, axe: str) -> list[tuple[str, str, int]]:
     page.add_script_tag(content=Path(axe).read_text())
-    found = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length])")
-    return [tuple(v) for v in found]
+    found = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 2).map(n => n.html.slice(0, 160))])")
+    return [tuple(v) for v in found]  # (rule, impact, how many elements, the first two)
 
 
 def main() -> None:
@@ -116,6 +116,11 @@ def main() -> None:
         before_chat = violations(old_page, axe)
         print(f"axe-core violations, chat page: before {before_chat}, after {after_chat}")
         print(f"axe-core violations, Flows view (50-node graph): {after_flows}")
+        ran = httpx.post(live.url + "/api/workflows/start", timeout=30,
+                         json={"flow": {"id": flow["id"], "version": "draft", "inputs": {"word": "hi"}}}).json()
+        page.goto(f"{live.url}/#/w/{ran['id']}")
+        page.wait_for_selector("g.node.succeeded")
+        print(f"axe-core violations, a run of it beside the chat: {violations(page, axe)}")
         browser.close()
 
 

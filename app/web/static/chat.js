@@ -35,7 +35,8 @@ function showMessage(message, live = true) {
   const draft = dropDraft(view.drafts, (message.metadata || {}).draftId);
   // A message that came whole (no live text, or all of it in one delta, as an offline model's does).
   const whole = !old && live && message.role !== "user" && (!draft || Number(draft.dataset.deltas || 0) <= 1);
-  if (whole) reveal(node, message.content, () => { if (message.status === "last") showEnd(); });
+  // Once put there whole, the round's end is in view again if the round has ended (text grew above it).
+  if (whole) reveal(node, message.content, () => { if (view.status && TERMINAL.has(view.status.status)) showEnd(); });
   if (draft) keepScroll(() => draft.replaceWith(node));  // in place: no flicker, no jump
   else if (old) {
     const toggle = old.querySelector(".toggle[aria-expanded=false]");  // a collapsed step stays collapsed

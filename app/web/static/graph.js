@@ -115,10 +115,10 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
     const { name, type } = label(node);
     const g = el("g", { class: `node ${node.type}`, transform: `translate(${x},${y})`, tabindex: 0, role: "button",
                         "data-node": node.id, "aria-label": `${type} ${name}` });
-    const title = el("title", {}, `${name} (${type})`);
+    const title = el("title", {}, `${type} ${name}`);
     g.append(title, el("rect", { width: W, height: H, rx: 8 }),
-      el("text", { x: 10, y: 18, class: "type" }, cut(type, 24)),
-      el("text", { x: 10, y: 38, class: "name" }, cut(name, 22)));
+      el("text", { x: 10, y: 18, class: "type" }, `${cut(type, 24)} `),  // the space: read as words, not "templatehello"
+      el("text", { x: 10, y: 38, class: "name" }, `${cut(name, 22)} `));
     const state = el("text", { x: W - 8, y: 18, class: "state", "text-anchor": "end" });
     g.append(state);
     g.addEventListener("click", () => onPick(node.id));

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.web.page.test_chat_defects import at_width
 from tests.web.page.test_chat_page import browser, expect, messages, screenshot_on_failure, server  # noqa: F401
@@ -48,6 +49,7 @@ def node(page, scope, node_id: str):
 
 def shot(page, name: str) -> None:
     if SHOTS:
+        page.evaluate("document.querySelector('.flow-detail').scrollTop = 0")
         page.screenshot(path=str(Path(SHOTS) / name))
 
 
@@ -158,3 +160,30 @@ def box_width(locator) -> float:
     found = locator.bounding_box()
     assert found
     return found["x"] + found["width"]
+
+
+AXE = Path(os.environ.get("FOREMAN_AXE", "/tmp/page-axe/node_modules/axe-core/axe.min.js"))
+
+
+def test_axe_core_finds_no_violation_on_the_flows_view_and_a_run(browser, server, tmp_path):
+    """axe-core (npm install --prefix /tmp/page-axe axe-core@4, or FOREMAN_AXE=<its axe.min.js>) in the page."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is not installed at {AXE}")
+    flow = httpx.post(server.url + "/api/flows", json={**GATED, "name": "Checked flow"}, timeout=30).json()
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True)  # to inject axe
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/#/flows/{flow['id']}")
+        expect(page.get_by_role("group", name="Graph of Checked flow")).to_be_visible()
+
+        def violations() -> list:
+            page.add_script_tag(content=AXE.read_text())
+            return page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.nodes.length])")
+
+        assert violations() == []
+        page.get_by_role("form", name="Run this flow").get_by_role("textbox", name="word").fill("axe")
+        page.get_by_role("button", name="Run flow").click()
+        expect(page.get_by_role("region", name="The flow waits for you")).to_be_visible()
+        assert violations() == []
+    finally:
+        context.close()
