@@ -12,7 +12,7 @@ import { attached, clearAttachments, upload } from "./uploads.js";
 import { attempt, clearNotices, clearScope, notify } from "./notices.js";
 import { initList, listOpened, loadList, setTitle } from "./list.js";
 import { initRender, renderMessage, stoppedNote } from "./render.js";
-import { flowMessage, flowOpened, flowStatus, flowWait } from "./flowrun.js";
+import { flowMessage, flowOpened, flowStatus, flowWait, initFlowRun } from "./flowrun.js";
 import { hideFlows, initFlows, showFlows } from "./flows.js";
 import { initReview, reviewMessage, reviewOpened, reviewStartOptions, reviewStatus, reviewStatusText } from "./review.js";
 
@@ -293,6 +293,7 @@ function start() {
   initReview({ api, wid, notify: (text, kind) => notify(text, kind, "review") });
   initList();
   initFlows();
+  initFlowRun();
   initRender({
     workflowId: () => view.id,
     forget: (id) => view.messages.delete(id),

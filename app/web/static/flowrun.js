@@ -4,11 +4,16 @@
 // skipped; a map's items done of total, a loop's iteration). A node's input, output and error show
 // on click; a human node's wait shows its message with one button per action (POST /review).
 import { api, wid } from "./api.js";
-import { attempt } from "./notices.js";
+import { attempt, notify } from "./notices.js";
+import { can } from "./caps.js";
 import { drawGraph } from "./graph.js";
 
 const $ = (id) => document.getElementById(id);
 let run = { id: null, flow: null, round: 0, graph: null, runs: [], timer: null, gen: 0 };
+
+export function initFlowRun() {
+  $("rerun-failed").addEventListener("click", () => rerunFrom(null));
+}
 
 export function flowOpened(id) {
   clearTimeout(run.timer);
@@ -75,6 +80,9 @@ export function flowStatus(status) {
   if (!run.graph) return;
   const over = ["completed", "stopped", "failed"].includes(status.status);
   if (over && !run.done) { run.done = true; clearTimeout(run.timer); poll(run.gen); }  // once more: the last states
+  const again = $("rerun-failed");
+  again.hidden = true;
+  if (over && status.status !== "completed") can("rerun").then((yes) => { again.hidden = !yes; });
   if (!over) run.done = false;
 }
 
@@ -127,5 +135,41 @@ function showNode(nodeId) {
     }
     rows.push(list);
   }
+  const rerun = document.createElement("button");
+  rerun.type = "button";
+  rerun.hidden = true;
+  rerun.textContent = `Rerun from ${nodeId}`;
+  rerun.addEventListener("click", () => rerunFrom(nodeId));
+  rows.push(rerun);
   box.replaceChildren(...rows);
+  can("rerun").then((yes) => { rerun.hidden = !yes; });
+}
+
+// A new round of the same flow version from `fromNode` (null: from where the round failed or stopped).
+async function rerunFrom(fromNode) {
+  await attempt(async () => {
+    const body = fromNode ? { round: run.round, fromNode } : { round: run.round };
+    const answer = await api("POST", `${wid(run.id)}/rerun`, body);
+    notify(fromNode ? `A new round runs the flow again from ${fromNode}.` : "A new round goes on from where this one stopped.", "info");
+    return answer;
+  }, "send");
+}
+
+// "Save as flow" on a round's plan, where the server saves rounds as flows (POST /api/flows {fromRound}).
+export function saveAsFlowButton(message, workflowId) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "tool";
+  b.hidden = true;
+  b.textContent = "Save as flow";
+  b.setAttribute("aria-label", `Save the plan of round ${message.round} as a flow`);
+  b.addEventListener("click", () => attempt(async () => {
+    const name = prompt("Name of the new flow", `Round ${message.round} plan`);
+    if (!name) return undefined;
+    const flow = await api("POST", "/api/flows", { fromRound: { workflowId: workflowId(), round: message.round }, name });
+    location.hash = `#/flows/${flow.id}`;
+    return flow;
+  }, "send"));
+  can("saveRound").then((yes) => { b.hidden = !yes; });
+  return b;
 }

@@ -3,6 +3,7 @@
 // its inputs, with a version picker: the latest published one by default, or the draft) and the
 // draft's editor (flow_edit.js). A run opens as a round of a conversation, like any other.
 import { api, auth, problem } from "./api.js";
+import { can } from "./caps.js";
 import { attempt, notify } from "./notices.js";
 import { drawGraph } from "./graph.js";
 import { openEditor } from "./flow_edit.js";
@@ -199,6 +200,7 @@ function versionsPart(flow, versions) {
     const li = field("li");
     li.append(field("strong", {}, `Version ${v.version}`), ` ${v.name || ""}`,
       field("span", { className: "item-meta" }, `${v.comment || ""} · ${v.author} · ${when(v.createdAt)}`));
+    versionTools(flow, v, li);
     list.append(li);
   }
   if (!versions.length) part.append(field("p", { className: "empty" }, "Not published yet: runs use the draft."));
@@ -222,6 +224,43 @@ function versionsPart(flow, versions) {
   return part;
 }
 
+// Restore and export, where the server has them.
+async function versionTools(flow, v, li) {
+  if (await can("restore")) {
+    const b = field("button", { type: "button", className: "tool" }, `Restore version ${v.version}`);
+    b.addEventListener("click", () => attempt(async () => {
+      await api("POST", `${fid(flow.id)}/restore`, { version: v.version });
+      notify(`Version ${v.version} is the draft again.`, "info");
+      await openFlow(flow.id);
+      return true;
+    }, "flows"));
+    li.append(b);
+  }
+  if (await can("exportVersion")) {
+    const b = field("button", { type: "button", className: "tool" }, `Export version ${v.version}`);
+    b.addEventListener("click", () => attempt(async () => {
+      const response = await fetch(`${fid(flow.id)}/versions/${v.version}?format=yaml`, { headers: auth() });
+      if (!response.ok) throw new Error(await problem(response));
+      const link = field("a", { href: URL.createObjectURL(await response.blob()), download: `${flow.name}-v${v.version}.yaml` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      return true;
+    }, "flows"));
+    li.append(b);
+  }
+}
+
+async function importFlow(file) {
+  const yaml = /\.ya?ml$/i.test(file.name);
+  const response = await fetch("/api/flows/import", { method: "POST", body: await file.text(),
+    headers: auth({ "Content-Type": yaml ? "application/yaml" : "application/json" }) });
+  if (!response.ok) throw new Error(await problem(response));
+  const created = await response.json();
+  location.hash = `#/flows/${created.id}`;
+  return created;
+}
+
 async function newFlow() {
   const name = `New flow ${flows.length + 1}`;
   const created = await api("POST", "/api/flows", { name, inputs: { text: { type: "string" } },
@@ -236,4 +275,10 @@ async function newFlow() {
 export function initFlows() {
   $("flow-search").addEventListener("input", renderList);
   $("new-flow").addEventListener("click", () => attempt(newFlow, "flows"));
+  $("flow-import").addEventListener("change", (event) => {
+    const [file] = event.target.files;
+    event.target.value = "";
+    if (file) attempt(() => importFlow(file), "flows");
+  });
+  can("import").then((yes) => { $("flow-import-label").hidden = !yes; });
 }

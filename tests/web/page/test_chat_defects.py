@@ -89,6 +89,9 @@ def test_underscores_in_file_names_are_text_never_emphasis(page, server, tmp_pat
         mentions = messages(page).filter(has_text="q3_sales_by_region")
         expect(mentions.nth(1)).to_be_visible()  # the plan or the answer names the file too
         assert page.locator(".body em", has_text="sales").count() == 0
+        expect(messages(page).filter(has_text="Work plan")).to_have_count(1)
+        # POST /api/flows {fromRound} is not on this server: no "Save as flow" on the plan.
+        expect(page.locator("button:visible", has_text="Save as flow")).to_have_count(0)
         assert page.errors == []
 
 
