@@ -168,7 +168,7 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
   box.replaceChildren(tools, svg);
   requestAnimationFrame(() => {  // a big flow opens readable (full size, from the top), Fit shows it whole
     const cw = svg.clientWidth, ch = svg.clientHeight;
-    if (!cw || Math.min(cw / fit.w, ch / fit.h) >= 0.75) return;
+    if (!cw || Math.min(cw / fit.w, ch / fit.h) >= 0.55) return;  // small text still reads at 0.55
     Object.assign(view, { x: fit.x + fit.w / 2 - cw / 2, y: fit.y, w: cw, h: ch });
     apply();
   });
