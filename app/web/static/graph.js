@@ -45,8 +45,30 @@ export function layout(nodes, edges) {
     return value;
   };
   ids.forEach(rank);
+  // An edge across several layers goes through a waypoint in each layer between (ordered like a
+  // node), so it runs beside the nodes, never through them.
+  const via = new Map();  // "source>target" -> its waypoints, top to bottom
+  for (const e of forward) {
+    const from = layer.get(e.source), to = layer.get(e.target);
+    if (to - from < 2) continue;
+    const chain = [];
+    let prev = e.source;
+    for (let l = from + 1; l < to; l++) {
+      const id = `\u0000${e.source}>${e.target}@${l}`;
+      layer.set(id, l);
+      out.set(id, []); into.set(id, [prev]);
+      out.get(prev).push(id);
+      chain.push(id);
+      prev = id;
+    }
+    out.get(prev).push(e.target);
+    into.get(e.target).push(prev);
+    out.set(e.source, out.get(e.source).filter((t) => t !== e.target));
+    into.set(e.target, into.get(e.target).filter((t) => t !== e.source));
+    via.set(`${e.source}>${e.target}`, chain);
+  }
   const layers = [];
-  ids.forEach((id) => { (layers[layer.get(id)] ||= []).push(id); });
+  [...layer.keys()].forEach((id) => { (layers[layer.get(id)] ||= []).push(id); });
   const order = new Map();
   const place = () => layers.forEach((row) => row.forEach((id, i) => order.set(id, i)));
   place();
@@ -66,7 +88,8 @@ export function layout(nodes, edges) {
     const offset = ((widest - row.length) * (W + GAP_X)) / 2;
     row.forEach((id, x) => at.set(id, { x: offset + x * (W + GAP_X), y: y * (H + GAP_Y) }));
   });
-  return { at, width: widest * (W + GAP_X) - GAP_X, height: layers.length * (H + GAP_Y) - GAP_Y };
+  const routes = new Map([...via].map(([key, chain]) => [key, chain.map((id) => at.get(id))]));
+  return { at, routes, width: widest * (W + GAP_X) - GAP_X, height: layers.length * (H + GAP_Y) - GAP_Y };
 }
 
 function label(node) {
@@ -85,7 +108,7 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
   const nodes = definition.nodes || [];
   const edges = (definition.edges || []).filter((e) => nodes.some((n) => n.id === e.source) &&
                                                       nodes.some((n) => n.id === e.target));
-  const { at, width, height } = layout(nodes, edges);
+  const { at, routes, width, height } = layout(nodes, edges);
   const pad = 16;
   const svg = el("svg", { role: "group", "aria-label": title, class: "graph", xmlns: NS });
   const view = { x: -pad, y: -pad, w: width + 2 * pad, h: height + 2 * pad };
@@ -101,8 +124,14 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
     const a = at.get(e.source), b = at.get(e.target);
     const x1 = a.x + W / 2, y1 = a.y + H, x2 = b.x + W / 2, y2 = b.y;
     const back = y2 <= y1;
+    const points = [[x1, y1]];
+    for (const p of routes.get(`${e.source}>${e.target}`) || []) points.push([p.x + W / 2, p.y], [p.x + W / 2, p.y + H]);
+    points.push([x2, y2]);
     const d = back ? `M${x1},${y1} C${x1 + W},${y1 + GAP_Y} ${x2 + W},${y2 - GAP_Y} ${x2},${y2}`
-      : `M${x1},${y1} C${x1},${(y1 + y2) / 2} ${x2},${(y1 + y2) / 2} ${x2},${y2}`;
+      : points.slice(1).map(([bx, by], i) => {
+        const [ax, ay] = points[i];
+        return i % 2 ? `L${bx},${by}` : `${i ? "" : `M${ax},${ay} `}C${ax},${(ay + by) / 2} ${bx},${(ay + by) / 2} ${bx},${by}`;
+      }).join(" ");
     svg.append(el("path", { d, class: "edge", "marker-end": "url(#arrow)" }));
     if (e.branch) {
       const tx = (x1 + x2) / 2 + (back ? W : 0), ty = (y1 + y2) / 2;
