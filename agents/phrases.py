@@ -199,6 +199,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "Blatt „{sheet}“: {where}, {rows} Zeilen × {cols} Spalten",
         "fr": "feuille « {sheet} » : {where}, {rows} lignes × {cols} colonnes",
     },
+    "preview_rows": {
+        "en": "(the first {shown} of {rows} rows shown)",
+        "de": "(die ersten {shown} von {rows} Zeilen)",
+        "fr": "(les {shown} premières lignes sur {rows})",
+    },
     "table_from": {
         "en": "{source} of {doc}",
         "de": "{source} aus {doc}",

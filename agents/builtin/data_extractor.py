@@ -176,7 +176,12 @@ def _report(names: list[str], tables: list[Table], labels: list[str], files: lis
     for table, label in list(zip(tables, labels))[:3]:
         lines.append(f"**{label}**")
         lines.append("")
-        lines.extend(markdown_table(table, PREVIEW_ROWS))
+        preview = markdown_table(table, PREVIEW_ROWS)
+        lines.extend(preview)
+        shown = max(0, len(preview) - 1)  # the table's rows in it: the header and the rows under it
+        if preview and shown < len(table.rows):  # a cut preview says so, never "8 rows" over 6 shown
+            lines.append("")
+            lines.append(say("preview_rows", language, shown=shown, rows=len(table.rows)))
         lines.append("")
     delivered = [f"{f.name} ({say('sheets', language, n=len(tables))})" if f.mime == XLSX_MIME else f.name for f in files]
     lines.append(say("files_delivered", language, files=", ".join(delivered)))

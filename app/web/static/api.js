@@ -45,8 +45,10 @@ export async function api(method, path, body) {
     throw new Error("The server cannot be reached. Is it running?");
   }
   if (!response.ok) {
+    const body = await response.clone().json().catch(() => null);  // a flow's 400 lists its problems
     const error = new Error(await problem(response));
     error.status = response.status;
+    error.body = body;
     throw error;
   }
   return response.json();

@@ -4,14 +4,16 @@
 // names.js (types, titles, dates), list.js (the conversation list, search, rename), render.js (a
 // message, copy, edit and resend, password fields), drafts.js (live text), scroll.js, stream.js
 // (the event stream's text), uploads.js (attachments), review.js (plan review), markdown.js.
-import { dropDraft, showDelta } from "./drafts.js";
+import { dropDraft, reveal, showDelta } from "./drafts.js";
 import { keepScroll, showEnd } from "./scroll.js";
 import { api, auth, problem, showKeyField, storedKey, storeKey, wid } from "./api.js";
 import { readEvents } from "./stream.js";
 import { attached, clearAttachments, upload } from "./uploads.js";
-import { attempt, clearNotices, notify } from "./notices.js";
+import { attempt, clearNotices, clearScope, notify } from "./notices.js";
 import { initList, listOpened, loadList, setTitle } from "./list.js";
 import { initRender, renderMessage, stoppedNote } from "./render.js";
+import { flowMessage, flowOpened, flowStatus, flowWait, initFlowRun } from "./flowrun.js";
+import { hideFlows, initFlows, showFlows } from "./flows.js";
 import { initReview, reviewMessage, reviewOpened, reviewStartOptions, reviewStatus, reviewStatusText } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,7 +25,7 @@ let view = fresh(null);
 
 function fresh(id) {
   return { id, gen: 0, controller: null, cursor: { m: 0, l: 0 }, status: null, messages: new Map(), logs: 0,
-    drafts: new Map(), lastEventId: "" };
+    drafts: new Map(), lastEventId: "", reached: 0, ended: null };
 }
 
 function showMessage(message, live = true) {
@@ -31,6 +33,10 @@ function showMessage(message, live = true) {
   const node = renderMessage(message);
   const old = list.querySelector(`li[data-id="${message.id}"]`);
   const draft = dropDraft(view.drafts, (message.metadata || {}).draftId);
+  // A message that came whole (no live text, or all of it in one delta, as an offline model's does).
+  const whole = !old && live && message.role !== "user" && (!draft || Number(draft.dataset.deltas || 0) <= 1);
+  // Once put there whole, the round's end is in view again if the round has ended (text grew above it).
+  if (whole) reveal(node, message.content, () => { if (view.status && TERMINAL.has(view.status.status)) showEnd(); });
   if (draft) keepScroll(() => draft.replaceWith(node));  // in place: no flicker, no jump
   else if (old) {
     const toggle = old.querySelector(".toggle[aria-expanded=false]");  // a collapsed step stays collapsed
@@ -47,6 +53,8 @@ function showMessage(message, live = true) {
   $("empty").hidden = true;
   refreshLocks();
   reviewMessage(message);
+  if (fresh) attempt(() => flowMessage(message));
+  if (view.status) flowWait(view.status, view.messages);  // a human node's message came after its wait
 }
 
 // A password field only on a file's latest showing, and none once a later round opened it.
@@ -72,10 +80,13 @@ function showLog(entry, live = true) {
   $("logs").append(li);
   view.logs += 1;
   $("log-count").textContent = `(${view.logs})`;
-  if (entry.type === "error" && live) notify(entry.message);  // not again for a conversation reopened
+  if (entry.type === "error" && live) notify(entry.message, "error", "round");  // not again for a conversation reopened
   if (entry.status === "stopped" && entry.agentName === "system") showStopped(entry.round);
-  if (entry.progress != null && (!view.status || entry.round === view.status.currentRound)) {
-    setProgress(Math.max(entry.progress, Number($("progress").getAttribute("aria-valuenow"))));
+  if (!view.status || entry.round === view.status.currentRound) {
+    // A stopped or failed round's last log says 100: the bar stays where the work got to.
+    if (entry.status === "stopped" || entry.status === "failed") view.ended = entry.status;
+    else if (entry.progress != null) view.reached = Math.max(view.reached, entry.progress);
+    setProgress(view.reached);
   }
 }
 
@@ -88,10 +99,13 @@ function showStopped(round) {
 }
 
 function setProgress(value) {
+  const words = view.ended ? `${value}% · ${view.ended}` : `${value}%`;
   $("progress-row").hidden = false;
   $("progress").setAttribute("aria-valuenow", String(value));
+  $("progress").setAttribute("aria-valuetext", words);
+  $("progress").classList.toggle("ended", Boolean(view.ended));
   $("progress").querySelector(".fill").style.width = `${value}%`;
-  $("progress-text").textContent = `${value}%`;
+  $("progress-text").textContent = words;
 }
 
 function showStatus(status) {
@@ -100,9 +114,17 @@ function showStatus(status) {
   $("status").textContent = reviewStatusText(status) || `${status.status} · round ${status.currentRound}`;
   $("status").className = `status ${status.status}`;
   $("stop").disabled = status.status !== "running" && status.status !== "waiting";
+  $("multitask").hidden = status.status !== "running";
   reviewStatus(status);
-  setProgress(before && before.currentRound !== status.currentRound ? status.progress
-    : Math.max(status.progress, Number($("progress").getAttribute("aria-valuenow"))));
+  flowStatus(status);
+  flowWait(status, view.messages);
+  const newRound = before && before.currentRound !== status.currentRound;
+  if (before && (newRound || before.status !== status.status)) clearScope("send", "review");  // what they said is past
+  if (newRound) { clearScope("round"); view.reached = 0; view.ended = null; }
+  if (status.status === "stopped" || status.status === "failed") view.ended = status.status;
+  else { view.ended = null; view.reached = Math.max(view.reached, status.progress); }
+  if (!view.reached && view.ended && status.progress < 100) view.reached = status.progress;
+  setProgress(view.reached);
   if (!before || before.status !== status.status) attempt(() => loadList(view.id));
   if (before && !TERMINAL.has(before.status) && TERMINAL.has(status.status)) {
     requestAnimationFrame(showEnd);  // after the round's last message is drawn
@@ -186,6 +208,7 @@ async function open(id) {
   $("logs").replaceChildren();
   $("log-count").textContent = "";
   $("progress-row").hidden = true;
+  $("multitask").hidden = true;
   setProgress(0);
   $("progress-row").hidden = !id;
   $("status").textContent = "";
@@ -194,6 +217,7 @@ async function open(id) {
   $("delete-conversation").hidden = !id;
   $("title").textContent = "New conversation";
   reviewOpened(id, null, view.messages);
+  flowOpened(id);
   listOpened(id);
   if (!id) return;
   const workflow = await attempt(() => api("GET", wid(id)));
@@ -215,6 +239,10 @@ function hashId(hash) {
 }
 
 function route() {
+  const flows = /^#\/flows(?:\/(\d+))?\/?$/.exec(location.hash);
+  document.body.classList.remove("list-open");
+  if (flows) { leave(); showFlows(flows[1]); return; }
+  hideFlows();
   const id = hashId(location.hash);
   const canonical = id ? `#/w/${encodeURIComponent(id)}` : "";
   if (location.hash !== canonical) {  // one form in the address bar; no second hashchange for it
@@ -231,8 +259,12 @@ async function startRound({ prompt, fileIds, passwords }) {
   const path = view.id ? `/api/workflows/start?id=${encodeURIComponent(view.id)}` : "/api/workflows/start";
   const body = { prompt, listFileId: fileIds, ...reviewStartOptions() };
   if (passwords && Object.keys(passwords).length) body.passwords = passwords;
-  const answer = await attempt(() => api("POST", path, body));
+  if (view.status && view.status.status === "running") {  // steer, queue or interrupt, as the person chose
+    body.multitaskStrategy = document.querySelector("input[name=multitask]:checked").value;
+  }
+  const answer = await attempt(() => api("POST", path, body), "send");
   if (!answer) return false;
+  if (body.multitaskStrategy === "enqueue") notify("Queued: your message runs as the next round when this one ends.", "info");
   if (answer.id !== view.id) location.hash = `#/w/${encodeURIComponent(answer.id)}`;
   await attempt(() => loadList());
   return true;
@@ -258,8 +290,10 @@ async function send() {
 // ---- wiring -------------------------------------------------------------------------
 
 function start() {
-  initReview({ api, wid, notify });
+  initReview({ api, wid, notify: (text, kind) => notify(text, kind, "review") });
   initList();
+  initFlows();
+  initFlowRun();
   initRender({
     workflowId: () => view.id,
     forget: (id) => view.messages.delete(id),

@@ -28,6 +28,7 @@ export function showDelta(drafts, delta) {
   }
   if (delta.offset !== draft.text.length) return;
   draft.text += delta.text;
+  draft.li.dataset.deltas = String(Number(draft.li.dataset.deltas || 0) + 1);
   if (!draft.queued) {  // one render per frame, however many deltas came
     draft.queued = true;
     requestAnimationFrame(() => {
@@ -45,4 +46,43 @@ export function dropDraft(drafts, id) {
   if (!draft) return null;
   drafts.delete(id);
   return draft.li;
+}
+
+// A message that came whole (an offline model writes no live text) is put on the page sentence by
+// sentence, as a reader would follow it; nothing pretends a model is writing (no caret, no
+// "writing…"); the message is aria-busy meanwhile, so a screen reader reads it once, whole.
+export function reveal(li, markdown, done = () => {}) {
+  const body = li.querySelector(".body");
+  const cuts = sentenceEnds(String(markdown || ""));
+  if (!body || cuts.length < 2 || matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  const whole = [...body.childNodes];
+  const step = Math.max(1, Math.ceil(cuts.length / 40));  // at most ~40 steps, ~2 s for a long answer
+  let shown = 0;
+  li.setAttribute("aria-busy", "true");
+  body.replaceChildren(renderMarkdown(markdown.slice(0, cuts[0])));
+  const timer = setInterval(() => {
+    shown += step;
+    if (!li.isConnected) { clearInterval(timer); return; }  // replaced meanwhile (an update)
+    if (shown >= cuts.length - 1) {
+      clearInterval(timer);
+      body.replaceChildren(...whole);
+      li.removeAttribute("aria-busy");
+      done();
+      return;
+    }
+    body.replaceChildren(renderMarkdown(markdown.slice(0, cuts[shown])));  // grows below: the view stays
+  }, 50);
+}
+
+// Where each sentence of a Markdown text ends (after its full stop and spaces, or its line).
+function sentenceEnds(markdown) {
+  const ends = [];
+  const pattern = /[.!?]+["')\]*_]*(?:\s+|$)|\n+/g;
+  let match;
+  while ((match = pattern.exec(markdown))) {
+    const end = match.index + match[0].length;
+    if (!ends.length || end > ends[ends.length - 1]) ends.push(end);
+  }
+  if (!ends.length || ends[ends.length - 1] < markdown.length) ends.push(markdown.length);
+  return ends;
 }

@@ -3,7 +3,9 @@
 // Covers what the agents write: headings, paragraphs, lists, code blocks, tables, quotes,
 // **bold**, *emphasis*, `code` and [links](http...).
 
-const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(__[^_\n]+__)|(\*[^*\s][^*\n]*\*)|(_[^_\s][^_\n]*_)|(\[[^\]\n]+\]\([^)\s]+\))/;
+// Underscores mark emphasis only at word edges, as CommonMark has it: `a_b_c.docx` and
+// `__init__.py` are text, not italics (file names are named that way in every plan).
+const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|((?<![\p{L}\p{N}_])__[^_\s](?:[^_\n]*[^_\s])?__(?![\p{L}\p{N}_]|\.[\p{L}\p{N}]))|(\*[^*\s][^*\n]*\*)|((?<![\p{L}\p{N}_])_[^_\s](?:[^_\n]*[^_\s])?_(?![\p{L}\p{N}_]|\.[\p{L}\p{N}]))|(\[[^\]\n]+\]\([^)\s]+\))/u;
 
 function inline(parent, text) {
   while (text) {

@@ -5,6 +5,7 @@
 import { api, auth, problem, wid } from "./api.js";
 import { attempt, notify } from "./notices.js";
 import { friendlyType } from "./names.js";
+import { saveAsFlowButton } from "./flowrun.js";
 import { renderMarkdown } from "./markdown.js";
 
 let hooks = null;  // { workflowId(), forget(messageId), resend({ prompt, fileIds, passwords }) } from chat.js
@@ -216,6 +217,7 @@ export function renderMessage(message) {
     tools.append(toggle);
   }
   if (message.content) tools.append(copyButton(message));
+  if (kind === "plan") tools.append(saveAsFlowButton(message, hooks.workflowId));
   if (kind === "request") tools.append(button("Edit", "Edit this request", () => body.replaceWith(editor(message, body)), "tool"));
   tools.append(button("Delete", "Delete message", () => attempt(async () => {
     if (!confirm("Delete this message? Later rounds will no longer see it or its files.")) return;

@@ -66,7 +66,7 @@ export function reviewOpened(id, workflow, messages) {
 export function reviewStatusText(status) {
   if (status.status !== "waiting") return null;
   const kind = status.waitingFor && status.waitingFor.kind;
-  const what = kind === "question" ? "answer" : kind === "tool" ? "approval" : "review";
+  const what = kind === "question" ? "answer" : kind === "tool" ? "approval" : kind === "node" ? "decision" : "review";
   return `Waiting for your ${what} · round ${status.currentRound}`;
 }
 
