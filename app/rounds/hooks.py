@@ -52,8 +52,9 @@ class Hooks:
     and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
 
     def __init__(self, rt: Runtime, workflow_id: str, round_no: int,
-                 planning: Callable[[], Awaitable[Planned | None]]) -> None:
+                 planning: Callable[[], Awaitable[Planned | None]], decided: bool = False) -> None:
         self.rt, self.workflow_id, self.round_no, self.planning = rt, workflow_id, round_no, planning
+        self.decided = decided  # the round's part after a decision of the user's (an answer may be there)
         self.announced: frozenset[str] = frozenset()  # tasks whose start the plan's write logged (first pass)
         self.handled: set[int] = set()  # the user's steering messages a revision took up
         self.parked: list[asking.Parked] = []  # tasks that wait for the user (a question, an approval)
@@ -124,7 +125,8 @@ class Hooks:
         with tracing.task_span(task.agent, task.id):
             outcome, message_id = await run_one(rt, workflow_id, round_no, plan, task, self.numbers[task.id],
                                                 delivered, announced=task.id in self.announced,
-                                                then=lambda ok=True: settling.after(task.id, ok), approval=approval)
+                                                then=lambda ok=True: settling.after(task.id, ok), approval=approval,
+                                                decided=self.decided)
         if message_id is not None:
             self.messages[task.id] = message_id
         if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):

@@ -180,12 +180,13 @@ def _agent(plan: Plan, task_id: str) -> str:
 async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,
                   delivered: dict[str, TaskOutcome], announced: bool = False,
                   then: Callable[..., list[NewLog]] = lambda ok=True: [],
-                  approval: asking.Approval | None = None) -> tuple[TaskOutcome, int | None]:
+                  approval: asking.Approval | None = None, decided: bool = True) -> tuple[TaskOutcome, int | None]:
     """Run one task of the plan; a failure fails the task, not the round. Its outcome is written once,
     with its message, logs and files, in one transaction: that write is the task's checkpoint. The
     outcome, and the id of the message it was written in (None: not written).
     `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it;
-    `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`)."""
+    `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`);
+    `decided`: the round went on after a decision of the user's (only then may a question have an answer)."""
     total = len(plan.tasks)
     key = step_keys(workflow_id, round_no, "task", task.id)
     if not announced:
@@ -195,9 +196,9 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         inp = await rt.rounds.round_input(workflow_id, round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
-        # Only an agent offered to ask (AGENT_QUESTIONS) can have asked: no read per task otherwise.
+        # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
+        context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         context.may_ask = rt.settings.agent_questions
-        context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if context.may_ask else []
         with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
                                                                       task.agent, task.id):
             result = await asking.run_or_prepare(rt.registry, task, context, approval)

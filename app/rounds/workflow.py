@@ -116,4 +116,4 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
     async def given() -> Planned:
         return planned
 
-    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, given))
+    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, given, decided=True))

@@ -12,11 +12,11 @@ from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
 from agents.flows import FlowDefinition, FlowDiff
 from app.contract.flows import FlowView
-from app.contract.schemas import MAX_ID, Camel, StartAnswer
+from app.contract.schemas import Camel, StartAnswer
 from app.errors import UnsupportedMediaTypeError
 from app.services.flow_rounds import FlowRounds
 from app.services.flow_versions import FlowVersions
-from app.web.flows import FlowId, VersionView, owner_and_flows
+from app.web.flows import MAX_ROUND, FlowId, VersionView, owner_and_flows
 from app.web.http import StrictRequest, errors
 from app.web.workflows import WorkflowId, owner_and_workflows
 
@@ -109,7 +109,7 @@ class RerunRequest(Camel, forbid_unknown_fields=True, kw_only=True):
     """Which round to run again (default: the last), from which node (default: where it failed), with which
     inputs changed."""
 
-    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)] | None = None
+    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ROUND)] | None = None
     from_node: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
     inputs: dict[str, Any] = {}
 

@@ -21,6 +21,7 @@ from app.web.http import StrictRequest, errors
 from app.web.workflows import MAX_LIMIT, WorkflowId, owner_and_workflows
 
 FlowId = Annotated[int, Parameter(ge=1, le=MAX_ID)]
+MAX_ROUND = 2**31 - 1  # rounds are 32-bit integers in the database (a larger one was a 500 on PostgreSQL)
 SCHEMA_PATH = "/api/flows/schema.json"
 
 
@@ -83,7 +84,7 @@ class FromRound(Camel, forbid_unknown_fields=True, kw_only=True):
     """The round whose plan a new flow is made of."""
 
     workflow_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
+    round: Annotated[int, msgspec.Meta(ge=1, le=MAX_ROUND)]
 
 
 class FromRoundRequest(Camel, forbid_unknown_fields=True, kw_only=True):
@@ -164,7 +165,7 @@ async def list_versions(request: StrictRequest, flow_id: FlowId) -> list[Version
 
 @get("/api/workflows/{workflow_id:str}/nodes", responses=errors(404), summary="A flow round's node runs")
 async def node_runs(request: StrictRequest, workflow_id: WorkflowId,
-                    round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=MAX_ID,
+                    round_no: Annotated[int | None, QueryParameter(name="round", ge=1, le=MAX_ROUND,
                                                                    required=False)] = None) -> NodeRunPage:
     owner, workflows = owner_and_workflows(request)
     row = await workflows.owned(owner, workflow_id)

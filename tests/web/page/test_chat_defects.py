@@ -90,8 +90,8 @@ def test_underscores_in_file_names_are_text_never_emphasis(page, server, tmp_pat
         expect(mentions.nth(1)).to_be_visible()  # the plan or the answer names the file too
         assert page.locator(".body em", has_text="sales").count() == 0
         expect(messages(page).filter(has_text="Work plan")).to_have_count(1)
-        # POST /api/flows {fromRound} is not on this server: no "Save as flow" on the plan.
-        expect(page.locator("button:visible", has_text="Save as flow")).to_have_count(0)
+        # The server saves rounds as flows (POST /api/flows {fromRound}): the plan offers it.
+        expect(page.locator("button:visible", has_text="Save as flow")).to_have_count(1)
         assert page.errors == []
 
 
