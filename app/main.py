@@ -39,6 +39,7 @@ from app.rounds.live import Changes
 from app.rounds.runtime import Runtime
 from app.rounds.supervisor import Engine
 from app.sandbox.code import CodeSandbox
+from app.sandbox.confinement import unsupported_reason
 from app.services.files import FileService
 from app.services.workflows import WorkflowService
 from app.store.cursors import CursorCache
@@ -306,6 +307,10 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")
+        isolation = unsupported_reason()
+        if isolation is not None:  # checked without starting a worker: the pool starts with the first code node
+            log.warning("Flows' code nodes cannot run here (%s): a code node fails saying so; nothing runs "
+                        "unisolated.", isolation)
 
     rounds = Rounds(WorkflowService(engine), FileService(engine.rt.repo.files, engine.rt.storage,
                                                          settings.max_upload_bytes), settings.event_heartbeat_seconds,
