@@ -122,6 +122,9 @@ class WaitingFor(Camel):
     tool: dict[str, Any] | None = None  # kind "tool": the call awaiting approval (name, arguments, what it does)
     task_id: str | None = None  # kinds "question" and "tool": the plan's task that waits
     agent: str | None = None  # kinds "question" and "tool": the agent that asks, or that waits for approval
+    # kind "node": every human node of the flow waiting now ({nodeId, path, messageId, actions, defaultAction});
+    # a decision names the one it answers by `messageId` (none: the first, the one `messageId` above names)
+    nodes: list[dict[str, Any]] | None = None
 
 
 class WorkflowSummary(Camel):

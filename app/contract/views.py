@@ -121,7 +121,7 @@ def waiting_view(row: WorkflowRow) -> WaitingFor | None:
     return WaitingFor(kind=wait["kind"], message_id=wait["messageId"], since=_stamp(wait["since"]),
                       expires_at=_stamp(wait["expiresAt"]), decisions=list(wait.get("actions") or []) if wait["kind"] == "node" else list(DECISIONS[wait["kind"]]),
                       question=wait.get("question"), tool=wait.get("tool"), task_id=wait.get("taskId"),
-                      agent=wait.get("agent"))
+                      agent=wait.get("agent"), nodes=wait.get("nodes"))
 
 
 def _stamp(value: str) -> datetime:

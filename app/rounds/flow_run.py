@@ -161,26 +161,30 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
                                     redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
-        await wait(rt, workflow_id, round_no, result.waits[0], runner.total, runner.done())
+        await wait(rt, workflow_id, round_no, result.waits, runner.total, runner.done())
     else:
         await finish(rt, workflow_id, round_no, definition, result)
 
 
-async def wait(rt: Runtime, workflow_id: str, round_no: int, human: HumanWait, total: int, done: int) -> None:
-    """The round waits for the user's decision on a human node (the first, when several wait: the
-    others ask once it goes on)."""
-    key = node_key(workflow_id, round_no, human.path)
-    seconds = human.timeout_seconds or rt.settings.review_timeout_seconds
-    extra = {"path": human.path, "nodeId": human.node_id, "actions": list(human.actions),
-             "defaultAction": human.default_action}
+async def wait(rt: Runtime, workflow_id: str, round_no: int, waits: list[HumanWait], total: int, done: int) -> None:
+    """The round waits for the user's decisions on its human nodes: each asks in its own `step` message
+    (written once: a node still waiting after another's decision is not asked twice), and the wait lists
+    them all (`waitingFor.nodes`); a decision names the one it is for by its message (none: the first)."""
+    first = waits[0]
+    nodes = [{"path": h.path, "nodeId": h.node_id, "actions": list(h.actions), "defaultAction": h.default_action,
+              "messageKey": node_key(workflow_id, round_no, h.path)("message")} for h in waits]
+    seconds = first.timeout_seconds or rt.settings.review_timeout_seconds
+    extra = {**{k: v for k, v in nodes[0].items() if k != "messageKey"}, "nodes": nodes}
     await rt.journal.append(
         workflow_id, round_no,
-        messages=[NewMessage(key("message"), "assistant", "step", human.message, agent_name="human",
-                             meta={"node": human.path, "human": {"state": "pending", **extra}})],
-        logs=[NewLog(key("waiting"), f"Waiting for your decision on node {human.node_id}: "
-                                     f"{', '.join(human.actions)}", agent_name="human",
-                     progress=progress(done, total))],
-        event=Event.WAIT, wait=Wait("node", key("message"), seconds, extra))
+        messages=[NewMessage(node["messageKey"], "assistant", "step", human.message, agent_name="human",
+                             meta={"node": human.path, "human": {"state": "pending", **{
+                                 k: v for k, v in node.items() if k != "messageKey"}}})
+                  for human, node in zip(waits, nodes)],
+        logs=[NewLog(node_key(workflow_id, round_no, human.path)("waiting"), f"Waiting for your decision on node "
+                     f"{human.node_id}: {', '.join(human.actions)}", agent_name="human", progress=progress(done, total))
+              for human in waits],
+        event=Event.WAIT, wait=Wait("node", nodes[0]["messageKey"], seconds, extra))
 
 
 async def finish(rt: Runtime, workflow_id: str, round_no: int, definition: FlowDefinition,

@@ -49,7 +49,9 @@ class Reviews:
         _check_decision(row, body)
         if not self._fits(row, body):
             return self._repeated_or_conflict(row, body, fingerprint)
-        round_no, answered, kind = row.current_round, wait["messageId"], wait["kind"]
+        round_no, kind = row.current_round, wait["kind"]
+        # A flow's human nodes may wait at once: the decision answers the one whose message it names.
+        answered = body.message_id if kind == "node" and body.message_id is not None else wait["messageId"]
         message = await self.repo.messages.message(workflow_id, answered)
         if message is None:
             raise ConflictError(f"The message this round waits on was deleted; {_RECOVER[kind]}",
@@ -60,7 +62,7 @@ class Reviews:
                                  "decidedAt": now().isoformat(), **({"action": body.decision} if kind == "node" else {})}
         patch: dict[str, Any] = {field: state}
         record: dict[str, Any] = {"decision": body.decision, "fingerprint": fingerprint, "kind": kind,
-                                  **({"path": wait.get("path")} if kind == "node" else {})}
+                                  **({"path": kept.get("path", wait.get("path"))} if kind == "node" else {})}
         messages: list[NewMessage] = []
         segment = row.segment + 1
         base = f"{workflow_id}:{round_no}:decision:{segment}"
@@ -113,7 +115,10 @@ class Reviews:
     @staticmethod
     def _fits(row: WorkflowRow, body: ReviewRequest) -> bool:
         wait = row.waiting_for or {}
-        allowed = wait.get("actions") or () if wait.get("kind") == "node" else DECISIONS.get(wait.get("kind", ""), ())
+        if wait.get("kind") == "node":
+            node = waiting_node(wait, body.message_id)
+            return row.status == WorkflowStatus.WAITING and node is not None and body.decision in node["actions"]
+        allowed = DECISIONS.get(wait.get("kind", ""), ())
         return (row.status == WorkflowStatus.WAITING and body.decision in allowed
                 and body.message_id in (None, wait.get("messageId")))
 
@@ -191,14 +196,25 @@ _RECOVER = {"plan": "reject it or stop the round.", "question": "reject the ques
             "tool": "reject the task or stop the round.", "node": "stop the round."}
 
 
+def waiting_node(wait: dict[str, Any], message_id: int | None) -> dict[str, Any] | None:
+    """The human node of a flow a decision is for: the one asking in `message_id` (none: the first)."""
+    nodes: list[dict[str, Any]] = wait.get("nodes") or [wait]
+    if message_id is None:
+        return nodes[0]
+    return next((n for n in nodes if n.get("messageId", wait.get("messageId")) == message_id), None)
+
+
 def _check_decision(row: WorkflowRow, body: ReviewRequest) -> None:
     """400 for a decision no wait takes: on a human node, one it does not offer (it still waits); elsewhere
     a word that is not a decision."""
     wait = row.waiting_for or {}
     if row.status == WorkflowStatus.WAITING and wait.get("kind") == "node":
-        actions = list(wait.get("actions") or [])
+        node = waiting_node(wait, body.message_id)
+        if node is None:
+            return  # no node waits on that message: the 409 of a decision that does not fit
+        actions = list(node.get("actions") or [])
         if body.decision not in actions:
-            raise BadRequestError(f"Node {wait.get('nodeId')} offers {', '.join(actions)}; {body.decision[:40]!r} is "
+            raise BadRequestError(f"Node {node.get('nodeId')} offers {', '.join(actions)}; {body.decision[:40]!r} is "
                                   "not one of them. The round still waits.", code="unknown_action",
                                   extra={"actions": actions})
     elif not is_decision(body.decision):

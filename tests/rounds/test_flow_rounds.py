@@ -257,3 +257,37 @@ def test_a_flow_node_runs_another_flow_and_takes_its_outputs(server):
         assert wait_status(bob, wf, "completed", "failed")["status"] == "failed"
         assert f"there is no flow {inner_id}" in bob.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"]
 
+
+
+def test_two_human_nodes_wait_at_once_and_are_decided_in_either_order(server):
+    both = {"name": "both", "nodes": [
+        n("start", "start"), n("a", "human", message="Ship A?", actions=["yes", "no"]),
+        n("b", "human", message="Ship B?", actions=["go", "stop"]),
+        n("ta", "template", text="A:{{ a.output }}"), n("tb", "template", text="B:{{ b.output }}"), n("end", "end")],
+        "edges": [e("start", "a"), e("start", "b"), e("a", "ta"), e("b", "tb"), e("ta", "end"), e("tb", "end")],
+        "outputs": {"out": "{{ ta.output }} {{ tb.output }}"}}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=both).json()["id"]
+        wf = run_flow(alice, flow_id, {})
+        waiting = wait_status(alice, wf, "waiting")["waitingFor"]
+        asked = {node["nodeId"]: node for node in waiting["nodes"]}
+        assert set(asked) == {"a", "b"} and asked["b"]["actions"] == ["go", "stop"]
+        questions = [m["content"] for m in alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+                     if m["metadata"].get("human")]
+        assert sorted(questions) == ["Ship A?", "Ship B?"]
+        # The second node first, named by its message; an action of the other node is refused for it.
+        wrong = alice.post(f"/api/workflows/{wf}/review", json={"decision": "yes", "messageId": asked["b"]["messageId"]})
+        assert wrong.status_code == 400 and wrong.json()["code"] == "unknown_action"
+        took = alice.post(f"/api/workflows/{wf}/review", json={"decision": "go", "messageId": asked["b"]["messageId"]})
+        assert took.status_code == 200, took.text
+        again = wait_status(alice, wf, "waiting")["waitingFor"]
+        assert [node["nodeId"] for node in again["nodes"]] == ["a"]
+        assert again["nodes"][0]["messageId"] == asked["a"]["messageId"]  # still the message it asked in
+        took = alice.post(f"/api/workflows/{wf}/review", json={"decision": "no", "messageId": asked["a"]["messageId"]})
+        assert took.status_code == 200, took.text
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        assert messages[-1]["content"] == "A:no B:go"
+        assert sorted(m["content"] for m in messages if m["metadata"].get("human")) == ["Ship A?", "Ship B?"]  # once each
+        runs = {r["path"]: r for r in alice.get(f"/api/workflows/{wf}/nodes").json()["items"]}
+        assert runs["a"]["branch"] == "no" and runs["b"]["branch"] == "go"

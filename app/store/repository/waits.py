@@ -47,11 +47,13 @@ class WaitStore:
         if row is None or (row.mandate_id, row.user_id) != (owner.mandate_id, owner.user_id):
             return None
         wait = row.waiting_for or {}
+        # What may be answered: the wait's message, or any of a flow's human nodes waiting at once.
+        answerable = [n.get("messageId") for n in wait.get("nodes", [])] or [wait.get("messageId")]
         if row.status != WorkflowStatus.WAITING or wait.get("kind") != kind or \
-                (message_id is not None and wait.get("messageId") != message_id):
+                (message_id is not None and message_id not in answerable):
             settle_batch(conn, workflow_id)
             return Decided(wf.locked_tx(conn, workflow_id), taken=False)
-        answered = wait["messageId"]
+        answered = message_id if message_id is not None else wait["messageId"]
         if patch:
             self._patch_tx(conn, workflow_id, answered, patch)
         segment = row.segment + (1 if event is Event.RESUME else 0)

@@ -226,8 +226,14 @@ class WorkflowStore:
         message_id = conn.execute(select(col(M.id)).where(col(M.key) == wait.message_key)).scalar()
         since = now()
         expires = since + timedelta(seconds=wait.seconds)
+        extra = dict(wait.extra)
+        if "nodes" in extra:  # a flow's human nodes waiting at once: each by the id of the message it asks in
+            keys = [n["messageKey"] for n in extra["nodes"]]
+            ids = dict(conn.execute(select(col(M.key), col(M.id)).where(col(M.key).in_(keys))).all())
+            extra["nodes"] = [{**{k: v for k, v in n.items() if k != "messageKey"}, "messageId": ids.get(n["messageKey"])}
+                              for n in extra["nodes"]]
         row.waiting_for = {"kind": wait.kind, "messageId": message_id, "since": since.isoformat(),
-                           "expiresAt": expires.isoformat(), **wait.extra}
+                           "expiresAt": expires.isoformat(), **extra}
         row.wait_expires = expires
         settle_batch(conn, row.id)
         conn.execute(update(W).where(col(W.id) == row.id).values(waiting_for=row.waiting_for, wait_expires=expires))
