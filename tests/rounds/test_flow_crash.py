@@ -90,3 +90,37 @@ def test_a_flow_killed_mid_loop_goes_on_from_the_iteration_it_was_in(service, op
     assert client.get(f"/api/workflows/{wid}/messages").json()["items"][-1]["content"] == "turn 4"
     runs = client.get(f"/api/workflows/{wid}/nodes").json()["items"]
     assert [r["path"] for r in runs].count("l#3") == 1 and next(r for r in runs if r["path"] == "l")["iterations"] == 4
+
+
+def test_a_run_keeps_its_version_through_a_publish_and_a_sigkill(service, openai_stub):
+    openai_stub.script([Reply("one"), Hold(then="lost")])
+    service.start()
+    client = service.client()
+
+    def definition(tag: str) -> dict[str, Any]:
+        return {"name": "versioned", "inputs": {"items": {"type": "list"}},
+                "nodes": [{"id": "start", "type": "start"},
+                          {"id": "m", "type": "map", "config": {"items": "inputs.items", "concurrency": 1,
+                                                                "body": {"id": "ask", "type": "llm",
+                                                                         "config": {"prompt": tag + " {{ item }}"}}}},
+                          {"id": "end", "type": "end"}],
+                "edges": [{"source": "start", "target": "m"}, {"source": "m", "target": "end"}],
+                "outputs": {"all": "{{ m.output | join(', ') }}"}}
+
+    flow_id = client.post("/api/flows", json=definition("v1")).json()["id"]
+    assert client.post(f"/api/flows/{flow_id}/versions", json={"name": "first"}).status_code == 201
+    wid = client.post("/api/workflows/start", json={"flow": {"id": flow_id, "inputs": {"items": ["a", "b", "c"]}}}
+                      ).json()["id"]
+    assert openai_stub.wait_requests(2, timeout=120), "the second item never called the model"
+    client.put(f"/api/flows/{flow_id}", json=definition("v2"))
+    assert client.post(f"/api/flows/{flow_id}/versions", json={"name": "second"}).json()["version"] == 2
+    service.kill()
+    openai_stub.release()
+    openai_stub.script([Reply("two"), Reply("three")])
+    service.start()
+    assert wait_status(client, wid, "completed", "failed", timeout=240)["status"] == "completed"
+    asked = prompts(openai_stub)
+    assert asked == Counter({"v1 a": 1, "v1 b": 2, "v1 c": 1})  # version 1 throughout, item a not run again
+    messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    assert messages[0]["metadata"]["flow"]["version"] == 1
+    assert messages[-1]["content"] == "one, two, three"
