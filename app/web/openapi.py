@@ -210,6 +210,11 @@ def polish(schema: dict[str, Any], max_prompt_chars: int = 100_000) -> dict[str,
     rename["properties"]["name"] = {"type": "string", "minLength": 1, "maxLength": 80,
                                     "pattern": "^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$"}
     rename["additionalProperties"] = False
+    # The flows' request bodies refuse unknown fields too (msgspec's forbid_unknown_fields): say so.
+    for name in ("RestoreRequest", "PublishRequest", "RerunRequest", "FlowStartBody", "FromRound",
+                 "FromRoundRequest"):
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
     for path, item in schema.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and (method, path) in OPERATIONS:
