@@ -15,6 +15,7 @@ contribution; the cause was the halves of words hyphenated at line ends ("al- te
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -43,10 +44,19 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-@lru_cache(maxsize=32)
+_THREAD = threading.local()
+
+
 def _stemmer(language: str) -> Stemmer.Stemmer | None:
-    algorithm = _ALGORITHMS.get(language)
-    return Stemmer.Stemmer(algorithm) if algorithm else None
+    """This thread's stemmer for `language`: PyStemmer's object keeps a word cache that is not safe to share
+    between threads (two threads ranking at once raised KeyError inside its stemWord)."""
+    stemmers: dict[str, Stemmer.Stemmer | None] | None = getattr(_THREAD, "stemmers", None)
+    if stemmers is None:
+        stemmers = _THREAD.stemmers = {}
+    if language not in stemmers:
+        algorithm = _ALGORITHMS.get(language)
+        stemmers[language] = Stemmer.Stemmer(algorithm) if algorithm else None
+    return stemmers[language]
 
 
 def stems(words: Sequence[str], language: str) -> list[str]:
