@@ -32,7 +32,7 @@ from agents.knowledge.memory import (
     reusable,
     round_turns,
 )
-from agents.language import load_detector, load_names, rounds_named
+from agents.language import detect_language, load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
 from agents.planning.manager import (
     PlanLimits,
@@ -52,7 +52,7 @@ from agents.planning.scheduler import BUDGET, first_tasks, run_plan
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.questions import MAX_QUESTIONS
-from agents.tasks.run import run_task, task_context, written_language
+from agents.tasks.run import run_task, task_context
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil_if_long
 from agents.toolkit.tokens import load_tokenizer
@@ -60,9 +60,9 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "Turn", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long",
+    "Turn", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan", "written_language",
+    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
 ]
 
 

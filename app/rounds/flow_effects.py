@@ -32,7 +32,7 @@ from agents.flows import (
     decode_definition,
 )
 from agents.model import ModelRequest, use_call_context
-from agents.round import RoundInput, written_language
+from agents.round import RoundInput, detect_language
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime, runner_of
 from app.rounds.steps import step_keys
@@ -102,7 +102,8 @@ class RoundEffects:
         task = TaskSpec(id=path, agent=config.agent, instructions=instructions,
                         inputs=[d.name for d in chosen] if files or not delivered else [],
                         outputs=[_output(name) for name in config.outputs], depends_on=list(delivered))
-        plan = Plan(language=written_language(instructions) or "en", answer="", tasks=[task])
+        # The language the node's instructions ask in (the user's, as a planned round's is the request's).
+        plan = Plan(language=detect_language(instructions), answer="", tasks=[task])
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         key = node_key(self.workflow_id, self.round_no, path)
