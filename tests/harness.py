@@ -284,3 +284,32 @@ class ConnectionPeaks:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(10)
+
+
+@contextmanager
+def counting_listener() -> Iterator[tuple[int, list[Any]]]:
+    """A TCP listener on 127.0.0.1 that counts the connections it accepts: (its port, what it accepted)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    sock.settimeout(0.2)
+    seen: list[Any] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = sock.accept()
+                seen.append(conn)
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield sock.getsockname()[1], seen
+    finally:
+        stop.set()
+        thread.join(2)
+        sock.close()

@@ -8,10 +8,8 @@ throughout. The cases are tests/sandbox/test_code_hostile.py's (the sandbox alon
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import httpx
 import pytest
 
 from app.sandbox import confinement
-from tests.harness import LiveServer, settings_for, wait_status
+from tests.harness import LiveServer, counting_listener, settings_for, wait_status
 from tests.rounds.test_flow_rounds import EchoModel, e, n
 from tests.sandbox.test_code_hostile import CONNECTS, READS, WRITES
 
@@ -66,28 +64,9 @@ def holder() -> Iterator[int]:
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[tuple[int, list[Any]]]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    sock.settimeout(0.2)
-    seen: list[Any] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = sock.accept()
-                seen.append(conn)
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield sock.getsockname()[1], seen
-    stop.set()
-    thread.join(2)
-    sock.close()
+    """A listener on 127.0.0.1 the code must never reach."""
+    with counting_listener() as found:
+        yield found
 
 
 def run_code(client: httpx.Client, code: str, inputs: dict[str, Any]) -> tuple[str, str]:

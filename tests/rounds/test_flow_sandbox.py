@@ -4,14 +4,13 @@ secret from FLOW_SECRET_ENV never shows in node runs or messages."""
 
 from __future__ import annotations
 
-import socket
-import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from app.sandbox import confinement
-from tests.harness import LiveServer, settings_for, wait_status
+from tests.harness import LiveServer, counting_listener, settings_for, wait_status
 from tests.rounds.test_flow_rounds import EchoModel, e, n, run_flow
 
 SECRET = "s3cr3t-token-value"
@@ -30,30 +29,10 @@ def server(tmp_path_factory, module_database_url):
 
 
 @pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1 that counts the connections it gets."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    sock.settimeout(0.2)
-    seen: list[Any] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = sock.accept()
-                seen.append(conn)
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield sock.getsockname()[1], seen
-    stop.set()
-    thread.join(2)
-    sock.close()
+def listener() -> Iterator[tuple[int, list[Any]]]:
+    """A listener on 127.0.0.1 the code must never reach."""
+    with counting_listener() as found:
+        yield found
 
 
 def one_node(node: dict[str, Any], output: str) -> dict[str, Any]:
