@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import DocumentText, Plan
-from agents.language import ANSWER, query_terms, split_sentences, summarize, wants_continuation
+from agents.language import ANSWER, query_terms, split_sentences, summaries, wants_continuation
 from agents.toolkit.tokens import count_tokens
 
 HISTORY_SENTENCES = 2  # an older round's turn is kept as this many of its most informative sentences
@@ -124,7 +124,7 @@ class Turn:
 def turn_of(role: str, content: str) -> Turn:
     """A turn with its shorter forms (the sentence ranking they take is the cost kept from later rounds)."""
     tokens = count_tokens(content)
-    forms = [_sentences(content, n) for n in range(HISTORY_SENTENCES, 0, -1)]
+    forms = _forms(content, range(HISTORY_SENTENCES, 0, -1))
     (short, short_tokens), (shorter, shorter_tokens) = [(f, count_tokens(f) if f else 0) for f in forms]
     return Turn(role, content, tokens, short, short_tokens, shorter, shorter_tokens)
 
@@ -193,10 +193,18 @@ def _sentences_within(content: str, budget: int) -> str:
 
 def _sentences(content: str, n: int) -> str:
     """The content's `n` most informative whole sentences, its round tag kept."""
+    return _forms(content, [n])[0]
+
+
+def _forms(content: str, sizes: Sequence[int]) -> list[str]:
+    """`_sentences(content, n)` for each n of `sizes`, the sentences ranked once (`summaries`)."""
     tag = _round_of(content)
     body = content[len(tag):].strip()
-    sentences = summarize(body, max_sentences=n) or split_sentences(body)[:n]
-    return f"{tag} {' '.join(s.strip() for s in sentences)}".strip()
+    forms = []
+    for n, sentences in zip(sizes, summaries(body, sizes), strict=True):
+        sentences = sentences or split_sentences(body)[:n]
+        forms.append(f"{tag} {' '.join(s.strip() for s in sentences)}".strip())
+    return forms
 
 
 def _size_label(size: int) -> str:

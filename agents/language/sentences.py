@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import sentencex
 
@@ -212,9 +212,22 @@ def _dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
 
 def summarize(text: str, max_sentences: int = 5) -> list[str]:
     """The text's most informative sentences (TF-IDF centroid centrality), in original order."""
+    return summaries(text, (max_sentences,))[0]
+
+
+def summaries(text: str, sizes: Sequence[int]) -> list[list[str]]:
+    """`summarize(text, n)` for each n of `sizes`, ranked once: the picks are made one after the other
+    (each discounted by the ones before), so the summary of n sentences is the first n picks of a longer
+    one (a round's memory keeps two and one sentence of each turn: half the work of two summaries)."""
+    sentences, chosen = _picks(text, max(sizes, default=0))
+    return [[sentences[i] for i in sorted(chosen[:n])] if n >= 1 else [] for n in sizes]
+
+
+def _picks(text: str, max_sentences: int) -> tuple[list[str], list[int]]:
+    """The text's sentences and the indices of its `max_sentences` most informative ones, best first."""
     sentences = split_sentences(text)
     if max_sentences < 1 or not sentences:
-        return []
+        return sentences, []
     language = detect_language(text)
     bags = [terms(s, language) for s in sentences]
     df = Counter(t for bag in bags for t in set(bag))
@@ -227,6 +240,7 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         centroid.update({t: v / norm for t, v in vector.items()})
     c_norm2 = _dot(centroid, centroid)
     repeats = Counter(sentences)
+    qualities = [_quality(sentence) for sentence in sentences]  # each sentence's, once
     scores = []
     for i, (sentence, vector) in enumerate(zip(sentences, vectors)):
         norm = math.sqrt(_dot(vector, vector))
@@ -241,7 +255,7 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
         # Openings (abstracts, lead paragraphs) tend to state the topic; the prior fades over
         # the first tenth of the text.
         lead = 1.0 + 0.3 * max(0.0, 1.0 - i / max(10.0, 0.1 * n))
-        quality = _quality(sentence)
+        quality = qualities[i]
         if repeats[sentence] >= 3:
             quality *= 0.1  # running headers and footers repeat on every page
         scores.append((max(centrality, 0.0) * lead + 1e-6) * quality)
@@ -252,8 +266,9 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
     chosen: list[int] = []
     seen: set[str] = set()
     # A fragment ("Total HT", "2 450,00 €", "Petitioner :") is no sentence of a summary while prose is left.
-    prose = {i for i in range(n) if _quality(sentences[i]) >= FRAGMENT} or set(range(n))
-    while len(chosen) < min(max_sentences, len(prose)):
+    prose = {i for i in range(n) if qualities[i] >= FRAGMENT} or set(range(n))
+    limit = min(max_sentences, len(prose))
+    while len(chosen) < limit:
         best = max(
             (i for i in prose if i not in chosen and sentences[i] not in seen),
             key=lambda i: (scores[i] * (1.0 - overlap[i]), -i),
@@ -263,10 +278,12 @@ def summarize(text: str, max_sentences: int = 5) -> list[str]:
             break
         chosen.append(best)
         seen.add(sentences[best])
+        if len(chosen) == limit:
+            break  # no pick follows: its overlaps would be read by none
         for i in range(n):
             similarity = _dot(vectors[i], vectors[best]) / (norms[i] * norms[best])
             overlap[i] = max(overlap[i], min(similarity, 1.0))
-    return [sentences[i] for i in sorted(chosen)]
+    return sentences, chosen
 
 
 def best_passages(question: str, text: str, k: int = 3) -> list[str]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.language import best_passages, normalize_space, split_sentences, summarize
+from agents.language import best_passages, normalize_space, split_sentences, summaries, summarize
 from tests import corpus
 
 
@@ -79,6 +79,14 @@ def test_summary_of_short_text_returns_what_there_is() -> None:
     ]
     assert summarize("", 3) == []
     assert summarize(text, 0) == []
+
+
+def test_summaries_of_several_sizes_are_each_the_summary_of_that_size(paper: str, french: str) -> None:
+    # One ranking gives every size (a round's memory keeps two sentences and one of each turn).
+    for text in (paper, french, "One short line.", ""):
+        assert summaries(text, [5, 2, 1, 0]) == [summarize(text, 5), summarize(text, 2), summarize(text, 1), []]
+    two, one = summaries(paper, [2, 1])
+    assert len(two) == 2 and set(one) < set(two)
 
 
 def test_chinese_summary_is_verbatim() -> None:
