@@ -16,8 +16,10 @@ turn again (`fit_history`: 21 % of the server's samples at round 100, the messag
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from sqlalchemy.engine import Connection
 
 from agents.base import Plan
 from agents.round import (
@@ -68,6 +70,13 @@ class Memory:
         """Store what later rounds remember of this round, which just ended (`ended_round`); `messages`: the
         id of the message each task's outcome was written in."""
         await self.repo.memory.remember([memory_row(workflow_id, ended, messages)])
+
+    def remembering(self, workflow_id: str, ended: PriorRound,
+                    messages: Mapping[str, int]) -> Callable[[Connection], None]:
+        """`remember` as a write inside the transaction that ends the round (its last message's: one
+        commit fewer per round, and the row lands only with that message)."""
+        row = memory_row(workflow_id, ended, messages)
+        return lambda conn: self.repo.memory.remember_tx(conn, [row])
 
     async def recollect(self, workflow_id: str, round_no: int, prompt: str) -> Recollection:
         """The rounds before `round_no` in reach of its planning prompt (the newest whose turns fit

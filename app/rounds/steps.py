@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
@@ -141,7 +143,12 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     starting = [] if wait else runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
     content = render_plan_message(plan)
-    written = await rt.journal.append(
+    memory = None
+    if answer_only:  # the round ends with this write, which stores what later rounds remember of it
+        request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
+        memory = remembering(rt, workflow_id, PriorRound(round=round_no, request=request, final=content,
+                                                         finished=True), {})
+    await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              content, agent_name="project_manager", started_at=started,
@@ -157,12 +164,8 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
               *([answered_log(key("answered"), outcome)] if answer_only else []),
               *(start_log(workflow_id, round_no, plan, task) for task in starting),
               *waiting.wait_logs(wait, key)],
-        event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait,
+        event=Event.FINISH if answer_only else Event.WAIT if wait else None, wait=wait, also=memory,
     )
-    if answer_only and written is not None and written.message_ids:
-        request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
-        await remembered(rt, workflow_id, PriorRound(round=round_no, request=request, final=content, finished=True),
-                         {})
     return None if answer_only or wait else Planned(plan, outcome.usage.total_tokens, reused,
                                             announced=frozenset(t.id for t in starting))
 
@@ -323,7 +326,7 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     attached = await rt.rounds.contents_of(files)
     done = sum(1 for o in outcomes.values() if o.delivered)
     ending = outcome_log(key("done"), len(plan.tasks), done)
-    written = await rt.journal.append(
+    await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
@@ -331,21 +334,21 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
                              **_stats(final.usage + spent, time.perf_counter() - t0))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
+        also=remembering(rt, workflow_id, ended_round(round_no, inp.prompt, answer, plan, outcomes, final.text),
+                         messages or {}),
     )
-    if written is not None and written.message_ids:
-        await remembered(rt, workflow_id, ended_round(round_no, inp.prompt, answer, plan, outcomes, final.text),
-                         messages or {})
 
 
-async def remembered(rt: Runtime, workflow_id: str, ended: PriorRound, messages: Mapping[str, int]) -> None:
-    """The round ended: what later rounds remember of it (its turns shortened, with their token counts)
-    is stored now, once, from the typed values its end holds (`app.rounds.memory`)."""
-    round_no = ended.round
+def remembering(rt: Runtime, workflow_id: str, ended: PriorRound,
+                messages: Mapping[str, int]) -> Callable[[Connection], None] | None:
+    """What later rounds remember of the round that ends (its turns shortened, with their token counts),
+    from the typed values its end holds (`app.rounds.memory`): stored once, in the write that ends it."""
     try:
-        await rt.rounds.memory.remember(workflow_id, ended, messages)
+        return rt.rounds.memory.remembering(workflow_id, ended, messages)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
         log.warning("Round %s of workflow %s: its memory was not stored (%s); a later round computes it.",
-                    round_no, workflow_id, exc)
+                    ended.round, workflow_id, exc)
+        return None
 
 
 def answered_log(key: str, outcome: PlanOutcome) -> NewLog:

@@ -39,6 +39,11 @@ class MemoryStore:
         conn.execute(self.db.insert(table_of(RM)).on_conflict_do_nothing(index_elements=["workflow_id", "round"]),
                      rows)
 
+    def remember_tx(self, conn: Connection, rows: Sequence[RoundMemoryRow]) -> None:
+        """`remember`, inside the caller's write transaction (a round's last write carries its memory)."""
+        if rows:
+            self._remember_tx(conn, [r.model_dump() for r in rows])
+
     async def recall(self, workflow_id: str, before_round: int, terms: Sequence[str], limit: int) -> list[int]:
         """The earlier rounds (before `before_round`) whose request shares the most of `terms`, at
         least two of them (all of them when fewer are given), best first, the newest among equals."""
