@@ -16,6 +16,7 @@ depend on it and then ends `waiting`, naming every node that waits.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import itertools
 import json
 from collections.abc import Mapping
@@ -48,23 +49,11 @@ from agents.flows.runs import (
     NodeError,
     NodeRun,
     Produced,
+    Waiting,
+    node_view,
+    truth,
 )
 from agents.flows.templates import render
-
-
-class Waiting(Exception):
-    """A human node has no decision yet."""
-
-    def __init__(self, wait: HumanWait) -> None:
-        super().__init__(wait.path)
-        self.wait = wait
-
-
-def node_view(run: NodeRun | None) -> dict[str, Any]:
-    """What templates and expressions see of a node: `{output, files}` (null output when it did not succeed)."""
-    if run is None or run.status != "succeeded":
-        return {"output": None, "files": list(run.files) if run else []}
-    return {"output": run.output, "files": list(run.files)}
 
 
 class FlowRunner:
@@ -76,10 +65,20 @@ class FlowRunner:
         self.limits = limits or FlowLimits()
         self.secrets = dict(secrets or {})  # what http nodes read as `env.NAME` (never recorded, never shown)
         self.nodes = {n.id: n for n in definition.nodes}
+        self.order = {n.id: i for i, n in enumerate(definition.nodes)}
         self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
+        self.outgoing: dict[str, list[str]] = {n.id: [] for n in definition.nodes}
         for edge in definition.edges:
             self.incoming.setdefault(edge.target, []).append(edge)
+            if edge.target in self.nodes:
+                self.outgoing.setdefault(edge.source, []).append(edge.target)
+        # Kept as runs are recorded, so that no node's step is linear in the graph (`record`): the
+        # top-level nodes settled, each node's view in the scope, a fatal run, the nodes to look at.
         self.runs: dict[str, NodeRun] = {}
+        self.settled: set[str] = set()
+        self.views: dict[str, dict[str, Any]] = {n.id: node_view(None) for n in definition.nodes}
+        self.fatal: NodeRun | None = None
+        self.touched: set[str] = set(self.nodes)  # nodes whose edges may have been decided since the last look
         self.waits: list[HumanWait] = []
         self.budget = itertools.count(1)
         self.given: dict[str, Any] = {}  # what a node's effect was called with, kept for its record if it fails
@@ -90,14 +89,26 @@ class FlowRunner:
         return len(self.definition.nodes)
 
     def done(self) -> int:
-        return sum(1 for n in self.definition.nodes if n.id in self.runs and self.runs[n.id].settled)
+        return len(self.settled)
+
+    def record(self, path: str, run: NodeRun) -> None:
+        """Keep `run` as the run at `path`; a top-level node's also in the counts, views and the next look."""
+        self.runs[path] = run
+        if path not in self.nodes:
+            return
+        self.views[path] = node_view(run)
+        if run.settled:
+            self.settled.add(path)
+            self.touched.update(self.outgoing.get(path, ()))
+        else:
+            self.settled.discard(path)
+        if run.fatal and (self.fatal is None or self.order[path] < self.order[self.fatal.path]):
+            self.fatal = run  # the first in the definition's order among those found at once
 
     def scope(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What a template or an expression reads: the inputs, each node's `{output, files}`, and inside a
         map or loop `item`, `index`, `iteration`."""
-        scope: dict[str, Any] = {"inputs": self.inputs}
-        for node_id in self.nodes:
-            scope[node_id] = node_view(self.runs.get(node_id))
+        scope: dict[str, Any] = {"inputs": self.inputs, **self.views}
         if extra:
             scope.update(extra)
         return scope
@@ -105,27 +116,26 @@ class FlowRunner:
     async def run(self, inputs: Mapping[str, Any]) -> FlowResult:
         """Run the flow (what the journal has settled is not run again) to its end or its waits."""
         self.inputs = dict(inputs)
-        self.runs = {path: run for path, run in (await self.journal.recorded()).items()}
-        fatal: NodeRun | None = None
+        for path, recorded in (await self.journal.recorded()).items():
+            self.record(path, recorded)
         running: dict[asyncio.Task[NodeRun], str] = {}
         sem = asyncio.Semaphore(self.limits.concurrency)
         try:
             while True:
-                fatal = fatal or next((r for r in self._top_runs() if r.fatal), None)
-                if fatal is not None:
+                if self.fatal is not None:
                     break  # the run fails: what still runs is cancelled (below), nothing more starts
                 await self._launch_ready(running, sem)
                 if not running:
                     break
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
-                    node_id = running.pop(task)
-                    self.runs[node_id] = task.result()
+                    self.record(running.pop(task), task.result())
         finally:
             for task in running:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
+        fatal = self.fatal
         if fatal is not None:
             return FlowResult("failed", failed_node=fatal.node_id, error=fatal.error, runs=self.runs)
         if self.waits:
@@ -137,17 +147,18 @@ class FlowRunner:
                               runs=self.runs)
         return FlowResult("completed", outputs=outputs, runs=self.runs)
 
-    def _top_runs(self) -> list[NodeRun]:
-        return [self.runs[n] for n in self.nodes if n in self.runs]
-
     async def _launch_ready(self, running: dict[asyncio.Task[NodeRun], str], sem: asyncio.Semaphore) -> None:
         """Start every node whose incoming edges are all decided; skip those none of whose edges is taken
-        (repeated until no more is skipped: a skip decides the edges after it)."""
+        (a skip decides the edges after it). Only the nodes after those settled since the last look are
+        looked at, in the definition's order."""
         busy = set(running.values())
-        changed = True
-        while changed:
-            changed = False
-            for node in self.definition.nodes:
+        while self.touched:  # a pass, in the definition's order; a skip's nodes after it in this one
+            passing = [(self.order[n], n) for n in self.touched]
+            heapq.heapify(passing)
+            self.touched = set()
+            while passing:
+                at, node_id = heapq.heappop(passing)
+                node = self.nodes[node_id]
                 if node.id in self.runs or node.id in busy:
                     continue
                 edges = self.incoming.get(node.id, [])
@@ -157,9 +168,11 @@ class FlowRunner:
                 if edges and not any(decided):
                     skipped = NodeRun(node.id, node.id, node.type, "skipped",
                                       error="no branch leading to it was taken")
-                    self.runs[node.id] = skipped
+                    self.record(node.id, skipped)
                     await self.journal.settled(skipped, self.done(), self.total)
-                    changed = True
+                    for later in [n for n in self.touched if self.order[n] > at]:
+                        self.touched.discard(later)
+                        heapq.heappush(passing, (self.order[later], later))
                     continue
                 busy.add(node.id)
                 running[asyncio.ensure_future(self._top(node, sem))] = node.id
@@ -268,7 +281,7 @@ class FlowRunner:
             url = render(config.url, secret)
             headers = {k: render(v, secret) for k, v in config.headers.items()}
             body = config.body if not isinstance(config.body, str) else render(config.body, secret)
-            text = body if body is None or isinstance(body, str) else _json(body)
+            text = body if body is None or isinstance(body, str) else json.dumps(body, ensure_ascii=False)
             shown = render(config.url, {**scope, "env": {k: "[secret]" for k in self.secrets}})
             self.given[path] = {"method": config.method, "url": shown}
             return ok(await self.effects.http(node, path, config, url, headers, text), input=self.given[path])
@@ -290,9 +303,9 @@ class FlowRunner:
     @staticmethod
     def branch(config: ConditionConfig, scope: Mapping[str, Any]) -> str:
         if config.expression is not None:
-            return "true" if _truth(evaluate(config.expression, scope)) else "false"
+            return "true" if truth(evaluate(config.expression, scope)) else "false"
         for case in config.cases or []:
-            if _truth(evaluate(case.expression, scope)):
+            if truth(evaluate(case.expression, scope)):
                 return case.name
         return "default"
 
@@ -325,7 +338,7 @@ class FlowRunner:
         run = await self.execute(body, path, extra)
         if run.status != "waiting":
             await self.journal.settled(run, self.done(), self.total)
-            self.runs[path] = run
+            self.record(path, run)
         return run
 
     async def map(self, node: Node, path: str, config: MapConfig, scope: Mapping[str, Any],
@@ -380,18 +393,7 @@ class FlowRunner:
                     raise BudgetError(last.error)
                 raise NodeError(f"iteration {iteration} failed: {last.error}")
             scope = self.scope({**extra, "iteration": iteration, config.body.id: node_view(last)})
-            if _truth(evaluate(config.until, scope)):
+            if truth(evaluate(config.until, scope)):
                 break
         return NodeRun(path, node.id, node.type, "succeeded", output=last.output if last else None,
                        files=list(last.files) if last else [], iterations=iteration)
-
-
-def _truth(value: Any) -> bool:
-    """A condition's value as a branch: booleans as they are; anything else must be a boolean too."""
-    if isinstance(value, bool):
-        return value
-    raise NodeError(f"the expression gave {type(value).__name__} ({str(value)[:80]!r}), not true or false")
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

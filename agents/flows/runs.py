@@ -121,3 +121,25 @@ class NodeError(Exception):
 
 class BudgetError(NodeError):
     """The run used up FLOW_MAX_NODE_RUNS: it ends, whatever the nodes' error strategies say."""
+
+
+class Waiting(Exception):
+    """A human node has no decision yet."""
+
+    def __init__(self, wait: HumanWait) -> None:
+        super().__init__(wait.path)
+        self.wait = wait
+
+
+def node_view(run: NodeRun | None) -> dict[str, Any]:
+    """What templates and expressions see of a node: `{output, files}` (null output when it did not succeed)."""
+    if run is None or run.status != "succeeded":
+        return {"output": None, "files": list(run.files) if run else []}
+    return {"output": run.output, "files": list(run.files)}
+
+
+def truth(value: Any) -> bool:
+    """A condition's value as a branch: booleans as they are; anything else must be a boolean too."""
+    if isinstance(value, bool):
+        return value
+    raise NodeError(f"the expression gave {type(value).__name__} ({str(value)[:80]!r}), not true or false")

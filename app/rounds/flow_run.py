@@ -47,6 +47,9 @@ class RoundJournal:
         self.pending: dict[str, NewMessage] = {}  # a node's message, written with its outcome
         self.starts: dict[str, NewLog] = {}  # an instant node's start log, written with its outcome
         self.later: list[dict[str, Any]] = []  # instant inner runs, written with the next write of a node run
+        # The last `seq` given to the round's node runs, read with them (`recorded`) and counted on from there:
+        # a node run's write need not read it (one statement fewer each). Only this execution writes them.
+        self.seq: int | None = None
         self.secrets: dict[str, str] = {}
 
     async def recorded(self) -> dict[str, NodeRun]:
@@ -64,7 +67,16 @@ class RoundJournal:
                       if r.path in wanted and r.status == "succeeded"]
             await store.settle(self.workflow_id, self.round_no, copies)
             runs = await store.node_runs(self.workflow_id, self.round_no)
+        # A sub-flow reads them again while writes of its siblings may still be on their way: never back.
+        self.seq = max([self.seq or 0, *(r.seq for r in runs)])
         return {r.path: msgspec.convert(r.record, NodeRun) for r in runs if r.status != "waiting"}
+
+    def _after(self, rows: list[dict[str, Any]]) -> int | None:
+        """The last `seq` before `rows`, which take the next ones (None: not counted, the write reads it)."""
+        if self.seq is None:
+            return None
+        after, self.seq = self.seq, self.seq + len(rows)
+        return after
 
     async def started(self, node: Node, path: str, done: int, total: int) -> None:
         self.started_at[path] = now()
@@ -97,12 +109,14 @@ class RoundJournal:
             kind = "error" if run.status == "failed" else "warning" if run.status == "skipped" else "info"
             logs.append(NewLog(node_key(self.workflow_id, self.round_no, run.path)("done"), text, type=kind,
                                agent_name=run.type, progress=progress(done, total)))
+        after = self._after(rows)
         if not logs and message is None:
-            await self.rt.repo.flows.settle(self.workflow_id, self.round_no, rows)
+            await self.rt.repo.flows.settle(self.workflow_id, self.round_no, rows, after)
             return
         store = self.rt.repo.flows
         await self.rt.journal.append(self.workflow_id, self.round_no, messages=[message] if message else [], logs=logs,
-                                     also=lambda conn: store.settle_tx(conn, self.workflow_id, self.round_no, rows))
+                                     also=lambda conn: store.settle_tx(conn, self.workflow_id, self.round_no, rows,
+                                                                       after))
 
     async def decision(self, path: str) -> str | None:
         taken = self.decision_taken

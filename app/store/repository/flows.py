@@ -35,6 +35,7 @@ class StoredNodeRun:
     started_at: datetime | None
     finished_at: datetime | None
     record: dict[str, Any]
+    seq: int = 0  # the order runs settled in
 
 
 class FlowStore:
@@ -162,15 +163,18 @@ class FlowStore:
 
     # --- node runs -------------------------------------------------------------------------------
 
-    async def settle(self, workflow_id: str, round_no: int, runs: Sequence[dict[str, Any]]) -> None:
-        """Write settled node runs (a run written before, by a replay, stays as it was)."""
+    async def settle(self, workflow_id: str, round_no: int, runs: Sequence[dict[str, Any]],
+                     after: int | None = None) -> None:
+        """Write settled node runs (a run written before, by a replay, stays as it was); `after`: see `settle_tx`."""
         if runs:
-            await self.db.run_write(self.settle_tx, workflow_id, round_no, list(runs))
+            await self.db.run_write(self.settle_tx, workflow_id, round_no, list(runs), after)
 
-    def settle_tx(self, conn: Connection, workflow_id: str, round_no: int, runs: list[dict[str, Any]]) -> None:
-        """`settle` inside a transaction of the caller's (with the node's log and message)."""
-        last = conn.execute(select(func.max(col(N.seq))).where(col(N.workflow_id) == workflow_id,
-                                                               col(N.round) == round_no)).scalar() or 0
+    def settle_tx(self, conn: Connection, workflow_id: str, round_no: int, runs: list[dict[str, Any]],
+                  after: int | None = None) -> None:
+        """`settle` inside a transaction of the caller's (with the node's log and message); `after`: the last
+        `seq` the round's runs have (the caller's count: no read), else read here."""
+        last = after if after is not None else conn.execute(select(func.max(col(N.seq))).where(
+            col(N.workflow_id) == workflow_id, col(N.round) == round_no)).scalar() or 0
         rows = [dict(run, workflow_id=workflow_id, round=round_no, seq=last + n) for n, run in enumerate(runs, 1)]
         conn.execute(self.db.insert(table_of(N)).on_conflict_do_nothing(
             index_elements=["workflow_id", "round", "path"]), rows)
@@ -182,6 +186,6 @@ class FlowStore:
     @staticmethod
     def _node_runs_tx(conn: Connection, workflow_id: str, round_no: int) -> list[StoredNodeRun]:
         query = (select(col(N.path), col(N.node_id), col(N.type), col(N.status), col(N.attempts), col(N.started_at),
-                        col(N.finished_at), col(N.record))
+                        col(N.finished_at), col(N.record), col(N.seq))
                  .where(col(N.workflow_id) == workflow_id, col(N.round) == round_no).order_by(col(N.seq)))
         return [StoredNodeRun(*r) for r in conn.execute(query)]
