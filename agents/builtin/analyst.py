@@ -202,7 +202,7 @@ class Analyst:
         compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs)
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
-        asks = question_parts(question) if docs and not compiled and not missing and question == asked else [question]
+        asks = question_parts(question) if docs and not compiled and question == asked else [question]
         parts = await search_parts(asks, docs, retriever, PASSAGES) if len(asks) > 1 else []
         if parts:
             found = merged(parts, PASSAGES) or found
@@ -233,8 +233,9 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        covered = (Coverage(share=0.0, absent=missing) if missing
-                   else Coverage() if question != asked or compiled or parts
+        # A question of two parts is judged part by part: a name one part asks about is said for that part.
+        covered = (Coverage() if parts else Coverage(share=0.0, absent=missing) if missing
+                   else Coverage() if question != asked or compiled
                    else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], context.prompt))
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
