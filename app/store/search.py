@@ -21,7 +21,7 @@ from agents.knowledge.retrieval import (
     hybrid,
     rank_documents,
 )
-from agents.language import query_terms
+from agents.language import detect_language, query_terms
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop, off_loop_if_long, text_size
 from app.store.repository.chunks import ChunkStore, StoredChunk
@@ -29,6 +29,11 @@ from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
 
 INDEXED_STATUSES = ("ok", "partial")
+# A question in another language than a file's is matched by that file's vectors, not its words (issue 50,
+# item 12: asked right after the upload, 5 of 12 cross-language questions were found from keywords while
+# the vectors were being made, 7 of 12 once they were): such a question waits for them, this long at most.
+# A question in the files' own language answers at once, from keywords until the vectors exist.
+CROSS_LANGUAGE_WAIT = 30.0
 log = logging.getLogger(__name__)
 
 
@@ -86,7 +91,9 @@ class IndexRetriever:
         average = sum(f.length for f in facts.values()) / total if total else 0.0
         # The question is embedded and the vectors searched while the database matches its terms:
         # the embedder and SQLite both run in C without the GIL, on the machine's two cores.
-        nearness = asyncio.ensure_future(self._nearest(query, shas))
+        asked_in = detect_language(query, default="")
+        other = [d.sha256 for d in stored if asked_in and languages[d.sha256] not in ("", asked_in)]
+        nearness = asyncio.ensure_future(self._nearest(query, shas, other))
         try:
             matched = await self.store.match(shas, terms)
         finally:
@@ -124,12 +131,19 @@ class IndexRetriever:
                                    page=chunk.page, sheet=chunk.sheet, section=chunk.section, method=how))
         return out
 
-    async def _nearest(self, query: str, shas: Sequence[str]) -> list[tuple[int, float]] | None:
+    async def _nearest(self, query: str, shas: Sequence[str], other: Sequence[str] = ()) -> list[tuple[int, float]] | None:
         """(chunk id, cosine) of the chunks nearest the question among the files whose vectors
-        exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile)."""
+        exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile).
+        The files in another language than the question's (`other`) are waited for, up to
+        CROSS_LANGUAGE_WAIT: their words are not the question's, and BM25 alone would miss."""
         if self.vectors is None:
             return None
         ready = await self.vectors.ready(shas)
+        if any(sha not in ready for sha in other):
+            log.info("waiting up to %.0f s for the vectors of %d file(s) in another language than the question",
+                     CROSS_LANGUAGE_WAIT, sum(sha not in ready for sha in other))
+            await self.vectors.wait_ready(other, CROSS_LANGUAGE_WAIT)
+            ready = await self.vectors.ready(shas)
         if not ready:
             return None
         matrices = [await self.vectors.matrix(sha) for sha in shas if sha in ready]

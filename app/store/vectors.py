@@ -65,6 +65,7 @@ class VectorIndex:
         self._matrices: OrderedDict[str, tuple[np.ndarray, Rows]] = OrderedDict()
         self._bytes = 0
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._made: asyncio.Event | None = None  # set (and replaced) each time a file's vectors are complete
 
     @property
     def model(self) -> str:
@@ -91,6 +92,20 @@ class VectorIndex:
         if missing:
             self.schedule(missing)
         return {s for s in shas if s in self._ready}
+
+    async def wait_ready(self, shas: Sequence[str], timeout: float) -> set[str]:
+        """`ready`, after waiting up to `timeout` seconds for the files among `shas` still being embedded
+        (scheduled first when they are not): what a question that needs them can wait for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        ready = await self.ready(shas)
+        while len(ready) < len(set(shas)) and (left := deadline - loop.time()) > 0:
+            if self._made is None:
+                self._made = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._made.wait(), left)
+            ready = await self.ready(shas)
+        return ready
 
     async def matrix(self, sha: str) -> tuple[np.ndarray, Rows]:
         """(chunk ids, vectors in their search form) of a file whose vectors are ready."""
@@ -139,6 +154,9 @@ class VectorIndex:
         await self.store.add_vectors(sha, self.model, rows)
         self._ready.add(sha)
         self._matrices.pop(sha, None)
+        if self._made is not None:  # wakes every `wait_ready`; the next ones wait on a new event
+            self._made.set()
+            self._made = None
 
     async def _work(self) -> None:
         assert self._queue is not None

@@ -4,12 +4,15 @@ the file's chunks; a search fuses them with BM25 once they exist."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import threading
 from collections.abc import Sequence
 
 import numpy as np
 
 from agents.base import DocumentText
+from app.store import search
 from app.store.database import Database
 from app.store.repository.chunks import ChunkStore, delete_chunks_tx
 from app.store.search import IndexRetriever, chunk_rows
@@ -149,4 +152,49 @@ async def test_a_question_is_embedded_off_the_loop_once_while_the_database_match
         assert threading.get_ident() not in {thread for _, thread in asked}
         await index.close()
     finally:
+        await db.dispose()
+
+
+class GatedEmbedder(HashEmbedder):
+    """A model that embeds passages only once its gate opens: vectors still being made, for as long as a test needs."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.gate = threading.Event()
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.gate.wait(600)
+        return super().passages(texts)
+
+
+TURM = ("Der Turm wurde 1874 fertiggestellt. Sein Licht war weit über das Meer zu sehen.\n\n"
+        "Der letzte Wärter ging 1961, als das Feuer automatisiert wurde.")
+
+
+async def test_a_question_in_another_language_waits_for_the_files_vectors_and_one_in_their_language_does_not(
+        tmp_path, monkeypatch):
+    # Issue 50, item 12: right after an upload, a cross-language question was answered from keywords
+    # (which it does not share with the file) while the vectors were being made, and missed.
+    monkeypatch.setattr(search, "CROSS_LANGUAGE_WAIT", 600.0)
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    embedder = GatedEmbedder("model-a")
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
+        await store.add("sha-de", chunk_rows(items))
+        doc = DocumentText(name="turm.txt", ext="txt", mime="text/plain", size=len(TURM), items=[("text", TURM)],
+                           file_id=1, sha256="sha-de")
+        retriever = IndexRetriever(store, index)
+        english = asyncio.create_task(retriever.search("When was the lighthouse finished?", [doc], 3))
+        german = await retriever.search("Wann wurde der Turm fertiggestellt?", [doc], 3)
+        assert {p.method for p in german} == {"keyword"} and "1874" in german[0].text  # at once, from its words
+        assert not english.done() and embedder.texts == []  # the English one waits for the vectors
+        embedder.gate.set()
+        found = await english
+        assert found and {p.method for p in found} == {"hybrid"}
+    finally:
+        embedder.gate.set()
+        await index.close()
         await db.dispose()
