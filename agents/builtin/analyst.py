@@ -21,6 +21,7 @@ from agents.language import (
     question_parts,
     refers_back,
     wants_continuation,
+    without_instructions,
 )
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
@@ -197,7 +198,8 @@ class Analyst:
         size = sum(text_size(d.items) for d in docs)
         # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
         # not found, whatever the rows share with the rest of the question; nothing is computed over them.
-        missing = await off_loop_if_long(size, absent_names, asked, docs, context.prompt) if docs else ()
+        missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
+                                         without_instructions(context.prompt)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
         compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs)
         found = computed_rows(compiled, docs, found)

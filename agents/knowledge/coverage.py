@@ -49,6 +49,7 @@ from agents.language import (
     stems,
     tokens,
     without_asking,
+    without_instructions,
 )
 
 BEST = 3  # the passages an answer quotes (the offline model quotes up to three)
@@ -143,6 +144,7 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     planner's ("How often should I descale the kettle? Cite the passage." is not unanswered for
     "Cite" and "passage"). A "continue" or "And in 2022?" says too little: then the task's question
     is searched."""
+    question, asked = without_instructions(question), without_instructions(asked)  # "Answer in English." asks nothing
     missing = absent_names(question, documents, asked)
     if missing:  # nothing quoted can be about a name no document writes
         return Coverage(share=0.0, absent=missing)
