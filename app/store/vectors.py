@@ -66,6 +66,7 @@ class VectorIndex:
         self._bytes = 0
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
         self._made: asyncio.Event | None = None  # set (and replaced) each time a file's vectors are complete
+        self._waits: dict[str, float] = {}  # until when a file still being embedded is waited for (loop time)
 
     @property
     def model(self) -> str:
@@ -95,11 +96,15 @@ class VectorIndex:
 
     async def wait_ready(self, shas: Sequence[str], timeout: float) -> set[str]:
         """`ready`, after waiting up to `timeout` seconds for the files among `shas` still being embedded
-        (scheduled first when they are not): what a question that needs them can wait for."""
+        (scheduled first when they are not): what a question that needs them can wait for. A file is
+        waited for `timeout` in all, from the first wait: a round's later searches (a question's parts,
+        its sources) do not wait for it again."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         ready = await self.ready(shas)
-        while len(ready) < len(set(shas)) and (left := deadline - loop.time()) > 0:
+        for sha in shas:
+            if sha not in ready:
+                self._waits.setdefault(sha, loop.time() + timeout)
+        while (left := max((self._waits.get(s, 0.0) for s in shas if s not in ready), default=0.0) - loop.time()) > 0:
             if self._made is None:
                 self._made = asyncio.Event()
             with contextlib.suppress(TimeoutError):
@@ -139,6 +144,7 @@ class VectorIndex:
         """Drop what is known of files whose chunks were removed."""
         for sha in shas:
             self._ready.discard(sha)
+            self._waits.pop(sha, None)
             if (gone := self._matrices.pop(sha, None)) is not None:
                 self._bytes -= gone[1].nbytes
 
@@ -154,6 +160,7 @@ class VectorIndex:
         await self.store.add_vectors(sha, self.model, rows)
         self._ready.add(sha)
         self._matrices.pop(sha, None)
+        self._waits.pop(sha, None)
         if self._made is not None:  # wakes every `wait_ready`; the next ones wait on a new event
             self._made.set()
             self._made = None

@@ -198,3 +198,26 @@ async def test_a_question_in_another_language_waits_for_the_files_vectors_and_on
         embedder.gate.set()
         await index.close()
         await db.dispose()
+
+
+async def test_a_file_still_being_embedded_is_waited_for_once_in_all(tmp_path):
+    # A round searches several times (a question's parts, its sources): the wait is the file's, not each search's.
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    embedder = GatedEmbedder("model-a")
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
+        await store.add("sha-de", chunk_rows(items))
+        assert await index.wait_ready(["sha-de"], 0.05) == set()  # the gate is shut: waited, then given up
+        waited = index._waits["sha-de"]
+        assert await index.wait_ready(["sha-de"], 600.0) == set()  # not waited again, whatever the timeout
+        assert index._waits["sha-de"] == waited
+        embedder.gate.set()
+        await index.idle()
+        assert await index.wait_ready(["sha-de"], 600.0) == {"sha-de"} and "sha-de" not in index._waits
+    finally:
+        embedder.gate.set()
+        await index.close()
+        await db.dispose()
