@@ -106,6 +106,7 @@ class Limits:
     max_round_tokens: int | None = None  # MAX_ROUND_TOKENS
     max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
+    plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
 
 
 @dataclass
@@ -195,7 +196,7 @@ class Runner:
         round, as it writes the final review when the model cannot; the tasks still run with the model."""
         sink = current_draft.get()
         mark = sink.mark() if sink is not None else None
-        limits = PlanLimits(max_tasks=self.limits.max_tasks)
+        limits = PlanLimits(max_tasks=self.limits.max_tasks, fixes_off=self.limits.plan_fixes_off)
         try:
             outcome = await make_plan(inp, self.model, self.registry, limits)
         except PlanError as exc:
@@ -204,9 +205,10 @@ class Runner:
             if sink is not None and mark is not None:
                 sink.retract(mark)  # the model's cut answer is not the reply
             return await self._built_in_plan(inp, exc, limits)
-        if await ungrounded(outcome, inp, self.registry):
+        off = limits.fixes_off
+        if "grounded" not in off and await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
-        elif await presumes(outcome, inp):
+        elif "announced" not in off and await presumes(outcome, inp):
             outcome = announced(outcome, mark)
         return outcome
 

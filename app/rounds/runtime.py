@@ -47,4 +47,5 @@ def runner_of(rt: Runtime) -> Runner:
     s = rt.settings
     return Runner(rt.model, rt.registry, Limits(max_tasks=s.max_tasks_per_plan, task_concurrency=s.task_concurrency,
                                                 max_round_tokens=s.max_round_tokens, max_replans=s.max_replans,
-                                                max_task_outputs=s.max_task_outputs), rt.retriever, fallback=rt.fallback)
+                                                max_task_outputs=s.max_task_outputs,
+                                                plan_fixes_off=frozenset(s.plan_fixes_off)), rt.retriever, fallback=rt.fallback)
