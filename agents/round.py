@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
+from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
     PriorTask,
@@ -60,7 +61,7 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "Turn", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
+    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
 ]

@@ -18,6 +18,7 @@ from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive
 from agents.errors import RegistryError
 from agents.knowledge.embeddings import available as embeddings_available
 from agents.knowledge.embeddings import local_embedder
+from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
@@ -48,7 +49,7 @@ from app.store.database import Database
 from app.store.filestore import open_store
 from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
-from app.store.search import IndexRetriever
+from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from app.web import docs, flow_versions, middleware, page
 from app.web import events as event_routes
@@ -174,7 +175,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+                   retriever=IndexRetriever(IndexSearch(chunks, vectors)), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
                    fallback=offline_model(), sandbox=CodeSandbox())
 
 

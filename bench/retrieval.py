@@ -4,7 +4,7 @@ extraction time of the same files, all measured in this run.
     .venv/bin/python bench/retrieval.py
 
 Extraction runs in this process (the library calls the service makes in its worker processes);
-the index build is what the service adds per file: chunking and stemming (`app.store.search.chunk_rows`)
+the index build is what the service adds per file: chunking and stemming (`agents.knowledge.indexed.chunk_rows`)
 plus writing the chunks and their FTS5 entries to a real SQLite file. Queries run through the
 service's `IndexRetriever` over every indexed document of the corpus at once; the digest of what every
 question finds (names, scores, places, texts, in order) tells a change that keeps the rankings.
@@ -23,9 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
+from agents.knowledge.indexed import IndexRetriever, chunk_rows, text_items  # noqa: E402
 from app.store.database import Database  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402
-from app.store.search import INDEXED_STATUSES, IndexRetriever, chunk_rows, text_items  # noqa: E402
+from app.store.search import INDEXED_STATUSES, IndexSearch  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import QUESTIONS  # noqa: E402
 
@@ -60,7 +61,7 @@ async def main() -> None:
             pages += pages_of(result.items)
             docs.append(DocumentText(name=path.name, ext="", mime="", size=len(data), items=text_items(result.items),
                                      file_id=n, sha256=f"sha-{n}"))
-        retriever = IndexRetriever(store)
+        retriever = IndexRetriever(IndexSearch(store))
         await retriever.search("warm up the stemmers and stop word lists", docs, 6)  # loaded once per process
         ranked = hashlib.sha256()  # what every question finds, in order: a change that keeps the ranking keeps it
         for q in QUESTIONS:
