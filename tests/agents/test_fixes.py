@@ -62,3 +62,12 @@ def test_the_names_are_unique_and_the_setting_takes_them_and_names_each() -> Non
     [item] = [f for f in fields(Settings) if f.name == "plan_fixes_off"]
     said = declared(item)
     assert said is not None and all(f"`{name}`" in said.help for name in FIX_NAMES)
+
+
+def test_a_name_that_is_no_fix_is_refused_at_start_up(tmp_path) -> None:
+    from app.config import SettingsError
+    from app.main import build_runtime, offline_model
+
+    settings = from_env({"PLAN_FIXES_OFF": "pointed,pointer", "DATA_DIR": str(tmp_path)})
+    with pytest.raises(SettingsError, match="PLAN_FIXES_OFF names no fix: pointer"):
+        build_runtime(settings, offline_model(), build_registry(entry_points=False))
