@@ -2,17 +2,21 @@
 // `metadata.flow`), the flow's graph is drawn next to the messages and every node's state is
 // polled from GET /api/workflows/{id}/nodes while the round runs (waiting, running, done, failed,
 // skipped; a map's items done of total, a loop's iteration). A node's input, output and error show
-// on click; a human node's wait shows its message with one button per action (POST /review).
+// on click; a human node's wait shows its message with one button per action (POST /review) and when
+// it takes its default action. "Rerun from here" on a node and "Rerun from the failure" open the
+// inputs form filled with the run's inputs (flow_inputs.js) and start the new round (POST /rerun).
 import { api, wid } from "./api.js";
 import { attempt, notify } from "./notices.js";
 import { can } from "./caps.js";
 import { drawGraph } from "./graph.js";
+import { field, inputFields, readInputs } from "./flow_inputs.js";
 
 const $ = (id) => document.getElementById(id);
 let run = { id: null, flow: null, round: 0, graph: null, runs: [], timer: null, gen: 0 };
+let ticking = null;  // the human node's countdown
 
 export function initFlowRun() {
-  $("rerun-failed").addEventListener("click", () => rerunFrom(null));
+  $("rerun-failed").addEventListener("click", () => rerunForm(null));
 }
 
 export function flowOpened(id) {
@@ -21,6 +25,7 @@ export function flowOpened(id) {
   $("run-panel").hidden = true;
   document.body.classList.remove("with-graph");
   $("node-wait").hidden = true;
+  $("rerun-form").hidden = true;
 }
 
 // A request that started a flow round: its flow's graph.
@@ -28,6 +33,9 @@ export async function flowMessage(message) {
   const flow = message.role === "user" && (message.metadata || {}).flow;
   if (!flow || message.round < run.round) return;
   run.round = message.round;
+  run.inputs = flow.inputs || {};
+  run.done = false;
+  $("rerun-form").hidden = true;
   const gen = run.gen;
   let definition = null;
   if (typeof flow.version === "number") {  // the version the run keeps, where the server serves it
@@ -86,7 +94,20 @@ export function flowStatus(status) {
   if (!over) run.done = false;
 }
 
-// A human node's wait: its message and one button per action.
+// When a wait ends by itself: "Takes send at 14:05 (in 4 min 10 s) if you do not decide."
+export function deadline(action, expiresAt, now = Date.now()) {
+  const at = new Date(expiresAt);
+  if (Number.isNaN(at.getTime())) return "";
+  const left = Math.max(0, Math.round((at.getTime() - now) / 1000));
+  const clock = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), sec = left % 60;
+  const span = h ? `${h} h ${m} min` : m ? `${m} min ${sec} s` : `${sec} s`;
+  const day = at.toDateString() === new Date(now).toDateString() ? "" : ` on ${at.toLocaleDateString()}`;
+  return action ? `Takes “${action}” at ${clock}${day} (in ${span}) if you do not decide.`
+    : `Stops the round at ${clock}${day} (in ${span}) if you do not decide.`;
+}
+
+// A human node's wait: its message, one button per action, and when it takes its default.
 export function flowWait(status, messages) {
   const box = $("node-wait");
   const waiting = status.status === "waiting" && status.waitingFor && status.waitingFor.kind === "node" ? status.waitingFor : null;
@@ -96,8 +117,13 @@ export function flowWait(status, messages) {
     run.waitingNode = path || null;
     if (run.graph) run.graph.update(states(run.runs));
   }
+  clearInterval(ticking);
   if (!waiting) { box.hidden = true; return; }
   $("node-wait-message").textContent = message ? message.content : "A human node waits for you.";
+  const node = (waiting.nodes || []).find((n) => n.messageId === waiting.messageId) || (waiting.nodes || [])[0] || {};
+  const tick = () => { $("node-wait-deadline").textContent = deadline(node.defaultAction, waiting.expiresAt); };
+  tick();
+  ticking = setInterval(tick, 1000);
   $("node-wait-actions").replaceChildren(...(waiting.decisions || []).map((action) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -139,20 +165,46 @@ function showNode(nodeId) {
   rerun.type = "button";
   rerun.hidden = true;
   rerun.textContent = `Rerun from ${nodeId}`;
-  rerun.addEventListener("click", () => rerunFrom(nodeId));
+  rerun.addEventListener("click", () => rerunForm(nodeId));
   rows.push(rerun);
   box.replaceChildren(...rows);
   can("rerun").then((yes) => { rerun.hidden = !yes; });
 }
 
-// A new round of the same flow version from `fromNode` (null: from where the round failed or stopped).
-async function rerunFrom(fromNode) {
-  await attempt(async () => {
-    const body = fromNode ? { round: run.round, fromNode } : { round: run.round };
-    const answer = await api("POST", `${wid(run.id)}/rerun`, body);
-    notify(fromNode ? `A new round runs the flow again from ${fromNode}.` : "A new round goes on from where this one stopped.", "info");
-    return answer;
-  }, "send");
+// The node a rerun without `fromNode` starts from: the round's failed node (a top-level one).
+function failedNode() {
+  const failed = run.runs.find((r) => r.status === "failed" && r.path === r.nodeId);
+  return failed ? failed.nodeId : null;
+}
+
+// The inputs form of a rerun from `fromNode` (null: from the failure), filled with the run's inputs.
+function rerunForm(fromNode) {
+  const form = $("rerun-form");
+  const from = fromNode || failedNode();
+  const title = fromNode ? `Rerun from ${fromNode}` : `Rerun from the failure${from ? ` (${from})` : ""}`;
+  form.setAttribute("aria-label", title);
+  const go = field("button", { type: "submit", className: "primary" }, "Start the new round");
+  const cancel = field("button", { type: "button" }, "Cancel");
+  cancel.addEventListener("click", () => { form.hidden = true; });
+  const actions = field("div", { className: "actions" });
+  actions.append(cancel, go);
+  const where = from ? `The new round starts at node ${from}; what ran before it and succeeded is reused.`
+    : "The new round goes on from where this one stopped; what succeeded is reused.";
+  form.replaceChildren(field("h4", {}, title), field("p", { className: "muted" }, where),
+    ...inputFields((run.flow || {}).inputs, run.inputs), actions);
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    go.disabled = true;
+    attempt(async () => {
+      const body = { round: run.round, inputs: await readInputs(form), ...(fromNode ? { fromNode } : {}) };
+      const answer = await api("POST", `${wid(run.id)}/rerun`, body);
+      form.hidden = true;
+      notify(`Round ${answer.currentRound} runs the flow again ${from ? `from node ${from}` : "from where it stopped"}.`, "info");
+      return answer;
+    }, "send").finally(() => { go.disabled = false; });  // a refusal keeps the form as it was typed
+  };
+  form.hidden = false;
+  form.querySelector("input, textarea, button").focus();
 }
 
 // "Save as flow" on a round's plan, where the server saves rounds as flows (POST /api/flows {fromRound}).

@@ -205,6 +205,13 @@ export function renderMessage(message) {
   body.append(renderMarkdown(message.content));
   content.append(body);
   if ((message.documents || []).length) content.append(renderDocuments(message));
+  const fork = (message.metadata || {}).forkOf;
+  if (fork) {  // a flow's rerun says where it starts
+    const note = document.createElement("p");
+    note.className = "fork";
+    note.textContent = `Rerun of round ${fork.round}${fork.node ? ` from node ${fork.node}` : ""}: what ran before it is reused.`;
+    content.append(note);
+  }
   if (kind === "plan" || kind === "step") {  // the work behind the answer: collapsible
     const toggle = button("Hide", `Hide ${kind} of ${agentLabel(message)}`, () => {
       const open = toggle.getAttribute("aria-expanded") !== "true";
