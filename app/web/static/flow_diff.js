@@ -8,6 +8,7 @@ import { field, labelled } from "./flow_inputs.js";
 const SECTIONS = [["nodes", "Node"], ["edges", "Edge"], ["inputs", "Input"], ["outputs", "Output"]];
 
 const named = (which) => (which === "draft" ? "the draft" : `version ${which}`);
+const arrowed = (id) => id.replace(" -> ", " → ");  // an edge: "source → target [branch]"
 const fieldName = (change) => change.field.replace(/^config\./, "");  // "prompt", "body.config.text", "retry.max"
 
 function shown(value) {
@@ -39,12 +40,12 @@ export function changeItems(diff, before, after) {
   }
   for (const [key, word] of SECTIONS) {
     const part = diff[key] || {};
-    for (const id of part.added || []) item(`${word} ${id} added`);
-    for (const id of part.removed || []) item(`${word} ${id} removed`);
+    for (const id of part.added || []) item(`${word} ${arrowed(id)} added`);
+    for (const id of part.removed || []) item(`${word} ${arrowed(id)} removed`);
     for (const changed of part.changed || []) {
       const fields = changed.fields || [];
-      item(`${word} ${changed.key} changed: ${fields.map(fieldName).join(", ")}`,
-        ...fields.map((f) => sideBySide(f, before, after, `${word.toLowerCase()} ${changed.key}`)));
+      item(`${word} ${arrowed(changed.key)} changed: ${fields.map(fieldName).join(", ")}`,
+        ...fields.map((f) => sideBySide(f, before, after, `${word.toLowerCase()} ${arrowed(changed.key)}`)));
     }
   }
   return items;

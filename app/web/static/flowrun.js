@@ -21,6 +21,7 @@ export function initFlowRun() {
 
 export function flowOpened(id) {
   clearTimeout(run.timer);
+  clearInterval(ticking);
   run = { id, flow: null, round: 0, graph: null, runs: [], timer: null, gen: run.gen + 1 };
   $("run-panel").hidden = true;
   document.body.classList.remove("with-graph");
@@ -34,7 +35,6 @@ export async function flowMessage(message) {
   if (!flow || message.round < run.round) return;
   run.round = message.round;
   run.inputs = flow.inputs || {};
-  run.done = false;
   $("rerun-form").hidden = true;
   const gen = run.gen;
   let definition = null;
@@ -50,7 +50,10 @@ export async function flowMessage(message) {
   $("run-panel").hidden = false;
   document.body.classList.add("with-graph");
   run.graph = drawGraph($("run-graph"), definition, { title: `Run of ${definition.name}`, onPick: showNode });
-  await poll(gen);
+  run.done = false;
+  run.polled = false;
+  if (run.status) flowStatus(run.status);  // the status seen before the graph: a round over is polled once
+  else await poll(gen);
 }
 
 function states(runs) {
@@ -71,10 +74,13 @@ function states(runs) {
   return map;
 }
 
+// The node runs of the round, every 0.7 s while it runs; a later call supersedes one in flight.
 async function poll(gen) {
   if (gen !== run.gen || !run.graph) return;
+  clearTimeout(run.timer);
+  const mine = (run.polls = (run.polls || 0) + 1);
   const page = await api("GET", `${wid(run.id)}/nodes?round=${run.round}`).catch(() => null);
-  if (gen !== run.gen) return;
+  if (gen !== run.gen || mine !== run.polls) return;
   if (page) {
     run.runs = page.items;
     run.graph.update(states(page.items));
@@ -85,13 +91,17 @@ async function poll(gen) {
 }
 
 export function flowStatus(status) {
-  if (!run.graph) return;
   const over = ["completed", "stopped", "failed"].includes(status.status);
-  if (over && !run.done) { run.done = true; clearTimeout(run.timer); poll(run.gen); }  // once more: the last states
+  run.status = status;  // kept for the graph drawn after it (flowMessage)
+  if (!run.graph) return;
+  if (!run.polled || over !== run.done) {  // over: once more, the last states; running again: poll again
+    run.polled = true;
+    run.done = over;
+    poll(run.gen);
+  }
   const again = $("rerun-failed");
   again.hidden = true;
   if (over && status.status !== "completed") can("rerun").then((yes) => { again.hidden = !yes; });
-  if (!over) run.done = false;
 }
 
 // When a wait ends by itself: "Takes send at 14:05 (in 4 min 10 s) if you do not decide."
@@ -144,7 +154,7 @@ function showNode(nodeId) {
   box.dataset.node = nodeId;
   box.hidden = false;
   const rows = [];
-  const head = document.createElement("h4");
+  const head = document.createElement("h3");
   head.textContent = `Node ${nodeId}`;
   rows.push(head);
   if (!runs.length) rows.push(Object.assign(document.createElement("p"), { textContent: "Not run yet." }));
@@ -168,7 +178,7 @@ function showNode(nodeId) {
   rerun.addEventListener("click", () => rerunForm(nodeId));
   rows.push(rerun);
   box.replaceChildren(...rows);
-  can("rerun").then((yes) => { rerun.hidden = !yes; });
+  can("rerun").then((yes) => { rerun.hidden = !yes || !run.done; });  // a round still running cannot be rerun yet
 }
 
 // The node a rerun without `fromNode` starts from: the round's failed node (a top-level one).
@@ -190,7 +200,7 @@ function rerunForm(fromNode) {
   actions.append(cancel, go);
   const where = from ? `The new round starts at node ${from}; what ran before it and succeeded is reused.`
     : "The new round goes on from where this one stopped; what succeeded is reused.";
-  form.replaceChildren(field("h4", {}, title), field("p", { className: "muted" }, where),
+  form.replaceChildren(field("h3", {}, title), field("p", { className: "muted" }, where),
     ...inputFields((run.flow || {}).inputs, run.inputs), actions);
   form.onsubmit = (event) => {
     event.preventDefault();

@@ -144,7 +144,7 @@ function versionsPart(flow, versions) {
     const li = field("li");
     li.append(field("strong", {}, `Version ${v.version}`), ` ${v.name || ""}`);
     if (v === versions[0]) li.append(" ", field("span", { className: "used" }, "runs use this one"));
-    li.append(field("span", { className: "item-meta" }, `${v.comment || ""} · ${v.author} · ${when(v.createdAt)}`));
+    li.append(field("span", { className: "item-meta" }, [v.comment, v.author, when(v.createdAt)].filter(Boolean).join(" · ")));
     versionTools(flow, v, li);
     list.append(li);
   }

@@ -208,10 +208,11 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
     tools.append(b);
   }
   box.replaceChildren(tools, svg);
-  requestAnimationFrame(() => {  // a big flow opens readable (full size, from the top), Fit shows it whole
+  requestAnimationFrame(() => {  // a big flow opens readable (its whole width if it reads, from the top), Fit shows it whole
     const cw = svg.clientWidth, ch = svg.clientHeight;
     if (!cw || Math.min(cw / fit.w, ch / fit.h) >= 0.55) return;  // small text still reads at 0.55
-    Object.assign(view, { x: fit.x + fit.w / 2 - cw / 2, y: fit.y, w: cw, h: ch });
+    const scale = Math.min(1, Math.max(0.55, cw / fit.w));
+    Object.assign(view, { x: fit.x + fit.w / 2 - cw / scale / 2, y: fit.y, w: cw / scale, h: ch / scale });
     apply();
   });
   return {

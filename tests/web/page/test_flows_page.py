@@ -48,9 +48,12 @@ def node(page, scope, node_id: str):
     return scope.locator(f"g.node[data-node='{node_id}']")
 
 
-def shot(page, name: str) -> None:
+def shot(page, name: str, showing=None) -> None:
     if SHOTS:
-        page.evaluate("document.querySelector('.flow-detail').scrollTop = 0")
+        if showing is None:
+            page.evaluate("document.querySelector('.flow-detail').scrollTop = 0")
+        else:
+            showing.evaluate("e => e.scrollIntoView({block: 'end'})")
         page.screenshot(path=str(Path(SHOTS) / name))
 
 
@@ -175,13 +178,14 @@ def test_two_versions_compared_side_by_side_and_a_run_rerun_from_a_node(browser,
             form.get_by_role("button", name="Show changes").click()
             changes = page.get_by_role("list", name="Changes from version 1 to version 2")
             for line in ["Node note added", "Node hello changed: text", "Node ask changed: defaultAction, timeoutSeconds",
-                         "Edge hello -> note added", "Edge note -> end added"]:
+                         "Edge hello → note added", "Edge note → end added"]:
                 expect(changes.get_by_role("listitem").filter(has_text=line)).to_have_count(1)
             text = changes.get_by_role("table", name="text of node hello")
             old, new = text.locator("td.old"), text.locator("td.new")
             expect(old).to_have_text("Hello {{ inputs.word }}")
             expect(new).to_have_text("Hi {{ inputs.word }}")
             assert box(old)["x"] + box(old)["width"] <= box(new)["x"] and box(old)["y"] == box(new)["y"]  # side by side
+            shot(page, "flow-diff-1280.png", changes)
             expect(changes_between(page, "2", "draft")).to_contain_text("No changes: version 2 and the draft are the same.")
             # A run of version 2 waits at its human node, which says when it takes its default.
             page.get_by_role("form", name="Run this flow").get_by_role("textbox", name="word").fill("there")
@@ -307,6 +311,9 @@ def test_axe_core_finds_no_violation_on_the_flows_view_and_a_run(browser, server
     if not AXE.exists():
         pytest.skip(f"axe-core is not installed at {AXE}")
     flow = httpx.post(server.url + "/api/flows", json={**GATED, "name": "Checked flow"}, timeout=30).json()
+    publish(server, flow, "first")
+    httpx.put(f"{server.url}/api/flows/{flow['id']}", json=second_version("Checked flow"), timeout=30).raise_for_status()
+    publish(server, flow, "second")
     context = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True)  # to inject axe
     page = context.new_page()
     try:
@@ -318,9 +325,19 @@ def test_axe_core_finds_no_violation_on_the_flows_view_and_a_run(browser, server
             return page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.nodes.length])")
 
         assert violations() == []
+        changes = changes_between(page, "1", "2")  # the changes side by side
+        expect(changes.get_by_role("table", name="text of node hello")).to_be_visible()
+        assert violations() == []
         page.get_by_role("form", name="Run this flow").get_by_role("textbox", name="word").fill("axe")
         page.get_by_role("button", name="Run flow").click()
-        expect(page.get_by_role("region", name="The flow waits for you")).to_be_visible()
+        wait = page.get_by_role("region", name="The flow waits for you")
+        expect(wait).to_contain_text("Takes “drop” at")  # with its deadline
+        assert violations() == []
+        wait.get_by_role("button", name="send").click()
+        expect(page.locator("#status")).to_contain_text("completed")
+        node(page, page.get_by_role("group", name="Run of Checked flow"), "hello").click()
+        page.get_by_role("button", name="Rerun from hello").click()
+        expect(page.get_by_role("form", name="Rerun from hello")).to_be_visible()  # the rerun's inputs form
         assert violations() == []
     finally:
         context.close()
