@@ -229,6 +229,9 @@ export function saveAsFlowButton(message, workflowId) {
     const name = prompt("Name of the new flow", `Round ${message.round} plan`);
     if (!name) return undefined;
     const flow = await api("POST", "/api/flows", { fromRound: { workflowId: workflowId(), round: message.round }, name });
+    const tasks = ((flow.draft || {}).nodes || []).filter((n) => n.type === "agent").map((n) => n.id);
+    notify(`Saved as the flow “${flow.name}”: ${tasks.length} task${tasks.length === 1 ? "" : "s"} (${tasks.join(", ")}) `
+      + "between its start and end nodes, as a draft.", "info");
     location.hash = `#/flows/${flow.id}`;
     return flow;
   }, "send"));
