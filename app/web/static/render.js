@@ -4,7 +4,7 @@
 // encrypted gets a password field beside it, which sends `passwords` with the next round.
 import { api, auth, problem, wid } from "./api.js";
 import { attempt, notify } from "./notices.js";
-import { friendlyType } from "./names.js";
+import { fileName, friendlyType } from "./names.js";
 import { saveAsFlowButton } from "./flowrun.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -36,10 +36,6 @@ export function button(text, label, onClick, className = "") {
   if (className) b.className = className;
   b.addEventListener("click", onClick);
   return b;
-}
-
-function fileName(doc) {
-  return doc.ext && !doc.name.endsWith(`.${doc.ext}`) ? `${doc.name}.${doc.ext}` : doc.name;
 }
 
 async function download(doc) {

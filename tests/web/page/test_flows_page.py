@@ -264,6 +264,38 @@ def test_a_failed_run_reruns_from_the_failure_and_a_human_node_takes_its_default
         context.close()
 
 
+COUNTER = {
+    "name": "File counter", "inputs": {"docs": {"type": "files"}},
+    "nodes": [n("start", "start"), n("count", "template", text="{{ inputs.docs | length }} file(s)"), n("end", "end")],
+    "edges": [e("start", "count"), e("count", "end")],
+    "outputs": {"answer": "{{ count.output }}"},
+}
+
+
+def test_a_run_picks_its_files_from_a_conversation_on_a_phone(browser, server, tmp_path):
+    uploaded = httpx.post(server.url + "/api/files", timeout=60,
+                          files={"files": ("q3_notes.txt", b"Sales rose in the third quarter.", "text/plain")}).json()
+    talk = httpx.post(server.url + "/api/workflows/start", timeout=60,
+                      json={"prompt": "Summarise the notes", "listFileId": [uploaded[0]["id"]]}).json()
+    flow = httpx.post(server.url + "/api/flows", json=COUNTER, timeout=30).json()
+    context, page = at_width(browser, f"{server.url}/#/flows/{flow['id']}", 390)
+    try:
+        with screenshot_on_failure(page, tmp_path / "pick.png"):
+            form = page.get_by_role("form", name="Run this flow")
+            form.get_by_text("Pick files for docs from a conversation").click()
+            choose = form.get_by_role("combobox", name="Conversation for docs")
+            expect(choose.locator(f"option[value='{talk['id']}']")).to_have_count(1)
+            choose.select_option(talk["id"])
+            form.get_by_role("group", name="Files for docs").get_by_role("checkbox", name="q3_notes.txt").check()
+            form.get_by_role("button", name="Run flow").click()
+            expect(page.locator("#status")).to_contain_text("completed")
+            expect(messages(page).last).to_contain_text("1 file(s)")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            assert page.errors == []
+    finally:
+        context.close()
+
+
 def test_the_flows_view_and_a_run_fit_a_phone(browser, server, tmp_path):
     flow = httpx.post(server.url + "/api/flows", json={**GATED, "name": "Phone flow"}, timeout=30).json()
     publish(server, flow, "v1")
