@@ -202,8 +202,10 @@ async function importFlow(file) {
   const response = await fetch("/api/flows/import", { method: "POST", body: await file.text(),
     headers: auth({ "Content-Type": yaml ? "application/yaml" : "application/json" }) });
   if (!response.ok) throw new Error(await problem(response));
-  const created = await response.json();
-  location.hash = `#/flows/${created.id}`;
+  const created = await response.json();  // {flow, source, nodes, imported}
+  const from = created.source === "dify" ? "a Dify app" : "a Foreman flow";
+  notify(`Imported “${created.flow.name}” from ${file.name} (${from}, ${created.nodes} nodes).`, "info");
+  location.hash = `#/flows/${created.flow.id}`;
   return created;
 }
 

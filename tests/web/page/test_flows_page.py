@@ -17,7 +17,8 @@ import pytest
 from tests.web.page.test_chat_defects import at_width, box
 from tests.web.page.test_chat_page import browser, expect, messages, screenshot_on_failure, server  # noqa: F401
 
-SHOTS = os.environ.get("FOREMAN_FLOW_SCREENSHOTS")  # a folder: the screenshots for docs/
+SHOTS = os.environ.get("FOREMAN_FLOW_SCREENSHOTS")
+DIFY = Path(__file__).parents[2] / "agents/flows/dify/translation_workflow.yml"  # a Dify DSL app  # a folder: the screenshots for docs/
 
 
 def n(id: str, type: str, **config):
@@ -187,6 +188,23 @@ def test_two_versions_compared_side_by_side_and_a_run_rerun_from_a_node(browser,
             assert box(old)["x"] + box(old)["width"] <= box(new)["x"] and box(old)["y"] == box(new)["y"]  # side by side
             shot(page, "flow-diff-1280.png", changes)
             expect(changes_between(page, "2", "draft")).to_contain_text("No changes: version 2 and the draft are the same.")
+            # Restore version 1 into the draft; export it (a download) and import the file back as a new flow.
+            page.get_by_role("button", name="Restore version 1").click()
+            expect(page.get_by_role("alert")).to_contain_text("Version 1 is the draft again.")
+            expect(changes_between(page, "1", "draft")).to_contain_text("No changes: version 1 and the draft are the same.")
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Export version 1").click()
+            assert download.value.suggested_filename == "Versioned-v1.yaml"
+            exported = tmp_path / "Versioned-v1.yaml"
+            download.value.save_as(exported)
+            page.get_by_label("Import a flow (YAML, JSON or a Dify DSL file)").set_input_files(str(exported))
+            expect(page).not_to_have_url(re.compile(f"#/flows/{flow['id']}$"))
+            expect(page.get_by_role("group", name="Graph of Versioned").locator("g.node[data-node='hello']")).to_be_visible()
+            page.get_by_label("Import a flow (YAML, JSON or a Dify DSL file)").set_input_files(str(DIFY))
+            expect(page.get_by_role("alert")).to_contain_text(
+                re.compile(r"Imported “translation_workflow” from translation_workflow.yml \(a Dify app, \d+ nodes\)"))
+            expect(page.get_by_role("group", name="Graph of translation_workflow")).to_be_visible()
+            page.goto(f"{server.url}/#/flows/{flow['id']}")
             # A run of version 2 waits at its human node, which says when it takes its default.
             page.get_by_role("form", name="Run this flow").get_by_role("textbox", name="word").fill("there")
             page.get_by_role("button", name="Run flow").click()
