@@ -70,7 +70,7 @@ function states(runs) {
     map.set(r.nodeId, { ...prior, status: r.status, total: r.items ?? prior.total, iteration: r.iterations });
   }
   for (const value of map.values()) if (value.total != null) value.done ||= 0;
-  if (run.waitingNode && !map.has(run.waitingNode)) map.set(run.waitingNode, { status: "waiting" });  // no run yet
+  for (const path of run.waitingNodes || []) if (!map.has(path)) map.set(path, { status: "waiting" });  // no run yet
   return map;
 }
 
@@ -121,29 +121,42 @@ export function deadline(action, expiresAt, now = Date.now()) {
 export function flowWait(status, messages) {
   const box = $("node-wait");
   const waiting = status.status === "waiting" && status.waitingFor && status.waitingFor.kind === "node" ? status.waitingFor : null;
-  const message = waiting && messages.get(waiting.messageId);
-  const path = message && (message.metadata || {}).node;
-  if ((path || null) !== (run.waitingNode || null)) {  // the human node waits, or no longer
-    run.waitingNode = path || null;
+  // Every human node waiting now (several in parallel branches), each answered by its own message id.
+  const asks = !waiting ? [] : (waiting.nodes || []).length ? waiting.nodes
+    : [{ messageId: waiting.messageId, actions: waiting.decisions }];
+  const paths = asks.map((n) => n.path || ((messages.get(n.messageId) || {}).metadata || {}).node).filter(Boolean);
+  if (paths.join("|") !== (run.waitingNodes || []).join("|")) {  // which human nodes wait changed
+    run.waitingNodes = paths;
     if (run.graph) run.graph.update(states(run.runs));
   }
   clearInterval(ticking);
   if (!waiting) { box.hidden = true; return; }
-  $("node-wait-message").textContent = message ? message.content : "A human node waits for you.";
-  const node = (waiting.nodes || []).find((n) => n.messageId === waiting.messageId) || (waiting.nodes || [])[0] || {};
-  const tick = () => { $("node-wait-deadline").textContent = deadline(node.defaultAction, waiting.expiresAt); };
-  tick();
-  ticking = setInterval(tick, 1000);
-  $("node-wait-actions").replaceChildren(...(waiting.decisions || []).map((action) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = action;
-    b.addEventListener("click", () => attempt(async () => {
-      await api("POST", `${wid(run.id)}/review`, { decision: action, messageId: waiting.messageId });
-      box.hidden = true;
-      return true;
-    }, "review"));
-    return b;
+  const many = asks.length > 1;
+  $("node-wait-list").replaceChildren(...asks.map((ask) => {
+    const message = messages.get(ask.messageId);
+    const part = field("div", { className: "ask" });
+    part.append(field("p", {}, message ? message.content : `Node ${ask.nodeId || ""} waits for you.`));
+    const actions = field("div", { className: "actions" });
+    for (const action of ask.actions || waiting.decisions || []) {
+      const b = field("button", { type: "button" }, action);
+      if (many) b.setAttribute("aria-label", `${action} (${ask.nodeId})`);  // the same action on two nodes
+      b.addEventListener("click", () => attempt(async () => {
+        await api("POST", `${wid(run.id)}/review`, { decision: action, messageId: ask.messageId });
+        part.remove();
+        if (!$("node-wait-list").children.length) box.hidden = true;
+        return true;
+      }, "review"));
+      actions.append(b);
+    }
+    part.append(actions);
+    if (ask.messageId === waiting.messageId) {  // the wait's deadline is this node's
+      const line = field("p", { className: "deadline" });
+      const tick = () => { line.textContent = deadline(ask.defaultAction, waiting.expiresAt); };
+      tick();
+      ticking = setInterval(tick, 1000);
+      part.append(line);
+    }
+    return part;
   }));
   box.hidden = false;
 }

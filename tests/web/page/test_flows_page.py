@@ -282,6 +282,41 @@ def test_a_failed_run_reruns_from_the_failure_and_a_human_node_takes_its_default
         context.close()
 
 
+TWO_ASKS = {
+    "name": "Two asks",
+    "nodes": [n("start", "start"), n("a", "human", message="Approve A?", actions=["yes", "no"]),
+              n("b", "human", message="Approve B?", actions=["yes", "no"]),
+              n("ya", "template", text="A yes"), n("na", "template", text="A no"),
+              n("yb", "template", text="B yes"), n("nb", "template", text="B no"), n("end", "end")],
+    "edges": [e("start", "a"), e("start", "b"), e("a", "ya", "yes"), e("a", "na", "no"), e("b", "yb", "yes"),
+              e("b", "nb", "no"), e("ya", "end"), e("na", "end"), e("yb", "end"), e("nb", "end")],
+    "outputs": {"answer": "{{ ya.output }}{{ na.output }} / {{ yb.output }}{{ nb.output }}"},
+}
+
+
+def test_two_human_nodes_waiting_at_once_are_each_answered_by_their_own_buttons(browser, server, tmp_path):
+    flow = httpx.post(server.url + "/api/flows", json=TWO_ASKS, timeout=30).json()
+    context, page = at_width(browser, f"{server.url}/#/flows/{flow['id']}", 1280)
+    try:
+        with screenshot_on_failure(page, tmp_path / "two.png"):
+            page.get_by_role("button", name="Run flow").click()
+            wait = page.get_by_role("region", name="The flow waits for you")
+            expect(wait).to_contain_text("Approve A?")
+            expect(wait).to_contain_text("Approve B?")
+            run = page.get_by_role("group", name="Run of Two asks")
+            for node_id in ["a", "b"]:
+                expect(node(page, run, node_id)).to_have_attribute("aria-label", re.compile("waiting for you"))
+            wait.get_by_role("button", name="no (b)", exact=True).click()  # the second first
+            expect(wait).not_to_contain_text("Approve B?")
+            expect(wait).to_contain_text("Approve A?")
+            wait.get_by_role("button", name="yes", exact=True).click()  # the one left: its buttons say only the action
+            expect(page.locator("#status")).to_contain_text("completed")
+            expect(messages(page).last).to_contain_text("A yes / B no")
+            assert page.errors == []
+    finally:
+        context.close()
+
+
 COUNTER = {
     "name": "File counter", "inputs": {"docs": {"type": "files"}},
     "nodes": [n("start", "start"), n("count", "template", text="{{ inputs.docs | length }} file(s)"), n("end", "end")],
