@@ -16,7 +16,7 @@ from agents.round import Revision, TaskOutcome, plan_record, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.records import plan_of, record_of
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage
 from app.store.tables import stored_id
 
@@ -45,7 +45,7 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
     None: no revision (nothing failed or was skipped but for the budget, or nothing better can be planned)."""
     inp = await rt.rounds.round_input(workflow_id, round_no)
     started, t0 = rt.clock(), time.perf_counter()
-    revision, usage = await runner_of(rt).replan(inp, plan, outcomes, skipped, number)
+    revision, usage = await rt.runner.replan(inp, plan, outcomes, skipped, number)
     if revision is None:
         return None
     limit = rt.settings.max_replans

@@ -11,7 +11,7 @@ import time
 from agents.base import Plan
 from agents.round import Revision, TaskOutcome
 from app.rounds.replanning import write_revision
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.records import NewLog
 from app.store.tables import MessageRow
 
@@ -40,7 +40,7 @@ async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outco
     inp = await rt.rounds.round_input(workflow_id, round_no)
     started, t0 = rt.clock(), time.perf_counter()
     request = "\n".join(m.content for m in steers)
-    revision, usage = await runner_of(rt).steer(inp, plan, outcomes, request, number)
+    revision, usage = await rt.runner.steer(inp, plan, outcomes, request, number)
     await write_revision(rt, workflow_id, round_no, revision, key_part=f"s{number}",
                          heading="Plan revised at your request",
                          log=NewLog("", f"Work plan revised at the user's request: {revision.why}",

@@ -31,7 +31,7 @@ from app.rounds.draining import gated
 from app.rounds.journal import reason_of
 from app.rounds.memory import ended_round
 from app.rounds.records import TaskRecord, plan_of, task_meta
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
 from app.store.tables import stored_id
@@ -119,11 +119,10 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     `review`, the round then waits for the user's decision on it. `revision`: why this plan replaces
     the one before. None: nothing more to run now."""
     started, t0 = rt.clock(), time.perf_counter()
-    runner = runner_of(rt)
     try:
         with (tracing.span("foreman.plan", **{"gen_ai.agent.name": "project_manager"}),
               rt.journal.drafts.writing(workflow_id, round_no, key("message"))):  # the answer streams
-            outcome = await runner.plan(inp)
+            outcome = await rt.runner.plan(inp)
     except (PlanError, ModelError) as exc:
         await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
                               cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
@@ -138,7 +137,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     answer_only = not plan.tasks  # the answer is the round's last message: no review to write
     wait = waiting.plan_wait(rt, key) if review and not answer_only else None
     # The tasks that start at once are announced in this write: one commit fewer for the round.
-    starting = [] if wait else runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
+    starting = [] if wait else rt.runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
     content = render_plan_message(plan)
     written = await rt.journal.append(
@@ -225,7 +224,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         )
         return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens), _message_id(failed)
     # One message carries a bounded number of documents.
-    files = await runner_of(rt).capped(result.files, f"{task.id}-more-documents.zip")
+    files = await rt.runner.capped(result.files, f"{task.id}-more-documents.zip")
     documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
     write: asyncio.Future[Appended | None] | None = None
     try:
@@ -308,7 +307,7 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
     spent, fallback = Usage(), []
     with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
-        final, failed = await runner_of(rt).final(inp, plan, results, skipped, delivered, failures)
+        final, failed = await rt.runner.final(inp, plan, results, skipped, delivered, failures)
     if failed is not None:
         # What was delivered stays delivered: the offline review (extractive, from the plan and the
         # results) is the final message, and the round ends as its tasks earned.

@@ -26,7 +26,7 @@ from app.rounds.flow_run import run_flow
 from app.rounds.handle import current
 from app.rounds.hooks import Hooks
 from app.rounds.journal import reason_of
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.rounds.steps import Planned, plan_step, round_key
 from app.store.connections import unavailable
 from app.store.full import storage_full
@@ -107,7 +107,7 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
     if flow is not None:  # a saved flow: the engine runs its definition, no planning call
         await run_flow(rt, workflow_id, round_no, flow)
         return
-    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, lambda: plan_step(rt, workflow_id, round_no)))
+    await rt.runner.run(Hooks(rt, workflow_id, round_no, lambda: plan_step(rt, workflow_id, round_no)))
 
 
 async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned) -> None:
@@ -116,4 +116,4 @@ async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned
     async def given() -> Planned:
         return planned
 
-    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, given, decided=True))
+    await rt.runner.run(Hooks(rt, workflow_id, round_no, given, decided=True))
