@@ -13,6 +13,7 @@ values named here; the app imports this module (and the types of `agents.base`, 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -33,7 +34,7 @@ from agents.knowledge.memory import (
     round_turns,
 )
 from agents.language import detect_language, load_detector, load_names, rounds_named
-from agents.model import Model, ModelError, current_draft
+from agents.model import Model, ModelError, Usage, current_draft
 from agents.planning.manager import (
     PlanLimits,
     PlanOutcome,
@@ -158,12 +159,17 @@ class RoundHooks(Protocol):
     async def park(self) -> bool:
         """Write what the parked tasks wait for; True: some did, and this part of the round ends."""
 
-    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
-        """Revise the plan with the user's steering (`Runner.steer`) and journal it; None: nobody steered."""
+    async def input(self) -> RoundInput:
+        """The round's input: the request, its documents, the conversation so far."""
 
-    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
-                     number: int) -> Revision | None:
-        """Revise the plan after its failures (`Runner.replan`) and journal it; None: no revision."""
+    async def steering(self) -> str | None:
+        """The user's steering no revision took up yet (their messages, joined); None: nobody steered."""
+
+    async def revised(self, revision: Revision, usage: Usage | None, number: int, steer: bool,
+                      seconds: float) -> bool:
+        """Journal a revision of the plan (`steer`: the user's steering asked for it; else failures did),
+        made in `seconds` at the cost of `usage`. True: it waits for the user's review, and this part
+        of the round ends (the round's next part runs it)."""
 
 
 class Runner:
@@ -284,13 +290,15 @@ class Runner:
             outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
             skipped = {t: r for t, r in skipped.items() if t not in deferred}
             spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
-            revision = None if over() else await hooks.steer(current, outcomes, len(revisions) + 1)
-            if revision is not None:
+            request = None if over() else await hooks.steering()
+            if request is not None:
+                revision = await self._revised(hooks, current, outcomes, skipped, len(revisions) + 1, request)
+                assert revision is not None  # a steer always revises (the plan goes on unchanged, said so)
                 steers += 1
             else:
                 if deferred or len(revisions) - steers >= limits.max_replans or over():
                     break
-                revision = await hooks.replan(current, outcomes, skipped, len(revisions) - steers + 1)
+                revision = await self._revised(hooks, current, outcomes, skipped, len(revisions) - steers + 1)
                 if revision is None:
                     break
                 if revision.review:  # it waits for the user's review (the round's next part runs it)
@@ -301,6 +309,21 @@ class Runner:
         ids = {t.id for t in current.tasks}
         return Ran(current, {t: o for t, o in outcomes.items() if t in ids},
                    {t: r for t, r in skipped.items() if t in ids}, revisions)
+
+    async def _revised(self, hooks: RoundHooks, plan: Plan, outcomes: dict[str, TaskOutcome],
+                       skipped: dict[str, str], number: int, request: str | None = None) -> Revision | None:
+        """The plan revised with the user's steering `request`, or else after its failures, and journalled
+        (its `review` set when it waits for the user's review); None: no revision after failures."""
+        inp, t0 = await hooks.input(), time.perf_counter()
+        if request is not None:
+            revision, usage = await self.steer(inp, plan, outcomes, request, number)
+        else:
+            maybe, usage = await self.replan(inp, plan, outcomes, skipped, number)
+            if maybe is None:
+                return None
+            revision = maybe
+        revision.review = await hooks.revised(revision, usage, number, request is not None, time.perf_counter() - t0)
+        return revision
 
     async def replan(self, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome],
                      skipped: Mapping[str, str], number: int) -> tuple[Revision | None, Any]:

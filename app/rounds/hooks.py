@@ -8,13 +8,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from agents.base import Plan, TaskSpec
-from agents.round import Ran, Revision, Start, TaskOutcome
+from agents.model import Usage
+from agents.round import Ran, Revision, RoundInput, Start, TaskOutcome
 from app.rounds import asking, replanning, steering, tracing
 from app.rounds.records import finished_tasks
 from app.rounds.runtime import Runtime
 from app.rounds.steps import Planned, final_start_log, final_step, round_key, run_one, skip_task
 from app.store.records import NewLog
-from app.store.tables import stored_id
+from app.store.tables import MessageRow, stored_id
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Hooks:
         self.passes = 0
         self.answer = ""  # the manager's answer to the request (of the plan the round runs; not a revision's)
         self.messages: dict[str, int] = {}  # the id of the message each task's outcome was written in
+        self.asked: list[MessageRow] = []  # the user's steering messages the revision being made takes up
         self.steer_mark = 0  # the journal's count of the workflow's steers when none was found pending
 
     async def planned(self) -> Start | None:
@@ -150,14 +152,18 @@ class Hooks:
         await asking.park(self.rt, self.workflow_id, self.round_no, self.parked)
         return True
 
-    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
-        asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
-        if not asked:
-            return None
-        revision = await steering.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, asked, number)
-        self.handled.update(stored_id(m) for m in asked)
-        return revision
+    async def input(self) -> RoundInput:
+        return await self.rt.rounds.round_input(self.workflow_id, self.round_no)
 
-    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
-                     number: int) -> Revision | None:
-        return await replanning.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, skipped, number)
+    async def steering(self) -> str | None:
+        self.asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
+        return "\n".join(m.content for m in self.asked) if self.asked else None
+
+    async def revised(self, revision: Revision, usage: Usage | None, number: int, steer: bool,
+                      seconds: float) -> bool:
+        rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
+        if not steer:
+            return await replanning.write(rt, workflow_id, round_no, revision, usage, number, seconds)
+        await steering.write(rt, workflow_id, round_no, revision, usage, self.asked, number, seconds)
+        self.handled.update(stored_id(m) for m in self.asked)
+        return False

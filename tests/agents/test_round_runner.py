@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from agents.base import Plan, TaskSpec
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
-from agents.round import DEFERRED, Limits, Ran, Revision, Runner, Start, TaskOutcome
+from agents.round import DEFERRED, Limits, Ran, Revision, RoundInput, Runner, Start, TaskOutcome
 
 
 def task(tid: str, deps: list[str] | None = None) -> TaskSpec:
@@ -18,14 +18,15 @@ def task(tid: str, deps: list[str] | None = None) -> TaskSpec:
 
 @dataclass
 class Recorder:
-    """Hooks whose tasks fail when named in `failing`, park when named in `parking`; `steering` is
+    """Hooks whose tasks fail when named in `failing`, park when named in `parking`; `steers` is
     how many passes see the user's steering pending."""
 
     failing: set[str] = field(default_factory=set)
     parking: set[str] = field(default_factory=set)
-    steering: int = 0
+    steers: int = 0
     events: list[str] = field(default_factory=list)
     ended: Ran | None = None
+    revisions: list[Revision] = field(default_factory=list)
 
     async def planned(self) -> Start | None:
         return Start(Plan(language="en", answer="ok", tasks=[task("t1"), task("t2", ["t1"])]))
@@ -37,7 +38,7 @@ class Recorder:
         self.events.append(f"begin {','.join(t.id for t in plan.tasks)} finished={','.join(sorted(finished))}")
 
     async def steered(self) -> bool:
-        return self.steering > 0
+        return self.steers > 0
 
     async def run(self, plan: Plan, t: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         self.events.append(f"run {t.id}")
@@ -55,21 +56,20 @@ class Recorder:
             self.events.append("park")
         return parked
 
-    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
-        if not self.steering:
-            return None
-        self.steering -= 1
-        self.events.append(f"steer {number}")
-        return Revision(replace(plan, tasks=[t for t in plan.tasks if t.id in outcomes and outcomes[t.id].ok]
-                                + [task("t3")]), "the user asked")
+    async def input(self) -> RoundInput:
+        return RoundInput(prompt="Write a short note about tea.", documents=[])
 
-    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
-                     number: int) -> Revision | None:
-        if all(o.ok for o in outcomes.values()) and not skipped:  # nothing to revise (as the app's hook)
+    async def steering(self) -> str | None:
+        if not self.steers:
             return None
-        self.events.append(f"replan {number}")
+        self.steers -= 1
+        return "Write a poem about coffee instead."
+
+    async def revised(self, revision: Revision, usage: object, number: int, steer: bool, seconds: float) -> bool:
+        self.events.append(f"{'steer' if steer else 'replan'} {number}")
+        self.revisions.append(revision)
         self.failing.clear()
-        return Revision(replace(plan, tasks=[task("t1-r1"), task("t2-r1", ["t1-r1"])]), "t1 broke")
+        return False
 
 
 def runner() -> Runner:
@@ -84,19 +84,23 @@ def test_a_round_runs_plan_tasks_and_final_through_its_hooks() -> None:
 
 
 def test_a_failure_is_revised_once_within_max_replans() -> None:
+    """The Runner revises the plan itself (the offline model's revision drops the failed task and runs the
+    one skipped for it without it) and hands the revision to the journal port to write."""
     hooks = Recorder(failing={"t1"})
     asyncio.run(runner().run(hooks))
-    assert hooks.events == ["begin t1,t2 finished=", "run t1", "skip t2", "replan 1",
-                            "begin t1-r1,t2-r1 finished=", "run t1-r1", "run t2-r1"]
-    assert hooks.ended is not None and hooks.ended.revisions == ["t1 broke"]
+    assert hooks.events == ["begin t1,t2 finished=", "run t1", "skip t2", "replan 1", "begin t2 finished=", "run t2"]
+    assert hooks.revisions[0].dropped == ["t1"]
+    assert hooks.ended is not None and hooks.ended.revisions == [hooks.revisions[0].why]
 
 
 def test_steering_defers_what_has_not_started_and_revises_without_counting_as_a_replan() -> None:
-    hooks = Recorder(steering=1)
+    """The user's steering, read through the port, is planned by the Runner: nothing of the old plan
+    starts, and the new plan runs."""
+    hooks = Recorder(steers=1)
     asyncio.run(runner().run(hooks))
-    assert hooks.events[:2] == ["begin t1,t2 finished=", "steer 1"]
-    assert hooks.events[2:] == ["begin t3 finished=", "run t3"]
-    assert hooks.ended is not None and set(hooks.ended.outcomes) == {"t3"}
+    assert hooks.events == ["begin t1,t2 finished=", "steer 1", "begin t1-r1 finished=", "run t1-r1"]
+    assert "coffee" in hooks.revisions[0].plan.tasks[0].instructions and hooks.revisions[0].dropped == ["t1", "t2"]
+    assert hooks.ended is not None and set(hooks.ended.outcomes) == {"t1-r1"}
 
 
 def test_a_parked_task_ends_the_part_and_no_final_is_written() -> None:
