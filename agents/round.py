@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -60,7 +61,7 @@ from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
+    "Ran", "Registry", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "Turn", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
@@ -133,6 +134,20 @@ class Ran:
     revisions: list[str]
 
 
+@dataclass
+class Review:
+    """What the final review reads: the round's input, the (last) plan with the tasks its revisions
+    dropped, each task's result (None: not delivered), the skipped tasks and the failures with why, and
+    the documents delivered."""
+
+    inp: RoundInput
+    plan: Plan
+    results: dict[str, TaskResult | None]
+    skipped: dict[str, str]
+    delivered: list[OutputFile]
+    failures: dict[str, str]
+
+
 class RoundHooks(Protocol):
     """What the app does for the runner; every write is the app's (and durable)."""
 
@@ -140,8 +155,20 @@ class RoundHooks(Protocol):
         """The plan step: plan through `Runner.plan` and journal the plan (or read back the plan a resumed
         round made). None: nothing more to run now (an answer without tasks, a wait for the user)."""
 
-    async def final(self, ran: Ran) -> None:
-        """The final step: the review (`Runner.final`) of what `ran` delivered, journalled."""
+    def step(self, name: str) -> AbstractAsyncContextManager[None]:
+        """A step of the round (`"final"`) runs inside: the app's gate (a draining process starts none)
+        and its trace span."""
+
+    def live(self, name: str) -> AbstractContextManager[object]:
+        """A step's message (`"final"`) streams live while the model writes it inside."""
+
+    async def reviewing(self, ran: Ran) -> Review:
+        """The final step starts: what its review reads of what `ran` delivered."""
+
+    async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: ModelError | None,
+                    seconds: float) -> None:
+        """Journal the final review (the round's last message, written in `seconds`; `failed`: the model's
+        error when the fallback wrote it): the round ends."""
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         """A pass over `plan` starts (the first, or after a revision); `finished` never run again."""
@@ -189,8 +216,15 @@ class Runner:
             return
         ran = await self.run_tasks(start.plan, hooks, finished=start.finished, spent=start.spent,
                                    revisions=start.revisions, steers=start.steers)
-        if ran is not None:
-            await hooks.final(ran)
+        if ran is None:
+            return
+        async with hooks.step("final"):
+            review = await hooks.reviewing(ran)
+            t0 = time.perf_counter()
+            with hooks.live("final"):
+                final, failed = await self.final(review.inp, review.plan, review.results, review.skipped,
+                                                 review.delivered, review.failures)
+            await hooks.ended(ran, review, final, failed, time.perf_counter() - t0)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an

@@ -4,18 +4,30 @@ finished, and tell the Runner when the user steered the round or a task waits fo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from agents.base import Plan, TaskSpec
-from agents.model import Usage
-from agents.round import Ran, Revision, RoundInput, Start, TaskOutcome
-from app.rounds import asking, replanning, steering, tracing
+from agents.model import ModelError, Usage
+from agents.round import FinalOutcome, Ran, Review, Revision, RoundInput, Start, TaskOutcome
+from app.rounds import asking, draining, replanning, steering, tracing
 from app.rounds.records import finished_tasks
 from app.rounds.runtime import Runtime
-from app.rounds.steps import Planned, final_start_log, final_step, round_key, run_one, skip_task
+from app.rounds.steps import (
+    Planned,
+    final_review,
+    final_start_log,
+    round_key,
+    run_one,
+    skip_task,
+    write_final,
+)
 from app.store.records import NewLog
-from app.store.tables import MessageRow, stored_id
+from app.store.tables import FileRow, MessageRow, stored_id
+
+SPANS = {"final": "final_answer"}  # a step's trace span, by the step's name
 
 
 @dataclass
@@ -65,6 +77,7 @@ class Hooks:
         self.answer = ""  # the manager's answer to the request (of the plan the round runs; not a revision's)
         self.messages: dict[str, int] = {}  # the id of the message each task's outcome was written in
         self.asked: list[MessageRow] = []  # the user's steering messages the revision being made takes up
+        self.delivered: list[FileRow] = []  # the files the round's tasks delivered (read for the final review)
         self.steer_mark = 0  # the journal's count of the workflow's steers when none was found pending
 
     async def planned(self) -> Start | None:
@@ -89,11 +102,25 @@ class Hooks:
         spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
         return Start(plan, finished, spent, revisions, steers)
 
-    async def final(self, ran: Ran) -> None:
-        with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
-            await final_step(self.rt, self.workflow_id, self.round_no, ran.plan, ran.outcomes, ran.skipped,
-                             announced=bool(self.settling and self.settling.announced),
-                             revisions=tuple(ran.revisions), answer=self.answer, messages=self.messages)
+    @contextlib.asynccontextmanager
+    async def step(self, name: str) -> AsyncIterator[None]:
+        async with draining.step():
+            with tracing.span(f"foreman.{SPANS.get(name, name)}", **{"gen_ai.agent.name": "project_manager"}):
+                yield
+
+    def live(self, name: str) -> AbstractContextManager[object]:
+        return self.rt.journal.drafts.writing(self.workflow_id, self.round_no,
+                                              round_key(self.workflow_id, self.round_no, name, "message"))
+
+    async def reviewing(self, ran: Ran) -> Review:
+        review, self.delivered = await final_review(self.rt, self.workflow_id, self.round_no, ran,
+                                                    announced=bool(self.settling and self.settling.announced))
+        return review
+
+    async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: ModelError | None,
+                    seconds: float) -> None:
+        await write_final(self.rt, self.workflow_id, self.round_no, ran, review, self.delivered, final, failed,
+                          seconds, answer=self.answer, messages=self.messages)
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}

@@ -10,14 +10,18 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
 from agents.round import (
+    FinalOutcome,
     PlanOutcome,
     PriorRound,
+    Ran,
+    Review,
     RoundInput,
     Runner,
     TaskOutcome,
@@ -34,7 +38,7 @@ from app.rounds.records import TaskRecord, plan_of, task_meta
 from app.rounds.runtime import Runtime
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
-from app.store.tables import stored_id
+from app.store.tables import FileRow, stored_id
 
 log = logging.getLogger("foreman.rounds")
 
@@ -282,17 +286,13 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
                      type="warning", agent_name=agent)])
 
 
-@gated
-async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                     skipped: dict[str, str], announced: bool = False, revisions: tuple[str, ...] = (),
-                     answer: str = "", messages: Mapping[str, int] | None = None) -> None:
-    """The last message reviews what was delivered against the (last) plan and names each revision of
-    it; the round completes, and stores what later rounds remember of it. `announced`: the last task's
-    write logged this step's start; `answer`: the manager's answer to the request; `messages`: the id of
-    the message each task's outcome was written in."""
-    key = step_keys(workflow_id, round_no, "final")
+async def final_review(rt: Runtime, workflow_id: str, round_no: int, ran: Ran,
+                       announced: bool = False) -> tuple[Review, list[FileRow]]:
+    """What the final review reads of what `ran` delivered against the (last) plan, and the files it
+    delivered. `announced`: the last task's write logged this step's start."""
     if not announced:
         await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
+    plan, outcomes, skipped = ran.plan, ran.outcomes, ran.skipped
     inp = await rt.rounds.round_input(workflow_id, round_no)
     delivered_ids = [fid for o in outcomes.values() for fid in o.files]
     found = await rt.repo.files.files_by_id(delivered_ids)
@@ -300,14 +300,23 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
     # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
-    started, t0 = rt.clock(), time.perf_counter()
     failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
-    if revisions:  # what a revision dropped without a replacement was planned and not delivered
+    if ran.revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
+    return Review(inp, plan, results, skipped, delivered, failures), files
+
+
+async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, review: Review,
+                      files: list[FileRow], final: FinalOutcome, failed: ModelError | None, seconds: float,
+                      answer: str = "", messages: Mapping[str, int] | None = None) -> None:
+    """The last message: the Runner's review of what was delivered, naming each revision of the plan;
+    the round completes, and stores what later rounds remember of it. `failed`: the model could not
+    write the review (the fallback's was); `answer`: the manager's answer to the request; `messages`:
+    the id of the message each task's outcome was written in."""
+    key = step_keys(workflow_id, round_no, "final")
+    started = rt.clock() - timedelta(seconds=seconds)
     spent, fallback = Usage(), []
-    with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
-        final, failed = await rt.runner.final(inp, plan, results, skipped, delivered, failures)
     if failed is not None:
         # What was delivered stays delivered: the offline review (extractive, from the plan and the
         # results) is the final message, and the round ends as its tasks earned.
@@ -317,23 +326,23 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         fallback = [NewLog(key("offline"), "The model could not write the final review; the built-in offline "
                            "review was written instead", type="warning", agent_name="project_manager",
                            progress=95)]
-    if revisions:
-        final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
+    if ran.revisions:
+        final.text = f"{final.text}\n\n{replanning.revisions_note(list(ran.revisions))}"
     attached = await rt.rounds.contents_of(files)
-    done = sum(1 for o in outcomes.values() if o.delivered)
-    ending = outcome_log(key("done"), len(plan.tasks), done)
+    done = sum(1 for o in ran.outcomes.values() if o.delivered)
+    ending = outcome_log(key("done"), len(review.plan.tasks), done)
     written = await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
                              documents=[NewDocument(stored_id(f), contents) for f, contents in attached],
-                             **_stats(final.usage + spent, time.perf_counter() - t0))],
+                             **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
     )
     if written is not None and written.message_ids:
-        await remembered(rt, workflow_id, ended_round(round_no, inp.prompt, answer, plan, outcomes, final.text),
-                         messages or {})
+        await remembered(rt, workflow_id, ended_round(round_no, review.inp.prompt, answer, review.plan, ran.outcomes,
+                                                      final.text), messages or {})
 
 
 async def remembered(rt: Runtime, workflow_id: str, ended: PriorRound, messages: Mapping[str, int]) -> None:

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
-from agents.base import Plan, TaskSpec
+from agents.base import Plan, TaskResult, TaskSpec
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
-from agents.round import DEFERRED, Limits, Ran, Revision, RoundInput, Runner, Start, TaskOutcome
+from agents.round import (
+    DEFERRED,
+    FinalOutcome,
+    Limits,
+    Ran,
+    Review,
+    Revision,
+    RoundInput,
+    Runner,
+    Start,
+    TaskOutcome,
+)
 
 
 def task(tid: str, deps: list[str] | None = None) -> TaskSpec:
@@ -25,14 +37,30 @@ class Recorder:
     parking: set[str] = field(default_factory=set)
     steers: int = 0
     events: list[str] = field(default_factory=list)
-    ended: Ran | None = None
+    result: Ran | None = None
+    final: str = ""
     revisions: list[Revision] = field(default_factory=list)
 
     async def planned(self) -> Start | None:
         return Start(Plan(language="en", answer="ok", tasks=[task("t1"), task("t2", ["t1"])]))
 
-    async def final(self, ran: Ran) -> None:
-        self.ended = ran
+    @contextlib.asynccontextmanager
+    async def step(self, name: str) -> AsyncIterator[None]:
+        self.events.append(f"step {name}")
+        yield
+
+    def live(self, name: str) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
+
+    async def reviewing(self, ran: Ran) -> Review:
+        results: dict[str, TaskResult | None] = {t: TaskResult(text=o.text) if o.delivered else None
+                                                 for t, o in ran.outcomes.items()}
+        return Review(await self.input(), ran.plan, results, ran.skipped, [],
+                      {t: o.error for t, o in ran.outcomes.items() if not o.delivered})
+
+    async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: object, seconds: float) -> None:
+        self.result = ran
+        self.final = final.text
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         self.events.append(f"begin {','.join(t.id for t in plan.tasks)} finished={','.join(sorted(finished))}")
@@ -79,8 +107,9 @@ def runner() -> Runner:
 def test_a_round_runs_plan_tasks_and_final_through_its_hooks() -> None:
     hooks = Recorder()
     asyncio.run(runner().run(hooks))
-    assert hooks.events == ["begin t1,t2 finished=", "run t1", "run t2"]
-    assert hooks.ended is not None and set(hooks.ended.outcomes) == {"t1", "t2"} and not hooks.ended.revisions
+    assert hooks.events == ["begin t1,t2 finished=", "run t1", "run t2", "step final"]
+    assert hooks.result is not None and set(hooks.result.outcomes) == {"t1", "t2"} and not hooks.result.revisions
+    assert hooks.final  # the Runner wrote the final review (the offline model's) and handed it to the journal
 
 
 def test_a_failure_is_revised_once_within_max_replans() -> None:
@@ -88,9 +117,10 @@ def test_a_failure_is_revised_once_within_max_replans() -> None:
     one skipped for it without it) and hands the revision to the journal port to write."""
     hooks = Recorder(failing={"t1"})
     asyncio.run(runner().run(hooks))
-    assert hooks.events == ["begin t1,t2 finished=", "run t1", "skip t2", "replan 1", "begin t2 finished=", "run t2"]
+    assert hooks.events == ["begin t1,t2 finished=", "run t1", "skip t2", "replan 1", "begin t2 finished=", "run t2",
+                            "step final"]
     assert hooks.revisions[0].dropped == ["t1"]
-    assert hooks.ended is not None and hooks.ended.revisions == [hooks.revisions[0].why]
+    assert hooks.result is not None and hooks.result.revisions == [hooks.revisions[0].why]
 
 
 def test_steering_defers_what_has_not_started_and_revises_without_counting_as_a_replan() -> None:
@@ -98,15 +128,15 @@ def test_steering_defers_what_has_not_started_and_revises_without_counting_as_a_
     starts, and the new plan runs."""
     hooks = Recorder(steers=1)
     asyncio.run(runner().run(hooks))
-    assert hooks.events == ["begin t1,t2 finished=", "steer 1", "begin t1-r1 finished=", "run t1-r1"]
+    assert hooks.events == ["begin t1,t2 finished=", "steer 1", "begin t1-r1 finished=", "run t1-r1", "step final"]
     assert "coffee" in hooks.revisions[0].plan.tasks[0].instructions and hooks.revisions[0].dropped == ["t1", "t2"]
-    assert hooks.ended is not None and set(hooks.ended.outcomes) == {"t1-r1"}
+    assert hooks.result is not None and set(hooks.result.outcomes) == {"t1-r1"}
 
 
 def test_a_parked_task_ends_the_part_and_no_final_is_written() -> None:
     hooks = Recorder(parking={"t1"})
     asyncio.run(runner().run(hooks))
-    assert hooks.events == ["begin t1,t2 finished=", "run t1", "park"] and hooks.ended is None
+    assert hooks.events == ["begin t1,t2 finished=", "run t1", "park"] and hooks.result is None
 
 
 def test_a_deferred_task_says_why() -> None:
