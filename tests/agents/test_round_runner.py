@@ -7,6 +7,8 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
+import pytest
+
 from agents.base import Plan, TaskResult, TaskSpec
 from agents.offline.model import OfflineModel
 from agents.registry import build_registry
@@ -28,6 +30,10 @@ def task(tid: str, deps: list[str] | None = None) -> TaskSpec:
     return TaskSpec(id=tid, agent="writer", instructions="write", depends_on=deps or [])
 
 
+class Crash(BaseException):
+    """The process dies (nothing after it is written)."""
+
+
 @dataclass
 class Recorder:
     """Hooks whose tasks fail when named in `failing`, park when named in `parking`; `steers` is
@@ -40,9 +46,12 @@ class Recorder:
     result: Ran | None = None
     final: str = ""
     revisions: list[Revision] = field(default_factory=list)
+    crashing: set[str] = field(default_factory=set)  # the process dies while these run
+    journal: dict[str, TaskOutcome] = field(default_factory=dict)  # the outcomes written, as a resume reads them
 
     async def planned(self) -> Start | None:
-        return Start(Plan(language="en", answer="ok", tasks=[task("t1"), task("t2", ["t1"])]))
+        return Start(Plan(language="en", answer="ok", tasks=[task("t1"), task("t2", ["t1"])]),
+                     finished={t: o for t, o in self.journal.items() if o.ok})
 
     @contextlib.asynccontextmanager
     async def step(self, name: str) -> AsyncIterator[None]:
@@ -70,10 +79,14 @@ class Recorder:
 
     async def run(self, plan: Plan, t: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         self.events.append(f"run {t.id}")
+        if t.id in self.crashing:
+            raise Crash(t.id)
         if t.id in self.parking:
             return TaskOutcome(t.id, ok=False, question="which one?", waiting=True)
-        return TaskOutcome(t.id, ok=t.id not in self.failing, text=f"{t.id} done", tokens=10,
-                           error="broke" if t.id in self.failing else "")
+        outcome = TaskOutcome(t.id, ok=t.id not in self.failing, text=f"{t.id} done", tokens=10,
+                              error="broke" if t.id in self.failing else "")
+        self.journal[t.id] = outcome
+        return outcome
 
     async def skip(self, t: TaskSpec, reason: str) -> None:
         self.events.append(f"skip {t.id}")
@@ -141,3 +154,17 @@ def test_a_parked_task_ends_the_part_and_no_final_is_written() -> None:
 
 def test_a_deferred_task_says_why() -> None:
     assert DEFERRED.startswith("deferred")
+
+
+def test_a_round_resumed_after_a_crash_replays_its_journal_and_runs_only_what_was_not_written() -> None:
+    """A crash while t2 runs: t1's outcome is in the journal. The resumed run reads it back (its plan and
+    finished tasks), runs t2 only, and its final review counts both tasks as delivered."""
+    first = Recorder(crashing={"t2"})
+    with pytest.raises(Crash):
+        asyncio.run(runner().run(first))
+    assert first.events == ["begin t1,t2 finished=", "run t1", "run t2"] and set(first.journal) == {"t1"}
+    resumed = Recorder(journal=dict(first.journal))
+    asyncio.run(runner().run(resumed))
+    assert resumed.events == ["begin t1,t2 finished=t1", "run t2", "step final"]
+    assert resumed.result is not None and all(o.delivered for o in resumed.result.outcomes.values())
+    assert set(resumed.result.outcomes) == {"t1", "t2"}
