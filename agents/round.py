@@ -2,9 +2,11 @@
 
 The app gives the `Runner` the model, the agents' registry and the round's limits; with the round's
 input (`RoundInput`: the request, its documents, the conversation so far) it plans, runs the plan's
-tasks and revises the plan when a task failed or the user steered the round, and writes the final
-review. What is durable is the app's: the `RoundHooks` it implements run each task and journal it,
-skip one, write the waits and the revisions, and tell the runner when the user steered the round.
+tasks and revises the plan when a task failed or the user steered the round (its own model calls:
+`_revised`), and writes the final review. What is durable is the app's: the `RoundHooks` it implements
+are the round's journal port (read the input and the user's steering; write each task's outcome, a skip,
+a wait, a revision the Runner made, the final review it wrote) and still run each task. The app builds
+one Runner per process (`app.main.build_runtime`).
 The plan, the prior rounds, the tasks and their outcomes cross from `app` into `agents` as the typed
 values named here; the app imports this module (and the types of `agents.base`, `agents.model` and
 `agents.errors`), not the planner, the scheduler, the memory or the re-planner one by one.

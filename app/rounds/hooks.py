@@ -1,6 +1,7 @@
-"""The round's side of its agent work (`agents.round.RoundHooks`): the Runner plans, runs the tasks and
-revises the plan; these hooks write each step (`app.rounds.steps`), read back what a resumed round
-finished, and tell the Runner when the user steered the round or a task waits for the user."""
+"""The round's side of its agent work (`agents.round.RoundHooks`): the Runner plans, runs the tasks,
+revises the plan and writes the final review; these hooks write each step (`app.rounds.steps`,
+`steering`, `replanning`), read back what a resumed round finished, and tell the Runner what the user
+steered and when a task waits for the user."""
 
 from __future__ import annotations
 
