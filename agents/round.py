@@ -153,16 +153,24 @@ class Review:
 class RoundHooks(Protocol):
     """What the app does for the runner; every write is the app's (and durable)."""
 
-    async def planned(self) -> Start | None:
-        """The plan step: plan through `Runner.plan` and journal the plan (or read back the plan a resumed
-        round made). None: nothing more to run now (an answer without tasks, a wait for the user)."""
+    async def opened(self) -> Start | RoundInput | None:
+        """Where the round starts: a `Start` (the plan a resumed round or the user's decision goes on with,
+        read back with what it finished), or the input the Runner plans from. None: nothing to run."""
+
+    async def planned(self, outcome: PlanOutcome, seconds: float) -> Start | None:
+        """Journal the plan the Runner made in `seconds`. None: nothing more to run now (an answer without
+        tasks, a wait for the user's review)."""
+
+    async def unplanned(self, error: PlanError | ModelError, seconds: float) -> None:
+        """The Runner could not plan (nor its fallback): the round fails, saying why."""
 
     def step(self, name: str) -> AbstractAsyncContextManager[None]:
-        """A step of the round (`"final"`) runs inside: the app's gate (a draining process starts none)
-        and its trace span."""
+        """A step of the round (`"plan"`, `"final"`) runs inside: the app's gate (a draining process
+        starts none)."""
 
     def live(self, name: str) -> AbstractContextManager[object]:
-        """A step's message (`"final"`) streams live while the model writes it inside."""
+        """A step's model call (`"plan"`, `"final"`) runs inside: its message streams live as the model
+        writes it, and it is traced."""
 
     async def reviewing(self, ran: Ran) -> Review:
         """The final step starts: what its review reads of what `ran` delivered."""
@@ -213,7 +221,19 @@ class Runner:
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
         It ends early when the round waits for the user: the round's next part runs it on."""
-        start = await hooks.planned()
+        async with hooks.step("plan"):
+            opened = await hooks.opened()
+            if not isinstance(opened, RoundInput):
+                start = opened
+            else:
+                t0 = time.perf_counter()
+                try:
+                    with hooks.live("plan"):  # the answer streams
+                        outcome = await self.plan(opened)
+                except (PlanError, ModelError) as exc:
+                    await hooks.unplanned(exc, time.perf_counter() - t0)
+                    return
+                start = await hooks.planned(outcome, time.perf_counter() - t0)
         if start is None:
             return
         ran = await self.run_tasks(start.plan, hooks, finished=start.finished, spent=start.spent,

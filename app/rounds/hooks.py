@@ -6,29 +6,42 @@ steered and when a task waits for the user."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from agents.base import Plan, TaskSpec
+from agents.errors import PlanError
 from agents.model import ModelError, Usage
-from agents.round import FinalOutcome, Ran, Review, Revision, RoundInput, Start, TaskOutcome
+from agents.round import (
+    FinalOutcome,
+    PlanOutcome,
+    Ran,
+    Review,
+    Revision,
+    RoundInput,
+    Start,
+    TaskOutcome,
+)
 from app.rounds import asking, draining, replanning, steering, tracing
 from app.rounds.records import finished_tasks
 from app.rounds.runtime import Runtime
 from app.rounds.steps import (
     Planned,
+    ToPlan,
     final_review,
     final_start_log,
+    plan_failed,
     round_key,
     run_one,
     skip_task,
     write_final,
+    write_plan,
 )
 from app.store.records import NewLog
 from app.store.tables import FileRow, MessageRow, stored_id
 
-SPANS = {"final": "final_answer"}  # a step's trace span, by the step's name
+SPANS = {"plan": "plan", "final": "final_answer"}  # a step's trace span, by the step's name
 
 
 @dataclass
@@ -66,8 +79,9 @@ class Hooks:
     and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
 
     def __init__(self, rt: Runtime, workflow_id: str, round_no: int,
-                 planning: Callable[[], Awaitable[Planned | None]], decided: bool = False) -> None:
-        self.rt, self.workflow_id, self.round_no, self.planning = rt, workflow_id, round_no, planning
+                 opening: Callable[[], Awaitable[Planned | ToPlan | None]], decided: bool = False) -> None:
+        self.rt, self.workflow_id, self.round_no, self.opening = rt, workflow_id, round_no, opening
+        self.to_plan: ToPlan | None = None  # what the Runner plans from (a round that is not resumed)
         self.decided = decided  # the round's part after a decision of the user's (an answer may be there)
         self.announced: frozenset[str] = frozenset()  # tasks whose start the plan's write logged (first pass)
         self.handled: set[int] = set()  # the user's steering messages a revision took up
@@ -81,11 +95,25 @@ class Hooks:
         self.delivered: list[FileRow] = []  # the files the round's tasks delivered (read for the final review)
         self.steer_mark = 0  # the journal's count of the workflow's steers when none was found pending
 
-    async def planned(self) -> Start | None:
+    async def opened(self) -> Start | RoundInput | None:
+        opened = await self.opening()
+        if isinstance(opened, ToPlan):
+            self.to_plan = opened
+            return opened.inp
+        return None if opened is None else await self._start(opened)
+
+    async def planned(self, outcome: PlanOutcome, seconds: float) -> Start | None:
+        assert self.to_plan is not None
+        planned = await write_plan(self.rt, self.workflow_id, self.round_no, self.to_plan, outcome, seconds)
+        return None if planned is None else await self._start(planned)
+
+    async def unplanned(self, error: PlanError | ModelError, seconds: float) -> None:
+        assert self.to_plan is not None
+        await plan_failed(self.rt, self.workflow_id, self.round_no, self.to_plan.key, error, seconds)
+
+    async def _start(self, planned: Planned) -> Start:
+        """Where the task phase starts from the plan in hand (read back, with what a resumed round finished)."""
         rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
-        planned = await self.planning()
-        if planned is None:
-            return None
         plan, reused = planned.plan, planned.reused
         self.answer = plan.answer
         finished: dict[str, TaskOutcome] = dict(reused)
@@ -103,15 +131,16 @@ class Hooks:
         spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
         return Start(plan, finished, spent, revisions, steers)
 
-    @contextlib.asynccontextmanager
-    async def step(self, name: str) -> AsyncIterator[None]:
-        async with draining.step():
-            with tracing.span(f"foreman.{SPANS.get(name, name)}", **{"gen_ai.agent.name": "project_manager"}):
-                yield
+    def step(self, name: str) -> AbstractAsyncContextManager[None]:
+        return draining.step()
 
-    def live(self, name: str) -> AbstractContextManager[object]:
-        return self.rt.journal.drafts.writing(self.workflow_id, self.round_no,
-                                              round_key(self.workflow_id, self.round_no, name, "message"))
+    @contextlib.contextmanager
+    def live(self, name: str) -> Iterator[object]:
+        key = self.to_plan.key("message") if name == "plan" and self.to_plan else \
+            round_key(self.workflow_id, self.round_no, name, "message")
+        with tracing.span(f"foreman.{SPANS.get(name, name)}", **{"gen_ai.agent.name": "project_manager"}), \
+                self.rt.journal.drafts.writing(self.workflow_id, self.round_no, key) as draft:
+            yield draft
 
     async def reviewing(self, ran: Ran) -> Review:
         review, self.delivered = await final_review(self.rt, self.workflow_id, self.round_no, ran,

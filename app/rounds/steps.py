@@ -14,7 +14,6 @@ from datetime import timedelta
 from typing import Any
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
-from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
 from agents.round import (
     FinalOutcome,
@@ -91,9 +90,20 @@ def start_log(workflow_id: str, round_no: int, plan: Plan, task: TaskSpec) -> Ne
                   agent_name=task.agent, progress=30 + 60 * (number - 1) // total)
 
 
-@gated
-async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | None:
-    """Extract the round's files, write the user's message; the project manager answers and plans.
+@dataclass
+class ToPlan:
+    """A round (or its part after the user asked for a revised plan) that the Runner plans: its input,
+    the keys of its plan message's writes, whether the plan waits for the user's review, and why it
+    replaces the plan before (empty: the round's first)."""
+
+    inp: RoundInput
+    key: Callable[..., str]
+    review: bool
+    revision: str = ""
+
+
+async def opening(rt: Runtime, workflow_id: str, round_no: int) -> Planned | ToPlan | None:
+    """Extract the round's files, write the user's message: what the project manager plans from.
 
     Replayed after a crash, extraction finds each file's contents in the extraction cache, and
     the plan is the one the planning message carries. None: nothing more to run.
@@ -114,23 +124,22 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
                 return None
             plan = plan_of(message)
             return Planned(plan, message.tokens_used, reused_of(plan, inp), resumed=True)
-    return await write_plan(rt, workflow_id, round_no, inp, key, review)
+    return ToPlan(inp, key, review)
 
 
-async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput, key: Callable[..., str],
-                     review: bool, revision: str = "") -> Planned | None:
-    """The project manager plans and the plan is written (its message keyed `key("message")`); with
-    `review`, the round then waits for the user's decision on it. `revision`: why this plan replaces
-    the one before. None: nothing more to run now."""
-    started, t0 = rt.clock(), time.perf_counter()
-    try:
-        with (tracing.span("foreman.plan", **{"gen_ai.agent.name": "project_manager"}),
-              rt.journal.drafts.writing(workflow_id, round_no, key("message"))):  # the answer streams
-            outcome = await rt.runner.plan(inp)
-    except (PlanError, ModelError) as exc:
-        await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
-                              cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
-        return None
+async def plan_failed(rt: Runtime, workflow_id: str, round_no: int, key: Callable[..., str], exc: Exception,
+                      seconds: float) -> None:
+    """The project manager could not plan (`PlanError`, `ModelError`): the round fails, saying why."""
+    await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
+                          cost=_cost(getattr(exc, "usage", Usage()), seconds))
+
+
+async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPlan, outcome: PlanOutcome,
+                     seconds: float) -> Planned | None:
+    """Write the plan the Runner made (its message keyed `key("message")`); under `review`, the round then
+    waits for the user's decision on it. None: nothing more to run now."""
+    inp, key, review, revision = to_plan.inp, to_plan.key, to_plan.review, to_plan.revision
+    started = rt.clock() - timedelta(seconds=seconds)
     plan = outcome.plan
     reused = reused_of(plan, inp)
     previous_round = inp.previous.round if inp.previous else 0
@@ -150,7 +159,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
                              content, agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
-                             **_stats(outcome.usage, time.perf_counter() - t0))],
+                             **_stats(outcome.usage, seconds))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
                      progress=25),
