@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from agents.base import Retriever
 from agents.model import Model
 from agents.round import Registry, Runner
 from app.config import Settings
@@ -18,7 +19,6 @@ from app.store.cursors import CursorCache
 from app.store.database import Database
 from app.store.filestore import BlobStore
 from app.store.repository import Repository
-from app.store.search import IndexRetriever
 
 
 @dataclass
@@ -35,9 +35,8 @@ class Runtime:
     cursors: CursorCache
     journal: Journal
     documents: Documents
-    retriever: IndexRetriever
+    retriever: Retriever
     rounds: RoundData
     clock: Callable[[], datetime]
     runner: Runner  # the one Runner of rounds' agent work (built once, `app.main.build_runtime`)
     sandbox: CodeSandbox | None = None  # where flows' code nodes run (its workers start with the first one)
-
