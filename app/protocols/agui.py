@@ -56,16 +56,17 @@ from litestar.response import Stream
 from app.config import Settings
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
 from app.protocols.agui_interrupts import (
+    NodeStates,
     decision_of,
     flow_of,
     interrupt_of,
-    node_states,
     outstanding,
     review_of,
     start_flow,
 )
 from app.protocols.flow_tools import question
 from app.protocols.rounds import (
+    CaughtUp,
     Closed,
     Ended,
     Piece,
@@ -169,7 +170,8 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
             if exc.code != "workflow_not_found":
                 raise
             run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id, review=review)
-    return Stream(events(rounds, run, run_input, encoder, nodes), media_type=encoder.get_content_type(),
+    states = NodeStates(rounds, run) if nodes else None
+    return Stream(events(rounds, run, run_input, encoder, states), media_type=encoder.get_content_type(),
                   headers=headers)
 
 
@@ -181,8 +183,10 @@ async def refused(run_input: RunAgentInput, exc: ApplicationError, encoder: Even
 
 
 async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: EventEncoder,
-                 flow: bool = False) -> AsyncGenerator[bytes, None]:
-    """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`)."""
+                 states: NodeStates | None = None) -> AsyncGenerator[bytes, None]:
+    """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`);
+    with `states`, a flow's: its node states in the state's `nodes`, read once per read of the round that
+    moved it on (not once per log), each new one a JSON Patch `add`."""
     thread, run_id = run_input.thread_id, run_input.run_id
 
     def encoded(event: BaseEvent) -> bytes:
@@ -191,22 +195,24 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: 
     for event in [RunStartedEvent(thread_id=thread, run_id=run_id),
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
                                                "status": "running", "progress": 0, "plan": [], "documents": [],
-                                               "nodes": await node_states(rounds, run, True) if flow else []})]:
+                                               # a resumed flow's nodes so far; a new run's follow as they settle
+                                               "nodes": await states.new() if states and run_input.resume else []})]:
         yield encoded(event)
-    nodes: list[dict[str, Any]] = []
-    ended = False
+    ended, stale = False, False  # stale: a log came since the node states were last read
     try:
         progress = 0
         sse = encoder.get_content_type().startswith("text/event-stream")
-        async for part in rounds.follow(run, heartbeats=sse, live=True, waits=True):
+        async for part in rounds.follow(run, heartbeats=sse, live=True, waits=True, caught_up=states is not None):
             if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
                 yield b": keepalive\n\n"
                 continue
-            moved = isinstance(part, Progress) and part.log.progress != progress  # a node ended, or began
-            if flow and (moved or isinstance(part, Waiting | Ended)) \
-                    and nodes != (now := await node_states(rounds, run, isinstance(part, Waiting))):
-                nodes = now
-                yield encoded(StateDeltaEvent(delta=[ReplaceOperation(path="/nodes", value=nodes)]))
+            stale = stale or isinstance(part, Progress)
+            if states is not None and (isinstance(part, Waiting) or stale and isinstance(part, CaughtUp | Ended)):
+                stale = False
+                if fresh := await states.new(part.waiting_for if isinstance(part, Waiting) else None):
+                    yield encoded(StateDeltaEvent(delta=[AddOperation(path="/nodes/-", value=n) for n in fresh]))
+            if isinstance(part, CaughtUp):
+                continue
             asked = (await question(rounds, run.owner, run.workflow_id, part.waiting_for)
                      if isinstance(part, Waiting) and part.waiting_for.kind == "node" else None)
             if isinstance(part, Progress):

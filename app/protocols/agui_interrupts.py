@@ -128,13 +128,31 @@ async def start_flow(rounds: Rounds, owner: Owner, workflow_id: str, flow: FlowS
     return Round(owner, answer["id"], answer["currentRound"], position, tokens, base)
 
 
-async def node_states(rounds: Rounds, run: Round, waiting: bool = False) -> list[dict[str, Any]]:
-    """The round's flow node runs as the run's state has them (none for a round that runs no flow);
-    `waiting`: with the human node the round waits on (a node run is kept once it ends)."""
-    page = await rounds.workflows.flows.node_runs(run.workflow_id, run.round)
-    nodes = [{"nodeId": n.path, "type": n.type, "status": n.status, "attempts": n.attempts,
-              **({"branch": n.branch} if n.branch else {})} for n in page.items]
-    wait = (await rounds.workflows.owned(run.owner, run.workflow_id)).waiting_for or {} if waiting else {}
-    if wait.get("kind") == "node" and wait.get("path") not in [n["nodeId"] for n in nodes]:
-        nodes.append({"nodeId": wait.get("path"), "type": "human", "status": "waiting", "attempts": 1})
-    return nodes
+class NodeStates:
+    """A flow round's node runs as an AG-UI run's state has them (`nodes`), read incrementally: each read
+    fetches only the runs settled since the last one (without their records), and the run sends only those,
+    as JSON Patch `add`s to `/nodes` (reading and replacing the whole list at every change made a flow run
+    cost 1.2-1.4x its REST run's server CPU; bench/protocol_flows.py)."""
+
+    def __init__(self, rounds: Rounds, run: Round) -> None:
+        self.rounds, self.run = rounds, run
+        self.seen: set[str] = set()
+        self.since = 0  # the last `seq` read: runs settled at once may share it, so reads begin there
+
+    async def new(self, wait: WaitingFor | None = None) -> list[dict[str, Any]]:
+        """The node states not given yet: runs settled since the last read and, with `wait`, the human
+        nodes the round waits on (a node run is kept only once it ends)."""
+        fresh: list[dict[str, Any]] = []
+        for state in await self.rounds.workflows.flows.node_states(self.run.workflow_id, self.run.round, self.since):
+            self.since = max(self.since, state.seq)
+            if state.path not in self.seen:
+                self.seen.add(state.path)
+                fresh.append({"nodeId": state.path, "type": state.type, "status": state.status,
+                              "attempts": state.attempts, **({"branch": state.branch} if state.branch else {})})
+        if wait is not None and wait.kind == "node":
+            for node in wait.nodes or []:
+                path = node.get("path")
+                if isinstance(path, str) and path not in self.seen:
+                    self.seen.add(path)
+                    fresh.append({"nodeId": path, "type": "human", "status": "waiting", "attempts": 1})
+        return fresh

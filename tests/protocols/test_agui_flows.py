@@ -17,6 +17,17 @@ def _flow_run(thread: str, flow_id: int, inputs: dict) -> dict:
     return body
 
 
+def _nodes(events: list, start: list | None = None) -> list[dict]:
+    """The run's `nodes` as a client holds them: the snapshot's, then each STATE_DELTA's operations on them
+    applied (a node state is added once, at the end: `add /nodes/-`)."""
+    nodes = list(start if start is not None else next(e for e in events if e.type.value == "STATE_SNAPSHOT")
+                 .snapshot["nodes"])
+    for op in (op for e in events if e.type.value == "STATE_DELTA" for op in e.delta if op.path.startswith("/nodes")):
+        assert (op.op, op.path) == ("add", "/nodes/-"), op
+        nodes.append(op.value)
+    return nodes
+
+
 def _resume(thread: str, interrupt_id: str, payload: dict) -> dict:
     body = run_input(thread, "")
     body["messages"], body["resume"] = [], [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
@@ -33,9 +44,8 @@ def test_a_human_node_is_an_interrupt_resumed_once_with_node_states(server):
         [interrupt] = end.outcome.interrupts
         assert interrupt.reason == "human_node" and interrupt.message.startswith("Send it?")
         assert interrupt.response_schema["properties"]["decision"]["enum"] == ["send", "drop"]
-        deltas = [op for e in first if e.type.value == "STATE_DELTA" for op in e.delta]
-        nodes = [op.value for op in deltas if op.path == "/nodes"][-1]
-        assert {n["nodeId"]: n["status"] for n in nodes} == {"start": "succeeded", "ask": "waiting"}
+        nodes = _nodes(first)
+        assert [(n["nodeId"], n["status"]) for n in nodes] == [("start", "succeeded"), ("ask", "waiting")]
 
         wrong = run(client, _resume(thread, interrupt.id, {"decision": "maybe"}))
         assert [e.type.value for e in wrong] == ["RUN_STARTED", "RUN_ERROR"]  # still waiting
@@ -44,9 +54,11 @@ def test_a_human_node_is_an_interrupt_resumed_once_with_node_states(server):
         snapshot = next(e for e in second if e.type.value == "STATE_SNAPSHOT").snapshot
         assert "start" in [n["nodeId"] for n in snapshot["nodes"]]  # a resumed flow: its nodes so far
         assert "sent it" in "".join(e.delta for e in second if e.type.value == "TEXT_MESSAGE_CONTENT")
-        last_nodes = [op.value for e in second if e.type.value == "STATE_DELTA" for op in e.delta
-                      if op.path == "/nodes"][-1]
-        assert {n["nodeId"]: n["status"] for n in last_nodes}["send"] == "succeeded"
+        listed = _nodes(second)
+        last_nodes = {n["nodeId"]: n for n in listed}
+        assert len(listed) == len(last_nodes)  # each node once, however many reads saw it
+        assert last_nodes["send"]["status"] == "succeeded" and last_nodes["ask"]["branch"] == "send"
+        assert last_nodes["drop"]["status"] == "skipped" and last_nodes["end"]["status"] == "succeeded"
 
         again = run(client, _resume(thread, interrupt.id, {"decision": "send"}))
         assert [e.type.value for e in again] == ["RUN_STARTED", "RUN_ERROR"]
