@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,7 +229,8 @@ class Rounds:
                            drafts=self.workflows.rt.journal.drafts if live else None)
 
     async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True,
-                     live: bool = False, waits: bool = False, caught_up: bool = False) -> AsyncIterator[Part | None]:
+                     live: bool = False, waits: bool = False, caught_up: bool = False
+                     ) -> AsyncGenerator[Part | None, None]:
         """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: the
         round's tokens at its end (as the read that saw the end had them); `live`: messages as they are
         written (Piece ... Closed), each draft from its first character (one this stream saw only at its end
