@@ -124,7 +124,7 @@ class ForemanA2A(RequestHandler):
                 if kind is None:
                     raise InvalidParamsError(message=f"The task {message.task_id[:100]!r} waits for no input.")
                 decision = ReviewRequest(decision=text) if kind == "node" else reply_decision(kind, text)
-                return await self.rounds.decide(owner, workflow_id, decision)
+                return await self.rounds.decide(owner, workflow_id, decision, row=row)
             skill = str(meta.get("skill") or ASK)
             context = message.context_id or None
             if skill == ASK:

@@ -159,8 +159,8 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
     if run_input.resume:  # the answers to the interrupts the thread's last run ended with, once
         try:
             first, *later = decisions_of(run_input.resume)
-            wait = await outstanding(rounds, owner, workflow_id, [first, *later])
-            run = await rounds.decide(owner, workflow_id, first, base)
+            row, wait = await outstanding(rounds, owner, workflow_id, [first, *later])
+            run = await rounds.decide(owner, workflow_id, first, base, row=row)
         except ApplicationError as exc:  # decided nothing: the run ends at once with the reason
             return Stream(refused(run_input, exc, encoder), media_type=encoder.get_content_type(), headers=headers)
         nodes = wait.kind == "node"  # a flow's human node: the run's state has the flow's nodes

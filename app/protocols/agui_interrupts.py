@@ -29,6 +29,7 @@ from app.errors import BadRequestError, ConflictError, NotFoundError
 from app.protocols.rounds import Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
+from app.store.tables import WorkflowRow
 
 INTERRUPT = "review-"  # an interrupt's id: this and the id of the message the round waits on
 REASONS = {"plan": "plan_review", "question": "agent_question", "tool": "tool_approval", "node": "human_node"}
@@ -98,10 +99,11 @@ def review_of(props: Any) -> ReviewMode | None:
     return review
 
 
-async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, decisions: list[ReviewRequest]) -> WaitingFor:
-    """What the resume answers, when each of its entries is an interrupt the thread's round waits on now;
-    else a ConflictError: an interrupt already resolved (its decision was taken: resuming again decides
-    nothing) or unknown."""
+async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, decisions: list[ReviewRequest]
+                      ) -> tuple[WorkflowRow, WaitingFor]:
+    """The workflow and what the resume answers, when each of its entries is an interrupt the thread's
+    round waits on now; else a ConflictError: an interrupt already resolved (its decision was taken:
+    resuming again decides nothing) or unknown."""
     row = await rounds.workflows.owned(owner, workflow_id)
     wait = waiting_view(row)
     open_ids = answerable(wait) if wait is not None else []
@@ -115,7 +117,7 @@ async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, decisions:
                             code="unknown_interrupt")
     if wait is None:  # no entry at all: decisions_of refuses that
         raise BadRequestError("resume names no interrupt.", code="bad_resume")
-    return wait
+    return row, wait
 
 
 def flow_of(props: Any) -> FlowStartBody | None:

@@ -29,6 +29,7 @@ from app.contract.views import log_view, message_view, status_view
 from app.errors import ApplicationError, NotFoundError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
+from app.store.tables import WorkflowRow
 
 log = logging.getLogger("foreman.protocols")
 
@@ -181,10 +182,11 @@ class Rounds:
         answer = await self.workflows.start(owner, workflow_id, request, None, new_id)
         return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
 
-    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "") -> Round:
+    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "",
+                     row: WorkflowRow | None = None) -> Round:
         """The user's decision on what the workflow's round waits for (the REST review's errors): the
-        round, to follow from where it waited."""
-        row = await self.workflows.owned(owner, workflow_id)
+        round, to follow from where it waited (`row`: the workflow as the caller just read it, waiting)."""
+        row = row or await self.workflows.owned(owner, workflow_id)
         position = Position(row.last_message_id, row.last_log_id)
         await self.workflows.reviews.decide(owner, workflow_id, decision)
         return Round(owner, workflow_id, row.current_round, position, row.tokens_used, base_url)
