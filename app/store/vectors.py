@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, from_blobs, to_blob
+from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
 from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 
@@ -48,6 +48,12 @@ def _background() -> None:
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
     return np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows])
+
+
+def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:
+    """The chunk ids of these files and (position, cosine) of the nearest, nearest first."""
+    ids = np.concatenate([m[0] for m in matrices])
+    return ids, nearest([m[1] for m in matrices], question)
 
 
 class VectorIndex:
@@ -119,6 +125,22 @@ class VectorIndex:
         else:
             self._questions.move_to_end(text)
         return found
+
+    async def nearest(self, query: str, shas: Sequence[str]) -> list[tuple[int, float]] | None:
+        """(chunk id, cosine) of the chunks nearest the question among the files whose vectors
+        exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile)."""
+        ready = await self.ready(shas)
+        if not ready:
+            return None
+        matrices = [await self.matrix(sha) for sha in shas if sha in ready]
+        try:
+            question = await self.question(query)
+        except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
+            log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
+            return None
+        # A hundred books are 100,000 rows: the int8 scan and the sort are 15 ms of CPU, off the loop.
+        ids, order = await off_loop(_nearness, matrices, question)
+        return [(int(ids[i]), score) for i, score in order]
 
     def forget(self, shas: Sequence[str]) -> None:
         """Drop what is known of files whose chunks were removed."""

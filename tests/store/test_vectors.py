@@ -10,9 +10,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.base import DocumentText
+from agents.knowledge.indexed import IndexRetriever, chunk_rows
 from app.store.database import Database
 from app.store.repository.chunks import ChunkStore, delete_chunks_tx
-from app.store.search import IndexRetriever, chunk_rows
+from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
 
@@ -70,10 +71,10 @@ async def test_vectors_are_made_once_by_their_model_again_for_another_and_go_wit
         # A search over a file with vectors fuses them with BM25 and says so.
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-a")
-        found = await IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        found = await IndexRetriever(IndexSearch(store, index)).search("When was the tower completed?", [doc], 3)
         assert found and {p.method for p in found} == {"hybrid"}
         assert "1874" in found[0].text
-        assert {p.method for p in await IndexRetriever(store).search("tower", [doc], 3)} == {"keyword"}
+        assert {p.method for p in await IndexRetriever(IndexSearch(store)).search("tower", [doc], 3)} == {"keyword"}
 
         await db.run_write(delete_chunks_tx, ["sha-a"], db.is_sqlite)
         assert await store.vectors("sha-a", "model-b") == []
@@ -86,7 +87,7 @@ async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path
     """A hundred books are 100,000 vectors: their product with the question runs in a worker thread."""
     import threading
 
-    import app.store.search as search
+    import app.store.vectors as search
 
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'n.db'}")
     await db.migrate()
@@ -107,7 +108,7 @@ async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path
         await index.idle()
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-n")
-        found = await search.IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        found = await IndexRetriever(IndexSearch(store, index)).search("When was the tower completed?", [doc], 3)
         assert found and found[0].method == "hybrid"
         assert threads and threading.get_ident() not in threads
         await index.close()
@@ -141,7 +142,7 @@ async def test_a_question_is_embedded_off_the_loop_once_while_the_database_match
         await index.idle()
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-q")
-        retriever = IndexRetriever(store, index)
+        retriever = IndexRetriever(IndexSearch(store, index))
         for _ in range(2):
             found = await retriever.search("When was the tower completed?", [doc], 3)
             assert found and found[0].method == "hybrid" and "1874" in found[0].text
