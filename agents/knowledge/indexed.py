@@ -21,7 +21,7 @@ from agents.knowledge.retrieval import (
     hybrid,
     rank_documents,
 )
-from agents.language import query_terms
+from agents.language import detect_language, query_terms
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from extractors.base import ContentItem
@@ -80,7 +80,11 @@ class IndexRetriever:
         average = sum(f.length for f in facts.values()) / total if total else 0.0
         # The question is embedded and the vectors searched while the database matches its terms:
         # the embedder and SQLite both run in C without the GIL, on the machine's two cores.
-        nearness = asyncio.ensure_future(self.index.nearest(query, shas))
+        # A question in another language than a file's shares few words with it: its vectors are waited for
+        # (issue 50, item 12); one in the file's own language answers at once.
+        asked_in = detect_language(query, default="")
+        other = [d.sha256 for d in stored if asked_in and languages[d.sha256] not in ("", asked_in)]
+        nearness = asyncio.ensure_future(self.index.nearest(query, shas, other))
         try:
             matched = await self.index.match(shas, terms)
         finally:

@@ -96,8 +96,10 @@ class PassageIndex(Protocol):
     async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[int]:
         """The ids of the chunks of these files that hold any of `terms`."""
 
-    async def nearest(self, query: str, shas: Sequence[str]) -> list[tuple[int, float]] | None:
-        """(chunk id, cosine) of the chunks nearest the question, nearest first; None without vectors."""
+    async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
+        """(chunk id, cosine) of the chunks nearest the question, nearest first; None without vectors.
+        The files of `wait_for` (in another language than the question's) are worth waiting for
+        while their vectors are being made, within a bound the index keeps."""
 
     async def chunks(self, ids: Sequence[int]) -> Sequence[IndexedChunk]:
         """The chunks of these ids that are still there."""

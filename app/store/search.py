@@ -27,8 +27,8 @@ class IndexSearch:
     async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[int]:
         return await self.store.match(shas, terms)
 
-    async def nearest(self, query: str, shas: Sequence[str]) -> list[tuple[int, float]] | None:
-        return None if self.vectors is None else await self.vectors.nearest(query, shas)
+    async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
+        return None if self.vectors is None else await self.vectors.nearest(query, shas, wait_for)
 
     async def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         return await self.store.chunks(ids)
