@@ -2,9 +2,11 @@
 
 The app gives the `Runner` the model, the agents' registry and the round's limits; with the round's
 input (`RoundInput`: the request, its documents, the conversation so far) it plans, runs the plan's
-tasks and revises the plan when a task failed or the user steered the round, and writes the final
-review. What is durable is the app's: the `RoundHooks` it implements run each task and journal it,
-skip one, write the waits and the revisions, and tell the runner when the user steered the round.
+tasks and revises the plan when a task failed or the user steered the round (its own model calls:
+`_revised`), and writes the final review. What is durable is the app's: the `RoundHooks` it implements
+are the round's journal port (read the input and the user's steering; write each task's outcome, a skip,
+a wait, a revision the Runner made, the final review it wrote) and still run each task. The app builds
+one Runner per process (`app.main.build_runtime`).
 The plan, the prior rounds, the tasks and their outcomes cross from `app` into `agents` as the typed
 values named here; the app imports this module (and the types of `agents.base`, `agents.model` and
 `agents.errors`), not the planner, the scheduler, the memory or the re-planner one by one.
@@ -13,12 +15,14 @@ values named here; the app imports this module (and the types of `agents.base`, 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import Any
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
+from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
@@ -60,7 +64,7 @@ from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
+    "Ran", "Registry", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
     "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
@@ -78,26 +82,6 @@ def preload() -> None:
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
 
 
-@dataclass
-class TaskOutcome:
-    """What the scheduler, a revision and the final review need of a finished task."""
-
-    task_id: str
-    ok: bool
-    text: str = ""
-    files: list[int] = field(default_factory=list)
-    tokens: int = 0
-    error: str = ""
-    undelivered: bool = False  # it ran, and said it could not do what it was asked (its text says why)
-    question: str = ""  # its agent asks the user this before it can go on (nothing of it is written)
-    prepared: dict[str, Any] | None = None  # made ready to run once the user approves (kind "tool"; nothing written)
-    waiting: bool = False  # parked: it waits for the user (a question, an approval); nothing more starts
-
-    @property
-    def delivered(self) -> bool:
-        return self.ok and not self.undelivered
-
-
 @dataclass(frozen=True)
 class Limits:
     """A round's bounds (the settings of the same names)."""
@@ -108,64 +92,6 @@ class Limits:
     max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
     plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
-
-
-@dataclass
-class Start:
-    """Where the task phase starts: the plan, the tasks finished before (an earlier round's, or this
-    round's before a crash: they never run again), the tokens spent so far, and the revisions of the plan
-    made before a crash (why each, and how many of them the user's steering asked for)."""
-
-    plan: Plan
-    finished: dict[str, TaskOutcome] = field(default_factory=dict)
-    spent: int = 0
-    revisions: list[str] = field(default_factory=list)
-    steers: int = 0
-
-
-@dataclass
-class Ran:
-    """How the task phase ended: the last plan, its tasks' outcomes, the skipped ones with why, and why
-    each revision of the plan was made."""
-
-    plan: Plan
-    outcomes: dict[str, TaskOutcome]
-    skipped: dict[str, str]
-    revisions: list[str]
-
-
-class RoundHooks(Protocol):
-    """What the app does for the runner; every write is the app's (and durable)."""
-
-    async def planned(self) -> Start | None:
-        """The plan step: plan through `Runner.plan` and journal the plan (or read back the plan a resumed
-        round made). None: nothing more to run now (an answer without tasks, a wait for the user)."""
-
-    async def final(self, ran: Ran) -> None:
-        """The final step: the review (`Runner.final`) of what `ran` delivered, journalled."""
-
-    def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
-        """A pass over `plan` starts (the first, or after a revision); `finished` never run again."""
-
-    async def steered(self) -> bool:
-        """Whether the user steered the round and no revision took it up yet."""
-
-    async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
-        """Run the task and journal its outcome (never raises: a failure is an outcome); an outcome
-        `waiting` parks the task for the user."""
-
-    async def skip(self, task: TaskSpec, reason: str) -> None:
-        """Journal that the task was skipped, and why."""
-
-    async def park(self) -> bool:
-        """Write what the parked tasks wait for; True: some did, and this part of the round ends."""
-
-    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
-        """Revise the plan with the user's steering (`Runner.steer`) and journal it; None: nobody steered."""
-
-    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
-                     number: int) -> Revision | None:
-        """Revise the plan after its failures (`Runner.replan`) and journal it; None: no revision."""
 
 
 class Runner:
@@ -180,13 +106,32 @@ class Runner:
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
         It ends early when the round waits for the user: the round's next part runs it on."""
-        start = await hooks.planned()
+        async with hooks.step("plan"):
+            opened = await hooks.opened()
+            if not isinstance(opened, RoundInput):
+                start = opened
+            else:
+                t0 = time.perf_counter()
+                try:
+                    with hooks.live("plan"):  # the answer streams
+                        outcome = await self.plan(opened)
+                except (PlanError, ModelError) as exc:
+                    await hooks.unplanned(exc, time.perf_counter() - t0)
+                    return
+                start = await hooks.planned(outcome, time.perf_counter() - t0)
         if start is None:
             return
         ran = await self.run_tasks(start.plan, hooks, finished=start.finished, spent=start.spent,
                                    revisions=start.revisions, steers=start.steers)
-        if ran is not None:
-            await hooks.final(ran)
+        if ran is None:
+            return
+        async with hooks.step("final"):
+            review = await hooks.reviewing(ran)
+            t0 = time.perf_counter()
+            with hooks.live("final"):
+                final, failed = await self.final(review.inp, review.plan, review.results, review.skipped,
+                                                 review.delivered, review.failures)
+            await hooks.ended(ran, review, final, failed, time.perf_counter() - t0)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an
@@ -287,13 +232,15 @@ class Runner:
             outcomes = {t: o for t, o in outcomes.items() if t not in deferred}
             skipped = {t: r for t, r in skipped.items() if t not in deferred}
             spent += sum(o.tokens for t, o in outcomes.items() if t not in finished)
-            revision = None if over() else await hooks.steer(current, outcomes, len(revisions) + 1)
-            if revision is not None:
+            request = None if over() else await hooks.steering()
+            if request is not None:
+                revision = await self._revised(hooks, current, outcomes, skipped, len(revisions) + 1, request)
+                assert revision is not None  # a steer always revises (the plan goes on unchanged, said so)
                 steers += 1
             else:
                 if deferred or len(revisions) - steers >= limits.max_replans or over():
                     break
-                revision = await hooks.replan(current, outcomes, skipped, len(revisions) - steers + 1)
+                revision = await self._revised(hooks, current, outcomes, skipped, len(revisions) - steers + 1)
                 if revision is None:
                     break
                 if revision.review:  # it waits for the user's review (the round's next part runs it)
@@ -304,6 +251,21 @@ class Runner:
         ids = {t.id for t in current.tasks}
         return Ran(current, {t: o for t, o in outcomes.items() if t in ids},
                    {t: r for t, r in skipped.items() if t in ids}, revisions)
+
+    async def _revised(self, hooks: RoundHooks, plan: Plan, outcomes: dict[str, TaskOutcome],
+                       skipped: dict[str, str], number: int, request: str | None = None) -> Revision | None:
+        """The plan revised with the user's steering `request`, or else after its failures, and journalled
+        (its `review` set when it waits for the user's review); None: no revision after failures."""
+        inp, t0 = await hooks.input(), time.perf_counter()
+        if request is not None:
+            revision, usage = await self.steer(inp, plan, outcomes, request, number)
+        else:
+            maybe, usage = await self.replan(inp, plan, outcomes, skipped, number)
+            if maybe is None:
+                return None
+            revision = maybe
+        revision.review = await hooks.revised(revision, usage, number, request is not None, time.perf_counter() - t0)
+        return revision
 
     async def replan(self, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome],
                      skipped: Mapping[str, str], number: int) -> tuple[Revision | None, Any]:

@@ -22,7 +22,7 @@ from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
-from agents.round import history_reach
+from agents.round import Limits, Runner, history_reach
 from agents.tools.mcp import McpTools, ServerSpec
 from app import metrics
 from app.clock import now
@@ -173,10 +173,18 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers))
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
+    retriever = IndexRetriever(IndexSearch(chunks, vectors))
+    # The one Runner of the rounds' agent work; `fallback` writes the final review (and a plan) when the
+    # model cannot.
+    runner = Runner(model, registry, Limits(
+        max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
+        max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
+        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off)),
+        retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
-                   changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(IndexSearch(chunks, vectors)), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
-                   fallback=offline_model(), sandbox=CodeSandbox())
+                   changes=changes, cursors=cursors, journal=journal, documents=documents, retriever=retriever,
+                   rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+                   runner=runner, sandbox=CodeSandbox())
 
 
 def build_engine(settings: Settings, model: Model, registry: Registry) -> Engine:

@@ -256,6 +256,24 @@ def test_every_wing_has_its_test_directory() -> None:
     assert not missing, "wings without tests/<wing>/: " + ", ".join(missing)
 
 
+# What builds a run's Runner: the round's (`agents.round.Runner`), the flow engine's, or a helper that made a
+# fresh one for each call (`runner_of`, gone: the round's Runner is built once, in `app.main`).
+RUNNER_BUILDERS = {"Runner", "FlowRunner", "runner_of"}
+
+
+def runner_sites(modules: dict[str, Path]) -> list[str]:
+    """The modules of `app` that build a Runner (a call of one of RUNNER_BUILDERS)."""
+    found = []
+    for name, path in sorted(modules.items()):
+        if not name.startswith("app"):
+            continue
+        calls = [n.func for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Call)]
+        if any((f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+               in RUNNER_BUILDERS for f in calls):
+            found.append(name)
+    return found
+
+
 def report() -> None:
     modules = _modules()
     per_wing = collections.Counter(wing(m) for m in modules)
@@ -283,6 +301,8 @@ def report() -> None:
         if name.startswith("app.rounds."):
             rounds.update(t for t in _imports(path, modules) if wing(t) == "agents")
     print("app/rounds -> agents modules:", ", ".join(sorted(rounds)))
+    sites = runner_sites(modules)
+    print(f"places that build a Runner: {len(sites)} ({', '.join(sites)})")
     by_module = collections.Counter(n.rsplit(".", 1)[0] for n in names)
     for module, count in sorted(by_module.items()):
         print(f"  {module}: {count}")

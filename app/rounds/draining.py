@@ -52,6 +52,12 @@ class Drain:
         return True
 
 
+def step() -> contextlib.AbstractAsyncContextManager[None]:
+    """Where a round's step runs: it starts only while this process is not draining."""
+    drain: Drain = handle.current().drain
+    return drain.step()
+
+
 def gated(step: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
     """A round's step (or task) that starts only while this process is not draining."""
     @functools.wraps(step)

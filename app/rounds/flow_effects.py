@@ -34,7 +34,7 @@ from agents.flows import (
 from agents.model import ModelRequest, use_call_context
 from agents.round import RoundInput, detect_language
 from app.rounds.documents import read_document
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
 from app.sandbox.code import CodeLimits
 from app.sandbox.http import HttpPolicy, send_request
@@ -110,10 +110,10 @@ class RoundEffects:
         started, t0 = rt.clock(), time.perf_counter()
         with use_call_context(task=path), rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"),
                                                                     config.agent, path):
-            result = await runner_of(rt).run_task(task, context)
+            result = await rt.runner.run_task(task, context)
         if result.question:
             raise NodeError(f"the {config.agent} agent asked a question a flow cannot answer: {result.question}")
-        outputs = await runner_of(rt).capped(result.files, f"{node.id}-more-documents.zip")
+        outputs = await rt.runner.capped(result.files, f"{node.id}-more-documents.zip")
         documents_out = await rt.rounds.store(await rt.rounds.owner(self.workflow_id) if outputs else None, outputs)
         await rt.rounds.fill(documents_out)
         written = await self._message(key("message"), result.text, config.agent, path, started, t0,

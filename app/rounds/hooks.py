@@ -1,20 +1,47 @@
-"""The round's side of its agent work (`agents.round.RoundHooks`): the Runner plans, runs the tasks and
-revises the plan; these hooks write each step (`app.rounds.steps`), read back what a resumed round
-finished, and tell the Runner when the user steered the round or a task waits for the user."""
+"""The round's side of its agent work (`agents.round.RoundHooks`): the Runner plans, runs the tasks,
+revises the plan and writes the final review; these hooks write each step (`app.rounds.steps`,
+`steering`, `replanning`), read back what a resumed round finished, and tell the Runner what the user
+steered and when a task waits for the user."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from agents.base import Plan, TaskSpec
-from agents.round import Ran, Revision, Start, TaskOutcome
-from app.rounds import asking, replanning, steering, tracing
+from agents.errors import PlanError
+from agents.model import ModelError, Usage
+from agents.round import (
+    FinalOutcome,
+    PlanOutcome,
+    Ran,
+    Review,
+    Revision,
+    RoundInput,
+    Start,
+    TaskOutcome,
+)
+from app.rounds import asking, draining, replanning, steering, tracing
 from app.rounds.records import finished_tasks
 from app.rounds.runtime import Runtime
-from app.rounds.steps import Planned, final_start_log, final_step, round_key, run_one, skip_task
+from app.rounds.steps import (
+    Planned,
+    ToPlan,
+    final_review,
+    final_start_log,
+    plan_failed,
+    round_key,
+    run_one,
+    skip_task,
+    write_final,
+    write_plan,
+)
 from app.store.records import NewLog
-from app.store.tables import stored_id
+from app.store.tables import FileRow, MessageRow, stored_id
+
+SPANS = {"plan": "plan", "final": "final_answer"}  # a step's trace span, by the step's name
 
 
 @dataclass
@@ -52,8 +79,9 @@ class Hooks:
     and journal write, skips, the user's steering, the waits, the revisions' writes and the final step."""
 
     def __init__(self, rt: Runtime, workflow_id: str, round_no: int,
-                 planning: Callable[[], Awaitable[Planned | None]], decided: bool = False) -> None:
-        self.rt, self.workflow_id, self.round_no, self.planning = rt, workflow_id, round_no, planning
+                 opening: Callable[[], Awaitable[Planned | ToPlan | None]], decided: bool = False) -> None:
+        self.rt, self.workflow_id, self.round_no, self.opening = rt, workflow_id, round_no, opening
+        self.to_plan: ToPlan | None = None  # what the Runner plans from (a round that is not resumed)
         self.decided = decided  # the round's part after a decision of the user's (an answer may be there)
         self.announced: frozenset[str] = frozenset()  # tasks whose start the plan's write logged (first pass)
         self.handled: set[int] = set()  # the user's steering messages a revision took up
@@ -63,13 +91,29 @@ class Hooks:
         self.passes = 0
         self.answer = ""  # the manager's answer to the request (of the plan the round runs; not a revision's)
         self.messages: dict[str, int] = {}  # the id of the message each task's outcome was written in
+        self.asked: list[MessageRow] = []  # the user's steering messages the revision being made takes up
+        self.delivered: list[FileRow] = []  # the files the round's tasks delivered (read for the final review)
         self.steer_mark = 0  # the journal's count of the workflow's steers when none was found pending
 
-    async def planned(self) -> Start | None:
+    async def opened(self) -> Start | RoundInput | None:
+        opened = await self.opening()
+        if isinstance(opened, ToPlan):
+            self.to_plan = opened
+            return opened.inp
+        return None if opened is None else await self._start(opened)
+
+    async def planned(self, outcome: PlanOutcome, seconds: float) -> Start | None:
+        assert self.to_plan is not None
+        planned = await write_plan(self.rt, self.workflow_id, self.round_no, self.to_plan, outcome, seconds)
+        return None if planned is None else await self._start(planned)
+
+    async def unplanned(self, error: PlanError | ModelError, seconds: float) -> None:
+        assert self.to_plan is not None
+        await plan_failed(self.rt, self.workflow_id, self.round_no, self.to_plan.key, error, seconds)
+
+    async def _start(self, planned: Planned) -> Start:
+        """Where the task phase starts from the plan in hand (read back, with what a resumed round finished)."""
         rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
-        planned = await self.planning()
-        if planned is None:
-            return None
         plan, reused = planned.plan, planned.reused
         self.answer = plan.answer
         finished: dict[str, TaskOutcome] = dict(reused)
@@ -87,11 +131,26 @@ class Hooks:
         spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
         return Start(plan, finished, spent, revisions, steers)
 
-    async def final(self, ran: Ran) -> None:
-        with tracing.span("foreman.final_answer", **{"gen_ai.agent.name": "project_manager"}):
-            await final_step(self.rt, self.workflow_id, self.round_no, ran.plan, ran.outcomes, ran.skipped,
-                             announced=bool(self.settling and self.settling.announced),
-                             revisions=tuple(ran.revisions), answer=self.answer, messages=self.messages)
+    def step(self, name: str) -> AbstractAsyncContextManager[None]:
+        return draining.step()
+
+    @contextlib.contextmanager
+    def live(self, name: str) -> Iterator[object]:
+        key = self.to_plan.key("message") if name == "plan" and self.to_plan else \
+            round_key(self.workflow_id, self.round_no, name, "message")
+        with tracing.span(f"foreman.{SPANS.get(name, name)}", **{"gen_ai.agent.name": "project_manager"}), \
+                self.rt.journal.drafts.writing(self.workflow_id, self.round_no, key) as draft:
+            yield draft
+
+    async def reviewing(self, ran: Ran) -> Review:
+        review, self.delivered = await final_review(self.rt, self.workflow_id, self.round_no, ran,
+                                                    announced=bool(self.settling and self.settling.announced))
+        return review
+
+    async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: ModelError | None,
+                    seconds: float) -> None:
+        await write_final(self.rt, self.workflow_id, self.round_no, ran, review, self.delivered, final, failed,
+                          seconds, answer=self.answer, messages=self.messages)
 
     def begin(self, plan: Plan, finished: Mapping[str, TaskOutcome], may_replan: bool) -> None:
         self.numbers = {task.id: n for n, task in enumerate(plan.tasks, 1)}
@@ -150,14 +209,18 @@ class Hooks:
         await asking.park(self.rt, self.workflow_id, self.round_no, self.parked)
         return True
 
-    async def steer(self, plan: Plan, outcomes: dict[str, TaskOutcome], number: int) -> Revision | None:
-        asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
-        if not asked:
-            return None
-        revision = await steering.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, asked, number)
-        self.handled.update(stored_id(m) for m in asked)
-        return revision
+    async def input(self) -> RoundInput:
+        return await self.rt.rounds.round_input(self.workflow_id, self.round_no)
 
-    async def replan(self, plan: Plan, outcomes: dict[str, TaskOutcome], skipped: dict[str, str],
-                     number: int) -> Revision | None:
-        return await replanning.revise(self.rt, self.workflow_id, self.round_no, plan, outcomes, skipped, number)
+    async def steering(self) -> str | None:
+        self.asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
+        return "\n".join(m.content for m in self.asked) if self.asked else None
+
+    async def revised(self, revision: Revision, usage: Usage | None, number: int, steer: bool,
+                      seconds: float) -> bool:
+        rt, workflow_id, round_no = self.rt, self.workflow_id, self.round_no
+        if not steer:
+            return await replanning.write(rt, workflow_id, round_no, revision, usage, number, seconds)
+        await steering.write(rt, workflow_id, round_no, revision, usage, self.asked, number, seconds)
+        self.handled.update(stored_id(m) for m in self.asked)
+        return False

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import functools
 import re
-import time
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from agents.base import Plan
 from agents.model import Usage
-from agents.round import Revision, TaskOutcome, plan_record, render_plan_message
+from agents.round import Revision, plan_record, render_plan_message
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.records import plan_of, record_of
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.records import NewLog, NewMessage
 from app.store.tables import stored_id
 
@@ -39,23 +39,19 @@ async def revisions_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tupl
     return plan_of(plans[-1]), whys
 
 
-async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                 skipped: dict[str, str], number: int) -> Revision | None:
-    """Revise the plan after failures (`agents.round.Runner.replan`), write the revision and return it;
-    None: no revision (nothing failed or was skipped but for the budget, or nothing better can be planned)."""
-    inp = await rt.rounds.round_input(workflow_id, round_no)
-    started, t0 = rt.clock(), time.perf_counter()
-    revision, usage = await runner_of(rt).replan(inp, plan, outcomes, skipped, number)
-    if revision is None:
-        return None
+async def write(rt: Runtime, workflow_id: str, round_no: int, revision: Revision, usage: Usage | None,
+                number: int, seconds: float) -> bool:
+    """Journal the plan the Runner revised after failures (`agents.round.Runner.replan`); True: it waits
+    for the user's review (the round's plan was reviewed, so each revision of it is too)."""
     limit = rt.settings.max_replans
-    revision.review = await under_review(rt, workflow_id, round_no)
+    review = await under_review(rt, workflow_id, round_no)
+    revision.review = review
     await write_revision(rt, workflow_id, round_no, revision, key_part=number,
                          heading=f"Plan revised ({number} of at most {limit})",
                          log=NewLog("", f"Work plan revised ({number} of at most {limit}): {revision.why}",
                                     type="warning", agent_name="project_manager"),
-                         meta={"number": number}, offline=rt.model.offline, usage=usage, started=started, t0=t0)
-    return revision
+                         meta={"number": number}, offline=rt.model.offline, usage=usage, seconds=seconds)
+    return review
 
 
 async def under_review(rt: Runtime, workflow_id: str, round_no: int) -> bool:
@@ -66,8 +62,9 @@ async def under_review(rt: Runtime, workflow_id: str, round_no: int) -> bool:
 
 async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision: Revision, *,
                          key_part: int | str, heading: str, log: NewLog, meta: dict[str, Any], offline: bool,
-                         usage: Usage | None, started: Any, t0: float) -> None:
-    """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log."""
+                         usage: Usage | None, seconds: float) -> None:
+    """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log;
+    `seconds`: what revising it took."""
     rendered = render_plan_message(revision.plan)
     text = f"{heading}: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
     key = functools.partial(replan_key, workflow_id, round_no, key_part)
@@ -76,7 +73,7 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
-                             started_at=started, processing_time=round(time.perf_counter() - t0, 6),
+                             started_at=rt.clock() - timedelta(seconds=seconds), processing_time=round(seconds, 6),
                              meta={"plan": plan_record(revision.plan), "language": revision.plan.language,
                                    "offline": offline, "revision": {**meta, "why": revision.why,
                                                                     "dropped": revision.dropped,

@@ -9,7 +9,6 @@ from dataclasses import replace
 from agents.round import changes_prompt
 from app.rounds import steps
 from app.rounds import workflow as rounds
-from app.rounds.draining import gated
 from app.rounds.flow_run import run_flow
 from app.rounds.records import plan_of
 from app.rounds.runtime import Runtime
@@ -43,8 +42,8 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
                       history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)],
                       changes=changes_prompt(plan_of(message), feedback) if feedback else "")
         key = steps.step_keys(workflow_id, round_no, "plan", f"s{segment}")
-        await gated(steps.write_plan)(rt, workflow_id, round_no, inp, key, review=True,
-                                       revision=f"revised at the user's request: {feedback}")
+        await rounds.execute(rt, workflow_id, round_no, steps.ToPlan(
+            inp, key, review=True, revision=f"revised at the user's request: {feedback}"))
         return
     plan = plan_of(message)
     inp = await rt.rounds.round_input(workflow_id, round_no)

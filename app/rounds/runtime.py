@@ -8,7 +8,7 @@ from datetime import datetime
 
 from agents.base import Retriever
 from agents.model import Model
-from agents.round import Limits, Registry, Runner
+from agents.round import Registry, Runner
 from app.config import Settings
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
@@ -38,14 +38,5 @@ class Runtime:
     retriever: Retriever
     rounds: RoundData
     clock: Callable[[], datetime]
-    fallback: Model | None = None  # writes the final review when `model` cannot (the offline model)
+    runner: Runner  # the one Runner of rounds' agent work (built once, `app.main.build_runtime`)
     sandbox: CodeSandbox | None = None  # where flows' code nodes run (its workers start with the first one)
-
-
-def runner_of(rt: Runtime) -> Runner:
-    """The runner of a round's agent work, with the service's model, agents and limits."""
-    s = rt.settings
-    return Runner(rt.model, rt.registry, Limits(max_tasks=s.max_tasks_per_plan, task_concurrency=s.task_concurrency,
-                                                max_round_tokens=s.max_round_tokens, max_replans=s.max_replans,
-                                                max_task_outputs=s.max_task_outputs,
-                                                plan_fixes_off=frozenset(s.plan_fixes_off)), rt.retriever, fallback=rt.fallback)

@@ -6,12 +6,10 @@ not count against MAX_REPLANS. The revision is a `step` message that says what c
 
 from __future__ import annotations
 
-import time
-
-from agents.base import Plan
-from agents.round import Revision, TaskOutcome
+from agents.model import Usage
+from agents.round import Revision
 from app.rounds.replanning import write_revision
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.records import NewLog
 from app.store.tables import MessageRow
 
@@ -33,18 +31,12 @@ async def handled_so_far(rt: Runtime, workflow_id: str, round_no: int) -> tuple[
     return {i for ids in steers for i in ids}, len(steers)
 
 
-async def revise(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                 steers: list[MessageRow], number: int) -> Revision:
-    """Plan the unfinished part again with the user's new request (`agents.round.Runner.steer`), write
-    the revision and return it."""
-    inp = await rt.rounds.round_input(workflow_id, round_no)
-    started, t0 = rt.clock(), time.perf_counter()
-    request = "\n".join(m.content for m in steers)
-    revision, usage = await runner_of(rt).steer(inp, plan, outcomes, request, number)
+async def write(rt: Runtime, workflow_id: str, round_no: int, revision: Revision, usage: Usage | None,
+                steers: list[MessageRow], number: int, seconds: float) -> None:
+    """Journal the plan the Runner revised with the user's steering messages `steers` (`agents.round.Runner.steer`)."""
     await write_revision(rt, workflow_id, round_no, revision, key_part=f"s{number}",
                          heading="Plan revised at your request",
                          log=NewLog("", f"Work plan revised at the user's request: {revision.why}",
                                     agent_name="project_manager"),
                          meta={"number": number, "steer": [m.id for m in steers]}, offline=rt.model.offline,
-                         usage=usage, started=started, t0=t0)
-    return revision
+                         usage=usage, seconds=seconds)

@@ -10,16 +10,19 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.engine import Connection
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
-from agents.errors import PlanError
 from agents.model import ModelError, Usage, use_call_context
 from agents.round import (
+    FinalOutcome,
     PlanOutcome,
     PriorRound,
+    Ran,
+    Review,
     RoundInput,
     Runner,
     TaskOutcome,
@@ -33,10 +36,10 @@ from app.rounds.draining import gated
 from app.rounds.journal import reason_of
 from app.rounds.memory import ended_round
 from app.rounds.records import TaskRecord, plan_of, task_meta
-from app.rounds.runtime import Runtime, runner_of
+from app.rounds.runtime import Runtime
 from app.store.ownership import ClaimLostError
 from app.store.records import Appended, Cost, NewDocument, NewLog, NewMessage
-from app.store.tables import stored_id
+from app.store.tables import FileRow, stored_id
 
 log = logging.getLogger("foreman.rounds")
 
@@ -89,9 +92,20 @@ def start_log(workflow_id: str, round_no: int, plan: Plan, task: TaskSpec) -> Ne
                   agent_name=task.agent, progress=30 + 60 * (number - 1) // total)
 
 
-@gated
-async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | None:
-    """Extract the round's files, write the user's message; the project manager answers and plans.
+@dataclass
+class ToPlan:
+    """A round (or its part after the user asked for a revised plan) that the Runner plans: its input,
+    the keys of its plan message's writes, whether the plan waits for the user's review, and why it
+    replaces the plan before (empty: the round's first)."""
+
+    inp: RoundInput
+    key: Callable[..., str]
+    review: bool
+    revision: str = ""
+
+
+async def opening(rt: Runtime, workflow_id: str, round_no: int) -> Planned | ToPlan | None:
+    """Extract the round's files, write the user's message: what the project manager plans from.
 
     Replayed after a crash, extraction finds each file's contents in the extraction cache, and
     the plan is the one the planning message carries. None: nothing more to run.
@@ -112,24 +126,22 @@ async def plan_step(rt: Runtime, workflow_id: str, round_no: int) -> Planned | N
                 return None
             plan = plan_of(message)
             return Planned(plan, message.tokens_used, reused_of(plan, inp), resumed=True)
-    return await write_plan(rt, workflow_id, round_no, inp, key, review)
+    return ToPlan(inp, key, review)
 
 
-async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput, key: Callable[..., str],
-                     review: bool, revision: str = "") -> Planned | None:
-    """The project manager plans and the plan is written (its message keyed `key("message")`); with
-    `review`, the round then waits for the user's decision on it. `revision`: why this plan replaces
-    the one before. None: nothing more to run now."""
-    started, t0 = rt.clock(), time.perf_counter()
-    runner = runner_of(rt)
-    try:
-        with (tracing.span("foreman.plan", **{"gen_ai.agent.name": "project_manager"}),
-              rt.journal.drafts.writing(workflow_id, round_no, key("message"))):  # the answer streams
-            outcome = await runner.plan(inp)
-    except (PlanError, ModelError) as exc:
-        await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
-                              cost=_cost(getattr(exc, "usage", Usage()), time.perf_counter() - t0))
-        return None
+async def plan_failed(rt: Runtime, workflow_id: str, round_no: int, key: Callable[..., str], exc: Exception,
+                      seconds: float) -> None:
+    """The project manager could not plan (`PlanError`, `ModelError`): the round fails, saying why."""
+    await rt.journal.fail(workflow_id, round_no, f"Planning failed: {exc}", key("failed"),
+                          cost=_cost(getattr(exc, "usage", Usage()), seconds))
+
+
+async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPlan, outcome: PlanOutcome,
+                     seconds: float) -> Planned | None:
+    """Write the plan the Runner made (its message keyed `key("message")`); under `review`, the round then
+    waits for the user's decision on it. None: nothing more to run now."""
+    inp, key, review, revision = to_plan.inp, to_plan.key, to_plan.review, to_plan.revision
+    started = rt.clock() - timedelta(seconds=seconds)
     plan = outcome.plan
     reused = reused_of(plan, inp)
     previous_round = inp.previous.round if inp.previous else 0
@@ -140,7 +152,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
     answer_only = not plan.tasks  # the answer is the round's last message: no review to write
     wait = waiting.plan_wait(rt, key) if review and not answer_only else None
     # The tasks that start at once are announced in this write: one commit fewer for the round.
-    starting = [] if wait else runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
+    starting = [] if wait else rt.runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
     content = render_plan_message(plan)
     memory = None
@@ -154,7 +166,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInp
                              content, agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
                                    "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
-                             **_stats(outcome.usage, time.perf_counter() - t0))],
+                             **_stats(outcome.usage, seconds))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
                      progress=25),
@@ -228,7 +240,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         )
         return TaskOutcome(task.id, ok=False, error=reason, tokens=usage.total_tokens), _message_id(failed)
     # One message carries a bounded number of documents.
-    files = await runner_of(rt).capped(result.files, f"{task.id}-more-documents.zip")
+    files = await rt.runner.capped(result.files, f"{task.id}-more-documents.zip")
     documents = await rt.rounds.store(await rt.rounds.owner(workflow_id) if files else None, files)
     write: asyncio.Future[Appended | None] | None = None
     try:
@@ -286,17 +298,13 @@ async def skip_task(rt: Runtime, workflow_id: str, round_no: int, task_id: str, 
                      type="warning", agent_name=agent)])
 
 
-@gated
-async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, outcomes: dict[str, TaskOutcome],
-                     skipped: dict[str, str], announced: bool = False, revisions: tuple[str, ...] = (),
-                     answer: str = "", messages: Mapping[str, int] | None = None) -> None:
-    """The last message reviews what was delivered against the (last) plan and names each revision of
-    it; the round completes, and stores what later rounds remember of it. `announced`: the last task's
-    write logged this step's start; `answer`: the manager's answer to the request; `messages`: the id of
-    the message each task's outcome was written in."""
-    key = step_keys(workflow_id, round_no, "final")
+async def final_review(rt: Runtime, workflow_id: str, round_no: int, ran: Ran,
+                       announced: bool = False) -> tuple[Review, list[FileRow]]:
+    """What the final review reads of what `ran` delivered against the (last) plan, and the files it
+    delivered. `announced`: the last task's write logged this step's start."""
     if not announced:
         await rt.journal.append(workflow_id, round_no, logs=[final_start_log(workflow_id, round_no)])
+    plan, outcomes, skipped = ran.plan, ran.outcomes, ran.skipped
     inp = await rt.rounds.round_input(workflow_id, round_no)
     delivered_ids = [fid for o in outcomes.values() for fid in o.files]
     found = await rt.repo.files.files_by_id(delivered_ids)
@@ -304,14 +312,23 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
     # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
     results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
-    started, t0 = rt.clock(), time.perf_counter()
     failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
-    if revisions:  # what a revision dropped without a replacement was planned and not delivered
+    if ran.revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
         results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
+    return Review(inp, plan, results, skipped, delivered, failures), files
+
+
+async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, review: Review,
+                      files: list[FileRow], final: FinalOutcome, failed: ModelError | None, seconds: float,
+                      answer: str = "", messages: Mapping[str, int] | None = None) -> None:
+    """The last message: the Runner's review of what was delivered, naming each revision of the plan;
+    the round completes, and stores what later rounds remember of it. `failed`: the model could not
+    write the review (the fallback's was); `answer`: the manager's answer to the request; `messages`:
+    the id of the message each task's outcome was written in."""
+    key = step_keys(workflow_id, round_no, "final")
+    started = rt.clock() - timedelta(seconds=seconds)
     spent, fallback = Usage(), []
-    with rt.journal.drafts.writing(workflow_id, round_no, key("message")):
-        final, failed = await runner_of(rt).final(inp, plan, results, skipped, delivered, failures)
     if failed is not None:
         # What was delivered stays delivered: the offline review (extractive, from the plan and the
         # results) is the final message, and the round ends as its tasks earned.
@@ -321,21 +338,21 @@ async def final_step(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, o
         fallback = [NewLog(key("offline"), "The model could not write the final review; the built-in offline "
                            "review was written instead", type="warning", agent_name="project_manager",
                            progress=95)]
-    if revisions:
-        final.text = f"{final.text}\n\n{replanning.revisions_note(list(revisions))}"
+    if ran.revisions:
+        final.text = f"{final.text}\n\n{replanning.revisions_note(list(ran.revisions))}"
     attached = await rt.rounds.contents_of(files)
-    done = sum(1 for o in outcomes.values() if o.delivered)
-    ending = outcome_log(key("done"), len(plan.tasks), done)
+    done = sum(1 for o in ran.outcomes.values() if o.delivered)
+    ending = outcome_log(key("done"), len(review.plan.tasks), done)
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last", final.text, agent_name="project_manager",
                              started_at=started, meta={"offline": final.offline, "model": final.model},
                              documents=[NewDocument(stored_id(f), contents) for f, contents in attached],
-                             **_stats(final.usage + spent, time.perf_counter() - t0))],
+                             **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
-        also=remembering(rt, workflow_id, ended_round(round_no, inp.prompt, answer, plan, outcomes, final.text),
-                         messages or {}),
+        also=remembering(rt, workflow_id, ended_round(round_no, review.inp.prompt, answer, review.plan, ran.outcomes,
+                                                      final.text), messages or {}),
     )
 
 

@@ -26,8 +26,8 @@ from app.rounds.flow_run import run_flow
 from app.rounds.handle import current
 from app.rounds.hooks import Hooks
 from app.rounds.journal import reason_of
-from app.rounds.runtime import Runtime, runner_of
-from app.rounds.steps import Planned, plan_step, round_key
+from app.rounds.runtime import Runtime
+from app.rounds.steps import Planned, ToPlan, opening, round_key
 from app.store.connections import unavailable
 from app.store.full import storage_full
 from app.store.ownership import ClaimLostError
@@ -107,13 +107,14 @@ async def _run(rt: Runtime, workflow_id: str, round_no: int) -> None:
     if flow is not None:  # a saved flow: the engine runs its definition, no planning call
         await run_flow(rt, workflow_id, round_no, flow)
         return
-    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, lambda: plan_step(rt, workflow_id, round_no)))
+    await rt.runner.run(Hooks(rt, workflow_id, round_no, lambda: opening(rt, workflow_id, round_no)))
 
 
-async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned) -> None:
-    """Run the plan's tasks (those not finished yet), then the final step (a round's part after a decision)."""
+async def execute(rt: Runtime, workflow_id: str, round_no: int, planned: Planned | ToPlan) -> None:
+    """A round's part after a decision: run the plan's tasks (those not finished yet), then the final step;
+    or (`ToPlan`) plan again and wait for the user's review of the new plan."""
 
-    async def given() -> Planned:
+    async def given() -> Planned | ToPlan:
         return planned
 
-    await runner_of(rt).run(Hooks(rt, workflow_id, round_no, given, decided=True))
+    await rt.runner.run(Hooks(rt, workflow_id, round_no, given, decided=True))

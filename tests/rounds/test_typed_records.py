@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
+from agents.round import Start
 from app.rounds import memory as round_memory
 from app.rounds.hooks import Hooks
 from app.rounds.records import TaskRecord, finished_tasks, plan_of, record_of, task_meta
@@ -168,8 +169,8 @@ async def test_a_resumed_round_reads_its_finished_tasks_from_their_records(tmp_p
             return Planned(plan_of(planning), planning.tokens_used, {}, resumed=True)
 
         hooks = Hooks(engine.rt, wid, 1, given)
-        start = await hooks.planned()
-        assert start is not None
+        start = await hooks.opened()
+        assert isinstance(start, Start)
         tid = task.meta["taskId"]
         assert list(start.finished) == [tid]
         done = start.finished[tid]
