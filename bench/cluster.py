@@ -51,6 +51,7 @@ SERVER = os.environ.get("FOREMAN_TEST_PG_URL", "postgresql+asyncpg://postgres@12
 
 
 SLOTS = 16
+START_SECONDS = 300  # a replica's start on a loaded machine (a bound, not a figure)
 POOLS = {"DATABASE_POOL_SIZE": "8", "DATABASE_MAX_OVERFLOW": "4", "DBOS_POOL_SIZE": "8"}
 MOST = sum(int(v) for v in POOLS.values()) + 2  # the README's formula: both pools and two LISTEN connections
 
@@ -100,9 +101,9 @@ def start_replicas(stack: ExitStack, tmp: Path, url: str, stub: OpenAIStub, name
         stack.callback(replica.stop)
         replicas.append(replica.start())
         if len(replicas) == 1:
-            replica.wait_ready()  # the first one creates the schema
+            replica.wait_ready(START_SECONDS)  # the first one creates the schema
     for replica in replicas:
-        replica.wait_ready()
+        replica.wait_ready(START_SECONDS)
     return replicas
 
 
@@ -240,7 +241,8 @@ def main() -> None:
                   f"one replica {most} of {MOST}; load average now "
                   f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         stub.delay = max(args.delay, 1.0)  # the victim's rounds must still wait for the model when it is killed
-        takeovers = takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
+        takeovers = (takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
+                     if args.takeovers else [])
         handovers = {busy: handover_times(args.database_url, Path(tmp), stub, args.handovers, busy)
                      for busy in (False, True)} if args.handovers else {}
     if takeovers:

@@ -14,7 +14,6 @@ from typing import Any
 import sqlalchemy as sa
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
-from agents.round import preload
 from app.metrics import RoundTimer
 from app.rounds import handle, resume, waiting
 from app.rounds.draining import Drain
@@ -111,7 +110,6 @@ class Engine:
         """Migrate the schema, launch DBOS (which resumes interrupted rounds), reconcile the rest."""
         settings = self.rt.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        preload()
         began = time.monotonic()
         await self.rt.db.migrate()
         self.startup_seconds["schema"] = time.monotonic() - began
