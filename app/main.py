@@ -19,7 +19,7 @@ from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive
 
 from agents.errors import RegistryError
 from agents.knowledge.embeddings import available as embeddings_available
-from agents.knowledge.embeddings import local_embedder
+from agents.knowledge.embeddings import local_embedder, local_passages
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from agents.round import history_reach
@@ -168,7 +168,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
     elif settings.embeddings == "local" and embeddings_available():
-        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers))
+        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers), in_process=local_passages)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
