@@ -237,9 +237,12 @@ class VectorIndex:
         self._queued.clear()
         if self._pool is not None:
             pool, self._pool = self._pool, None
-            # A process pool is waited for (the batch under way, seconds): one left to the interpreter's
-            # exit leaves its queues' semaphores to the resource tracker.
             wait = isinstance(pool, ProcessPoolExecutor)
-            await off_loop(pool.shutdown, wait, cancel_futures=True)  # not DBOS's pool: closed before this
+            if wait:  # a batch under way (seconds of niced CPU, more under load) is not waited for: it is redone
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.kill()
+            # Then the pool is waited for: one left to the interpreter's exit leaves its queues' semaphores
+            # to the resource tracker. On the agents' threads: DBOS's pool is closed before this.
+            await off_loop(pool.shutdown, wait, cancel_futures=True)
         if (close := getattr(self.embedder, "close", None)) is not None:
             close()
