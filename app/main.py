@@ -7,6 +7,8 @@ import functools
 import logging
 import os
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from litestar import Litestar, Request, get
@@ -17,7 +19,7 @@ from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive
 
 from agents.errors import RegistryError
 from agents.knowledge.embeddings import available as embeddings_available
-from agents.knowledge.embeddings import local_embedder
+from agents.knowledge.embeddings import local_embedder, local_passages
 from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
@@ -170,7 +172,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
     elif settings.embeddings == "local" and embeddings_available():
-        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers))
+        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers), in_process=local_passages)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     retriever = IndexRetriever(IndexSearch(chunks, vectors))
@@ -248,6 +250,40 @@ class DatabaseCheck:
         return healthy
 
 
+# The warm-ups' own thread: the loop's default pool is DBOS's, whose four threads record the rounds
+# resumed meanwhile (two warm-ups held two of them for as long as they took: 14-20 s on a quiet machine).
+# One thread: the pools start one after the other, the file readers first (a resumed round's file
+# waits for one), so fewer processes import at once beside the rounds on a loaded machine.
+_WARM_UPS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-warm")
+
+
+def warm_up(app: Litestar) -> None:
+    """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
+    crashes makes progress on them first); what needs one waits for it lazily (a file read for a
+    reader process, a language check for the detector). Each says when it is done."""
+    from agents.language import load_detector
+    from agents.round import preload
+    from agents.toolkit.cpu import warm_processes
+    from agents.toolkit.tokens import load_tokenizer
+    from extractors.runner import warm_pool
+
+    loop = asyncio.get_running_loop()
+    since = time.monotonic()
+
+    def done(what: str) -> Callable[[Any], None]:
+        return lambda _: log.info("%s warm %.2f s after the rounds resumed.", what, time.monotonic() - since)
+
+    preload()  # the tokenizer and the language detector of this process, in threads of their own
+    # Reader processes import the extractors before the first file needs them; /ready waits for
+    # them (within WARM_WAIT_SECONDS), so a round started once the service is ready finds them warm.
+    app.state.readers_warm = loop.run_in_executor(_WARM_UPS, warm_pool)
+    app.state.readers_since = since
+    app.state.readers_warm.add_done_callback(done("The file readers were"))
+    # The agents' CPU work: its workers load the tokenizer and the language detector first.
+    loop.run_in_executor(_WARM_UPS, warm_processes, load_tokenizer, load_detector).add_done_callback(
+        done("The text workers were"))
+
+
 async def _stop_workers() -> None:
     """The agents' worker processes end with the service (in the agents' own thread: it waits for
     them, and the loop's default pool is DBOS's, closed with the engine before this)."""
@@ -295,7 +331,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         await engine.start()
         one_log_format()
         parts = {"MCP tools": tools_seconds, **engine.startup_seconds}
-        log.info("Started in %.2f s (%s); the file readers and text workers warm up in the background.",
+        log.info("Started in %.2f s (%s); the rounds to resume are under way, the warm-ups start now in the background.",
                  time.monotonic() - began, ", ".join(f"{name} {seconds:.2f} s" for name, seconds in parts.items()))
         if settings.offline:
             log.warning("No OPENAI_API_KEY or OPENAI_BASE_URL set: the built-in offline model answers "
@@ -303,19 +339,9 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         else:
             log.info("Model endpoint %s, model %s.", redact_url(settings.openai_base_url) if settings.openai_base_url
                      else "OpenAI", settings.llm_model)
-        from agents.language import load_detector
-        from agents.toolkit.cpu import warm_processes
-        from agents.toolkit.tokens import load_tokenizer
-        from extractors.runner import ocr_available, warm_pool
+        warm_up(app)
 
-        # Workers import the extractors before the first round needs them (in a thread: it blocks);
-        # /ready waits for them, so a round started once the service is ready finds them warm.
-        app.state.readers_warm = asyncio.get_running_loop().run_in_executor(None, warm_pool)
-        app.state.readers_since = since = time.monotonic()
-        app.state.readers_warm.add_done_callback(lambda _: log.info(
-            "The file readers were warm %.2f s after the start.", time.monotonic() - since))
-        # The agents' CPU work: its workers load the tokenizer and the language detector first.
-        asyncio.get_running_loop().run_in_executor(None, warm_processes, load_tokenizer, load_detector)
+        from extractors.runner import ocr_available
 
         if not ocr_available():
             log.warning("tesseract is not installed: OCR is off; scanned pages and images yield no text.")

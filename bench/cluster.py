@@ -1,6 +1,7 @@
-"""Replicas on one PostgreSQL database: throughput for 1, 2 and 3 replicas, and the takeover time.
+"""Replicas on one PostgreSQL database: throughput for 1, 2 and 3 replicas, the takeover time, and the hand-over.
 
     python bench/cluster.py [--database-url URL] [--rounds 200] [--delay 0.2] [--heartbeat-timeout 5]
+    python bench/cluster.py --replicas --takeovers 0 --handovers 5   # the SIGTERM hand-over alone
 
 Each configuration gets a fresh database on the server of `--database-url` (default
 FOREMAN_TEST_PG_URL). Every replica is `python -m app`; the model is the OpenAI-compatible test
@@ -10,7 +11,11 @@ rounds are started over HTTP, spread over the replicas in turn, all at once; a r
 from its start's answer to its last write (the database's own stamps). Then: one replica is
 killed with SIGKILL while its rounds wait for the model, and the takeover time is measured from
 the kill to the first message the taker writes for one of them (which includes the heartbeat
-timeout, the takeover and the interrupted model call), median of `--takeovers`.
+timeout, the takeover and the interrupted model call), median of `--takeovers`. Last, the
+hand-over (`--handovers`): three replicas, one of them running three rounds whose tasks wait for
+the model, gets SIGTERM; the time is from the signal to the three rounds finished on a survivor,
+median of `--handovers`, once on the quiet machine and once with every core kept busy by a
+busy-loop process of its own (the load an orchestrator's rolling restart meets on a full node).
 
 Each replica runs with MAX_CONCURRENT_ROUNDS=16 and pools smaller than the defaults, passed
 explicitly: DATABASE_POOL_SIZE=8, DATABASE_MAX_OVERFLOW=4, DBOS_POOL_SIZE=8, so at most
@@ -23,10 +28,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -43,6 +51,7 @@ SERVER = os.environ.get("FOREMAN_TEST_PG_URL", "postgresql+asyncpg://postgres@12
 
 
 SLOTS = 16
+START_SECONDS = 300  # a replica's start on a loaded machine (a bound, not a figure)
 POOLS = {"DATABASE_POOL_SIZE": "8", "DATABASE_MAX_OVERFLOW": "4", "DBOS_POOL_SIZE": "8"}
 MOST = sum(int(v) for v in POOLS.values()) + 2  # the README's formula: both pools and two LISTEN connections
 
@@ -92,9 +101,9 @@ def start_replicas(stack: ExitStack, tmp: Path, url: str, stub: OpenAIStub, name
         stack.callback(replica.stop)
         replicas.append(replica.start())
         if len(replicas) == 1:
-            replica.wait_ready()  # the first one creates the schema
+            replica.wait_ready(START_SECONDS)  # the first one creates the schema
     for replica in replicas:
-        replica.wait_ready()
+        replica.wait_ready(START_SECONDS)
     return replicas
 
 
@@ -165,6 +174,45 @@ def takeover_times(server: str, tmp: Path, stub: OpenAIStub, runs: int, timeout:
     return times
 
 
+class Busy:
+    """One busy-loop process per core for as long as the block runs."""
+
+    def __enter__(self) -> Busy:
+        self.loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for loop in self.loops:
+            loop.kill()
+            loop.wait()
+
+
+def handover_times(server: str, tmp: Path, stub: OpenAIStub, runs: int, busy: bool) -> list[float]:
+    """Seconds from SIGTERM of a replica whose three rounds wait for the model at their tasks to those
+    rounds finished on the two survivors."""
+    times = []
+    with Database(server) as url, ExitStack() as stack:
+        env = {"HEARTBEAT_TIMEOUT_SECONDS": "30", **POOLS}  # the default: only the hand-over can be this quick
+        start_replicas(stack, tmp, url, stub, ["survivor1", "survivor2"], **env)
+        for run in range(runs):
+            victim = start_replicas(stack, tmp, url, stub, [f"leaving{run}{'b' if busy else 'q'}"], **env)[0]
+            workflows = [start(victim, f"Look at case {run}-{n}.") for n in range(3)]
+            ids = "', '".join(workflows)
+            wait_rows(url, f"SELECT 1 FROM messages WHERE workflow_id IN ('{ids}') AND role = 'assistant' "
+                           f"HAVING count(*) >= {len(workflows)}", 120, "the leaving replica's plans")
+            with Busy() if busy else contextlib.nullcontext():
+                signalled = time.monotonic()
+                victim.signal(signal.SIGTERM)
+                wait_rows(url, f"SELECT 1 FROM workflows WHERE id IN ('{ids}') HAVING count(*) FILTER "
+                               "(WHERE status = 'running') = 0", 600, "the rounds to end", every=0.05)
+                times.append(time.monotonic() - signalled)
+                victim.process.wait(120)
+            failed = pg_fetch(url, f"SELECT id FROM workflows WHERE id IN ('{ids}') AND status <> 'completed'")
+            if failed:
+                raise SystemExit(f"{len(failed)} handed-over round(s) did not complete (see {victim.log_path})")
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--database-url", default=SERVER, help="a PostgreSQL server (a database is made per run)")
@@ -173,6 +221,7 @@ def main() -> None:
     parser.add_argument("--heartbeat-timeout", type=float, default=5.0)
     parser.add_argument("--takeovers", type=int, default=5)
     parser.add_argument("--replicas", type=int, nargs="*", default=[1, 2, 3], help="the configurations to measure")
+    parser.add_argument("--handovers", type=int, default=5, help="SIGTERM hand-overs measured, quiet and busy each")
     args = parser.parse_args()
     numbers = itertools.count(1)
     stub = OpenAIStub(default=lambda body: plan_of(2) if request_schema(body) else f"Answer {next(numbers)}.")
@@ -192,12 +241,20 @@ def main() -> None:
                   f"one replica {most} of {MOST}; load average now "
                   f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
         stub.delay = max(args.delay, 1.0)  # the victim's rounds must still wait for the model when it is killed
-        takeovers = takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
+        takeovers = (takeover_times(args.database_url, Path(tmp), stub, args.takeovers, args.heartbeat_timeout)
+                     if args.takeovers else [])
+        handovers = {busy: handover_times(args.database_url, Path(tmp), stub, args.handovers, busy)
+                     for busy in (False, True)} if args.handovers else {}
     if takeovers:
         print(f"takeover (SIGKILL -> the taker's first message, HEARTBEAT_TIMEOUT_SECONDS={args.heartbeat_timeout:g}, "
               f"model {stub.delay * 1000:.0f} ms): median {median(takeovers):.2f} s of {len(takeovers)} "
               f"({', '.join(f'{t:.2f}' for t in takeovers)}); beyond the timeout: "
               f"{median(takeovers) - args.heartbeat_timeout:.2f} s")
+    for busy, times in handovers.items():
+        print(f"hand-over (SIGTERM of a replica with 3 rounds at their tasks -> those rounds finished on the 2 "
+              f"survivors, model {stub.delay * 1000:.0f} ms, "
+              f"{f'{os.cpu_count()} busy-loop processes' if busy else 'quiet'}): median {median(times):.2f} s "
+              f"of {len(times)} ({', '.join(f'{t:.2f}' for t in times)})")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,14 @@ killed with SIGKILL `--kills` times during each batch of rounds, each time after
 of the batch's model calls and a random delay, then started again. At each kill the tasks whose message is in the journal are noted; the stub counts the
 model calls of every task. Prints the counts and exits non-zero on any loss, duplicate or
 finished task that called the model again.
+
+    python bench/crash.py --restarts 5 [--database-url URL]
+
+measures a restart instead: a round over a paper (tracemonkey.pdf, 14 pages) is killed while its
+task waits for the model, and the service started again, `--restarts` times, once with EMBEDDINGS=off
+and once with EMBEDDINGS=local (its vectors made in the background). Prints the median time
+from the launch to the resumed round's model call and to /ready (which waits up to 20 s for the
+file readers' warm-up), and each part of the start as its log says.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import os
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,10 +49,13 @@ MARK = re.compile(r"R(\d{3})\b")
 PART = re.compile(r"Question: R(\d{3}) part (\d)")
 
 
+INPUTS: list[str] = []  # the documents every task reads (restart_times: the book)
+
+
 def plan(round_no: str) -> dict[str, Any]:
     return {"userLanguage": "en", "objUserResponse": "Here is the plan.", "objFinalDocuments": [],
             "objWorkplan": [{"id": f"t{i}", "agent": "analyst", "instructions": f"R{round_no} part {i}.",
-                             "inputs": [], "outputs": [], "dependsOn": []} for i in range(1, TASKS + 1)]}
+                             "inputs": list(INPUTS), "outputs": [], "dependsOn": []} for i in range(1, TASKS + 1)]}
 
 
 def answer(body: dict[str, Any]) -> Any:
@@ -56,7 +68,11 @@ def answer(body: dict[str, Any]) -> Any:
 class SlowStub(OpenAIStub):
     """The stub, answering each call after a random 50-400 ms, as a provider would."""
 
+    hold = False  # task calls wait while set (restart_times kills the service meanwhile)
+
     async def _answer(self, behaviour, body, record, receive, send) -> None:
+        while self.hold and PART.search(json.dumps(body)):
+            await asyncio.sleep(0.05)
         await asyncio.sleep(random.uniform(0.05, 0.4))
         await super()._answer(Reply(answer(body)), body, record, receive, send)
 
@@ -151,6 +167,43 @@ def finished_tasks(url: str, workflows: dict[str, str]) -> set[tuple[str, str]]:
     return found
 
 
+def restart_times(restarts: int, embeddings: str, database_url: str) -> tuple[list[float], list[float], list[str]]:
+    """Seconds from each relaunch after a SIGKILL to the resumed round's model call and to /ready,
+    and the start-up lines of the log."""
+    resumed, ready = [], []
+    INPUTS[:] = ["tracemonkey.pdf"]
+    book = (Path(os.environ.get("FOREMAN_CORPUS", ROOT / "tests" / "corpus")) / "tracemonkey.pdf").read_bytes()
+    with tempfile.TemporaryDirectory() as tmp, SlowStub() as stub:
+        service = Service(Path(tmp) / "data", stub.base_url, database_url)
+        service.env["EMBEDDINGS"] = embeddings
+        service.start()
+        with httpx.Client(base_url=service.url, timeout=60) as client:
+            file_id = client.post("/api/files", files=[("files", ("tracemonkey.pdf", book))]).json()[0]["id"]
+            for n in range(restarts):
+                calls = len(stub.records)
+                stub.hold = True
+                wid = client.post("/api/workflows/start", json={"prompt": f"Analyse R{n:03d} in {TASKS} parts",
+                                                                "listFileId": [file_id]}).json()["id"]
+                while len(stub.records) < calls + 2:  # its plan, and its tasks waiting for the model
+                    time.sleep(0.05)
+                service.kill()
+                stub.hold = False
+                calls = len(stub.records)
+                launched = time.monotonic()
+                service.start(wait=False)
+                while len(stub.records) <= calls:
+                    time.sleep(0.01)
+                resumed.append(time.monotonic() - launched)
+                service.start_waited()
+                ready.append(time.monotonic() - launched)
+                while client.get(f"/api/workflows/{wid}/status").json()["status"] == "running":
+                    time.sleep(0.1)
+        service.stop()
+        lines = [line.split("foreman: ", 1)[1] for line in service.log_path.read_text(errors="replace").splitlines()
+                 if "foreman: Started in" in line or " warm " in line]
+    return resumed, ready, lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
@@ -158,7 +211,18 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=2, help="kills per batch (a crash is not counted against ROUND_MAX_ATTEMPTS)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default="")
+    parser.add_argument("--restarts", type=int, default=0, help="measure this many restarts after a SIGKILL instead")
     args = parser.parse_args()
+    if args.restarts:
+        for embeddings in ("off", "local"):
+            resumed, ready, lines = restart_times(args.restarts, embeddings, args.database_url)
+            print(f"EMBEDDINGS={embeddings}: SIGKILL mid-task, relaunch -> the round's model call: median "
+                  f"{statistics.median(resumed):.2f} s ({', '.join(f'{t:.2f}' for t in resumed)}); -> /ready: median "
+                  f"{statistics.median(ready):.2f} s ({', '.join(f'{t:.2f}' for t in ready)}); load average "
+                  f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+            for line in lines[-3:]:
+                print(f"    {line}")
+        return
     random.seed(args.seed)
     problems: list[str] = []
     kills = mid_round = 0

@@ -54,7 +54,10 @@ def _serve(conn: Connection, limits: ExtractionLimits) -> None:
 
     registry = build_registry(limits=limits)
     _limit_memory(limits.memory_bytes)
-    conn.send(READY)  # imports done: from here on, the time a job takes is the file's own work
+    try:
+        conn.send(READY)  # imports done: from here on, the time a job takes is the file's own work
+    except OSError:  # the service stopped while this worker was starting
+        return
     while True:
         try:
             job = conn.recv()
@@ -156,6 +159,7 @@ class ExtractionPool:
         self._context = multiprocessing.get_context("forkserver")
         self._slots = threading.BoundedSemaphore(self.size)
         self._idle: list[_Worker] = []
+        self._starting: list[_Worker] = []  # started by `warm`, imports not done yet
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=self.size * 2, thread_name_prefix="extraction")
         self._closed = False
@@ -175,15 +179,34 @@ class ExtractionPool:
         return await loop.run_in_executor(self._threads, self._run, job, timeout, relay)
 
     def warm(self) -> None:
-        """Start every worker and wait for its imports, so the first files do not pay for them."""
+        """Start every worker and wait for its imports, so the first files do not pay for them.
+
+        A file that comes meanwhile takes a worker being started and waits for its imports, rather
+        than start one more: after a crash on a loaded machine, the resumed round's read then shares
+        the cores with the warm-up, not with the warm-up and a process of its own importing beside it.
+        """
         with self._lock:
-            missing = self.size - len(self._idle)
+            missing = self.size - len(self._idle) - len(self._starting)
         started = [_Worker(self._context, self.limits) for _ in range(max(0, missing))]
+        with self._lock:
+            self._starting += started
         for worker in started:
-            if worker.wait_ready():
-                self._give_back(worker)
-            else:
-                worker.kill()
+            deadline = time.monotonic() + START_SECONDS
+            while True:
+                with self._lock:
+                    if worker not in self._starting:
+                        break  # a file took it: it waits for the imports itself
+                    done = worker.conn.poll(0) or not worker.process.is_alive() or time.monotonic() > deadline
+                    if done:
+                        self._starting.remove(worker)
+                if done:
+                    if worker.conn.poll(0) and worker.wait_ready():
+                        self._give_back(worker)
+                    else:
+                        worker.kill()
+                    break
+                with contextlib.suppress(OSError):  # a file took it meanwhile and ended it
+                    worker.conn.poll(0.05)  # its imports are done when the pipe has its first word
 
     def _run(self, job: _Job, timeout: float, relay: Progress | None = None) -> Extraction:
         data, name, mime, _, _ = job
@@ -236,6 +259,8 @@ class ExtractionPool:
                 if worker.process.is_alive():
                     return worker
                 worker.kill()
+            if self._starting:
+                return self._starting.pop(0)
         return _Worker(self._context, self.limits)
 
     def _give_back(self, worker: _Worker) -> None:
@@ -250,6 +275,9 @@ class ExtractionPool:
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
+            starting, self._starting = self._starting, []
+        for worker in starting:
+            worker.kill()
         for worker in idle:
             try:
                 worker.conn.send(None)

@@ -229,6 +229,8 @@ class OpenAIStub:
         # Streaming requests (`"stream": true`) are answered with server-sent events.
         self.default = default
         self.delay = 0.0  # seconds every answer takes (a slow provider), on the stub's own loop
+        # Requests this says yes to, with no scripted behaviour, are held as `Hold()` (until `release()`).
+        self.hold_when: Callable[[Record], bool] | None = None
         self.pace = Pace()  # how streamed answers are written, piece by piece
         # Response-format types ("json_schema", "json_object") refused by every Reply, and how.
         self.reject_formats: set[str] = set()
@@ -383,6 +385,8 @@ class OpenAIStub:
                 behaviour: Behaviour = RejectJsonSchema(self.reject_status)
             else:
                 behaviour = self._queue.popleft() if self._queue else Reply(None)
+                if self.hold_when is not None and behaviour == Reply(None) and self.hold_when(record):
+                    behaviour = Hold()
             record.behaviour = type(behaviour).__name__
             self.records.append(record)
             self._arrived.notify_all()

@@ -149,6 +149,17 @@ def local_embedder() -> Embedder:
     return Ensemble([(LocalE5(), E5_WEIGHT), (LocalUSE(), 1 - E5_WEIGHT)])
 
 
+_OWN_COPY: list[Embedder] = []  # the local models of the process that calls `local_passages`
+
+
+def local_passages(texts: list[str]) -> np.ndarray:
+    """The local models' passage vectors, made by this process's own copy of them: a worker process
+    calls it (it pickles by name), and its models load there once and stay."""
+    if not _OWN_COPY:
+        _OWN_COPY.append(local_embedder())
+    return _OWN_COPY[0].passages(texts)
+
+
 def available() -> bool:
     """Whether the bundled local models are installed."""
     try:

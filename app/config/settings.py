@@ -275,7 +275,8 @@ class Settings:
         "on PostgreSQL, a replica silent this long has its rounds taken over by another", parse=_ABOVE_ZERO)
     shutdown_grace_seconds: float = setting(
         20.0, "SHUTDOWN_GRACE_SECONDS",
-        "on SIGTERM, running steps may finish this long; then the rest is handed to the other replicas")
+        "on SIGTERM of the last replica (or SQLite's process), running steps may finish this long before it stops; "
+        "while another replica beats, its rounds are handed over at once")
     # PostgreSQL connections of one replica, at most: the sum of the three pools plus 2 (see `max_connections`).
     database_pool_size: int = setting(
         10, "DATABASE_POOL_SIZE", "PostgreSQL: connections the service's pool keeps open", parse=_AT_LEAST_ONE)

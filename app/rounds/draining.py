@@ -1,4 +1,4 @@
-"""Draining: on SIGTERM, running steps finish and no new one starts, so a round handed over loses no work."""
+"""Draining: on SIGTERM, no new step starts; alone (no replica to take the rounds), running steps may finish first."""
 
 from __future__ import annotations
 

@@ -79,6 +79,10 @@ class Replicas:
         await self.stop()
         await self.heartbeats.leave(self.me)
 
+    async def others_alive(self) -> bool:
+        """Whether another replica has beaten within the timeout (one that could take this one's rounds)."""
+        return any(age < self.timeout for age in (await self.heartbeats.ages(self.me)).values())
+
     async def _run(self) -> None:
         while True:
             try:

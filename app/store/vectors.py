@@ -1,8 +1,13 @@
 """The chunk vectors of the search index: built in the background, read into memory once per file.
 
 A file's chunks are embedded once per content hash, after its full-text rows are stored, by a
-worker pool of `workers` threads (the embedder runs in C with the GIL released, so the event
-loop keeps serving while it works). A round never waits for them: `IndexRetriever` ranks a
+worker pool of `workers` threads (an endpoint's embedder waits on the network) or, for the local
+models, `workers` worker processes niced below the service. Not threads for those: USE's numpy
+forward pass holds the GIL between its operations, and a niced thread that holds it may not be
+scheduled for a while on a loaded machine, while the event loop waits for it (issue 51, item 11;
+`bench/embedding_loop.py`: once, at load 24, a 10 ms loop got 120 turns in 20 s beside a niced
+embedding thread against 1,183 alone; other runs showed no such loss: it depends on what else
+runs, and a process never shares the GIL). A round never waits for them: `IndexRetriever` ranks a
 file by BM25 alone until its vectors exist, and says so in the answer's `retrieval` metadata.
 Vectors carry the model that made them; a file whose vectors were made by another model (the
 operator changed it) is embedded again the first time it is searched, never mixed.
@@ -17,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import os
-import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
@@ -46,9 +51,9 @@ NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests 
 
 
 def _background() -> None:
-    """An embedding thread yields the CPU to the service's own work (Linux: a thread has its own niceness)."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    """An embedding process yields the CPU to the service's own work."""
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
 
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
@@ -64,11 +69,14 @@ def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray)
 class VectorIndex:
     """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1) -> None:
+    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1,
+                 in_process: Callable[[list[str]], np.ndarray] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.workers = workers
-        self._pool: ThreadPoolExecutor | None = None
+        # The embedder's `passages` as a function worker processes run (the local models); None: threads.
+        self.in_process = in_process
+        self._pool: Executor | None = None
         self._queue: asyncio.Queue[str] | None = None
         self._queued: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
@@ -87,8 +95,9 @@ class VectorIndex:
         """Embed these files' chunks in the background (those not done or queued already)."""
         if self._queue is None:
             self._queue = asyncio.Queue()
-            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed",
-                                            initializer=_background)
+            self._pool = (ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
+                                              initializer=_background) if self.in_process is not None
+                          else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed"))
             self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
         for sha in shas:
             if sha and sha not in self._queued and sha not in self._ready:
@@ -188,7 +197,8 @@ class VectorIndex:
         rows: list[tuple[int, bytes]] = []
         for start in range(0, len(chunks), BATCH):
             batch = chunks[start:start + BATCH]
-            vectors = await loop.run_in_executor(self._pool, self.embedder.passages, [t for _, t in batch])
+            passages = self.in_process or self.embedder.passages
+            vectors = await loop.run_in_executor(self._pool, passages, [t for _, t in batch])
             rows += [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
         await self.store.add_vectors(sha, self.model, rows)
         self._ready.add(sha)
@@ -226,7 +236,13 @@ class VectorIndex:
         self._queue = None
         self._queued.clear()
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            wait = isinstance(pool, ProcessPoolExecutor)
+            if wait:  # a batch under way (seconds of niced CPU, more under load) is not waited for: it is redone
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.kill()
+            # Then the pool is waited for: one left to the interpreter's exit leaves its queues' semaphores
+            # to the resource tracker. On the agents' threads: DBOS's pool is closed before this.
+            await off_loop(pool.shutdown, wait, cancel_futures=True)
         if (close := getattr(self.embedder, "close", None)) is not None:
             close()

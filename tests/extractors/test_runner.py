@@ -102,3 +102,32 @@ async def test_the_time_limit_counts_the_files_own_work_not_the_queue():
         assert small.status == "ok", small.warnings
     finally:
         pool.shutdown()
+
+
+async def test_a_file_read_while_the_pool_warms_up_takes_a_worker_the_warm_up_started(monkeypatch):
+    """After a restart the resumed round's file waits for a reader the warm-up is starting: no other
+    process imports the extractors beside the warm-up's on the machine's cores (issue 51, item 11)."""
+    from extractors import runner
+
+    started = []
+
+    class Seen(runner._Worker):  # the pool's own worker, noted as it starts
+        def __init__(self, *args):
+            super().__init__(*args)
+            started.append(self)
+
+    monkeypatch.setattr(runner, "_Worker", Seen)
+    pool = runner.ExtractionPool(size=1)
+    try:
+        warming = asyncio.get_running_loop().run_in_executor(None, pool.warm)
+        while not started:  # the warm-up has started its worker (a state, waited for with the warm-up)
+            assert not warming.done()
+            await asyncio.sleep(0.01)
+        result = await pool.run(b"region,sales\nnorth,10\n", "small.csv", None, None, 60)
+        await warming
+        assert result.status == "ok"
+        assert result.startup_seconds > 0  # it waited for the worker's imports
+        assert len(started) == 1, "the file started a reader of its own beside the warm-up's"
+        assert await pool.run(b"again", "again.txt", None, None, 60) and len(started) == 1
+    finally:
+        pool.shutdown()

@@ -48,9 +48,9 @@ def cluster(tmp_path, database_url: str, stub, names: list[str], **env: str) -> 
             stack.callback(replica.stop)
             replicas[name] = replica.start()
             if len(replicas) == 1:
-                replica.wait_ready()  # the first one creates the schema
+                replica.wait_ready(180)  # the first one creates the schema
         for replica in replicas.values():
-            replica.wait_ready()
+            replica.wait_ready(180)
         yield replicas
 
 
@@ -190,52 +190,55 @@ def test_a_paused_replica_that_comes_back_writes_nothing_of_the_rounds_taken_fro
                  == "alive", 30, "r2 to beat again as a live replica")
 
 
-class ReadyWatch(threading.Thread):
-    """Asks a replica's /ready over and over; records each answer's status (0: no answer)."""
-
-    def __init__(self, replica: Replica) -> None:
-        super().__init__(daemon=True)
-        self.replica = replica
-        self.answers: list[int] = []
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        with self.replica.client() as client:
-            while not self.done.is_set():
-                try:
-                    self.answers.append(client.get("/ready", timeout=5).status_code)
-                except httpx.HTTPError:
-                    self.answers.append(0)
-                    if self.replica.process.poll() is not None:
-                        return
-                self.done.wait(0.01)  # a probe's pace, not a wait for state
+def planning(record) -> bool:
+    return request_schema(record.body) is not None
 
 
-def test_sigterm_hands_the_rounds_over_at_once_after_the_running_steps(tmp_path, postgres_url, model):
-    model.delay = 2.0
-    # With an hour's timeout, only the handover can move r2's rounds to r1 within the test.
+def test_sigterm_hands_the_rounds_over_at_once_whatever_their_steps_wait_for(tmp_path, postgres_url, model):
+    # r2's tasks wait for the model as long as r2 runs, and r2 may let running steps finish for an hour:
+    # only a handover that waits for no step moves r2's rounds to r1 within the test.
+    model.hold_when = lambda record: record.path.startswith("/r2/") and not planning(record)
     with cluster(tmp_path, postgres_url, model, ["r1", "r2"], HEARTBEAT_TIMEOUT_SECONDS="3600",
-                 SHUTDOWN_GRACE_SECONDS="30") as rs:
+                 SHUTDOWN_GRACE_SECONDS="3600") as rs:
         r1, r2 = rs.values()
         started = start_rounds([r2, r2, r2, r1], 4)
-        wait_for(lambda: len(model.records_of("r2")) >= 4 and in_flight(model.records_of("r2")[3:]), 90,
-                 "r2's rounds to be at their tasks")
-        watch = ReadyWatch(r2)
-        watch.start()
-        wait_for(lambda: watch.answers, 10, "a first answer from /ready")
+        wait_for(lambda: len([r for r in model.records_of("r2") if not planning(r)]) >= 6, 90,
+                 "r2's three rounds planned and their tasks waiting for the model")
         r2.signal(signal.SIGTERM)
-        wait_for(lambda: 503 in watch.answers, 30, "r2 to say it is not ready")
-        with r2.client() as draining:  # still up while its running steps finish, it starts nothing new
-            refused = draining.post("/api/workflows/start", json={"prompt": "One more."})
-        assert refused.status_code == 503 and refused.json()["code"] == "shutting_down", refused.text
         with r1.client() as client:
             wait_all_ended(client, started)
             assert_each_round_finished_once(client, postgres_url, started)
         wait_for(lambda: r2.process.poll() is not None, 60, "r2 to exit")
-        watch.done.set()
-        watch.join(10)
-        assert next(a for a in watch.answers if a != 200) == 503, watch.answers  # unready before it went away
-        assert "running steps finished" in r2.log()
+        assert "handing 3 round(s) over at once" in r2.log()
         assert "took over replica r2" in r1.log()
-        # Every step ran once: the running ones finished on r2, the rest ran on r1, none again.
-        assert len(model.records) == 4 * len(started)
+        # A step r2 finished stays finished: r1 planned none of r2's rounds again.
+        assert len([r for r in model.records if planning(r)]) == len(started)
+        # The steps r2 had under way were cut (their calls hung up) and ran on r1, once each.
+        cut = [r for r in model.records_of("r2") if not planning(r)]
+        assert len(cut) == 6 and all(r.disconnected for r in cut)
+        assert len([r for r in model.records_of("r1") if not planning(r)]) == 3 * len(started)
+
+
+def test_sigterm_of_the_last_replica_lets_its_running_steps_finish_first(tmp_path, postgres_url, model):
+    model.hold_when = lambda record: not planning(record)  # every task waits until the test releases it
+    with cluster(tmp_path, postgres_url, model, ["r1"], HEARTBEAT_TIMEOUT_SECONDS="3600",
+                 SHUTDOWN_GRACE_SECONDS="3600") as rs:
+        r1 = rs["r1"]
+        started = start_rounds([r1], 2)
+        wait_for(lambda: len([r for r in model.records if not planning(r)]) >= 4, 90,
+                 "both rounds' tasks waiting for the model")
+        r1.signal(signal.SIGTERM)
+        with r1.client() as draining:  # no one to hand to: it waits for its running steps, and starts nothing new
+            wait_for(lambda: draining.get("/ready").status_code == 503, 30, "r1 to say it is not ready")
+            refused = draining.post("/api/workflows/start", json={"prompt": "One more."})
+        assert refused.status_code == 503 and refused.json()["code"] == "shutting_down", refused.text
+        model.release()
+        wait_for(lambda: r1.process.poll() is not None, 60, "r1 to exit")
+        assert "running steps finished; handing 2 round(s) over" in r1.log()
+        r1.start().wait_ready(180)  # the same replica again: it resumes its own rounds
+        with r1.client() as client:
+            wait_all_ended(client, started)
+            assert_each_round_finished_once(client, postgres_url, started)
+        # Each step ran once: the tasks finished while r1 stopped; after the restart only the finals ran.
+        assert len([r for r in model.records if planning(r)]) == len(started)
+        assert len([r for r in model.records if not planning(r)]) == 3 * len(started)

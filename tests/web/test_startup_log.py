@@ -12,7 +12,8 @@ import pytest
 from tests.harness import LiveServer, settings_for, wait_for
 
 STARTED = re.compile(r"^Started in [0-9.]+ s \(MCP tools [0-9.]+ s, schema [0-9.]+ s, rounds resumed [0-9.]+ s, "
-                     r"reconciled [0-9.]+ s\); the file readers and text workers warm up in the background\.$")
+                     r"reconciled [0-9.]+ s\); the rounds to resume are under way, the warm-ups start now in the "
+                     r"background\.$")
 
 
 def test_start_up_logs_each_part_and_the_readers_warm_up(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
