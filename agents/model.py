@@ -104,12 +104,19 @@ class Model(Protocol):
     """Anything that answers a `ModelRequest`.
 
     `context_tokens` is the context window agents size their prompts to; None leaves it to
-    the known size of the served model `model_for` names. An implementation may subclass
-    `Model` to take the defaults: one model name for every agent, no declared window.
+    the known size of the served model `model_for` names. What it can do, agents ask of it:
+    `extractive` (it writes no words of its own: it quotes, extracts and plans by rule, so a
+    translation, a tabulation of prose or a tool's arguments cannot be asked of it, and its answers
+    need no finishing or checking) and `can_call_tools` (it may be offered `tools`, such as the
+    question to the user). `offline` only labels what it wrote (the built-in offline model); no agent
+    branches on it. An implementation may subclass `Model` to take the defaults: one model name for
+    every agent, no declared window, a generative model that calls tools.
     """
 
     name: str
     offline: bool = False
+    extractive: bool = False
+    can_call_tools: bool = True
     context_tokens: int | None = None
 
     def model_for(self, agent: str | None) -> str:

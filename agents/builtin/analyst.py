@@ -254,7 +254,7 @@ class Analyst:
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
-        if not ledger.offline:  # the offline model quotes its passages itself
+        if not context.model.extractive:  # an extractive model quotes its passages itself
             text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
             if absent or unmentioned:  # what was searched and is nowhere, whatever the model made of it
                 names = ", ".join(dict.fromkeys(d.name for d in docs))

@@ -57,12 +57,12 @@ class DataExtractor:
         found: list[tuple[DocumentText, Table]] = []
         for doc in docs:
             tables = document_tables(doc)
-            if not tables and not getattr(context.model, "offline", False):
+            if not tables and not context.model.extractive:
                 # No table in the structure: a model may tabulate the figures in the prose.
                 tables = await self._tabulate(ledger, task, context, doc)
             found.extend((doc, table) for table in tables)
         names = ", ".join(d.name for d in docs)
-        offline = ledger.offline or bool(getattr(context.model, "offline", False))
+        offline = ledger.offline or context.model.offline
         if not found:
             return TaskResult(text=say("no_tables", context.language, docs=names),
                               usage=ledger.usage, model=ledger.model_name, offline=offline)

@@ -34,7 +34,7 @@ class Translator:
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language), meta={"undelivered": True})
-        if getattr(context.model, "offline", False):
+        if context.model.extractive:
             # No file that would only pretend to be a translation: one sentence saying so.
             return TaskResult(text=say("cannot_translate", context.language, doc=", ".join(d.name for d in docs),
                                        target=language_label(target, context.language)), offline=True,

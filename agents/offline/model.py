@@ -22,6 +22,8 @@ class OfflineModel(Model):
     # GIL that long, and every hop of the loop (a poll, a stop) would wait for it.
     in_process_below = 2_000
     offline = True
+    extractive = True
+    can_call_tools = False
 
     def __init__(self, context_tokens: int | None = 8192) -> None:
         self.context_tokens = context_tokens  # the budget agents chunk long documents against

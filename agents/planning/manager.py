@@ -148,13 +148,13 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     for note in [fix, *copied] if fix else copied:
         log.warning("plan repaired: %s", note)
         repairs.append(note)
-    if not ledger.offline:  # an answer cut mid-sentence is finished, never shown cut
+    if not model.extractive:  # an answer cut mid-sentence is finished, never shown cut
         plan.answer, fix = await complete_answer(ledger, plan.answer, inp.prompt, plan.language, PM_NAME)
         if fix:
             log.warning("plan repaired: %s", fix)
             repairs.append(fix)
     note = unreadable_note(unread, plan.language)
-    if note and ledger.offline and not inp.documents and not plan.tasks:
+    if note and model.extractive and not inp.documents and not plan.tasks:
         # Nothing readable was sent: the note (which file, why, what to do) is the whole answer, not
         # also a request to upload documents the user just sent.
         plan.answer = f"{say('offline_plan', plan.language)}\n\n{note}"
