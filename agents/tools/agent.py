@@ -126,7 +126,7 @@ class ToolAgent:
             purpose="tool", agent=self.name, schema=_object_schema(self.input_schema), schema_name="arguments",
             messages=[{"role": "system", "content": ARGUMENTS_SYSTEM.format(tool=self.name, description=self.summary)},
                       {"role": "user", "content": user}],
-            hints={"kind": "tool", "tool": self.name, "instructions": task.instructions}, validate=False)
+            validate=False)
         response = await context.model.complete(request)
         data = response.data
         if data is None:
