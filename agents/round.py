@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
+from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
     PriorTask,
@@ -60,7 +61,7 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "Turn", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
+    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
 ]
@@ -106,6 +107,7 @@ class Limits:
     max_round_tokens: int | None = None  # MAX_ROUND_TOKENS
     max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
+    plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
 
 
 @dataclass
@@ -195,7 +197,7 @@ class Runner:
         round, as it writes the final review when the model cannot; the tasks still run with the model."""
         sink = current_draft.get()
         mark = sink.mark() if sink is not None else None
-        limits = PlanLimits(max_tasks=self.limits.max_tasks)
+        limits = PlanLimits(max_tasks=self.limits.max_tasks, fixes_off=self.limits.plan_fixes_off)
         try:
             outcome = await make_plan(inp, self.model, self.registry, limits)
         except PlanError as exc:
@@ -204,9 +206,10 @@ class Runner:
             if sink is not None and mark is not None:
                 sink.retract(mark)  # the model's cut answer is not the reply
             return await self._built_in_plan(inp, exc, limits)
-        if await ungrounded(outcome, inp, self.registry):
+        off = limits.fixes_off
+        if "grounded" not in off and await ungrounded(outcome, inp, self.registry):
             outcome = await grounded(outcome, inp, self.model, self.registry, self.retriever, mark)
-        elif await presumes(outcome, inp):
+        elif "announced" not in off and await presumes(outcome, inp):
             outcome = announced(outcome, mark)
         return outcome
 

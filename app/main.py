@@ -18,13 +18,15 @@ from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive
 from agents.errors import RegistryError
 from agents.knowledge.embeddings import available as embeddings_available
 from agents.knowledge.embeddings import local_embedder
+from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
+from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
 from agents.round import history_reach
 from agents.tools.mcp import McpTools, ServerSpec
 from app import metrics
 from app.clock import now
-from app.config import Settings, from_env, redact_url
+from app.config import Settings, SettingsError, from_env, redact_url
 from app.contract.schemas import Health
 from app.errors import NotReadyError
 from app.llm.embeddings import RemoteEmbedder
@@ -47,7 +49,7 @@ from app.store.database import Database
 from app.store.filestore import open_store
 from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
-from app.store.search import IndexRetriever
+from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from app.web import docs, flow_versions, middleware, page
 from app.web import events as event_routes
@@ -149,6 +151,8 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
+    if unknown := unknown_fixes(settings.plan_fixes_off):
+        raise SettingsError(f"PLAN_FIXES_OFF names no fix: {', '.join(unknown)} (the fixes: {', '.join(FIX_NAMES)}).")
     db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds,
                   pool_size=settings.database_pool_size, max_overflow=settings.database_max_overflow,
                   pool_timeout=settings.database_pool_timeout_seconds,
@@ -171,7 +175,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                           vectors)
     return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   retriever=IndexRetriever(chunks, vectors), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+                   retriever=IndexRetriever(IndexSearch(chunks, vectors)), rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
                    fallback=offline_model(), sandbox=CodeSandbox())
 
 

@@ -40,10 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
 from agents.knowledge.embeddings import Rows, local_embedder, scores_order, to_blob  # noqa: E402
+from agents.knowledge.indexed import IndexRetriever, chunk_rows  # noqa: E402
 from app.store import search  # noqa: E402
 from app.store.database import Database  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402
-from app.store.search import IndexRetriever, chunk_rows  # noqa: E402
+from app.store.search import IndexSearch  # noqa: E402
 from app.store.vectors import VectorIndex  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
@@ -134,7 +135,7 @@ async def hundred_thousand(pages: list, tmp: Path) -> dict[str, tuple[float, flo
         docs.append(DocumentText(name=f"book-{f}.pdf", ext="pdf", mime="application/pdf", size=1, items=[],
                                  file_id=f, sha256=sha))
     index = VectorIndex(store, embedder)
-    retriever = IndexRetriever(store, index)
+    retriever = IndexRetriever(IndexSearch(store, index))
     questions = [q.question for q in [*QUESTIONS, *HELDOUT]]
     found = await retriever.search(questions[0], docs, 6)  # warm: the matrices read once, the model loaded
     assert found and found[0].method == "hybrid"

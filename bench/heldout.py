@@ -1,7 +1,7 @@
 """The held-out set (tests/heldout/cases.py) through a real Foreman server, beside a baseline, judged alike.
 
     .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--set SET]
-                                      [--only ID,...] [--out FILE]
+                                      [--only ID,...] [--out FILE] [--fixes-off NAME,...] [--each-fix-off]
 
 Sets: `heldout` (the default, tests/heldout/: measure on it, never tune on it), `tuning` (all of
 tests/tuning/: its own cases and the first held-out set, moved there by issue 43),
@@ -18,6 +18,13 @@ OpenAI-compatible endpoint (e.g. llama-cpp-python serving Qwen2.5-Coder-0.5B), e
 tree's extractors read them) and the request, earlier rounds as earlier messages; no files can come
 of it, so a case that asks for a file is at best partly right there.
 
+--fixes-off runs the server with those fixes of a model's plan not made (PLAN_FIXES_OFF,
+`agents/planning/fixes.py`); --each-fix-off runs the set once with every fix and once with each one
+off, and prints what each earns: right / partly / wrong with all on against with it off, the cases
+whose verdict it changes and how often it changed a plan (the server's "plan repaired (name)" lines;
+a fix that changed none is not run again: off, its rounds are the same).
+Both only on a tuning set: the held-out set is measured on, never tuned on.
+
 Prints one line per case (verdict, seconds, failed checks), the totals right / partly / wrong, and
 the same per language, per kind of request (`Case.kind`, where the set gives one) and per first
 word of the case ids.
@@ -31,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -43,6 +51,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from agents.language import detect_language, load_detector  # noqa: E402
+from agents.planning.fixes import FIX_NAMES  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.heldout import cases as heldout  # noqa: E402
 from tests.judging import Case, judge  # noqa: E402
@@ -81,11 +90,11 @@ def text_of(name: str, data: bytes) -> str:
 
 
 class Server:
-    def __init__(self, tree: Path, base_url: str) -> None:
+    def __init__(self, tree: Path, base_url: str, fixes_off: str = "") -> None:
         self.port = _free_port()
         self.data = tempfile.mkdtemp(prefix="heldout-")
         env = {**os.environ, "PORT": str(self.port), "DATA_DIR": self.data, "HOST": "127.0.0.1",
-               "API_KEYS": "", "MAX_ROUND_SECONDS": str(int(ROUND_LIMIT))}
+               "API_KEYS": "", "MAX_ROUND_SECONDS": str(int(ROUND_LIMIT)), "PLAN_FIXES_OFF": fixes_off}
         env.pop("DATABASE_URL", None)
         if base_url:
             env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="none", LLM_MODEL="qwen",
@@ -167,6 +176,48 @@ def _groups(case: Case) -> list[str]:
             + (["follow-ups"] if case.before else []))
 
 
+def fixes_fired(server: Server) -> dict[str, int]:
+    """How often each fix changed a plan in this server's rounds, from its log."""
+    said = re.findall(r"plan repaired \((\w+)\)", Path(server.log.name).read_text(errors="replace"))
+    return {name: said.count(name) for name in dict.fromkeys(said)}
+
+
+def each_fix_off(cases: list[Case], tree: Path, base_url: str) -> int:
+    """The set with every fix, then with each fix off: what each earns."""
+    def run(off: str) -> tuple[dict[str, str], dict[str, int]]:
+        server = Server(tree, base_url, off)
+        verdicts: dict[str, str] = {}
+        try:
+            for case in cases:
+                try:
+                    delivered, main_text, files, _ = server.run(case)
+                    verdicts[case.id], _ = judge(case, delivered, main_text, files, own_language(main_text))
+                except Exception:  # noqa: BLE001 - a case that breaks is wrong
+                    verdicts[case.id] = "wrong"
+        finally:
+            server.close()
+        return verdicts, fixes_fired(server)
+
+    def counts(verdicts: dict[str, str]) -> str:
+        return " / ".join(str(list(verdicts.values()).count(v)) for v in ("right", "partly", "wrong"))
+
+    score = {"right": 2, "partly": 1, "wrong": 0}
+    started = time.perf_counter()
+    base, fired = run("")
+    print(f"{'all fixes':16s} {counts(base):12s} (right / partly / wrong of {len(cases)}, "
+          f"{time.perf_counter() - started:.0f} s)", flush=True)
+    print(f"{'fix off':16s} {'verdicts':12s} {'earns':>5s} {'fired':>5s}  cases it changes (with it -> without)")
+    for name in FIX_NAMES:
+        if not fired.get(name):  # it changed no plan: off, every round is the same (not run again)
+            print(f"{name:16s} {counts(base):12s} {0:5d} {0:5d}  (changed no plan with all on)", flush=True)
+            continue
+        verdicts, _ = run(name)
+        earns = sum(score[base[c]] - score[verdicts[c]] for c in base)
+        changed = [f"{c} {base[c]}->{verdicts[c]}" for c in base if base[c] != verdicts[c]]
+        print(f"{name:16s} {counts(verdicts):12s} {earns:5d} {fired.get(name, 0):5d}  {', '.join(changed)}", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", default=str(ROOT), help="the Foreman checkout to run (default: this one)")
@@ -176,11 +227,18 @@ def main() -> int:
                         help="the held-out set (measure on it) or a tuning set (tests/tuning)")
     parser.add_argument("--only", default="", help="comma-separated case ids")
     parser.add_argument("--out", default="", help="also write the results as JSON lines to FILE")
+    parser.add_argument("--fixes-off", default="", help="PLAN_FIXES_OFF for the server (a tuning set only)")
+    parser.add_argument("--each-fix-off", action="store_true",
+                        help="the set with all fixes, then with each off: what each earns (a tuning set only)")
     args = parser.parse_args()
     cases = [c for c in SETS[args.set] if not args.only or c.id in args.only.split(",")]
+    if (args.fixes_off or args.each_fix_off) and not args.set.startswith("tuning"):
+        parser.error("--fixes-off and --each-fix-off measure on a tuning set (--set tuning...), never the held-out set")
     load_detector()
+    if args.each_fix_off:
+        return each_fix_off(cases, Path(args.tree), args.base_url)
     out = open(args.out, "w") if args.out else None
-    server = None if args.baseline else Server(Path(args.tree), args.base_url)
+    server = None if args.baseline else Server(Path(args.tree), args.base_url, args.fixes_off)
     client = httpx.Client(timeout=ROUND_LIMIT)
     totals = {"right": 0, "partly": 0, "wrong": 0}
     counted = dict(totals)  # with quoted lines counted in the answer's language

@@ -22,6 +22,7 @@ from tests.harness import LiveServer, settings_for
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "55ba000"
+LAST = "abc55d1"  # issue 48's first part, before the diff view, map boxes, reruns with the form and deadlines
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 
 
@@ -55,10 +56,11 @@ def js_bytes(commit: str | None) -> int:
                                   capture_output=True).stdout) for n in names if n.endswith(".js"))
 
 
-def serve_before(context, tmp: Path) -> None:
-    """The page as main had it: its index.html and static files in place of this branch's."""
-    subprocess.run(f"git archive {BEFORE} app/web/static | tar -x -C {tmp}", shell=True, cwd=ROOT, check=True)
-    static = tmp / "app/web/static"
+def serve_before(context, tmp: Path, commit: str = BEFORE) -> None:
+    """The page as `commit` had it: its index.html and static files in place of this branch's."""
+    (tmp / commit).mkdir(exist_ok=True)
+    subprocess.run(f"git archive {commit} app/web/static | tar -x -C {tmp / commit}", shell=True, cwd=ROOT, check=True)
+    static = tmp / commit / "app/web/static"
 
     def fulfil(route, request):
         path = request.url.split("://", 1)[1].split("/", 1)[1].split("#")[0]
@@ -67,6 +69,14 @@ def serve_before(context, tmp: Path) -> None:
         route.fulfill(body=(static / name).read_bytes(), content_type=kind[name.rsplit(".", 1)[1]])
 
     context.route(lambda url: "/api/" not in url, fulfil)
+
+
+def with_patience(new_context):
+    def patient(**options):
+        context = new_context(**options)
+        context.set_default_timeout(180_000)
+        return context
+    return patient
 
 
 def violations(page, axe: str) -> list[tuple[str, str, int]]:
@@ -82,27 +92,40 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, LiveServer(settings_for(Path(tmp))) as live, \
             sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS, headless=True)
+        browser.new_context = with_patience(browser.new_context)  # rounds are slow on a loaded 2-core machine
         flow = httpx.post(live.url + "/api/flows", json=fifty_nodes(), timeout=30).json()
         started = httpx.post(live.url + "/api/workflows/start", json={"prompt": "Say hello"}, timeout=30).json()
         context = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True)
         page = context.new_page()
         page.goto(live.url + "/#/flows")
         page.wait_for_selector("#flow-items a")
-        times = []
-        for _ in range(9):
-            times.append(page.evaluate("""async (id) => {
+        last_context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        serve_before(last_context, Path(tmp), LAST)  # the page before this change, timed in turn with it
+        last_page = last_context.new_page()
+        last_page.goto(live.url + "/#/flows")
+        last_page.wait_for_selector("#flow-items a")
+        times, last_times = [], []
+        opening = """async (id) => {
                 location.hash = '#/flows';
                 await new Promise((r) => setTimeout(r, 50));
                 const t0 = performance.now();
                 const drawn = new Promise((r) => document.addEventListener('flow-drawn', r, { once: true }));
                 location.hash = '#/flows/' + id;
                 await drawn;
-                return performance.now() - t0; }""", flow["id"]))
+                return performance.now() - t0; }"""
+        for _ in range(9):
+            times.append(page.evaluate(opening, flow["id"]))
+            last_times.append(last_page.evaluate(opening, flow["id"]))
         assert page.locator("g.node").count() == 50
         print(f"50-node flow opened to graph drawn: median {statistics.median(times):.1f} ms "
               f"(min {min(times):.1f}, max {max(times):.1f}, n={len(times)}; includes GET flow and versions)")
+        print(f"the same at {LAST}, timed in turn: median {statistics.median(last_times):.1f} ms; ratio here / there "
+              f"{statistics.median(times) / statistics.median(last_times):.2f}")
         before, after = js_bytes(BEFORE), js_bytes(None)
         print(f"page JavaScript: {before} bytes on main ({BEFORE}), {after} here, ratio {after / before:.2f}")
+        last = js_bytes(LAST)
+        print(f"page JavaScript: {last} bytes at {LAST} (before the diff view, the boxes, reruns and deadlines), "
+              f"{after} here, ratio {after / last:.2f}")
         page.screenshot(path=str(Path(tmp).parent / "page-fifty.png"))
         after_flows = violations(page, axe)
         page.goto(f"{live.url}/#/w/{started['id']}")

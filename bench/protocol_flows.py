@@ -10,8 +10,9 @@ the event stream to a final status), MCP (its `flow_<slug>` tool), OpenAI (`flow
 AG-UI (`forwardedProps.flow`, events to RUN_FINISHED), A2A (`SendMessage` to the flow's skill). Each way
 is warmed up, then the ways take turns, `--turns` times, `--runs` runs a batch; the median server CPU
 ms per run and its ratio to REST's (target < 1.15) are printed. Then a flow with a human node waits
-once per way, and the decision goes through that way (REST `POST /review`, MCP `review_round`, OpenAI
-the next user message, AG-UI `resume`, A2A a message with the task id): the time from sending it to
+once per way, and the decision goes through that way (REST `POST /review`, MCP `review_round`, an MCP
+task's `tasks/update` answering its input request, OpenAI the next user message, AG-UI `resume`, A2A a
+message with the task id): the time from sending it to
 the next node's `startedAt` (the node runs' record), median of `--runs`.
 """
 
@@ -35,7 +36,10 @@ from common import cpu_seconds, free_port, median, service
 from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from mcp_types import Result  # noqa: E402
+
 from tests.protocols.flows import gated, greeting  # noqa: E402
+from tests.protocols.test_mcp_tasks import Tasks, UpdateParams, UpdateTask, follow  # noqa: E402
 
 A2A_SEND = {"jsonrpc": "2.0", "method": "SendMessage"}
 A2A_HEADERS = {"A2A-Version": "1.0"}
@@ -129,6 +133,11 @@ async def decision(ctx: dict[str, Any], way: str) -> float:
             model=ctx["gated_model"], messages=[{"role": "user", "content": "x"}])
         wid = first.headers["x-foreman-workflow"]
         asked = first.parse().choices[0].message.content
+    elif way == "MCP task":
+        created = await ctx["mcp_tasks"].session.call_tool(ctx["gated_tool"], {"word": "x"}, allow_claimed=True)
+        asked = await follow(ctx["mcp_tasks"].session, created.task_id, until=("input_required",))
+        [key] = asked.input_requests
+        wid = created.task_id.split(":")[0]
     elif way == "A2A":
         task = (await http.post("/a2a", json=_a2a_message("x", metadata={"skill": ctx["gated_tool"]}),
                                 headers=A2A_HEADERS)).json()
@@ -143,6 +152,10 @@ async def decision(ctx: dict[str, Any], way: str) -> float:
         send = http.post(f"/api/workflows/{wid}/review", json={"decision": "send"})
     elif way == "MCP":
         send = ctx["mcp"].call_tool("review_round", {"workflow_id": wid, "decision": "send"})
+    elif way == "MCP task":
+        send = ctx["mcp_tasks"].session.send_request(UpdateTask(params=UpdateParams(
+            task_id=created.task_id, input_responses={key: {"action": "accept", "content": {"decision": "send"}}})),
+            Result)
     elif way == "OpenAI":
         send = ctx["openai"].chat.completions.create(model=ctx["gated_model"], messages=[
             {"role": "user", "content": "x"}, {"role": "assistant", "content": asked},
@@ -159,13 +172,14 @@ async def decision(ctx: dict[str, Any], way: str) -> float:
 
 
 async def measure(base: str, pid: int, runs: int, turns: int) -> tuple[dict[str, list[float]], dict[str, float]]:
-    async with httpx.AsyncClient(base_url=base, timeout=120) as http, Client(base + "/mcp") as session:
+    async with httpx.AsyncClient(base_url=base, timeout=120) as http, Client(base + "/mcp") as session, \
+            Client(base + "/mcp", extensions=[Tasks()]) as tasks:
         ids = []
         for definition in (greeting(), gated()):
             flow = (await http.post("/api/flows", json=definition)).json()["id"]
             await http.post(f"/api/flows/{flow}/versions", json={})
             ids.append(flow)
-        ctx = {"http": http, "mcp": session, "openai": openai.AsyncOpenAI(base_url=base + "/v1", api_key="local"),
+        ctx = {"http": http, "mcp": session, "mcp_tasks": tasks, "openai": openai.AsyncOpenAI(base_url=base + "/v1", api_key="local"),
                "flow": ids[0], "gated": ids[1], "tool": "flow_greet_people", "model": "flow/greet_people",
                "gated_tool": "flow_gated_send", "gated_model": "flow/gated_send"}
         for way in WAYS.values():
@@ -179,7 +193,7 @@ async def measure(base: str, pid: int, runs: int, turns: int) -> tuple[dict[str,
                     await way(ctx)
                 spent[name].append((cpu_seconds(pid) - before) * 1000 / runs)
         latency = {}
-        for way_name in ("REST", "MCP", "OpenAI", "AG-UI", "A2A"):
+        for way_name in ("REST", "MCP", "MCP task", "OpenAI", "AG-UI", "A2A"):
             latency[way_name] = median([await decision(ctx, way_name) for _ in range(runs)]) * 1000
         return spent, latency
 
@@ -199,7 +213,7 @@ def main() -> None:
               f"(batches: {', '.join(f'{v:.1f}' for v in values)})")
     print(f"A human node's decision through each protocol to the next node's start (median of {args.runs}):")
     for name, ms in latency.items():
-        print(f"  {name:<8} {ms:7.1f} ms")
+        print(f"  {name:<9} {ms:7.1f} ms")
 
 
 if __name__ == "__main__":

@@ -27,12 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText, TaskContext, TaskSpec  # noqa: E402
 from agents.builtin.analyst import Analyst  # noqa: E402
+from agents.knowledge.indexed import text_items  # noqa: E402
 from agents.language import detect as language  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
 from agents.toolkit.files import xlsx_bytes  # noqa: E402
 from agents.toolkit.tables import find_tables  # noqa: E402
-from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from extractors.language import by_words  # noqa: E402
 from tests.agents.conftest import load_document, play_round  # noqa: E402

@@ -4,14 +4,17 @@ extraction time of the same files, all measured in this run.
     .venv/bin/python bench/retrieval.py
 
 Extraction runs in this process (the library calls the service makes in its worker processes);
-the index build is what the service adds per file: chunking and stemming (`app.store.search.chunk_rows`)
+the index build is what the service adds per file: chunking and stemming (`agents.knowledge.indexed.chunk_rows`)
 plus writing the chunks and their FTS5 entries to a real SQLite file. Queries run through the
-service's `IndexRetriever` over every indexed document of the corpus at once.
+service's `IndexRetriever` over every indexed document of the corpus at once; the digest of what every
+question finds (names, scores, places, texts, in order) tells a change that keeps the rankings.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 import sys
 import tempfile
 import time
@@ -20,13 +23,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
+from agents.knowledge.indexed import IndexRetriever, chunk_rows, text_items  # noqa: E402
 from app.store.database import Database  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402
-from app.store.search import INDEXED_STATUSES, IndexRetriever, chunk_rows, text_items  # noqa: E402
+from app.store.search import INDEXED_STATUSES, IndexSearch  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import QUESTIONS  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(os.environ.get("FOREMAN_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 QUERIES_PER_QUESTION = 8
 
 
@@ -57,8 +61,12 @@ async def main() -> None:
             pages += pages_of(result.items)
             docs.append(DocumentText(name=path.name, ext="", mime="", size=len(data), items=text_items(result.items),
                                      file_id=n, sha256=f"sha-{n}"))
-        retriever = IndexRetriever(store)
+        retriever = IndexRetriever(IndexSearch(store))
         await retriever.search("warm up the stemmers and stop word lists", docs, 6)  # loaded once per process
+        ranked = hashlib.sha256()  # what every question finds, in order: a change that keeps the ranking keeps it
+        for q in QUESTIONS:
+            for p in await retriever.search(q.question, docs, 6):
+                ranked.update(f"{p.name}|{p.score:.9f}|{p.page}|{p.sheet}|{p.section}|{p.method}|{p.text}\n".encode())
         timings = []
         for _ in range(QUERIES_PER_QUESTION):
             for q in QUESTIONS:
@@ -72,6 +80,7 @@ async def main() -> None:
     print(f"extraction:  {extract_s:8.2f} s   ({extract_s / pages * 100:6.2f} s per 100 pages)")
     print(f"index build: {index_s:8.2f} s   ({index_s / pages * 100:6.2f} s per 100 pages)")
     print(f"index build / extraction: {index_s / extract_s:.1%}  (target: under 10%)")
+    print(f"rankings of the {len(QUESTIONS)} questions: sha256 {ranked.hexdigest()[:16]}")
     print(f"query over all {len(docs)} documents: p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
           f"p99 {p99 * 1000:.1f} ms "
           f"({len(timings)} queries)")

@@ -33,10 +33,10 @@ import numpy as np  # noqa: E402
 from agents.base import DocumentText, Passage, TaskContext, TaskSpec  # noqa: E402
 from agents.builtin.analyst import PASSAGES, Analyst, follow_up  # noqa: E402
 from agents.knowledge.embeddings import Embedder, Ensemble, LocalE5, LocalUSE, local_embedder  # noqa: E402
+from agents.knowledge.indexed import text_items  # noqa: E402
 from agents.knowledge.retrieval import MemoryRetriever  # noqa: E402
 from agents.language import refers_back  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
-from app.store.search import text_items  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.question_set import (  # noqa: E402
     CROSS_GROUPS,

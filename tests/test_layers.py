@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import importlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +32,11 @@ ALLOWED = {
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
 ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.flows")
+# What the store (`app/store`) may import of `agents` beside types: the vector index's int8 codec and scan and
+# the thread it scans in (its search form of vectors is the embeddings' own; not moved yet). It finds, it
+# never ranks or reads language: `agents.knowledge.indexed` does, behind `agents.knowledge.retrieval.PassageIndex`.
+STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.from_blobs", "agents.knowledge.embeddings.to_blob",
+                                        "agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop"}}
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
 # `agents/` keeps at its top the interface `app` uses (model, requests, base, errors, registry, round, phrases);
@@ -106,6 +112,25 @@ def test_the_kernel_and_the_lower_packages_import_no_wing() -> None:
            (wing(name) == "extractors" and wing(target) == "agents") or
            (wing(name) != "kernel" and wing(target) == "kernel")]
     assert not bad, "\n".join(sorted(bad))
+
+
+def test_the_store_imports_only_types_of_agents() -> None:
+    """`app/store` stores and finds: what it imports of `agents` are types (the passages, the port it
+    implements), never the ranking or the reading of language."""
+    modules = _modules()
+    bad = []
+    for name, path in modules.items():
+        if not name.startswith("app.store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "agents":
+                module = importlib.import_module(node.module)
+                bad += [f"{name} -> {node.module}.{a.name}" for a in node.names
+                        if not isinstance(getattr(module, a.name), type)
+                        and f"{node.module}.{a.name}" not in STORE_MAY_CALL.get(name, set())]
+            elif isinstance(node, ast.Import):
+                bad += [f"{name} -> {a.name}" for a in node.names if a.name.split(".")[0] == "agents"]
+    assert not bad, "app/store imports types of agents only:\n" + "\n".join(sorted(bad))
 
 
 def test_the_round_engine_imports_one_agents_entry_point() -> None:

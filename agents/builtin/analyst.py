@@ -12,7 +12,7 @@ from msgspec import structs
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
 from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
-from agents.knowledge.coverage import Coverage, coverage
+from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
 from agents.knowledge.retrieval import MemoryRetriever, location, without_copies
@@ -24,6 +24,7 @@ from agents.language import (
     question_parts,
     refers_back,
     wants_continuation,
+    without_instructions,
 )
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
@@ -210,14 +211,24 @@ class Analyst:
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
+        size = sum(text_size(d.items) for d in docs)
+        # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
+        # not found, whatever the rows share with the rest of the question; nothing is computed over them.
+        missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
+                                         without_instructions(context.prompt)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
-        compiled = await off_loop_if_long(sum(text_size(d.items) for d in docs), compile_answer, question, docs)
+        compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs)
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
         asks = question_parts(question) if docs and not compiled and question == asked else [question]
         parts = await search_parts(asks, docs, retriever, PASSAGES) if len(asks) > 1 else []
         if parts:
             found = merged(parts, PASSAGES) or found
+        if not found and missing:  # nothing shares a word with it, and what it names is in no document
+            text = say("searched_absent", task_language(task, context), docs=", ".join(dict.fromkeys(d.name for d in docs)),
+                       words=", ".join(f"«{w}»" for w in missing))
+            return TaskResult(text=text, files=await text_files(task, text), usage=ledger.usage,
+                              model=ledger.model_name, offline=ledger.offline, meta={"retrieval": "keyword"})
         if not found:
             text = await self._from_documents(ledger, task, context, docs, question)
             # Nothing found: no file had vectors yet (they always find something) and no passage
@@ -240,8 +251,10 @@ class Analyst:
                               "only when no passage answers.")
         # What the question asks about may be in none of the documents: then that is the answer. A
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
-        covered = Coverage() if question != asked or compiled or parts else await off_loop_if_long(
-            sum(text_size(d.items) for d in docs), coverage, question, docs, [p.text for p in found], context.prompt)
+        # A question of two parts is judged part by part: a name one part asks about is said for that part.
+        covered = (Coverage() if parts else Coverage(share=0.0, absent=missing) if missing
+                   else Coverage() if question != asked or compiled
+                   else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], context.prompt))
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "

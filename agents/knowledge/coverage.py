@@ -15,7 +15,13 @@ A person who believes the first line stops reading. Now:
 - an answer holding more than half and less than `WHOLE_SHARE` names the words no document writes
   under its quotes ("Not found in hall.txt: «toaster»"): the part of the question left open;
 - never when a best passage holds the kind of fact asked for beside every term the documents have:
-  that quote is the answer.
+  that quote is the answer;
+- but always when the question names something no document writes (`absent_names`): "How many
+  Stanley Cups did the Canadiens win?" over a table of three other teams was answered with their
+  rows, each holding a number beside "Stanley Cups", and a French question over the English table
+  was never judged at all (its words are not the documents'). A name is spelt alike in every
+  language, so this one check holds across languages; nothing quoted can be about a name no
+  document writes.
 
 Pure, no I/O; CPU in proportion to the documents' text (callers run it off the loop when long).
 """
@@ -32,12 +38,18 @@ from agents.language import (
     asked_kind,
     content_words,
     detect_language,
+    fold,
     function_words,
     holds,
     index_terms,
+    language_words,
+    named_formats,
+    names,
     split_sentences,
     stems,
+    tokens,
     without_asking,
+    without_instructions,
 )
 
 BEST = 3  # the passages an answer quotes (the offline model quotes up to three)
@@ -84,6 +96,44 @@ def weights(terms: Sequence[str], documents: Sequence[DocumentText]) -> dict[str
     return {t: math.log(1 + n / (sum(t in u for u in units) + 0.5)) for t in terms}
 
 
+def _key(word: str) -> str:
+    return fold(word).casefold()
+
+
+def absent_names(question: str, documents: Sequence[DocumentText], asked: str = "") -> tuple[str, ...]:
+    """The names the question writes (`agents.language.names`) that no document writes, as a word, as
+    a stem in the question's language or the document's, or in its file name; a language's own name
+    ("in French") is none. With `asked` (the user's request), only the names the user wrote too: a
+    planned task's instructions may add names of their own ("Cite the passage"). A file type
+    ("as an Excel file", "CSV") names no fact."""
+    own = detect_language(question, default="en")
+    languages = {document_language(d.items) for d in documents if d.items}
+    if not languages:
+        return ()
+    same = own in languages
+    found = names(question, own, same)
+    if asked.strip() and asked.strip() != question.strip():
+        said = {_key(n) for n in names(asked, detect_language(asked, default="en"), same)}
+        found = [n for n in found if _key(n) in said]
+    spoken = {_key(name) for name in language_words()}
+    found = [n for n in found if _key(n) not in spoken and not named_formats(n)]
+    if not found:
+        return ()
+    words: set[str] = set()
+    stemmed: set[str] = set()
+    for doc in documents:
+        written = [_key(t) for t in tokens(f"{doc.name} {doc.text}")]
+        words.update(written)
+        stemmed.update(stems(sorted(set(written)), document_language(doc.items)))
+    missing = []
+    for name in found:
+        key = _key(name)
+        if key in words or any(stems([key], lang)[0] in stemmed for lang in {own, *languages}):
+            continue
+        missing.append(name)
+    return tuple(missing)
+
+
 def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[str], asked: str = "") -> Coverage:
     """How much of the question the best passages (`best`, ranked first) hold (see the module's
     docstring). Only for a question in one of the documents' languages (a German question over an
@@ -94,6 +144,10 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     planner's ("How often should I descale the kettle? Cite the passage." is not unanswered for
     "Cite" and "passage"). A "continue" or "And in 2022?" says too little: then the task's question
     is searched."""
+    question, asked = without_instructions(question), without_instructions(asked)  # "Answer in English." asks nothing
+    missing = absent_names(question, documents, asked)
+    if missing:  # nothing quoted can be about a name no document writes
+        return Coverage(share=0.0, absent=missing)
     own = detect_language(question, default="en")
     said = {s for _, s in question_terms(asked, detect_language(asked, default="en"))} if asked.strip() else set()
     if len(said) >= 2 and said & {s for _, s in question_terms(question, own)}:

@@ -1,8 +1,9 @@
 """Passage retrieval: documents cut into chunks that know their page, sheet or section, index terms
 (`agents.language.index_terms`: Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
 
-The service keeps the chunks in a full-text index in its database (`app.store.search`); agents ask
-through the `Retriever` interface, and `MemoryRetriever` ranks in memory with the same functions
+The service keeps the chunks in a full-text index in its database (`app.store.search`, a `PassageIndex`
+that finds and never ranks); agents ask through the `Retriever` interface: `agents.knowledge.indexed`
+ranks what the index finds, and `MemoryRetriever` ranks in memory with the same functions
 (documents the index does not hold, tests, plug-ins run without a database).
 """
 
@@ -11,9 +12,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict, cast
+from typing import Protocol, TypedDict, cast
 
 import numpy as np
 
@@ -58,6 +59,50 @@ class Chunk:
     page: int | None = None
     sheet: str | None = None
     section: str | None = None
+
+
+# ---- the port a stored index implements (`app.store.search`; ranked by `agents.knowledge.indexed`) ----
+
+
+class IndexedChunk(Protocol):
+    """A stored chunk: its id, its file's SHA-256, its text, its index terms and where it is."""
+
+    id: int
+    sha256: str
+    text: str
+    terms: list[str]
+    page: int | None
+    sheet: str | None
+    section: str | None
+
+
+class IndexFacts(Protocol):
+    """What BM25 needs of a stored file beside its matches: its language, number of chunks and total length."""
+
+    @property
+    def language(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+
+
+class PassageIndex(Protocol):
+    """A stored index of chunks (rows made by `agents.knowledge.indexed.chunk_rows`): it finds, it never ranks."""
+
+    async def facts(self, shas: Sequence[str]) -> Mapping[str, IndexFacts]:
+        """The facts of the files it holds among `shas`, by SHA-256."""
+
+    async def match(self, shas: Sequence[str], terms: Sequence[str]) -> list[int]:
+        """The ids of the chunks of these files that hold any of `terms`."""
+
+    async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
+        """(chunk id, cosine) of the chunks nearest the question, nearest first; None without vectors.
+        The files of `wait_for` (in another language than the question's) are worth waiting for
+        while their vectors are being made, within a bound the index keeps."""
+
+    async def chunks(self, ids: Sequence[int]) -> Sequence[IndexedChunk]:
+        """The chunks of these ids that are still there."""
 
 
 # ---- terms ----------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from agents.language.intents import (
     question_of,
     table_formats,
 )
-from agents.language.parts import question_parts
+from agents.language.parts import question_parts, without_instructions
 from agents.language.references import (
     ANSWER,
     pointed_at,
@@ -55,6 +55,7 @@ from agents.language.words import (
     fold,
     function_words,
     index_terms,
+    names,
     query_languages,
     query_terms,
     stems,
@@ -64,8 +65,8 @@ from agents.language.words import (
 
 __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "question_parts", "totalling_words", "Intent", "asked_kind",
-    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats",
+    "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
-    "tokens", "wants_continuation", "without_asking",
+    "tokens", "wants_continuation", "without_asking", "without_instructions",
 ]

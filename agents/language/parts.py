@@ -25,12 +25,25 @@ _ASKING = (r"who|whom|whose|what|when|where|which|why|how|is|are|does|do|did|can
 _CUT = re.compile(rf"(?:\?\s+|[,;]\s*(?:(?:and|und|et|sowie|also|aussi)\s+)?|\s+(?:and|und|et)\s+)(?=(?:{_ASKING})\b)",
                   re.IGNORECASE)
 _END = re.compile(r"(?<=\?)\s+")
+_ASKS = re.compile(rf"\W*(?:(?:and|und|et|also|aussi)\s+)?(?:{_ASKING})\b", re.IGNORECASE)
 MIN_WORDS = 3  # a first part shorter than this asks with the next of one subject ("When and where is ...")
+
+
+def _asking(question: str) -> list[str]:
+    # A sentence after a question that asks nothing ("... ? Answer in English.", "... ? Cite the page.") is
+    # an instruction about the answer, not a part to search and say "not found" for.
+    return [c for n, c in enumerate(_END.split(question.strip())) if n == 0 or _ASKS.match(c) or c.rstrip().endswith("?")]
+
+
+def without_instructions(question: str) -> str:
+    """The question without the sentences after it that ask nothing ("Answer in English.", "Bitte mit Quelle.")."""
+    return " ".join(_asking(question))
 
 
 def question_parts(question: str) -> list[str]:
     """The question's parts, each a question of its own, in order; [question] when it asks one thing."""
-    pieces = [p.strip(" ,;") for chunk in _END.split(question.strip()) for p in _CUT.split(chunk)]
+    chunks = _asking(question)
+    pieces = [p.strip(" ,;") for chunk in chunks for p in _CUT.split(chunk)]
     pieces = [p for p in pieces if p]
     if len(pieces) < 2:
         return [question.strip()]

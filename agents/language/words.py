@@ -112,6 +112,30 @@ def content_words(question: str, language: str, shortest: int = 1) -> list[str]:
             or (t.casefold() not in stop and len(t) >= shortest and (len(t) > 1 or t.isdigit()))]
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;¿¡\n]\s*|[«\"“„]\s*)$")
+
+
+def names(question: str, language: str, same_language: bool = False) -> list[str]:
+    """The words a question writes as names, each once: "Canadiens" in "How many Cups did the Canadiens
+    win?", "A320", "NASA". A name is spelt alike in every language, so a name no document writes is a
+    strong sign the documents do not answer, even over a document in another language.
+
+    A word with a digit among letters or in capitals is a name in any language. A capitalised word not
+    opening a sentence is one too, except in German, which capitalises every noun ("Mannschaft" may be
+    the translation of the document's "team"): there it counts only when the documents are in the
+    question's language too (`same_language`), where a noun they never write is as strong a sign as a name."""
+    found: dict[str, str] = {}
+    for match in TOKEN.finditer(question):
+        word = match.group()
+        if len(word) < 2 or word.isdigit() or word.casefold() in common_words():
+            continue
+        coded = any(ch.isdigit() for ch in word) or (word.isupper() and len(word) >= 2)
+        capital = word[0].isupper() and not _SENTENCE_START.search(question[:match.start()])
+        if coded or (capital and (language != "de" or same_language)):
+            found.setdefault(word.casefold(), word)
+    return list(found.values())
+
+
 def query_terms(question: str, languages: Iterable[str]) -> list[str]:
     """A question's terms, stemmed for its own language and every language of the documents it
     searches (a German question over an English report still matches its numbers and names)."""

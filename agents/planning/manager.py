@@ -25,11 +25,12 @@ from agents.language import detect_language, detector_loaded, load_detector, sum
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.phrases import say
 from agents.planning.cut_answer import complete_answer
+from agents.planning.fixes import PARSED, VALID, FixContext, apply_fixes
 from agents.planning.notices import unreadable_note
 from agents.planning.plan import parse_plan, plan_schema, validate_plan
 from agents.planning.prompt import AGENT_BRIEFS, PLAN_SYSTEM, beginning, examples, makers, short_description
-from agents.planning.repairs import close_json, repair_answer_language, repair_plan, unexampled
-from agents.planning.slips import compared, undo_slips
+from agents.planning.repairs import close_json
+from agents.planning.slips import compared
 from agents.registry import Registry
 from agents.requests import AgentBrief, PlanHints
 from agents.tasks.calls import Ledger, context_tokens
@@ -66,6 +67,7 @@ class PlanLimits:
     context_tokens: int | None = None  # None: the model's own context size
     output_tokens: int = 2000  # kept free for the plan itself
     history_share: float = 0.3  # of the room left after the request and the agents
+    fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes not made (`agents.planning.fixes`)
 
 
 @dataclass
@@ -123,8 +125,16 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
-    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks, inp.prompt,
-                     registry.formats())
+    facts, earlier = _catalogue_facts(request), [c for role, c in _hints(request).history if role == "assistant"]
+    names = frozenset(registry.names())
+    context = FixContext(
+        request=inp.prompt, agents=names, uploads=tuple(d.name for d in inp.documents),
+        formats={a: f for a, f in registry.formats().items() if a in names}, facts=facts,
+        catalogue=catalogue_descriptions(facts), earlier=earlier,
+        replanned=[t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else [],
+        examples=list(dict.fromkeys(examples(True) + examples(False))))
+    check = _Checker(registry.names(), [d.name for d in inp.documents], limits.max_tasks, context,
+                     limits.fixes_off, registry.formats())
     first = await check.ask(ledger, request)
     outcome = first
     if first.errors:
@@ -137,24 +147,15 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     assert plan is not None
     plan.language = _reply_language(inp, language, plan.language)
     repairs = first.repairs + (outcome.repairs if outcome is not first else [])
-    plan, fix = repair_answer_language(plan, plan.language)
-    plan, copied = unexampled(plan, inp.prompt, list(dict.fromkeys(examples(True) + examples(False))))
-    facts, earlier = _catalogue_facts(request), [c for role, c in _hints(request).history if role == "assistant"]
-    stopped = [t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else []
     # Comparing every task's instructions with the catalogue and the earlier turns is CPU work: a long one off the loop.
-    catalogue = catalogue_descriptions(facts)
-    unslipped: tuple[Plan, list[str]] = await off_loop_if_long(
-        compared(plan, catalogue, earlier), undo_slips, plan, inp.prompt, facts, catalogue, earlier, stopped,
-        registry.formats())
-    plan, slipped = unslipped
-    copied += slipped
-    for note in [fix, *copied] if fix else copied:
-        log.warning("plan repaired: %s", note)
-        repairs.append(note)
-    if not model.extractive:  # an answer cut mid-sentence is finished, never shown cut
+    fixed: tuple[Plan, list[str]] = await off_loop_if_long(
+        compared(plan, context.catalogue, earlier), apply_fixes, plan, context, VALID, limits.fixes_off)
+    plan, notes = fixed
+    repairs += notes
+    if not model.extractive and "cut_answer" not in limits.fixes_off:  # an answer cut mid-sentence is finished
         plan.answer, fix = await complete_answer(ledger, plan.answer, inp.prompt, plan.language, PM_NAME)
         if fix:
-            log.warning("plan repaired: %s", fix)
+            log.warning("plan repaired (cut_answer): %s", fix)
             repairs.append(fix)
     note = unreadable_note(unread, plan.language)
     if note and model.extractive and not inp.documents and not plan.tasks:
@@ -183,7 +184,8 @@ class _Checker:
     agents: list[str]
     documents: list[str]
     max_tasks: int
-    request: str = ""
+    context: FixContext
+    off: frozenset[str] = frozenset()  # fixes not made
     formats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # what each agent delivers
 
     async def ask(self, ledger: Ledger, request: ModelRequest) -> _Attempt:
@@ -208,9 +210,9 @@ class _Checker:
             plan = parse_plan(data if data is not None else response.text)
         except PlanFormatError as exc:
             return _Attempt(None, exc.errors, response.text, truncated=truncated)
-        plan, fixes = repair_plan(plan, self.agents, self.documents, self.request, self.formats)
-        for fix in repairs + fixes:
+        for fix in repairs:
             log.warning("plan repaired: %s", fix)
+        plan, fixes = apply_fixes(plan, self.context, PARSED, self.off)
         errors = validate_plan(plan, self.agents, self.documents, self.max_tasks, self.formats)
         return _Attempt(plan, errors, response.text, repairs + fixes, truncated)
 

@@ -19,6 +19,7 @@ steps are announced in its place (`announced`), as for a reply in the wrong lang
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +35,7 @@ from agents.tasks.run import run_task, task_context
 from agents.toolkit.cpu import off_loop_if_long
 
 ANSWERER = "analyst"
+log = logging.getLogger("foreman.planner")
 
 
 async def ungrounded(outcome: PlanOutcome, inp: RoundInput, registry: Registry) -> bool:
@@ -69,9 +71,10 @@ def announced(outcome: PlanOutcome, mark: int | None = None) -> PlanOutcome:
     sink = current_draft.get()
     if sink is not None and mark is not None:
         sink.retract(mark)
+    note = "the reply spoke of the documents before any agent had read them: it announces the plan's steps instead"
+    log.warning("plan repaired (announced): %s", note)
     return replace(outcome, plan=steps_announced(outcome.plan, outcome.plan.language),
-                   repairs=[*outcome.repairs, "the reply spoke of the documents before any agent had read them: "
-                                              "it announces the plan's steps instead"])
+                   repairs=[*outcome.repairs, note])
 
 
 def speaks_of(text: str, docs: list[DocumentText]) -> bool:
@@ -100,7 +103,8 @@ async def grounded(outcome: PlanOutcome, inp: RoundInput, model: Model, registry
     note = unreadable_note(inp.documents, plan.language)
     answer = f"{result.text.strip()}\n\n{note}".strip()
     meta: dict[str, Any] = {key: result.meta[key] for key in ("citations", "retrieval") if key in result.meta}
+    fix = "the answer without a task was written from the list of the documents only: the analyst answered from their passages"
+    log.warning("plan repaired (grounded): %s", fix)
     return replace(outcome, plan=replace(plan, answer=answer), usage=outcome.usage + result.usage,
-                   repairs=[*outcome.repairs, "the answer without a task was written from the list of the "
-                                              "documents only: the analyst answered from their passages"],
+                   repairs=[*outcome.repairs, fix],
                    meta={**outcome.meta, **meta, "grounded": ANSWERER})

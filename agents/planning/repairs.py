@@ -98,18 +98,39 @@ def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
     return by_norm[close[0]] if len(close) == 1 else None
 
 
-def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | set[str], request: str = "",
-                formats: Mapping[str, Collection[str]] | None = None) -> tuple[Plan, list[str]]:
-    """The plan with every fix of what is invalid applied, and one sentence per fix.
-
-    `request` (the user's prompt) is accepted and not read: the request never overrules the
-    agent a model chose for a task. `formats` (`Registry.formats`): the file formats each agent
-    delivers; a task asked for a file its agent cannot make goes to the one agent that makes all its
-    files, else loses the files its agent cannot make (`_deliverable`).
-    """
+def known_agents(plan: Plan, agents: Collection[str]) -> tuple[Plan, list[str]]:
+    """The plan with each agent name that is nearly a registered one ("Summarizer", "data extractor")
+    replaced by it (`closest_agent`); a name no agent or several fit is left for validation to tell."""
     notes: list[str] = []
-    formats = {a: f for a, f in (formats or {}).items() if a in set(agents)}
-    known_agents = set(agents)
+    tasks = []
+    for task in plan.tasks:
+        mapped = None if task.agent in agents else closest_agent(task.agent, list(agents))
+        if mapped:
+            notes.append(f"task '{task.id}': unknown agent '{task.agent}' replaced by '{mapped}'")
+            task = replace(task, agent=mapped)
+        tasks.append(task)
+    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
+
+
+def deliverables(plan: Plan, formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
+    """The plan with each task asked for files its agent cannot make given to the one agent that makes
+    them all, else without those files (`deliverable`). `formats`: the registered agents' (`Registry.formats`)."""
+    notes: list[str] = []
+    tasks = []
+    for task in plan.tasks:
+        agent, outputs = deliverable(task, formats, notes)
+        tasks.append(replace(task, agent=agent, outputs=outputs) if (agent, outputs) != (task.agent, task.outputs)
+                     else task)
+    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
+
+
+def repair_structure(plan: Plan, uploads: Collection[str],
+                     formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
+    """The plan with what cannot run in its structure fixed, and one sentence per fix: dependencies on
+    itself or on no task, outputs named like an upload or made twice, a task repeated word for word,
+    cycles, inputs nothing has, a reader not waiting for its maker, final documents no task makes.
+    `formats`: the registered agents' (`Registry.formats`), for a final document only one agent makes."""
+    notes: list[str] = []
     upload_names = set(uploads)
     tasks: list[TaskSpec] = []
     produced: dict[str, str] = {}
@@ -118,15 +139,7 @@ def repair_plan(plan: Plan, agents: list[str] | set[str], uploads: list[str] | s
     alias: dict[str, str] = {}
     renamed: dict[str, str] = {}
     for task in plan.tasks:
-        agent = task.agent
-        if agent not in known_agents:
-            mapped = closest_agent(agent, known_agents)
-            if mapped:
-                notes.append(f"task '{task.id}': unknown agent '{agent}' replaced by '{mapped}'")
-                agent = mapped
-        agent, kept_outputs = deliverable(replace(task, agent=agent), formats, notes)
-        task = replace(task, outputs=kept_outputs)
-        instructions = task.instructions
+        agent, instructions = task.agent, task.instructions
         depends = []
         for dep in task.depends_on:
             if dep == task.id:

@@ -160,13 +160,3 @@ def compared(plan: Plan, catalogue: Mapping[str, str], earlier: Sequence[str]) -
     material = sum(len(d) for d in catalogue.values()) + sum(len(t) for t in earlier)
     return sum(len(t.instructions) for t in plan.tasks) * material // PAIRS_PER_CHARACTER
 
-
-def undo_slips(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]], catalogue: Mapping[str, str],
-               earlier: Sequence[str], replanned: Collection[str],
-               formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
-    """`uncopied`, `pointed_inputs` and `asked_formats` in turn, with all their notes. `catalogue`:
-    `agents.knowledge.memory.catalogue_descriptions(facts)`, made once for this and for `compared`."""
-    plan, copied = uncopied(plan, request, catalogue, earlier, replanned)
-    plan, pointed = pointed_inputs(plan, request, facts)
-    plan, typed = asked_formats(plan, request, formats, facts)
-    return plan, copied + pointed + typed

@@ -151,6 +151,13 @@ class Settings:
         "`stopped`, with a log saying the review expired")
     max_replans: int = setting(
         2, "MAX_REPLANS", "revisions of a round's plan after a task failed or was skipped")
+    plan_fixes_off: tuple[str, ...] = setting(
+        (), "PLAN_FIXES_OFF",
+        "comma-separated names of fixes made to a model's plan without a model call not to make, for measuring "
+        "what each earns (`bench/heldout.py --fixes-off`): `agent_names`, `deliverable`, `structure`, "
+        "`answer_language`, `examples`, `copied`, `pointed`, `formats`, and the steps `cut_answer`, `grounded`, "
+        "`announced` (see `agents/planning/fixes.py`); an unknown name is refused at start-up. Empty: all are made",
+        parse=listed(lambda raw, name: raw))
     agent_questions: bool = setting(
         False, "AGENT_QUESTIONS",
         "`true`: a real model behind a built-in agent is offered to ask the user a question when a fact only the "

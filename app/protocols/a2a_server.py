@@ -73,6 +73,11 @@ class ForemanA2A(RequestHandler):
         self.auth = auth
         self.tasks = RoundTasks(rounds, auth)
 
+    @staticmethod
+    def base(context: ServerCallContext) -> str:
+        """The server as the caller reached it (its artifacts' download URLs are absolute)."""
+        return str(context.state.get("base_url") or "")
+
     def owner(self, context: ServerCallContext) -> Owner:
         try:
             return self.auth.owner(_Headers(context.state.get("headers") or {}))  # type: ignore[no-any-return]
@@ -124,7 +129,7 @@ class ForemanA2A(RequestHandler):
                 if kind is None:
                     raise InvalidParamsError(message=f"The task {message.task_id[:100]!r} waits for no input.")
                 decision = ReviewRequest(decision=text) if kind == "node" else reply_decision(kind, text)
-                return await self.rounds.decide(owner, workflow_id, decision)
+                return await self.rounds.decide(owner, workflow_id, decision, row=row)
             skill = str(meta.get("skill") or ASK)
             context = message.context_id or None
             if skill == ASK:
@@ -147,26 +152,26 @@ class ForemanA2A(RequestHandler):
             async for part in self.rounds.follow(run, tokens=False, waits=True):
                 if isinstance(part, Ended | Waiting):
                     break
-        return await self.task(owner, value)
+        return await self.task(owner, value, self.base(context))
 
     async def on_message_send_stream(self, params: pb.SendMessageRequest,
                                      context: ServerCallContext) -> AsyncGenerator[Any, None]:
         owner = self.owner(context)
         run, value = await self._start(owner, params)
-        yield await self.task(owner, value)
+        yield await self.task(owner, value, self.base(context))
         if params.configuration.return_immediately:
             return
         async for part in self.rounds.follow(run, tokens=False, waits=True):
             if isinstance(part, Ended | Waiting):
                 break
-        done = await self.task(owner, value)
+        done = await self.task(owner, value, self.base(context))
         for artifact in done.artifacts:
             yield pb.TaskArtifactUpdateEvent(task_id=value, context_id=run.workflow_id, artifact=artifact,
                                              last_chunk=True)
         yield pb.TaskStatusUpdateEvent(task_id=value, context_id=run.workflow_id, status=done.status)
 
     async def on_get_task(self, params: pb.GetTaskRequest, context: ServerCallContext) -> pb.Task:
-        return await self.task(self.owner(context), params.id)
+        return await self.task(self.owner(context), params.id, self.base(context))
 
     async def on_cancel_task(self, params: pb.CancelTaskRequest, context: ServerCallContext) -> pb.Task:
         owner = self.owner(context)
@@ -174,7 +179,7 @@ class ForemanA2A(RequestHandler):
         if before.status.state in (pb.TASK_STATE_WORKING, pb.TASK_STATE_INPUT_REQUIRED):
             with contextlib.suppress(ApplicationError):  # it ended meanwhile
                 await self.rounds.workflows.stop(owner, params.id.split(":", 1)[0])
-        return await self.task(owner, params.id)
+        return await self.task(owner, params.id, self.base(context))
 
     async def on_list_tasks(self, params: Any, context: ServerCallContext) -> Any:
         raise UnsupportedOperationError
@@ -202,11 +207,20 @@ class ForemanA2A(RequestHandler):
 def routes(handler: ForemanA2A, version: str) -> list[Any]:
     """`GET /.well-known/agent-card.json` and the `/a2a` mount (401 without a good key)."""
     from a2a.server.routes import create_jsonrpc_routes
+    from a2a.server.routes.common import DefaultServerCallContextBuilder
     from litestar import Request, asgi, get
     from litestar.datastructures import Headers
     from starlette.applications import Starlette
 
-    inner = Starlette(routes=create_jsonrpc_routes(handler, "/"))
+    class Context(DefaultServerCallContextBuilder):
+        """The SDK's context, with the server's URL as the caller reached it (the mount's path taken off)."""
+
+        def build(self, request: Any) -> ServerCallContext:
+            context = super().build(request)
+            context.state["base_url"] = str(request.base_url).rstrip("/").removesuffix("/a2a")
+            return context
+
+    inner = Starlette(routes=create_jsonrpc_routes(handler, "/", context_builder=Context()))
 
     @get("/.well-known/agent-card.json", include_in_schema=False)
     async def agent_card(request: Request[Any, Any, Any]) -> dict[str, Any]:

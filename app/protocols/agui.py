@@ -24,6 +24,7 @@ import base64
 import binascii
 import uuid
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Any
 
 import pydantic
@@ -35,6 +36,7 @@ from ag_ui._generated.models import (  # STATE_DELTA's; not in ag_ui.core
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
+    Interrupt,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -54,18 +56,21 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 
 from app.config import Settings
+from app.contract.schemas import ReviewRequest
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
 from app.protocols.agui_interrupts import (
-    decision_of,
+    NodeStates,
+    answerable,
+    decisions_of,
     flow_of,
     interrupt_of,
-    node_states,
     outstanding,
     review_of,
     start_flow,
 )
-from app.protocols.flow_tools import question
+from app.protocols.flow_tools import one_wait, question
 from app.protocols.rounds import (
+    CaughtUp,
     Closed,
     Ended,
     Piece,
@@ -150,10 +155,12 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Foreman-Workflow": workflow_id}
     flow = flow_of(run_input.forwarded_props)
     nodes = flow is not None
-    if run_input.resume:  # the answer to the interrupt the thread's last run ended with, once
+    later: list[ReviewRequest] = []  # a resume's decisions after its first, each taken when the round waits again
+    if run_input.resume:  # the answers to the interrupts the thread's last run ended with, once
         try:
-            wait = await outstanding(rounds, owner, workflow_id, run_input.resume)
-            run = await rounds.decide(owner, workflow_id, decision_of(run_input.resume), base)
+            first, *later = decisions_of(run_input.resume)
+            row, wait = await outstanding(rounds, owner, workflow_id, [first, *later])
+            run = await rounds.decide(owner, workflow_id, first, base, row=row)
         except ApplicationError as exc:  # decided nothing: the run ends at once with the reason
             return Stream(refused(run_input, exc, encoder), media_type=encoder.get_content_type(), headers=headers)
         nodes = wait.kind == "node"  # a flow's human node: the run's state has the flow's nodes
@@ -169,7 +176,8 @@ async def ag_ui(request: Request[Any, Any, Any]) -> Stream:
             if exc.code != "workflow_not_found":
                 raise
             run = await rounds.start(owner, None, prompt, file_ids, base, new_id=workflow_id, review=review)
-    return Stream(events(rounds, run, run_input, encoder, nodes), media_type=encoder.get_content_type(),
+    states = NodeStates(rounds, run) if nodes else None
+    return Stream(events(rounds, run, run_input, encoder, states, later), media_type=encoder.get_content_type(),
                   headers=headers)
 
 
@@ -181,9 +189,15 @@ async def refused(run_input: RunAgentInput, exc: ApplicationError, encoder: Even
 
 
 async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: EventEncoder,
-                 flow: bool = False) -> AsyncGenerator[bytes, None]:
-    """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`)."""
+                 states: NodeStates | None = None, later: list[ReviewRequest] | None = None
+                 ) -> AsyncGenerator[bytes, None]:
+    """The round as AG-UI events, encoded (each data line one line for every reader: see `one_line`);
+    with `states`, a flow's: its node states in the state's `nodes`, read once per read of the round that
+    moved it on (not once per log), each change a JSON Patch operation. `later`: a resume's decisions after
+    its first, each taken when the round waits again with its interrupt open (the engine takes one human
+    node's decision at a time); one no longer open is dropped, and the run ends with what waits then."""
     thread, run_id = run_input.thread_id, run_input.run_id
+    later = list(later or [])
 
     def encoded(event: BaseEvent) -> bytes:
         return one_line(encoder.encode(event).encode())
@@ -191,35 +205,50 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: 
     for event in [RunStartedEvent(thread_id=thread, run_id=run_id),
                   StateSnapshotEvent(snapshot={"workflowId": run.workflow_id, "round": run.round,
                                                "status": "running", "progress": 0, "plan": [], "documents": [],
-                                               "nodes": await node_states(rounds, run, True) if flow else []})]:
+                                               # a resumed flow's nodes so far; a new run's follow as they settle
+                                               "nodes": await states.snapshot() if states and run_input.resume else []})]:
         yield encoded(event)
-    nodes: list[dict[str, Any]] = []
-    ended = False
+    ended, stale, progress = False, False, 0  # stale: a log came since the node states were last read
+    sse = encoder.get_content_type().startswith("text/event-stream")
     try:
-        progress = 0
-        sse = encoder.get_content_type().startswith("text/event-stream")
-        async for part in rounds.follow(run, heartbeats=sse, live=True, waits=True):
-            if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
-                yield b": keepalive\n\n"
-                continue
-            moved = isinstance(part, Progress) and part.log.progress != progress  # a node ended, or began
-            if flow and (moved or isinstance(part, Waiting | Ended)) \
-                    and nodes != (now := await node_states(rounds, run, isinstance(part, Waiting))):
-                nodes = now
-                yield encoded(StateDeltaEvent(delta=[ReplaceOperation(path="/nodes", value=nodes)]))
-            asked = (await question(rounds, run.owner, run.workflow_id, part.waiting_for)
-                     if isinstance(part, Waiting) and part.waiting_for.kind == "node" else None)
-            if isinstance(part, Progress):
-                if part.log.progress == progress:
-                    continue  # a log that moves nothing: no state to change
-                progress = part.log.progress
-            for event in translate(part, run, thread, run_id, asked):
-                yield encoded(event)
-            if isinstance(part, Ended | Waiting):
-                ended = True
-                return
-        ended = True
-        yield encoded(RunErrorEvent(message="The workflow was deleted during the run.", code="workflow_deleted"))
+        while True:  # one follow per decision taken
+            parts = rounds.follow(run, heartbeats=sse, live=True, waits=True, caught_up=states is not None)
+            async with aclosing(parts):
+                async for part in parts:
+                    if part is None:  # a quiet spell: a comment line keeps proxies from closing the stream
+                        yield b": keepalive\n\n"
+                        continue
+                    stale = stale or isinstance(part, Progress)
+                    if isinstance(part, Waiting) and later:
+                        while later and later[0].message_id not in answerable(part.waiting_for):
+                            later.pop(0)  # no longer open (the decisions before it settled it)
+                        if later:
+                            run = await rounds.decide(run.owner, run.workflow_id, later.pop(0), run.base_url)
+                            break  # follow on from the decision
+                    if states is not None and (isinstance(part, Waiting) or stale and isinstance(part, CaughtUp | Ended)):
+                        stale = False
+                        if changed := await states.changes(part.waiting_for if isinstance(part, Waiting) else None):
+                            yield encoded(StateDeltaEvent(delta=[
+                                AddOperation(path="/nodes/-", value=value) if index is None
+                                else ReplaceOperation(path=f"/nodes/{index}", value=value) for index, value in changed]))
+                    if isinstance(part, CaughtUp):
+                        continue
+                    interrupts = ([interrupt_of(w, run, await question(rounds, run.owner, run.workflow_id, w)
+                                                if w.kind == "node" else None) for w in one_wait(part.waiting_for)]
+                                  if isinstance(part, Waiting) else [])
+                    if isinstance(part, Progress):
+                        if part.log.progress == progress:
+                            continue  # a log that moves nothing: no state to change
+                        progress = part.log.progress
+                    for event in translate(part, run, thread, run_id, interrupts):
+                        yield encoded(event)
+                    if isinstance(part, Ended | Waiting):
+                        ended = True
+                        return
+                else:
+                    ended = True
+                    yield encoded(RunErrorEvent(message="The workflow was deleted during the run.", code="workflow_deleted"))
+                    return
     except ApplicationError as exc:
         ended = True
         yield encoded(RunErrorEvent(message=exc.detail, code=exc.code))
@@ -228,7 +257,8 @@ async def events(rounds: Rounds, run: Round, run_input: RunAgentInput, encoder: 
             rounds.left(run, "AG-UI")
 
 
-def translate(part: Any, run: Round, thread: str, run_id: str, asked: str | None = None) -> list[BaseEvent]:
+def translate(part: Any, run: Round, thread: str, run_id: str, interrupts: list[Interrupt] | None = None
+              ) -> list[BaseEvent]:
     """The AG-UI events of one part of a round."""
     if isinstance(part, Text):
         message_id = f"{run.workflow_id}:{part.message.metadata.get('draftId') or part.message.id}"
@@ -263,7 +293,7 @@ def translate(part: Any, run: Round, thread: str, run_id: str, asked: str | None
     if isinstance(part, Waiting):
         return [StateDeltaEvent(delta=[ReplaceOperation(path="/status", value="waiting")]),
                 RunFinishedEvent(thread_id=thread, run_id=run_id, outcome=RunFinishedInterruptOutcome(
-                    interrupts=[interrupt_of(part.waiting_for, run, asked)]))]
+                    interrupts=interrupts or [interrupt_of(part.waiting_for, run)]))]
     if isinstance(part, Ended):
         status = StateDeltaEvent(delta=[ReplaceOperation(path="/status", value=part.status)])
         if part.status == "failed":

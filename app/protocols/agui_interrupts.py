@@ -29,6 +29,7 @@ from app.errors import BadRequestError, ConflictError, NotFoundError
 from app.protocols.rounds import Round, Rounds
 from app.rounds.live import Position
 from app.store.records import Owner
+from app.store.tables import WorkflowRow
 
 INTERRUPT = "review-"  # an interrupt's id: this and the id of the message the round waits on
 REASONS = {"plan": "plan_review", "question": "agent_question", "tool": "tool_approval", "node": "human_node"}
@@ -47,17 +48,23 @@ def interrupt_of(wait: WaitingFor, run: Round, asked: str | None = None) -> Inte
                      message=asked or wait.question or PROMPTS.get(wait.kind), response_schema=schema,
                      expires_at=wait.expires_at.isoformat().replace("+00:00", "Z"),
                      metadata={"workflowId": run.workflow_id, "round": run.round, "messageId": wait.message_id,
-                               "kind": wait.kind, "tool": wait.tool})
+                               "kind": wait.kind, "tool": wait.tool,
+                               **({"nodeId": wait.nodes[0].get("nodeId")} if wait.kind == "node" and wait.nodes else {})})
 
 
-def decision_of(resume: list[ResumeEntry]) -> ReviewRequest:
-    """The review decision of a run's `resume` (one entry: a round waits for one thing at a time);
-    a cancelled interrupt rejects."""
-    if len(resume) != 1 or not resume[0].interrupt_id.startswith(INTERRUPT) \
-            or not resume[0].interrupt_id[len(INTERRUPT):].isdigit():
-        raise BadRequestError(f"resume must answer the one interrupt the thread's last run ended with (an id like "
-                              f"'{INTERRUPT}12').", code="bad_resume")
-    entry, message_id = resume[0], int(resume[0].interrupt_id[len(INTERRUPT):])
+def decisions_of(resume: list[ResumeEntry]) -> list[ReviewRequest]:
+    """The review decisions of a run's `resume`, one per entry, in its order (several when a flow's human
+    nodes in parallel branches wait at once); a cancelled interrupt rejects."""
+    ids = [entry.interrupt_id for entry in resume]
+    if not resume or len(set(ids)) != len(ids) or not all(
+            i.startswith(INTERRUPT) and i[len(INTERRUPT):].isascii() and i[len(INTERRUPT):].isdigit()
+            and len(i) < 30 for i in ids):
+        raise BadRequestError(f"resume must answer the interrupts the thread's last run ended with, each once (ids "
+                              f"like '{INTERRUPT}12').", code="bad_resume")
+    return [_decision(entry, int(entry.interrupt_id[len(INTERRUPT):])) for entry in resume]
+
+
+def _decision(entry: ResumeEntry, message_id: int) -> ReviewRequest:
     payload = entry.payload if isinstance(entry.payload, dict) else {}
     if entry.status == "cancelled":
         return ReviewRequest(decision="reject", message_id=message_id, feedback=_text(payload, "feedback"))
@@ -68,6 +75,12 @@ def decision_of(resume: list[ResumeEntry]) -> ReviewRequest:
     plan = payload.get("plan")
     return ReviewRequest(decision=decision, message_id=message_id, feedback=_text(payload, "feedback"),
                          answer=_text(payload, "answer"), plan=plan if isinstance(plan, dict) else None)
+
+
+def answerable(wait: WaitingFor) -> list[int]:
+    """The messages a decision may answer now: each human node's waiting at once, else the one waited on."""
+    ids = [n.get("messageId") for n in wait.nodes or []] if wait.kind == "node" else []
+    return [i for i in ids if isinstance(i, int)] or [wait.message_id]
 
 
 def _text(payload: dict[str, Any], name: str) -> str | None:
@@ -86,20 +99,25 @@ def review_of(props: Any) -> ReviewMode | None:
     return review
 
 
-async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, resume: list[ResumeEntry]) -> WaitingFor:
-    """What the resume answers, when it is what the thread's round waits for now; else a ConflictError:
-    an interrupt already resolved (its decision was taken: resuming again decides nothing) or unknown."""
-    decision_of(resume)  # well formed
+async def outstanding(rounds: Rounds, owner: Owner, workflow_id: str, decisions: list[ReviewRequest]
+                      ) -> tuple[WorkflowRow, WaitingFor]:
+    """The workflow and what the resume answers, when each of its entries is an interrupt the thread's
+    round waits on now; else a ConflictError: an interrupt already resolved (its decision was taken:
+    resuming again decides nothing) or unknown."""
     row = await rounds.workflows.owned(owner, workflow_id)
     wait = waiting_view(row)
-    message_id = int(resume[0].interrupt_id[len(INTERRUPT):])
-    if wait is not None and wait.message_id == message_id:
-        return wait
-    if message_id <= row.last_message_id:
-        raise ConflictError(f"The interrupt {resume[0].interrupt_id!r} was already resolved; nothing was decided "
-                            "again.", code="interrupt_resolved")
-    raise ConflictError(f"There is no interrupt {resume[0].interrupt_id!r} on this thread.",
-                        code="unknown_interrupt")
+    open_ids = answerable(wait) if wait is not None else []
+    for message_id in (d.message_id for d in decisions):
+        if message_id in open_ids:
+            continue
+        if message_id <= row.last_message_id:
+            raise ConflictError(f"The interrupt '{INTERRUPT}{message_id}' was already resolved; nothing was decided "
+                                "again.", code="interrupt_resolved")
+        raise ConflictError(f"There is no interrupt '{INTERRUPT}{message_id}' on this thread.",
+                            code="unknown_interrupt")
+    if wait is None:  # no entry at all: decisions_of refuses that
+        raise BadRequestError("resume names no interrupt.", code="bad_resume")
+    return row, wait
 
 
 def flow_of(props: Any) -> FlowStartBody | None:
@@ -128,13 +146,40 @@ async def start_flow(rounds: Rounds, owner: Owner, workflow_id: str, flow: FlowS
     return Round(owner, answer["id"], answer["currentRound"], position, tokens, base)
 
 
-async def node_states(rounds: Rounds, run: Round, waiting: bool = False) -> list[dict[str, Any]]:
-    """The round's flow node runs as the run's state has them (none for a round that runs no flow);
-    `waiting`: with the human node the round waits on (a node run is kept once it ends)."""
-    page = await rounds.workflows.flows.node_runs(run.workflow_id, run.round)
-    nodes = [{"nodeId": n.path, "type": n.type, "status": n.status, "attempts": n.attempts,
-              **({"branch": n.branch} if n.branch else {})} for n in page.items]
-    wait = (await rounds.workflows.owned(run.owner, run.workflow_id)).waiting_for or {} if waiting else {}
-    if wait.get("kind") == "node" and wait.get("path") not in [n["nodeId"] for n in nodes]:
-        nodes.append({"nodeId": wait.get("path"), "type": "human", "status": "waiting", "attempts": 1})
-    return nodes
+class NodeStates:
+    """A flow round's node runs as an AG-UI run's state has them (`nodes`), read incrementally: each read
+    fetches only the runs settled since the last one (without their records), and the run sends only what
+    changed (reading and replacing the whole list at every change made a flow run cost 1.2-1.4x its REST
+    run's server CPU; bench/protocol_flows.py)."""
+
+    def __init__(self, rounds: Rounds, run: Round) -> None:
+        self.rounds, self.run = rounds, run
+        self.index: dict[str, int] = {}  # each node's place in `nodes`
+        self.waiting: set[str] = set()  # human nodes shown waiting (a node run is kept only once it ends)
+        self.since = 0  # the last `seq` read: runs settled at once may share it, so reads begin there
+
+    async def snapshot(self) -> list[dict[str, Any]]:
+        """The node states so far."""
+        return [state for _, state in await self.changes()]
+
+    async def changes(self, wait: WaitingFor | None = None) -> list[tuple[int | None, dict[str, Any]]]:
+        """What changed since the last read, as (None, a node's state to add) or (its index, its new state):
+        runs settled since and, with `wait`, the human nodes the round waits on."""
+        changed: list[tuple[int | None, dict[str, Any]]] = []
+        for state in await self.rounds.workflows.flows.node_states(self.run.workflow_id, self.run.round, self.since):
+            self.since = max(self.since, state.seq)
+            value = {"nodeId": state.path, "type": state.type, "status": state.status, "attempts": state.attempts,
+                     **({"branch": state.branch} if state.branch else {})}
+            if state.path in self.waiting:
+                self.waiting.discard(state.path)
+                changed.append((self.index[state.path], value))
+            elif state.path not in self.index:
+                self.index[state.path] = len(self.index)
+                changed.append((None, value))
+        for node in (wait.nodes or []) if wait is not None and wait.kind == "node" else []:
+            path = node.get("path")
+            if isinstance(path, str) and path not in self.index:
+                self.index[path] = len(self.index)
+                self.waiting.add(path)
+                changed.append((None, {"nodeId": path, "type": "human", "status": "waiting", "attempts": 1}))
+        return changed

@@ -72,7 +72,8 @@ async def start_or_answer(rounds: Rounds, owner: Owner, workflow_id: str | None,
     if workflow_id is not None and not file_ids and prompt:
         row = await rounds.workflows.owned(owner, workflow_id)
         if row.status == "waiting" and row.waiting_for:
-            return await rounds.decide(owner, workflow_id, reply_decision(row.waiting_for["kind"], prompt), base_url)
+            return await rounds.decide(owner, workflow_id, reply_decision(row.waiting_for["kind"], prompt), base_url,
+                                       row=row)
     return await rounds.start(owner, workflow_id, prompt, file_ids, base_url, review=review)
 
 

@@ -132,3 +132,12 @@ async def question(rounds: Rounds, owner: Owner, workflow_id: str, wait: Waiting
     page = await rounds.workflows.page(owner, workflow_id, "messages", wait.message_id - 1, 1)
     text = page.items[0].content if page.items and page.items[0].id == wait.message_id else ""
     return f"{text or 'The flow waits for your decision.'} (actions: {', '.join(wait.decisions)})"
+
+
+def one_wait(wait: WaitingFor) -> list[WaitingFor]:
+    """A wait as one wait per decision it takes: a flow's human nodes waiting at once, each with its actions."""
+    if wait.kind != "node" or not wait.nodes or len(wait.nodes) < 2:
+        return [wait]
+    return [msgspec.structs.replace(wait, message_id=n["messageId"], decisions=list(n.get("actions") or []),
+                                    nodes=[n])
+            for n in wait.nodes if isinstance(n.get("messageId"), int)]

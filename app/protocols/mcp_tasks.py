@@ -31,7 +31,7 @@ from pydantic import Field
 from app.contract.schemas import LogEntry, Message, ReviewRequest
 from app.contract.views import waiting_view
 from app.errors import ApplicationError, UnauthorizedError
-from app.protocols.flow_tools import outputs_of, question
+from app.protocols.flow_tools import one_wait, outputs_of, question
 
 ID = "io.modelcontextprotocol/tasks"
 POLL_MS = 2000
@@ -178,10 +178,12 @@ class RoundTasks(Extension):
             waiting = waiting_view(row)
             if waiting is None:
                 return {**task, "status": "working"}
-            asks = (await question(self.rounds, owner, row.id, waiting) if waiting.kind == "node"
-                    else _asks(waiting))
-            return {**task, "status": "input_required", "statusMessage": asks,
-                    "inputRequests": {_key(waiting): _elicitation(waiting, asks)}}
+            requests: dict[str, Any] = {}  # one per decision: a flow's human nodes waiting at once, each
+            for one in one_wait(waiting):
+                asks = await question(self.rounds, owner, row.id, one) if one.kind == "node" else _asks(one)
+                requests[_key(one)] = _elicitation(one, asks)
+            return {**task, "status": "input_required", "inputRequests": requests,
+                    "statusMessage": "\n".join(r["params"]["message"] for r in requests.values())}
         if status == "stopped":
             return {**task, "status": "cancelled", "statusMessage": "The round was stopped."}
         messages: list[Message] = await self._items(owner, row.id, "messages", after_message, round_no)
@@ -192,8 +194,12 @@ class RoundTasks(Extension):
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> dict[str, Any]:
         owner, row, round_no, _, _ = await self._round(ctx, params.task_id)
-        waiting = waiting_view(row) if round_no == row.current_round else None
-        answer = params.input_responses.get(_key(waiting)) if waiting else None
+        current = waiting_view(row) if round_no == row.current_round else None
+        # The first response to an open request: the engine takes one decision at a time, and a human node
+        # still waiting after it is asked again under the same key.
+        waiting, answer = next(((one, params.input_responses[_key(one)]) for one in (one_wait(current) if current
+                                                                                     else [])
+                                if _key(one) in params.input_responses), (None, None))
         if waiting is None or not isinstance(answer, dict) or answer.get("action") == "cancel":
             return {}  # nothing outstanding under that key: ignored, as the spec says
         given = answer.get("content")

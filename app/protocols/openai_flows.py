@@ -71,7 +71,8 @@ async def start_or_answer(rounds: Rounds, owner: Owner, flow: FlowTool, workflow
     if workflow_id is not None:
         row = await rounds.workflows.owned(owner, workflow_id)
         if row.status == "waiting" and (row.waiting_for or {}).get("kind") == "node":
-            return await rounds.decide(owner, workflow_id, ReviewRequest(decision=prompt.strip()[:100] or "?"))
+            return await rounds.decide(owner, workflow_id, ReviewRequest(decision=prompt.strip()[:100] or "?"),
+                                       row=row)
     return await flow_tools.run(rounds, owner, flow, inputs_of(flow, prompt, metadata))
 
 

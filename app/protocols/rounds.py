@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from app.contract.views import log_view, message_view, status_view
 from app.errors import ApplicationError, NotFoundError
 from app.rounds.live import EventStream, Position
 from app.store.records import Owner
+from app.store.tables import WorkflowRow
 
 log = logging.getLogger("foreman.protocols")
 
@@ -133,7 +134,13 @@ class Waiting:
     tokens: int = 0  # the round's tokens so far (since `Round.tokens_before`), when `follow` read them
 
 
-Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended | Waiting
+@dataclass(frozen=True)
+class CaughtUp:
+    """The parts of everything written so far were given (the stream's read ended with the round's status
+    changed): a reader that keeps state derived from the round reads it once here, not once per part."""
+
+
+Part = Text | Piece | Closed | Plan | StepStarted | StepFinished | Progress | Ended | Waiting | CaughtUp
 
 
 @dataclass
@@ -175,10 +182,11 @@ class Rounds:
         answer = await self.workflows.start(owner, workflow_id, request, None, new_id)
         return Round(owner, answer["id"], answer["currentRound"], position, tokens, base_url)
 
-    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "") -> Round:
+    async def decide(self, owner: Owner, workflow_id: str, decision: ReviewRequest, base_url: str = "",
+                     row: WorkflowRow | None = None) -> Round:
         """The user's decision on what the workflow's round waits for (the REST review's errors): the
-        round, to follow from where it waited."""
-        row = await self.workflows.owned(owner, workflow_id)
+        round, to follow from where it waited (`row`: the workflow as the caller just read it, waiting)."""
+        row = row or await self.workflows.owned(owner, workflow_id)
         position = Position(row.last_message_id, row.last_log_id)
         await self.workflows.reviews.decide(owner, workflow_id, decision)
         return Round(owner, workflow_id, row.current_round, position, row.tokens_used, base_url)
@@ -223,16 +231,19 @@ class Rounds:
                            drafts=self.workflows.rt.journal.drafts if live else None)
 
     async def follow(self, run: Round, heartbeats: bool = False, tokens: bool = True,
-                     live: bool = False, waits: bool = False) -> AsyncIterator[Part | None]:
-        """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: read the
-        round's tokens at its end (one query); `live`: messages as they are written (Piece ... Closed),
-        each draft from its first character (one this stream saw only at its end arrives whole, as Text);
-        `waits`: a round that waits for the user ends the parts (Waiting), as a round's end does."""
+                     live: bool = False, waits: bool = False, caught_up: bool = False
+                     ) -> AsyncGenerator[Part | None, None]:
+        """The round's parts until it ends (None for a quiet heartbeat when asked for); `tokens`: the
+        round's tokens at its end (as the read that saw the end had them); `live`: messages as they are
+        written (Piece ... Closed), each draft from its first character (one this stream saw only at its end
+        arrives whole, as Text); `waits`: a round that waits for the user ends the parts (Waiting), as a
+        round's end does; `caught_up`: CaughtUp after each read that moved the round on."""
         plan: dict[int, tuple[str, str]] = {}
         started: set[str] = set()
         writing: set[str] = set()  # drafts this stream began
         error: str | None = None
-        async for event, view in self.stream(run, live=live).follow(self.workflows.rt.changes):
+        stream = self.stream(run, live=live)
+        async for event, view in stream.follow(self.workflows.rt.changes):
             if view is None:
                 if heartbeats:
                     yield None
@@ -260,16 +271,16 @@ class Rounds:
                 if waits and view.current_round == run.round and view.status == "waiting" and view.waiting_for:
                     for draft_id in sorted(writing):
                         yield Closed(draft_id, "", None)
-                    used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
-                    yield Waiting(view.waiting_for, used - run.tokens_before if tokens else 0)
+                    yield Waiting(view.waiting_for, stream.tokens_used - run.tokens_before if tokens else 0)
                     return
                 if view.current_round == run.round and view.status in TERMINAL:
                     for draft_id in sorted(writing):  # nothing stays open after the end (none should be)
                         yield Closed(draft_id, "", None)
-                    used = (await self.workflows.owned(run.owner, run.workflow_id)).tokens_used if tokens else 0
                     yield Ended(view.status, error if view.status != "completed" else None,
-                                used - run.tokens_before if tokens else 0, run.documents)
+                                stream.tokens_used - run.tokens_before if tokens else 0, run.documents)
                     return
+                if caught_up:
+                    yield CaughtUp()
                 continue
             if view.round != run.round:
                 continue

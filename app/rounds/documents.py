@@ -11,14 +11,14 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from agents.base import DocumentText
-from agents.round import clean_contents, off_gil_if_long
+from agents.round import build_rows, clean_contents, off_gil_if_long
 from app.errors import StoredFileError
 from app.metrics import record_extraction
 from app.store.filestore import BlobStore
 from app.store.records import extraction_from_row
 from app.store.repository import Repository
 from app.store.repository.chunks import ChunkStore
-from app.store.search import INDEXED_STATUSES, build_rows
+from app.store.search import INDEXED_STATUSES
 from app.store.tables import ExtractionRow, FileRow
 from app.store.vectors import VectorIndex
 from extractors.base import ContentItem, Extraction

@@ -151,6 +151,7 @@ class EventStream:
         self.listening = listening  # False while cross-process notifications may be missed
         self._status: tuple[str, int, int, int | None] | None = None
         self.gone = False  # the workflow was deleted
+        self.tokens_used = 0  # the workflow's tokens as the last read saw them (with the status it yielded)
         # With `drafts`, live text too: ("delta", {messageId, offset, text}), ("discard", {messageId}).
         self.text = LiveText(drafts, workflow_id, position.drafts) if drafts is not None else None
 
@@ -224,6 +225,7 @@ class EventStream:
                 return
             blobs = await self.workflows.blobs(self.include_data, page.files)
             row = page.workflow
+            self.tokens_used = row.tokens_used
             for message, docs in page.messages:
                 if self.text is not None and (tail := self.text.tail(message)) is not None:
                     yield "delta", delta_view(*tail)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from agents.base import Retriever
 from agents.model import Model
 from agents.round import Limits, Registry, Runner
 from app.config import Settings
@@ -18,7 +19,6 @@ from app.store.cursors import CursorCache
 from app.store.database import Database
 from app.store.filestore import BlobStore
 from app.store.repository import Repository
-from app.store.search import IndexRetriever
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Runtime:
     cursors: CursorCache
     journal: Journal
     documents: Documents
-    retriever: IndexRetriever
+    retriever: Retriever
     rounds: RoundData
     clock: Callable[[], datetime]
     fallback: Model | None = None  # writes the final review when `model` cannot (the offline model)
@@ -47,4 +47,5 @@ def runner_of(rt: Runtime) -> Runner:
     s = rt.settings
     return Runner(rt.model, rt.registry, Limits(max_tasks=s.max_tasks_per_plan, task_concurrency=s.task_concurrency,
                                                 max_round_tokens=s.max_round_tokens, max_replans=s.max_replans,
-                                                max_task_outputs=s.max_task_outputs), rt.retriever, fallback=rt.fallback)
+                                                max_task_outputs=s.max_task_outputs,
+                                                plan_fixes_off=frozenset(s.plan_fixes_off)), rt.retriever, fallback=rt.fallback)

@@ -22,6 +22,7 @@ from app.contract.flows import FlowList, FlowStart, FlowSummary, FlowView, NodeR
 from app.errors import BadRequestError, NotFoundError
 from app.rounds.runtime import Runtime
 from app.store.records import Owner
+from app.store.repository.flows import NodeState
 from app.store.tables import FlowRow
 
 RECORD_CUT = 4000  # characters of a node run's input or output shown; the whole size is said beside it
@@ -176,6 +177,10 @@ class FlowService:
         return out
 
     # --- node runs ---------------------------------------------------------------------------
+
+    async def node_states(self, workflow_id: str, round_no: int, since: int = 0) -> list[NodeState]:
+        """The round's node runs from the `since`-th settled on, as a run's state shows them (no records)."""
+        return await self.repo.flows.node_states(workflow_id, round_no, since)
 
     async def node_runs(self, workflow_id: str, round_no: int) -> NodeRunPage:
         items = []

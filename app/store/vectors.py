@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, from_blobs, to_blob
+from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
 from agents.toolkit.cpu import off_loop
 from app.store.repository.chunks import ChunkStore
 
@@ -37,6 +37,11 @@ CACHED_BYTES = 600 * 10**6
 CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again with the same words
 
 
+# A question in another language than a file's is matched by that file's vectors, not its words (issue 50,
+# item 12: asked right after the upload, 5 of 12 cross-language questions were found from keywords while
+# the vectors were being made, 7 of 12 once they were): such a question waits for them, this long at most
+# per file. A question in the files' own language answers at once, from keywords until the vectors exist.
+CROSS_LANGUAGE_WAIT = 30.0
 NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
 
 
@@ -48,6 +53,12 @@ def _background() -> None:
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
     return np.array([i for i, _ in rows], dtype=np.int64), from_blobs([b for _, b in rows])
+
+
+def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray) -> tuple[np.ndarray, list[tuple[int, float]]]:
+    """The chunk ids of these files and (position, cosine) of the nearest, nearest first."""
+    ids = np.concatenate([m[0] for m in matrices])
+    return ids, nearest([m[1] for m in matrices], question)
 
 
 class VectorIndex:
@@ -65,6 +76,8 @@ class VectorIndex:
         self._matrices: OrderedDict[str, tuple[np.ndarray, Rows]] = OrderedDict()
         self._bytes = 0
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._made: asyncio.Event | None = None  # set (and replaced) each time a file's vectors are complete
+        self._waits: dict[str, float] = {}  # until when a file still being embedded is waited for (loop time)
 
     @property
     def model(self) -> str:
@@ -91,6 +104,24 @@ class VectorIndex:
         if missing:
             self.schedule(missing)
         return {s for s in shas if s in self._ready}
+
+    async def wait_ready(self, shas: Sequence[str], timeout: float) -> set[str]:
+        """`ready`, after waiting up to `timeout` seconds for the files among `shas` still being embedded
+        (scheduled first when they are not): what a question that needs them can wait for. A file is
+        waited for `timeout` in all, from the first wait: a round's later searches (a question's parts,
+        its sources) do not wait for it again."""
+        loop = asyncio.get_running_loop()
+        ready = await self.ready(shas)
+        for sha in shas:
+            if sha not in ready:
+                self._waits.setdefault(sha, loop.time() + timeout)
+        while (left := max((self._waits.get(s, 0.0) for s in shas if s not in ready), default=0.0) - loop.time()) > 0:
+            if self._made is None:
+                self._made = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._made.wait(), left)
+            ready = await self.ready(shas)
+        return ready
 
     async def matrix(self, sha: str) -> tuple[np.ndarray, Rows]:
         """(chunk ids, vectors in their search form) of a file whose vectors are ready."""
@@ -120,10 +151,33 @@ class VectorIndex:
             self._questions.move_to_end(text)
         return found
 
+    async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
+        """(chunk id, cosine) of the chunks nearest the question among the files whose vectors
+        exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile).
+        The files of `wait_for` still being embedded are waited for first, up to CROSS_LANGUAGE_WAIT."""
+        ready = await self.ready(shas)
+        if any(sha not in ready for sha in wait_for):
+            log.info("waiting up to %.0f s for the vectors of %d file(s) in another language than the question",
+                     CROSS_LANGUAGE_WAIT, sum(sha not in ready for sha in wait_for))
+            await self.wait_ready(wait_for, CROSS_LANGUAGE_WAIT)
+            ready = await self.ready(shas)
+        if not ready:
+            return None
+        matrices = [await self.matrix(sha) for sha in shas if sha in ready]
+        try:
+            question = await self.question(query)
+        except Exception:  # noqa: BLE001 - an embeddings endpoint that fails leaves BM25 to answer
+            log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
+            return None
+        # A hundred books are 100,000 rows: the int8 scan and the sort are 15 ms of CPU, off the loop.
+        ids, order = await off_loop(_nearness, matrices, question)
+        return [(int(ids[i]), score) for i, score in order]
+
     def forget(self, shas: Sequence[str]) -> None:
         """Drop what is known of files whose chunks were removed."""
         for sha in shas:
             self._ready.discard(sha)
+            self._waits.pop(sha, None)
             if (gone := self._matrices.pop(sha, None)) is not None:
                 self._bytes -= gone[1].nbytes
 
@@ -139,6 +193,10 @@ class VectorIndex:
         await self.store.add_vectors(sha, self.model, rows)
         self._ready.add(sha)
         self._matrices.pop(sha, None)
+        self._waits.pop(sha, None)
+        if self._made is not None:  # wakes every `wait_ready`; the next ones wait on a new event
+            self._made.set()
+            self._made = None
 
     async def _work(self) -> None:
         assert self._queue is not None

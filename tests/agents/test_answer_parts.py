@@ -89,3 +89,16 @@ async def _ask(question: str, doc, model) -> str:
                                  TaskContext(prompt=question, language=detect_language(question),
                                              documents={doc.name: doc}, predecessors={}, model=model))
     return result.text
+
+
+@pytest.mark.parametrize(("doc", "question", "quoted"), [
+    (ORCHARD, "Who is the new treasurer? Answer in English and cite the passage.", "Hanna Lindqvist"),
+    (SCHULE_DE, "Wann beginnen die Herbstferien? Bitte mit Quelle.", "19. Oktober"),
+    (MAIRIE_FR, "Combien de livres compte la nouvelle bibliothèque ? Réponds en français.", "8 200 livres"),
+])
+async def test_a_sentence_after_the_question_that_asks_nothing_is_no_part_said_not_found(doc, question, quoted):
+    # "Answer in English." after a question was a second part, searched and "Not found: «Answer in English.»".
+    assert len(question_parts(question)) == 1
+    answer = await _ask(question, doc, OfflineModel())
+    assert quoted in answer
+    assert not any(w in answer for w in ("Not found", "nicht gefunden", "Nicht gefunden", "Introuvable"))

@@ -9,8 +9,8 @@ import pytest
 
 from agents.base import TaskContext, TaskSpec
 from agents.builtin.analyst import Analyst
-from agents.knowledge.coverage import coverage, question_terms, unanswered
-from agents.language import detect_language
+from agents.knowledge.coverage import absent_names, coverage, question_terms, unanswered
+from agents.language import detect_language, names
 from agents.offline import OfflineModel
 from tests.agents.conftest import text_document
 
@@ -89,3 +89,54 @@ async def _ask(question: str, doc) -> str:
                                  TaskContext(prompt=question, language=language, documents={doc.name: doc},
                                              predecessors={}, model=OfflineModel()))
     return result.text
+
+
+# A name no document writes (issue 50, item a): the question is about something the documents do not
+# hold, whatever the nearest rows share with the rest of it, and in whichever language it is asked.
+TEAMS_EN = text_document("cups.tsv", "Team\tCity\tCups\nOtters\tHalden\t4\nRavens\tMoss\t7\nFalcons\tSkien\t2")
+VEREINE_DE = text_document("vereine.tsv", "Verein\tOrt\tPokale\nSV Altdorf\tAltdorf\t3\nTSV Bergheim\tBergheim\t5")
+ECOLES_FR = text_document("ecoles.txt", (
+    "L'école Jules Ferry accueille 212 élèves répartis en neuf classes. "
+    "L'école Pasteur accueille 148 élèves répartis en six classes.\n\n"
+    "La cantine sert 300 repas par jour."))
+
+
+@pytest.mark.parametrize(("doc", "question", "said", "name"), [
+    (TEAMS_EN, "How many cups did the Wolves win?", "Not found: «Wolves»", "Wolves"),
+    (TEAMS_EN, "Combien de coupes les Wolves ont-ils gagnées ?", "Introuvable dans cups.tsv : «Wolves»", "Wolves"),
+    (VEREINE_DE, "Wie viele Pokale hat der FC Talheim gewonnen?", "Nicht gefunden: «FC», «Talheim»", "Talheim"),
+    (ECOLES_FR, "Combien d'élèves accueille l'école Victor Hugo ?", "Introuvable : «Victor», «Hugo»", "Hugo"),
+    (ECOLES_FR, "How many pupils does the Victor Hugo school have?", "Not found in ecoles.txt: «Victor», «Hugo»", "Hugo"),
+])
+async def test_a_name_no_document_writes_is_not_found_above_the_nearest_rows(doc, question, said, name):
+    # The rows hold a number beside every other word asked ("cups", "élèves"): none is about that name,
+    # and no total or maximum is computed over them in its stead.
+    # (No word of the French question is in the English table: nothing is quoted, the name is still said.)
+    answer = await _ask(question, doc)
+    assert said in answer
+    assert "> " not in answer or answer.index("> ") > answer.index(said)
+    assert "Total" not in answer and "Summe" not in answer and "Highest" not in answer
+
+
+@pytest.mark.parametrize(("doc", "question", "answer"), [
+    (TEAMS_EN, "How many cups did the Ravens win?", "Ravens; City: Moss; Cups: 7"),
+    (TEAMS_EN, "Combien de coupes les Ravens ont-ils gagnées ?", "Ravens; City: Moss; Cups: 7"),
+    (TEAMS_EN, "Wie viele Cups haben die Ravens gewonnen?", "Ravens; City: Moss; Cups: 7"),
+    (VEREINE_DE, "Wie viele Pokale hat der TSV Bergheim gewonnen?", "Bergheim; Ort: Bergheim; Pokale: 5"),
+    (ECOLES_FR, "Combien d'élèves accueille l'école Pasteur ?", "148 élèves"),
+    (ECOLES_FR, "How many pupils does the Pasteur school have?", "148 élèves"),
+])
+async def test_a_name_the_documents_write_is_answered_without_not_found(doc, question, answer):
+    result = await _ask(question, doc)
+    assert answer in result
+    assert not any(w in result for w in ("Not found", "Nicht gefunden", "Introuvable"))
+
+
+def test_names_are_capitalised_words_not_opening_a_sentence_codes_and_in_german_only_over_german_documents():
+    assert names("How many Stanley Cups did the Canadiens win?", "en") == ["Stanley", "Cups", "Canadiens"]
+    assert names("Quel est le prix de l'A320 ? Combien coûte-t-il en France ?", "fr") == ["A320", "France"]
+    # German writes every noun with a capital: "Mannschaft" may translate the document's "team".
+    assert names("Wie viele Pokale hat die Mannschaft gewonnen?", "de") == []
+    assert names("Wie viele Pokale hat die Mannschaft gewonnen?", "de", same_language=True) == ["Pokale", "Mannschaft"]
+    # A language or a file type named is no fact asked about.
+    assert absent_names("What does the table say about the Ravens, in French, as an Excel file?", [TEAMS_EN]) == ()

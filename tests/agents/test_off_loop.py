@@ -150,7 +150,7 @@ async def test_a_task_over_a_book_keeps_the_loop_turning():
 
 
 async def test_the_full_text_index_of_a_book_is_built_off_the_loop():
-    from app.store.search import build_rows
+    from agents.knowledge.indexed import build_rows
     from extractors.base import ContentItem
 
     book = load_document(BOOK)

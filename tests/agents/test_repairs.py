@@ -11,9 +11,10 @@ import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.language import load_detector
+from agents.planning.fixes import repair_plan
 from agents.planning.manager import RoundInput, make_plan
 from agents.planning.plan import validate_plan
-from agents.planning.repairs import close_json, closest_agent, repair_answer_language, repair_plan
+from agents.planning.repairs import close_json, closest_agent, repair_answer_language
 from agents.registry import build_registry
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import text_document

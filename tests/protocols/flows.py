@@ -34,6 +34,16 @@ def gated(name: str = "Gated send") -> dict[str, Any]:
             "outputs": {"out": "{{ send.output }}{{ drop.output }}"}}
 
 
+def both(name: str = "Both") -> dict[str, Any]:
+    """Two human nodes in parallel branches: they wait at once."""
+    return {"name": name, "nodes": [
+        n("start", "start"), n("a", "human", message="Ship A?", actions=["yes", "no"]),
+        n("b", "human", message="Ship B?", actions=["go", "stop"]),
+        n("ta", "template", text="A:{{ a.output }}"), n("tb", "template", text="B:{{ b.output }}"), n("end", "end")],
+        "edges": [e("start", "a"), e("start", "b"), e("a", "ta"), e("b", "tb"), e("ta", "end"), e("tb", "end")],
+        "outputs": {"out": "{{ ta.output }} {{ tb.output }}"}}
+
+
 def held(name: str = "Held") -> dict[str, Any]:
     """An llm node whose prompt is "[hold] <token>": the protocol tests' model holds it until stopped."""
     return {"name": name, "inputs": {"token": {"type": "string"}},

@@ -1,6 +1,7 @@
 """Foreman as an A2A agent, driven by the `a2a-sdk` client over real HTTP: the agent card (the caller's
 flows as skills), a flow skill followed to completion, an INPUT_REQUIRED task answered, a cancelled task,
-a chat round, and tenancy (another key's card and tasks)."""
+a chat round, a produced document as an artifact with its download URL, and tenancy (another key's card and
+tasks)."""
 
 from __future__ import annotations
 
@@ -116,3 +117,18 @@ async def test_ask_foreman_is_a_chat_round_and_keys_are_required(server):
         assert anonymous.post("/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask",
                                             "params": {"id": "x"}}).status_code == 401
         assert [s["id"] for s in anonymous.get("/.well-known/agent-card.json").json()["skills"]] == ["ask_foreman"]
+
+
+async def test_documents_a_round_produced_are_artifacts_with_download_urls(server):
+    async with connect(server) as client:
+        task = await last_task(client, message("Write a short note about green tea as a Word document."))
+    assert task.status.state == pb.TASK_STATE_COMPLETED, task.status
+    files = [a for a in task.artifacts if a.artifact_id.startswith("file-")]
+    assert files, [a.name for a in task.artifacts]
+    [part] = files[0].parts
+    assert part.url.startswith(server.url + "/api/files/") and part.filename.endswith(".docx")
+    with server.client("k1") as rest:
+        got = rest.get(part.url.removeprefix(server.url))
+        assert got.status_code == 200 and got.content[:2] == b"PK"  # a DOCX is a ZIP
+    with server.client("k2") as other:  # the URL needs the key of the round's user
+        assert other.get(part.url.removeprefix(server.url)).status_code == 404

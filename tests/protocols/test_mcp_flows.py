@@ -10,7 +10,7 @@ import uuid
 from mcp_types import CallToolResult, Result
 
 from tests.harness import wait_for, wait_status
-from tests.protocols.flows import gated, greeting, held, publish
+from tests.protocols.flows import both, gated, greeting, held, publish
 from tests.protocols.test_mcp import connect
 from tests.protocols.test_mcp_tasks import (
     CancelTask,
@@ -112,3 +112,26 @@ async def test_a_flow_as_a_task_input_required_then_its_outputs_and_a_cancelled_
         assert (await follow(mcp.session, running.task_id, until=("cancelled",))).status == "cancelled"
         with server.client("k1") as rest:
             assert wait_status(rest, running.task_id.split(":")[0], "stopped")["status"] == "stopped"
+
+
+async def test_human_nodes_waiting_at_once_are_one_input_request_each(server):
+    name = f"Both task {uuid.uuid4().hex[:6]}"
+    with server.client("k1") as rest:
+        publish(rest, both(name))
+    async with connect_tasks(server) as mcp:
+        created = await mcp.session.call_tool("flow_" + name.lower().replace(" ", "_"), {}, allow_claimed=True)
+        assert isinstance(created, CreatedTask), created
+        waiting = await follow(mcp.session, created.task_id, until=("input_required", "completed"))
+        asks = {r["params"]["message"].split("?")[0]: (key, r) for key, r in waiting.input_requests.items()}
+        assert set(asks) == {"Ship A", "Ship B"}
+        assert asks["Ship B"][1]["params"]["requestedSchema"]["properties"]["decision"]["enum"] == ["go", "stop"]
+        assert "Ship A?" in waiting.status_message and "Ship B?" in waiting.status_message
+        await mcp.session.send_request(UpdateTask(params=UpdateParams(task_id=created.task_id, input_responses={
+            asks["Ship B"][0]: {"action": "accept", "content": {"decision": "go"}}})), Result)
+        # The other node is asked again under the same key until it is answered.
+        again = await follow(mcp.session, created.task_id, until=("input_required", "completed"))
+        assert list(again.input_requests) == [asks["Ship A"][0]]  # taken at once: B's wait is over when it answers
+        await mcp.session.send_request(UpdateTask(params=UpdateParams(task_id=created.task_id, input_responses={
+            asks["Ship A"][0]: {"action": "accept", "content": {"decision": "no"}}})), Result)
+        done = await follow(mcp.session, created.task_id)
+        assert CallToolResult.model_validate(done.result).structured_content["outputs"] == {"out": "A:no B:go"}

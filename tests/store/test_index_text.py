@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agents.knowledge.indexed import chunk_rows
 from agents.toolkit.cleanup import INDEX_LINE, TOC_LINE
-from app.store.search import chunk_rows
 from extractors import build_registry
 from tests.corpus import path
 

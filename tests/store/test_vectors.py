@@ -4,15 +4,19 @@ the file's chunks; a search fuses them with BM25 once they exist."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import threading
 from collections.abc import Sequence
 
 import numpy as np
 
 from agents.base import DocumentText
+from agents.knowledge.indexed import IndexRetriever, chunk_rows
+from app.store import vectors
 from app.store.database import Database
 from app.store.repository.chunks import ChunkStore, delete_chunks_tx
-from app.store.search import IndexRetriever, chunk_rows
+from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
 
@@ -70,10 +74,10 @@ async def test_vectors_are_made_once_by_their_model_again_for_another_and_go_wit
         # A search over a file with vectors fuses them with BM25 and says so.
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-a")
-        found = await IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        found = await IndexRetriever(IndexSearch(store, index)).search("When was the tower completed?", [doc], 3)
         assert found and {p.method for p in found} == {"hybrid"}
         assert "1874" in found[0].text
-        assert {p.method for p in await IndexRetriever(store).search("tower", [doc], 3)} == {"keyword"}
+        assert {p.method for p in await IndexRetriever(IndexSearch(store)).search("tower", [doc], 3)} == {"keyword"}
 
         await db.run_write(delete_chunks_tx, ["sha-a"], db.is_sqlite)
         assert await store.vectors("sha-a", "model-b") == []
@@ -86,7 +90,7 @@ async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path
     """A hundred books are 100,000 vectors: their product with the question runs in a worker thread."""
     import threading
 
-    import app.store.search as search
+    import app.store.vectors as search
 
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'n.db'}")
     await db.migrate()
@@ -107,7 +111,7 @@ async def test_the_nearness_of_a_files_vectors_is_computed_off_the_loop(tmp_path
         await index.idle()
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-n")
-        found = await search.IndexRetriever(store, index).search("When was the tower completed?", [doc], 3)
+        found = await IndexRetriever(IndexSearch(store, index)).search("When was the tower completed?", [doc], 3)
         assert found and found[0].method == "hybrid"
         assert threads and threading.get_ident() not in threads
         await index.close()
@@ -141,7 +145,7 @@ async def test_a_question_is_embedded_off_the_loop_once_while_the_database_match
         await index.idle()
         doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
                            file_id=1, sha256="sha-q")
-        retriever = IndexRetriever(store, index)
+        retriever = IndexRetriever(IndexSearch(store, index))
         for _ in range(2):
             found = await retriever.search("When was the tower completed?", [doc], 3)
             assert found and found[0].method == "hybrid" and "1874" in found[0].text
@@ -149,4 +153,72 @@ async def test_a_question_is_embedded_off_the_loop_once_while_the_database_match
         assert threading.get_ident() not in {thread for _, thread in asked}
         await index.close()
     finally:
+        await db.dispose()
+
+
+class GatedEmbedder(HashEmbedder):
+    """A model that embeds passages only once its gate opens: vectors still being made, for as long as a test needs."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.gate = threading.Event()
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.gate.wait(600)
+        return super().passages(texts)
+
+
+TURM = ("Der Turm wurde 1874 fertiggestellt. Sein Licht war weit über das Meer zu sehen.\n\n"
+        "Der letzte Wärter ging 1961, als das Feuer automatisiert wurde.")
+
+
+async def test_a_question_in_another_language_waits_for_the_files_vectors_and_one_in_their_language_does_not(
+        tmp_path, monkeypatch):
+    # Issue 50, item 12: right after an upload, a cross-language question was answered from keywords
+    # (which it does not share with the file) while the vectors were being made, and missed.
+    monkeypatch.setattr(vectors, "CROSS_LANGUAGE_WAIT", 600.0)
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    embedder = GatedEmbedder("model-a")
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
+        await store.add("sha-de", chunk_rows(items))
+        doc = DocumentText(name="turm.txt", ext="txt", mime="text/plain", size=len(TURM), items=[("text", TURM)],
+                           file_id=1, sha256="sha-de")
+        retriever = IndexRetriever(IndexSearch(store, index))
+        english = asyncio.create_task(retriever.search("When was the lighthouse finished?", [doc], 3))
+        german = await retriever.search("Wann wurde der Turm fertiggestellt?", [doc], 3)
+        assert {p.method for p in german} == {"keyword"} and "1874" in german[0].text  # at once, from its words
+        assert not english.done() and embedder.texts == []  # the English one waits for the vectors
+        embedder.gate.set()
+        found = await english
+        assert found and {p.method for p in found} == {"hybrid"}
+    finally:
+        embedder.gate.set()
+        await index.close()
+        await db.dispose()
+
+
+async def test_a_file_still_being_embedded_is_waited_for_once_in_all(tmp_path):
+    # A round searches several times (a question's parts, its sources): the wait is the file's, not each search's.
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    embedder = GatedEmbedder("model-a")
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
+        await store.add("sha-de", chunk_rows(items))
+        assert await index.wait_ready(["sha-de"], 0.05) == set()  # the gate is shut: waited, then given up
+        waited = index._waits["sha-de"]
+        assert await index.wait_ready(["sha-de"], 600.0) == set()  # not waited again, whatever the timeout
+        assert index._waits["sha-de"] == waited
+        embedder.gate.set()
+        await index.idle()
+        assert await index.wait_ready(["sha-de"], 600.0) == {"sha-de"} and "sha-de" not in index._waits
+    finally:
+        embedder.gate.set()
+        await index.close()
         await db.dispose()

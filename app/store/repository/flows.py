@@ -37,6 +37,18 @@ class StoredNodeRun:
     record: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class NodeState:
+    """A settled node run as a run's state shows it: where it settled in the run (`seq`), and how."""
+
+    seq: int
+    path: str
+    type: str
+    status: str
+    attempts: int
+    branch: str | None
+
+
 class FlowStore:
     """The flows, versions, definitions and node runs of one database."""
 
@@ -185,3 +197,18 @@ class FlowStore:
                         col(N.finished_at), col(N.record))
                  .where(col(N.workflow_id) == workflow_id, col(N.round) == round_no).order_by(col(N.seq)))
         return [StoredNodeRun(*r) for r in conn.execute(query)]
+
+    async def node_states(self, workflow_id: str, round_no: int, since: int = 0) -> list[NodeState]:
+        """The round's node runs from the `since`-th settled on (by `seq`), without their records: what a
+        run's state shows of each, read incrementally by a follower of the run. Two runs settled at once may
+        share a `seq` (each write takes the highest it sees plus one): a follower reads again from the last
+        `seq` it saw and skips the paths it has."""
+        return await self.db.run_read(self._node_states_tx, workflow_id, round_no, since)
+
+    @staticmethod
+    def _node_states_tx(conn: Connection, workflow_id: str, round_no: int, since: int) -> list[NodeState]:
+        branch = table_of(N).c.record["branch"].as_string()  # json_extract / ->>: the record is not decoded
+        query = (select(col(N.seq), col(N.path), col(N.type), col(N.status), col(N.attempts), branch)
+                 .where(col(N.workflow_id) == workflow_id, col(N.round) == round_no, col(N.seq) >= since)
+                 .order_by(col(N.seq)))
+        return [NodeState(*r) for r in conn.execute(query)]

@@ -7,6 +7,8 @@ import { can } from "./caps.js";
 import { attempt, notify } from "./notices.js";
 import { drawGraph } from "./graph.js";
 import { openEditor } from "./flow_edit.js";
+import { comparePart } from "./flow_diff.js";
+import { field, inputFields, labelled, readInputs } from "./flow_inputs.js";
 import { when } from "./names.js";
 
 const $ = (id) => document.getElementById(id);
@@ -14,21 +16,6 @@ let flows = [];
 let open = null;  // { flow, versions, graph }
 
 const fid = (id) => `/api/flows/${encodeURIComponent(id)}`;
-
-function field(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key in node && key !== "list") node[key] = value; else node.setAttribute(key, value);
-  }
-  if (text) node.textContent = text;
-  return node;
-}
-
-function labelled(text, input) {
-  const label = field("label", { className: "field" });
-  label.append(field("span", {}, text), input);
-  return label;
-}
 
 export async function showFlows(id) {
   document.body.classList.add("flows-open");
@@ -121,46 +108,11 @@ function renameFlow() {
 
 // ---- running -----------------------------------------------------------------------
 
-function inputField(name, spec) {
-  const type = spec.type || "string";
-  const label = spec.description ? `${name} (${spec.description})` : name;
-  let input;
-  if (type === "boolean") {
-    input = field("input", { type: "checkbox", checked: Boolean(spec.default) });
-    input.setAttribute("role", "switch");
-  } else if (type === "number") {
-    input = field("input", { type: "number", step: "any", value: spec.default ?? "" });
-  } else if (type === "list") {
-    input = field("textarea", { rows: 2, value: (spec.default || []).join("\n"), placeholder: "one item a line" });
-  } else if (type === "files") {
-    input = field("input", { type: "file", multiple: true });
-  } else {
-    input = field("input", { value: spec.default ?? "" });
-  }
-  input.dataset.input = name;
-  input.dataset.type = type;
-  input.setAttribute("aria-label", label);
-  const wrap = labelled(label, input);
-  return wrap;
-}
-
-async function uploadAll(files) {
-  const ids = [];
-  for (const file of files) {
-    const form = new FormData();
-    form.append("files", file, file.name);
-    const response = await fetch("/api/files", { method: "POST", body: form, headers: auth() });
-    if (!response.ok) throw new Error(await problem(response));
-    ids.push((await response.json())[0].id);
-  }
-  return ids;
-}
-
 function runForm(flow, versions) {
   const form = field("form", { className: "run-form", autocomplete: "off" });
   form.setAttribute("aria-label", "Run this flow");
   form.append(field("h4", {}, "Run"));
-  for (const [name, spec] of Object.entries(flow.draft.inputs || {})) form.append(inputField(name, spec));
+  form.append(...inputFields(flow.draft.inputs));
   const pick = field("select");
   for (const v of versions) pick.append(field("option", { value: String(v.version) }, `Version ${v.version}${v.name ? `: ${v.name}` : ""}`));
   pick.append(field("option", { value: "draft" }, "Draft (unpublished)"));
@@ -170,15 +122,7 @@ function runForm(flow, versions) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     attempt(async () => {
-      const inputs = {};
-      for (const input of form.querySelectorAll("[data-input]")) {
-        const type = input.dataset.type;
-        if (type === "boolean") inputs[input.dataset.input] = input.checked;
-        else if (type === "number") { if (input.value !== "") inputs[input.dataset.input] = Number(input.value); }
-        else if (type === "list") inputs[input.dataset.input] = input.value.split("\n").map((s) => s.trim()).filter(Boolean);
-        else if (type === "files") inputs[input.dataset.input] = await uploadAll([...input.files]);
-        else inputs[input.dataset.input] = input.value;
-      }
+      const inputs = await readInputs(form);
       const version = pick.value === "draft" ? "draft" : Number(pick.value);
       const started = await api("POST", "/api/workflows/start", { flow: { id: flow.id, version, inputs } });
       location.hash = `#/w/${encodeURIComponent(started.id)}`;
@@ -198,8 +142,9 @@ function versionsPart(flow, versions) {
   list.setAttribute("aria-label", "Published versions");
   for (const v of versions) {
     const li = field("li");
-    li.append(field("strong", {}, `Version ${v.version}`), ` ${v.name || ""}`,
-      field("span", { className: "item-meta" }, `${v.comment || ""} · ${v.author} · ${when(v.createdAt)}`));
+    li.append(field("strong", {}, `Version ${v.version}`), ` ${v.name || ""}`);
+    if (v === versions[0]) li.append(" ", field("span", { className: "used" }, "runs use this one"));
+    li.append(field("span", { className: "item-meta" }, [v.comment, v.author, when(v.createdAt)].filter(Boolean).join(" · ")));
     versionTools(flow, v, li);
     list.append(li);
   }
@@ -221,6 +166,7 @@ function versionsPart(flow, versions) {
     }, "flows");
   });
   part.append(list, form);
+  if (versions.length) part.append(comparePart(flow, versions));
   return part;
 }
 
@@ -256,8 +202,10 @@ async function importFlow(file) {
   const response = await fetch("/api/flows/import", { method: "POST", body: await file.text(),
     headers: auth({ "Content-Type": yaml ? "application/yaml" : "application/json" }) });
   if (!response.ok) throw new Error(await problem(response));
-  const created = await response.json();
-  location.hash = `#/flows/${created.id}`;
+  const created = await response.json();  // {flow, source, nodes, imported}
+  const from = created.source === "dify" ? "a Dify app" : "a Foreman flow";
+  notify(`Imported “${created.flow.name}” from ${file.name} (${from}, ${created.nodes} nodes).`, "info");
+  location.hash = `#/flows/${created.flow.id}`;
   return created;
 }
 

@@ -1,11 +1,12 @@
 // A flow's graph drawn as inline SVG: a layered layout of our own (top to bottom: a node's layer is
 // its longest path from a start; within a layer the order that crosses fewest edges by a few
 // barycenter sweeps, so branches stand side by side), the branch names on their edges, each node
-// with its type and name and, on a run, its state. Zoom with the wheel or the buttons, pan by
+// with its type and name and, on a run, its state; a map or a loop is a box drawn around its body. Zoom with the wheel or the buttons, pan by
 // dragging; a node is a button (click or Enter) that `onPick` answers.
 
 const NS = "http://www.w3.org/2000/svg";
 const W = 168, H = 52, GAP_X = 28, GAP_Y = 46;
+const BODY_TOP = 46, BODY_H = 36, BOX_H = BODY_TOP + BODY_H + 10;  // a map's or loop's box: its header, its body
 const STATES = { pending: "waiting", running: "running", waiting: "waiting for you", succeeded: "done",
                  failed: "failed", skipped: "skipped" };
 
@@ -16,8 +17,11 @@ function el(name, attrs = {}, text = "") {
   return node;
 }
 
+const boxed = (node) => (node.type === "map" || node.type === "loop") && node.config && node.config.body;
+const height = (node) => (boxed(node) ? BOX_H : H);
+
 // Layers by longest path from the nodes nothing points to; edges that close a cycle (a loop drawn
-// back) are left out of the ranking.
+// back) are left out of the ranking. A layer is as tall as its tallest node (a map's box).
 export function layout(nodes, edges) {
   const ids = nodes.map((n) => n.id);
   const out = new Map(ids.map((id) => [id, []]));
@@ -83,20 +87,24 @@ export function layout(nodes, edges) {
     }
   }
   const widest = Math.max(1, ...layers.map((row) => row.length));
+  const tall = new Map(nodes.map((n) => [n.id, height(n)]));
   const at = new Map();
-  layers.forEach((row, y) => {
+  let top = 0;
+  layers.forEach((row) => {
     const offset = ((widest - row.length) * (W + GAP_X)) / 2;
-    row.forEach((id, x) => at.set(id, { x: offset + x * (W + GAP_X), y: y * (H + GAP_Y) }));
+    const h = Math.max(H, ...row.map((id) => tall.get(id) || H));
+    row.forEach((id, x) => at.set(id, { x: offset + x * (W + GAP_X), y: top, h: tall.get(id) || h }));
+    top += h + GAP_Y;
   });
   const routes = new Map([...via].map(([key, chain]) => [key, chain.map((id) => at.get(id))]));
-  return { at, routes, width: widest * (W + GAP_X) - GAP_X, height: layers.length * (H + GAP_Y) - GAP_Y };
+  return { at, routes, width: widest * (W + GAP_X) - GAP_X, height: top - GAP_Y };
 }
 
+// What a node shows, in the order it is read: its type, its name and, for a map or a loop, its body.
 function label(node) {
-  const config = node.config || {};
-  const name = node.name || node.id;
-  const body = config.body && (config.body.name || config.body.id);
-  return { name, type: body ? `${node.type} of ${body}` : node.type };
+  const body = boxed(node) ? node.config.body : null;
+  return { name: node.name || node.id, type: node.type,
+           body: body ? `body: ${body.type} ${body.name || body.id}` : "" };
 }
 
 function cut(text, max) {
@@ -122,10 +130,10 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
   svg.append(defs);
   for (const e of edges) {
     const a = at.get(e.source), b = at.get(e.target);
-    const x1 = a.x + W / 2, y1 = a.y + H, x2 = b.x + W / 2, y2 = b.y;
+    const x1 = a.x + W / 2, y1 = a.y + a.h, x2 = b.x + W / 2, y2 = b.y;
     const back = y2 <= y1;
     const points = [[x1, y1]];
-    for (const p of routes.get(`${e.source}>${e.target}`) || []) points.push([p.x + W / 2, p.y], [p.x + W / 2, p.y + H]);
+    for (const p of routes.get(`${e.source}>${e.target}`) || []) points.push([p.x + W / 2, p.y], [p.x + W / 2, p.y + p.h]);
     points.push([x2, y2]);
     const d = back ? `M${x1},${y1} C${x1 + W},${y1 + GAP_Y} ${x2 + W},${y2 - GAP_Y} ${x2},${y2}`
       : points.slice(1).map(([bx, by], i) => {
@@ -140,14 +148,19 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
   }
   const shapes = new Map();
   for (const node of nodes) {
-    const { x, y } = at.get(node.id);
-    const { name, type } = label(node);
+    const { x, y, h } = at.get(node.id);
+    const { name, type, body } = label(node);
+    const shown = [type, name, body].filter(Boolean).join(" ");
     const g = el("g", { class: `node ${node.type}`, transform: `translate(${x},${y})`, tabindex: 0, role: "button",
-                        "data-node": node.id, "aria-label": `${type} ${name}` });
-    const title = el("title", {}, `${type} ${name}`);
-    g.append(title, el("rect", { width: W, height: H, rx: 8 }),
+                        "data-node": node.id, "aria-label": shown });
+    const title = el("title", {}, shown);
+    g.append(title, el("rect", { width: W, height: h, rx: 8, class: body ? "box" : "" }),
       el("text", { x: 10, y: 18, class: "type" }, `${cut(type, 24)} `),  // the space: read as words, not "templatehello"
       el("text", { x: 10, y: 38, class: "name" }, `${cut(name, 22)} `));
+    if (body) {  // the body drawn inside the map's or loop's box
+      g.append(el("rect", { x: 10, y: BODY_TOP, width: W - 20, height: BODY_H, rx: 6, class: "body" }),
+        el("text", { x: 20, y: BODY_TOP + 22, class: "body-name" }, `${cut(body, 26)} `));
+    }
     const state = el("text", { x: W - 8, y: 18, class: "state", "text-anchor": "end" });
     g.append(state);
     g.addEventListener("click", () => onPick(node.id));
@@ -155,7 +168,7 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
       if (event.key === "Enter" || event.key === " ") { event.preventDefault(); onPick(node.id); }
     });
     svg.append(g);
-    shapes.set(node.id, { g, state, name, type, title, kind: node.type });
+    shapes.set(node.id, { g, state, shown, title, kind: node.type });
   }
   apply();
   const zoom = (factor, cx = view.x + view.w / 2, cy = view.y + view.h / 2) => {
@@ -195,10 +208,11 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
     tools.append(b);
   }
   box.replaceChildren(tools, svg);
-  requestAnimationFrame(() => {  // a big flow opens readable (full size, from the top), Fit shows it whole
+  requestAnimationFrame(() => {  // a big flow opens readable (its whole width if it reads, from the top), Fit shows it whole
     const cw = svg.clientWidth, ch = svg.clientHeight;
     if (!cw || Math.min(cw / fit.w, ch / fit.h) >= 0.55) return;  // small text still reads at 0.55
-    Object.assign(view, { x: fit.x + fit.w / 2 - cw / 2, y: fit.y, w: cw, h: ch });
+    const scale = Math.min(1, Math.max(0.55, cw / fit.w));
+    Object.assign(view, { x: fit.x + fit.w / 2 - cw / scale / 2, y: fit.y, w: cw / scale, h: ch / scale });
     apply();
   });
   return {
@@ -214,7 +228,7 @@ export function drawGraph(box, definition, { onPick = () => {}, title = "Flow gr
         if (trouble.length) words = "problem";
         shape.state.textContent = words;
         shape.g.setAttribute("class", `node ${shape.kind} ${run ? run.status : ""}${trouble.length ? " problem" : ""}`);
-        const said = [`${shape.type} ${shape.name}`, words, ...trouble].filter(Boolean).join(" ");  // as it reads
+        const said = [shape.shown, words, ...trouble].filter(Boolean).join(" ");  // as it reads
         shape.g.setAttribute("aria-label", said);
         shape.title.textContent = said;
       }

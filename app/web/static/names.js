@@ -46,3 +46,8 @@ export function when(stamp, now = new Date()) {
   if (date.getFullYear() !== now.getFullYear()) day.year = "numeric";
   return date.toLocaleDateString(undefined, day);
 }
+
+// A document's name with its extension ("q3_notes.txt"), as the person named the file.
+export function fileName(doc) {
+  return doc.ext && !doc.name.endsWith(`.${doc.ext}`) ? `${doc.name}.${doc.ext}` : doc.name;
+}

@@ -4,7 +4,7 @@
 // encrypted gets a password field beside it, which sends `passwords` with the next round.
 import { api, auth, problem, wid } from "./api.js";
 import { attempt, notify } from "./notices.js";
-import { friendlyType } from "./names.js";
+import { fileName, friendlyType } from "./names.js";
 import { saveAsFlowButton } from "./flowrun.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -36,10 +36,6 @@ export function button(text, label, onClick, className = "") {
   if (className) b.className = className;
   b.addEventListener("click", onClick);
   return b;
-}
-
-function fileName(doc) {
-  return doc.ext && !doc.name.endsWith(`.${doc.ext}`) ? `${doc.name}.${doc.ext}` : doc.name;
 }
 
 async function download(doc) {
@@ -205,6 +201,13 @@ export function renderMessage(message) {
   body.append(renderMarkdown(message.content));
   content.append(body);
   if ((message.documents || []).length) content.append(renderDocuments(message));
+  const fork = (message.metadata || {}).forkOf;
+  if (fork) {  // a flow's rerun says where it starts
+    const note = document.createElement("p");
+    note.className = "fork";
+    note.textContent = `Rerun of round ${fork.round}${fork.node ? ` from node ${fork.node}` : ""}: what ran before it is reused.`;
+    content.append(note);
+  }
   if (kind === "plan" || kind === "step") {  // the work behind the answer: collapsible
     const toggle = button("Hide", `Hide ${kind} of ${agentLabel(message)}`, () => {
       const open = toggle.getAttribute("aria-expanded") !== "true";

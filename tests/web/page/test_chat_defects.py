@@ -92,6 +92,12 @@ def test_underscores_in_file_names_are_text_never_emphasis(page, server, tmp_pat
         expect(messages(page).filter(has_text="Work plan")).to_have_count(1)
         # The server saves rounds as flows (POST /api/flows {fromRound}): the plan offers it.
         expect(page.locator("button:visible", has_text="Save as flow")).to_have_count(1)
+        # Saved (the name prompt taken as offered): what was saved is said, and the flow opens with its graph.
+        page.get_by_role("button", name="Save the plan of round 1 as a flow").click()
+        expect(page.get_by_role("alert")).to_contain_text(re.compile(r"Saved as the flow “Round 1 plan”: \d+ tasks? \("))
+        graph = page.get_by_role("group", name="Graph of Round 1 plan")
+        expect(graph.locator("g.node[data-node='start']")).to_be_visible()
+        expect(graph.locator("g.node.agent")).not_to_have_count(0)
         assert page.errors == []
 
 

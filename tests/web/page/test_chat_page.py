@@ -48,7 +48,7 @@ def page(browser, server: LiveServer, tmp_path: Path):
     expect.set_options(timeout=TIMEOUT)
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.on("dialog", lambda dialog: dialog.accept())
+    page.on("dialog", lambda dialog: dialog.accept(dialog.default_value))  # a prompt: as offered
     page.goto(server.url + "/")
     yield page
     context.close()
