@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
+
+from agents.requests import ModelHints, TaskHints
+from agents.requests import NodeHints as NodeHints  # what a flow's `llm` node asks, for `app`
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,8 @@ class ModelRequest:
     `purpose` names the call ("plan", "repair", "task", "final", "map", "reduce").
     `schema` asks for JSON output validated against it; with `validate=False` the client only
     parses the JSON (`data` is None when it cannot) and the caller validates and repairs.
-    `hints` carries structured facts (intent, documents, language) that the offline model
-    works from; remote models ignore it. `temperature` is the call kind's default (a client
+    `hints` says what is asked, typed by kind (`agents.requests`): the offline model works from it
+    alone; remote models read the messages. `temperature` is the call kind's default (a client
     setting for the agent overrides it). `tools` are offered to the model (`tool_choice`: "auto",
     "required", "none" or a tool's name, which forces that call); its calls come back in
     `ModelResponse.tool_calls`. A model that cannot call tools (the offline one) ignores them.
@@ -78,7 +81,7 @@ class ModelRequest:
     schema: Mapping[str, Any] | None = None
     schema_name: str = "output"
     agent: str | None = None
-    hints: Mapping[str, Any] = field(default_factory=dict)
+    hints: ModelHints | None = None
     max_tokens: int | None = None
     temperature: float | None = None
     validate: bool = True
@@ -104,12 +107,19 @@ class Model(Protocol):
     """Anything that answers a `ModelRequest`.
 
     `context_tokens` is the context window agents size their prompts to; None leaves it to
-    the known size of the served model `model_for` names. An implementation may subclass
-    `Model` to take the defaults: one model name for every agent, no declared window.
+    the known size of the served model `model_for` names. What it can do, agents ask of it:
+    `extractive` (it writes no words of its own: it quotes, extracts and plans by rule, so a
+    translation, a tabulation of prose or a tool's arguments cannot be asked of it, and its answers
+    need no finishing or checking) and `can_call_tools` (it may be offered `tools`, such as the
+    question to the user). `offline` only labels what it wrote (the built-in offline model); no agent
+    branches on it. An implementation may subclass `Model` to take the defaults: one model name for
+    every agent, no declared window, a generative model that calls tools.
     """
 
     name: str
     offline: bool = False
+    extractive: bool = False
+    can_call_tools: bool = True
     context_tokens: int | None = None
 
     def model_for(self, agent: str | None) -> str:
@@ -229,13 +239,14 @@ STREAMED_FIELD = "objUserResponse"  # of a structured answer: the part the user 
 
 def sink_for(request: ModelRequest) -> TextSink | None:
     """The draft a call's text streams into, if the call writes the message's prose (a reduce
-    only when it is the last, `hints["last"]`)."""
+    only when it is the last, `TaskHints.last`)."""
     sink = current_draft.get()
     if sink is None:
         return None
     if request.schema is not None and request.schema_name != "plan":  # a tool's JSON is no prose
         return None
-    if request.purpose in STREAMED_PURPOSES or (request.purpose == "reduce" and request.hints.get("last")):
+    if request.purpose in STREAMED_PURPOSES or (request.purpose == "reduce" and isinstance(request.hints, TaskHints)
+                                                  and request.hints.last):
         return sink
     if request.purpose == "repair" and request.schema_name == "plan":
         return sink

@@ -291,4 +291,4 @@ class Runner:
             if self.fallback is None:
                 raise
             return await write_final(inp, plan, results, skipped, delivered, self.fallback,
-                                     failures=failures, stand_in=not self.model.offline), exc
+                                     failures=failures, stand_in=not self.model.extractive), exc

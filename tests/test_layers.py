@@ -39,7 +39,7 @@ STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.from_blobs"
                                         "agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop"}}
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
-# `agents/` keeps at its top the interface `app` uses (model, base, errors, registry, round, phrases);
+# `agents/` keeps at its top the interface `app` uses (model, requests, base, errors, registry, round, phrases);
 # the rest sits in packages named for what they hold (planning, tasks, builtin, knowledge, tools, ...).
 AGENTS_TOP_LEVEL_AT_MOST = 20
 # What the agents themselves (built-in and external tools) and what they know may not import: the

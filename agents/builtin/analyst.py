@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
+
+from msgspec import structs
 
 from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
@@ -25,6 +28,7 @@ from agents.language import (
 )
 from agents.model import ModelRequest, no_draft
 from agents.phrases import say
+from agents.requests import AnswerHints, AskedPart, Cited
 from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import base_hints, instructions, reminder, task_documents, task_language
@@ -55,6 +59,18 @@ def passage_hint(number: int, question: str, passage: Passage) -> dict[str, Any]
     return {"n": number, "name": passage.name, "fileId": passage.file_id, "page": passage.page,
             "sheet": passage.sheet, "section": passage.section, "text": passage.text,
             "quote": quote_of(question, passage), "score": passage.score}
+
+
+def as_cited(hint: Mapping[str, Any]) -> Cited:
+    """A passage hint (`passage_hint`) as the model's request carries it."""
+    return Cited(n=hint["n"], name=hint["name"], text=hint["text"], quote=hint["quote"], score=hint["score"],
+                 page=hint["page"], sheet=hint["sheet"], section=hint["section"])
+
+
+def asked_part(part: Mapping[str, Any]) -> AskedPart:
+    """A part of a two-part question (`agents.knowledge.answer_parts.part_hints`) as the request carries it."""
+    return AskedPart(question=part["question"], absent=tuple(part["absent"]), n=part.get("n"),
+                     quote=part.get("quote", ""))
 
 
 def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
@@ -260,14 +276,15 @@ class Analyst:
             # The question after the passages and the language last: what a small model reads last, it follows.
             messages=messages(system, f"Passages:\n\n{sources}\n\nQuestion: {question}{reminder(language)}"),
             agent=self.name,
-            hints=dict(base_hints(task, context, self.name, "answer"), question=question, passages=passages,
-                       documents=[doc_facts(d) for d in docs], absent=absent,
-                       unmentioned=unmentioned, lacking=lacking, compiled=computed,
-                       parts=asked_parts),
+            hints=AnswerHints(**base_hints(task, context, self.name), question=question,
+                              passages=tuple(as_cited(h) for h in passages),
+                              documents=tuple(doc_facts(d) for d in docs), absent=tuple(absent),
+                              unmentioned=tuple(unmentioned), lacking=lacking, compiled=tuple(computed),
+                              parts=tuple(asked_part(p) for p in asked_parts)),
             max_tokens=output_budget(context.model, self.name),
         )
         text = (await ledger.ask(request)).text
-        if not ledger.offline:  # the offline model quotes its passages itself
+        if not context.model.extractive:  # an extractive model quotes its passages itself
             text = with_evidence(text, passages, [p.where() for p in found], language, SOURCES)
             if absent or unmentioned:  # what was searched and is nowhere, whatever the model made of it
                 names = ", ".join(dict.fromkeys(d.name for d in docs))
@@ -288,7 +305,7 @@ class Analyst:
     async def _from_documents(self, ledger: Ledger, task: TaskSpec, context: TaskContext,
                               docs: list[DocumentText], question: str) -> str:
         """No passage shares a word with the question: the whole documents (condensed when long)."""
-        hints = dict(base_hints(task, context, self.name, "answer"), question=question)
+        hints = AnswerHints(**base_hints(task, context, self.name), question=question)
         budget = input_budget(context.model, self.name)
         per_doc = budget // max(1, len(docs))
         material = []
@@ -298,7 +315,7 @@ class Analyst:
                 # Keep only what bears on the question, so every document fits the final call.
                 with no_draft():  # material for the answer, not the answer
                     text = await map_reduce(
-                        ledger, agent=self.name, kind="answer", text=text, budget=budget,
+                        ledger, agent=self.name, text=text, budget=budget,
                         map_system=f"Quote verbatim the passages of this part that help answer: "
                                    f"{question}\nAnswer NONE if there are none.",
                         reduce_system=f"Merge these quoted passages, keeping those that help answer: "
@@ -307,9 +324,9 @@ class Analyst:
                     )
             material.append(doc_facts(doc, text=text))
         # Condensed documents can still add up to more than one request holds.
-        for facts, text in zip(material, await fit_to_budget_off_loop([m["text"] for m in material], budget), strict=True):
-            facts["text"] = text
-        sources = "\n\n".join(f"Document {m['name']}:\n\n{m['text']}" for m in material)
+        fitted = await fit_to_budget_off_loop([m.text or "" for m in material], budget)
+        material = [structs.replace(m, text=text) for m, text in zip(material, fitted, strict=True)]
+        sources = "\n\n".join(f"Document {m.name}:\n\n{m.text}" for m in material)
         language = task_language(task, context)
         system = instructions(self.name, language, "Answer from the documents only, quote the passages you rely "
                               "on, and say so when the documents do not tell.")
@@ -318,7 +335,7 @@ class Analyst:
             messages=messages(system, f"{sources or 'No documents.'}\n\nQuestion: {question}"
                                       f"{reminder(language)}"),
             agent=self.name,
-            hints=dict(hints, documents=material),
+            hints=structs.replace(hints, documents=tuple(material)),
             max_tokens=output_budget(context.model, self.name),
         )
         return (await ledger.ask(request)).text

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec import structs
+
 from agents.base import DocumentText, OutputFile, TaskContext, TaskResult, TaskSpec
 from agents.model import ModelRequest
 from agents.phrases import say
+from agents.requests import ExtractHints
 from agents.tasks.calls import Ledger, input_budget, messages, output_budget
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import base_hints, task_documents
@@ -57,12 +60,12 @@ class DataExtractor:
         found: list[tuple[DocumentText, Table]] = []
         for doc in docs:
             tables = document_tables(doc)
-            if not tables and not getattr(context.model, "offline", False):
+            if not tables and not context.model.extractive:
                 # No table in the structure: a model may tabulate the figures in the prose.
                 tables = await self._tabulate(ledger, task, context, doc)
             found.extend((doc, table) for table in tables)
         names = ", ".join(d.name for d in docs)
-        offline = ledger.offline or bool(getattr(context.model, "offline", False))
+        offline = ledger.offline or context.model.offline
         if not found:
             return TaskResult(text=say("no_tables", context.language, docs=names),
                               usage=ledger.usage, model=ledger.model_name, offline=offline)
@@ -80,7 +83,7 @@ class DataExtractor:
                         doc: DocumentText) -> list[Table]:
         system = (f"You are the {self.name} agent. Extract every table and every set of figures "
                   "in the text as tables: a header row, then one row per record, cells as text.")
-        hints = base_hints(task, context, self.name, "extract")
+        hints = ExtractHints(**base_hints(task, context, self.name))
         chunks = chunk_text(doc.text, input_budget(context.model, self.name)) if doc.text.strip() else []
         tables: list[Table] = []
         for index, chunk in enumerate(chunks, 1):
@@ -90,7 +93,7 @@ class DataExtractor:
                 schema=TABLES_SCHEMA,
                 schema_name="tables",
                 agent=self.name,
-                hints=dict(hints, documents=[doc_facts(doc, text=chunk, part=index, parts=len(chunks))]),
+                hints=structs.replace(hints, documents=(doc_facts(doc, text=chunk, part=index, parts=len(chunks)),)),
                 max_tokens=output_budget(context.model, self.name),
             )
             response = await ledger.ask(request)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from msgspec import structs
+
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.language import informative_passages
 from agents.model import ModelRequest, lead
 from agents.phrases import say
+from agents.requests import SummaryHints
 from agents.tasks.calls import Ledger, input_budget, map_reduce, messages, output_budget
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import base_hints, instructions, language_name, reminder, task_documents, task_language
@@ -60,7 +63,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
     language = language_name(code)
     system = instructions(agent, code, "Summarise the document faithfully as Markdown bullet "
                           f"points. Task: {task.instructions}")
-    hints = base_hints(task, context, agent, "summary")
+    hints = SummaryHints(**base_hints(task, context, agent))
     budget = input_budget(context.model, agent)
     text = readable(doc)
     tokens = await count_tokens_off_loop(text)
@@ -77,7 +80,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
             await progress(f"{picked} most informative of {passages} passages chosen, "
                            f"{len(chunks)} parts to summarise")
         return await map_reduce(
-            ledger, agent=agent, kind="summary", text=text, budget=budget, chunks=chunks, progress=progress,
+            ledger, agent=agent, text=text, budget=budget, chunks=chunks, progress=progress,
             map_system=f"Write only in {language}. Summarise this part of a longer document: keep every key "
                        "fact, figure and name." + (" The parts are the document's most informative "
                                                    "passages, not all of it." if picked < passages else ""),
@@ -89,7 +92,7 @@ async def summarize_document(ledger: Ledger, task: TaskSpec, context: TaskContex
         purpose="task",
         messages=messages(system, f"Document {doc.name}:\n\n{text}{reminder(code)}"),
         agent=agent,
-        hints=dict(hints, documents=[doc_facts(doc, text=text)]),
+        hints=structs.replace(hints, documents=(doc_facts(doc, text=text),)),
         max_tokens=output_budget(context.model, agent),
     )
     return (await ledger.ask(request)).text

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from msgspec import structs
+
 from agents.base import TaskContext, TaskResult, TaskSpec
 from agents.language import target_language
 from agents.model import ModelRequest, lead
 from agents.phrases import language_label, say
+from agents.requests import TranslateHints
 from agents.tasks.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import base_hints, instructions, language_name, task_documents
@@ -26,7 +29,7 @@ class Translator:
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
         ledger = Ledger(context.model)
         target = target_language(task.instructions) or target_language(context.prompt) or context.language
-        hints = dict(base_hints(task, context, self.name, "translate"), target_language=target)
+        hints = TranslateHints(**base_hints(task, context, self.name), target_language=target)
         # A translation is as long as its source: a chunk may use only what the answer may use.
         budget = min(input_budget(context.model, self.name), output_budget(context.model, self.name))
         system = instructions(self.name, target, f"Translate the text into {language_name(target)}. "
@@ -34,7 +37,7 @@ class Translator:
         docs = task_documents(task, context)
         if not docs:
             return TaskResult(text=say("no_documents", context.language), meta={"undelivered": True})
-        if getattr(context.model, "offline", False):
+        if context.model.extractive:
             # No file that would only pretend to be a translation: one sentence saying so.
             return TaskResult(text=say("cannot_translate", context.language, doc=", ".join(d.name for d in docs),
                                        target=language_label(target, context.language)), offline=True,
@@ -56,8 +59,8 @@ class Translator:
                     purpose="task",
                     messages=messages(system, chunk),
                     agent=self.name,
-                    hints=dict(hints, documents=[doc_facts(doc, text=chunk, part=index,
-                                                           parts=len(chunks))]),
+                    hints=structs.replace(hints, documents=(doc_facts(doc, text=chunk, part=index,
+                                                                      parts=len(chunks)),)),
                     max_tokens=output_budget(context.model, self.name),
                 )
                 parts.append((await ledger.ask(request)).text)

@@ -8,6 +8,7 @@ from agents.knowledge.retrieval import MemoryRetriever, location
 from agents.language import summarize
 from agents.model import ModelRequest, lead, no_draft
 from agents.phrases import say
+from agents.requests import Source, WriteHints
 from agents.tasks.calls import Ledger, input_budget, message_excerpt, messages, output_budget
 from agents.tasks.inputs import base_hints, instructions, reminder, task_documents, task_language
 from agents.tasks.outputs import TEXT_FORMATS, planned, stem_of, text_file, title_stem
@@ -61,7 +62,8 @@ class Writer:
             messages=messages(system, f"Instructions: {task.instructions}\n\nMaterial:\n\n"
                                       f"{material or 'none'}{reminder(language)}"),
             agent=self.name,
-            hints=dict(base_hints(task, context, self.name, "write"), title=title, sources=sources),
+            hints=WriteHints(**base_hints(task, context, self.name), title=title,
+                             sources=tuple(Source(s["name"], s["text"]) for s in sources)),
             max_tokens=output_budget(context.model, self.name),
         )
         lead(say("document_written", context.language, files=", ".join(_formats(names, title))) + "\n\n")

@@ -10,6 +10,7 @@ from typing import Any
 
 from agents.base import DocumentText, Plan
 from agents.language import ANSWER, query_terms, split_sentences, summaries, wants_continuation
+from agents.requests import Interrupted, InterruptedTask
 from agents.toolkit.tokens import count_tokens
 
 HISTORY_SENTENCES = 2  # an older round's turn is kept as this many of its most informative sentences
@@ -289,11 +290,12 @@ def reusable(plan: Plan, previous: PriorRound | None) -> dict[str, PriorTask]:
             if t.id in done and done[t.id].agent == t.agent and _same(done[t.id].instructions, t.instructions)}
 
 
-def previous_hint(previous: PriorRound | None) -> dict[str, Any] | None:
-    """The interrupted previous round for a plan request's hints (see `agents.tasks.hints`)."""
+def previous_hint(previous: PriorRound | None) -> Interrupted | None:
+    """The interrupted previous round for a plan request's hints (`agents.requests.PlanHints`)."""
     if previous is None or not previous.interrupted:
         return None
-    return {"round": previous.round, "finalDocuments": previous.final_documents,
-            "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": t.inputs,
-                       "outputs": t.outputs, "dependsOn": t.depends_on, "delivered": t.delivered}
-                      for t in previous.tasks]}
+    return Interrupted(round=previous.round, final_documents=tuple(previous.final_documents),
+                       tasks=tuple(InterruptedTask(id=t.id, agent=t.agent, instructions=t.instructions,
+                                                   inputs=tuple(t.inputs), outputs=tuple(t.outputs),
+                                                   depends_on=tuple(t.depends_on), delivered=t.delivered)
+                                   for t in previous.tasks))

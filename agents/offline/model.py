@@ -9,8 +9,22 @@ from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import work
 from agents.offline.planner import plan_offline
 from agents.phrases import say
+from agents.requests import (
+    AnswerHints,
+    ExtractHints,
+    FinalHints,
+    ModelHints,
+    PlanHints,
+    SummaryHints,
+    TranslateHints,
+    WriteHints,
+)
 from agents.toolkit.cpu import off_gil, off_loop
 from agents.toolkit.tokens import count_tokens
+
+# A request without hints is read as the kind its purpose names, with nothing said of it.
+BY_PURPOSE: dict[str, ModelHints] = {"summary": SummaryHints(), "answer": AnswerHints(), "translate": TranslateHints(),
+                                     "extract": ExtractHints(), "write": WriteHints(), "final": FinalHints()}
 
 
 class OfflineModel(Model):
@@ -22,6 +36,8 @@ class OfflineModel(Model):
     # GIL that long, and every hop of the loop (a poll, a stop) would wait for it.
     in_process_below = 2_000
     offline = True
+    extractive = True
+    can_call_tools = False
 
     def __init__(self, context_tokens: int | None = 8192) -> None:
         self.context_tokens = context_tokens  # the budget agents chunk long documents against
@@ -40,20 +56,21 @@ class OfflineModel(Model):
 
     def _answer(self, request: ModelRequest) -> str | dict[str, Any]:
         hints = request.hints
-        kind = hints.get("kind") or request.purpose
-        if request.purpose in ("plan", "repair") or kind == "plan":
-            return plan_offline(hints)
-        if kind == "summary":
+        if request.purpose in ("plan", "repair") or isinstance(hints, PlanHints):
+            return plan_offline(hints if isinstance(hints, PlanHints) else PlanHints())
+        if hints is None:  # asked by its purpose alone
+            hints = BY_PURPOSE.get(request.purpose)
+        if isinstance(hints, SummaryHints):
             return work.summary(request.purpose, hints)
-        if kind == "answer":
+        if isinstance(hints, AnswerHints):
             return work.answer(request.purpose, hints)
-        if kind == "translate":
+        if isinstance(hints, TranslateHints):
             return work.translate(hints)
-        if kind == "extract":
+        if isinstance(hints, ExtractHints):
             return work.extract(hints)
-        if kind == "write":
+        if isinstance(hints, WriteHints):
             return work.write(hints)
-        if kind == "final":
+        if isinstance(hints, FinalHints):
             return work.final(hints)
         # A request this model was not written for (a plug-in's own purpose): say so plainly.
-        return say("offline_plan", str(hints.get("language") or "en"))
+        return say("offline_plan", (hints.language if hints is not None else "") or "en")

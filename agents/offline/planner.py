@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
+
+import msgspec
 
 from agents.language import (
     detect_intents,
@@ -16,26 +17,27 @@ from agents.language import (
     wants_continuation,
 )
 from agents.phrases import language_label, say
+from agents.requests import Interrupted, InterruptedTask, PlanHints
 from agents.tasks.outputs import stem_of
 
 
-def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
+def plan_offline(hints: PlanHints) -> dict[str, Any]:
     """A plan in the plan schema's shape, built from the request's hints alone."""
-    prompt = str(hints.get("prompt") or "")
-    language = str(hints.get("language") or "en")
-    agents = [a["name"] for a in hints.get("agents", [])]
-    docs = list(hints.get("documents", []))
-    max_tasks = int(hints.get("max_tasks") or 8)
-    doc_names = [d["name"] for d in docs]
-    own = [d["name"] for d in docs if d.get("origin") != "answer"]  # not earlier steps' texts, unless named
-    previous = hints.get("previous")
+    prompt = hints.prompt
+    language = hints.language or "en"
+    agents = [a.name for a in hints.agents]
+    docs = hints.documents
+    max_tasks = hints.max_tasks or 8
+    doc_names = [d.name for d in docs]
+    own = [d.name for d in docs if d.origin != "answer"]  # not earlier steps' texts, unless named
+    previous = hints.previous
     if previous and wants_continuation(prompt):
         return continue_plan(previous, language, doc_names, agents)
     # The documents the request names ("the contract", "the Excel from before"), else this
     # round's uploads, else every document of the conversation.
-    fresh = [d["name"] for d in docs if d.get("new", True)]
-    picked = resolve_references(prompt, docs) or fresh or own
-    intents = detect_intents(prompt, any(d.get("tables") for d in docs if d["name"] in picked))
+    fresh = [d.name for d in docs if d.new]
+    picked = resolve_references(prompt, [msgspec.structs.asdict(d) for d in docs]) or fresh or own
+    intents = detect_intents(prompt, any(d.tables for d in docs if d.name in picked))
     if docs and not intents and (fresh or picked != own):
         intents = ["summary"]  # documents without a recognisable request: say what is in them
     if not docs:  # every other intent's agent reads documents; the writer can work from the request alone
@@ -110,25 +112,25 @@ def plan_offline(hints: Mapping[str, Any]) -> dict[str, Any]:
             "objWorkplan": tasks}
 
 
-def continue_plan(previous: Mapping[str, Any], language: str, doc_names: list[str],
+def continue_plan(previous: Interrupted, language: str, doc_names: list[str],
                   agents: list[str]) -> dict[str, Any]:
     """The interrupted round's plan again: delivered tasks keep their id, agent and instructions
     without outputs (the round reuses their results), the others run again."""
-    tasks = []
-    for t in previous.get("tasks", []):
-        if t["agent"] not in agents:
+    tasks: list[dict[str, Any]] = []
+    for t in previous.tasks:
+        if t.agent not in agents:
             continue
-        tasks.append({"id": t["id"], "agent": t["agent"], "instructions": t["instructions"],
-                      "inputs": list(t.get("inputs", [])), "outputs": [] if t.get("delivered") else list(t["outputs"]),
-                      "dependsOn": [d for d in t.get("dependsOn", [])]})
+        tasks.append({"id": t.id, "agent": t.agent, "instructions": t.instructions,
+                      "inputs": list(t.inputs), "outputs": [] if t.delivered else list(t.outputs),
+                      "dependsOn": list(t.depends_on)})
     produced = {o["name"] for t in tasks for o in t["outputs"]}
-    finals = [d for d in previous.get("finalDocuments", []) if d["name"] in produced or d["name"] in doc_names]
+    finals = [d for d in previous.final_documents if d["name"] in produced or d["name"] in doc_names]
 
-    def label(ts: list[dict[str, Any]]) -> str:
-        return ", ".join(f"{t['id']} ({t['agent']})" for t in ts) or say("nothing", language)
+    def label(ts: list[InterruptedTask]) -> str:
+        return ", ".join(f"{t.id} ({t.agent})" for t in ts) or say("nothing", language)
 
-    done = [t for t in previous.get("tasks", []) if t.get("delivered")]
-    todo = [t for t in previous.get("tasks", []) if not t.get("delivered")]
-    answer = say("continuing", language, round=previous.get("round"), done=label(done), todo=label(todo))
+    done = [t for t in previous.tasks if t.delivered]
+    todo = [t for t in previous.tasks if not t.delivered]
+    answer = say("continuing", language, round=previous.round, done=label(done), todo=label(todo))
     return {"userLanguage": language, "objUserResponse": f"{say('offline_plan', language)} {answer}",
             "objFinalDocuments": finals, "objWorkplan": tasks}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from agents.model import ModelRequest
+from agents.requests import AnswerHints
 from agents.tasks.calls import Ledger, messages
 from agents.tasks.inputs import language_name
 
@@ -39,7 +40,7 @@ async def complete_answer(ledger: Ledger, answer: str, prompt: str, language: st
         purpose="answer",
         messages=messages(f"Write only in {language_name(language)}. You are a helpful assistant. Answer the user "
                           "in complete sentences, briefly.", prompt),
-        agent=agent, hints={"kind": "answer", "prompt": prompt, "language": language}, max_tokens=ANSWER_TOKENS)
+        agent=agent, hints=AnswerHints(prompt=prompt, language=language), max_tokens=ANSWER_TOKENS)
     try:
         again = (await ledger.ask(request)).text.strip()
     except Exception:  # noqa: BLE001 - the cut answer is still ended at a sentence below

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from msgspec import structs
+
 from agents.base import DocumentText, Plan
 from agents.errors import PlanError, PlanFormatError
 from agents.knowledge.memory import (
@@ -30,6 +32,7 @@ from agents.planning.prompt import AGENT_BRIEFS, PLAN_SYSTEM, beginning, example
 from agents.planning.repairs import close_json
 from agents.planning.slips import compared
 from agents.registry import Registry
+from agents.requests import AgentBrief, PlanHints
 from agents.tasks.calls import Ledger, context_tokens
 from agents.tasks.hints import doc_facts
 from agents.tasks.inputs import language_name
@@ -122,7 +125,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     size = len(inp.prompt) + sum(text_size(d.items) for d in inp.documents)
     request = await off_loop_if_long(size, _plan_request, inp, model, registry, limits, language)
     ledger = Ledger(model)
-    facts, earlier = request.hints["documents"], [c for role, c in request.hints["history"] if role == "assistant"]
+    facts, earlier = _catalogue_facts(request), [c for role, c in _hints(request).history if role == "assistant"]
     names = frozenset(registry.names())
     context = FixContext(
         request=inp.prompt, agents=names, uploads=tuple(d.name for d in inp.documents),
@@ -149,13 +152,13 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
         compared(plan, context.catalogue, earlier), apply_fixes, plan, context, VALID, limits.fixes_off)
     plan, notes = fixed
     repairs += notes
-    if not ledger.offline and "cut_answer" not in limits.fixes_off:  # an answer cut mid-sentence is finished
+    if not model.extractive and "cut_answer" not in limits.fixes_off:  # an answer cut mid-sentence is finished
         plan.answer, fix = await complete_answer(ledger, plan.answer, inp.prompt, plan.language, PM_NAME)
         if fix:
             log.warning("plan repaired (cut_answer): %s", fix)
             repairs.append(fix)
     note = unreadable_note(unread, plan.language)
-    if note and ledger.offline and not inp.documents and not plan.tasks:
+    if note and model.extractive and not inp.documents and not plan.tasks:
         # Nothing readable was sent: the note (which file, why, what to do) is the whole answer, not
         # also a request to upload documents the user just sent.
         plan.answer = f"{say('offline_plan', plan.language)}\n\n{note}"
@@ -223,7 +226,7 @@ def _second_request(request: ModelRequest, first: _Attempt, limits: PlanLimits,
     room = min(window - used, 2 * (request.max_tokens or 0))
     if first.truncated and room > (request.max_tokens or 0):
         return replace(request, purpose="repair", max_tokens=room,
-                       hints=dict(request.hints, errors=first.errors))
+                       hints=structs.replace(_hints(request), errors=tuple(first.errors)))
     listed = "\n".join(f"- {e}" for e in first.errors)
     shorter = "Keep it short: fewer tasks and shorter texts.\n" if first.truncated else ""
     return replace(
@@ -232,7 +235,7 @@ def _second_request(request: ModelRequest, first: _Attempt, limits: PlanLimits,
             {"role": "assistant", "content": first.answer or "(empty answer)"},
             {"role": "user", "content": f"This plan cannot run:\n{listed}\n{shorter}"
                                         "Answer with the corrected plan as JSON only."}],
-        hints=dict(request.hints, errors=first.errors))
+        hints=structs.replace(_hints(request), errors=tuple(first.errors)))
 
 
 def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: PlanLimits,
@@ -251,29 +254,26 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     fixed = count_tokens(system) + count_tokens(prompt) + 60
     room = max(0, budget - fixed - 40 * len(inp.documents))  # each document line's name and sizes
     facts = [doc_facts(d, tables=len(document_tables(d))) for d in inp.documents]
-    for fact, doc in zip(facts, inp.documents, strict=True):
+    for i, doc in enumerate(inp.documents):
         # The statistics say how big; the first sentences say what it is about.
         stats = doc.summary or " ".join(summarize(doc.text, max_sentences=2))
         start = beginning(doc)
-        fact["summary"] = f"begins \"{start}\"; {stats}" if start and doc.summary else stats
+        facts[i] = structs.replace(facts[i], summary=f"begins \"{start}\"; {stats}" if start and doc.summary else stats)
     history_budget = int(room * limits.history_share) if inp.history else 0
-    summaries = fit_to_budget([f["summary"] for f in facts], min(room - history_budget,
-                                                                 DOC_TOKENS * len(facts))) if facts else []
-    for fact, summary in zip(facts, summaries, strict=True):
-        fact["summary"] = summary
+    summaries = fit_to_budget([f.summary for f in facts], min(room - history_budget,
+                                                              DOC_TOKENS * len(facts))) if facts else []
+    facts = [structs.replace(fact, summary=summary) for fact, summary in zip(facts, summaries, strict=True)]
     history = fit_history(_turns(inp), history_budget)
     user = f"Request (written in {language_name(language)}):\n{prompt}"
     # "Documents: none" is the cue, matching the answer-only example, that no agent has material.
-    user += ("\n\nDocuments:\n" + render_catalogue(facts)) if facts else "\n\nDocuments: none"
+    user += ("\n\nDocuments:\n" + render_catalogue([structs.asdict(f) for f in facts])) if facts else "\n\nDocuments: none"
     if history:
         user += "\n\nEarlier rounds:\n" + "\n".join(f"{role}: {content}" for role, content in history)
     if inp.changes:
         user += f"\n\n{inp.changes}"
-    hints: dict[str, Any] = {
-        "kind": "plan", "prompt": inp.prompt, "language": language, "agents": agents,
-        "documents": facts, "history": [list(h) for h in history], "max_tasks": limits.max_tasks,
-        "previous": previous_hint(inp.previous),
-    }
+    hints = PlanHints(prompt=inp.prompt, language=language, documents=tuple(facts),
+                      agents=tuple(AgentBrief(a["name"], a["description"]) for a in agents),
+                      history=tuple(history), max_tasks=limits.max_tasks, previous=previous_hint(inp.previous))
     turns = [{"role": "system", "content": system}]
     for asked, answered in examples(bool(facts)):
         turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
@@ -281,6 +281,16 @@ def _plan_request(inp: RoundInput, model: Model, registry: Registry, limits: Pla
     return ModelRequest(purpose="plan", messages=turns,
                         schema=plan_schema(registry.names(), limits.max_tasks), schema_name="plan",
                         agent=PM_NAME, hints=hints, max_tokens=output, temperature=0.0, validate=False)
+
+
+def _hints(request: ModelRequest) -> PlanHints:
+    assert isinstance(request.hints, PlanHints), "a plan request carries PlanHints"
+    return request.hints
+
+
+def _catalogue_facts(request: ModelRequest) -> list[dict[str, Any]]:
+    """The plan request's documents as the catalogue and the slip checks read them."""
+    return [structs.asdict(f) for f in _hints(request).documents]
 
 
 def _turns(inp: RoundInput) -> list[tuple[str, str] | Turn]:

@@ -144,7 +144,7 @@ async def revise_after_failures(inp: RoundInput, plan: Plan, outcomes: Mapping[s
     done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
     uploads = [d.name for d in inp.documents if not d.problem]
     revision, usage = None, None
-    if not model.offline:
+    if not model.extractive:
         asked = replace(inp, prompt=revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()},
                                                     failed, skipped))
         try:
@@ -172,7 +172,7 @@ async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, O
     done = {t: o for t, o in outcomes.items() if t in ids and o.ok}
     uploads = [d.name for d in inp.documents if not d.problem]
     # A real model sees the plan so far and what finished; the offline model plans from the new request.
-    prompt = request if model.offline else (
+    prompt = request if model.extractive else (
         revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()}, {}, {})
         + f"\n\nThe user asked, while the plan ran: {request}")
     usage: Usage | None = None

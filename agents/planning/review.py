@@ -14,6 +14,7 @@ from agents.phrases import say
 from agents.planning.manager import PM_NAME, RoundInput
 from agents.planning.notices import nothing_delivered
 from agents.planning.plan import plan_to_json
+from agents.requests import FinalHints, Review
 from agents.tasks.calls import Ledger, context_tokens, messages
 from agents.tasks.inputs import language_name
 from agents.tasks.outputs import delivers
@@ -59,7 +60,9 @@ async def write_final(inp: RoundInput, plan: Plan, results: dict[str, TaskResult
         purpose="final",
         messages=messages(FINAL_SYSTEM.format(language=language_name(lang)), user),
         agent=PM_NAME,
-        hints={"kind": "final", "prompt": inp.prompt, "language": lang, "review": review, "stand_in": stand_in},
+        hints=FinalHints(prompt=inp.prompt, language=lang, stand_in=stand_in, review=Review(
+            delivered=tuple(review["delivered"]), missing=tuple(review["missing"]), done=tuple(review["done"]),
+            failed=tuple(review["failed"]), skipped=tuple((t, r) for t, r in review["skipped"]))),
         max_tokens=800,
     )
     ledger = Ledger(model)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
+
+from msgspec import structs
 
 from agents.model import Model, ModelError, ModelRequest, ModelResponse, Usage
+from agents.requests import AnswerHints, DocFacts, SummaryHints
 from agents.tasks.inputs import without_echo
 from agents.tasks.questions import QuestionAsked, asked, offer
 from agents.toolkit.cpu import off_gil_if_long, off_loop_if_long
@@ -75,13 +77,14 @@ def messages(system: str, user: str) -> list[dict[str, str]]:
 Progress = Callable[[str], Awaitable[None]]
 
 
-async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget: int,
-                     map_system: str, reduce_system: str, hints: Mapping[str, Any],
-                     doc: Mapping[str, Any], chunks: list[str] | None = None,
+async def map_reduce(ledger: Ledger, *, agent: str, text: str, budget: int,
+                     map_system: str, reduce_system: str, hints: SummaryHints | AnswerHints,
+                     doc: DocFacts, chunks: list[str] | None = None,
                      progress: Progress | None = None) -> str:
     """Condense a text too long for one request: one "map" call per chunk (`chunks` when given,
     else the text cut to `budget`), then "reduce" calls until the partial results fit one request.
     `progress` hears "part 3 of 8 done" as map calls end and "merging ..." before reduce calls.
+    Every call carries `hints` (their kind is the task's) with the part or the partials it works on.
     Returns the final reduced text."""
     if chunks is None:
         chunks = await off_gil_if_long(len(text), chunk_text, text, budget)
@@ -97,12 +100,12 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                 await progress(line)
 
     async def one(index: int, chunk: str) -> str:
-        facts = dict(doc, text=chunk, part=index, parts=parts)
+        facts = structs.replace(doc, text=chunk, part=index, parts=parts)
         request = ModelRequest(
             purpose="map",
-            messages=messages(map_system, f"Part {index} of {parts} of {doc.get('name', 'the document')}:\n\n{chunk}"),
+            messages=messages(map_system, f"Part {index} of {parts} of {doc.name}:\n\n{chunk}"),
             agent=agent,
-            hints=dict(hints, kind=kind, documents=[facts]),
+            hints=structs.replace(hints, documents=(facts,)),
             max_tokens=output_budget(ledger.model, agent),
         )
         nonlocal done
@@ -123,7 +126,7 @@ async def map_reduce(ledger: Ledger, *, agent: str, kind: str, text: str, budget
                 purpose="reduce",
                 messages=messages(reduce_system, "\n\n---\n\n".join(group)),
                 agent=agent,
-                hints=dict(hints, kind=kind, partials=group, documents=[dict(doc)], last=len(groups) == 1),
+                hints=structs.replace(hints, partials=tuple(group), documents=(doc,), last=len(groups) == 1),
                 max_tokens=output_budget(ledger.model, agent),
             )
             reduced.append((await ledger.ask(request)).text)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypedDict
 
 from agents.base import DocumentText, TaskContext, TaskSpec
 from agents.language import language_name as _cldr_name
@@ -21,16 +21,20 @@ def task_documents(task: TaskSpec, context: TaskContext) -> list[DocumentText]:
     return [d for d in context.documents.values() if not d.problem]
 
 
-def base_hints(task: TaskSpec, context: TaskContext, agent: str, kind: str) -> dict[str, Any]:
-    """The hints (see `agents.tasks.hints`) shared by every request an agent makes for a task."""
-    return {
-        "kind": kind,
-        "prompt": context.prompt,
-        "language": context.language,
-        "agent": agent,
-        "task": task.id,
-        "instructions": task.instructions,
-    }
+class TaskFacts(TypedDict):
+    """What every request an agent makes for a task says (`agents.requests.TaskHints`)."""
+
+    prompt: str
+    language: str
+    agent: str
+    task: str
+    instructions: str
+
+
+def base_hints(task: TaskSpec, context: TaskContext, agent: str) -> TaskFacts:
+    """The hints shared by every request an agent makes for a task: `SummaryHints(**base_hints(...), ...)`."""
+    return TaskFacts(prompt=context.prompt, language=context.language, agent=agent, task=task.id,
+                     instructions=task.instructions)
 
 
 def language_name(code: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agents.language import detect_language
 from agents.model import Model, ModelRequest, Usage, lead
+from agents.requests import TranslateHints
 from agents.tasks.calls import Ledger, input_budget, messages, output_budget
 from agents.tasks.inputs import instructions, language_name
 from agents.toolkit.tokens import count_tokens
@@ -69,7 +70,7 @@ async def restated(text: str, target: str, model: Model, agent: str) -> tuple[st
             calls += 1
             lead("\n\n" if out else "")
             request = ModelRequest(purpose="task", messages=messages(system, run), agent=agent,
-                                   hints={"kind": "translate", "target_language": target, "text": run},
+                                   hints=TranslateHints(target_language=target),
                                    max_tokens=output_budget(model, agent))
             translation = _kept_or(run, (await ledger.ask(request)).text.strip())
             taken, run = taken or translation != run, translation

@@ -33,7 +33,7 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     asks its own way, through `TaskResult.question`)."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
-    offer = context.may_ask and not getattr(context.model, "offline", False) and \
+    offer = context.may_ask and context.model.can_call_tools and \
         registry.source(task.agent) == "built-in" and may_offer(context)
     task = asked_task(task, context)
     try:
@@ -61,7 +61,7 @@ async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskR
     wanted = expected_language(task, context)
     # A translation is told its language with every chunk, and redoing a book costs a book: not checked here.
     # An agent whose run acts outside (`repeatable = False`: an external tool) is never run twice.
-    if getattr(context.model, "offline", False) or task.agent == "translator" or \
+    if context.model.extractive or task.agent == "translator" or \
             not getattr(agent, "repeatable", True) or written_language(result.text) in ("", wanted):
         return result
     again = replace(task, instructions=f"{task.instructions}\n\nWrite your whole answer in {language_name(wanted)} "

@@ -94,7 +94,7 @@ class ToolAgent:
         if output.error:
             raise ToolError(f"the tool {self.name} reported an error: {_clip(output.text) or 'no reason given'}")
         return TaskResult(text=quoted(self.name, output), files=planned_names(output.files, task), usage=usage,
-                          model=getattr(context.model, "name", ""), offline=bool(getattr(context.model, "offline", False)),
+                          model=context.model.name, offline=context.model.offline,
                           meta={"tool": self.name, "arguments": arguments})
 
     def _check(self, arguments: Any, usage: Usage) -> None:
@@ -108,7 +108,7 @@ class ToolAgent:
     async def arguments(self, task: TaskSpec, context: TaskContext) -> tuple[dict[str, Any], Usage]:
         """The call's arguments: from the model against the input schema; offline, a JSON object the
         instructions carry (the built-in model cannot fill in arguments)."""
-        if getattr(context.model, "offline", False):
+        if context.model.extractive:
             found = json_object_in(task.instructions)
             if found is None and not self.input_schema.get("required"):
                 found = {}
@@ -126,7 +126,7 @@ class ToolAgent:
             purpose="tool", agent=self.name, schema=_object_schema(self.input_schema), schema_name="arguments",
             messages=[{"role": "system", "content": ARGUMENTS_SYSTEM.format(tool=self.name, description=self.summary)},
                       {"role": "user", "content": user}],
-            hints={"kind": "tool", "tool": self.name, "instructions": task.instructions}, validate=False)
+            validate=False)
         response = await context.model.complete(request)
         data = response.data
         if data is None:

@@ -31,7 +31,7 @@ from agents.flows import (
     Produced,
     decode_definition,
 )
-from agents.model import ModelRequest, use_call_context
+from agents.model import ModelRequest, NodeHints, use_call_context
 from agents.round import RoundInput, detect_language
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
@@ -144,7 +144,7 @@ class RoundEffects:
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         request = ModelRequest(purpose="task", messages=messages, schema=config.schema, agent="llm",
-                               hints={"flow_node": node.id, "prompt": prompt})
+                               hints=NodeHints(node=node.id, prompt=prompt))
         with use_call_context(task=path), rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"),
                                                                     "llm", path):
             response = await rt.model.complete(request)

@@ -225,7 +225,7 @@ class TracedModel:
             return response
         model_for = getattr(self.inner, "model_for", None)
         model = model_for(request.agent) if callable(model_for) else getattr(self.inner, "name", "model")
-        offline = bool(getattr(self.inner, "offline", False))
+        offline = bool(self.inner.offline)
         attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
                       "gen_ai.provider.name": "foreman.offline" if offline else "openai",
                       "gen_ai.agent.name": request.agent, "foreman.model.purpose": request.purpose}

@@ -26,6 +26,8 @@ class RecordingModel(Model):
         self.inner = inner
         self.name = inner.name
         self.offline = inner.offline
+        self.extractive = inner.extractive
+        self.can_call_tools = inner.can_call_tools
         self.context_tokens = inner.context_tokens
         self.calls: list[tuple[ModelRequest, ModelResponse]] = []
 

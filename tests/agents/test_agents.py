@@ -12,6 +12,7 @@ from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import AgentsError, UnknownAgentError
 from agents.model import ModelError, Usage
 from agents.registry import Registry, build_registry
+from agents.requests import WriteHints
 from agents.tasks.calls import input_budget
 from agents.tasks.run import run_task, task_context
 from agents.toolkit.tokens import count_tokens
@@ -35,7 +36,7 @@ async def test_the_writer_delivers_the_planned_word_file_only_from_the_model_tex
     assert any("12 tons" in p for p in paragraphs)
     request = model.requests[0]
     assert "The plant made 12 tons." in request.messages[1]["content"]
-    assert request.hints["kind"] == "write" and request.hints["title"] == "Memo"
+    assert isinstance(request.hints, WriteHints) and request.hints.title == "Memo"
     assert result.usage.calls == 1 and result.offline is False
 
 
@@ -51,7 +52,7 @@ async def test_the_translator_chunks_a_long_document_within_the_budget():
     assert result.text.endswith("\n\n".join(f"part {i}" for i in range(1, calls + 1)))
     for request in model.requests:
         assert "into French" in request.messages[0]["content"]
-        assert request.hints["target_language"] == "fr"
+        assert request.hints.target_language == "fr"
         assert count_tokens(request.messages[1]["content"]) <= input_budget(model)
     assert [f.name for f in result.files] == ["long.fr.md"]
     assert result.usage.calls == calls

@@ -88,7 +88,7 @@ async def test_continue_after_a_finished_answer_goes_on_with_what_the_request_be
                         TaskContext(prompt="continue", language="en", documents={doc.name: doc}, predecessors={},
                                     model=model, history=history))
     hints = model.requests[0].hints  # "continue" alone finds the safety passage ("Do not continue to use")
-    assert hints["question"] == "continue (How often should I descale the kettle?)"
+    assert hints.question == "continue (How often should I descale the kettle?)"
     # What it leans on was asked in its own round: "continue" and "often" are not reported as never mentioned.
-    assert hints["absent"] == [] and "never mention" not in model.requests[0].messages[0]["content"]
-    assert "descale the kettle every four weeks" in hints["passages"][0]["text"]
+    assert hints.absent == () and "never mention" not in model.requests[0].messages[0]["content"]
+    assert "descale the kettle every four weeks" in hints.passages[0].text

@@ -56,7 +56,7 @@ async def test_an_invalid_plan_gets_one_repair_listing_the_errors(inp):
     assert "task 't1': unknown agent 'poet'" in complaint
     # The cycle was repaired in place (agents.planning.repairs); the unknown agent is the model's to fix.
     assert "tasks form a cycle: " not in complaint and "which closed a cycle" in " ".join(outcome.repairs)
-    assert repair.hints["errors"] and all(e in complaint for e in repair.hints["errors"])
+    assert repair.hints.errors and all(e in complaint for e in repair.hints.errors)
     # The rejected plan is shown back to the model as its own answer.
     assert repair.messages[-2]["role"] == "assistant" and "poet" in repair.messages[-2]["content"]
     assert outcome.usage.calls == 2 and outcome.usage.prompt_tokens == 200
@@ -102,9 +102,9 @@ async def test_the_prompt_carries_summaries_not_whole_documents_and_fits_the_bud
     assert "latest turn" in user  # the newest turn is kept when older ones do not fit
     from agents.toolkit.tokens import count_tokens
     assert sum(count_tokens(m["content"]) for m in request.messages) + request.max_tokens <= 4000
-    assert request.hints["documents"][0]["size"] == doc.size
-    assert "text" not in request.hints["documents"][0]
-    assert {a["name"] for a in request.hints["agents"]} >= {"analyst", "writer", "data_extractor"}
+    assert request.hints.documents[0].size == doc.size
+    assert request.hints.documents[0].text is None
+    assert {a.name for a in request.hints.agents} >= {"analyst", "writer", "data_extractor"}
 
 
 def test_render_plan_message_shows_answer_and_work_plan_in_the_plan_language():
@@ -136,7 +136,7 @@ async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp
     assert "- planned document memo.docx was not produced" in outcome.text
     assert "- planned document t.csv was not produced" in outcome.text
     request = model.requests[0]
-    assert request.purpose == "final" and request.hints["review"]["failed"] == ["t2"]
+    assert request.purpose == "final" and request.hints.review.failed == ("t2",)
     assert outcome.usage.calls == 1
 
 

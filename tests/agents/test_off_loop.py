@@ -17,6 +17,7 @@ from agents.model import ModelRequest
 from agents.offline.model import OfflineModel
 from agents.planning.manager import RoundInput, make_plan
 from agents.registry import build_registry
+from agents.requests import AnswerHints, DocFacts, SummaryHints
 from agents.tasks.run import run_task
 from agents.toolkit.tokens import TRUNCATED
 from tests.agents.conftest import load_document, text_document
@@ -82,7 +83,7 @@ async def test_checking_a_plan_for_copies_of_the_catalogue_is_done_off_the_loop(
 async def test_the_offline_model_summarises_a_book_off_the_loop():
     text = load_document(BOOK).text
     request = ModelRequest(purpose="task", messages=[{"role": "user", "content": text}], agent="summarizer",
-                           hints={"kind": "summary", "language": "en", "documents": [{"name": BOOK, "text": text}]})
+                           hints=SummaryHints(language="en", documents=(DocFacts(name=BOOK, text=text),)))
     async with ticker() as ticks:
         response = await OfflineModel().complete(request)
     assert response.text.count("\n- ") >= 3 and response.usage.prompt_tokens > 100_000
@@ -104,12 +105,12 @@ async def test_the_offline_model_answers_over_a_chunk_in_a_worker_process(monkey
     real = offline.off_gil
     monkeypatch.setattr(offline, "off_gil", recording)
     request = ModelRequest(purpose="task", messages=[{"role": "user", "content": chunk}], agent="summarizer",
-                           hints={"kind": "summary", "language": "en", "documents": [{"name": BOOK, "text": chunk}]})
+                           hints=SummaryHints(language="en", documents=(DocFacts(name=BOOK, text=chunk),)))
     response = await OfflineModel().complete(request)
     assert ran_in_process == ["_complete"]
     assert response.text.count("\n- ") >= 2  # a summary, made in the worker
     short = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}], agent="writer",
-                         hints={"kind": "answer", "language": "en", "documents": []})
+                         hints=AnswerHints(language="en"))
     await OfflineModel().complete(short)
     assert ran_in_process == ["_complete"]  # a short answer is not worth a process hop
 

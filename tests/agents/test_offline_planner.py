@@ -11,14 +11,15 @@ from agents.offline.planner import plan_offline
 from agents.phrases import PHRASES, say
 from agents.planning.plan import parse_plan, validate_plan
 from agents.registry import build_registry
+from agents.requests import AgentBrief, DocFacts, PlanHints
 
-AGENTS = build_registry(entry_points=False).descriptions()
+AGENTS = tuple(AgentBrief(a["name"], a["description"]) for a in build_registry(entry_points=False).descriptions())
 
 
-def hints(prompt: str, *docs: str, language: str = "en", max_tasks: int = 8, tables: int = 0) -> dict:
-    return {"kind": "plan", "prompt": prompt, "language": language, "agents": AGENTS, "max_tasks": max_tasks,
-            "documents": [{"name": d, "ext": d.rsplit(".", 1)[-1], "size": 10, "tokens": 3, "summary": "",
-                           "tables": tables} for d in docs]}
+def hints(prompt: str, *docs: str, language: str = "en", max_tasks: int = 8, tables: int = 0) -> PlanHints:
+    return PlanHints(prompt=prompt, language=language, agents=AGENTS, max_tasks=max_tasks,
+                     documents=tuple(DocFacts(name=d, ext=d.rsplit(".", 1)[-1], size=10, tokens=3, tables=tables)
+                                     for d in docs))
 
 
 @pytest.mark.parametrize("prompt, intents", [
@@ -59,7 +60,7 @@ def test_offline_plans_are_valid_and_respect_the_task_limit():
     raw = plan_offline(hints(prompt, "a.pdf", "b.xlsx", "c.docx", max_tasks=4))
     plan = parse_plan(raw)
     assert len(plan.tasks) == 4
-    assert validate_plan(plan, [a["name"] for a in AGENTS], ["a.pdf", "b.xlsx", "c.docx"], 4) == []
+    assert validate_plan(plan, [a.name for a in AGENTS], ["a.pdf", "b.xlsx", "c.docx"], 4) == []
     assert [t.agent for t in plan.tasks] == ["data_extractor", "summarizer", "translator", "writer"]
 
 
@@ -91,7 +92,7 @@ def test_outputs_never_take_the_name_of_an_upload():
     names = ["report.md", "a-tables.xlsx", "a.pdf"]
     raw = plan_offline(hints("Extract the tables and write a report", *names))
     plan = parse_plan(raw)
-    assert validate_plan(plan, [a["name"] for a in AGENTS], names, 8) == []
+    assert validate_plan(plan, [a.name for a in AGENTS], names, 8) == []
     outputs = [o.name for t in plan.tasks for o in t.outputs]
     assert "report-2.md" in outputs and "report.docx" in outputs and "tables.xlsx" in outputs
 
@@ -122,7 +123,7 @@ def test_a_word_document_referred_to_is_not_a_word_document_asked_for(prompt, in
 def test_a_german_question_about_an_earlier_word_document_is_answered_not_written_up():
     plan = parse_plan(plan_offline(hints("Was sagt der Kommentar des Reviewers im Word-Dokument?",
                                          "docx_comments.docx", language="de")))
-    assert validate_plan(plan, [a["name"] for a in AGENTS], ["docx_comments.docx"], 8) == []
+    assert validate_plan(plan, [a.name for a in AGENTS], ["docx_comments.docx"], 8) == []
     assert [t.agent for t in plan.tasks] == ["analyst"]
 
 

@@ -14,6 +14,7 @@ from agents.model import ModelRequest, ModelResponse, Usage
 from agents.offline.model import OfflineModel
 from agents.offline.planner import plan_offline
 from agents.registry import Registry
+from agents.requests import AgentBrief, PlanHints
 from agents.tasks.run import run_task
 from agents.tools.agent import ToolAgent, ToolError, ToolOutput, schema_problems
 from agents.tools.mcp import McpTools, ServerSpec
@@ -113,11 +114,11 @@ async def _arguments(request: ModelRequest) -> ModelResponse:
 
 
 def test_the_offline_planner_plans_a_tool_task_only_when_the_request_names_it():
-    agents = [{"name": "summarizer", "description": "s"}, {"name": "calc.add", "description": "Add two numbers."}]
-    named = plan_offline({"prompt": 'Please use calc.add with {"a": 2, "b": 3}.', "language": "en", "agents": agents})
+    agents = (AgentBrief("summarizer", "s"), AgentBrief("calc.add", "Add two numbers."))
+    named = plan_offline(PlanHints(prompt='Please use calc.add with {"a": 2, "b": 3}.', language="en", agents=agents))
     assert [t["agent"] for t in named["objWorkplan"]] == ["calc.add"]
     assert '{"a": 2, "b": 3}' in named["objWorkplan"][0]["instructions"]
-    unnamed = plan_offline({"prompt": "Please add 2 and 3.", "language": "en", "agents": agents})
+    unnamed = plan_offline(PlanHints(prompt="Please add 2 and 3.", language="en", agents=agents))
     assert "calc.add" not in [t["agent"] for t in unnamed["objWorkplan"]]
 
 

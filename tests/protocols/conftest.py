@@ -22,6 +22,8 @@ class HoldingOffline(Model):
 
     name = "offline"
     offline = True
+    extractive = True
+    can_call_tools = False
 
     def __init__(self) -> None:
         self.inner = OfflineModel()

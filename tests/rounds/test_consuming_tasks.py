@@ -9,6 +9,7 @@ import docx
 
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.offline import OfflineModel
+from agents.requests import TranslateHints
 from tests.corpus import CORPUS
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
@@ -28,8 +29,8 @@ class PlannedOffline(Model):
         usage = Usage(prompt_tokens=1, completion_tokens=1, calls=1)
         if request.purpose in ("plan", "repair"):
             return ModelResponse(text="", data=self.plan, usage=usage, model=self.name)
-        if request.hints.get("kind") == "translate":
-            text = "\n\n".join(str(d.get("text", "")) for d in request.hints.get("documents", []))
+        if isinstance(request.hints, TranslateHints):
+            text = "\n\n".join(d.text or "" for d in request.hints.documents)
             return ModelResponse(text=f"[FR] {text.upper()}", usage=usage, model=self.name)
         return await self.offline_model.complete(request)
 

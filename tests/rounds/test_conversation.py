@@ -130,6 +130,8 @@ class HoldingWriter(Model):
 
     name = "offline"
     offline = True
+    extractive = True
+    can_call_tools = False
 
     def __init__(self) -> None:
         self.inner = OfflineModel()

@@ -116,7 +116,7 @@ def test_a_failed_run_reruns_from_its_failure_reusing_what_succeeded(server):
         assert answer.json()["currentRound"] == 2
         assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
         second = calls_since(before)
-        assert [r.hints["flow_node"] for r in second] == ["s8", "s9", "s10"]  # nodes 1-7: no model call
+        assert [r.hints.node for r in second] == ["s8", "s9", "s10"]  # nodes 1-7: no model call
         print(f"\nrerun of a 10-node chain failed at node 8: {len(second)} model calls instead of 10 "
               f"({10 - len(second)} saved)")
         runs = {r["nodeId"]: r for r in alice.get(f"/api/workflows/{wf}/nodes", params={"round": 2}).json()["items"]}
@@ -132,7 +132,7 @@ def test_a_failed_run_reruns_from_its_failure_reusing_what_succeeded(server):
         before = len(MODEL.requests)  # a fork of the rerun: what it reused names the round that ran it
         assert alice.post(f"/api/workflows/{wf}/rerun", json={"fromNode": "s10"}).status_code == 200
         assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
-        assert [r.hints["flow_node"] for r in calls_since(before)] == ["s10"]
+        assert [r.hints.node for r in calls_since(before)] == ["s10"]
         runs = {r["nodeId"]: r for r in alice.get(f"/api/workflows/{wf}/nodes", params={"round": 3}).json()["items"]}
         assert [runs[f"s{i}"]["reusedFrom"] for i in range(1, 11)] == [1] * 7 + [2, 2, None]
 
@@ -150,7 +150,7 @@ def test_a_fork_from_a_middle_node_with_a_changed_input(server):
         assert answer.status_code == 200, answer.text
         assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
         second = calls_since(before)
-        assert [r.hints["flow_node"] for r in second] == [f"s{i}" for i in range(5, 11)]
+        assert [r.hints.node for r in second] == [f"s{i}" for i in range(5, 11)]
         assert "step 5 on valves" in str(second[0].messages)
         user = [m for m in alice.get(f"/api/workflows/{wf}/messages").json()["items"] if m["role"] == "user"][-1]
         assert user["metadata"]["forkOf"] == {"round": 1, "node": "s5"}

@@ -102,7 +102,7 @@ def test_each_allowed_tool_is_an_agent_the_planner_reads_and_a_down_server_is_sk
     run_round(client, model, plan())  # an answer without tasks: the planner saw the tools
     [asked] = [r for r in model.requests if r.purpose == "plan"][-1:]
     assert "files.make_csv" in json.dumps(asked.messages)
-    assert {"calc.add", "files.shout"} <= {a["name"] for a in asked.hints["agents"]}
+    assert {"calc.add", "files.shout"} <= {a.name for a in asked.hints.agents}
 
 
 def test_a_round_calls_two_tools_in_sequence_and_a_file_becomes_a_document(server, model, client, tools_log):
