@@ -61,8 +61,10 @@ async def test_a_question_about_what_no_document_mentions_says_not_found_and_nam
     assert unanswered("What is the warranty of the oven?", [doc], best) == ["warranty"]
     assert unanswered("How long is the timer of the oven?", [doc], best) == []  # 'how long' asks a kind of fact
     # What the user asked is what was searched, not the words a planned task adds to it ...
-    planned = "What is the timer of the oven? Cite the passage."
-    assert unanswered(planned, [doc], best) == ["Cite", "passage"]
+    planned = "What is the timer of the oven in the vendor brochure?"
+    assert unanswered(planned, [doc], best) == ["vendor", "brochure"]
+    # (a sentence that only instructs, "Cite the passage.", is no part of the question at all)
+    assert unanswered("What is the timer of the oven? Cite the passage.", [doc], best) == []
     assert unanswered(planned, [doc], best, asked="What is the timer of the oven?") == []
     # ... unless the request says too little of its own ("continue", "And in 2022?").
     assert unanswered("What is the warranty of the oven?", [doc], best, asked="continue") == ["warranty"]
