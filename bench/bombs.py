@@ -36,27 +36,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from common import ROOT, free_port
+from common import ROOT, free_port, process_tree
 
 sys.path.insert(0, str(ROOT))
 from tests.bombs import FORMATS, bomb  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
-
-def tree(pid: int) -> list[int]:
-    """`pid` and all its descendants, from /proc."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for tid in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{tid}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-        except OSError:
-            pass
-    return out
 
 
 def rss(pids: list[int]) -> int:
@@ -132,12 +118,12 @@ def main() -> None:
         finished.set()
         idle = health_until(base, finished, 300)
         print(f"tree {args.root.resolve()}  bombs of {args.inflated_mib} MiB inflated")
-        print(f"idle: RSS {rss(tree(server)) / 2**20:.0f} MiB, /health p99 {p99(idle):.1f} ms")
+        print(f"idle: RSS {rss(process_tree(server)) / 2**20:.0f} MiB, /health p99 {p99(idle):.1f} ms")
         print(f"{'format':6} {'upload':>9} {'peak RSS':>10} {'p99 ms':>8} {'x idle':>7} {'round':>10} {'s':>6}  read log")
         for kind in args.formats.split(","):
             data = bomb(kind, args.inflated_mib << 20)
             file_id = client.post("/api/files", files=[("files", (f"bomb.{kind}", data))]).json()[0]["id"]
-            before = rss(tree(server))
+            before = rss(process_tree(server))
             wid = client.post("/api/workflows/start", json={"prompt": "Summarise the document.",
                                                             "listFileId": [file_id]}).json()["id"]
             done = threading.Event()
@@ -146,7 +132,7 @@ def main() -> None:
             watcher.start()
             peak, t0, status, killed = before, time.monotonic(), "?", False
             while time.monotonic() - t0 < args.round_timeout:
-                peak = max(peak, rss(tree(server)))
+                peak = max(peak, rss(process_tree(server)))
                 if peak > args.memory_cap_mib << 20:
                     os.kill(server, signal.SIGKILL)
                     killed, status = True, f">{args.memory_cap_mib}MiB"

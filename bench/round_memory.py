@@ -15,12 +15,11 @@ sum, after the first round and every 25 rounds, then the growth of the sum from 
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 
 import httpx
-from common import free_port, service
+from common import free_port, process_tree, service
 from conversation_cost import CORPUS, one_round, settle
 
 DOCUMENTS = ("ideas-page.html", "google-doc-document.pdf", "stanley-cups.tsv", "testEXCEL.xlsx",
@@ -48,24 +47,10 @@ def rss_kib(pid: int) -> int:
         return 0
 
 
-def tree(pid: int) -> list[int]:
-    """`pid` and every process under it."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            for tid in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{tid}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-        except OSError:
-            pass
-    return found
-
 
 def report(n: int, pid: int) -> int:
     """One line: the service's RSS, each child's, the sum (MiB); the sum in KiB is returned."""
-    sizes = [(p, rss_kib(p)) for p in tree(pid)]
+    sizes = [(p, rss_kib(p)) for p in process_tree(pid)]
     total = sum(s for _, s in sizes)
     children = " ".join(f"{s / 1024:.0f}" for p, s in sizes[1:] if s)
     print(f"round {n:4d}: service {sizes[0][1] / 1024:6.0f} MiB, processes [{children}] MiB, "
