@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 import numpy as np
 
@@ -172,11 +173,9 @@ TURM = ("Der Turm wurde 1874 fertiggestellt. Sein Licht war weit über das Meer 
         "Der letzte Wärter ging 1961, als das Feuer automatisiert wurde.")
 
 
-async def test_a_question_in_another_language_waits_for_the_files_vectors_and_one_in_their_language_does_not(
-        tmp_path, monkeypatch):
-    # Issue 50, item 12: right after an upload, a cross-language question was answered from keywords
-    # (which it does not share with the file) while the vectors were being made, and missed.
-    monkeypatch.setattr(vectors, "CROSS_LANGUAGE_WAIT", 600.0)
+@asynccontextmanager
+async def turm_index(tmp_path) -> AsyncIterator[tuple[ChunkStore, VectorIndex, GatedEmbedder]]:
+    """TURM's chunks stored as the file `sha-de`, its vectors held back until the embedder's gate opens."""
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
     await db.migrate()
     embedder = GatedEmbedder("model-a")
@@ -185,6 +184,19 @@ async def test_a_question_in_another_language_waits_for_the_files_vectors_and_on
     try:
         items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
         await store.add("sha-de", chunk_rows(items))
+        yield store, index, embedder
+    finally:
+        embedder.gate.set()
+        await index.close()
+        await db.dispose()
+
+
+async def test_a_question_in_another_language_waits_for_the_files_vectors_and_one_in_their_language_does_not(
+        tmp_path, monkeypatch):
+    # Issue 50, item 12: right after an upload, a cross-language question was answered from keywords
+    # (which it does not share with the file) while the vectors were being made, and missed.
+    monkeypatch.setattr(vectors, "CROSS_LANGUAGE_WAIT", 600.0)
+    async with turm_index(tmp_path) as (store, index, embedder):
         doc = DocumentText(name="turm.txt", ext="txt", mime="text/plain", size=len(TURM), items=[("text", TURM)],
                            file_id=1, sha256="sha-de")
         retriever = IndexRetriever(IndexSearch(store, index))
@@ -195,22 +207,11 @@ async def test_a_question_in_another_language_waits_for_the_files_vectors_and_on
         embedder.gate.set()
         found = await english
         assert found and {p.method for p in found} == {"hybrid"}
-    finally:
-        embedder.gate.set()
-        await index.close()
-        await db.dispose()
 
 
 async def test_a_file_still_being_embedded_is_waited_for_once_in_all(tmp_path):
     # A round searches several times (a question's parts, its sources): the wait is the file's, not each search's.
-    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
-    await db.migrate()
-    embedder = GatedEmbedder("model-a")
-    store = ChunkStore(db)
-    index = VectorIndex(store, embedder)
-    try:
-        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TURM)]
-        await store.add("sha-de", chunk_rows(items))
+    async with turm_index(tmp_path) as (store, index, embedder):
         assert await index.wait_ready(["sha-de"], 0.05) == set()  # the gate is shut: waited, then given up
         waited = index._waits["sha-de"]
         assert await index.wait_ready(["sha-de"], 600.0) == set()  # not waited again, whatever the timeout
@@ -218,7 +219,3 @@ async def test_a_file_still_being_embedded_is_waited_for_once_in_all(tmp_path):
         embedder.gate.set()
         await index.idle()
         assert await index.wait_ready(["sha-de"], 600.0) == {"sha-de"} and "sha-de" not in index._waits
-    finally:
-        embedder.gate.set()
-        await index.close()
-        await db.dispose()
