@@ -127,6 +127,7 @@ class Hooks:
             revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
             plan = revised or plan
             self.handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
+            self.steer_mark = -1  # a steer posted before a restart is in no count of this process: look once
         self.announced = planned.announced
         spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
         return Start(plan, finished, spent, revisions, steers)
@@ -161,15 +162,19 @@ class Hooks:
         self.passes += 1
 
     async def steered(self) -> bool:
-        # On SQLite one process takes every post, and the journal counts the steers it wrote: no read
-        # before a task unless one came since the last look (on PostgreSQL another replica may have).
+        return bool(await self._pending_steers())
+
+    async def _pending_steers(self) -> list[MessageRow]:
+        """The user's steering messages no revision took up yet. On SQLite one process takes every post,
+        and the journal counts the steers it wrote: no read unless one came since the last look that
+        found none (on PostgreSQL another replica may have taken one)."""
         count = self.rt.journal.steers.get(self.workflow_id, 0)
         if self.rt.db.is_sqlite and count == self.steer_mark:
-            return False
+            return []
         pending = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
         if not pending:
             self.steer_mark = count
-        return bool(pending)
+        return pending
 
     async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         rt, workflow_id, round_no, settling = self.rt, self.workflow_id, self.round_no, self.settling
@@ -213,7 +218,7 @@ class Hooks:
         return await self.rt.rounds.round_input(self.workflow_id, self.round_no)
 
     async def steering(self) -> str | None:
-        self.asked = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
+        self.asked = await self._pending_steers()
         return "\n".join(m.content for m in self.asked) if self.asked else None
 
     async def revised(self, revision: Revision, usage: Usage | None, number: int, steer: bool,

@@ -127,3 +127,22 @@ def test_steer_during_a_running_task_revises_the_rest_of_the_plan(server: LiveSe
         assert polled[kind] == every  # each once, in order
         assert [e["id"] for e in reader.of(event)] == every
 
+
+
+def test_a_steer_during_the_last_task_is_taken_up_after_it(client: httpx.Client, model: SteerModel) -> None:
+    # No task starts after the steer, so only the look after the tasks can see it (on SQLite that look
+    # reads only when a steer came since the last look that found none).
+    token, since = uuid.uuid4().hex, len(model.requests)
+    model.first = plan(task("t1", f"[gate] {token} Look at the southern part of the request."))
+    started = client.post("/api/workflows/start", json={"prompt": "Count the figures."})
+    assert started.status_code == 200, started.text
+    wid = started.json()["id"]
+    wait_for(lambda: token in model.waiting, 240, "task t1 at its gate")
+    assert post(client, wid, STEER, "steer").status_code == 200
+    model.open(token)
+    wait_status(client, wid, "completed", timeout=240)
+    items = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+    revised = [m for m in items if m["content"].startswith("Plan revised at your request")]
+    assert len(revised) == 1 and revised[0]["metadata"]["revision"]["added"] == ["n1"]
+    assert model.task_calls("Look at the southern part of the request.", since) == 1
+    assert model.task_calls("Look at the northern part of the request.", since) == 1
