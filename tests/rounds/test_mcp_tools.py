@@ -238,6 +238,8 @@ def test_arguments_that_do_not_fit_fail_the_task_before_any_approval_is_asked(se
 def test_a_tool_error_feeds_re_planning(server, model, client, tools_log, monkeypatch):
     runtime = server.app.state.runtime
     monkeypatch.setattr(runtime, "settings", replace(runtime.settings, max_replans=1))
+    # the process's one Runner took its limits from the settings at start-up
+    monkeypatch.setattr(runtime.runner, "limits", replace(runtime.runner.limits, max_replans=1))
     monkeypatch.setattr(model, "revised", plan(task("t1", "calc.add", "Add 1 and 2 instead.")))
     mark = len(calls(tools_log))
     wid, status, messages = run_round(client, model, plan(task("t1", "calc.divide", "Divide 1 by 0.")),
