@@ -90,6 +90,7 @@ class Engine:
         self.collector = Collector(rt.repo.leftovers, rt.repo.files, rt.storage,
                                    rt.settings.unattached_upload_ttl_seconds, rt.settings.orphan_grace_seconds)
         self._rounds: dict[str, asyncio.Future[Any]] = {}
+        self._launched: set[str] = set()  # rounds this process launched, until they begin (`resumed`)
         self._stops: set[asyncio.Future[None]] = set()  # stops whose cancel DBOS has yet to record
         self.periodic: list[Callable[[], Awaitable[None]]] = []  # run after each reconciliation
         self.go_on = resume.go_on  # a round's part after the user's decision (the round workflow calls it)
@@ -112,7 +113,7 @@ class Engine:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         began = time.monotonic()
         await self.rt.db.migrate()
-        self.startup_seconds["schema"] = time.monotonic() - began
+        self._took("schema", began)
         if self.listener is not None:
             self.listener.start()
         if self.replicas is not None:
@@ -144,15 +145,21 @@ class Engine:
         start_dequeuing()
         began = time.monotonic()
         DBOS.launch()  # called on our loop, so DBOS resumes interrupted rounds on it
-        self.startup_seconds["rounds resumed"] = time.monotonic() - began
+        self._took("rounds resumed", began)
         began = time.monotonic()
         await self.reconcile()
-        self.startup_seconds["reconciled"] = time.monotonic() - began
+        self._took("reconciled", began)
         self._reconciler = asyncio.create_task(self._reconcile_forever())
         self._collector = asyncio.create_task(self.collector.run_forever(settings.housekeeping_seconds))  # uploads no one used, bytes without a row
         if self.replicas is not None:
             self.replicas.start()
         self.ready = True
+
+    def _took(self, part: str, began: float) -> None:
+        """A part of start-up is over: its time is logged now (a start that hangs or is killed shows
+        how far it got) and kept for the summary line."""
+        self.startup_seconds[part] = seconds = time.monotonic() - began
+        log.info("Start-up: %s in %.2f s.", part, seconds)
 
     async def shutdown(self) -> None:
         """SIGTERM: refuse new rounds at once and hand this replica's rounds over.
@@ -261,13 +268,24 @@ class Engine:
 
     async def launch(self, workflow_id: str, round_no: int, segment: int = 0) -> None:
         """Run the round (its part after the user's `segment`-th decision) in the background, durably."""
-        with SetWorkflowID(round_id(workflow_id, round_no, segment)):
+        rid = round_id(workflow_id, round_no, segment)
+        self._launched.add(rid)
+        with SetWorkflowID(rid):
             handle = await DBOS.start_workflow_async(round_workflow, workflow_id, round_no, segment)
         task = getattr(handle, "task", None)
         if task is not None:
             self._rounds[workflow_id] = task
             task.add_done_callback(lambda done: self._rounds.pop(workflow_id, None)
                                    if self._rounds.get(workflow_id) is done else None)
+
+    def resumed(self, workflow_id: str, round_no: int, segment: int = 0) -> bool:
+        """Whether the round beginning now was launched by an earlier process (DBOS resumes it after a
+        crash, or this replica took it over), not by this one: asked once, as it begins."""
+        rid = round_id(workflow_id, round_no, segment)
+        if rid in self._launched:
+            self._launched.discard(rid)
+            return False
+        return True
 
     async def wait_round(self, workflow_id: str) -> None:
         """Wait until the round this process launched for the workflow has ended (however it ended)."""

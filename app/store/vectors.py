@@ -191,16 +191,18 @@ class VectorIndex:
                 self._bytes -= gone[1].nbytes
 
     async def embed_now(self, sha: str) -> None:
-        """Embed one file's chunks (what a worker does per file)."""
-        chunks = await self.store.texts(sha)
+        """Embed one file's chunks (what a worker does per file): those without a vector by this model,
+        stored a batch at a time, so a start killed meanwhile leaves what it made to the next one (issue
+        51, item 11: under kills seconds apart a book's vectors, made whole or not at all, were never made)."""
+        done = await self.store.vector_ids(sha, self.model)
+        chunks = [(i, t) for i, t in await self.store.texts(sha) if i not in done]
         loop = asyncio.get_running_loop()
-        rows: list[tuple[int, bytes]] = []
+        passages = self.in_process or self.embedder.passages
         for start in range(0, len(chunks), BATCH):
             batch = chunks[start:start + BATCH]
-            passages = self.in_process or self.embedder.passages
             vectors = await loop.run_in_executor(self._pool, passages, [t for _, t in batch])
-            rows += [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
-        await self.store.add_vectors(sha, self.model, rows)
+            rows = [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
+            await self.store.add_vectors(sha, self.model, rows)
         self._ready.add(sha)
         self._matrices.pop(sha, None)
         self._waits.pop(sha, None)

@@ -54,13 +54,15 @@ def delete_chunks_tx(conn: Connection, shas: Sequence[str], is_sqlite: bool) -> 
     conn.execute(delete(C).where(col(C.sha256).in_(list(shas))))
 
 
-def replace_vectors_tx(conn: Connection, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
-    """A file's chunk vectors by `model`, in place of any it had (by another model); nothing when
-    its chunks were removed meanwhile (the file was deleted while it was embedded)."""
+def add_vectors_tx(conn: Connection, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
+    """Some of a file's chunk vectors by `model`, in place of any those chunks had and of every vector of
+    the file by another model; nothing for chunks removed meanwhile (the file was deleted while it was
+    embedded). Written a batch at a time, so a start cut short keeps what it made."""
     ids = {i for (i,) in conn.execute(select(col(C.id)).where(col(C.sha256) == sha256))}
-    conn.execute(delete(V).where(col(V.sha256) == sha256))
+    conn.execute(delete(V).where(col(V.sha256) == sha256, col(V.model) != model))
     kept = [{"chunk_id": i, "sha256": sha256, "model": model, "vector": blob} for i, blob in rows if i in ids]
     if kept:
+        conn.execute(delete(V).where(col(V.chunk_id).in_([r["chunk_id"] for r in kept])))
         conn.execute(table_of(V).insert(), kept)
 
 
@@ -146,8 +148,14 @@ class ChunkStore:
                                       .order_by(col(V.chunk_id)))
             return [(int(i), bytes(v)) for i, v in rows]
 
+    async def vector_ids(self, sha256: str, model: str) -> set[int]:
+        """The ids of a file's chunks that have a vector by `model` (all, some or none)."""
+        async with self.db.reader.connect() as conn:
+            rows = await conn.execute(select(col(V.chunk_id)).where(col(V.sha256) == sha256, col(V.model) == model))
+            return {int(i) for (i,) in rows}
+
     async def add_vectors(self, sha256: str, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
-        await self.db.run_write(replace_vectors_tx, sha256, model, rows)
+        await self.db.run_write(add_vectors_tx, sha256, model, rows)
 
     async def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         """The chunks with these ids (those still there)."""

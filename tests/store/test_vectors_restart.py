@@ -1,0 +1,84 @@
+"""Vectors and repeated crashes (issue 51, item 11): a start killed while it embeds a file leaves what
+it made to the next one, and a round resumed after a crash waits for no file's vectors."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import DocumentText
+from agents.knowledge.indexed import IndexRetriever, chunk_rows
+from agents.model import use_call_context
+from app.store import vectors
+from app.store.database import Database
+from app.store.repository.chunks import ChunkStore
+from app.store.search import IndexSearch
+from app.store.vectors import VectorIndex
+from extractors.base import ContentItem
+from tests.store.test_vectors import TURM, HashEmbedder, turm_index
+
+PARAGRAPHS = "\n\n".join(f"Paragraph {n} tells of the lighthouse keeper's year {1900 + n}, its storms and its "
+                         f"ships, at length, so that it makes a chunk of its own. " * 12 for n in range(6))
+
+
+class Killed(HashEmbedder):
+    """A model whose process is killed after `batches` batches: it embeds no more."""
+
+    def __init__(self, name: str, batches: int) -> None:
+        super().__init__(name)
+        self.batches = batches
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        if self.batches == 0:
+            raise RuntimeError("killed")
+        self.batches -= 1
+        return super().passages(texts)
+
+
+async def test_the_vectors_a_killed_start_made_are_kept_and_the_next_start_makes_only_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setattr(vectors, "BATCH", 2)
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'k.db'}")
+    await db.migrate()
+    try:
+        store = ChunkStore(db)
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=PARAGRAPHS)]
+        await store.add("sha-k", chunk_rows(items))
+        chunks = len(await store.texts("sha-k"))
+        assert chunks >= 5, chunks
+
+        first = VectorIndex(store, Killed("model-k", batches=2))
+        await first.ready(["sha-k"])
+        await first.idle()  # the third batch failed: the start was "killed"
+        await first.close()
+        assert len(await store.vector_ids("sha-k", "model-k")) == 4  # two batches kept
+        assert await store.embedded(["sha-k"], "model-k") == set()
+
+        again = HashEmbedder("model-k")
+        second = VectorIndex(store, again)
+        await second.ready(["sha-k"])
+        await second.idle()
+        await second.close()
+        assert len(again.texts) == chunks - 4  # only what the killed start had not made
+        assert await store.embedded(["sha-k"], "model-k") == {"sha-k"}
+        assert len(await store.vectors("sha-k", "model-k")) == chunks
+    finally:
+        await db.dispose()
+
+
+async def test_a_round_resumed_after_a_crash_does_not_wait_for_the_vectors_of_a_file_in_another_language(
+        tmp_path, monkeypatch):
+    # The wait of issue 50, item 12, begun anew by each start: under kills seconds apart, no round got on.
+    monkeypatch.setattr(vectors, "CROSS_LANGUAGE_WAIT", 600.0)
+    async with turm_index(tmp_path) as (store, index, _):
+        doc = DocumentText(name="turm.txt", ext="txt", mime="text/plain", size=len(TURM), items=[("text", TURM)],
+                           file_id=1, sha256="sha-de")
+        retriever = IndexRetriever(IndexSearch(store, index))
+        with use_call_context(workflow="w", round=1, resumed=True):
+            search = asyncio.create_task(retriever.search("When was the Turm of the lighthouse finished?", [doc], 3))
+        while not search.done() and "sha-de" not in index._waits:
+            await asyncio.sleep(0.01)
+        assert "sha-de" not in index._waits  # no wait begun
+        found = await search
+        assert found and {p.method for p in found} == {"keyword"} and "1874" in found[0].text  # from its words
