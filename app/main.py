@@ -328,6 +328,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
         began = time.monotonic()
         await add_tools(tools, engine.rt.registry)  # before a recovered round plans
         tools_seconds = time.monotonic() - began
+        log.info("Start-up: MCP tools in %.2f s.", tools_seconds)
         await engine.start()
         one_log_format()
         parts = {"MCP tools": tools_seconds, **engine.startup_seconds}

