@@ -33,6 +33,7 @@ from agents.round import (
     round_turns,
     rounds_named,
 )
+from agents.toolkit.cpu import off_loop
 from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
@@ -71,11 +72,12 @@ class Memory:
         id of the message each task's outcome was written in."""
         await self.repo.memory.remember([memory_row(workflow_id, ended, messages)])
 
-    def remembering(self, workflow_id: str, ended: PriorRound,
-                    messages: Mapping[str, int]) -> Callable[[Connection], None]:
+    async def remembering(self, workflow_id: str, ended: PriorRound,
+                          messages: Mapping[str, int]) -> Callable[[Connection], None]:
         """`remember` as a write inside the transaction that ends the round (its last message's: one
-        commit fewer per round, and the row lands only with that message)."""
-        row = memory_row(workflow_id, ended, messages)
+        commit fewer per round, and the row lands only with that message). The row is made off the
+        loop: shortening the turns and counting their tokens is milliseconds of CPU."""
+        row = await off_loop(memory_row, workflow_id, ended, messages)
         return lambda conn: self.repo.memory.remember_tx(conn, [row])
 
     async def recollect(self, workflow_id: str, round_no: int, prompt: str) -> Recollection:
@@ -137,7 +139,8 @@ class Memory:
             record = record_of(m)
             if record is not None and record.delivered:
                 ids.setdefault(m.round, {})[record.task_id] = stored_id(m)
-        rows = {n: memory_row(workflow_id, found.get(n) or PriorRound(round=n), ids.get(n, {})) for n in rounds}
+        rows = await off_loop(lambda: {n: memory_row(workflow_id, found.get(n) or PriorRound(round=n), ids.get(n, {}))
+                                       for n in rounds})
         await self.repo.memory.remember(list(rows.values()))
         return rows
 

@@ -158,7 +158,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
     memory = None
     if answer_only:  # the round ends with this write, which stores what later rounds remember of it
         request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
-        memory = remembering(rt, workflow_id, PriorRound(round=round_no, request=request, final=content,
+        memory = await remembering(rt, workflow_id, PriorRound(round=round_no, request=request, final=content,
                                                          finished=True), {})
     await rt.journal.append(
         workflow_id, round_no,
@@ -351,17 +351,17 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
                              **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
-        also=remembering(rt, workflow_id, ended_round(round_no, review.inp.prompt, answer, review.plan, ran.outcomes,
+        also=await remembering(rt, workflow_id, ended_round(round_no, review.inp.prompt, answer, review.plan, ran.outcomes,
                                                       final.text), messages or {}),
     )
 
 
-def remembering(rt: Runtime, workflow_id: str, ended: PriorRound,
-                messages: Mapping[str, int]) -> Callable[[Connection], None] | None:
+async def remembering(rt: Runtime, workflow_id: str, ended: PriorRound,
+                      messages: Mapping[str, int]) -> Callable[[Connection], None] | None:
     """What later rounds remember of the round that ends (its turns shortened, with their token counts),
     from the typed values its end holds (`app.rounds.memory`): stored once, in the write that ends it."""
     try:
-        return rt.rounds.memory.remembering(workflow_id, ended, messages)
+        return await rt.rounds.memory.remembering(workflow_id, ended, messages)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
         log.warning("Round %s of workflow %s: its memory was not stored (%s); a later round computes it.",
                     ended.round, workflow_id, exc)

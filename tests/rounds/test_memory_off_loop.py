@@ -1,0 +1,25 @@
+"""The memory row of a round that ends (its turns shortened, their tokens counted: milliseconds of CPU)
+is made in a worker thread, not on the event loop."""
+
+from __future__ import annotations
+
+import threading
+
+from agents.round import PriorRound
+from app.rounds import memory
+from app.rounds.memory import Memory
+
+
+async def test_the_ending_rounds_memory_row_is_made_off_the_loop(monkeypatch):
+    threads: list[int] = []
+    made = memory.memory_row
+
+    def recorded(*args):
+        threads.append(threading.get_ident())
+        return made(*args)
+
+    monkeypatch.setattr(memory, "memory_row", recorded)
+    write = await Memory(repo=None, reach=1000).remembering(  # type: ignore[arg-type]
+        "w", PriorRound(round=1, request="Summarise the report.", final="Done.", finished=True), {})
+    assert callable(write)
+    assert threads and threading.get_ident() not in threads
