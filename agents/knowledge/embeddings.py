@@ -89,6 +89,10 @@ class LocalE5:
         with self._locks[True]:
             return np.asarray(self._loaded(True).query(text), dtype=np.float32)
 
+    def query_ready(self) -> bool:
+        """Whether a question is embedded without loading the model first."""
+        return True in self._models
+
 
 class LocalUSE:
     """Google's Universal Sentence Encoder multilingual v3 (16 languages, Apache-2.0) from the
@@ -100,6 +104,7 @@ class LocalUSE:
     def __init__(self) -> None:
         self._model: USE | None = None
         self._lock = threading.Lock()  # one forward pass at a time: it reuses its buffers
+        self._warm = False  # a first text was encoded: its first pass costs seconds more (16 s at load 11)
 
     def _loaded(self) -> USE:
         if self._model is None:
@@ -116,7 +121,13 @@ class LocalUSE:
 
     def query(self, text: str) -> np.ndarray:
         with self._lock:
-            return np.asarray(self._loaded().encode(text), dtype=np.float32)
+            vector = np.asarray(self._loaded().encode(text), dtype=np.float32)
+            self._warm = True
+            return vector
+
+    def query_ready(self) -> bool:
+        """Whether a question is embedded without loading the model (and its first pass) first."""
+        return self._warm
 
 
 class Ensemble:
@@ -140,6 +151,10 @@ class Ensemble:
 
     def query(self, text: str) -> np.ndarray:
         return np.concatenate([embedder.query(text) * scale for embedder, scale in self.parts]).astype(np.float32)
+
+    def query_ready(self) -> bool:
+        """Whether every part embeds a question without loading first (parts that never load: ready)."""
+        return all(getattr(embedder, "query_ready", lambda: True)() for embedder, _ in self.parts)
 
 
 E5_WEIGHT = 0.8  # multilingual-e5-small's share of the local ensemble's cosine (the rest: USE); see local_embedder

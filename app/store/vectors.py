@@ -86,6 +86,7 @@ class VectorIndex:
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
         self._made: asyncio.Event | None = None  # set (and replaced) each time a file's vectors are complete
         self._waits: dict[str, float] = {}  # until when a file still being embedded is waited for (loop time)
+        self._loading: asyncio.Future[np.ndarray] | None = None  # the question models' load under way
 
     @property
     def model(self) -> str:
@@ -170,7 +171,7 @@ class VectorIndex:
                      CROSS_LANGUAGE_WAIT, sum(sha not in ready for sha in wait_for))
             await self.wait_ready(wait_for, CROSS_LANGUAGE_WAIT)
             ready = await self.ready(shas)
-        if not ready:
+        if not ready or not await self._query_model(wait=bool(wait_for)):
             return None
         matrices = [await self.matrix(sha) for sha in shas if sha in ready]
         try:
@@ -181,6 +182,38 @@ class VectorIndex:
         # A hundred books are 100,000 rows: the int8 scan and the sort are 15 ms of CPU, off the loop.
         ids, order = await off_loop(_nearness, matrices, question)
         return [(int(ids[i]), score) for i, score in order]
+
+    async def _query_model(self, wait: bool) -> bool:
+        """Whether questions can be embedded now. The local models load on first use, in this process, in
+        seconds, tens of them on a loaded machine (USE's first pass: 16 s at load 11): loaded in the
+        background, once, while searches answer from keywords, as before a file's vectors exist (issue
+        51, item 11: a resumed round's first search waited for them). `wait`: the search waits for
+        vectors (a question in another language than a file's), and so for the models."""
+        is_ready = getattr(self.embedder, "query_ready", None)
+        if is_ready is None or is_ready():
+            return True
+        if self._loading is None:
+            began = asyncio.get_running_loop().time()
+            self._loading = asyncio.ensure_future(off_loop(self.embedder.query, "warm-up"))
+
+            def loaded(done: asyncio.Future[np.ndarray]) -> None:
+                if done.cancelled() or done.exception() is not None:
+                    self._loading = None  # tried again at the next search
+                    if not done.cancelled():
+                        log.warning("The embedding models could not be loaded for questions (%s); BM25 answers.",
+                                    done.exception())
+                    return
+                log.info("The embedding models were loaded for questions in %.2f s (searches used keywords "
+                         "meanwhile).", asyncio.get_running_loop().time() - began)
+
+            self._loading.add_done_callback(loaded)
+        if not wait:
+            return False
+        try:
+            await asyncio.shield(self._loading)
+        except Exception:  # noqa: BLE001 - models that cannot load leave BM25 to answer (logged above)
+            return False
+        return True
 
     def forget(self, shas: Sequence[str]) -> None:
         """Drop what is known of files whose chunks were removed."""
@@ -229,6 +262,8 @@ class VectorIndex:
             await asyncio.sleep(0.05)
 
     async def close(self) -> None:
+        if self._loading is not None:
+            self._loading.cancel()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

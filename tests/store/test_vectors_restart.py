@@ -4,6 +4,7 @@ it made to the next one, and a round resumed after a crash waits for no file's v
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,7 +18,7 @@ from app.store.repository.chunks import ChunkStore
 from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
-from tests.store.test_vectors import TURM, HashEmbedder, turm_index
+from tests.store.test_vectors import TEXT, TURM, HashEmbedder, turm_index
 
 PARAGRAPHS = "\n\n".join(f"Paragraph {n} tells of the lighthouse keeper's year {1900 + n}, its storms and its "
                          f"ships, at length, so that it makes a chunk of its own. " * 12 for n in range(6))
@@ -82,3 +83,54 @@ async def test_a_round_resumed_after_a_crash_does_not_wait_for_the_vectors_of_a_
         assert "sha-de" not in index._waits  # no wait begun
         found = await search
         assert found and {p.method for p in found} == {"keyword"} and "1874" in found[0].text  # from its words
+
+
+class SlowToLoad(HashEmbedder):
+    """A model whose question side loads, on first use, only once its gate opens (tens of seconds on a
+    loaded machine for the local models)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.gate = threading.Event()
+        self.loaded = False
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:  # the passage side is another model's copy
+        return np.stack([HashEmbedder.query(self, t) for t in texts])
+
+    def query(self, text: str) -> np.ndarray:
+        if not self.loaded:
+            self.gate.wait(600)
+            self.loaded = True
+        return super().query(text)
+
+    def query_ready(self) -> bool:
+        return self.loaded
+
+
+async def test_a_search_does_not_wait_for_the_question_models_to_load_and_uses_them_once_loaded(tmp_path):
+    # A resumed round's first search waited for the local models' load in the service process.
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'l.db'}")
+    await db.migrate()
+    embedder = SlowToLoad("model-l")
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TEXT)]
+        await store.add("sha-l", chunk_rows(items))
+        await index.ready(["sha-l"])
+        await index.idle()  # the file's vectors exist; the question side is not loaded
+        doc = DocumentText(name="tower.txt", ext="txt", mime="text/plain", size=len(TEXT), items=[("text", TEXT)],
+                           file_id=1, sha256="sha-l")
+        retriever = IndexRetriever(IndexSearch(store, index))
+        # A guard, not a measure: the search answers while the load is held back (else it never would).
+        found = await asyncio.wait_for(retriever.search("When was the tower completed?", [doc], 3), 120)
+        assert found and {p.method for p in found} == {"keyword"} and "1874" in found[0].text
+        embedder.gate.set()
+        assert index._loading is not None
+        await index._loading
+        found = await retriever.search("When was the tower completed?", [doc], 3)
+        assert found and {p.method for p in found} == {"hybrid"}
+    finally:
+        embedder.gate.set()
+        await index.close()
+        await db.dispose()
