@@ -207,8 +207,8 @@ def restart_times(restarts: int, embeddings: str, database_url: str) -> tuple[li
                 while client.get(f"/api/workflows/{wid}/status").json()["status"] == "running":
                     time.sleep(0.1)
         service.stop()
-        lines = [line.split("foreman: ", 1)[1] for line in service.log_path.read_text(errors="replace").splitlines()
-                 if "foreman: Start" in line or " warm " in line]
+        lines = [line.split(": ", 1)[1] for line in service.log_path.read_text(errors="replace").splitlines()
+                 if "foreman: Start" in line or ": Start-up: " in line or " warm " in line]
     return resumed, ready, lines
 
 
