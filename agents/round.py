@@ -59,13 +59,13 @@ from agents.tasks.outputs import capped
 from agents.tasks.questions import MAX_QUESTIONS
 from agents.tasks.run import run_task, task_context
 from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long
+from agents.toolkit.cpu import off_gil_if_long, off_loop
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Registry", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
-    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long",
+    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
 ]

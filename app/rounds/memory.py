@@ -27,13 +27,13 @@ from agents.round import (
     PriorTask,
     TaskOutcome,
     Turn,
+    off_loop,
     plan_record,
     prior_tasks,
     recall_terms,
     round_turns,
     rounds_named,
 )
-from agents.toolkit.cpu import off_loop
 from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
