@@ -121,11 +121,16 @@ def _discard_processes() -> None:
 def _start_worker(service: int, loaders: tuple[Callable[[], Any], ...]) -> None:
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
-    # A worker's parent is the fork server, not the service: without this, a killed service
-    # would leave its workers (and their fork server) running for good.
-    threading.Thread(target=_exit_with, args=(service,), name="foreman-orphan-check", daemon=True).start()
+    end_with(service)
     for load in loaders:
         load()
+
+
+def end_with(service: int) -> None:
+    """This worker process ends once the service process `service` has gone. A worker's parent is the
+    fork server, not the service: without this, a killed service would leave its workers (and their
+    fork server) running for good."""
+    threading.Thread(target=_exit_with, args=(service,), name="foreman-orphan-check", daemon=True).start()
 
 
 def _exit_with(service: int) -> None:

@@ -31,7 +31,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 
 from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
-from agents.toolkit.cpu import off_loop
+from agents.toolkit.cpu import end_with, off_loop
 from app.store.repository.chunks import ChunkStore
 
 log = logging.getLogger(__name__)
@@ -50,10 +50,12 @@ CROSS_LANGUAGE_WAIT = 30.0
 NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
 
 
-def _background() -> None:
-    """An embedding process yields the CPU to the service's own work."""
+def _background(service: int) -> None:
+    """An embedding process yields the CPU to the service's own work, and ends with the service (a
+    SIGKILLed service left each its embedding process, 270 MB with the models, for good)."""
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
+    end_with(service)
 
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
@@ -97,7 +99,8 @@ class VectorIndex:
         if self._queue is None:
             self._queue = asyncio.Queue()
             self._pool = (ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                              initializer=_background) if self.in_process is not None
+                                              initializer=_background, initargs=(os.getpid(),))
+                          if self.in_process is not None
                           else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed"))
             self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
         for sha in shas:

@@ -4,8 +4,13 @@ it made to the next one, and a round resumed after a crash waits for no file's v
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -18,7 +23,10 @@ from app.store.repository.chunks import ChunkStore
 from app.store.search import IndexSearch
 from app.store.vectors import VectorIndex
 from extractors.base import ContentItem
+from tests.harness import wait_for
 from tests.store.test_vectors import TEXT, TURM, HashEmbedder, turm_index
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PARAGRAPHS = "\n\n".join(f"Paragraph {n} tells of the lighthouse keeper's year {1900 + n}, its storms and its "
                          f"ships, at length, so that it makes a chunk of its own. " * 12 for n in range(6))
@@ -134,3 +142,55 @@ async def test_a_search_does_not_wait_for_the_question_models_to_load_and_uses_t
         embedder.gate.set()
         await index.close()
         await db.dispose()
+
+
+def held_passages(texts: list[str]) -> np.ndarray:
+    """In an embedding process: writes its pid where the text says, then embeds for good."""
+    Path(texts[0]).write_text(str(os.getpid()))
+    threading.Event().wait()
+    raise AssertionError("unreachable")
+
+
+class OneChunk:
+    """The chunk store as `embed_now` reads it: one chunk, whose text is a path."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def vector_ids(self, sha256: str, model: str) -> set[int]:
+        return set()
+
+    async def texts(self, sha256: str) -> list[tuple[int, str]]:
+        return [(1, self.text)]
+
+
+SERVICE = """
+import asyncio, sys
+from app.store.vectors import VectorIndex
+from tests.store.test_vectors_restart import HashEmbedder, OneChunk, held_passages
+
+async def main():
+    index = VectorIndex(OneChunk(sys.argv[1]), HashEmbedder("m"), in_process=held_passages)
+    index.schedule(["sha"])
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def test_an_embedding_process_ends_with_a_killed_service(tmp_path):
+    # Each SIGKILL of a service with local embeddings left its embedding process (270 MB) for good.
+    pid_file = tmp_path / "worker.pid"
+    service = subprocess.Popen([sys.executable, "-c", SERVICE, str(pid_file)], cwd=ROOT)
+    worker = 0
+    try:
+        wait_for(lambda: pid_file.exists() and pid_file.read_text(), 120, "the embedding process to start")
+        worker = int(pid_file.read_text())
+        service.kill()
+        service.wait(30)
+        wait_for(lambda: not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2],
+                 60, "the embedding process to end")  # a guard: it checks its service every second
+    finally:
+        service.kill()
+        if worker and Path(f"/proc/{worker}").exists():
+            os.kill(worker, signal.SIGKILL)
