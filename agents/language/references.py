@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.language.words import function_words
+
 ANSWER = "answer"  # the origin of an earlier step's text, as a document a request can name
 
 # A question that goes on from the one before and points back at what it asked: "And what was it
@@ -113,12 +115,30 @@ def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
         n = next(int(k[1:]) if k != "nl" else -1 for k, v in found.groupdict().items() if v)
         if n == -1 or n <= len(uploads):
             return [str(uploads[n - 1 if n > 0 else -1]["name"])]
-    if _THAT.search(text):
+    if any(_pronoun(text, m, facts) for m in _THAT.finditer(text)):
         answers = [f for f in facts if f.get("origin") == ANSWER]
         if answers:
             newest = max(int(f.get("round") or 0) for f in answers)
             return [str(f["name"]) for f in answers if int(f.get("round") or 0) == newest][-1:]
     return []
+
+
+_NEXT = re.compile(r"[\s,]*([^\W\d_]+)")
+
+
+def _pronoun(text: str, match: re.Match[str], facts: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the word `_THAT` read is a pronoun ("fasse das zusammen", "translate it into German") and
+    not the article or determiner of a noun ("fasse das Protokoll zusammen", "summarise this report",
+    "résume le rapport": that names a document, which is not the last answer): what follows it is
+    nothing, a function word of en/de/fr, or the kind of an earlier answer ("that summary" after one)."""
+    after = _NEXT.match(text, match.end())
+    if after is None:
+        return True
+    word = after.group(1)
+    kinds = {_KIND_WORDS[w] for w in _KIND_WORDS if w == word}
+    if any(f.get("origin") == ANSWER and str(f["name"]).startswith(tuple(kinds)) for f in facts):
+        return True
+    return word == "bitte" or any(word in function_words(lang) for lang in ("en", "de", "fr"))
 
 
 def _named(text: str, names: Sequence[str]) -> list[str]:
