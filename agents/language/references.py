@@ -157,8 +157,15 @@ def pointed_at(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
 def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
     """The documents the request refers to by file name, by a word of their name ("the contract"
     for contract.pdf), by kind ("the Excel from before"), or as what the user saw ("that" for the
-    last step's text, "the second one" for the second upload); empty when it names none."""
+    last step's text, "the second one" for the second upload); empty when it names none. What it
+    leaves out ("skip the ledger": `left_out`) is not what it refers to."""
     text = prompt.casefold()
+    if _LEAVE_OUT.search(prompt):
+        kept = _LEAVE_OUT.sub(" ", prompt).casefold()
+        gone = set(left_out(prompt, facts))
+        chosen = [n for n in resolve_references(kept, facts) if n not in gone] if kept.strip() else []
+        return chosen or [str(f["name"]) for f in facts if gone and str(f["name"]) not in gone
+                          and f.get("origin") != ANSWER and (f.get("new") or not any(g.get("new") for g in facts))]
     # A full file name or its stem, spelt out.
     named = _named(text, [str(f["name"]) for f in facts])
     if named:
@@ -186,6 +193,25 @@ def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[
         if kind:
             return [str(f["name"]) for f in kind]
     return []
+
+
+# "skip the ledger", "without the minutes", "ohne die Tabelle", "überspringe das Protokoll", "sauf le devis",
+# "sans le rapport": what follows names a document the request leaves out, up to the next comma or "and".
+_LEAVE_OUT = re.compile(
+    r"\b(?:skip|skipping|without|except|excluding|ignore|ignoring|leave out|(?:do not|don't) (?:use|read)|"
+    r"ohne|außer|ausser|überspring\w*|ignorier\w*|sauf|sans|hormis|ignore[rz]?|laisse[rz]? de côté)"
+    r"\s+([^,;.!?]+?)(?=\s+(?:and|und|et|but|aber|mais)\b|[,;.!?]|$)",
+    re.IGNORECASE)
+
+
+def left_out(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents a request leaves out ("only the report, skip the ledger"), by what follows a word of
+    leaving out, resolved as `resolve_references` resolves a request; [] when it leaves none out."""
+    found: list[str] = []
+    for match in _LEAVE_OUT.finditer(prompt):
+        named = resolve_references(match.group(1), [{**f, "new": False} for f in facts])
+        found += [n for n in named if n not in found]
+    return found
 
 
 _CONTINUE = re.compile(
