@@ -190,7 +190,9 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
                  near: Mapping[str, float] | None = None) -> tuple[int, Compiled] | None:
     """(how well the table fits the question, the result) for one operation over one table; `near`:
     the headings (`heading_text`) that mean a phrase of the question in another language, with the cosine."""
-    near = near or {}
+    # A heading matched by meaning alone chooses the column of a maximum or minimum, not of a sum: a sum
+    # is a table's own total row more often than not, which the passage search finds by its words.
+    near = (near or {}) if op != SUM else {}
     asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
     target = _column(sheet, question, asked, languages, asked_kind(question) == PRICE, op, near)
     if target is None:
