@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -25,6 +26,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     starts now, beside the tests, when its `test_the_tree...` test is to run."""
     if session.config.option.collectonly:
         return
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # every worker collects every test: under xdist the check starts in the worker that runs it
     for item in session.items:
         module = getattr(item, "module", None)
         if hasattr(module, "start_beside_the_suite") and item.name.startswith("test_the_tree"):

@@ -13,6 +13,7 @@ import pytest
 
 from tests.corpus import CORPUS
 from tests.harness import LiveServer, other_process, settings_for
+from tests.web.page.ui import open_logs
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -114,7 +115,7 @@ def test_a_person_summarises_two_documents_and_downloads_a_produced_table(page, 
         expect(page.get_by_role("progressbar", name="Progress")).to_have_attribute("aria-valuenow", "100")
         expect(page.locator("#status")).to_contain_text("completed")
         assert any("/events" in url for url in streams), "the page did not follow the round by the event stream"
-        page.locator("#logs-panel summary").click()
+        open_logs(page)
         expect(page.locator("#logs")).to_contain_text("Workflow completed successfully")
 
         # The same conversation goes on: a table as CSV, then downloaded from the page.
@@ -320,7 +321,7 @@ def test_friendly_file_types_a_title_cut_at_a_word_and_a_favicon(page, server, t
     header = page.get_by_role("heading", level=2).first.inner_text()
     assert header.endswith("…") and long[len(header) - 1] == " "  # the server's 80 characters, cut at a word
     # Log numbers past 9 (and past 99) are drawn inside the list, never clipped at its left edge.
-    page.locator("#logs-panel summary").click()
+    open_logs(page)
     assert page.locator("#logs").evaluate("e => getComputedStyle(e).listStylePosition") == "inside"
     expect(page.locator("#logs li").first).to_be_visible()
     if os.environ.get("FOREMAN_PAGE_SHOTS"):  # to look at the chips, the list and the logs by eye

@@ -18,6 +18,7 @@ from tests.web.page.test_chat_page import (  # noqa: F401  (fixtures)
     send,
     server,
 )
+from tests.web.page.ui import open_logs
 
 
 def review_on(page) -> None:
@@ -85,7 +86,7 @@ def test_a_rejected_plan_ends_the_round_stopped_and_a_chat_post_while_waiting_re
         panel.get_by_role("button", name="Reject").click()
         expect(page.locator("#status")).to_contain_text("stopped")
         expect(panel).to_be_hidden()
-        page.locator("#logs-panel summary").click()
+        open_logs(page)
         expect(page.locator("#logs")).to_contain_text("Plan rejected by user")
         expect(answers(page)).to_have_count(0)
         assert page.errors == []
@@ -129,6 +130,6 @@ def test_a_person_edits_the_plan_a_bad_edit_is_refused_and_a_good_one_runs(page,
         expect(panel).to_be_hidden()
         expect(page.locator("#status")).to_contain_text("completed · round 1")
         expect(messages(page).filter(has_text="Write one line about the table.")).to_have_count(2)  # plan, writer
-        page.locator("#logs-panel summary").click()
+        open_logs(page)
         expect(page.locator("#logs")).to_contain_text("Plan edited by user: 2 tasks")
         assert page.errors == []
