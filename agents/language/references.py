@@ -49,7 +49,15 @@ _WORD = re.compile(r"[^\W\d_]{4,}")
 _GENERIC = frozenset("""file files document documents datei dateien dokument dokumente fichier fichiers
     from and this that diese dieser dieses cette report reports table tables summary summaries data text
     texts excel word pdf csv sheet sheets bericht berichte tabelle tabellen zusammenfassung daten
-    rapport rapports tableau tableaux résumé données texte sample test example""".split())
+    rapport rapports tableau tableaux résumé données texte sample test example
+    workbook workbooks arbeitsmappe classeur spreadsheet attachment attachments upload uploads these those
+    diesem dieser diesen ceci ces""".split())
+
+
+def names_documents_only(text: str) -> bool:
+    """Whether a phrase's words only point at the documents ("this workbook", "dieses Dokument", "ce
+    fichier"), naming nothing they are about."""
+    return not _words(text)
 
 
 def _words(text: str) -> set[str]:
