@@ -32,6 +32,7 @@ from agents.round import (
 )
 from app.contract.schemas import StartRequest
 from app.main import build_engine
+from app.rounds import supervisor
 from app.rounds.hooks import Hooks
 from app.rounds.steps import opening, round_key
 from app.rounds.supervisor import Engine
@@ -136,7 +137,7 @@ class MemoryBench:
 
 class AppBench:
     """The app's journal on a started engine: the round is started as the service starts one, and run here
-    (not by the engine's durable workflow) so that the test's Runner drives it."""
+    (not by the engine's durable workflow, nor by its reconciler) so that the test's Runner drives it."""
 
     def __init__(self, engine: Engine, agent: Scripted, workflow_id: str) -> None:
         self.engine, self.agent, self.workflow_id = engine, agent, workflow_id
@@ -160,16 +161,18 @@ class AppBench:
 async def app_bench(tmp_path: Path, database_url: str) -> AsyncIterator[AppBench]:
     agent = Scripted()
     engine = build_engine(settings_for(tmp_path, database_url), OfflineModel(), registry_with(agent))
-    await engine.start()
-    try:
-        rt, wid = engine.rt, "journal-port"
-        await rt.repo.workflows.start_round(OWNER, wid, PROMPT, True, PROMPT, [], {}, NewLog(
-            "", "Workflow initialized", agent_name="system", progress=0, status="running"))
-        rt.rounds.started(wid, 1, PROMPT, [], {})
-        yield AppBench(engine, agent, wid)
-    finally:
-        await engine.close()
-
+    with pytest.MonkeyPatch.context() as patch:
+        # The engine's reconciler launches a running round no durable workflow runs: not this one.
+        patch.setattr(supervisor, "RECONCILE_SECONDS", 3600.0)
+        await engine.start()
+        try:
+            rt, wid = engine.rt, "journal-port"
+            await rt.repo.workflows.start_round(OWNER, wid, PROMPT, True, PROMPT, [], {}, NewLog(
+                "", "Workflow initialized", agent_name="system", progress=0, status="running"))
+            rt.rounds.started(wid, 1, PROMPT, [], {})
+            yield AppBench(engine, agent, wid)
+        finally:
+            await engine.close()
 
 @pytest.fixture(params=JOURNALS)
 def journal_kind(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
