@@ -139,6 +139,16 @@ class Retriever(Protocol):
     async def search(self, query: str, documents: Sequence[DocumentText], k: int) -> list[Passage]: ...
 
 
+@runtime_checkable
+class Likeness(Protocol):
+    """A retriever or index that can tell how alike in meaning short texts are, in any language (its
+    vectors): a question's words and a table's headings ("Umsatz" and "Sales")."""
+
+    async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
+        """The cosine of each of `texts` with each of `others`; None when it has no vectors."""
+        ...
+
+
 @dataclass
 class TaskContext:
     """What an agent gets besides its task: the request, the documents, earlier results."""

@@ -9,9 +9,9 @@ from typing import Any
 
 from msgspec import structs
 
-from agents.base import DocumentText, Passage, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, Likeness, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
-from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
+from agents.knowledge.compiled import QUOTED, Compiled, asked_measures, compile_answer, standout, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
@@ -189,6 +189,16 @@ async def _with_sources(question: str, found: list[Passage], docs: list[Document
     return found + [replace(p, score=0.0) for p in await retriever.search(question, uploads, PASSAGES)]
 
 
+async def _measures(question: str, docs: list[DocumentText], retriever: Retriever, size: int) -> dict[str, float]:
+    """The table headings that mean a word of the question in another language ("Sales" for "Umsatz"),
+    by the retriever's vectors when it has them (`agents.knowledge.compiled.standout`)."""
+    if not docs or not isinstance(retriever, Likeness):
+        return {}
+    phrases, headings = await off_loop_if_long(size, asked_measures, question, docs)
+    cosines = await retriever.likeness(phrases, headings) if phrases else None
+    return standout(phrases, headings, cosines) if cosines else {}
+
+
 class Analyst:
     """Answers a question from the documents, citing the passages it relies on."""
 
@@ -217,7 +227,8 @@ class Analyst:
         missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
                                          without_instructions(context.prompt)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
-        compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs)
+        compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs,
+                                                             await _measures(question, docs, retriever, size))
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
         asks = question_parts(question) if docs and not compiled and question == asked else [question]

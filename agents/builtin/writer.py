@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.builtin.summarizer import summarize_document
 from agents.knowledge.retrieval import MemoryRetriever, location
-from agents.language import summarize
+from agents.language import document_topic, summarize
 from agents.model import ModelRequest, lead, no_draft
 from agents.phrases import say
 from agents.requests import Source, WriteHints
@@ -37,7 +39,10 @@ class Writer:
         budget = input_budget(context.model, self.name)
         sources: list[dict[str, str]] = []
         for task_id, result in context.predecessors.items():
-            sources.append({"name": f"{task_id}", "text": result.text})
+            # An earlier step is named by what it delivered, never by its task id ("## t1"); of a step that
+            # delivered files, its tables are the material, not its lines about them ("1 table extracted").
+            name = ", ".join(f.name for f in result.files) or task_id
+            sources.append({"name": name, "text": delivered_material(result.text) if result.files else result.text})
         numbered = 0
         for doc in task_documents(task, context) if task.inputs or not sources else []:
             text = material_of(doc)
@@ -91,11 +96,32 @@ async def passages_of(task: TaskSpec, context: TaskContext, doc: DocumentText, b
 
 
 def _title(task: TaskSpec, names: list[str]) -> str:
-    """The document's title: from its planned file name ("quarterly-report.docx": "Quarterly report")."""
+    """The document's title: the one its instructions imply ("Write a report on the harvest": "Report on
+    the harvest"), else from its planned file name ("quarterly-report.docx": "Quarterly report")."""
+    implied = document_topic(task.instructions)
+    if implied:
+        return implied
     if names:
         return stem_of(names[0]).replace("-", " ").replace("_", " ").strip().capitalize()
     first_line = task.instructions.strip().splitlines()[0] if task.instructions.strip() else ""
     return first_line[:80] or "Document"
+
+
+def delivered_material(text: str) -> str:
+    """Of a step's message about the files it made: its tables with their captions and headings; the
+    whole text when it holds no table."""
+    lines = text.splitlines()
+    keep = [i for i, line in enumerate(lines) if line.lstrip().startswith("|")]
+    if not keep:
+        return text
+    captions = [i for i, line in enumerate(lines) if re.match(r"\s*(?:#{1,6} |\*\*[^*]+\*\*\s*$)", line)]
+    picked = sorted(set(keep) | set(captions))
+    out: list[str] = []
+    for i in picked:
+        if out and i - 1 not in picked:
+            out.append("")
+        out.append(lines[i])
+    return "\n".join(out).strip()
 
 
 def _formats(names: list[str], title: str) -> list[str]:
@@ -116,10 +142,16 @@ def material_of(doc: DocumentText) -> str:
     parts = []
     several = len(doc.items) > 1
     for name, text in doc.items:
-        table = sheet_markdown(text, TABLE_ROWS) if location(name).get("sheet") else ""
+        table = sheet_markdown(text, TABLE_ROWS) if location(name).get("sheet") or _tabbed(text) else ""
         body = table or text
-        parts.append(f"### {name}\n\n{body}" if several or table else body)
+        parts.append(f"### {name}\n\n{body}" if several or location(name).get("sheet") else body)
     return "\n\n".join(parts)
+
+
+def _tabbed(text: str) -> bool:
+    """Rows of cells as a CSV or TSV file is read (tab-separated, most lines): a table, not prose."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) >= 2 and 2 * sum("\t" in line for line in lines) > len(lines)
 
 
 def sheet_markdown(text: str, limit: int) -> str:

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, cast
 
-from agents.base import DocumentText, Passage
+from agents.base import DocumentText, Likeness, Passage
 from agents.knowledge.retrieval import (
     Candidate,
     Chunk,
@@ -122,6 +122,11 @@ class IndexRetriever:
                 out.append(Passage(name=doc.name, text=piece.text, score=score, file_id=doc.file_id,
                                    page=piece.page, sheet=piece.sheet, section=piece.section, method=how))
         return out
+
+
+    async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
+        """How alike `texts` and `others` are in meaning, by the index's vectors (None without them)."""
+        return await self.index.likeness(texts, others) if isinstance(self.index, Likeness) else None
 
 
 def _candidates(near: list[tuple[int, float]] | None, found: dict[int, IndexedChunk],

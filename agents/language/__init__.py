@@ -27,6 +27,7 @@ from agents.language.intents import (
     Intent,
     detect_intents,
     document_formats,
+    document_topic,
     is_direct_question,
     named_formats,
     question_of,
@@ -35,6 +36,7 @@ from agents.language.intents import (
 from agents.language.parts import question_parts, without_instructions
 from agents.language.references import (
     ANSWER,
+    left_out,
     pointed_at,
     refers_back,
     resolve_references,
@@ -68,6 +70,6 @@ __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "question_parts", "totalling_words", "Intent", "asked_kind",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
-    "pointed_at", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
+    "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation", "without_asking", "without_instructions",
 ]

@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.language.words import function_words
+
 ANSWER = "answer"  # the origin of an earlier step's text, as a document a request can name
 
 # A question that goes on from the one before and points back at what it asked: "And what was it
@@ -47,7 +49,15 @@ _WORD = re.compile(r"[^\W\d_]{4,}")
 _GENERIC = frozenset("""file files document documents datei dateien dokument dokumente fichier fichiers
     from and this that diese dieser dieses cette report reports table tables summary summaries data text
     texts excel word pdf csv sheet sheets bericht berichte tabelle tabellen zusammenfassung daten
-    rapport rapports tableau tableaux résumé données texte sample test example""".split())
+    rapport rapports tableau tableaux résumé données texte sample test example
+    workbook workbooks arbeitsmappe classeur spreadsheet attachment attachments upload uploads these those
+    diesem dieser diesen ceci ces""".split())
+
+
+def names_documents_only(text: str) -> bool:
+    """Whether a phrase's words only point at the documents ("this workbook", "dieses Dokument", "ce
+    fichier"), naming nothing they are about."""
+    return not _words(text)
 
 
 def _words(text: str) -> set[str]:
@@ -113,12 +123,30 @@ def _pointed(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
         n = next(int(k[1:]) if k != "nl" else -1 for k, v in found.groupdict().items() if v)
         if n == -1 or n <= len(uploads):
             return [str(uploads[n - 1 if n > 0 else -1]["name"])]
-    if _THAT.search(text):
+    if any(_pronoun(text, m, facts) for m in _THAT.finditer(text)):
         answers = [f for f in facts if f.get("origin") == ANSWER]
         if answers:
             newest = max(int(f.get("round") or 0) for f in answers)
             return [str(f["name"]) for f in answers if int(f.get("round") or 0) == newest][-1:]
     return []
+
+
+_NEXT = re.compile(r"[\s,]*([^\W\d_]+)")
+
+
+def _pronoun(text: str, match: re.Match[str], facts: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the word `_THAT` read is a pronoun ("fasse das zusammen", "translate it into German") and
+    not the article or determiner of a noun ("fasse das Protokoll zusammen", "summarise this report",
+    "résume le rapport": that names a document, which is not the last answer): what follows it is
+    nothing, a function word of en/de/fr, or the kind of an earlier answer ("that summary" after one)."""
+    after = _NEXT.match(text, match.end())
+    if after is None:
+        return True
+    word = after.group(1)
+    kinds = {_KIND_WORDS[w] for w in _KIND_WORDS if w == word}
+    if any(f.get("origin") == ANSWER and str(f["name"]).startswith(tuple(kinds)) for f in facts):
+        return True
+    return word == "bitte" or any(word in function_words(lang) for lang in ("en", "de", "fr"))
 
 
 def _named(text: str, names: Sequence[str]) -> list[str]:
@@ -137,8 +165,15 @@ def pointed_at(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
 def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
     """The documents the request refers to by file name, by a word of their name ("the contract"
     for contract.pdf), by kind ("the Excel from before"), or as what the user saw ("that" for the
-    last step's text, "the second one" for the second upload); empty when it names none."""
+    last step's text, "the second one" for the second upload); empty when it names none. What it
+    leaves out ("skip the ledger": `left_out`) is not what it refers to."""
     text = prompt.casefold()
+    if _LEAVE_OUT.search(prompt):
+        kept = _LEAVE_OUT.sub(" ", prompt).casefold()
+        gone = set(left_out(prompt, facts))
+        chosen = [n for n in resolve_references(kept, facts) if n not in gone] if kept.strip() else []
+        return chosen or [str(f["name"]) for f in facts if gone and str(f["name"]) not in gone
+                          and f.get("origin") != ANSWER and (f.get("new") or not any(g.get("new") for g in facts))]
     # A full file name or its stem, spelt out.
     named = _named(text, [str(f["name"]) for f in facts])
     if named:
@@ -166,6 +201,25 @@ def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[
         if kind:
             return [str(f["name"]) for f in kind]
     return []
+
+
+# "skip the ledger", "without the minutes", "ohne die Tabelle", "überspringe das Protokoll", "sauf le devis",
+# "sans le rapport": what follows names a document the request leaves out, up to the next comma or "and".
+_LEAVE_OUT = re.compile(
+    r"\b(?:skip|skipping|without|except|excluding|ignore|ignoring|leave out|(?:do not|don't) (?:use|read)|"
+    r"ohne|außer|ausser|überspring\w*|ignorier\w*|sauf|sans|hormis|ignore[rz]?|laisse[rz]? de côté)"
+    r"\s+([^,;.!?]+?)(?=\s+(?:and|und|et|but|aber|mais)\b|[,;.!?]|$)",
+    re.IGNORECASE)
+
+
+def left_out(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents a request leaves out ("only the report, skip the ledger"), by what follows a word of
+    leaving out, resolved as `resolve_references` resolves a request; [] when it leaves none out."""
+    found: list[str] = []
+    for match in _LEAVE_OUT.finditer(prompt):
+        named = resolve_references(match.group(1), [{**f, "new": False} for f in facts])
+        found += [n for n in named if n not in found]
+    return found
 
 
 _CONTINUE = re.compile(

@@ -8,8 +8,10 @@ from typing import Any
 import msgspec
 
 from agents.language import (
+    content_words,
     detect_intents,
     document_formats,
+    document_topic,
     question_of,
     resolve_references,
     table_formats,
@@ -18,7 +20,7 @@ from agents.language import (
 )
 from agents.phrases import language_label, say
 from agents.requests import Interrupted, InterruptedTask, PlanHints
-from agents.tasks.outputs import stem_of
+from agents.tasks.outputs import stem_of, title_stem
 
 
 def plan_offline(hints: PlanHints) -> dict[str, Any]:
@@ -87,7 +89,9 @@ def plan_offline(hints: PlanHints) -> dict[str, Any]:
             add("analyst", picked, [], say("step_answer", language, docs=names),
                 instructions=question_of(prompt) if len(intents) > 1 else prompt)
         elif intent == "write":
-            stem = say("report_name", language)
+            # Named for what it is about ("report-orchard-survey-harvest-figures"), not "report".
+            topic = content_words(document_topic(prompt), language)
+            stem = title_stem(" ".join([say("report_name", language), *topic[1:6]]))
             earlier = [t["id"] for t in tasks]
             exts = document_formats(prompt)
             add("writer", [] if earlier else picked, [out(f"{stem}.{ext}", "document") for ext in exts],

@@ -19,6 +19,7 @@ from agents.model import Model, ModelError, Usage
 from agents.planning.manager import PlanLimits, RoundInput, make_plan
 from agents.planning.plan import plan_to_json, validate_plan
 from agents.planning.scheduler import BUDGET
+from agents.planning.slips import ASKED_WHILE_RUNNING
 from agents.registry import Registry
 
 
@@ -116,6 +117,38 @@ def changes_prompt(plan: Plan, feedback: str) -> str:
         "objFinalDocuments."])
 
 
+def _on(task: TaskSpec) -> str:
+    return f"{task.id} ({task.agent}{' of ' + ', '.join(task.inputs) if task.inputs else ''})"
+
+
+def differences(before: list[TaskSpec], after: list[TaskSpec]) -> list[str]:
+    """What a revision changed in the work still to do, task by task, in sentences a person reads: each
+    task of `before` paired with one of `after` by the same agent, those that share the most inputs
+    first; what it no longer or now reads, its new instructions; the tasks dropped and added."""
+    pairs = sorted(((len(set(o.inputs) & set(n.inputs)), -i, -j) for i, o in enumerate(before)
+                    for j, n in enumerate(after) if o.agent == n.agent), reverse=True)
+    paired: dict[int, int] = {}
+    for _, i, j in pairs:
+        if -i not in paired and -j not in paired.values():
+            paired[-i] = -j
+    notes: list[str] = []
+    for i, old in enumerate(before):
+        if i not in paired:
+            notes.append(f"{_on(old)} dropped")
+            continue
+        new = after[paired[i]]
+        gone = [f for f in old.inputs if f not in new.inputs]
+        came = [f for f in new.inputs if f not in old.inputs]
+        said = ([f"no longer reads {', '.join(gone)}"] if gone else []) + ([f"now reads {', '.join(came)}"] if came else [])
+        if new.instructions.strip() != old.instructions.strip():
+            text = new.instructions.strip()
+            said.append(f"is now asked “{text if len(text) <= 120 else text[:117] + '...'}”")
+        if said:
+            notes.append(f"{old.agent} task {new.id} " + " and ".join(said))
+    notes += [f"{_on(t)} added" for j, t in enumerate(after) if j not in paired.values()]
+    return notes
+
+
 def _agent(plan: Plan, task_id: str) -> str:
     return next((t.agent for t in plan.tasks if t.id == task_id), "?")
 
@@ -174,7 +207,7 @@ async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, O
     # A real model sees the plan so far and what finished; the offline model plans from the new request.
     prompt = request if model.extractive else (
         revision_prompt(inp.prompt, plan, {t: o.text for t, o in done.items()}, {}, {})
-        + f"\n\nThe user asked, while the plan ran: {request}")
+        + f"\n\n{ASKED_WHILE_RUNNING}{request}")
     usage: Usage | None = None
     merged: Plan | None = None
     try:
@@ -193,6 +226,7 @@ async def revise_for_steer(inp: RoundInput, plan: Plan, outcomes: Mapping[str, O
     added = [t.id for t in merged.tasks if t.id not in done]
     changes = ([f"unfinished task{'s' if len(unfinished) > 1 else ''} {', '.join(unfinished)} replaced by "
                 f"{', '.join(added) or 'nothing'}"] if unfinished else [f"added {', '.join(added) or 'nothing'}"])
+    changes += differences([t for t in plan.tasks if t.id not in done], [t for t in merged.tasks if t.id not in done])
     if done:
         changes.append(f"finished {', '.join(sorted(done))} kept")
     return Revision(merged, f"the user asked “{quoted}” during the round; " + "; ".join(changes),

@@ -30,5 +30,8 @@ class IndexSearch:
     async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
         return None if self.vectors is None else await self.vectors.nearest(query, shas, wait_for)
 
+    async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
+        return None if self.vectors is None else await self.vectors.likeness(texts, others)
+
     async def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         return await self.store.chunks(ids)

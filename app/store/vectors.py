@@ -30,7 +30,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
+from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob, word_embedder
 from agents.toolkit.cpu import end_with, off_loop
 from app.store.repository.chunks import ChunkStore
 
@@ -163,6 +163,16 @@ class VectorIndex:
         else:
             self._questions.move_to_end(text)
         return found
+
+    async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
+        """The cosine of each of `texts` with each of `others` (short texts: a question's words, a table's
+        headings), by the model that tells words apart (`word_embedder`); None without one."""
+        words = word_embedder(self.embedder)
+        if words is None or not texts or not others:
+            return None
+        vectors = await off_loop(words.passages, [*texts, *others])
+        cosines = vectors[:len(texts)] @ vectors[len(texts):].T
+        return [[float(c) for c in row] for row in cosines]
 
     async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
         """(chunk id, cosine) of the chunks nearest the question among the files whose vectors

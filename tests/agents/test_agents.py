@@ -36,7 +36,8 @@ async def test_the_writer_delivers_the_planned_word_file_only_from_the_model_tex
     assert any("12 tons" in p for p in paragraphs)
     request = model.requests[0]
     assert "The plant made 12 tons." in request.messages[1]["content"]
-    assert isinstance(request.hints, WriteHints) and request.hints.title == "Memo"
+    # The title its instructions imply, not its file's name alone.
+    assert isinstance(request.hints, WriteHints) and request.hints.title == "Memo on output"
     assert result.usage.calls == 1 and result.offline is False
 
 
