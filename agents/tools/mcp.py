@@ -61,6 +61,7 @@ class Connection:
         self.max_result_bytes = max_result_bytes
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
+        self._ending: set[asyncio.Future[None]] = set()  # sessions reset, still closing
         self._closing = asyncio.Event()
         self._lock = asyncio.Lock()
 
@@ -110,18 +111,25 @@ class Connection:
                 self._client = None
 
     def reset(self) -> None:
-        """Forget a session that broke: the next call opens a new one (a stdio server is started again)."""
+        """Forget a session that broke: the next call opens a new one (a stdio server is started again).
+        The old one ends in the background; `close` waits for it (its server process is reaped)."""
         self._client = None
         self._closing.set()
+        if self._owner is not None and not self._owner.done():
+            self._ending.add(self._owner)
+            self._owner.add_done_callback(self._ending.discard)
 
     async def close(self) -> None:
         self._closing.set()
-        if self._owner is not None and not self._owner.done():
-            try:
-                async with asyncio.timeout(CLOSE_SECONDS):
-                    await asyncio.shield(self._owner)
-            except (TimeoutError, Exception):  # noqa: BLE001 - shutting down: a stuck session is cancelled
-                self._owner.cancel()
+        owners = [owner for owner in (*self._ending, self._owner) if owner is not None and not owner.done()]
+        if not owners:
+            return
+        try:
+            async with asyncio.timeout(CLOSE_SECONDS):
+                await asyncio.shield(asyncio.gather(*owners, return_exceptions=True))
+        except TimeoutError:  # shutting down: a stuck session is cancelled
+            for owner in owners:
+                owner.cancel()
 
     async def list_tools(self) -> list[Any]:
         client = await self.session()

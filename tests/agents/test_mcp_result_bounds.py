@@ -5,6 +5,8 @@ tests/mcp_servers, in a process of its own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents.tools.agent import ToolError
@@ -33,6 +35,15 @@ async def test_an_oversized_answer_is_dropped_and_later_calls_are_answered(tmp_p
         assert (await answered(tools, 5)) == 5
     finally:
         await tools.close()
+    assert_all_ended(log)
+
+
+def assert_all_ended(log: Path) -> None:
+    """Every server process that noted a call has ended and been reaped once the tools are closed: the
+    ones started afresh after a reset, and the ones reset (no zombie, no process left to the collector)."""
+    pids = {c["pid"] for c in calls(log)}
+    assert len(pids) >= 2, pids  # the reset started a second process
+    assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []
 
 
 async def test_after_a_flood_past_the_timeout_later_calls_are_answered(tmp_path):
@@ -48,3 +59,4 @@ async def test_after_a_flood_past_the_timeout_later_calls_are_answered(tmp_path)
         assert [c["tool"] for c in calls(log)].count("add") == 6
     finally:
         await tools.close()
+    assert_all_ended(log)

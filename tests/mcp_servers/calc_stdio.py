@@ -23,7 +23,7 @@ def note(tool: str, **fields: object) -> None:
     path = os.environ.get("MCP_TEST_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"server": "calc", "tool": tool, **fields}) + "\n")
+            log.write(json.dumps({"server": "calc", "tool": tool, "pid": os.getpid(), **fields}) + "\n")
 
 
 @server.tool(annotations=READ_ONLY)
