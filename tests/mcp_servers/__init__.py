@@ -16,11 +16,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def calls(log: Path) -> list[dict[str, Any]]:
-    """The calls the servers noted in `log`, in order."""
+def noted(log: Path) -> list[dict[str, Any]]:
+    """What the servers noted in `log`, in order, with the noting process's "pid" where it gives one."""
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def calls(log: Path) -> list[dict[str, Any]]:
+    """The calls the servers noted in `log`, in order (without the process's pid)."""
+    return [{k: v for k, v in call.items() if k != "pid"} for call in noted(log)]
 
 
 def stdio_entry(log: Path, name: str = "calc", **extra: Any) -> dict[str, Any]:
