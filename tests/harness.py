@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 import socket
@@ -37,15 +38,35 @@ def free_port() -> int:
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
-    """Poll `check` until it returns something truthy; fail with `what` after `timeout` seconds."""
+    """Poll `check` until it returns something truthy; fail with `what` after `timeout` seconds.
+
+    Polls every 10 ms at first, then less often (up to every 50 ms): most checks are HTTP requests,
+    whose CPU on both ends a polled round or start would otherwise share its two cores with."""
     deadline = time.monotonic() + timeout
+    pause = 0.01
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
+        time.sleep(pause)
+        pause = min(pause * 1.25, 0.05)
+
+
+@functools.cache
+def _probe() -> httpx.Client:
+    # One client for every readiness probe: making a client costs ~20 ms of CPU (its TLS context),
+    # and a start is polled dozens of times. No kept connection: a probed process may be killed.
+    return httpx.Client(timeout=2, limits=httpx.Limits(max_keepalive_connections=0))
+
+
+def ready_at(url: str) -> bool:
+    """Whether the service at `url` answers GET /ready with 200 (False while nothing answers)."""
+    try:
+        return _probe().get(url + "/ready").status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def plan_of(n_tasks: int, agent: str = "analyst", chain: bool = False) -> dict[str, Any]:
@@ -91,10 +112,7 @@ class LiveServer:
     def _ready(self) -> bool:
         if not self._thread.is_alive():
             raise AssertionError("the server stopped during start-up; see the log above")
-        try:
-            return httpx.get(self.url + "/ready", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
+        return ready_at(self.url)
 
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
@@ -196,8 +214,7 @@ class Replica:
     def wait_ready(self, timeout: float = 60) -> Replica:
         def ready() -> bool:
             assert self.process is not None and self.process.poll() is None, f"{self.name} exited; see {self.log_path}"
-            with httpx.Client(base_url=self.url, timeout=5) as client:
-                return _ready(client)
+            return ready_at(self.url)
 
         wait_for(ready, timeout, f"replica {self.name} to be ready")
         return self
@@ -236,13 +253,6 @@ def other_process(tmp: Path, database_url: str, executor_id: str = "b",
             yield client
     finally:
         replica.stop()
-
-
-def _ready(client: httpx.Client) -> bool:
-    try:
-        return client.get("/ready").status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 class ConnectionPeaks:

@@ -20,7 +20,7 @@ from agents.registry import build_registry
 from app.config import Settings
 from app.main import build_runtime
 from app.rounds.workflow import round_id
-from tests.harness import free_port, plan_of, wait_for, wait_status
+from tests.harness import free_port, plan_of, ready_at, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,10 +52,7 @@ class Service:
 
     def _ready(self) -> bool:
         assert self.proc.poll() is None, "the service exited"
-        try:
-            return httpx.get(self.url + "/ready", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
+        return ready_at(self.url)
 
     def client(self) -> httpx.Client:
         self.clients.append(httpx.Client(base_url=self.url, timeout=30))
