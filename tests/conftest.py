@@ -35,6 +35,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             _STARTED.append(module.stop_beside_the_suite)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """For pytest-xdist's `--dist loadgroup` (the README's command): a test module runs whole in one
+    worker (its module-scoped servers start once), and the real-model tests all in one worker (one
+    llama.cpp server per model in the whole run: two would share the two cores with everything else)."""
+    for item in items:
+        group = "realmodel" if item.get_closest_marker("realmodel") else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a check run as a process of its own goes first, beside the tests
+        items.sort(key=lambda item: not hasattr(getattr(item, "module", None), "start_beside_the_suite"))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A check started beside the tests and still running (the session stopped before its test) ends."""
     for stop in _STARTED:
