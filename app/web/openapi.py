@@ -283,9 +283,14 @@ def _download(operation: dict[str, Any]) -> None:
 def _export(operation: dict[str, Any]) -> None:
     """A version's 200: JSON (the version with its definition), or with `?format=` the file to download."""
     answer = operation["responses"]["200"]
-    text = {"schema": {"type": "string"}}
-    answer["content"] = {**answer.get("content", {}), "application/yaml; charset=utf-8": text,
-                         "application/json; charset=utf-8": text}
+    # Keyed by bare media types (a checker drops "; charset=utf-8" when it matches them): the JSON answer
+    # is the version, or with `?format=json` its definition file; YAML only ever the file.
+    detail = answer.get("content", {}).get("*/*", {}).get("schema", {"type": "object"})
+    answer["content"] = {
+        "application/json": {"schema": {"anyOf": [detail, {
+            "type": "object", "description": "With `?format=json`: the flow's definition file."}]}},
+        "application/yaml": {"schema": {"type": "object", "description": "With `?format=yaml`: the definition file."}},
+    }
     answer["headers"] = {"Content-Disposition": {
         "description": "With `?format=`: attachment; filename=<flow>-v<n>.yaml (or .json)", "schema": {"type": "string"}}}
 
