@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -35,15 +36,35 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             _STARTED.append(module.stop_beside_the_suite)
 
 
+REAL_MODEL_MODULES = "test_realmodel"  # the prefix of every module of `realmodel` tests
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """For pytest-xdist's `--dist loadgroup` (the README's command): a test module runs whole in one
-    worker (its module-scoped servers start once), and the real-model tests all in one worker (one
-    llama.cpp server per model in the whole run: two would share the two cores with everything else)."""
+    """The real-model tests live in modules of their own (the scheduler below keeps them together);
+    under pytest-xdist a check run as a process of its own (mypy) goes first, beside the tests."""
     for item in items:
-        group = "realmodel" if item.get_closest_marker("realmodel") else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # a check run as a process of its own goes first, beside the tests
+        if item.get_closest_marker("realmodel") and not item.path.name.startswith(REAL_MODEL_MODULES):
+            raise pytest.UsageError(f"{item.nodeid}: a realmodel test belongs in a module named {REAL_MODEL_MODULES}*.py")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: not hasattr(getattr(item, "module", None), "start_beside_the_suite"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` (the README's command): a test module runs whole in one worker (its
+    module-scoped servers start once), the real-model modules all in one (one llama.cpp server per
+    model in the whole run: two would share the two cores with everything else), in collection order."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Modules(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "realmodel" if module.rsplit("/", 1)[-1].startswith(REAL_MODEL_MODULES) else module
+
+    config.option.loadscopereorder = False  # mypy's module first, as collected; not the most tests first
+    return Modules(config, log)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
