@@ -28,7 +28,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if session.config.option.collectonly:
         return
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        return  # under pytest-xdist (not the README's command) every worker collects every test: the check starts in the one that runs it
+        return  # under pytest-xdist every worker collects every test: the check starts in the one that runs it (first there)
     for item in session.items:
         module = getattr(item, "module", None)
         if hasattr(module, "start_beside_the_suite") and item.name.startswith("test_the_tree"):
