@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agents.base import DocumentText
+from agents.knowledge.blocks import blocks
+from agents.knowledge.blocks import value as _value
 from agents.knowledge.retrieval import document_language, row_passage
 from agents.language import (
     DATE,
@@ -49,7 +51,7 @@ from agents.language import (
 )
 from agents.phrases import say
 from agents.toolkit.tables import document_tables
-from extractors.tables import Cell, Table, number, text_of
+from extractors.tables import Cell, Table, text_of
 
 ROWS = 2_000  # rows of one table read at most (a sheet beyond that is a dataset, not a question's table)
 # A heading means what a phrase of the question means when its cosine with it (USE's vectors,
@@ -78,16 +80,6 @@ class Compiled:
     source: str = ""  # the table's item ("sheet Revenue", "page 3")
 
 
-def _value(cell: Cell) -> float | None:
-    if isinstance(cell, bool):
-        return None
-    if isinstance(cell, int | float):
-        return float(cell)
-    text = str(cell or "").strip().rstrip("%").replace("€", "").replace("$", "").replace("£", "").strip()
-    found = number(text) if text else None
-    return float(found) if found is not None else None
-
-
 def _words(text: str, languages: Sequence[str]) -> set[str]:
     """The stems of a heading's or question's words, numbers and dates left out: a column headed
     "January–June 2023" is a period, which a question names to choose its rows, not its measure."""
@@ -106,17 +98,21 @@ class _Sheet:
     numeric: list[int]  # columns mostly numbers
 
 
-def _sheet(table: Table) -> _Sheet | None:
-    start = table.header_row if table.header_row is not None else -1
-    header = [text_of(c) for c in table.rows[start]] if start >= 0 else []
-    rows = [r for r in table.rows[start + 1:start + 1 + ROWS] if any(text_of(c).strip() for c in r)]
-    if len(rows) < 2:
-        return None
-    width = max(len(header), max(len(r) for r in rows))
-    header += [""] * (width - len(header))
-    rows = [list(r) + [None] * (width - len(r)) for r in rows]
-    numeric = [i for i in range(width) if 2 * sum(_value(r[i]) is not None for r in rows) > len(rows)]
-    return _Sheet(header, rows, numeric)
+def _sheets(table: Table) -> list[_Sheet]:
+    """The table's blocks (`agents.knowledge.blocks`: captions in the headings, a block per period) with
+    two rows at least, each as a sheet."""
+    found = []
+    for block in blocks(table):
+        rows = [r for r in block.rows[:ROWS] if any(text_of(c).strip() for c in r)]
+        if len(rows) < 2:
+            continue
+        width = max(len(block.headings), max(len(r) for r in rows))
+        header = block.headings + [""] * (width - len(block.headings))
+        rows = [list(r) + [None] * (width - len(r)) for r in rows]
+        data = [r for r in rows if any(_value(c) is not None for c in r)]  # not the notes under a table
+        numeric = [i for i in range(width) if 2 * sum(_value(r[i]) is not None for r in data) > len(data)]
+        found.append(_Sheet(header, rows, numeric))
+    return found
 
 
 def _candidates(sheet: _Sheet) -> list[int]:
@@ -132,19 +128,24 @@ def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[s
         cells = " ".join(f"{sheet.header[i]}: {text_of(r[i])}" for r in sheet.rows[:5])
         return (len(_words(sheet.header[i], languages) & asked), near.get(heading_text(sheet.header[i]), 0.0),
                 int(price and holds(PRICE, cells)))
-    def period(i: int) -> tuple[int, int]:
-        """Of two columns of one measure ("H1 2023 Sales", "H1 2024 Sales"): the period the question
-        names, else the latest."""
-        years = [int(y) for y in re.findall(r"\b(?:19|20)\d\d\b", sheet.header[i])]
-        return int(bool(set(years) & said)), max(years, default=0)
-    said = {int(y) for y in re.findall(r"\b(?:19|20)\d\d\b", question)}
     candidates = _candidates(sheet)
     if not candidates:
         return None
-    best = max(candidates, key=lambda i: (score(i), period(i), -candidates.index(i)))
+    def unasked(i: int) -> int:  # "Trading operating profit" asked: not "Underlying trading operating profit"
+        return len(_words(heading_text(sheet.header[i]), languages) - asked)
+    best = max(candidates, key=lambda i: (score(i), -unasked(i), _period(sheet.header[i], question),
+                                          -candidates.index(i)))
     if score(best) > (0, 0, 0):
         return best
     return candidates[0] if len(candidates) == 1 and op != SUM else None
+
+
+def _period(heading: str, question: str) -> tuple[int, int]:
+    """Of two columns or blocks of one measure ("H1 2023 Sales", "H1 2024 Sales"): the period the
+    question names first, else the latest."""
+    years = {int(y) for y in re.findall(r"\b(?:19|20)\d\d\b", heading)}
+    said = {int(y) for y in re.findall(r"\b(?:19|20)\d\d\b", question)}
+    return int(bool(years & said)), max(years, default=0)
 
 
 def _mentioned(sheet: _Sheet, question: str, target: int) -> list[list[Cell]]:
@@ -154,8 +155,8 @@ def _mentioned(sheet: _Sheet, question: str, target: int) -> list[list[Cell]]:
     for i in range(len(sheet.header)):
         if i == target:
             continue
-        named = {text_of(r[i]).casefold() for r in rows if text_of(r[i]) and
-                 set(t.casefold() for t in tokens(text_of(r[i]))) <= said}
+        named = {text_of(r[i]).casefold() for r in rows  # a dash for "none" names nothing
+                 if (words := {t.casefold() for t in tokens(text_of(r[i]))}) and words <= said}
         if named:
             rows = [r for r in rows if text_of(r[i]).casefold() in named]
     return rows
@@ -180,9 +181,12 @@ def _sums_the_rest(sums: Mapping[str, float], name: str) -> bool:
 
 
 def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int) -> int | None:
+    """The column the question names by a word that is not the measured column's ("which year"), else
+    the first column of words."""
     words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric]
+    other = asked - _words(sheet.header[target], languages)
     named = [i for i in words + [i for i in sheet.numeric if i != target]
-             if _words(sheet.header[i], languages) & asked]
+             if _words(sheet.header[i], languages) & other]
     return next(iter(named or words), None)
 
 
@@ -204,7 +208,8 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     if len(rows) < 2:
         return None
     label = _label(sheet, asked, languages, target)
-    named_label = label is not None and bool(_words(sheet.header[label], languages) & asked)
+    named_label = label is not None and bool(_words(sheet.header[label], languages) & asked
+                                             - _words(sheet.header[target], languages))
     fit = (len(_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
            + (len(rows) < len(sheet.rows)) + named_label)
     if not fit:  # "the most important finding" names nothing of this table: no table question
@@ -235,15 +240,18 @@ def compile_answer(question: str, documents: Sequence[DocumentText],
         return []
     results: list[Compiled] = []
     for op in ops:
-        best: tuple[int, Compiled] | None = None
+        best: tuple[tuple[int, tuple[int, int]], Compiled] | None = None
         for doc in documents:
             languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
             for table in document_tables(doc):
-                sheet = _sheet(table)
-                found = compile_over(sheet, question, op, languages, near) if sheet else None
-                if found and (best is None or found[0] > best[0]):
-                    best = (found[0], Compiled(**{**found[1].__dict__, "document": doc.name,
-                                                  "source": table.source or table.name}))
+                for sheet in _sheets(table):
+                    found = compile_over(sheet, question, op, languages, near)
+                    if found is None:
+                        continue
+                    fit = (found[0], _period(found[1].column, question))  # a tie: the period asked, or the latest
+                    if best is None or fit > best[0]:
+                        best = (fit, Compiled(**{**found[1].__dict__, "document": doc.name,
+                                                 "source": table.source or table.name}))
         if best:
             results.append(best[1])
     return results
@@ -268,10 +276,7 @@ def asked_measures(question: str, documents: Sequence[DocumentText]) -> tuple[li
     written: set[str] = set()
     for doc in documents:
         languages = [language, document_language(doc.items)]
-        for table in document_tables(doc):
-            sheet = _sheet(table)
-            if sheet is None:
-                continue
+        for sheet in (sheet for table in document_tables(doc) for sheet in _sheets(table)):
             asked = _words(" ".join(content_words(totalling_words(question), language)), languages)
             if any(_words(sheet.header[i], languages) & asked for i in _candidates(sheet)):
                 return [], []
