@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/heldout.py [--tree DIR] [--base-url URL] [--baseline] [--set SET]
                                       [--only ID,...] [--out FILE] [--fixes-off NAME,...] [--each-fix-off]
+                                      [--cache DIR]
 
 Sets: `heldout` (the default, tests/heldout/: measure on it, never tune on it), `tuning` (all of
 tests/tuning/: its own cases and the first held-out set, moved there by issue 43),
@@ -23,7 +24,9 @@ of it, so a case that asks for a file is at best partly right there.
 off, and prints what each earns: right / partly / wrong with all on against with it off, the cases
 whose verdict it changes and how often it changed a plan (the server's "plan repaired (name)" lines;
 a fix that changed none is not run again: off, its rounds are the same).
-Both only on a tuning set: the held-out set is measured on, never tuned on.
+Both only on a tuning set: the held-out set is measured on, never tuned on. With --cache DIR (and
+--base-url) the model's answers are recorded in DIR and a call seen before is answered from there
+(bench/model_cache.py): each run after the first sees the same model, and costs only the calls that differ.
 
 Prints one line per case (verdict, seconds, failed checks), the totals right / partly / wrong, and
 the same per language, per kind of request (`Case.kind`, where the set gives one) and per first
@@ -36,6 +39,7 @@ longer English quote under it was judged English; --out records both verdicts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -44,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -230,7 +235,38 @@ def main() -> int:
     parser.add_argument("--fixes-off", default="", help="PLAN_FIXES_OFF for the server (a tuning set only)")
     parser.add_argument("--each-fix-off", action="store_true",
                         help="the set with all fixes, then with each off: what each earns (a tuning set only)")
+    parser.add_argument("--cache", default="",
+                        help="answer a model call seen before from DIR (bench/model_cache.py in front of --base-url)")
     args = parser.parse_args()
+    if args.cache and args.base_url:
+        with cached(args.base_url, Path(args.cache)) as url:
+            args.base_url = url
+            return run(args, parser)
+    return run(args, parser)
+
+
+@contextlib.contextmanager
+def cached(upstream: str, directory: Path) -> Iterator[str]:
+    """bench/model_cache.py in front of `upstream` for the time of the run: its URL."""
+    port = _free_port()
+    proxy = subprocess.Popen([sys.executable, str(ROOT / "bench" / "model_cache.py"), "--upstream", upstream,
+                              "--dir", str(directory), "--port", str(port)])
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url + "/models", timeout=5)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        proxy.terminate()
+        proxy.wait(30)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     cases = [c for c in SETS[args.set] if not args.only or c.id in args.only.split(",")]
     if (args.fixes_off or args.each_fix_off) and not args.set.startswith("tuning"):
         parser.error("--fixes-off and --each-fix-off measure on a tuning set (--set tuning...), never the held-out set")
