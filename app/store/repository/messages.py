@@ -75,8 +75,10 @@ class MessageStore:
                                       .on_conflict_do_nothing(index_elements=["key"]).returning(table_of(M).c.id))
         self._insert_document = table_of(D).insert()
         self._insert_file = table_of(F).insert().returning(table_of(F).c.id)
+        # The round's status too: an append that moves it (a round's end, a wait) writes it here, not
+        # in a statement of its own (the row is locked and its status checked by the caller).
         update_totals = update(wt).where(wt.c.id == bindparam("wid")).values(
-            last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
+            status=bindparam("status"), last_activity=bindparam("stamp"), last_message_id=bindparam("last_message"),
             last_log_id=bindparam("last_log"), next_sequence_no=bindparam("seq"), progress=bindparam("shown"),
             bytes_sent=wt.c.bytes_sent + bindparam("sent"), bytes_received=wt.c.bytes_received + bindparam("received"),
             tokens_used=wt.c.tokens_used + bindparam("tokens"),
@@ -157,7 +159,7 @@ class MessageStore:
             costs, announce = {name: value + earlier[name] for name, value in costs.items()}, announce or announced
 
         def update() -> None:
-            values = dict(wid=row.id, stamp=row.last_activity, last_message=row.last_message_id,
+            values = dict(wid=row.id, status=str(row.status), stamp=row.last_activity, last_message=row.last_message_id,
                           last_log=row.last_log_id, seq=row.next_sequence_no, shown=row.progress, **costs)
             if announce and not self.db.is_sqlite:  # SQLite serves one process: nothing to announce
                 self._update_announcing.execute(conn, {

@@ -248,15 +248,13 @@ class WorkflowStore:
         status = before = WorkflowStatus(row.status)
         self.locks.fence(conn, claim)
         if event is not None:
+            # The row is locked and its status read: a move the table has not raises here, and the new
+            # status is written with the row's totals (`append_rows_tx`), in the same statement.
             status = next_status(status, event)
-            done_waiting = {"waiting_for": None, "wait_expires": None} if before is WorkflowStatus.WAITING else {}
-            conn.execute(
-                update(W).where(col(W.id) == workflow_id, col(W.status).in_(sources(event))).values(status=status,
-                                                                                          **done_waiting)
-            )
+            if before is WorkflowStatus.WAITING:  # what it waited for goes with the wait
+                conn.execute(update(W).where(col(W.id) == workflow_id).values(waiting_for=None, wait_expires=None))
+                row.waiting_for = row.wait_expires = None
             row.status = status
-            for name, value in done_waiting.items():
-                setattr(row, name, value)
             if event is Event.STOP:  # the process running it may be another
                 announce_stop(conn, self.db.is_sqlite, workflow_id)
         written = self.messages.append_rows_tx(conn, row, messages, logs, stamp, cost)
