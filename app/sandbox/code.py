@@ -37,6 +37,7 @@ WORKER = Path(__file__).with_name("worker.py")
 FIRST_UID, UID_COUNT = 200_000, 10_000
 FRAME_SLACK = 64 * 1024  # the answer's JSON around the result
 START_TIMEOUT = 30.0
+DRAIN_SECONDS = 5.0  # what a killed worker left in its pipe is read away within this
 Limit = Literal["time", "memory", "output"]
 
 
@@ -98,6 +99,14 @@ class _Worker:
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+        # `wait` returns once the process's pipes are closed too. What a flood of output left unread
+        # paused the reading of its pipe, and a paused pipe never sees its end: read it away (the pipe
+        # holds what the killed process wrote, 64 KiB at most), or the wait never returns.
+        if self.process.stdout is not None:
+            with contextlib.suppress(TimeoutError, OSError):
+                async with asyncio.timeout(DRAIN_SECONDS):
+                    while await self.process.stdout.read(2**16):
+                        pass
         await self.process.wait()
 
 
