@@ -1,4 +1,5 @@
-"""The writer agent: writes a new document and delivers it as Markdown and DOCX."""
+"""The writer agent: writes a new text; delivers it as the files its task lists (Markdown, DOCX), or as
+its message when the task lists none."""
 
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ class Writer:
     name = "writer"
     formats = TEXT_FORMATS  # what it delivers, for the planner (agents.registry.Registry.formats)
     description = (
-        "Writes a new document (report, memo, letter, article) from the instructions, the given "
-        "documents and earlier tasks' results; delivers the files the task lists (.docx, .md), "
-        "or .md and .docx when it lists none."
+        "Writes a new text (report, memo, letter, article, summary) from the instructions, the given "
+        "documents and earlier tasks' results; delivers the files the task lists (.docx, .md); with "
+        "none listed, its text is the answer in the conversation."
     )
 
     async def run(self, task: TaskSpec, context: TaskContext) -> TaskResult:
@@ -71,6 +72,9 @@ class Writer:
                              sources=tuple(Source(s["name"], s["text"]) for s in sources)),
             max_tokens=output_budget(context.model, self.name),
         )
+        if not task.outputs:  # no file asked for: the text is the answer, in the conversation (issue 50)
+            markdown = (await ledger.ask(request)).text
+            return TaskResult(text=markdown, usage=ledger.usage, model=ledger.model_name, offline=ledger.offline)
         lead(say("document_written", context.language, files=", ".join(_formats(names, title))) + "\n\n")
         markdown = (await ledger.ask(request)).text
         files = [await text_file(name, markdown, title) for name in _formats(names, title)]
@@ -125,7 +129,8 @@ def delivered_material(text: str) -> str:
 
 
 def _formats(names: list[str], title: str) -> list[str]:
-    """The planned names (asked for Word, Word only); with none planned, Markdown and Word."""
+    """The planned names (asked for Word, Word only); with files planned that are none of the writer's
+    (a PDF), Markdown and Word."""
     if names:
         return list(names)
     stem = title_stem(title)

@@ -41,6 +41,22 @@ async def test_the_writer_delivers_the_planned_word_file_only_from_the_model_tex
     assert result.usage.calls == 1 and result.offline is False
 
 
+@pytest.mark.parametrize(("language", "instructions", "written"), [
+    ("en", "Summarize the report in three sentences.", "The plant made 12 tons. Output rose. Costs fell."),
+    ("de", "Fasse den Bericht in drei Sätzen zusammen.", "Das Werk machte 12 Tonnen. Die Menge stieg. Kosten sanken."),
+    ("fr", "Résume le rapport en trois phrases.", "L'usine a produit 12 tonnes. La production a augmenté."),
+])
+async def test_a_writer_asked_for_no_file_answers_in_the_conversation(language, instructions, written):
+    # Issue 50: a summary asked for in the chat landed in files named after the request and the chat got
+    # none (a real model chose the writer). No file planned: the text is the message, and no file is made.
+    model = ScriptedModel(written)
+    task = TaskSpec("t1", "writer", instructions, ["r.txt"])
+    result = await run_task(build_registry(entry_points=False), task,
+                            context_for(task, model, text_document("r.txt", "The plant made 12 tons."), language=language))
+    assert result.files == [] and result.text == written and not result.undelivered
+    assert "12" in result.text
+
+
 async def test_the_translator_chunks_a_long_document_within_the_budget():
     paragraphs = [f"Paragraph {i} says that the number {i} follows {i - 1}." for i in range(1, 600)]
     doc = text_document("long.txt", "\n\n".join(paragraphs))
@@ -134,7 +150,7 @@ async def test_control_characters_from_pdf_text_do_not_break_docx_or_xlsx():
     extract = TaskSpec("t1", "data_extractor", "Tabulate", ["odd.txt"])
     tables = await run_task(registry, extract, context_for(extract, ScriptedModel(answer), doc))
     assert {f.name for f in tables.files} == {"odd-tables.xlsx"}
-    write = TaskSpec("t2", "writer", "Write", ["odd.txt"])
+    write = TaskSpec("t2", "writer", "Write", ["odd.txt"], [OutputSpec("t.docx", "docx", "T")])
     written = await run_task(registry, write, context_for(write, ScriptedModel("# T\n\nbad \x01 char"), doc))
     docx_file = next(f for f in written.files if f.name.endswith(".docx"))
     assert "bad  char" in "\n".join(p.text for p in docx.Document(io.BytesIO(docx_file.data)).paragraphs)

@@ -89,6 +89,16 @@ def test_a_german_summary_of_a_docx(client: httpx.Client) -> None:
     assert messages[-1]["status"] == "last" and f"**{say('delivered', 'de')}:**" in messages[-1]["content"]
 
 
+def test_a_summary_asked_in_the_chat_is_answered_in_the_chat(client: httpx.Client) -> None:
+    # Issue 50, item 10: this model chose the writer for it, which made files named after the request
+    # ("fasse-dieses-dokument-in-drei-sätzen.md" and ".docx") and left the chat without a summary.
+    # Whichever agent it picks now, no file is made where none was asked for, and a step says something.
+    _, messages = run(client, "Fasse dieses Dokument in drei Sätzen zusammen.", ["testWORD.docx"])
+    steps = [m for m in messages if m["agentName"] not in ("project_manager", "") and m["role"] == "assistant"]
+    assert steps and all(m["content"].strip() for m in steps), steps
+    assert not [d["name"] for m in messages for d in m.get("documents") or [] if m["role"] == "assistant"]
+
+
 def test_a_table_to_csv_from_an_xlsx(client: httpx.Client) -> None:
     _, messages = run(client, "Extract the table as CSV", ["testEXCEL.xlsx"])
     agents = [t["agent"] for t in plan_of(messages)["tasks"]]
