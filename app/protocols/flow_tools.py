@@ -128,9 +128,13 @@ def outputs_of(message: Message | None) -> dict[str, Any]:
 
 
 async def question(rounds: Rounds, owner: Owner, workflow_id: str, wait: WaitingFor) -> str:
-    """What a waiting human node asks (its message), with its actions."""
-    page = await rounds.workflows.page(owner, workflow_id, "messages", wait.message_id - 1, 1)
-    text = page.items[0].content if page.items and page.items[0].id == wait.message_id else ""
+    """What a waiting human node asks (its message), with its actions. The message is read by its id:
+    a page after the id before it could come back empty, from the cached cursor of a write that had
+    committed but whose cursor was not advanced yet (a stream woken by the write before it)."""
+    await rounds.workflows.owned(owner, workflow_id)
+    message = await rounds.workflows.repo.messages.message(workflow_id, wait.message_id) \
+        if wait.message_id is not None else None
+    text = message.content if message is not None and not message.deleted else ""
     return f"{text or 'The flow waits for your decision.'} (actions: {', '.join(wait.decisions)})"
 
 
