@@ -57,9 +57,12 @@ def test_an_edit_of_ten_thousand_tasks_is_refused_for_its_size_alone_while_healt
         with server.client() as other:
             while not done.is_set():
                 healths.append(other.get("/health", timeout=30).status_code)
+                answered.set()
 
+    answered = threading.Event()
     poller = threading.Thread(target=poll)
     poller.start()
+    assert answered.wait(30), "health never answered"  # once before the edit, however busy the machine
     try:
         answer = client.post(f"/api/workflows/{wid}/review", timeout=60,
                              json={"decision": "edit", "plan": {"tasks": tasks(10_000, cycle), "finalDocuments": []}})
