@@ -57,6 +57,15 @@ def system_engine(url: str) -> sa.Engine:
     return engine
 
 
+def cancel_once(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel each task not already being cancelled. A second cancel would interrupt the first one's
+    cleanup mid-way: an MCP tool call's courtesy cancellation to its server (the SDK shields that write
+    from anyio's scopes, not from another `Task.cancel`) never went out."""
+    for task in tasks:
+        if not task.cancelling():
+            task.cancel()
+
+
 def stop_dequeuing() -> None:
     """This process takes no more rounds off DBOS's queue, where recovery puts a taken-over replica's
     rounds: one it took while leaving would be left to no one."""
@@ -206,8 +215,7 @@ class Engine:
     async def cancel_all(self) -> None:
         """Cancel every round task of this process, writing nothing; DBOS keeps the rounds pending."""
         tasks = [t for ts in self._tasks.values() for t in ts]
-        for task in tasks:
-            task.cancel()
+        cancel_once(tasks)
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
@@ -301,8 +309,7 @@ class Engine:
         The future ends once DBOS says CANCELLED and the task has ended; `close` waits for it.
         """
         tasks = list(self._tasks.get(workflow_id, ()))
-        for task in tasks:
-            task.cancel()
+        cancel_once(tasks)
         self.rt.rounds.forget(workflow_id, round_no)
         rid = round_id(workflow_id, round_no, segment)
         cancel = asyncio.get_running_loop().run_in_executor(_STOPPER, DBOS.cancel_workflow, rid)
@@ -320,9 +327,9 @@ class Engine:
             await asyncio.wait(tasks, timeout=5)
 
     def cancel_local(self, workflow_id: str) -> None:
-        """Cancel the round's task if this process runs it (a stop said in another process)."""
-        for task in list(self._tasks.get(workflow_id, ())):
-            task.cancel()
+        """Cancel the round's task if this process runs it (a stop said in another process, or this one's
+        own stop heard back from PostgreSQL: that task is already being cancelled and is left alone)."""
+        cancel_once(list(self._tasks.get(workflow_id, ())))
 
     def track(self, workflow_id: str, task: asyncio.Task[Any] | None) -> None:
         if task is not None:
