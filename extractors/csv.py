@@ -7,7 +7,7 @@ import io
 
 from extractors.base import ContentItem, Extraction
 from extractors.registry import ExtractorRegistry, Source
-from extractors.tables import attach, make_table, typed
+from extractors.tables import attach, comma_language, text_table
 from extractors.text import decode
 
 MIMES = ["text/csv", "text/tab-separated-values", "application/csv"]
@@ -19,7 +19,10 @@ def extract_csv(source: Source, registry: ExtractorRegistry) -> Extraction:
     text = text.lstrip("\ufeff")
     delimiter = "\t" if source.mime == "text/tab-separated-values" else _sniff(text)
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
-    table = make_table("table", [[typed(cell) for cell in row] for row in rows], "table", delimiter=delimiter)
+    # Where the cells show no decimals, a ";" between them says what the language does: spreadsheets
+    # whose language writes "4,25" separate a CSV's cells with ";".
+    comma = (lambda: True) if delimiter == ";" else comma_language(text)
+    table = text_table("table", rows, "table", comma, delimiter=delimiter)
     item = ContentItem(
         sequence_nr=1,
         name="table",

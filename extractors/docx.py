@@ -16,7 +16,7 @@ from lxml import etree
 from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
-from extractors.tables import Table, attach, make_table, typed
+from extractors.tables import Comma, Table, attach, comma_language, text_table
 
 MIMES = ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"]
 
@@ -41,7 +41,7 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
         return failure(source.mime, "corrupt", source.name, f"not a readable Word document ({error})")
     body = document.element.body
     items = [_item("body", "\n".join(blocks(body)), "body")]
-    attach(items[0].metadata, _tables(body))
+    attach(items[0].metadata, _tables(body, comma_language(items[0].data)))
     headers: list[str] = []
     footers: list[str] = []
     notes: dict[str, list[str]] = {name: [] for _, name, _ in _PARTS}
@@ -135,13 +135,14 @@ def _cells(table: etree._Element) -> list[list[str]]:
     return rows
 
 
-def _tables(body: etree._Element) -> list[Table]:
-    """The body's tables (not those nested in another table's cells), as typed cells."""
+def _tables(body: etree._Element, comma: Comma) -> list[Table]:
+    """The body's tables (not those nested in another table's cells), as typed cells (numbers read the
+    way the table writes them, or else as the document's language does, `comma`: `text_table`)."""
     found: list[Table] = []
     for element in body.iter(_W + "tbl"):
         if any(parent.tag == _W + "tbl" for parent in element.iterancestors()):
             continue
-        table = make_table(f"table {len(found) + 1}", [[typed(c) for c in row] for row in _cells(element)], "body")
+        table = text_table(f"table {len(found) + 1}", _cells(element), "body", comma)
         if table is not None:
             found.append(table)
     return found

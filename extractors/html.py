@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from extractors.base import ContentItem, Extraction
 from extractors.registry import ExtractorRegistry, Source
-from extractors.tables import Cell, Table, attach, make_table, typed
+from extractors.tables import attach, comma_language, text_tables
 from extractors.text import decode
 
 MIMES = ["text/html", "application/xhtml+xml"]
@@ -31,7 +31,7 @@ class _TextCollector(HTMLParser):
         self.title = ""
         self._skip_depth = 0
         self._in_title = False
-        self.tables: list[Table] = []
+        self.grids: list[list[list[str | None]]] = []  # each table's cells on its grid, in order
         self.headings: list[str] = []  # h1-h6 texts, in order: the sections of the page
         self._heading: list[str] | None = None
         # Open tables, innermost last: rows of (text parts, colspan, rowspan) cells.
@@ -65,9 +65,7 @@ class _TextCollector(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "table" and self._open and not self._skip_depth:
-            table = make_table(f"table {len(self.tables) + 1}", _grid(self._open.pop()), "page")
-            if table is not None:
-                self.tables.append(table)
+            self.grids.append(_grid(self._open.pop()))
         if tag in _HEADINGS and self._heading is not None:
             heading = " ".join("".join(self._heading).split())
             if heading:
@@ -91,18 +89,18 @@ class _TextCollector(HTMLParser):
                 self._open[-1][-1][-1][0].append(data)
 
 
-def _grid(rows: list[list[tuple[list[str], int, int]]]) -> list[list[Cell]]:
+def _grid(rows: list[list[tuple[list[str], int, int]]]) -> list[list[str | None]]:
     """Cells laid out on the table's grid: a spanned position stays empty, so columns line up."""
-    grid: list[list[Cell]] = []
+    grid: list[list[str | None]] = []
     taken: set[tuple[int, int]] = set()  # positions covered by a rowspan from above
     for r, row in enumerate(rows):
-        out: list[Cell] = []
+        out: list[str | None] = []
         c = 0
         for parts, colspan, rowspan in row:
             while (r, c) in taken:
                 out.append(None)
                 c += 1
-            out.append(typed("".join(parts)))
+            out.append("".join(parts))
             out.extend([None] * (colspan - 1))
             for dr in range(1, rowspan):
                 for dc in range(colspan):
@@ -135,7 +133,7 @@ def extract_html(source: Source, registry: ExtractorRegistry) -> Extraction:
         data=text,
         metadata=attach({"extractor": "html.parser", "encoding": encoding, "title": title, "ocr": False,
                          "headings": collector.headings},
-                        collector.tables),
+                        text_tables(collector.grids, "", "page", comma_language(text))),
     )
     return Extraction(mime=source.mime, status="ok", items=[item])
 

@@ -14,7 +14,7 @@ from extractors.base import ContentItem, Extraction
 from extractors.odf import ODP, TEMPLATES, EncryptedError, block_lines, open_package, q
 from extractors.odt import locked
 from extractors.registry import ExtractorRegistry, Source, failure
-from extractors.tables import attach, make_table, typed
+from extractors.tables import attach, comma_language, text_tables
 
 MIMES = [ODP, *(m for m, family in TEMPLATES.items() if family == ODP)]
 
@@ -40,11 +40,7 @@ def extract_odp(source: Source, registry: ExtractorRegistry) -> Extraction:
         text = "\n".join(line for line in lines if line.strip())
         if notes:
             text += f"\n\nNotes:\n{notes}"
-        tables = [t for grid in grids
-                  if (t := make_table(f"slide {number} table {len(grids)}", [[typed(c) for c in row] for row in grid],
-                                      f"slide {number}")) is not None]
-        for n, table in enumerate(tables, 1):
-            table.name = f"slide {number} table {n}"
+        tables = text_tables(grids, f"slide {number} ", f"slide {number}", comma_language(text))
         metadata = {"extractor": "odf", "slide": number, "has_notes": bool(notes), "ocr": False}
         if package.decrypted:
             metadata["decrypted"] = True

@@ -15,7 +15,7 @@ from lxml import etree
 from extractors.base import ContentItem, Extraction
 from extractors.odf import ODT, TEMPLATES, EncryptedError, Package, block_lines, inline_text, open_package, q
 from extractors.registry import ExtractorRegistry, Source, failure
-from extractors.tables import attach, make_table, typed
+from extractors.tables import attach, comma_language, text_tables
 
 MIMES = [ODT, *(m for m, family in TEMPLATES.items() if family == ODT)]
 
@@ -33,8 +33,7 @@ def extract_odt(source: Source, registry: ExtractorRegistry) -> Extraction:
         return failure(source.mime, "corrupt", source.name, "the document has no text body")
     grids: list[list[list[str]]] = []
     lines = block_lines(body, package, grids)
-    tables = [t for n, grid in enumerate(grids, 1)
-              if (t := make_table(f"table {n}", [[typed(c) for c in row] for row in grid], "body")) is not None]
+    tables = text_tables(grids, "", "body", comma_language("\n".join(lines)))
     headings = [" ".join(inline_text(h).split()) for h in body.iter(q("text:h"))]
     items = [item("body", "\n".join(lines), "body", package)]
     attach(items[0].metadata, tables)

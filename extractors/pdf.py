@@ -15,7 +15,7 @@ from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
 from extractors.pdf_tables import aligned_pages, find_pdf_tables, rule_pages
 from extractors.registry import ExtractorRegistry, Source, failure, nested
-from extractors.tables import attach
+from extractors.tables import attach, comma_language
 
 MIMES = ["application/pdf", "application/x-pdf"]
 
@@ -59,7 +59,8 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
                 needs_ocr.append(number)
         extraction.items.append(item)
     aligned = aligned_pages({item.metadata.get("page", 0): item.data for item in extraction.items})
-    tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password, aligned)
+    comma = comma_language("\n".join(item.data for item in extraction.items))
+    tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password, aligned, comma)
     for item in extraction.items:
         attach(item.metadata, tables.get(item.metadata.get("page", 0), []))
     renderer.close()

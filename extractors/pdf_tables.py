@@ -14,7 +14,7 @@ Three kinds of tables are found:
 Pages without rules whose text lines up figures in rows (`aligned_pages`: three lines or more
 with two figures each) are searched too, for tables set without any rule (issue 50: government
 statistics, expenditure reports, price lists were not found): their lines and the gaps between
-columns, as for the booktabs tables (`_aligned_tables`).
+columns, as for the booktabs tables (`_aligned_grids`).
 
 Chosen by measurement on the corpus PDFs with tables: pdfplumber's lines strategy alone found
 none of multicolumn.pdf page 3 and korean-text-with-tables.pdf, and its text strategy split
@@ -35,7 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 import pypdfium2
 
-from extractors.tables import Cell, Table, make_table, typed
+from extractors.tables import Comma, Table, never, text_tables
+
+Rows = list[list[str | None]]  # a grid's cells as the page writes them
 
 if TYPE_CHECKING:
     from pdfplumber.page import CroppedPage, Page
@@ -105,9 +107,10 @@ def _row_of_figures(words: list[str]) -> bool:
 
 
 def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None,
-                    aligned: Sequence[int] = ()) -> dict[int, list[Table]]:
+                    aligned: Sequence[int] = (), comma: Comma = never) -> dict[int, list[Table]]:
     """Tables by page number for the given pages (ruled) and the `aligned` ones (rows lined up
-    without rules, searched only when no rule is on the page); a page pdfplumber cannot read gives none."""
+    without rules, searched only when no rule is on the page); a page pdfplumber cannot read gives none.
+    Their numbers are read the way they are written, or else as the document's language does (`comma`)."""
     unruled = [n for n in aligned if n not in pages]
     if not pages and not unruled:
         return {}
@@ -119,7 +122,10 @@ def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None,
             for number in sorted([*pages, *unruled])[:MAX_PAGES]:
                 try:
                     page = pdf.pages[number - 1]
-                    tables = _page_tables(page, number) if number in pages else _aligned_tables(page, number)
+                    grids, finder = (_page_grids(page), "pdfplumber") if number in pages \
+                        else (_aligned_grids(page), "pdfplumber-aligned")
+                    tables = text_tables(grids, f"page {number} ", f"page {number}", comma, page=number,
+                                         finder=finder)
                 except Exception:  # noqa: BLE001 - pdfminer raises many kinds on odd pages
                     log.debug("table finding failed on page %d", number, exc_info=True)
                     continue
@@ -130,11 +136,11 @@ def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None,
     return found
 
 
-def _page_tables(page: Page, number: int) -> list[Table]:
-    grids: list[tuple[tuple[float, float, float, float], list[list[Cell]]]] = []
+def _page_grids(page: Page) -> list[Rows]:
+    grids: list[tuple[tuple[float, float, float, float], Rows]] = []
     findings = page.find_tables()
     for finding in findings:
-        rows: list[list[Cell]] = [[typed(cell or "") for cell in row] for row in finding.extract()]
+        rows = _texts(finding.extract())
         if _table_like(rows):
             grids.append((finding.bbox, rows))
     if not findings:  # ruled grids rejected as prose do not fall back to the rules alone
@@ -142,7 +148,7 @@ def _page_tables(page: Page, number: int) -> list[Table]:
             region = page.crop(bbox, strict=False)
             for finding in region.find_tables({"vertical_strategy": "explicit", "explicit_vertical_lines": columns,
                                                "horizontal_strategy": "lines"}):
-                rows = [[typed(cell or "") for cell in row] for row in finding.extract()]
+                rows = _texts(finding.extract())
                 if _table_like(rows):
                     grids.append((finding.bbox, rows))
     if not findings and not grids:
@@ -151,16 +157,10 @@ def _page_tables(page: Page, number: int) -> list[Table]:
             rows = _columns(page.crop(box, strict=False))
             if _table_like(rows):
                 grids.append((box, rows))
-    tables: list[Table] = []
-    for _, rows in grids:
-        table = make_table(f"page {number} table {len(tables) + 1}", rows, f"page {number}",
-                           page=number, finder="pdfplumber")
-        if table is not None:
-            tables.append(table)
-    return tables
+    return [rows for _, rows in grids]
 
 
-def _aligned_tables(page: Page, number: int) -> list[Table]:
+def _aligned_grids(page: Page) -> list[Rows]:
     """Tables without rules: each block of lines with two figures or more (and the heading line
     above it), its columns the gaps no line's words cross (`_columns`)."""
     lines: list[list[dict[str, Any]]] = []
@@ -177,7 +177,7 @@ def _aligned_tables(page: Page, number: int) -> list[Table]:
             blocks[-1] = (blocks[-1][0], i)
         elif is_row:
             blocks.append((i, i))
-    tables: list[Table] = []
+    grids: list[Rows] = []
     for first, last in blocks:
         if last - first + 1 < ALIGNED_LINES:
             continue
@@ -186,11 +186,8 @@ def _aligned_tables(page: Page, number: int) -> list[Table]:
         bottom = max(w["bottom"] for w in lines[last]) + 1
         rows = _columns(page.crop((0, top, float(page.width), bottom), strict=False))
         if _table_like(rows):
-            table = make_table(f"page {number} table {len(tables) + 1}", rows, f"page {number}",
-                               page=number, finder="pdfplumber-aligned")
-            if table is not None:
-                tables.append(table)
-    return tables
+            grids.append(rows)
+    return grids
 
 
 def _open_grids(page: Page | CroppedPage) -> list[tuple[tuple[float, float, float, float], list[float]]]:
@@ -244,7 +241,7 @@ def _ruled_region(page: Page) -> tuple[float, float, float, float] | None:
     return (first["x0"] - 2, top - 1, first["x1"] + 2, bottom + 1)
 
 
-def _columns(region: CroppedPage) -> list[list[Cell]]:
+def _columns(region: CroppedPage) -> Rows:
     """The region's words as rows (by line) and columns (gaps no line's words cross)."""
     words = region.extract_words(keep_blank_chars=False, use_text_flow=False)
     if not words:
@@ -277,18 +274,23 @@ def _columns(region: CroppedPage) -> list[list[Cell]]:
             columns[-1][1] = max(columns[-1][1], x1)
         else:
             columns.append([x0, x1])
-    rows: list[list[Cell]] = []
+    rows: Rows = []
     for runs in runs_by_line:
-        row: list[Cell] = [None] * len(columns)
+        row: list[str | None] = [None] * len(columns)
         for run in runs:
             index = next((i for i, (x0, x1) in enumerate(columns) if run[0]["x0"] <= x1), len(columns) - 1)
             text = " ".join(w["text"] for w in run)
-            row[index] = typed(f"{row[index]} {text}" if row[index] is not None else text)
+            row[index] = f"{row[index]} {text}" if row[index] is not None else text
         rows.append(row)
     return rows
 
 
-def _table_like(rows: Sequence[Sequence[Cell]]) -> bool:
+def _texts(found: list[list[str | None]]) -> Rows:
+    """pdfplumber's cells with their white space as one space each."""
+    return [[" ".join((cell or "").split()) for cell in row] for row in found]
+
+
+def _table_like(rows: Rows) -> bool:
     """At least two rows and two columns of short cells, mostly filled, not prose or glyph soup."""
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return False

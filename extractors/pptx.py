@@ -16,7 +16,7 @@ from pptx.shapes.group import GroupShape
 from extractors.base import ContentItem, Extraction
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
-from extractors.tables import Table, attach, make_table, typed
+from extractors.tables import attach, comma_language, text_tables
 
 MIMES = ["application/vnd.openxmlformats-officedocument.presentationml.presentation"]
 
@@ -33,15 +33,16 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     items = []
     for number, slide in enumerate(presentation.slides, start=1):
         lines: list[str] = []
-        tables: list[Table] = []
+        grids: list[list[list[str]]] = []
         for shape in slide.shapes:
-            lines.extend(_shape_lines(shape, tables, number))
+            lines.extend(_shape_lines(shape, grids))
         notes = ""
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text.strip()
         text = "\n".join(line for line in lines if line.strip())
         if notes:
             text += f"\n\nNotes:\n{notes}"
+        tables = text_tables(grids, f"slide {number} ", f"slide {number}", comma_language(text))
         items.append(
             ContentItem(
                 sequence_nr=number,
@@ -58,16 +59,13 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
-def _shape_lines(shape: BaseShape, tables: list[Table], slide: int) -> list[str]:
-    """Text of one shape; groups are walked, tables become tab-separated rows (and `tables`)."""
+def _shape_lines(shape: BaseShape, grids: list[list[list[str]]]) -> list[str]:
+    """Text of one shape; groups are walked, tables become tab-separated rows (and their cells `grids`)."""
     if isinstance(shape, GroupShape):
-        return [line for inner in shape.shapes for line in _shape_lines(inner, tables, slide)]
+        return [line for inner in shape.shapes for line in _shape_lines(inner, grids)]
     if isinstance(shape, GraphicFrame) and shape.has_table:  # only a graphic frame holds a table or a chart
         rows = [[cell.text if not cell.is_spanned else "" for cell in row.cells] for row in shape.table.rows]
-        table = make_table(f"slide {slide} table {len(tables) + 1}", [[typed(c) for c in row] for row in rows],
-                           f"slide {slide}")
-        if table is not None:
-            tables.append(table)
+        grids.append(rows)
         return [render_rows(rows)]
     if isinstance(shape, Shape) and shape.has_text_frame:  # only an autoshape (<p:sp>) has a text frame
         return [shape.text_frame.text]
