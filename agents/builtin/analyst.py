@@ -15,7 +15,8 @@ from agents.knowledge.compiled import QUOTED, Compiled, asked_measures, compile_
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
-from agents.knowledge.retrieval import MemoryRetriever, location, without_copies
+from agents.knowledge.passages import is_row, location
+from agents.knowledge.retrieval import MemoryRetriever, without_copies
 from agents.language import (
     asked_kind,
     best_passages,
@@ -47,7 +48,10 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 def quote_of(question: str, passage: Passage) -> str:
     """The sentence(s) of a passage that best answer the question: what a citation quotes. When the
-    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one."""
+    question asks for a kind of fact (a price, a date, a number), the best of the sentences that hold one;
+    a table's row whole."""
+    if is_row(passage.text):
+        return normalize_space(passage.text)  # a table's row is one record: its remedy comes with its problem
     kind = asked_kind(question)
     found = best_passages(question, passage.text, k=3 if kind else 1)
     found = [s for s in found if holds(kind, s)] or found
@@ -228,7 +232,7 @@ class Analyst:
                                          without_instructions(context.prompt)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
         compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs,
-                                                             await _measures(question, docs, retriever, size))
+                                                             await _measures(question, docs, retriever, size), asked)
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
         asks = question_parts(question) if docs and not compiled and question == asked else [question]

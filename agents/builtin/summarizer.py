@@ -108,7 +108,7 @@ def readable(doc: DocumentText) -> str:
     """The document's text for a summary: a sheet's data rows each named by their sheet and carrying
     their headings ("sheet 2023: Zone NA; Sales: 12,553"), so any row a summary quotes says where
     it is from and which year or column it gives; other items as they read."""
-    from agents.knowledge.retrieval import location, table_rows
+    from agents.knowledge.passages import location, table_rows
 
     parts = []
     for name, text in doc.items:

@@ -7,7 +7,8 @@ import re
 
 from agents.base import DocumentText, TaskContext, TaskResult, TaskSpec
 from agents.builtin.summarizer import summarize_document
-from agents.knowledge.retrieval import MemoryRetriever, location
+from agents.knowledge.passages import location
+from agents.knowledge.retrieval import MemoryRetriever
 from agents.language import document_topic, summarize
 from agents.model import ModelRequest, lead, no_draft
 from agents.phrases import say

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agents.base import DocumentText
 from agents.knowledge.blocks import blocks
 from agents.knowledge.blocks import value as _value
-from agents.knowledge.retrieval import document_language, row_passage
+from agents.knowledge.passages import CAPTION, row_passage, row_passages, with_tables
+from agents.knowledge.retrieval import document_language, reading
 from agents.language import (
     DATE,
     MAX,
@@ -137,7 +138,23 @@ def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[s
                                           -candidates.index(i)))
     if score(best) > (0, 0, 0):
         return best
-    return candidates[0] if len(candidates) == 1 and op != SUM else None
+    if len(candidates) == 1 and op != SUM:
+        return candidates[0]
+    return _row_total(sheet, candidates)
+
+
+def _row_total(sheet: _Sheet, candidates: Sequence[int]) -> int | None:
+    """The column that adds up the others in every row (a "Total" of the quarters, however it is headed):
+    the whole of each row's measure, what a question naming no column asks about ("the highest sales in
+    2023" over a sheet of quarters and their total). Found by the numbers, not by the heading's words."""
+    rows = [r for r in sheet.rows if all(_value(r[i]) is not None for i in candidates)]
+    if len(rows) < 2 or len(candidates) < 3:
+        return None
+    def adds_up(row: list[Cell], i: int) -> bool:
+        whole = _value(row[i]) or 0.0
+        return abs(sum(_value(row[j]) or 0.0 for j in candidates if j != i) - whole) <= 0.005 * max(abs(whole), 1.0)
+
+    return next((i for i in candidates if all(adds_up(r, i) for r in rows)), None)
 
 
 def _period(heading: str, question: str) -> tuple[int, int]:
@@ -201,7 +218,8 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     target = _column(sheet, question, asked, languages, asked_kind(question) == PRICE, op, near)
     if target is None:
         return None
-    rows = [r for r in _mentioned(sheet, question, target) if _value(r[target]) is not None]
+    mentioned = _mentioned(sheet, question, target)
+    rows = [r for r in mentioned if _value(r[target]) is not None]
     if op == SUM and any(_is_total(r) for r in rows):
         return None  # the table writes its own total: that row is the answer, as a passage search finds it
     rows = [r for r in rows if not _is_total(r)]  # a "Total" row is no zone, month or item of the table
@@ -210,8 +228,10 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     label = _label(sheet, asked, languages, target)
     named_label = label is not None and bool(_words(sheet.header[label], languages) & asked
                                              - _words(sheet.header[target], languages))
-    fit = (len(_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
-           + (len(rows) < len(sheet.rows)) + named_label)
+    headed = len(_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
+    if not headed and not named_label and target == _row_total(sheet, _candidates(sheet)):
+        return None  # a row total measured, and the rows not named: "which quarter" asks across the columns
+    fit = headed + (len(mentioned) < len(sheet.rows)) + named_label
     if not fit:  # "the most important finding" names nothing of this table: no table question
         return None
     passages = {id(r): row_passage("", sheet.header, [text_of(c) for c in r]) for r in rows}
@@ -232,10 +252,13 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
 
 
 def compile_answer(question: str, documents: Sequence[DocumentText],
-                   near: Mapping[str, float] | None = None) -> list[Compiled]:
+                   near: Mapping[str, float] | None = None, asked: str = "") -> list[Compiled]:
     """Each operation the question asks for, computed over the table that fits it best; [] when it
-    asks for none or no table fits. `near`: the headings that mean a phrase of the question (`standout`)."""
-    ops = compared(question)
+    asks for none or no table fits. `near`: the headings that mean a phrase of the question (`standout`).
+    `asked`: a follow-up as the user wrote it, when `question` joins it to an earlier one ("And the
+    fewest? (Which depot had the most deliveries?)"): the operations it asks for replace the earlier ones,
+    which name the column and rows only."""
+    ops = compared(asked) or compared(question)
     if not ops:
         return []
     results: list[Compiled] = []
@@ -248,13 +271,26 @@ def compile_answer(question: str, documents: Sequence[DocumentText],
                     found = compile_over(sheet, question, op, languages, near)
                     if found is None:
                         continue
-                    fit = (found[0], _period(found[1].column, question))  # a tie: the period asked, or the latest
+                    # A tie: the period asked, or the latest, by the column's heading, else by the table's
+                    # name (a workbook's sheets "2021", "2022", "2023").
+                    fit = (found[0], max(_period(found[1].column, question), _period(table.name, question)))
                     if best is None or fit > best[0]:
                         best = (fit, Compiled(**{**found[1].__dict__, "document": doc.name,
                                                  "source": table.source or table.name}))
         if best:
-            results.append(best[1])
+            doc = next(d for d in documents if d.name == best[1].document)
+            results.append(replace(best[1], rows=as_written(best[1].rows, doc)))
     return results
+
+
+def as_written(rows: Sequence[str], doc: DocumentText) -> list[str]:
+    """The rows as the document's text writes them ("Deliveries: 7,905", "Sales: (999)"), where it holds
+    them, not as the typed table's numbers ("7905", "-999"): the person finds the quote in the document."""
+    written: dict[tuple[str, ...], str] = {}
+    for row in row_passages(with_tables(doc.items, doc.tables)):  # a sheet's row under its caption, too
+        for said in (row, row.rpartition(CAPTION)[2]):
+            written.setdefault(reading(said), row)
+    return [written.get(reading(row), row) for row in rows]
 
 
 def heading_text(heading: str) -> str:

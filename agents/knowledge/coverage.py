@@ -8,6 +8,9 @@ A person who believes the first line stops reading. Now:
 - the terms are the question's content words (each language's function words from the maintained
   lists, `stopwords` and stopwords-iso: `function_words`, and the words that ask for a kind of fact, "how many", "wie lange", "combien coûte":
   `without_asking`), each stem once;
+- a document writes a term when its text, its file's name or the name of one of its parts or tables
+  does ("the table on the slides" over "slide 1 table 1", "the comments" over "comments", "sales" over
+  "baeckerei-sonnenschein-sales.xlsx");
 - each weighs by how rare it is among the documents' sentences (smoothed IDF, log(1 + N / (df + ½)));
   a term in no sentence weighs most, since it may be what was asked about;
 - the question is not answered when the best passages (those an answer quotes) hold less than half
@@ -29,6 +32,7 @@ Pure, no I/O; CPU in proportion to the documents' text (callers run it off the l
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +53,7 @@ from agents.language import (
     stems,
     tokens,
     without_asking,
+    without_comparing,
     without_instructions,
 )
 
@@ -80,7 +85,9 @@ class Coverage:
 def question_terms(question: str, language: str) -> list[tuple[str, str]]:
     """(word as written, stem) for each term the question asks about, each stem once, in order."""
     function = function_words(language)
-    words = [w for w in content_words(without_asking(question), language, shortest=3) if w.casefold() not in function]
+    # The words of comparing ("le plus élevé", "the most") ask for an operation, not for something written.
+    words = [w for w in content_words(without_comparing(without_asking(question)), language, shortest=3)
+             if w.casefold() not in function]
     terms: dict[str, str] = {}
     for word, stem in zip(words, stems([w.casefold() for w in words], language), strict=True):
         terms.setdefault(stem, word)
@@ -96,8 +103,31 @@ def weights(terms: Sequence[str], documents: Sequence[DocumentText]) -> dict[str
     return {t: math.log(1 + n / (sum(t in u for u in units) + 0.5)) for t in terms}
 
 
+def _named(file_name: str) -> str:
+    """The words of a file's name ("baeckerei-sonnenschein-sales.xlsx": what the document is about)."""
+    stem = file_name.rsplit(".", 1)[0] if "." in file_name else file_name
+    return " ".join(stem.replace("_", " ").replace("-", " ").split())
+
+
 def _key(word: str) -> str:
     return fold(word).casefold()
+
+
+KIN_PREFIX = 4  # letters two stems share at the start, and at least KIN_SHARE of the shorter, to be one word's forms
+KIN_SHARE = 0.6
+
+
+def _kin(stem: str, present: set[str]) -> bool:
+    """Whether the documents write a form of the word `stem` its stemmer does not join to it: a vowel changed
+    inside ("beschlossen" and "Beschluss", "décidé" and "décision", "decided" and "decision"). Snowball only
+    cuts endings, and a question's verb is often the noun its documents write."""
+    head = stem[:KIN_PREFIX]
+    for other in present:
+        if other.startswith(head) and other != stem:
+            shared = len(os.path.commonprefix([stem, other]))
+            if shared >= KIN_SHARE * min(len(stem), len(other)):
+                return True
+    return False
 
 
 def absent_names(question: str, documents: Sequence[DocumentText], asked: str = "") -> tuple[str, ...]:
@@ -111,9 +141,9 @@ def absent_names(question: str, documents: Sequence[DocumentText], asked: str = 
     if not languages:
         return ()
     same = own in languages
-    found = names(question, own, same)
+    found = names(without_comparing(question), own, same)  # as in `question_terms`
     if asked.strip() and asked.strip() != question.strip():
-        said = {_key(n) for n in names(asked, detect_language(asked, default="en"), same)}
+        said = {_key(n) for n in names(without_comparing(asked), detect_language(asked, default="en"), same)}
         found = [n for n in found if _key(n) in said]
     spoken = {_key(name) for name in language_words()}
     found = [n for n in found if _key(n) not in spoken and not named_formats(n)]
@@ -156,8 +186,12 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     if not languages or own not in languages:
         return Coverage()
     terms = question_terms(question, own)
-    present = {s for doc in documents for s in index_terms(doc.text, document_language(doc.items))}
-    absent = tuple(word for word, stem in terms if stem not in present)
+    # What the documents write, and what their parts are named ("slide 2 table 1", "comments", "sheet
+    # Revenue"): a question about the table on the slides asks about a part, not a word of its text.
+    present = {s for doc in documents
+               for s in index_terms(" ".join([doc.text, _named(doc.name), *(name for name, _ in doc.items),
+                                              *(t.name for t in doc.tables)]), document_language(doc.items))}
+    absent = tuple(word for word, stem in terms if stem not in present and not _kin(stem, present))
     if not absent:
         return Coverage()
     top = list(best[:BEST])

@@ -9,13 +9,12 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from agents.base import DocumentText, Likeness, Passage
+from agents.knowledge.passages import Chunk, chunk_items, with_tables
 from agents.knowledge.retrieval import (
     Candidate,
-    Chunk,
     IndexedChunk,
     PassageIndex,
     bm25,
-    chunk_items,
     chunk_terms,
     document_language,
     hybrid,
@@ -26,12 +25,15 @@ from agents.model import call_context
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from extractors.base import ContentItem
+from extractors.tables import table_from_wire
 
 
 def text_items(items: Sequence[ContentItem]) -> list[tuple[str, str]]:
     """What the index holds of a file: the cleaned text agents read (ligatures as letters, hyphens
-    joined, contents lines out, sections named by their headings), so a quote reads as they do."""
-    return [(name, text) for name, text in clean_contents(items) if text.strip()]
+    joined, contents lines out, sections named by their headings), so a quote reads as they do, and the
+    tables that text does not hold (`with_tables`)."""
+    tables = [table_from_wire(t) for c in items for t in c.metadata.get("tables") or [] if isinstance(t, dict)]
+    return with_tables([(name, text) for name, text in clean_contents(items) if text.strip()], tables)
 
 
 def chunk_rows(items: Sequence[ContentItem], limit: int = 0) -> list[dict[str, Any]]:
@@ -142,5 +144,6 @@ def _memory_pool(documents: Sequence[DocumentText]) -> list[tuple[DocumentText, 
     pool: list[tuple[DocumentText, Chunk, str, list[str]]] = []
     for doc in documents:
         language = document_language(doc.items)
-        pool.extend((doc, chunk, language, chunk_terms(chunk, language)) for chunk in chunk_items(doc.items))
+        pool.extend((doc, chunk, language, chunk_terms(chunk, language))
+                    for chunk in chunk_items(with_tables(doc.items, doc.tables)))
     return pool

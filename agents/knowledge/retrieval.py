@@ -1,4 +1,4 @@
-"""Passage retrieval: documents cut into chunks that know their page, sheet or section, index terms
+"""Passage retrieval: the passages of `agents.knowledge.passages`, their index terms
 (`agents.language.index_terms`: Snowball stems without stop words, per language) and BM25 ranking. Pure, no I/O.
 
 The service keeps the chunks in a full-text index in its database (`app.store.search`, a `PassageIndex`
@@ -14,21 +14,20 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict, cast
+from typing import Protocol, cast
 
 import numpy as np
 
 from agents.base import DocumentText, Passage
 from agents.knowledge.embeddings import Embedder, fuse, vector_order
+from agents.knowledge.passages import Chunk, chunk_items, with_tables
 from agents.language import (
     detect_language,
     index_terms,
     query_terms,
-    split_sentences,
 )
 from agents.toolkit.cpu import LONG_TEXT, off_loop_if_long, text_size
 
-CHUNK_WORDS = 90  # a passage: a few sentences, enough to answer, short enough to quote
 K1, B = 1.2, 0.75  # BM25's usual constants
 # The keyword rank's weight in the fusion for a passage in another language than the question's
 # (`hybrid`): its matches are then names and numbers the languages share, or words that only look
@@ -45,20 +44,6 @@ K1, B = 1.2, 0.75  # BM25's usual constants
 # ranked first 0.478 without, 0.609 with it (vectors alone 0.609), recall@5 unchanged everywhere.
 CROSS_KEYWORD_WEIGHT = 0.0
 
-_NUMBER = re.compile(r"^[(+\-−]?[$€£¥]?\d[\d.,'’ ]*%?\)?$|^[—–-]$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
-_LOCATION = re.compile(r"^(?:(page|slide) (\d+)|sheet (.+))$", re.IGNORECASE)
-
-
-@dataclass
-class Chunk:
-    """A passage of a document and where it is."""
-
-    seq: int
-    text: str
-    page: int | None = None
-    sheet: str | None = None
-    section: str | None = None
 
 
 # ---- the port a stored index implements (`app.store.search`; ranked by `agents.knowledge.indexed`) ----
@@ -112,115 +97,6 @@ def chunk_terms(chunk: Chunk, language: str) -> list[str]:
     """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
     question about the comments finds the comments, not a paragraph that mentions one."""
     return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
-
-
-# ---- chunks ----------------------------------------------------------------------------------
-
-
-class Location(TypedDict, total=False):
-    """Where a content item is in its document: one of these, or none."""
-
-    page: int
-    sheet: str
-    section: str
-
-
-def location(item_name: str) -> Location:
-    """Page, sheet or section of a content item, from its name ("page 3", "sheet Revenue", "comments")."""
-    match = _LOCATION.match(item_name.strip())
-    if match and match.group(1) and match.group(1).lower() == "page":
-        return {"page": int(match.group(2))}
-    if match and match.group(3):
-        return {"sheet": match.group(3)}
-    name = item_name.strip()
-    # A document's one item ("text", "body", an HTML "page") is no place within it.
-    return {"section": name} if name and name.lower() not in ("text", "body", "page") else {}
-
-
-_CAPTION = " — "  # "In millions of CHF, 2023 — Zone NA; Sales (a): 12,553" (`row_passage`)
-
-
-def row_passage(caption: str, header: list[str], row: list[str]) -> str:
-    """A table row with its column headings: "Zone NA; Sales (a): 12,553; ...", the sheet's values as shown."""
-    heads = header + [""] * (len(row) - len(header))
-    cells = "; ".join(f"{h}: {v}" if h else v for h, v in zip(heads, row, strict=False) if v)
-    return f"{caption}{_CAPTION}{cells}" if caption else cells
-
-
-def _is_number(cell: str) -> bool:
-    return bool(_NUMBER.match(cell)) and not _YEAR.match(cell)
-
-
-def table_rows(text: str) -> tuple[list[str], str]:
-    """The data rows of a tab-separated sheet as passages of their own, each with the heading row
-    above its block (and the row above that, which names the unit or period), and the text left:
-    titles and notes, for sentence chunks.
-
-    A row is data when it has two cells or more and one of them is a number (a year alone is a
-    heading: "2023 | 2022"); the other rows of two cells or more are headings. A block of such rows
-    that no number follows is a table of words (milestones and their dates, names and roles): its
-    first row heads the others, each a passage; a lone one is text."""
-    rows: list[str] = []
-    rest: list[str] = []
-    headings: list[list[str]] = []
-    in_data = False
-
-    def words_only() -> None:
-        if len(headings) > 1:
-            rows.extend(row_passage("", headings[0], cells) for cells in headings[1:])
-        else:
-            rest.extend("\t".join(cells) for cells in headings)
-
-    for line in text.split("\n"):
-        cells = [c.strip() for c in line.split("\t")]
-        filled = [c for c in cells if c]
-        if len(filled) < 2:
-            if headings and not in_data and filled:  # a line of text after rows of words ends their table
-                words_only()
-                headings = []
-            rest.append(line)
-        elif any(_is_number(c) for c in filled):
-            header = headings[-1] if headings else []
-            caption = ", ".join(c for c in headings[-2] if c) if len(headings) > 1 else ""
-            rows.append(row_passage(caption, header, cells))
-            in_data = True
-        else:
-            if in_data:  # a heading after data starts the next block
-                headings, in_data = [], False
-            headings.append(cells)
-    if not in_data:
-        words_only()
-    return rows, "\n".join(rest)
-
-
-def _is_table(where: Location, text: str) -> bool:
-    lines = [line for line in text.split("\n") if line.strip()]
-    return "sheet" in where or (len(lines) > 1 and 2 * sum("\t" in line for line in lines) >= len(lines))
-
-
-def chunk_items(items: Sequence[tuple[str, str]]) -> list[Chunk]:
-    """A document's text items cut into passages of about CHUNK_WORDS words at sentence ends; a
-    sheet's rows are passages of their own, with their headings, so an answer quotes the row."""
-    chunks: list[Chunk] = []
-    for name, text in items:
-        where = location(name)
-        if _is_table(where, text):
-            rows, text = table_rows(text)
-            chunks += [Chunk(seq=len(chunks) + i, text=row, **where) for i, row in enumerate(rows)]
-            if rows and " ".join(text.split()) == " ".join(name.split()):
-                continue  # the heading its rows are under, and nothing else: they carry it as their section
-        current: list[str] = []
-        words = 0
-        for sentence in split_sentences(text):
-            n = len(sentence.split())
-            if current and words + n > CHUNK_WORDS:
-                chunks.append(Chunk(seq=len(chunks), text=" ".join(current), **where))
-                current, words = [], 0
-            current.append(sentence.strip())
-            words += n
-        if current:
-            chunks.append(Chunk(seq=len(chunks), text=" ".join(current), **where))
-    return chunks
 
 
 def document_language(items: Sequence[tuple[str, str]]) -> str:
@@ -312,7 +188,8 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
     for doc in documents:
         language = document_language(doc.items)
         languages.append(language)
-        pool.extend((doc, chunk, chunk_terms(chunk, language), language) for chunk in chunk_items(doc.items))
+        pool.extend((doc, chunk, chunk_terms(chunk, language), language)
+                    for chunk in chunk_items(with_tables(doc.items, doc.tables)))
     if not pool:
         return []
     query = query_terms(question, languages)
@@ -344,7 +221,7 @@ def rank_documents(question: str, documents: Sequence[DocumentText], k: int, emb
 
 
 # A passage's reading: thousands separators dropped, an accounting negative "(999)" written -999.
-_THOUSANDS = re.compile(r"(?<=\d)[,'’\u00a0\u202f ](?=\d{3}\b)")
+_THOUSANDS = re.compile(r"(?<=\d)[.,'’\u00a0\u202f ](?=\d{3}\b)")  # a dot too: "7.905" in German
 _BRACKETED = re.compile(r"\((\d[\d.]*)\)")
 _WORD_OR_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|[^\W\d_]+")
 

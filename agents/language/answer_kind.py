@@ -68,12 +68,32 @@ _NUMBER_HELD = re.compile(
 _HELD = {PRICE: _PRICE_HELD, DATE: _DATE_HELD, NUMBER: _NUMBER_HELD}
 
 
+# "when", "wann", "quand" after another question word of their sentence join a clause, they ask nothing:
+# "What should I do when the red light blinks?", "Que faire quand le voyant clignote ?". Right after
+# "and" ("What was decided, and when?") they ask again.
+_BARE_WHEN = re.compile(r"\b(?:when|wann|quand)\b", re.IGNORECASE)
+_QUESTION_WORD = re.compile(
+    r"\b(?:what|how|which|who|whom|whose|why|where|was|wie|welche[rsnm]?|wer|wen|wem|warum|wieso|weshalb|wo"
+    r"|comment|pourquoi|où|qui|quoi|quel|quelle|quels|quelles|que faire|qu['’]est-ce)\b", re.IGNORECASE)
+_AND = re.compile(r"\b(?:and|und|et),?\s*$", re.IGNORECASE)
+
+
+def _asks_a_date(question: str) -> bool:
+    for found in _DATE_ASKED.finditer(question):
+        if not _BARE_WHEN.fullmatch(found.group()):
+            return True  # "what year", "an welchem Tag", "à quelle heure": always a date
+        before = re.split(r"[.?!;:]", question[:found.start()])[-1]
+        if not _QUESTION_WORD.search(before) or _AND.search(before):
+            return True
+    return False
+
+
 def asked_kind(question: str) -> str:
     """PRICE, DATE or NUMBER when the question asks for that kind of fact, else "" (a price before a
     number: "how much does it cost" asks for an amount of money)."""
     if _PRICE_ASKED.search(question):
         return PRICE
-    if _DATE_ASKED.search(question):
+    if _asks_a_date(question):
         return DATE
     if _NUMBER_ASKED.search(question):
         return NUMBER

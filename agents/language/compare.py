@@ -30,7 +30,8 @@ _MAX = re.compile(
     r"\b(?:highest|largest|biggest|greatest|most|maximum|best|longest|heaviest|fastest|top"
     r"|höchste[nmrs]?|größte[nmrs]?|meiste[nmrs]?|teuerste[nmrs]?|beste[nmrs]?|längste[nmrs]?|stärkste[nmrs]?"
     r"|am höchsten|am meisten|am teuersten|am besten"
-    r"|(?:le|la|les) plus|plus (?:élevée?s?|grande?s?|haute?s?|forte?s?)|meilleure?s?|maximale?s?|maximum)\b",
+    r"|(?:(?:le|la|les) )?plus (?:élevée?s?|grande?s?|haute?s?|forte?s?)|(?:le|la|les) plus|meilleure?s?|maximale?s?"
+    r"|maximum)\b",
     re.IGNORECASE,
 )
 _SUM = re.compile(
@@ -56,4 +57,10 @@ def compared(question: str) -> list[str]:
 
 def totalling_words(question: str) -> str:
     """The question without its words of comparing and totalling: what is left names the column and rows."""
-    return _SUM.sub(" ", _MAX.sub(" ", _MIN.sub(" ", question)))
+    return _SUM.sub(" ", without_comparing(question))
+
+
+def without_comparing(question: str) -> str:
+    """The question without its words of comparing ("the lowest", "le plus élevé"): they ask for an
+    operation, not for something a document writes. Totalling words stay ("Gesamtumsatz" names a figure)."""
+    return _MAX.sub(" ", _MIN.sub(" ", question))

@@ -46,6 +46,20 @@ _BOILERPLATE = re.compile(
 )
 
 
+# Languages that write an ordinal number with a dot ("am 25. September", "im 3. Stock"): a number and its dot
+# before a word that is not a function word are no sentence's end there (sentencex ends one at "am 25." before "September, 9 - 12 Uhr").
+ORDINAL_DOT = frozenset({"de", "da", "no", "nb", "nn", "fi", "is", "et", "lv", "cs", "sk", "pl", "hu", "tr", "hr",
+                         "sl", "sr", "bs"})
+_ORDINAL_END = re.compile(r"(?:^|\s)\d{1,3}\.$")
+
+
+def _counted(rest: str) -> bool:
+    """Whether the text after "25." opens with what an ordinal counts (a month, "Stock", "Platz"): a word,
+    not one of the words a sentence opens with ("Das", "Wir")."""
+    word = re.match(r"\s*([^\W\d_]+)", rest)
+    return word is not None and word.group(1).casefold() not in common_words()
+
+
 def normalize_space(text: str) -> str:
     """Collapse whitespace runs to one space (none for line breaks inside Chinese/Japanese)."""
     return _SPACE.sub(" ", _CJK_GAP.sub("", text)).strip()
@@ -104,8 +118,9 @@ def _split_segment(text: str, start: int, end: int, language: str) -> list[tuple
         nxt = re.match(r"\s*(\S)", text[stop:end])
         piece = text[begin:stop]
         glued = stop < end and not text[stop].isspace() and not _FULL_STOP.search(piece)
-        if glued or nxt and (nxt.group(1).islower() and not _CJK_CHAR.search(piece[-1:])
-                             or not _LETTER.search(piece)):
+        ordinal = language in ORDINAL_DOT and _ORDINAL_END.search(piece) and _counted(text[stop:end])
+        if glued or ordinal or nxt and (nxt.group(1).islower() and not _CJK_CHAR.search(piece[-1:])
+                                        or not _LETTER.search(piece)):
             continue
         if piece.strip():
             out.append((begin, stop))

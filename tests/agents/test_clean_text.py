@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from agents.knowledge.coverage import coverage
+from agents.knowledge.retrieval import rank_documents
 from agents.offline import OfflineModel
 from agents.registry import build_registry
 from agents.toolkit.cleanup import INDEX_LINE, REFERENCE_LINE, TOC_LINE
@@ -98,7 +100,7 @@ def test_footnote_markers_stand_apart_from_the_words_they_were_glued_to() -> Non
     ("fake-html-cp1252.html", ["My First Heading"]),
 ])
 def test_headings_are_lines_of_their_own_and_name_the_sections(name: str, sections: list[str]) -> None:
-    from agents.knowledge.retrieval import chunk_items
+    from agents.knowledge.passages import chunk_items
 
     document = load_document(name)
     names = [n for n, _ in document.items if n != "headers and footers"]
@@ -183,3 +185,15 @@ def test_table_fragments_are_no_sentences_of_a_summary(text):
     picked = summarize(text, max_sentences=5)
     assert picked and not [s for s in picked if s in ("Total HT", "Gesamt netto", "2 450,00 €", "2.450,00 €",
                                                         "Demandeur :")], picked
+
+
+@pytest.mark.parametrize("question", ["What does the table on the slides show?", "Which values are in the slide's table?"])
+def test_the_table_on_the_slides_is_found_by_its_name_and_is_not_not_found(question) -> None:
+    """A slide's table is kept out of its prose (above), but not out of reach: retrieval finds its rows as a
+    part of their own named by the table ("slide 1 table 1"), and the question is not "not found" for
+    «table» (before: the rows were in no passage, and «table», «slides» "appeared nowhere")."""
+    deck = load_document("powerpoint_sample.pptx")
+    found = rank_documents(question, [deck], 6)
+    rows = [p for p in found if p.section == "slide 1 table 1"]
+    assert len(rows) >= 3 and any("R1" in p.text for p in found + rank_documents("R1", [deck], 3))
+    assert coverage(question, [deck], [p.text for p in found]).unanswered == []

@@ -99,3 +99,31 @@ def test_the_heading_that_says_what_was_asked_and_a_label_named_apart_from_it():
     doc = DocumentText(name="seg.csv", ext="csv", mime="text/csv", size=1, items=[], tables=[Table("seg", rows, 0)])
     # "trading profit" is also in "Underlying trading profit": that column is neither the measure nor the label.
     assert answer("Which segment had the lowest trading profit?", doc) == [(MIN, "Pet food", 20.0, "Trading profit")]
+
+
+def sheet_per_year() -> bytes:
+    """A workbook of our own: a sheet per year, items by quarter and their total (no heading says "sales")."""
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    figures = {2022: {"Tea": [40, 42, 38, 50], "Juice": [61, 55, 58, 70], "Water": [20, 22, 25, 30]},
+               2023: {"Tea": [44, 47, 41, 52], "Juice": [39, 41, 37, 45], "Water": [60, 66, 71, 80]}}
+    for year, items in figures.items():
+        sheet = book.create_sheet(str(year))
+        sheet.append(["Item", "Q1", "Q2", "Q3", "Q4", "Total"])
+        for item, quarters in items.items():
+            sheet.append([item, *quarters, sum(quarters)])
+        sheet.append(["Total", *[sum(q[i] for q in items.values()) for i in range(4)],
+                      sum(sum(q) for q in items.values())])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_a_row_total_is_the_measure_when_no_heading_is_asked_and_the_sheet_named_by_the_year():
+    """"The highest sales in 2023" over sheets of quarters names no column: the column that adds up the
+    others in every row is the measure (found by the numbers), and the sheet named "2023" is the period;
+    a question across the columns ("which quarter") is no row's maximum and compiles nothing."""
+    doc = document(sheet_per_year(), "drinks-sales.xlsx")
+    assert answer("Which item had the highest sales in 2023?", doc) == [(MAX, "Water", 277.0, "Total")]
+    assert answer("Which item sold the least in 2022?", doc) == [(MIN, "Water", 97.0, "Total")]
+    assert answer("Which quarter had the highest sales in 2023?", doc) == []

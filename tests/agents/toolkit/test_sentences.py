@@ -184,3 +184,14 @@ def test_korean_keeps_its_word_spaces_and_chinese_wraps_join() -> None:
     assert split_sentences(korean)[0] == "모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다."
     chinese = "是人都生而自由，在尊严和\n权利上一律平等。"
     assert split_sentences(chinese) == ["是人都生而自由，在尊严和权利上一律平等。"]
+
+
+def test_a_german_ordinal_is_no_sentences_end_but_a_number_ending_one_still_is():
+    """sentencex ended a sentence at "am 25." before "September, 9 - 12 Uhr.": the answer quoted a training
+    "am 25." with no month. In languages that write ordinals with a dot, a number and its dot before a
+    word that is no function word go on; before "Das" or "Wir" they end the sentence."""
+    text = ("Frank Schulte organisiert eine Schulung am 25. September, 9 - 12 Uhr.\n\n"
+            "Die Druckerwartung im 3. Stock ist offen. Wir zählten 25. Das war alles.")
+    assert split_sentences(text) == ["Frank Schulte organisiert eine Schulung am 25. September, 9 - 12 Uhr.",
+                                     "Die Druckerwartung im 3. Stock ist offen.", "Wir zählten 25.", "Das war alles."]
+    assert split_sentences("We counted 25. September was busy.") == ["We counted 25.", "September was busy."]
