@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
+from agents.flows import Effects, FlowDefinition, FlowJournal, FlowLimits, FlowResult, FlowRunner
 from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
@@ -39,6 +40,7 @@ from agents.knowledge.memory import (
 )
 from agents.language import detect_language, load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
+from agents.planning.as_flow import run_plan
 from agents.planning.manager import (
     PlanLimits,
     PlanOutcome,
@@ -53,7 +55,7 @@ from agents.planning.plan import parse_plan, plan_from_record, plan_record, too_
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.planning.review import FinalOutcome, write_final
-from agents.planning.scheduler import BUDGET, first_tasks, run_plan
+from agents.planning.scheduler import BUDGET, first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.questions import MAX_QUESTIONS
@@ -132,6 +134,13 @@ class Runner:
                 final, failed = await self.final(review.inp, review.plan, review.results, review.skipped,
                                                  review.delivered, review.failures)
             await hooks.ended(ran, review, final, failed, time.perf_counter() - t0)
+
+    async def run_flow(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
+                       inputs: Mapping[str, Any], limits: FlowLimits | None = None,
+                       secrets: Mapping[str, str] | None = None) -> FlowResult:
+        """Run a person's flow (or a sub-flow of it) on the engine a plan's tasks run on
+        (`agents.planning.as_flow`): through the app's `effects` and `journal`, to its end or its waits."""
+        return await FlowRunner(definition, effects, journal, limits, secrets=secrets).run(inputs)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an

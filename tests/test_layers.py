@@ -277,6 +277,12 @@ def runner_sites(modules: dict[str, Path]) -> list[str]:
     return found
 
 
+def test_one_place_builds_the_runner() -> None:
+    """Issue 44: the round's Runner is built once, in `app.main`; a flow (and a sub-flow) runs through it
+    (`Runner.run_flow`), and a plan's tasks run on the same engine (`agents.planning.as_flow`)."""
+    assert runner_sites(_modules()) == ["app.main"]
+
+
 def report() -> None:
     modules = _modules()
     per_wing = collections.Counter(wing(m) for m in modules)

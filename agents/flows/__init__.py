@@ -14,7 +14,9 @@ package's modules (`tests/test_layers.py`).
 
 from agents.flows.canonical import canonical_json, definition_hash, dump_yaml, load_yaml
 from agents.flows.definition import (
+    ERROR_BRANCH,
     AgentConfig,
+    Edge,
     FlowDefinition,
     FlowRefConfig,
     HttpConfig,
@@ -44,7 +46,7 @@ from agents.flows.validate import Problem
 from agents.flows.validate import validate as validate_flow
 
 __all__ = [
-    "AgentConfig", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "diff", "diff_definitions", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
+    "ERROR_BRANCH", "AgentConfig", "Edge", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "diff", "diff_definitions", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",

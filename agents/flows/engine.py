@@ -19,7 +19,7 @@ import asyncio
 import heapq
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.flows.definition import (
@@ -35,6 +35,7 @@ from agents.flows.definition import (
     LoopConfig,
     MapConfig,
     Node,
+    NodeConfig,
     TemplateConfig,
     config_of,
 )
@@ -60,10 +61,16 @@ class FlowRunner:
     """One run of one definition, with the app's journal and effects."""
 
     def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
-                 limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None) -> None:
+                 limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None, *,
+                 join_all: bool = False, admit: Callable[[Node], str | None] | None = None) -> None:
+        """`join_all`: a node runs only when every edge into it is taken, and is skipped as soon as one is
+        not (a planned round's tasks: each needs every task it depends on); else one taken edge is enough.
+        `admit`: asked as a node is about to start; a reason it gives skips the node instead (a round's
+        token budget)."""
         self.definition, self.effects, self.journal = definition, effects, journal
         self.limits = limits or FlowLimits()
         self.secrets = dict(secrets or {})  # what http nodes read as `env.NAME` (never recorded, never shown)
+        self.join_all, self.admit = join_all, admit
         self.nodes = {n.id: n for n in definition.nodes}
         self.order = {n.id: i for i, n in enumerate(definition.nodes)}
         self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
@@ -83,6 +90,7 @@ class FlowRunner:
         self.budget = itertools.count(1)
         self.given: dict[str, Any] = {}  # what a node's effect was called with, kept for its record if it fails
         self.inputs: dict[str, Any] = {}
+        self.configs: dict[int, NodeConfig] = {}  # by the node's identity: a body node and a top-level one may share an id
 
     @property
     def total(self) -> int:
@@ -135,23 +143,32 @@ class FlowRunner:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
+        return self._ended()
+
+    def _ended(self) -> FlowResult:
+        result = self._outcome()
+        result.runs, result.done, result.total = self.runs, self.done(), self.total
+        return result
+
+    def _outcome(self) -> FlowResult:
         fatal = self.fatal
         if fatal is not None:
-            return FlowResult("failed", failed_node=fatal.node_id, error=fatal.error, runs=self.runs)
+            return FlowResult("failed", failed_node=fatal.node_id, error=fatal.error)
         if self.waits:
-            return FlowResult("waiting", waits=list(self.waits), runs=self.runs)
+            return FlowResult("waiting", waits=list(self.waits))
         try:
             outputs = {name: render(text, self.scope()) for name, text in self.definition.outputs.items()}
         except Exception as exc:  # noqa: BLE001 - a template that fails at run time fails the run, saying why
-            return FlowResult("failed", failed_node="", error=f"the flow's outputs could not be rendered: {exc}",
-                              runs=self.runs)
-        return FlowResult("completed", outputs=outputs, runs=self.runs)
+            return FlowResult("failed", failed_node="", error=f"the flow's outputs could not be rendered: {exc}")
+        return FlowResult("completed", outputs=outputs)
 
     async def _launch_ready(self, running: dict[asyncio.Task[NodeRun], str], sem: asyncio.Semaphore) -> None:
-        """Start every node whose incoming edges are all decided; skip those none of whose edges is taken
-        (a skip decides the edges after it). Only the nodes after those settled since the last look are
-        looked at, in the definition's order."""
+        """Start every node whose incoming edges are all decided; skip those the edges rule out (none taken,
+        or with `join_all` one not taken; a skip decides the edges after it). Only the nodes after those
+        settled since the last look are looked at, in the definition's order; every skip of a look is
+        written before its nodes start."""
         busy = set(running.values())
+        starting: list[Node] = []
         while self.touched:  # a pass, in the definition's order; a skip's nodes after it in this one
             passing = [(self.order[n], n) for n in self.touched]
             heapq.heapify(passing)
@@ -165,9 +182,8 @@ class FlowRunner:
                 decided = [self._taken(e) for e in edges]
                 if any(d is None for d in decided):
                     continue
-                if edges and not any(decided):
-                    skipped = NodeRun(node.id, node.id, node.type, "skipped",
-                                      error="no branch leading to it was taken")
+                if edges and not (all(decided) if self.join_all else any(decided)):
+                    skipped = NodeRun(node.id, node.id, node.type, "skipped", error=self._why_skipped(edges, decided))
                     self.record(node.id, skipped)
                     await self.journal.settled(skipped, self.done(), self.total)
                     for later in [n for n in self.touched if self.order[n] > at]:
@@ -175,7 +191,18 @@ class FlowRunner:
                         heapq.heappush(passing, (self.order[later], later))
                     continue
                 busy.add(node.id)
-                running[asyncio.ensure_future(self._top(node, sem))] = node.id
+                starting.append(node)
+        for node in starting:
+            running[asyncio.ensure_future(self._top(node, sem))] = node.id
+
+    def _why_skipped(self, edges: list[Any], decided: list[bool | None]) -> str:
+        """Why a node is skipped: the first edge into it not taken, by what its source did."""
+        source = self.runs[next(e for e, d in zip(edges, decided, strict=True) if not d).source]
+        if source.status == "failed":
+            return f"it depends on node '{source.node_id}', which failed"
+        if source.status == "skipped":
+            return f"it depends on node '{source.node_id}', which was skipped"
+        return "no branch leading to it was taken"
 
     def _taken(self, edge: Any) -> bool | None:
         """Whether an edge is taken: None while its source has not settled."""
@@ -192,6 +219,11 @@ class FlowRunner:
 
     async def _top(self, node: Node, sem: asyncio.Semaphore) -> NodeRun:
         async with sem:
+            refused = self.admit(node) if self.admit is not None else None
+            if refused is not None:
+                skipped = NodeRun(node.id, node.id, node.type, "skipped", error=refused)
+                await self.journal.settled(skipped, self.done() + 1, self.total)
+                return skipped
             await self.journal.started(node, node.id, self.done(), self.total)
             run = await self.execute(node, node.id, {})
             if run.status == "waiting":
@@ -212,8 +244,11 @@ class FlowRunner:
         error = ""
         for attempt in range(1, tries + 1):
             try:
-                async with asyncio.timeout(node.timeout_seconds):
+                if node.timeout_seconds is None:
                     run = await self.perform(node, path, extra)
+                else:
+                    async with asyncio.timeout(node.timeout_seconds):
+                        run = await self.perform(node, path, extra)
                 self.given.pop(path, None)
                 run.attempts = attempt
                 return run
@@ -246,7 +281,9 @@ class FlowRunner:
 
     async def perform(self, node: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
         """The node's own work, once (raises on failure)."""
-        config = config_of(node)
+        config = self.configs.get(id(node))
+        if config is None:  # decoded once per node of this run, not once per run of it (a map's body)
+            config = self.configs[id(node)] = config_of(node)
         scope = self.scope(extra)
 
         def ok(produced: Produced | Any, **fields: Any) -> NodeRun:

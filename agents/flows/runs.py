@@ -71,6 +71,8 @@ class FlowResult:
     error: str = ""
     waits: list[HumanWait] = field(default_factory=list)
     runs: dict[str, NodeRun] = field(default_factory=dict)
+    done: int = 0  # top-level nodes settled
+    total: int = 0  # top-level nodes
 
 
 @dataclass(frozen=True)

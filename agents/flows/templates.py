@@ -104,6 +104,12 @@ def _parsed(template: str) -> nodes.Template:
         raise TemplateError(error.message or "syntax error", line=error.lineno) from None
 
 
+@functools.lru_cache(maxsize=1024)
+def _free(template: str) -> frozenset[str]:
+    """The names `template` reads from its scope, by Jinja's own scoping: all a render needs of it."""
+    return frozenset(meta.find_undeclared_variables(_parsed(template)))
+
+
 def check(template: str) -> TemplateError | None:
     """The syntax error in `template` (with its line), or None when it compiles."""
     try:
@@ -115,12 +121,16 @@ def check(template: str) -> TemplateError | None:
 
 def render(template: str, scope: Mapping[str, Any]) -> str:
     """`template` rendered in `scope`; a `TemplateError` says what failed (an undefined name, a refused access)."""
+    if "{" not in template and "\r" not in template and len(template) <= min(MAX_LENGTH, MAX_OUTPUT):
+        return template  # plain text renders as itself (Jinja only turns "\r\n" into "\n"): no context to build
     compiled = _compiled(template)
     budget = _RANGE_BUDGET.set([MAX_RANGE_ITEMS])
     try:
         parts: list[str] = []
         size = 0
-        for part in compiled.generate(scope):
+        # Only the names it reads: Jinja copies its variables into a new context on every render, and a
+        # flow's scope holds every node's output (a map item's render copied them all, 20 times a map).
+        for part in compiled.generate({name: scope[name] for name in _free(template) if name in scope}):
             size += len(part)
             if size > MAX_OUTPUT:
                 raise TemplateError(f"the text grew over {MAX_OUTPUT:,} characters")

@@ -22,7 +22,6 @@ from agents.flows import (
     FlowJournal,
     FlowLimits,
     FlowRefConfig,
-    FlowRunner,
     HttpConfig,
     LlmConfig,
     Node,
@@ -199,8 +198,8 @@ class RoundEffects:
             raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
         given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
         assert self.journal is not None  # set by app.rounds.flow_run before the run
-        runner = FlowRunner(definition, self, SubJournal(self.journal, f"{path}/"), self.limits)
-        result = await runner.run(given)
+        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given,
+                                               self.limits)
         if result.status == "waiting":
             raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
                             "inside another flow yet")

@@ -1,8 +1,8 @@
-"""A flow run is a round: no planning call and no final-review call, the flow engine
-(`agents.flows.engine.FlowRunner`) runs the definition the round was started with, and this module is
-its journal: each node run's start is a log, its outcome one row in `node_runs` (the checkpoint: a
-resumed round reads the settled runs back and runs only the rest), a human node's wait the durable
-wait every round uses, and the `last` message renders the flow's outputs.
+"""A flow run is a round: no planning call and no final-review call, the flow engine (the round's
+`Runner.run_flow`, the engine a plan's tasks run on too) runs the definition the round was started
+with, and this module is its journal: each node run's start is a log, its outcome one row in
+`node_runs` (the checkpoint: a resumed round reads the settled runs back and runs only the rest), a
+human node's wait the durable wait every round uses, and the `last` message renders the flow's outputs.
 
 The round's user message names the flow (`metadata.flow`: id, version, hash, inputs); the definition
 is read by its hash, so a run keeps its version whatever is published while it runs.
@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows import FlowDefinition, FlowLimits, FlowResult, FlowRunner, HumanWait, Node, NodeRun, decode_definition
+from agents.flows import FlowDefinition, FlowLimits, FlowResult, HumanWait, Node, NodeRun, decode_definition
 from app.clock import now
 from app.fsm import Event
 from app.rounds.flow_effects import RoundEffects, node_key
@@ -170,12 +170,12 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
     # never holds one (`redacted`).
     journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}
-    runner = FlowRunner(definition, effects, journal, limits, secrets=journal.secrets)
-    result = await runner.run(dict(flow.get("inputs") or {}))
+    result = await rt.runner.run_flow(definition, effects, journal, dict(flow.get("inputs") or {}), limits,
+                                      secrets=journal.secrets)
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
                                     redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
-        await wait(rt, workflow_id, round_no, result.waits, runner.total, runner.done())
+        await wait(rt, workflow_id, round_no, result.waits, result.total, result.done)
     else:
         await finish(rt, workflow_id, round_no, definition, result)
 

@@ -11,9 +11,9 @@ import pytest
 
 from agents.base import DocumentText, OutputFile, Plan, TaskResult, TaskSpec
 from agents.model import Model, ModelRequest, ModelResponse, Usage
+from agents.planning.as_flow import run_plan
 from agents.planning.manager import PlanOutcome, RoundInput, make_plan
 from agents.planning.review import FinalOutcome, write_final
-from agents.planning.scheduler import run_plan
 from agents.registry import Registry
 from agents.tasks.run import run_task, task_context
 from tests.corpus import CORPUS

@@ -10,8 +10,9 @@ import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.errors import PlanFormatError
+from agents.planning.as_flow import run_plan
 from agents.planning.plan import PLAN_SCHEMA, find_cycle, parse_plan, plan_to_json, validate_plan
-from agents.planning.scheduler import first_tasks, run_plan, schedule
+from agents.planning.scheduler import first_tasks, schedule
 from tests.harness import plan_of
 
 AGENTS = ["analyst", "summarizer", "writer"]

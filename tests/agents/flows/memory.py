@@ -73,9 +73,11 @@ class ScriptedEffects:
 
 async def run(definition: dict[str, Any], inputs: Mapping[str, Any] | None = None,
               journal: MemoryJournal | None = None, effects: ScriptedEffects | None = None,
-              concurrency: int = 4, max_node_runs: int = 1000) -> tuple[FlowResult, MemoryJournal, ScriptedEffects]:
+              concurrency: int = 4, max_node_runs: int = 1000,
+              **options: Any) -> tuple[FlowResult, MemoryJournal, ScriptedEffects]:
+    """Run `definition`; `options` go to the `FlowRunner` (`join_all`, `admit`)."""
     journal = journal or MemoryJournal()
     effects = effects or ScriptedEffects()
     runner = FlowRunner(decode_definition(definition), effects, journal,
-                        FlowLimits(max_node_runs=max_node_runs, concurrency=concurrency))
+                        FlowLimits(max_node_runs=max_node_runs, concurrency=concurrency), **options)
     return await runner.run(dict(inputs or {})), journal, effects

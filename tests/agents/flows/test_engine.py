@@ -110,6 +110,44 @@ async def test_retries_then_each_on_error_strategy():
     assert result.outputs == {"o": "handled"} and journal.runs["ok"].status == "skipped"
 
 
+async def test_a_skipped_node_says_which_node_before_it_failed_or_was_skipped():
+    definition = flow([node("start", "start"), {**node("a", "llm", prompt="p"), "onError": "branch"},
+                       node("b", "template", text="after a"), node("c", "template", text="after b"),
+                       node("end", "end")], [("start", "a"), ("a", "b"), ("b", "c"), ("c", "end")])
+    result, journal, _ = await run(definition, effects=ScriptedEffects(fail={"a": 9}))
+    assert journal.runs["b"].error == "it depends on node 'a', which failed"
+    assert journal.runs["c"].error == "it depends on node 'b', which was skipped"
+
+
+async def test_join_all_runs_a_node_only_when_every_edge_into_it_is_taken():
+    """A plan's tasks need every task they depend on (`agents.planning.as_flow`): one branch not taken is
+    enough to skip the join, where a flow's join runs on one taken branch."""
+    definition = flow([node("start", "start"), node("c", "condition", expression="inputs.word == 'yes'"),
+                       node("y", "template", text="yes"), node("n", "template", text="no"),
+                       node("j", "template", text="{{ y.output }}{{ n.output }}"), node("end", "end")],
+                      [("start", "c"), ("c", "y", "true"), ("c", "n", "false"), ("y", "j"), ("n", "j"), ("j", "end")])
+    result, journal, _ = await run(definition, {"word": "no"})
+    assert journal.runs["j"].status == "succeeded"
+    result, journal, _ = await run(definition, {"word": "no"}, join_all=True)
+    assert journal.runs["j"].status == "skipped" and journal.runs["end"].status == "skipped"
+    assert journal.runs["n"].status == "succeeded"
+
+
+async def test_admit_skips_a_node_about_to_start_with_its_reason():
+    refused: list[str] = []
+
+    def admit(n: Any) -> str | None:
+        refused.append(n.id)
+        return "over budget" if n.id == "b" else None
+
+    definition = flow([node("start", "start"), node("a", "llm", prompt="a"), node("b", "llm", prompt="b"),
+                       node("c", "llm", prompt="c"), node("end", "end")],
+                      [("start", "a"), ("start", "b"), ("b", "c"), ("a", "end"), ("c", "end")])
+    result, journal, effects = await run(definition, admit=admit)
+    assert journal.runs["b"].error == "over budget" and journal.runs["c"].status == "skipped"
+    assert effects.calls == ["a"] and result.status == "completed" and "c" not in refused
+
+
 async def test_a_timeout_fails_the_node_saying_so():
     definition = flow([node("start", "start"), {**node("a", "llm", prompt="p"), "timeoutSeconds": 0.05},
                        node("end", "end")], [("start", "a"), ("a", "end")])

@@ -76,3 +76,14 @@ def test_map_and_filter_over_a_large_list_are_refused_before_they_run() -> None:
     with pytest.raises(ExpressionError, match="characters"):
         evaluate("inputs.s.split(',').filter(a, a != '').size()", {"inputs": {"s": "a," * 50_000}})
     assert evaluate("inputs.l.exists(a, a == -1)", {"inputs": {"l": list(range(100_000))}}) is False
+
+
+def test_only_the_names_an_expression_reads_are_converted() -> None:
+    """CEL converts its whole activation: a condition over `inputs` converted every node's output too (381 us
+    against 30 us with 50 outputs of 20 KB), and one output CEL cannot hold failed a condition that never
+    reads it. Now the names it reads are converted; an error retries with the whole scope, so a name the
+    reading of names missed fails as before."""
+    scope = {**SCOPE, "n9": {"output": object(), "files": []}}  # a value CEL has no type for
+    assert evaluate("inputs.n > 2", scope) is True
+    with pytest.raises(ExpressionError):
+        evaluate("n9.output == null", scope)

@@ -81,3 +81,10 @@ def test_a_render_is_bounded_in_numbers_and_text(endless: str) -> None:
     with pytest.raises(TemplateError, match="over"):
         render(endless, SCOPE)
     assert render("{% for i in range(3) %}{{ i }}{% endfor %}", SCOPE) == "012"  # the budget is per render
+
+
+def test_a_render_reads_only_the_names_the_template_names() -> None:
+    """Jinja copies its variables into a new context on every render: the names the template reads (by
+    Jinja's own scoping) are passed, not every node's output; what it renders is the same."""
+    scope = {"inputs": {"word": "fox"}, "item": 2, **{f"n{i}": {"output": "x" * 20_000} for i in range(50)}}
+    assert render("{% for c in inputs.word %}{{ c }}{% endfor %} {{ item }}{{ n3.output[:2] }}", scope) == "fox 2xx"
