@@ -163,6 +163,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     storage = open_store(settings.file_store_kind, db, settings.data_dir / "files")
     changes = Changes()
     cursors = CursorCache(on_change=changes.touch)
+    db.on_ids = cursors.raise_to
     journal = Journal(repo, cursors, Drafts(changes.touch_text, changes.touch, settings.heartbeat_timeout_seconds))
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)

@@ -99,12 +99,12 @@ class Conversation:
         if after and after == last:
             return MessagePage(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
         await self._check_cursor(workflow_id, "messages", after)
-        rows = await self.repo.messages.message_page(workflow_id, after, limit + 1)
+        rows, committed = await self.repo.messages.message_page(workflow_id, after, limit + 1)
         files = await self.repo.files.files_by_id(sorted({d.file_id for _, docs in rows for d in docs}))
         blobs = await self.blobs(include_data, files)
         items = [message_view(m, docs, files, blobs) for m, docs in rows[:limit]]
         more = len(rows) > limit
-        return MessagePage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+        return MessagePage(items=items, last_id=_reached(items, after, committed, more), has_more=more)
 
     async def logs(self, owner: Owner, workflow_id: str, after: int, limit: int) -> LogPage:
         """Log entries after the cursor (0: from the start), in the order they were written."""
@@ -113,10 +113,10 @@ class Conversation:
         if after and after == last:
             return LogPage(items=[], last_id=after, has_more=False)  # the hot path: nothing new, no database
         await self._check_cursor(workflow_id, "logs", after)
-        logs = await self.repo.messages.log_page(workflow_id, after, limit + 1)
+        logs, committed = await self.repo.messages.log_page(workflow_id, after, limit + 1)
         items = [log_view(entry, cursor.mandate_id, cursor.user_id, updated) for entry, updated in logs[:limit]]
         more = len(logs) > limit
-        return LogPage(items=items, last_id=_reached(items, after, last, more), has_more=more)
+        return LogPage(items=items, last_id=_reached(items, after, committed, more), has_more=more)
 
     async def _check_cursor(self, workflow_id: str, kind: str, after: int) -> None:
         """BadRequestError unless `after` is 0 or the id of one of the workflow's `kind` ("messages", "logs")."""
@@ -134,7 +134,8 @@ class Conversation:
 
 def _reached(items: Sequence[Message | LogEntry], after: int, last: int, more: bool) -> int:
     """The cursor a page leaves the poller at: past deleted messages up to the workflow's last id when the
-    page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted."""
+    page is the end, so `lastId` meets status' `lastMessageId` even when the last message was deleted.
+    `last` is the id committed before the page was read (never the cache's, which runs ahead of commits)."""
     reached = items[-1].id if items else after
     return max(reached, last) if not more else reached
 

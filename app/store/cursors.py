@@ -2,7 +2,9 @@
 
 It lets the empty poll (`messages?id=<last>`) answer without a database round trip. It is only
 ever used to answer "nothing new": a stale entry delays new items by one poll, never skips
-them, because a poller's cursor only moves on items read from the database. With several
+them, because a poller's cursor only moves on items read from the database. A write raises it
+before it commits (`raise_to`, through `Database.on_ids`), so no reader sees a commit with the cache
+behind it; the journal's `advance` after the commit tells the waiting streams. With several
 processes on PostgreSQL, `app.store.notify` feeds it the other processes' writes.
 """
 
@@ -47,6 +49,18 @@ class CursorCache:
             entry.last_message_id = max(entry.last_message_id, last_message_id)
             entry.last_log_id = max(entry.last_log_id, last_log_id)
         self._changed(workflow_id)
+
+    def raise_to(self, workflow_id: str, last_message_id: int, last_log_id: int) -> None:
+        """Note a write's ids before it commits, from the thread that writes it (`Database.on_ids`), telling
+        no one: a reader that sees the commit must not find the cache behind it and answer "nothing new"
+        (the commit can be read before the writer's coroutine resumes to `advance`). Ahead of the
+        database the cache only costs a read that finds nothing yet; ids only ever grow."""
+        entry = self._entries.get(workflow_id)
+        if entry is not None:
+            if last_message_id > entry.last_message_id:
+                entry.last_message_id = last_message_id
+            if last_log_id > entry.last_log_id:
+                entry.last_log_id = last_log_id
 
     def drop(self, workflow_id: str) -> None:
         self._entries.pop(workflow_id, None)

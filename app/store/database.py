@@ -100,6 +100,9 @@ class Database:
         # Its own thread: in the loop's shared pool a batch would queue behind DBOS's checkpoints.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="foreman-writer")
         self._flushers: set[asyncio.Task[None]] = set()
+        # Told a workflow's new last message and log ids inside the write, before its commit (the
+        # cursor cache's `raise_to`; from the writer thread on SQLite).
+        self.on_ids: Callable[[str, int, int], None] | None = None
 
     async def run_write(self, work: Callable[..., T], *args: Any) -> T:
         """Run `work(connection, *args)` in a write transaction and return its result.

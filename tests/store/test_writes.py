@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import sqlalchemy as sa
 from app.clock import now
 from app.config import Settings
 from app.fsm import Event
+from app.store.cursors import Cursor, CursorCache
 from app.store.database import Database
 from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository import Repository
@@ -172,3 +174,65 @@ async def test_a_stop_written_with_appends_answers_the_workflow_as_it_left_it(re
     assert answer.last_message_id == messages[-1].id and messages[-1].content == "Step 1."
     again = await repo.workflows.stop(owner, "s", stop_log)
     assert again.written is None and again.workflow.last_log_id == answer.last_log_id
+
+
+async def test_the_cursor_cache_holds_a_writes_ids_before_its_commit_can_be_read(repo):
+    """A reader woken by an earlier write could read this one's commit (the round's status, say) while the
+    cache still held the ids before it, and answer "nothing new" for a message it had committed: the
+    protocols' flow questions came back empty that way. The write itself now raises the cache, before it
+    commits (`Database.on_ids`), not its caller after the commit returned."""
+    owner = Owner(1, 1)
+    await repo.workflows.start_round(owner, "c", "c", True, "first", [], {},
+                                     NewLog("c:1:start", "Started", agent_name="system", progress=0))
+    row = await repo.workflows.workflow(owner, "c")
+    cursors = CursorCache()
+    cursors.put("c", Cursor(1, 1, row.last_message_id, row.last_log_id))
+    at_commit: list[tuple[int, int]] = []
+
+    def noted(workflow_id: str, last_message_id: int, last_log_id: int) -> None:
+        cursors.raise_to(workflow_id, last_message_id, last_log_id)
+        entry = cursors.get(workflow_id)
+        at_commit.append((entry.last_message_id, entry.last_log_id))
+
+    repo.db.on_ids = noted
+    written = await repo.workflows.append("c", 1, [NewMessage("c:1:a", "assistant", "step", "A.")],
+                                          [NewLog("c:1:l", "Step A")])
+    assert at_commit == [(written.last_message_id, written.last_log_id)]
+    assert written.last_message_id > row.last_message_id and written.last_log_id > row.last_log_id
+    cursors.raise_to("c", row.last_message_id, row.last_log_id)  # an older write's ids never move it back
+    assert (cursors.get("c").last_message_id, cursors.get("c").last_log_id) == at_commit[0]
+
+
+async def test_a_page_read_while_a_write_is_in_flight_ends_at_what_was_committed(repo):
+    """The cache is raised before a write commits (above), so it may be ahead of what a read can see: a
+    page's `lastId` taken from it moved a poller past a log that committed a moment later, and the poller
+    never saw it (test_takeover on PostgreSQL, under load). A page is bounded by the row's last ids read in
+    its own transaction, committed with every row up to them."""
+    owner = Owner(1, 1)
+    await repo.workflows.start_round(owner, "p", "p", True, "first", [], {},
+                                     NewLog("p:1:start", "Started", agent_name="system", progress=0))
+    row = await repo.workflows.workflow(owner, "p")
+    in_flight: list[tuple[int, int, int]] = []
+
+    async def read() -> tuple[int, int, int]:
+        other = Repository(Database(repo.db.url))  # another process's connections, as a poller's replica
+        try:
+            logs, last_log = await other.messages.log_page("p", 0, 100)
+            _, last_message = await other.messages.message_page("p", 0, 100)
+            return last_log, max(e.id for e, _ in logs), last_message
+        finally:
+            await other.db.dispose()
+
+    def read_before_commit(workflow_id: str, last_message_id: int, last_log_id: int) -> None:
+        # Inside the write's transaction (on PostgreSQL on the event loop itself): read from another thread.
+        reader = threading.Thread(target=lambda: in_flight.append(asyncio.run(read())))
+        reader.start()
+        reader.join(60)
+
+    repo.db.on_ids = read_before_commit
+    written = await repo.workflows.append("p", 1, [NewMessage("p:1:a", "assistant", "step", "A.")],
+                                          [NewLog("p:1:l", "Step A")])
+    repo.db.on_ids = None
+    assert in_flight == [(row.last_log_id, row.last_log_id, row.last_message_id)]
+    logs, last_log = await repo.messages.log_page("p", 0, 100)
+    assert last_log == written.last_log_id == logs[-1][0].id

@@ -161,6 +161,8 @@ class MessageStore:
         def update() -> None:
             values = dict(wid=row.id, status=str(row.status), stamp=row.last_activity, last_message=row.last_message_id,
                           last_log=row.last_log_id, seq=row.next_sequence_no, shown=row.progress, **costs)
+            if self.db.on_ids is not None:  # before the commit: no reader can see it with the cache behind
+                self.db.on_ids(row.id, row.last_message_id, row.last_log_id)
             if announce and not self.db.is_sqlite:  # SQLite serves one process: nothing to announce
                 self._update_announcing.execute(conn, {
                     **values, **cursors_announcement(row.id, row.last_message_id, row.last_log_id)})
@@ -173,8 +175,19 @@ class MessageStore:
             shared.costs[row.id] = costs, announce
             shared.updates[row.id] = update
 
-    async def message_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
-        return await self.db.run_read(self.message_page_tx, workflow_id, after, limit)
+    async def message_page(self, workflow_id: str, after: int,
+                           limit: int) -> tuple[list[tuple[MessageRow, list[DocumentRow]]], int]:
+        """Messages after `after`, and the workflow's last message id committed before they were read."""
+        return await self.db.run_read(self._bounded_tx, "last_message_id", self.message_page_tx, workflow_id, after,
+                                      limit)
+
+    def _bounded_tx(self, conn: Connection, last: str, page: Any, workflow_id: str, after: int,
+                    limit: int) -> tuple[Any, int]:
+        # The row first: its last id was committed with the rows up to it, so the page read after it
+        # holds them all. The in-process cursor cache is raised before a write commits and may be ahead
+        # of what a read can see; a cursor moved past a row not yet visible would skip it for good.
+        committed = conn.execute(select(getattr(table_of(W).c, last)).where(col(W.id) == workflow_id)).scalar()
+        return page(conn, workflow_id, after, limit), int(committed or 0)
 
     def message_page_tx(self, conn: Connection, workflow_id: str, after: int,
                         limit: int) -> list[tuple[MessageRow, list[DocumentRow]]]:
@@ -271,9 +284,10 @@ class MessageStore:
             out.setdefault(doc.message_id, []).append(doc)
         return out
 
-    async def log_page(self, workflow_id: str, after: int, limit: int) -> list[tuple[LogRow, int | None]]:
-        """Log entries after `after`, each with the id of the message its transaction filled in (or None)."""
-        return await self.db.run_read(self.log_page_tx, workflow_id, after, limit)
+    async def log_page(self, workflow_id: str, after: int, limit: int) -> tuple[list[tuple[LogRow, int | None]], int]:
+        """Log entries after `after`, each with the id of the message its transaction filled in (or None), and
+        the workflow's last log id committed before they were read."""
+        return await self.db.run_read(self._bounded_tx, "last_log_id", self.log_page_tx, workflow_id, after, limit)
 
     def log_page_tx(self, conn: Connection, workflow_id: str, after: int,
                     limit: int) -> list[tuple[LogRow, int | None]]:
@@ -300,7 +314,7 @@ class MessageStore:
                  (changed[e.id] if changed.get(e.id) not in (None, *hidden) else None)) for e in logs]
 
     async def logs_of(self, workflow_id: str) -> list[tuple[LogRow, int | None]]:
-        return await self.log_page(workflow_id, 0, 1_000_000)
+        return await self.db.run_read(self.log_page_tx, workflow_id, 0, 1_000_000)
 
     async def cursor_belongs(self, workflow_id: str, kind: str, item_id: int) -> bool:
         t = table_of(M if kind == "messages" else L)
