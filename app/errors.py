@@ -102,3 +102,13 @@ class StoredFileError(ApplicationError):
 
     status_code = 500
     code = "stored_file_damaged"
+
+
+def undecodable_json(body: bytes, error: Exception) -> BadRequestError:
+    """Why a JSON body did not decode: it is not UTF-8 text (`not_utf8`: msgspec 0.23 says so in a
+    `DecodeError`, earlier versions raised `UnicodeDecodeError`), or it is not JSON (`invalid_json`)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadRequestError("The request body is not JSON: it is not valid UTF-8 text.", code="not_utf8")
+    return BadRequestError(f"The request body is not valid JSON: {error}.", code="invalid_json")

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from app.errors import BadRequestError
+from app.errors import BadRequestError, undecodable_json
 
 
 class ChatMessage(msgspec.Struct, forbid_unknown_fields=False):
@@ -71,12 +71,10 @@ def decode_request(raw: bytes) -> ChatRequest:
     except msgspec.ValidationError as exc:
         raise BadRequestError(f"The request body does not fit the chat completions request: {exc}.",
                               code="invalid_body") from None
-    except UnicodeDecodeError:
-        raise BadRequestError("The request body is not valid UTF-8 text.", code="not_utf8") from None
     except RecursionError:
         raise BadRequestError("The request body is nested too deep.", code="too_deep") from None
-    except msgspec.DecodeError as exc:
-        raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
+    except (UnicodeDecodeError, msgspec.DecodeError) as exc:
+        raise undecodable_json(raw, exc) from None
 
 
 def parse_turn(body: ChatRequest) -> Turn:

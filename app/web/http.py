@@ -34,6 +34,7 @@ from app.errors import (
     StorageFullError,
     UnauthorizedError,
     UnsupportedMediaTypeError,
+    undecodable_json,
 )
 from app.store.connections import unavailable
 from app.store.full import storage_full
@@ -216,12 +217,10 @@ def parse_json(body: bytes) -> Any:
         raise BadRequestError("The request body is empty; send a JSON object.", code="invalid_json")
     try:
         value = msgspec.json.decode(body)
-    except UnicodeDecodeError:
-        raise BadRequestError("The request body is not valid UTF-8 text.", code="not_utf8") from None
     except RecursionError:
         raise _too_deep() from None
-    except msgspec.DecodeError as exc:
-        raise BadRequestError(f"The request body is not valid JSON: {exc}.", code="invalid_json") from None
+    except (UnicodeDecodeError, msgspec.DecodeError) as exc:
+        raise undecodable_json(body, exc) from None
     stack = [(value, 1)]
     while stack:  # iterative: a deep value must not exhaust our own stack either
         item, level = stack.pop()
