@@ -160,8 +160,8 @@ function versionsPart(flow, versions) {
     event.preventDefault();
     attempt(async () => {
       const v = await api("POST", `${fid(flow.id)}/versions`, { name: name.value.trim(), comment: comment.value.trim() });
+      await openFlow(flow.id);  // the page shows the new version before it says so
       notify(`Published as version ${v.version}.`, "info");
-      await openFlow(flow.id);
       return v;
     }, "flows");
   });
@@ -176,8 +176,8 @@ async function versionTools(flow, v, li) {
     const b = field("button", { type: "button", className: "tool" }, `Restore version ${v.version}`);
     b.addEventListener("click", () => attempt(async () => {
       await api("POST", `${fid(flow.id)}/restore`, { version: v.version });
+      await openFlow(flow.id);  // the page shows the restored draft before it says so
       notify(`Version ${v.version} is the draft again.`, "info");
-      await openFlow(flow.id);
       return true;
     }, "flows"));
     li.append(b);
