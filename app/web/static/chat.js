@@ -345,8 +345,8 @@ function start() {
     leave();
     await api("DELETE", wid(id));
     location.hash = "";
-    notify("The conversation was deleted.", "info");
     await loadList(null);
+    notify("The conversation was deleted.", "info");
   }));
   $("toggle-list").addEventListener("click", () => {
     const open = document.body.classList.toggle("list-open");
