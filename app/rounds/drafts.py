@@ -46,16 +46,17 @@ class DraftText:
     """The text of one draft as this process has it: from offset `base` (0 but for a copy that
     started late) to `length`, in the pieces it arrived in."""
 
-    __slots__ = ("id", "workflow_id", "round", "agent", "task", "base", "length", "parts", "ends", "ended", "broken",
-                 "touched")
+    __slots__ = ("id", "workflow_id", "round", "agent", "task", "kind", "base", "length", "parts", "ends", "ended",
+                 "broken", "touched")
 
     def __init__(self, draft_id: str, workflow_id: str, round_no: int, base: int = 0, agent: str = "",
-                 task: str = "") -> None:
+                 task: str = "", kind: str = "") -> None:
         self.id = draft_id
         self.workflow_id = workflow_id
         self.round = round_no
         self.agent = agent  # who writes it, and the task whose step message it is ("" for the manager's)
         self.task = task
+        self.kind = kind or ("step" if task else "answer")  # what its message is to a person: plan, step, answer
         self.base = base
         self.length = base
         self.parts: list[str] = []
@@ -93,12 +94,12 @@ class Draft:
     the message's one delta."""
 
     def __init__(self, drafts: Drafts, workflow_id: str, round_no: int, key: str, agent: str = "",
-                 task: str = "") -> None:
+                 task: str = "", kind: str = "") -> None:
         self.drafts = drafts
         self.workflow_id = workflow_id
         self.round = round_no
         self.key = key
-        self.agent, self.task = agent, task
+        self.agent, self.task, self.kind = agent, task, kind
         self.current: DraftText | None = None
         self.pending = ""  # shown with the next piece: lead lines, or the text a retraction kept
         self.held = ""  # white space that is shown only when more text follows
@@ -132,7 +133,7 @@ class Draft:
             return
         out, self.pending, self.held = self.pending + self.held + body, "", piece[len(body):]
         if self.current is None:
-            self.current = self.drafts.new_text(self.workflow_id, self.round, self.agent, self.task)
+            self.current = self.drafts.new_text(self.workflow_id, self.round, self.agent, self.task, self.kind)
         self.drafts.wrote(self.current, out)
 
     def retract(self, mark: int) -> None:
@@ -180,11 +181,12 @@ class Drafts:
 
     @contextmanager
     def writing(self, workflow_id: str, round_no: int, key: str, agent: str = "project_manager",
-                task: str = "") -> Iterator[Draft]:
+                task: str = "", kind: str = "") -> Iterator[Draft]:
         """The prose calls of this context write the draft of the message keyed `key` (by `agent`, the
-        step message of `task` when one is named); the journal's write of that message ends it, a
-        failure here discards it."""
-        draft = Draft(self, workflow_id, round_no, key, agent, task)
+        step message of `task` when one is named; `kind` what the message will be to a person, "plan",
+        "step" or "answer", by default a step when a task is named, else the answer); the journal's write
+        of that message ends it, a failure here discards it."""
+        draft = Draft(self, workflow_id, round_no, key, agent, task, kind)
         self._writing[key] = draft
         token = current_draft.set(draft)
         try:
@@ -195,8 +197,9 @@ class Drafts:
         finally:
             current_draft.reset(token)
 
-    def new_text(self, workflow_id: str, round_no: int, agent: str = "", task: str = "") -> DraftText:
-        draft = DraftText(f"{self.tag}{_base36(next(self._numbers))}", workflow_id, round_no, agent=agent, task=task)
+    def new_text(self, workflow_id: str, round_no: int, agent: str = "", task: str = "", kind: str = "") -> DraftText:
+        draft = DraftText(f"{self.tag}{_base36(next(self._numbers))}", workflow_id, round_no, agent=agent, task=task,
+                          kind=kind)
         self.live.setdefault(workflow_id, {})[draft.id] = draft
         return draft
 
@@ -224,7 +227,7 @@ class Drafts:
             self.drop(current, discarded=True)
             current = None
         if current is None:
-            current = self.new_text(draft.workflow_id, draft.round, draft.agent, draft.task)
+            current = self.new_text(draft.workflow_id, draft.round, draft.agent, draft.task, draft.kind)
         current.ended = True
         draft.current = current
         return current.id
@@ -299,7 +302,7 @@ class Drafts:
     @staticmethod
     def _text_payload(draft: DraftText, offset: int, text: str) -> str:
         return msgspec.json.encode({"w": draft.workflow_id, "d": draft.id, "r": draft.round, "a": draft.agent,
-                                    "k": draft.task, "o": offset, "t": text}).decode()
+                                    "k": draft.task, "s": draft.kind, "o": offset, "t": text}).decode()
 
     def receive(self, payload: str) -> None:
         """A notification of another process's draft: text, its end or its discard."""
@@ -321,7 +324,7 @@ class Drafts:
         offset, text = int(note.get("o", 0)), str(note.get("t", ""))
         if draft is None:
             draft = DraftText(draft_id, workflow_id, int(note.get("r", 0)), base=offset, agent=str(note.get("a", "")),
-                              task=str(note.get("k", "")))
+                              task=str(note.get("k", "")), kind=str(note.get("s", "")))
             self.live.setdefault(workflow_id, {})[draft_id] = draft
             if self._sweeper is None or self._sweeper.done():
                 self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())

@@ -140,7 +140,8 @@ class Hooks:
         key = self.to_plan.key("message") if name == "plan" and self.to_plan else \
             round_key(self.workflow_id, self.round_no, name, "message")
         with tracing.span(f"foreman.{SPANS.get(name, name)}", **{"gen_ai.agent.name": "project_manager"}), \
-                self.rt.journal.drafts.writing(self.workflow_id, self.round_no, key) as draft:
+                self.rt.journal.drafts.writing(self.workflow_id, self.round_no, key,
+                                               kind="plan" if name == "plan" else "answer") as draft:
             yield draft
 
     async def reviewing(self, ran: Ran) -> Review:

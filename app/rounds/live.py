@@ -191,9 +191,9 @@ class EventStream:
                         for draft_id in self.text.after_read():
                             yield "discard", discard_view(draft_id)
                 if self.text is not None:
-                    for draft_id, offset, text in self.text.deltas():
+                    for draft_id, offset, text, draft in self.text.deltas():
                         quiet_since = loop.time()
-                        yield "delta", delta_view(draft_id, offset, text)
+                        yield "delta", delta_view(draft_id, offset, text, draft)
                 wait = max(0.0, quiet_since + self.heartbeat - loop.time())
                 if not self.listening():
                     wait = min(wait, DEAF_RECHECK_SECONDS)

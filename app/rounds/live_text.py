@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.rounds.drafts import Drafts
+from app.rounds.drafts import Drafts, DraftText
 from app.store.tables import MessageRow
 
 ENDING_STATUSES = frozenset({"stopped", "failed"})  # a log that ends its round before its messages are all written
@@ -75,8 +75,8 @@ class LiveText:
             self.done.add(draft_id)
         return draft_ids
 
-    def deltas(self) -> Iterator[tuple[str, int, str]]:
-        """The text written since the client's offsets (id, offset, text), each draft's in one piece."""
+    def deltas(self) -> Iterator[tuple[str, int, str, DraftText]]:
+        """The text written since the client's offsets (id, offset, text, draft), each draft's in one piece."""
         for draft_id, draft in list(self.drafts.of(self.workflow_id).items()):
             if draft_id in self.done or draft.round <= self.closed_round:
                 continue
@@ -88,11 +88,18 @@ class LiveText:
             text = draft.since(offset)
             if text:
                 self.offsets[draft_id] = offset + len(text)
-                yield draft_id, offset, text
+                yield draft_id, offset, text, draft
 
 
-def delta_view(draft_id: str, offset: int, text: str) -> dict[str, object]:
-    return {"messageId": draft_id, "offset": offset, "text": text}
+def delta_view(draft_id: str, offset: int, text: str, draft: DraftText | None = None) -> dict[str, object]:
+    """A delta; a draft's first (offset 0) also says who writes it and what its message will be (`kind`:
+    plan, step, answer; `taskId` for a step), so a page draws the draft as that message, in place."""
+    view: dict[str, object] = {"messageId": draft_id, "offset": offset, "text": text}
+    if offset == 0 and draft is not None:
+        view |= {"agentName": draft.agent, "kind": draft.kind}
+        if draft.task:
+            view["taskId"] = draft.task
+    return view
 
 
 def discard_view(draft_id: str) -> dict[str, object]:

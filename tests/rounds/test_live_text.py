@@ -52,6 +52,15 @@ def test_every_message_of_a_four_task_round_is_its_deltas_joined(tmp_path, datab
         assert text.status["status"] == "completed"
         # A poller sees the same messages, and no draft.
         assert poll_all(client, wid, "messages") == sorted(text.messages.values(), key=lambda m: m["id"])
+        # Each draft's first delta says who writes it and what its message will be (the page draws it so).
+        for message in assistant:
+            first = next(e for n, e in text.events if n == "delta" and e["messageId"] == message["metadata"]["draftId"]
+                         and e["offset"] == 0)
+            kind = "plan" if "plan" in message["metadata"] else "answer" if message["status"] == "last" else "step"
+            assert (first["agentName"], first["kind"], first.get("taskId")) == (
+                message["agentName"], kind, message["metadata"].get("taskId")), (first, message["metadata"])
+            assert all(set(e) == {"messageId", "offset", "text"} for n, e in text.events
+                       if n == "delta" and e["offset"] > 0)  # later deltas stay as small as the contract's
 
 
 def test_a_reader_that_drops_ten_times_gets_every_draft_once(tmp_path, database_url, openai_stub):

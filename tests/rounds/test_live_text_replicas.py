@@ -32,6 +32,9 @@ def test_deltas_of_a_round_on_one_replica_reach_a_stream_on_another(tmp_path, po
             task = next(m for m in text.messages.values() if m["metadata"].get("taskId"))
             pieces = [e for n, e in text.events if n == "delta" and e["messageId"] == task["metadata"]["draftId"]]
             assert len(pieces) > 3, "the task's text reached B in batches, not whole with its message"
+            # The copy on B knows what the draft will be, as the writer's own process does.
+            assert (pieces[0]["offset"], pieces[0]["agentName"], pieces[0]["kind"], pieces[0]["taskId"]) == (
+                0, "writer", "step", task["metadata"]["taskId"])
     finally:
         writer.stop()
 

@@ -1,6 +1,7 @@
 // Live text: a message as the model writes it, in a draft with a caret that its message replaces
 // in place. `drafts` is the open conversation's map of draft id to draft.
 import { renderMarkdown } from "./markdown.js";
+import { agentLabel } from "./render.js";
 import { keepScroll } from "./scroll.js";
 
 const $ = (id) => document.getElementById(id);
@@ -9,19 +10,8 @@ export function showDelta(drafts, delta) {
   let draft = drafts.get(delta.messageId);
   if (!draft) {
     if (delta.offset !== 0) return;  // its beginning was never seen here: its message will come whole
-    const li = document.createElement("li");
-    li.className = "message assistant draft";
-    li.dataset.draft = delta.messageId;
-    const meta = document.createElement("div");
-    meta.className = "meta";
-    const agent = document.createElement("span");
-    agent.className = "agent";
-    agent.textContent = "writing…";
-    meta.append(agent);
-    const body = document.createElement("div");
-    body.className = "body";
-    li.append(meta, body);
-    draft = { text: "", li, body, queued: false };
+    const li = sketch(delta);
+    draft = { text: "", li, body: li.querySelector(".body"), queued: false };
     drafts.set(delta.messageId, draft);
     keepScroll(() => $("messages").append(li));
     $("empty").hidden = true;
@@ -36,9 +26,47 @@ export function showDelta(drafts, delta) {
       const caret = document.createElement("span");
       caret.className = "caret";
       caret.setAttribute("aria-hidden", "true");
-      keepScroll(() => draft.body.replaceChildren(renderMarkdown(draft.text), caret));
+      keepScroll(() => draft.body.replaceChildren(withCaret(renderMarkdown(draft.text), caret)));
     });
   }
+}
+
+// A draft drawn as the message it becomes (a step of the plan is quieter and smaller than the answer),
+// so the message replaces it in place without the thread jumping: its agent, its kind, "writing…".
+function sketch(delta) {
+  const kind = ["plan", "step", "answer"].includes(delta.kind) ? delta.kind : "answer";
+  const li = document.createElement("li");
+  li.className = `message assistant draft ${kind}`;
+  li.dataset.draft = delta.messageId;
+  const meta = document.createElement("div");
+  meta.className = "meta";
+  const agent = document.createElement("span");
+  agent.className = "agent";
+  agent.textContent = delta.agentName ? agentLabel({ agentName: delta.agentName }) : "Assistant";
+  const badge = document.createElement("span");
+  badge.className = "badge";
+  badge.textContent = kind === "step" && delta.taskId ? `step ${delta.taskId}` : kind;
+  const state = document.createElement("span");
+  state.className = "writing";
+  state.textContent = "writing…";
+  meta.append(agent, badge, state);
+  const content = document.createElement("div");
+  content.className = "content";
+  const body = document.createElement("div");
+  body.className = "body";
+  content.append(body);
+  li.append(meta, content);
+  return li;
+}
+
+// The caret at the end of the text, inside its last block (a paragraph, a list's last item, a table's
+// last cell): after the block it would take a line of its own, which the message then loses.
+function withCaret(fragment, caret) {
+  let holder = fragment.lastElementChild;
+  while (holder && holder.lastElementChild && !["CODE", "BR"].includes(holder.lastElementChild.tagName)
+         && holder.tagName !== "PRE") holder = holder.lastElementChild;
+  (holder && holder.tagName !== "HR" ? holder : fragment).append(caret);
+  return fragment;
 }
 
 export function dropDraft(drafts, id) {

@@ -42,6 +42,15 @@ def test_the_text_grows_with_a_caret_and_the_message_replaces_it_in_place(stream
         page.evaluate("""() => { window.scrolls = []; const thread = document.getElementById("thread");
             thread.addEventListener("scroll", () => window.scrolls.push(
                 [thread.scrollTop, thread.scrollHeight, thread.clientHeight])); }""")
+        # Each draft's height as its text changes, and each message's height as it replaces its draft.
+        page.evaluate("""() => { window.replaced = []; const heights = {};
+            new MutationObserver((records) => {
+                for (const li of document.querySelectorAll("#messages li.draft")) heights[li.dataset.draft] = li.offsetHeight;
+                for (const r of records) for (const gone of r.removedNodes) for (const came of r.addedNodes) {
+                    if (gone.dataset && gone.dataset.draft && came.dataset && came.dataset.id)
+                        window.replaced.push([came.className, heights[gone.dataset.draft], came.offsetHeight]);
+                }
+            }).observe(document.getElementById("messages"), { childList: true, subtree: true }); }""")
         send(page, "Write one long note.")
         draft = page.locator("#messages li.draft")
         expect(draft.locator(".caret")).to_be_visible()
@@ -59,5 +68,11 @@ def test_the_text_grows_with_a_caret_and_the_message_replaces_it_in_place(stream
         assert all(height - top - view < 8 for top, height, view in scrolls), f"the view left the bottom: {scrolls}"
         assert all(b[0] >= a[0] - 2 or b[2] > a[2] for a, b in zip(scrolls, scrolls[1:])), \
             f"the view jumped back: {scrolls}"
+        # Each draft is drawn as the message it becomes (a step smaller and quieter than the answer, the
+        # caret inside the text's last line), so the message takes its place without the thread shrinking:
+        # the plan (its answer streams), the writer's step, then the final answer.
+        replaced = page.evaluate("window.replaced")
+        assert [kind.split()[-1] for kind, _, _ in replaced] == ["plan", "step", "answer"], replaced
+        assert all(after >= before - 1 for _, before, after in replaced), f"a message is shorter than its draft: {replaced}"
         assert not errors, errors
         browser.close()
