@@ -41,6 +41,12 @@ def at_width(browser, url: str, width: int):
     return context, page
 
 
+def box(locator) -> dict[str, float]:
+    found = locator.bounding_box()
+    assert found, f"{locator} has no box"
+    return found
+
+
 def boxes(page, **selectors: str) -> dict[str, dict[str, float]]:
     """The boxes of several elements read from one layout (one script run): boxes read one after the
     other can come from two layouts when a status or a message arrives between them."""
