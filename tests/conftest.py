@@ -41,12 +41,25 @@ REAL_MODEL_MODULES = "test_realmodel"  # the prefix of every module of `realmode
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The real-model tests live in modules of their own (the scheduler below keeps them together);
-    under pytest-xdist a check run as a process of its own (mypy) goes first, beside the tests."""
+    under pytest-xdist the longest modules go first (`_start_order`)."""
     for item in items:
         if item.get_closest_marker("realmodel") and not item.path.name.startswith(REAL_MODEL_MODULES):
             raise pytest.UsageError(f"{item.nodeid}: a realmodel test belongs in a module named {REAL_MODEL_MODULES}*.py")
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: not hasattr(getattr(item, "module", None), "start_beside_the_suite"))
+        items.sort(key=_start_order)
+
+
+def _start_order(item: pytest.Item) -> int:
+    """Under pytest-xdist the modules start in this order (the longest first, so that no long module
+    runs alone at the end while the other worker idles): a check run as a process of its own (mypy),
+    then the real-model modules (one scope, over ten minutes), then the modules marked `heavy`
+    (a minute or more each: the crash and takeover tests, the fuzzer), then the rest as collected.
+    The sort is stable and every worker sorts alike, so the workers' collections stay equal."""
+    if hasattr(getattr(item, "module", None), "start_beside_the_suite"):
+        return 0
+    if item.path.name.startswith(REAL_MODEL_MODULES):
+        return 1
+    return 2 if item.get_closest_marker("heavy") else 3
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -63,7 +76,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             module = nodeid.split("::", 1)[0]
             return "realmodel" if module.rsplit("/", 1)[-1].startswith(REAL_MODEL_MODULES) else module
 
-    config.option.loadscopereorder = False  # mypy's module first, as collected; not the most tests first
+    config.option.loadscopereorder = False  # in the workers' order (`_start_order`), not the most tests first
     return Modules(config, log)
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from extractors.runner import extract_isolated
 
 from .conftest import corpus_bytes, plain_text
+
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
 
 
 async def _count_ticks_while(awaitable):

@@ -8,8 +8,12 @@ import signal
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.harness import Replica, plan_of, upload, wait_for, wait_status
 from tests.openai_stub import Reply
+
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
 
 START_SECONDS = 240  # a start under the load of a shared CI machine (not a speed target)
 BOOK = "freeculture.pdf"  # 352 pages: 16 s to read on an idle core, so a kill lands mid-reading

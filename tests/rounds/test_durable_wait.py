@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.harness import LiveServer, Replica, plan_of, settings_for, upload, wait_status
 from tests.openai_stub import CallTools, default_reply, request_schema
 from tests.scripted import ScriptedModel
+
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
 
 
 def start_waiting(client: httpx.Client) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from tests.harness import wait_status
 from tests.openai_stub import Hold, Reply
 from tests.rounds.test_crash import Service
 
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+
 
 @pytest.fixture
 def service(tmp_path, openai_stub, database_url):

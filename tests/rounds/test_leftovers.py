@@ -17,6 +17,8 @@ from app.store.filestore import DatabaseBlobs, LocalBlobs, open_store
 from app.store.repository import Repository
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+
 
 def run_collector(settings, grace: float = 0.0) -> list:
     """Two passes of a collector of a fresh process on the same database and files (as after a restart)."""

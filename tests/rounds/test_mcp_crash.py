@@ -12,6 +12,8 @@ from tests.mcp_servers import calls, stdio_entry
 from tests.openai_stub import Reply
 from tests.rounds.test_crash import Service
 
+pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+
 
 @pytest.fixture
 def service(tmp_path, openai_stub, database_url):
