@@ -33,44 +33,31 @@ async def _count_ticks_while(awaitable):
     return result, ticks
 
 
-_LONG_PDF: dict[str, object] = {}  # the one reading of the 352-page PDF both tests below look at
-
-
-async def _read_the_long_pdf() -> dict[str, object]:
-    """freeculture.pdf read once in the worker pool (the longest reading of this module: 30-90 s),
-    with a heartbeat counting the event loop's turns and the progress reports it received."""
-    if not _LONG_PDF:
-        loop = asyncio.get_running_loop()
-        reports: list[tuple[int, int, bool]] = []
-
-        def progress(done: int, total: int) -> None:
-            reports.append((done, total, asyncio.get_running_loop() is loop))  # on the loop, not in a thread
-
-        result, ticks = await _count_ticks_while(
-            extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300,
-                             progress=progress))
-        _LONG_PDF.update(result=result, ticks=ticks, reports=reports)
-    return _LONG_PDF
-
-
 async def test_a_long_pdf_is_extracted_without_stalling_the_event_loop():
-    read = await _read_the_long_pdf()
-    result = read["result"]
+    result, ticks = await _count_ticks_while(
+        extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300)
+    )
     assert result.status == "ok"
     assert len(result.items) == 352
     assert "This PDF version of Free Culture is licensed" in plain_text(result)
     # In-loop extraction would give the heartbeat no turn at all until the end.
-    assert read["ticks"] > 1000
+    assert ticks > 1000
 
 
 async def test_a_long_pdf_reports_pages_done_on_the_event_loop_while_the_worker_reads_it():
-    read = await _read_the_long_pdf()
-    result, reports = read["result"], read["reports"]
+    loop = asyncio.get_running_loop()
+    reports = []
+
+    def progress(done, total):
+        assert asyncio.get_running_loop() is loop  # called on the loop, not in the pool's thread
+        reports.append((done, total))
+
+    result = await extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300,
+                                    progress=progress)
     assert result.status == "ok" and len(result.items) == 352
     assert reports, "a file read for seconds reports how far it is"
-    assert all(on_loop for _, _, on_loop in reports), "a report came on another thread"
-    assert {total for _, total, _ in reports} == {352}
-    done = [d for d, _, _ in reports]
+    assert {total for _, total in reports} == {352}
+    done = [d for d, _ in reports]
     assert done == sorted(done) and done[0] > 0 and done[-1] < 352
 
 
