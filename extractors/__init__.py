@@ -18,23 +18,23 @@ def build_registry(archive_limits: ArchiveLimits | None = None, ocr: bool = True
     `limits` bound what one file may inflate to and the text it yields.
     """
     # Imported here so that importing the package loads no document library (pypdf, docx, ...).
-    from extractors import archive, csv, docx, fallback, html, image, odp, ods, odt, ooxml, pdf, pptx, text, xls, xlsx
+    from extractors import formats as f
 
-    registry = ExtractorRegistry(fallback=fallback.extract_unsupported, limits=limits)
-    registry.add(pdf.MIMES, functools.partial(pdf.extract_pdf, ocr=ocr))
-    registry.add(docx.MIMES, docx.extract_docx)
-    registry.add(pptx.MIMES, pptx.extract_pptx)
-    registry.add(xlsx.MIMES, xlsx.extract_xlsx)
-    registry.add(xls.MIMES, xls.extract_xls)
-    registry.add(ooxml.MIMES, ooxml.extract_encrypted_ooxml)
-    registry.add(odt.MIMES, odt.extract_odt)
-    registry.add(ods.MIMES, ods.extract_ods)
-    registry.add(odp.MIMES, odp.extract_odp)
-    registry.add(text.MIMES, text.extract_text)
-    registry.add(csv.MIMES, csv.extract_csv)
-    registry.add(html.MIMES, html.extract_html)
-    registry.add(image.MIMES, functools.partial(image.extract_image, ocr=ocr))
-    registry.add(archive.MIMES, ZipExtractor(archive_limits))
+    registry = ExtractorRegistry(fallback=f.fallback.extract_unsupported, limits=limits)
+    registry.add(f.pdf.MIMES, functools.partial(f.pdf.extract_pdf, ocr=ocr))
+    registry.add(f.docx.MIMES, f.docx.extract_docx)
+    registry.add(f.pptx.MIMES, f.pptx.extract_pptx)
+    registry.add(f.xlsx.MIMES, f.xlsx.extract_xlsx)
+    registry.add(f.xls.MIMES, f.xls.extract_xls)
+    registry.add(f.ooxml.MIMES, f.ooxml.extract_encrypted_ooxml)
+    registry.add(f.odt.MIMES, f.odt.extract_odt)
+    registry.add(f.ods.MIMES, f.ods.extract_ods)
+    registry.add(f.odp.MIMES, f.odp.extract_odp)
+    registry.add(f.text.MIMES, f.text.extract_text)
+    registry.add(f.csv.MIMES, f.csv.extract_csv)
+    registry.add(f.html.MIMES, f.html.extract_html)
+    registry.add(f.image.MIMES, functools.partial(f.image.extract_image, ocr=ocr))
+    registry.add(f.archive.MIMES, ZipExtractor(archive_limits))
     return registry
 
 

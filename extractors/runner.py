@@ -36,9 +36,6 @@ PROGRESS_SECONDS = 2.0
 LONG_FILE = 32  # pages (or MB of text): a file this long reports each quarter read
 PROGRESS = "progress"  # tag of a progress report on the pipe, ahead of the job's result
 READY = "ready"
-FORMAT_MODULES = tuple(f"extractors.{name}" for name in (
-    "archive", "csv", "docx", "fallback", "html", "image", "odp", "ods", "odt", "ooxml", "pdf", "pptx", "text", "xls",
-    "xlsx"))  # what `build_registry` imports
 START_SECONDS = 120.0  # a worker that has not finished its imports by then is broken, not slow
 
 
@@ -160,10 +157,10 @@ class ExtractionPool:
         self.limits = limits or ExtractionLimits()
         # forkserver: forking a process that runs an event loop and threads is unsafe.
         self._context = multiprocessing.get_context("forkserver")
-        # The document libraries are imported once, in the server the workers are forked from (when
-        # this pool is the first to start it): each worker then starts with them, not importing them
-        # itself (0.9 s of CPU per worker).
-        self._context.set_forkserver_preload(["__main__", *FORMAT_MODULES])
+        # The document libraries are imported once, in the forkserver the workers are forked from (the
+        # process's one forkserver, if it has not started yet): each worker then starts with them
+        # rather than importing them itself (0.9 s of CPU per worker).
+        self._context.set_forkserver_preload(["__main__", "extractors.formats"])
         self._slots = threading.BoundedSemaphore(self.size)
         self._idle: list[_Worker] = []
         self._starting: list[_Worker] = []  # started by `warm`, imports not done yet

@@ -10,7 +10,7 @@ from extractors.runner import extract_isolated
 
 from .conftest import corpus_bytes, plain_text
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 
 async def _count_ticks_while(awaitable):

@@ -23,7 +23,7 @@ from app.rounds.workflow import round_id
 from tests.harness import free_port, plan_of, ready_at, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 240  # generous: a start under the load of a shared CI machine, not a speed target

@@ -13,7 +13,7 @@ import pytest
 from tests.harness import Replica, plan_of, upload, wait_for, wait_status
 from tests.openai_stub import Reply
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 START_SECONDS = 240  # a start under the load of a shared CI machine (not a speed target)
 BOOK = "freeculture.pdf"  # 352 pages: 16 s to read on an idle core, so a kill lands mid-reading

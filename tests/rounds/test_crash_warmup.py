@@ -19,7 +19,7 @@ from tests.harness import upload, wait_for, wait_status
 from tests.openai_stub import Hold, Reply, request_schema
 from tests.rounds.test_crash import ROOT, START_SECONDS, service  # noqa: F401 - the fixture
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 PARTS = ["code imported", "the service wired", "MCP tools", "schema", "rounds resumed", "reconciled"]
 BOOK = "tracemonkey.pdf"  # 14 pages: half a minute of CPU and more to embed, niced below the rounds

@@ -14,7 +14,7 @@ from tests.harness import LiveServer, Replica, plan_of, settings_for, upload, wa
 from tests.openai_stub import CallTools, default_reply, request_schema
 from tests.scripted import ScriptedModel
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 
 def start_waiting(client: httpx.Client) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from app.store.filestore import DatabaseBlobs, LocalBlobs, open_store
 from app.store.repository import Repository
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 
 def run_collector(settings, grace: float = 0.0) -> list:

@@ -24,7 +24,7 @@ from tests.corpus import CORPUS
 from tests.harness import Replica, plan_of, upload, wait_for, wait_status
 from tests.openai_stub import Hold, Reply
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 START_SECONDS = 240  # a start under the load of a shared CI machine (not a speed target)
 MAX_KILLS = 8  # kills tried until one lands between an upload's bytes and its row

@@ -12,7 +12,7 @@ from tests.mcp_servers import calls, stdio_entry
 from tests.openai_stub import Reply
 from tests.rounds.test_crash import Service
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import app.rounds.documents
 import app.rounds.journal
 from tests.harness import LiveServer, settings_for, upload, wait_status
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 NAME = "tracemonkey.pdf"
 

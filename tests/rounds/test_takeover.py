@@ -22,7 +22,7 @@ from tests.harness import Replica, plan_of, wait_for
 from tests.harness import pg_fetch as sql
 from tests.openai_stub import request_schema
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 TIMEOUT = "4"  # HEARTBEAT_TIMEOUT_SECONDS of the replicas that may be taken over
 EXPECTED_LOGS = ("Workflow initialized", "Analyzing request and planning work", "Work plan created: 2 tasks",

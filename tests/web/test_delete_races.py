@@ -21,7 +21,7 @@ from tests.harness import LiveServer, plan_of, settings_for, wait_status
 from tests.scripted import ScriptedModel
 from tests.web.conftest import check_error
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 TRIES = 40
 

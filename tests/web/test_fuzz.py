@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 from tests.harness import LiveServer, upload
 from tests.web.conftest import items, run_round
 
-pytestmark = pytest.mark.heavy  # a module of minutes: it starts first under xdist (tests/conftest.py)
+pytestmark = pytest.mark.heavy
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 AUTH = {"Authorization": "Bearer k1"}
