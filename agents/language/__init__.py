@@ -13,7 +13,7 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 | `sentences` | sentences, extractive summaries, the passages that match a question |
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
 | `compare` | what a question asks to compile over a table: the highest, the lowest, the total |
-| `parts` | the parts of a question that asks two things or more |
+| `parts` | the parts of a question that asks two things or more, the documents each part of a request names |
 | `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
 | `references` | follow-up questions, the documents a request names, "continue" |
 """
@@ -33,15 +33,18 @@ from agents.language.intents import (
     question_of,
     table_formats,
 )
-from agents.language.parts import question_parts, without_instructions
+from agents.language.parts import RequestPart, documents_by_part, question_parts, without_instructions
 from agents.language.references import (
     ANSWER,
     left_out,
+    named_documents,
     pointed_at,
     refers_back,
     resolve_references,
     rounds_named,
     wants_continuation,
+    without_named_documents,
+    without_named_kinds,
 )
 from agents.language.sentences import (
     best_passages,
@@ -72,4 +75,5 @@ __all__ = [
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation", "without_asking", "without_instructions",
+    "RequestPart", "documents_by_part", "named_documents", "without_named_documents", "without_named_kinds",
 ]

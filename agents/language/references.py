@@ -37,10 +37,59 @@ _KINDS: dict[str, tuple[str, ...]] = {
     r"\b(?:spreadsheets?|tabellenkalkulation|feuilles? de calcul)\b": ("xlsx", "xls", "xlsm", "ods", "csv", "tsv"),
     r"\bcsv\b": ("csv",),
     r"\bpdfs?\b": ("pdf",),
-    r"\b(?:word|docx|word-dokument)\b": ("docx", "doc", "odt"),
+    r"(?<![\d-])\b(?:word|docx)\b(?!\s*(?:count|limit|for word))": ("docx", "doc", "odt"),  # not "a 500-word summary"
     r"\b(?:powerpoint|pptx|slides?|folien|präsentation|diapositives?|présentation)\b": ("pptx", "ppt", "odp"),
     r"\b(?:images?|photos?|bild|bilder|scans?|png|jpe?g)\b": ("png", "jpg", "jpeg", "tif", "tiff", "bmp", "gif"),
 }
+# A kind after a word of making ("as Excel", "into a spreadsheet", "en CSV", "als Word-Datei", "in Excel")
+# is a format to deliver, not a document to read: "le tableau Excel en CSV" reads the workbook, makes a CSV.
+_AS_FORMAT = re.compile(r"\b(?:as|into|to|in|als|nach|zu|en|comme|vers)\s+(?:(?:an?|eine?[mnrs]?|une?)\s+)?$")
+
+
+def _spoken_kinds(text: str) -> list[tuple[re.Match[str], tuple[str, ...]]]:
+    """Where a (casefolded) text names a kind of document as a document ("the PDF", "le Word", "die
+    Excel-Datei"), not as a format to deliver (`_AS_FORMAT`), with the file extensions of that kind."""
+    return [(m, exts) for pattern, exts in _KINDS.items() for m in re.finditer(pattern, text)
+            if not _AS_FORMAT.search(text[max(0, m.start() - 16):m.start()])]
+
+
+def _of_kind(text: str, pool: Sequence[Mapping[str, Any]], earlier: bool) -> list[str]:
+    """The documents of `pool` of each kind the text names as a document ("the PDF and the Word"); with
+    `earlier` ("the Excel from before"), of each kind those of the latest round that had one."""
+    found: list[str] = []
+    for _, exts in _spoken_kinds(text):
+        kind = [f for f in pool if str(f.get("ext") or "").lower() in exts]
+        if kind and earlier:
+            newest = max(int(f.get("round") or 0) for f in kind)
+            kind = [f for f in kind if int(f.get("round") or 0) == newest]
+        found += [str(f["name"]) for f in kind if str(f["name"]) not in found]
+    return found
+
+
+def without_named_kinds(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
+    """The text without the kinds of document it names as documents the workflow has ("le tableau Excel
+    en CSV" over a workbook is "le tableau en CSV"): what is left names the formats to deliver."""
+    held = {str(f.get("ext") or "").lower() for f in facts}
+    low = text.lower()
+    out = text if len(low) == len(text) else low  # the text's own case, where lowering kept its length
+    spans = sorted((m.start(), m.end()) for m, exts in _spoken_kinds(low) if held & set(exts))
+    for start, end in reversed(spans):
+        out = out[:start] + " " + out[end:]
+    return " ".join(out.split())
+
+
+def without_named_documents(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
+    """The text without the file names, their stems and the kinds of document it names of `facts` ("what
+    does budget.xlsx give for Zone EUR", "what does the PDF say about Berlin"): the words of what it asks."""
+    out = without_named_kinds(text, facts)
+    for f in sorted(facts, key=lambda f: -len(str(f["name"]))):
+        name = str(f["name"])
+        for spelt in (name, _stem_of(name)):
+            if len(spelt) >= 4:
+                out = re.sub(rf"(?<![\w-]){re.escape(spelt)}(?![\w-])", " ", out, flags=re.IGNORECASE)
+    return " ".join(out.split())
+
+
 _EARLIER = re.compile(r"\b(?:before|earlier|previous|last time|vorhin|vorher|davor|früher|zuvor|"
                       r"avant|précédent\w*|tout à l'heure|plus tôt)\b")
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -178,29 +227,41 @@ def resolve_references(prompt: str, facts: Sequence[Mapping[str, Any]]) -> list[
     named = _named(text, [str(f["name"]) for f in facts])
     if named:
         return named
-    # A word of the name ("the contract" for "Contract_2024.pdf", "the cups" for "stanley-cups.tsv").
-    asked = _words(re.sub(r"[`'\"]", " ", text))
-    by_word = [str(f["name"]) for f in facts if f.get("origin") != ANSWER
-               and asked & _words(re.sub(r"[-_.]", " ", _stem_of(str(f["name"]))))]
+    by_word = _by_word(text, facts)
     if by_word:
         return by_word
     earlier = bool(_EARLIER.search(text))
     if not earlier and any(f.get("new") for f in facts):
-        return []  # "the PDF" among this round's uploads is what the request is about, not a pick
+        # "the PDF" among this round's uploads is what the request is about, not a pick; a request whose
+        # parts name different ones reads each in its part (`agents.language.documents_by_part`).
+        return []
     pointed = _pointed(text, facts)
     if pointed:
         return pointed
-    pool = [f for f in facts if not (earlier and f.get("new"))]
-    for pattern, exts in _KINDS.items():
-        if not re.search(pattern, text):
-            continue
-        kind = [f for f in pool if str(f.get("ext") or "").lower() in exts]
-        if kind and earlier:  # "the Excel from before": the latest round that had one
-            newest = max(int(f.get("round") or 0) for f in kind)
-            kind = [f for f in kind if int(f.get("round") or 0) == newest]
-        if kind:
-            return [str(f["name"]) for f in kind]
-    return []
+    return _of_kind(text, [f for f in facts if not (earlier and f.get("new"))], earlier)
+
+
+def _by_word(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents a word of whose name the (casefolded) text writes ("the contract" for
+    "Contract_2024.pdf", "the cups" for "stanley-cups.tsv"); earlier answers are not named so."""
+    asked = _words(re.sub(r"[`'\"]", " ", text))
+    return [str(f["name"]) for f in facts if f.get("origin") != ANSWER
+            and asked & _words(re.sub(r"[-_.]", " ", _stem_of(str(f["name"]))))]
+
+
+def named_documents(text: str, facts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The documents one part of a request names, as a pick among `facts`: by file name, a word of the
+    name, position or as what the user saw (as `resolve_references` reads them), else by a kind spoken
+    as a document ("the PDF", "le Word", "die Excel-Datei", not "as CSV"), among this round's uploads
+    when there are any and the part does not say "before"; [] when it names none."""
+    text = text.casefold()
+    found = _named(text, [str(f["name"]) for f in facts]) or _by_word(text, facts) or _pointed(text, facts)
+    if found:
+        return found
+    earlier = bool(_EARLIER.search(text))
+    new = [f for f in facts if f.get("new") and f.get("origin") != ANSWER]
+    return _of_kind(text, new if new and not earlier else [f for f in facts if not (earlier and f.get("new"))],
+                    earlier)
 
 
 # "skip the ledger", "without the minutes", "ohne die Tabelle", "überspringe das Protokoll", "sauf le devis",

@@ -12,11 +12,13 @@ from agents.language import (
     detect_intents,
     document_formats,
     document_topic,
+    documents_by_part,
     question_of,
     resolve_references,
     table_formats,
     target_language,
     wants_continuation,
+    without_named_kinds,
 )
 from agents.phrases import language_label, say
 from agents.requests import Interrupted, InterruptedTask, PlanHints
@@ -38,8 +40,20 @@ def plan_offline(hints: PlanHints) -> dict[str, Any]:
     # The documents the request names ("the contract", "the Excel from before"), else this
     # round's uploads, else every document of the conversation.
     fresh = [d.name for d in docs if d.new]
-    picked = resolve_references(prompt, [msgspec.structs.asdict(d) for d in docs]) or fresh or own
-    intents = detect_intents(prompt, any(d.tables for d in docs if d.name in picked))
+    facts = [msgspec.structs.asdict(d) for d in docs]
+    picked = resolve_references(prompt, facts) or fresh or own
+    # What the request asks for, not the kinds of document it names: "le fichier Excel" asks for no table.
+    intents = detect_intents(without_named_kinds(prompt, facts), any(d.tables for d in docs if d.name in picked))
+    # A request whose parts name different documents ("Résume le Word et donne le tableau Excel en CSV"):
+    # each piece of work reads the documents named in the parts that ask for it; one a part asks for
+    # without naming any reads what the request as a whole is about (`picked`).
+    parts = documents_by_part(prompt, facts, any(d.tables for d in docs))
+
+    def reading(intent: str) -> list[str]:
+        asking = [p for p in parts if intent in p.intents]
+        if not asking or not all(p.documents for p in asking):
+            return picked
+        return list(dict.fromkeys(name for p in asking for name in p.documents))
     if docs and not intents and (fresh or picked != own):
         intents = ["summary"]  # documents without a recognisable request: say what is in them
     if not docs:  # every other intent's agent reads documents; the writer can work from the request alone
@@ -72,21 +86,23 @@ def plan_offline(hints: PlanHints) -> dict[str, Any]:
 
     names = ", ".join(picked)
     for intent in intents:
+        read = reading(intent)
         if intent == "extract":
-            stem = f"{stem_of(picked[0])}-tables" if len(picked) == 1 else "tables"
-            formats = table_formats(prompt)
+            stem = f"{stem_of(read[0])}-tables" if len(read) == 1 else "tables"
+            # "le tableau Excel en CSV" over a workbook asks for a CSV: the Excel it names is the document.
+            formats = table_formats(without_named_kinds(prompt, facts))
             purposes = {"xlsx": "tables as a workbook, one sheet per table", "csv": "tables as CSV"}
-            add("data_extractor", picked, [out(f"{stem}.{ext}", purposes[ext]) for ext in formats],
-                say("step_extract", language, docs=names, formats=" + ".join(f.upper() for f in formats)))
+            add("data_extractor", read, [out(f"{stem}.{ext}", purposes[ext]) for ext in formats],
+                say("step_extract", language, docs=", ".join(read), formats=" + ".join(f.upper() for f in formats)))
         elif intent == "summary":
-            add("summarizer", picked, [], say("step_summarize", language, docs=names))
+            add("summarizer", read, [], say("step_summarize", language, docs=", ".join(read)))
         elif intent == "translate":
             target = target_language(prompt) or language
             label = language_label(target, language)
             # Offline there is no translation to deliver: the task says so in a sentence.
-            add("translator", picked, [], say("step_translate", language, docs=", ".join(picked), target=label))
+            add("translator", read, [], say("step_translate", language, docs=", ".join(read), target=label))
         elif intent == "answer":
-            add("analyst", picked, [], say("step_answer", language, docs=names),
+            add("analyst", read, [], say("step_answer", language, docs=", ".join(read)),
                 instructions=question_of(prompt) if len(intents) > 1 else prompt)
         elif intent == "write":
             # Named for what it is about ("report-orchard-survey-harvest-figures"), not "report".
@@ -94,7 +110,7 @@ def plan_offline(hints: PlanHints) -> dict[str, Any]:
             stem = title_stem(" ".join([say("report_name", language), *topic[1:6]]))
             earlier = [t["id"] for t in tasks]
             exts = document_formats(prompt)
-            add("writer", [] if earlier else picked, [out(f"{stem}.{ext}", "document") for ext in exts],
+            add("writer", [] if earlier else read, [out(f"{stem}.{ext}", "document") for ext in exts],
                 say("step_write", language, name=f"{stem}.{exts[-1]}"), earlier)
     # A plug-in the user names ("use the echo agent") gets a task of its own.
     lowered = prompt.lower()
