@@ -113,12 +113,13 @@ class Cited(msgspec.Struct, frozen=True, kw_only=True):
 
 class AskedPart(msgspec.Struct, frozen=True, kw_only=True):
     """One part of a question that asks two things: its best passage's number and quote, or the words
-    of it no document writes."""
+    of it no document writes; `documents`: the names of those it was searched in (() for all)."""
 
     question: str
     absent: tuple[str, ...] = ()
     n: int | None = None
     quote: str = ""
+    documents: tuple[str, ...] = ()
 
 
 class AnswerHints(TaskHints, tag="answer", frozen=True):

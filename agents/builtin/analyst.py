@@ -74,7 +74,7 @@ def as_cited(hint: Mapping[str, Any]) -> Cited:
 def asked_part(part: Mapping[str, Any]) -> AskedPart:
     """A part of a two-part question (`agents.knowledge.answer_parts.part_hints`) as the request carries it."""
     return AskedPart(question=part["question"], absent=tuple(part["absent"]), n=part.get("n"),
-                     quote=part.get("quote", ""))
+                     quote=part.get("quote", ""), documents=tuple(part.get("documents", ())))
 
 
 def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
@@ -307,7 +307,8 @@ class Analyst:
                                        words=", ".join(f"«{w}»" for w in absent or unmentioned)) + "_"
             for part in asked_parts:  # a part the documents do not hold, whatever the model made of it
                 if part["absent"]:
-                    text += "\n\n_" + say("searched_absent", language, docs=", ".join(dict.fromkeys(d.name for d in docs)),
+                    searched = part.get("documents") or [d.name for d in docs]
+                    text += "\n\n_" + say("searched_absent", language, docs=", ".join(dict.fromkeys(searched)),
                                            words=", ".join(f"«{w}»" for w in part["absent"])) + "_"
         text = renumber(text, passages)
         cited = citations(text, passages)

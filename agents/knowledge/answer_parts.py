@@ -6,6 +6,9 @@ part goes unanswered without a word (issue 50: two-part questions right 3 times 
 (`agents.language.question_parts`) is searched on its own; the passages given to the model are the
 parts' best in turn (the first of each, then the second...); each part is judged on its own passages
 (`agents.knowledge.coverage`), so a part the documents do not hold is said plainly while the other is answered.
+A part that names some of the documents ("what does the PDF say ..., and which number in the Excel file
+...?": `agents.language.named_documents`) is searched and judged in those alone, and a part they do not
+answer is said not found in those (issue 50: the PDF's part was looked for in the workbook).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from agents.base import DocumentText, Passage, Retriever
 from agents.knowledge.coverage import Coverage, coverage
 from agents.knowledge.retrieval import without_copies
+from agents.language import named_documents, without_named_documents
 from agents.toolkit.cpu import off_loop_if_long, text_size
 
 
@@ -27,16 +31,31 @@ class Part:
     question: str
     found: list[Passage] = field(default_factory=list)
     covered: Coverage = field(default_factory=Coverage)
+    documents: list[str] = field(default_factory=list)  # the names of the documents it was searched in
+
+
+def _facts(docs: list[DocumentText]) -> list[dict[str, Any]]:
+    return [{"name": d.name, "ext": d.ext, "origin": d.origin, "round": d.round} for d in docs]
+
+
+def named_in(question: str, docs: list[DocumentText]) -> list[DocumentText]:
+    """The documents of `docs` a part of a question names, a pick among them; all of them when it names none."""
+    named = set(named_documents(question, _facts(docs)))
+    return [d for d in docs if d.name in named] or docs
 
 
 async def search_parts(parts: list[str], docs: list[DocumentText], retriever: Retriever, k: int) -> list[Part]:
-    """Each part searched on its own and judged on its best passages."""
-    size = sum(text_size(d.items) for d in docs)
+    """Each part searched on its own, in the documents it names (`named_in`), and judged on its best passages.
+    A part that names its documents is searched by its other words: "the PDF", "budget.xlsx" say where to
+    look, and the words of a file's name ("…-by-segment.xlsx") would rank its headings first."""
     out = []
     for question in parts:
-        found = without_copies(await retriever.search(question, docs, k), docs, k)
-        covered = await off_loop_if_long(size, coverage, question, docs, [p.text for p in found])
-        out.append(Part(question, found, covered))
+        own = named_in(question, docs)
+        size = sum(text_size(d.items) for d in own)
+        query = without_named_documents(question, _facts(own)) if len(own) < len(docs) else question
+        found = without_copies(await retriever.search(query or question, own, k), own, k)
+        covered = await off_loop_if_long(size, coverage, query or question, own, [p.text for p in found])
+        out.append(Part(question, found, covered, [d.name for d in own]))
     return out
 
 
@@ -60,7 +79,8 @@ def part_hints(parts: list[Part], found: list[Passage], hints: list[dict[str, An
     by_text = {p.text: h for p, h in zip(found, hints, strict=True)}
     out: list[dict[str, Any]] = []
     for part in parts:
-        entry: dict[str, Any] = {"question": part.question, "absent": part.covered.unanswered}
+        entry: dict[str, Any] = {"question": part.question, "absent": part.covered.unanswered,
+                                 "documents": part.documents}
         best = next((p for p in part.found if p.text in by_text), None) if not part.covered.unanswered else None
         if best is not None:
             entry.update(n=by_text[best.text]["n"], quote=quote_of(part.question, best))

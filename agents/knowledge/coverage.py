@@ -55,6 +55,7 @@ from agents.language import (
     without_asking,
     without_comparing,
     without_instructions,
+    without_named_kinds,
 )
 
 BEST = 3  # the passages an answer quotes (the offline model quotes up to three)
@@ -175,7 +176,12 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     "Cite" and "passage"). A "continue" or "And in 2022?" says too little: then the task's question
     is searched."""
     question, asked = without_instructions(question), without_instructions(asked)  # "Answer in English." asks nothing
-    missing = absent_names(question, documents, asked)
+    # "What does the PDF say about ...": the kind of document it names says where to look, not what it
+    # asks; a document that does not write "PDF" is not "not found" for it (a word its parts are named by,
+    # "the table on the slides" over "slide 1 table 1", still counts where they write it).
+    kinds = [{"name": d.name, "ext": d.ext} for d in documents]
+    missing = absent_names(without_named_kinds(question, kinds), documents,
+                           without_named_kinds(asked, kinds) if asked else asked)
     if missing:  # nothing quoted can be about a name no document writes
         return Coverage(share=0.0, absent=missing)
     own = detect_language(question, default="en")
@@ -191,6 +197,9 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     present = {s for doc in documents
                for s in index_terms(" ".join([doc.text, _named(doc.name), *(name for name, _ in doc.items),
                                               *(t.name for t in doc.tables)]), document_language(doc.items))}
+    # Not the kinds of document it names that no document writes ("PDF" over a PDF that never says it).
+    kept = {s for _, s in question_terms(without_named_kinds(question, kinds), own)}
+    terms = [(w, s) for w, s in terms if s in kept or s in present]
     absent = tuple(word for word, stem in terms if stem not in present and not _kin(stem, present))
     if not absent:
         return Coverage()

@@ -109,7 +109,7 @@ def cited_answer(hints: AnswerHints) -> str:
             parts.append(f"**{part.question}**")
             if part.absent or part.n is None or part.n not in by_n:
                 words = ", ".join(f"«{w}»" for w in part.absent)
-                parts.append(say("searched_absent", language, docs=names, words=words))
+                parts.append(say("searched_absent", language, docs=", ".join(part.documents) or names, words=words))
             else:
                 parts.append(f"> {one_line(part.quote or '')}\n\n— {where(by_n[part.n], language)} "
                              f"[{part.n}]")

@@ -1,10 +1,14 @@
 """Each part of a request reads the document it names (issue 50, "answers a person can trust"), en/de/fr,
 on documents of the shared corpus, through whole offline rounds:
 
+- a question of two parts naming different documents is answered part by part, each from its own
+  document: a PDF's part was searched in the workbook alone and said "not found: «PDF»" there;
 - a part names its document by kind ("the spreadsheet", "le Word", "die Excel-Datei", "the slides") or by
   file name, and a kind after a word of making ("as CSV", "en Excel") is a format, not a document;
 - "Résume le Word et donne le tableau Excel en CSV": the summary is of the Word document alone and the
   CSV of the workbook's table alone (both read both, and a workbook nobody asked for was made too);
+- the kind of document a question names says where to look, not what it asks: "What does the PDF say
+  about errors?" was "not found: «PDF»" over the PDF that answers it;
 - a request whose parts do not name different documents is read as a whole, as before.
 """
 
@@ -19,7 +23,56 @@ from agents.language import documents_by_part, named_documents
 from tests.agents.conftest import load_document
 from tests.agents.test_offline_rounds import offline_round
 
+PDF, SEGMENTS = "google-doc-document.pdf", "2023-half-year-analyses-by-segment.xlsx"
 WORD, SQUARES = "testWORD.docx", "testEXCEL.xlsx"
+
+
+def sections(answer: str) -> list[tuple[str, str]]:
+    """An answer of parts as (the part's question, what is written under it)."""
+    out: list[tuple[str, str]] = []
+    for line in answer.splitlines():
+        if line.startswith("**") and line.endswith("**"):
+            out.append((line.strip("*"), ""))
+        elif out:
+            out[-1] = (out[-1][0], f"{out[-1][1]}\n{line}".strip())
+    return out
+
+
+@pytest.mark.parametrize("prompt", [
+    "What does the PDF say about Berlin, and what does the spreadsheet give for Zone EUR?",
+    f"Was sagt das PDF über Berlin, und was steht in {SEGMENTS} zu Zone EUR?",
+    "Que dit le PDF sur Berlin, et que donne le classeur Excel pour Zone EUR ?",
+])
+async def test_each_part_of_a_question_is_answered_from_the_document_it_names(prompt):
+    done, _ = await offline_round(prompt, PDF, SEGMENTS)
+    [task] = done.plan.plan.tasks
+    assert task.agent == "analyst" and set(task.inputs) == {PDF, SEGMENTS}, task
+    [answer] = done.by_agent("analyst")
+    [(_, first), (_, second)] = sections(answer.text)
+    assert "Berlin" in first and f"— {PDF}, " in first and SEGMENTS not in first, answer.text
+    assert "Zone EUR" in second and f"— {SEGMENTS}, " in second and PDF not in second, answer.text
+    assert "«PDF»" not in answer.text
+
+
+@pytest.mark.parametrize("prompt", [
+    "Does the spreadsheet mention Berlin, and what does the PDF say about Berlin?",
+    "Was steht in der Excel-Datei zu Berlin, und was steht im PDF zu Berlin?",
+    "Que dit le classeur sur Berlin, et que dit le PDF sur Berlin ?",
+])
+async def test_a_part_is_not_answered_from_a_document_it_does_not_name(prompt):
+    # Only the PDF writes "Berlin": the workbook's part is not found in the workbook, not quoted from the PDF.
+    done, _ = await offline_round(prompt, SEGMENTS, PDF)
+    [answer] = done.by_agent("analyst")
+    [(_, first), (_, second)] = sections(answer.text)
+    assert ">" not in first and SEGMENTS in first and PDF not in first and "Berlin" in first, answer.text
+    assert f"— {PDF}, " in second and "Berlin" in second, answer.text
+
+
+async def test_the_kind_of_document_a_question_names_is_not_what_it_asks_about():
+    # "Not found: «PDF» appears nowhere in google-doc-document.pdf" was said above the passage that answers.
+    done, _ = await offline_round("What does the PDF say about errors?", PDF)
+    [answer] = done.by_agent("analyst")
+    assert "Not found" not in answer.text and "> Errors should never pass silently." in answer.text, answer.text
 
 
 @pytest.mark.parametrize("prompt", [

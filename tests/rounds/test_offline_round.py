@@ -43,3 +43,21 @@ def test_a_summary_quotes_the_uploaded_document(tmp_path):
         extracted = " ".join(c["data"] for c in messages[0]["documents"][0]["contents"])
         assert quoted and all(" ".join(q.split()) in " ".join(extracted.split()) for q in quoted)
         assert summary["metadata"]["offline"] is True
+
+
+def test_each_part_of_a_german_question_reads_the_document_it_names(tmp_path):
+    # Issue 50: "In ...xlsx nicht gefunden: «PDF»": the part naming the PDF was searched in the workbook
+    # alone, which the request named by its file name.
+    pdf, book = "google-doc-document.pdf", "2023-half-year-analyses-by-segment.xlsx"
+    with LiveServer(settings_for(tmp_path)) as server, server.client() as client:
+        files = upload(client, pdf, book)
+        wid = client.post("/api/workflows/start", json={
+            "prompt": f"Was sagt das PDF über Berlin, und was steht in {book} zu Zone EUR?",
+            "listFileId": [f["id"] for f in files]}).json()["id"]
+        assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
+        messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+        answer = next(m["content"] for m in messages if m["agentName"] == "analyst")
+        first, second = answer.split(f"**Was steht in {book} zu Zone EUR?**")
+        assert "nicht gefunden" not in answer and "«PDF»" not in answer, answer
+        assert "Berlin" in first and f"— {pdf}, Seite 1" in first, answer
+        assert "Zone EUR" in second and f"— {book}, Blatt" in second, answer
