@@ -77,6 +77,10 @@ def asked_part(part: Mapping[str, Any]) -> AskedPart:
                      quote=part.get("quote", ""), documents=tuple(part.get("documents", ())))
 
 
+def _squashed(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
     """The passages with those that hold the kind of fact the question asks for first (in their order),
     and that kind when none holds one: "Combien coûte la visite ?" over passages without an amount is
@@ -218,6 +222,10 @@ class Analyst:
         ledger = Ledger(context.model)
         docs = task_documents(task, context)
         question = task.instructions.strip() or context.prompt
+        # What the user asked, to judge "not found" by: the request, or the task's question when it is the
+        # user's own words for one piece of a request of several ("Summarise the slides and tell me what the
+        # Word document says ..."): the other pieces' words ("Summarise", "slides") are not asked of these documents.
+        said = question if _squashed(question) in _squashed(context.prompt) else context.prompt
         retriever = context.retriever or MemoryRetriever()
         found = await retriever.search(question, docs, PASSAGES) if docs else []
         asked = question
@@ -229,7 +237,7 @@ class Analyst:
         # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
         # not found, whatever the rows share with the rest of the question; nothing is computed over them.
         missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
-                                         without_instructions(context.prompt)) if docs else ()
+                                         without_instructions(said)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
         compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs,
                                                              await _measures(question, docs, retriever, size), asked)
@@ -269,7 +277,7 @@ class Analyst:
         # A question of two parts is judged part by part: a name one part asks about is said for that part.
         covered = (Coverage() if parts else Coverage(share=0.0, absent=missing) if missing
                    else Coverage() if question != asked or compiled
-                   else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], context.prompt))
+                   else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], said))
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "

@@ -7,6 +7,8 @@ on documents of the shared corpus, through whole offline rounds:
   file name, and a kind after a word of making ("as CSV", "en Excel") is a format, not a document;
 - "Résume le Word et donne le tableau Excel en CSV": the summary is of the Word document alone and the
   CSV of the workbook's table alone (both read both, and a workbook nobody asked for was made too);
+- "Summarise the slides and tell me what the Word document says ...": a summary of the slides, an
+  answer from the Word document judged by its own words, and no table file for the question's "table";
 - the kind of document a question names says where to look, not what it asks: "What does the PDF say
   about errors?" was "not found: «PDF»" over the PDF that answers it;
 - a request whose parts do not name different documents is read as a whole, as before.
@@ -24,7 +26,7 @@ from tests.agents.conftest import load_document
 from tests.agents.test_offline_rounds import offline_round
 
 PDF, SEGMENTS = "google-doc-document.pdf", "2023-half-year-analyses-by-segment.xlsx"
-WORD, SQUARES = "testWORD.docx", "testEXCEL.xlsx"
+WORD, SQUARES, DECK = "testWORD.docx", "testEXCEL.xlsx", "powerpoint_sample.pptx"
 
 
 def sections(answer: str) -> list[tuple[str, str]]:
@@ -92,6 +94,23 @@ async def test_each_piece_of_work_reads_the_document_it_names(prompt):
     cells = {c for row in rows for c in row if c.strip()}
     source = load_document(SQUARES).text
     assert {"12", "144", "Square"} <= cells and all(c.strip() in source for c in cells)
+
+
+@pytest.mark.parametrize("prompt", [
+    "Summarise the slides and tell me what the Word document says about its nested table.",
+    "Fasse die Folien zusammen und sag mir, was das Word-Dokument über die verschachtelte Tabelle sagt.",
+    "Résume les diapositives et dis-moi ce que le Word dit du tableau imbriqué.",
+])
+async def test_a_summary_of_one_document_and_a_question_about_another(prompt):
+    done, _ = await offline_round(prompt, DECK, WORD)
+    reads = {t.agent: t.inputs for t in done.plan.plan.tasks}
+    # The question about a table asks for no table file (one was made of the slides' table).
+    assert reads == {"summarizer": [DECK], "analyst": [WORD]}, reads
+    [summary] = done.by_agent("summarizer")
+    assert DECK in summary.text and WORD not in summary.text
+    [answer] = done.by_agent("analyst")
+    # Judged by its own words: "Not found in testWORD.docx: «Summarise», «slides»" was said under it.
+    assert f"— {WORD}, " in answer.text and "«" not in answer.text, answer.text
 
 
 @pytest.mark.parametrize("prompt", [
