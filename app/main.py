@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar, Request, get
 from litestar.config.compression import CompressionConfig
@@ -25,14 +25,12 @@ from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
 from agents.round import Limits, Runner, history_reach
-from agents.tools.mcp import McpTools, ServerSpec
 from app import metrics
 from app.clock import now
 from app.config import Settings, SettingsError, from_env, redact_url
 from app.contract.schemas import Health
 from app.errors import NotReadyError
-from app.llm.embeddings import RemoteEmbedder
-from app.protocols import a2a_server, agui, mcp_server, openai_chat
+from app.protocols import mounts, openai_chat
 from app.protocols.rounds import Rounds
 from app.rounds import tracing
 from app.rounds.documents import Documents
@@ -60,6 +58,9 @@ from app.web import flows as flow_routes
 from app.web import workflows as workflow_routes
 from app.web.http import EXCEPTION_HANDLERS, Authenticator, StrictRequest, errors
 from extractors.runner import configure as configure_readers
+
+if TYPE_CHECKING:
+    from agents.tools.mcp import McpTools
 
 log = logging.getLogger("foreman")
 
@@ -169,6 +170,8 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     configure_readers(settings.extraction_limits)
     vectors = None
     if settings.embeddings != "off" and settings.embeddings_base_url:
+        from app.llm.embeddings import RemoteEmbedder  # imports `openai` (0.5 s): only when an endpoint is named
+
         embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
@@ -293,9 +296,9 @@ async def _stop_workers() -> None:
     await off_loop(stop_processes)
 
 
-async def add_tools(tools: McpTools, registry: Registry) -> None:
+async def add_tools(tools: McpTools | None, registry: Registry) -> None:
     """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
-    for agent in await tools.discover():
+    for agent in await tools.discover() if tools is not None else []:
         agent.caller = tracing.traced_tool(agent.caller, agent.server)
         try:
             registry.add(agent, source=f"MCP server '{agent.server}'")
@@ -304,8 +307,13 @@ async def add_tools(tools: McpTools, registry: Registry) -> None:
                         agent.tool, agent.server, exc)
 
 
-def mcp_tools(settings: Settings) -> McpTools:
-    """The connections to MCP_SERVERS' servers (none opened yet)."""
+def mcp_tools(settings: Settings) -> McpTools | None:
+    """The connections to MCP_SERVERS' servers (none opened yet); None, and the MCP client not imported,
+    when there are none."""
+    if not settings.mcp_servers:
+        return None
+    from agents.tools.mcp import McpTools, ServerSpec
+
     specs = [ServerSpec(**server) for server in settings.mcp_servers]
     return McpTools(specs, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
 
@@ -355,19 +363,20 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     rounds = Rounds(WorkflowService(engine), FileService(engine.rt.repo.files, engine.rt.storage,
                                                          settings.max_upload_bytes), settings.event_heartbeat_seconds,
                     settings.chat_stop_on_disconnect)
-    mcp = mcp_server.ForemanMCP(rounds, Authenticator(settings))
+    auth = Authenticator(settings)
+    mcp = mounts.MCP(rounds, auth, settings.local_mode, mounts.max_body(settings))
     app = ForemanApp(
         route_handlers=[health, ready, *file_routes.ROUTES, *workflow_routes.ROUTES, *flow_routes.ROUTES, *flow_versions.ROUTES, *event_routes.ROUTES,
                         *page.ROUTES, *docs.routes(), *(metrics.ROUTES if settings.metrics else []),
-                        openai_chat.router(settings), mcp_server.mount(mcp, settings.local_mode, agui.max_body(settings)),
-                        agui.route(settings), *a2a_server.routes(a2a_server.ForemanA2A(rounds, mcp.auth), "1.0.0")],
+                        openai_chat.router(settings), mcp.route(), mounts.agui_route(settings),
+                        *mounts.a2a_routes(rounds, auth, "1.0.0")],
         middleware=[metrics.http_metrics().middleware] if settings.metrics else [],
         request_class=StrictRequest,
         compression_config=CompressionConfig(backend="brotli", brotli_gzip_fallback=True, minimum_size=COMPRESS_ABOVE,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, tools.close, *([] if keep_workers else [_stop_workers]), *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, *([tools.close] if tools is not None else []), *([] if keep_workers else [_stop_workers]), *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
@@ -383,7 +392,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
     app.state.readers_warm = None  # the extraction workers' warm-up, once started
     app.state.readers_since = 0.0
     app.state.database_check = DatabaseCheck(engine.rt.db)
-    app.state.auth = mcp.auth
+    app.state.auth = auth
     app.state.workflows = rounds.workflows
     app.state.files = rounds.files
     app.state.openai_chat = openai_chat.ChatAdapter(rounds)

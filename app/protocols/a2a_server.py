@@ -204,11 +204,11 @@ class ForemanA2A(RequestHandler):
         raise UnsupportedOperationError
 
 
-def routes(handler: ForemanA2A, version: str) -> list[Any]:
-    """`GET /.well-known/agent-card.json` and the `/a2a` mount (401 without a good key)."""
+def mount_endpoint(handler: ForemanA2A) -> Any:
+    """The `/a2a` mount's ASGI app (`app.protocols.mounts.a2a_routes`): the SDK's JSON-RPC routes behind
+    the API's keys (401 without a good key)."""
     from a2a.server.routes import create_jsonrpc_routes
     from a2a.server.routes.common import DefaultServerCallContextBuilder
-    from litestar import Request, asgi, get
     from litestar.datastructures import Headers
     from starlette.applications import Starlette
 
@@ -222,10 +222,6 @@ def routes(handler: ForemanA2A, version: str) -> list[Any]:
 
     inner = Starlette(routes=create_jsonrpc_routes(handler, "/", context_builder=Context()))
 
-    @get("/.well-known/agent-card.json", include_in_schema=False)
-    async def agent_card(request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return await card(handler.rounds, handler.auth, request, str(request.base_url).rstrip("/"), version)
-
     async def endpoint(scope: Any, receive: Any, send: Any) -> None:
         from app.protocols.mcp_server import refuse
 
@@ -236,4 +232,4 @@ def routes(handler: ForemanA2A, version: str) -> list[Any]:
             return
         await inner(scope, receive, send)
 
-    return [agent_card, asgi("/a2a", is_mount=True, copy_scope=True, include_in_schema=False)(endpoint)]
+    return endpoint

@@ -51,11 +51,9 @@ from ag_ui.core import (
 )
 from ag_ui.core.events import RunFinishedCancelledOutcome, RunFinishedInterruptOutcome, TokenUsage
 from ag_ui.encoder import EventEncoder
-from litestar import Request, post
-from litestar.handlers import HTTPRouteHandler
+from litestar import Request
 from litestar.response import Stream
 
-from app.config import Settings
 from app.contract.schemas import ReviewRequest
 from app.errors import ApplicationError, BadRequestError, NotFoundError, PayloadTooLargeError
 from app.protocols.agui_interrupts import (
@@ -69,6 +67,7 @@ from app.protocols.agui_interrupts import (
     start_flow,
 )
 from app.protocols.flow_tools import one_wait, question
+from app.protocols.mounts import max_body
 from app.protocols.rounds import (
     CaughtUp,
     Closed,
@@ -308,14 +307,3 @@ def translate(part: Any, run: Round, thread: str, run_id: str, interrupts: list[
 
 def step_name(agent: str, task_id: str) -> str:
     return f"{agent} ({task_id})"
-
-
-def max_body(settings: Settings) -> int:
-    """Files arrive as base64 in the JSON body: a third larger than the upload limit, plus the JSON."""
-    return settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
-
-
-def route(settings: Settings) -> HTTPRouteHandler:
-    """The `/api/ag-ui` route, taking bodies as large as the files it may carry."""
-    return post("/api/ag-ui", status_code=200, include_in_schema=False,
-                request_max_body_size=max_body(settings))(ag_ui)

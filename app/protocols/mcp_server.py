@@ -19,7 +19,6 @@ import asyncio
 import base64
 import binascii
 import contextlib
-from collections.abc import AsyncIterator
 from typing import Any, Protocol, get_args
 
 import msgspec
@@ -147,12 +146,6 @@ class ForemanMCP(MCPServer):
                 "http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
         return self.streamable_http_app(streamable_http_path="/", stateless_http=True, transport_security=security,
                                         max_request_body_size=max_body)  # upload_file's base64
-
-    @contextlib.asynccontextmanager
-    async def running(self, _: Any = None) -> AsyncIterator[None]:
-        """The SDK's session manager, for the application's lifespan."""
-        async with self.session_manager.run():
-            yield
 
 
 def _server(ctx: Context) -> ForemanMCP:
@@ -307,13 +300,13 @@ def _waiting(wait: Any) -> str:
             f"{', '.join(wait.decisions)}).")
 
 
-def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
-    """The `/mcp` route: the SDK's ASGI app behind the API's keys (401 in the API's error shape). Two
+def mount_endpoint(server: ForemanMCP, local: bool, max_body: int) -> Any:
+    """The `/mcp` route's ASGI app (`app.protocols.mounts.MCP`): the SDK's behind the API's keys (401 in
+    the API's error shape). Two
     answers are ours: a GET is 405 (the transport is stateless, so the stream a GET opens would never
     carry a message and was held open for good; the specification allows 405 and the SDK's client
     takes it), and a request whose `id` is neither a string nor a number is JSON-RPC's Invalid
     Request (the SDK took it for a notification: 202 and no answer)."""
-    from litestar import asgi
     from litestar.datastructures import Headers
 
     inner = server.http_app(local, max_body)
@@ -340,7 +333,7 @@ def mount(server: ForemanMCP, local: bool, max_body: int) -> Any:
                 return
         await inner(scope, receive, send)
 
-    return asgi("/mcp", is_mount=True, copy_scope=True, include_in_schema=False)(endpoint)
+    return endpoint
 
 
 class _Envelope(msgspec.Struct):

@@ -38,6 +38,7 @@ from app.protocols import openai_flows
 from app.protocols.chat_request import ChatRequest, Turn, read_turn
 from app.protocols.chat_text import ChatText
 from app.protocols.chat_waits import continues, review_of, start_or_answer, wait_text
+from app.protocols.mounts import max_body
 from app.protocols.rounds import Closed, Ended, Piece, Round, Rounds, Text, Waiting
 from app.rounds.live import event_data
 from app.services.workflows import WorkflowService
@@ -314,11 +315,10 @@ async def _disconnected(request: AnyRequest) -> None:
 
 def router(settings: Any) -> Router:
     """The /v1 routes, answering errors in OpenAI's shape."""
-    limit = settings.max_upload_bytes * 4 // 3 + settings.max_json_bytes
     handlers = [get("/models", include_in_schema=False)(models),
                 get("/models/{model_id:str}", include_in_schema=False)(model),
                 get("/models/flow/{slug:str}", include_in_schema=False)(flow_model),
                 post("/chat/completions", include_in_schema=False, status_code=200,
-                     request_max_body_size=limit)(chat_completions)]
+                     request_max_body_size=max_body(settings))(chat_completions)]
     return Router(path="/v1", route_handlers=handlers, exception_handlers={
         ApplicationError: _on_application_error, HTTPException: _on_http_exception, Exception: _on_unexpected})
