@@ -40,6 +40,7 @@ from agents.base import DocumentText
 from agents.knowledge.retrieval import document_language
 from agents.language import (
     asked_kind,
+    asking_verbs,
     content_words,
     detect_language,
     fold,
@@ -200,6 +201,10 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     # Not the kinds of document it names that no document writes ("PDF" over a PDF that never says it).
     kept = {s for _, s in question_terms(without_named_kinds(question, kinds), own)}
     terms = [(w, s) for w, s in terms if s in kept or s in present]
+    # Nor the verb of its asking that no document writes ("What does the table hold?"): what the table
+    # holds is the answer, and no table writes "hold" (`asking_verbs`).
+    asking = set(stems([w.casefold() for w in asking_verbs(question, function_words(own))], own))
+    terms = [(w, s) for w, s in terms if s not in asking or s in present or _kin(s, present)]
     absent = tuple(word for word, stem in terms if stem not in present and not _kin(stem, present))
     if not absent:
         return Coverage()
