@@ -143,7 +143,7 @@ _PREPOSITION = re.compile(r"(?:about|for|on|in|of|at|from|regarding|concerning|u
 def _clause_verb(clause: str, function: frozenset[str]) -> str:
     """The verb after a question's subject: the clause's last word after a noun (a content word), or the
     word before the complement that ends it ("mention" in "the memo mention about Berlin")."""
-    words = re.findall(_WORD, clause)
+    words: list[str] = re.findall(_WORD, clause)
     for i in range(len(words) - 1, 0, -1):
         word, before = words[i], words[i - 1]
         last = i == len(words) - 1
@@ -165,7 +165,7 @@ def asking_verbs(question: str, function: frozenset[str]) -> list[str]:
         if verb.islower():
             found.append(verb)
             if verb.casefold() in function:  # an auxiliary: the verb closes the bracket, in lower case
-                last = re.findall(_WORD, match.group("clause"))[-1:]
+                last: list[str] = re.findall(_WORD, match.group("clause"))[-1:]
                 found += [w for w in last if w.islower()]
     found += [m.group("verb") for m in (*_FR_QUE.finditer(question), *_FR_QUEL.finditer(question))
               if not m.group("verb").casefold().startswith("est")]
