@@ -7,7 +7,9 @@ A person who believes the first line stops reading. Now:
 
 - the terms are the question's content words (each language's function words from the maintained
   lists, `stopwords` and stopwords-iso: `function_words`, and the words that ask for a kind of fact, "how many", "wie lange", "combien coûte":
-  `without_asking`), each stem once;
+  `without_asking`), each stem once; the verb a question asks with ("What does the table hold?", "Was
+  umfasst die Wohnung?", "Que renferme la dégustation ?": `asking_verbs`, found by its place, not by a
+  list) counts only where a document writes it: what the table holds is the answer, "hold" is not;
 - a document writes a term when its text, its file's name or the name of one of its parts or tables
   does ("the table on the slides" over "slide 1 table 1", "the comments" over "comments", "sales" over
   "baeckerei-sonnenschein-sales.xlsx");
