@@ -7,7 +7,9 @@ A person who believes the first line stops reading. Now:
 
 - the terms are the question's content words (each language's function words from the maintained
   lists, `stopwords` and stopwords-iso: `function_words`, and the words that ask for a kind of fact, "how many", "wie lange", "combien coûte":
-  `without_asking`), each stem once;
+  `without_asking`), each stem once; the verb a question asks with ("What does the table hold?", "Was
+  umfasst die Wohnung?", "Que renferme la dégustation ?": `asking_verbs`, found by its place, not by a
+  list) counts only where a document writes it: what the table holds is the answer, "hold" is not;
 - a document writes a term when its text, its file's name or the name of one of its parts or tables
   does ("the table on the slides" over "slide 1 table 1", "the comments" over "comments", "sales" over
   "baeckerei-sonnenschein-sales.xlsx");
@@ -40,6 +42,7 @@ from agents.base import DocumentText
 from agents.knowledge.retrieval import document_language
 from agents.language import (
     asked_kind,
+    asking_verbs,
     content_words,
     detect_language,
     fold,
@@ -200,6 +203,10 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     # Not the kinds of document it names that no document writes ("PDF" over a PDF that never says it).
     kept = {s for _, s in question_terms(without_named_kinds(question, kinds), own)}
     terms = [(w, s) for w, s in terms if s in kept or s in present]
+    # Nor the verb of its asking that no document writes ("What does the table hold?"): what the table
+    # holds is the answer, and no table writes "hold" (`asking_verbs`).
+    asking = set(stems([w.casefold() for w in asking_verbs(question, function_words(own))], own))
+    terms = [(w, s) for w, s in terms if s not in asking or s in present or _kin(s, present)]
     absent = tuple(word for word, stem in terms if stem not in present and not _kin(stem, present))
     if not absent:
         return Coverage()

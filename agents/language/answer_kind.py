@@ -113,3 +113,61 @@ def holds(kind: str, text: str) -> bool:
     """Whether the text holds a fact of that kind (any text holds the kind "")."""
     pattern = _HELD.get(kind)
     return pattern is None or bool(pattern.search(text))
+
+
+# The verb of a question asking what something holds ("What does the table hold?", "Was enthält die
+# Tabelle?", "Que contient le tableau ?") relates what is asked for to what it is asked of; a document
+# answers it with the table's rows, never with the verb. The stop-word lists hold some such verbs
+# ("contain", "show", "say") and miss the rest ("hold", "cover", "list", "enthält", "contient"): found
+# by its place in the question instead of by a list, any verb is one. A verb is where each language's
+# grammar puts it in a question asking for an object: after do-support's subject ("What does the table
+# on the slides hold?", the clause's last word after a noun; before its complement in "What does the
+# memo mention about Berlin?"), after the copula as a participle ("What is listed in the table?"),
+# second in German (V2: "Was enthält ...", "Welche Werte enthält ...") or last after an auxiliary
+# (the verb bracket: "Was wird in der Tabelle aufgeführt?"; lower case, unlike a German noun), after
+# French "que" (inversion: "Que contient ...") or last after "qu'est-ce que" and its subject.
+_WORD = r"[^\W\d_][^\W\d_'’-]*"
+_EN_DO = re.compile(r"\b(?:what|which(?:\s+\w+)?)\s+(?:do|does|did)\s+(?P<clause>[^?.!;]+)", re.IGNORECASE)
+_EN_PARTICIPLE = re.compile(rf"\b(?:what|which(?:\s+\w+)?)\s+(?:is|are|was|were)\s+(?P<verb>{_WORD})"
+                            r"\s*(?:\?|$|\b(?:in|on|at|by|about|for|under|from|within|inside)\b)", re.IGNORECASE)
+_DE_V2 = re.compile(rf"(?:^|[.!?;:,]\s*)(?:was|wer|wen|wem|wo|worin|woraus|womit|worüber|wovon|wozu|welche[rsnm]?\s+\w+)"
+                    rf"\s+(?P<verb>{_WORD})(?P<clause>[^?.!;]*)", re.IGNORECASE)
+_FR_QUE = re.compile(rf"\bqu(?:e\s+|['’]\s*)(?P<verb>{_WORD})", re.IGNORECASE)
+_FR_QUEL = re.compile(rf"\bquel(?:le)?s?\s+{_WORD}\s+(?P<verb>{_WORD})", re.IGNORECASE)
+_FR_ESTCE = re.compile(r"\bqu['’]est-ce\s+qu(?:e\s+|['’]\s*)(?P<clause>[^?.!;]+)", re.IGNORECASE)
+_PREPOSITION = re.compile(r"(?:about|for|on|in|of|at|from|regarding|concerning|under|within|with|by"
+                          r"|über|zu|zum|zur|für|von|vom|in|im|auf|an|am|bei|mit"
+                          r"|sur|pour|de|du|des|dans|à|au|aux|en|concernant|avec|par)", re.IGNORECASE)
+
+
+def _clause_verb(clause: str, function: frozenset[str]) -> str:
+    """The verb after a question's subject: the clause's last word after a noun (a content word), or the
+    word before the complement that ends it ("mention" in "the memo mention about Berlin")."""
+    words: list[str] = re.findall(_WORD, clause)
+    for i in range(len(words) - 1, 0, -1):
+        word, before = words[i], words[i - 1]
+        last = i == len(words) - 1
+        if (last or _PREPOSITION.fullmatch(words[i + 1])) and word.islower() and before.casefold() not in function \
+                and not _PREPOSITION.fullmatch(before) and not _PREPOSITION.fullmatch(word):
+            return word
+    return ""
+
+
+def asking_verbs(question: str, function: frozenset[str]) -> list[str]:
+    """The verbs of the question's asking for an object (see above), as written; `function`: the
+    question language's function words, which no subject ends on."""
+    found: list[str] = []
+    for match in _EN_DO.finditer(question):
+        found.append(_clause_verb(match.group("clause"), function))
+    found += [m.group("verb") for m in _EN_PARTICIPLE.finditer(question)]
+    for match in _DE_V2.finditer(question):
+        verb = match.group("verb")
+        if verb.islower():
+            found.append(verb)
+            if verb.casefold() in function:  # an auxiliary: the verb closes the bracket, in lower case
+                last: list[str] = re.findall(_WORD, match.group("clause"))[-1:]
+                found += [w for w in last if w.islower()]
+    found += [m.group("verb") for m in (*_FR_QUE.finditer(question), *_FR_QUEL.finditer(question))
+              if not m.group("verb").casefold().startswith("est")]
+    found += [_clause_verb(m.group("clause"), function) for m in _FR_ESTCE.finditer(question)]
+    return [w for w in dict.fromkeys(found) if w and w.casefold() not in function]
