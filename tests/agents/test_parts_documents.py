@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,7 @@ async def test_the_kind_of_document_a_question_names_is_not_what_it_asks_about()
 ])
 async def test_each_piece_of_work_reads_the_document_it_names(prompt):
     done, _ = await offline_round(prompt, WORD, SQUARES)
-    reads = {t.agent: t.inputs for t in done.plan.plan.tasks}
+    reads = reads_of(done)
     assert reads == {"data_extractor": [SQUARES], "summarizer": [WORD]}, reads
     [summary] = done.by_agent("summarizer")
     assert WORD in summary.text and SQUARES not in summary.text and "Squares" not in summary.text
@@ -103,7 +104,7 @@ async def test_each_piece_of_work_reads_the_document_it_names(prompt):
 ])
 async def test_a_summary_of_one_document_and_a_question_about_another(prompt):
     done, _ = await offline_round(prompt, DECK, WORD)
-    reads = {t.agent: t.inputs for t in done.plan.plan.tasks}
+    reads = reads_of(done)
     # The question about a table asks for no table file (one was made of the slides' table).
     assert reads == {"summarizer": [DECK], "analyst": [WORD]}, reads
     [summary] = done.by_agent("summarizer")
@@ -121,6 +122,11 @@ async def test_a_summary_of_one_document_and_a_question_about_another(prompt):
 async def test_a_request_whose_parts_do_not_name_different_documents_reads_them_as_before(prompt):
     done, _ = await offline_round(prompt, WORD, SQUARES)
     assert all(set(t.inputs) == {WORD, SQUARES} for t in done.plan.plan.tasks), done.plan.plan.tasks
+
+
+def reads_of(done: Any) -> dict[str, list[str]]:
+    """What each agent of the round's plan reads."""
+    return {t.agent: t.inputs for t in done.plan.plan.tasks}
 
 
 def _facts(*names: str) -> list[dict[str, object]]:
