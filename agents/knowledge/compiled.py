@@ -11,12 +11,18 @@ model does better given the computed rows than asked to scan a table. For each o
 - the column: a numeric column whose heading shares a word with the question (a price asked for
   prefers a column of amounts); else the one whose heading means what a word of the question means
   in another language ("Umsatz" over a heading "Sales"), when the caller can tell (`asked_measures`,
-  `standout`: the vectors of cross-language retrieval); else the table's one numeric column that is
-  not a year;
+  `standout`: the vectors of cross-language retrieval); of two it names, the one named next to its
+  words of comparing ("which number has the largest square": Square); else the table's one numeric
+  column that is not a year, and the answer says no heading was named; of several, none is guessed:
+  the answer lists them (the sheet's heading lines, quoted instead, answered nothing);
 - the rows the question means: a value the question names ("in 2024", "Arcadia") keeps the rows
-  that have it in that column;
+  that have it in that column; a word that begins several labels ("which zone": "Zone NA", "Zone
+  EUR", not "Unallocated items") keeps those;
+- the table: the one that fits best, then the one whose title lines name the question's words
+  ("3.2 Products" above a table headed like the segments' one);
 - the label: the column the question names that is not the measured one ("which variety"), else
-  the first column of words; a label that repeats (a ledger's months) is summed per label first;
+  the first column of words; a label that repeats (a ledger's months) is summed per label first; with
+  no column of labels, each row is its own;
 - then the maximum, the minimum or the sum, with the row(s) it comes from; a row that totals the
   others ("Total", "Group total", "Zwischensumme", "Sous-total", or a row whose value is the sum of
   all the others) is none of them, and a table that writes its own total answers a sum with that
