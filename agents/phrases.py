@@ -136,6 +136,19 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": ("Total de « {column} » sur {n} ligne : {value} {marks}",
                "Total de « {column} » sur {n} lignes : {value} {marks}"),
     },
+    "compiled_unnamed": {
+        "en": "The question names no column of the table; its one numeric column is «{column}»:",
+        "de": "Die Frage nennt keine Spalte der Tabelle; ihre einzige Zahlenspalte ist «{column}»:",
+        "fr": "La question ne nomme aucune colonne du tableau ; sa seule colonne de nombres est « {column} » :",
+    },
+    "compiled_which": {
+        "en": "The question names none of the numeric columns of {source} ({columns}), so nothing was compared: "
+              "name the column to compare",
+        "de": "Die Frage nennt keine der Zahlenspalten von {source} ({columns}), daher wurde nichts verglichen: "
+              "Nennen Sie die zu vergleichende Spalte",
+        "fr": "La question ne nomme aucune des colonnes de nombres de {source} ({columns}), rien n'a donc été "
+              "comparé : nommez la colonne à comparer",
+    },
     "compiled_group": {
         "en": "(the sum of its {n} rows)",
         "de": "(die Summe seiner {n} Zeilen)",

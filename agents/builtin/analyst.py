@@ -11,7 +11,7 @@ from msgspec import structs
 
 from agents.base import DocumentText, Likeness, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
-from agents.knowledge.compiled import QUOTED, Compiled, asked_measures, compile_answer, standout, statement
+from agents.knowledge.compiled import QUOTED, Compiled, asked_measures, compile_answer, meanings, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.memory import previous_requests
@@ -197,14 +197,16 @@ async def _with_sources(question: str, found: list[Passage], docs: list[Document
     return found + [replace(p, score=0.0) for p in await retriever.search(question, uploads, PASSAGES)]
 
 
-async def _measures(question: str, docs: list[DocumentText], retriever: Retriever, size: int) -> dict[str, float]:
+async def _measures(question: str, docs: list[DocumentText], retriever: Retriever,
+                    size: int) -> dict[str, tuple[float, str]]:
     """The table headings that mean a word of the question in another language ("Sales" for "Umsatz"),
-    by the retriever's vectors when it has them (`agents.knowledge.compiled.standout`)."""
+    with the cosine and that word, by the retriever's vectors when it has them
+    (`agents.knowledge.compiled.meanings`)."""
     if not docs or not isinstance(retriever, Likeness):
         return {}
     phrases, headings = await off_loop_if_long(size, asked_measures, question, docs)
     cosines = await retriever.likeness(phrases, headings) if phrases else None
-    return standout(phrases, headings, cosines) if cosines else {}
+    return meanings(phrases, headings, cosines) if cosines else {}
 
 
 class Analyst:
@@ -239,8 +241,10 @@ class Analyst:
         missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
                                          without_instructions(said)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
-        compiled = [] if missing else await off_loop_if_long(size, compile_answer, question, docs,
-                                                             await _measures(question, docs, retriever, size), asked)
+        measures = {} if missing else await _measures(question, docs, retriever, size)
+        compiled = [] if missing else await off_loop_if_long(
+            size, compile_answer, question, docs, {h: like for h, (like, _) in measures.items()}, asked,
+            {h: phrase for h, (_, phrase) in measures.items()})
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
         asks = question_parts(question) if docs and not compiled and question == asked else [question]
@@ -276,9 +280,11 @@ class Analyst:
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
         # A question of two parts is judged part by part: a name one part asks about is said for that part.
         covered = (Coverage() if parts else Coverage(share=0.0, absent=missing) if missing
-                   else Coverage() if question != asked or compiled
+                   else Coverage() if question != asked or any(c.column for c in compiled)
                    else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], said))
         absent, unmentioned = covered.unanswered, covered.unmentioned
+        if absent or unmentioned:  # "the highest revenue" of a table with none: not found, not "which column?"
+            compiled = [c for c in compiled if c.column]
         if absent:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")

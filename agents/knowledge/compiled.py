@@ -11,12 +11,18 @@ model does better given the computed rows than asked to scan a table. For each o
 - the column: a numeric column whose heading shares a word with the question (a price asked for
   prefers a column of amounts); else the one whose heading means what a word of the question means
   in another language ("Umsatz" over a heading "Sales"), when the caller can tell (`asked_measures`,
-  `standout`: the vectors of cross-language retrieval); else the table's one numeric column that is
-  not a year;
+  `standout`: the vectors of cross-language retrieval); of two it names, the one named next to its
+  words of comparing ("which number has the largest square": Square); else the table's one numeric
+  column that is not a year, and the answer says no heading was named; of several, none is guessed:
+  the answer lists them (the sheet's heading lines, quoted instead, answered nothing);
 - the rows the question means: a value the question names ("in 2024", "Arcadia") keeps the rows
-  that have it in that column;
+  that have it in that column; a word that begins several labels ("which zone": "Zone NA", "Zone
+  EUR", not "Unallocated items") keeps those;
+- the table: the one that fits best, then the one whose title lines name the question's words
+  ("3.2 Products" above a table headed like the segments' one);
 - the label: the column the question names that is not the measured one ("which variety"), else
-  the first column of words; a label that repeats (a ledger's months) is summed per label first;
+  the first column of words; a label that repeats (a ledger's months) is summed per label first; with
+  no column of labels, each row is its own;
 - then the maximum, the minimum or the sum, with the row(s) it comes from; a row that totals the
   others ("Total", "Group total", "Zwischensumme", "Sous-total", or a row whose value is the sum of
   all the others) is none of them, and a table that writes its own total answers a sum with that
@@ -34,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from agents.base import DocumentText
 from agents.knowledge.blocks import blocks
 from agents.knowledge.blocks import value as _value
-from agents.knowledge.passages import CAPTION, row_passage, row_passages, with_tables
+from agents.knowledge.passages import CAPTION, location, row_passage, row_passages, with_tables
 from agents.knowledge.retrieval import document_language, reading
 from agents.language import (
     DATE,
@@ -43,6 +49,7 @@ from agents.language import (
     SUM,
     asked_kind,
     compared,
+    comparing_spans,
     content_words,
     detect_language,
     holds,
@@ -79,6 +86,8 @@ class Compiled:
     count: int = 0  # rows compiled
     document: str = ""
     source: str = ""  # the table's item ("sheet Revenue", "page 3")
+    named: bool = True  # whether the question names the column (by a word or a phrase that means its heading)
+    among: tuple[str, ...] = ()  # when it does not: the table's numeric columns, the compared one first
 
 
 def _words(text: str, languages: Sequence[str]) -> set[str]:
@@ -121,10 +130,24 @@ def _candidates(sheet: _Sheet) -> list[int]:
     return [i for i in sheet.numeric if not _is_year([v for r in sheet.rows if (v := _value(r[i])) is not None])]
 
 
+def _distance(heading: str, question: str, asked: set[str], languages: Sequence[str], meant: Mapping[str, str]) -> int:
+    """How far from the question's words of comparing it names the heading (in characters; the
+    question's length when it does not): of two columns the question names, the one next to "the
+    largest" is measured ("which number has the largest square", "le carré le plus grand"), the
+    other names the rows."""
+    words = _words(heading, languages) & asked
+    spots = [m.span() for m in re.finditer(r"[^\W_]+", question) if _words(m.group(), languages) & words]
+    phrase = meant.get(heading_text(heading), "")
+    spots += [m.span() for m in re.finditer(re.escape(phrase), question)] if phrase else []
+    gaps = [max(start - e, s - end, 0) for start, end in spots for s, e in comparing_spans(question)]
+    return min(gaps, default=len(question))
+
+
 def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[str], price: bool, op: str,
-            near: Mapping[str, float]) -> int | None:
-    """The measured column: its heading's words in the question; else the heading that means a word of
-    the question (`near`); else one that is not a year."""
+            near: Mapping[str, float], meant: Mapping[str, str]) -> int | None:
+    """The measured column: its heading's words in the question (of two, the one named next to the words
+    of comparing); else the heading that means a word of the question (`near`, `meant`); else one that
+    is not a year."""
     def score(i: int) -> tuple[int, float, int]:
         cells = " ".join(f"{sheet.header[i]}: {text_of(r[i])}" for r in sheet.rows[:5])
         return (len(_words(sheet.header[i], languages) & asked), near.get(heading_text(sheet.header[i]), 0.0),
@@ -134,8 +157,11 @@ def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[s
         return None
     def unasked(i: int) -> int:  # "Trading operating profit" asked: not "Underlying trading operating profit"
         return len(_words(heading_text(sheet.header[i]), languages) - asked)
-    best = max(candidates, key=lambda i: (score(i), -unasked(i), _period(sheet.header[i], question),
-                                          -candidates.index(i)))
+    def key(i: int) -> tuple[object, ...]:
+        words, like, priced = score(i)
+        return (words, like > 0, -_distance(sheet.header[i], question, asked, languages, meant), like, priced,
+                -unasked(i), _period(sheet.header[i], question), -candidates.index(i))
+    best = max(candidates, key=key)
     if score(best) > (0, 0, 0):
         return best
     if len(candidates) == 1 and op != SUM:
@@ -197,50 +223,85 @@ def _sums_the_rest(sums: Mapping[str, float], name: str) -> bool:
     return len(rest) >= 3 and abs(sum(rest) - sums[name]) <= 0.005 * max(abs(sums[name]), 1e-9)
 
 
-def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int) -> int | None:
-    """The column the question names by a word that is not the measured column's ("which year"), else
-    the first column of words."""
-    words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric]
+def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int,
+           meant: Mapping[str, str]) -> int | None:
+    """The column the question names by a word that is not the measured column's ("which year"), or by
+    a phrase that means its heading ("welche Zahl" over "Number"), else the first column of words."""
+    words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric
+             and any(text_of(r[i]).strip() for r in sheet.rows)]  # an empty margin column labels nothing
     other = asked - _words(sheet.header[target], languages)
     named = [i for i in words + [i for i in sheet.numeric if i != target]
-             if _words(sheet.header[i], languages) & other]
+             if _words(sheet.header[i], languages) & other or heading_text(sheet.header[i]) in meant]
     return next(iter(named or words), None)
 
 
+def _kind(sheet: _Sheet, rows: Sequence[list[Cell]], label: int | None, asked: set[str],
+          languages: Sequence[str]) -> list[list[Cell]]:
+    """The rows of the kind the question asks about: "which zone" over labels "Zone NA", "Zone EUR",
+    "Unallocated items" keeps the zones. A word of the question that begins two labels at least, and
+    not every one, names a kind of row; the rows whose label begins otherwise are not of it."""
+    if label is None:
+        return list(rows)
+    def first(row: list[Cell]) -> set[str]:
+        said = tokens(text_of(row[label]))
+        return _words(said[0], languages) & asked if said else set()
+    kinds = {w for r in rows for w in first(r)}
+    kept = [r for r in rows if first(r) & kinds]
+    return kept if kinds and 2 <= len(kept) < len(rows) else list(rows)
+
+
 def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str],
-                 near: Mapping[str, float] | None = None) -> tuple[int, Compiled] | None:
+                 near: Mapping[str, float] | None = None, meant: Mapping[str, str] | None = None,
+                 alone: bool = False, titled: bool = False) -> tuple[int, Compiled] | None:
     """(how well the table fits the question, the result) for one operation over one table; `near`:
-    the headings (`heading_text`) that mean a phrase of the question in another language, with the cosine."""
+    the headings (`heading_text`) that mean a phrase of the question in another language, with the cosine,
+    and `meant`: the phrase each means. `alone`: the only table of the documents, whose one numeric column
+    a maximum or minimum may be asked of by no word of its heading (the result says so: `Compiled.named`);
+    `titled`: a table whose title lines name what the question asks about ("3.1 Operating segments" for
+    "which segment")."""
     # A heading matched by meaning alone chooses the column of a maximum or minimum, not of a sum: a sum
     # is a table's own total row more often than not, which the passage search finds by its words.
-    near = (near or {}) if op != SUM else {}
+    near, meant = ((near or {}), (meant or {})) if op != SUM else ({}, {})
     asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
-    target = _column(sheet, question, asked, languages, asked_kind(question) == PRICE, op, near)
+    target = _column(sheet, question, asked, languages, asked_kind(question) == PRICE, op, near, meant)
     if target is None:
-        return None
+        return _unnamed(sheet, question, op, asked, languages, titled)
     mentioned = _mentioned(sheet, question, target)
     rows = [r for r in mentioned if _value(r[target]) is not None]
     if op == SUM and any(_is_total(r) for r in rows):
         return None  # the table writes its own total: that row is the answer, as a passage search finds it
     rows = [r for r in rows if not _is_total(r)]  # a "Total" row is no zone, month or item of the table
-    if len(rows) < 2:
+    label = _label(sheet, asked, languages, target, meant)
+    kind = _kind(sheet, rows, label, asked, languages)
+    if len(kind) < 2:
         return None
-    label = _label(sheet, asked, languages, target)
-    named_label = label is not None and bool(_words(sheet.header[label], languages) & asked
-                                             - _words(sheet.header[target], languages))
+    named_label = label is not None and bool((_words(sheet.header[label], languages) & asked
+                                              - _words(sheet.header[target], languages))
+                                             or heading_text(sheet.header[label]) in meant)
     headed = len(_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
     if not headed and not named_label and target == _row_total(sheet, _candidates(sheet)):
         return None  # a row total measured, and the rows not named: "which quarter" asks across the columns
-    fit = headed + (len(mentioned) < len(sheet.rows)) + named_label
-    if not fit:  # "the most important finding" names nothing of this table: no table question
+    fit = headed + (len(mentioned) < len(sheet.rows) or len(kind) < len(rows)) + named_label
+    # "The most important finding" names nothing of a table: no table question. Over the one table given,
+    # whose one numeric column is all a maximum can be of, or a table its title says the question is about,
+    # it is computed, saying no heading was named.
+    candidates = _candidates(sheet)
+    lone = op != SUM and alone and candidates == [target]
+    if not fit and not lone:
         return None
+    unnamed = () if headed else tuple(dict.fromkeys(heading_text(sheet.header[i]) or sheet.header[i] for i in candidates))
+    rows = kind
     passages = {id(r): row_passage("", sheet.header, [text_of(c) for c in r]) for r in rows}
     if op == SUM:
         total = sum(_value(r[target]) or 0.0 for r in rows)
-        return fit, Compiled(op, sheet.header[target], total, "", [passages[id(r)] for r in rows], len(rows))
+        return fit, Compiled(op, sheet.header[target], total, "", [passages[id(r)] for r in rows], len(rows),
+                             named=bool(headed), among=unnamed)
     groups: dict[str, list[list[Cell]]] = {}
-    for r in rows:
-        groups.setdefault(text_of(r[label]) if label is not None else "", []).append(r)
+    for n, r in enumerate(rows):  # with no column of labels, each row is its own: its other cells name it
+        named = text_of(r[label]).strip() if label is not None else ""
+        if named and label in sheet.numeric:  # "Number: 15", not a bare 15 beside the value
+            named = f"{sheet.header[label]}: {named}" if sheet.header[label] else named
+        groups.setdefault(named or _others(sheet, r, target) or f"#{n + 1}", []).append(r)
     sums = {name: sum(_value(r[target]) or 0.0 for r in group) for name, group in groups.items()}
     pick = max if op == MAX else min
     name = pick(sums, key=lambda n: sums[n])
@@ -248,13 +309,39 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
         del sums[name]
         name = pick(sums, key=lambda n: sums[n])
     return fit, Compiled(op, sheet.header[target], sums[name], name, [passages[id(r)] for r in groups[name]],
-                         len(rows))
+                         len(rows), named=bool(headed), among=unnamed)
+
+
+def _unnamed(sheet: _Sheet, question: str, op: str, asked: set[str], languages: Sequence[str],
+             titled: bool) -> tuple[int, Compiled] | None:
+    """A maximum or minimum asked of a table (by its title, the heading of its labels or a row it
+    names) whose numeric columns the question names none of: no value is guessed; the result, with no
+    column, lists them (`statement`), where a passage search would quote the lines that share the
+    question's words, its title among them."""
+    candidates = _candidates(sheet)
+    if op == SUM or len(candidates) < 2:
+        return None
+    labels = [i for i in range(len(sheet.header)) if i not in sheet.numeric]
+    named = any(_words(sheet.header[i], languages) & asked for i in labels)
+    if not (titled or named or any(len(_mentioned(sheet, question, i)) < len(sheet.rows) for i in candidates[:1])):
+        return None
+    among = tuple(dict.fromkeys(heading_text(sheet.header[i]) or sheet.header[i] for i in candidates))
+    return 0, Compiled(op, "", 0.0, "", [], len(sheet.rows), named=False, among=among)
+
+
+def _others(sheet: _Sheet, row: Sequence[Cell], target: int) -> str:
+    """A row's cells but the measured one, as "heading: value" ("Square: 225"): what names a row of a
+    table with no column of labels."""
+    return "; ".join(f"{sheet.header[i]}: {text_of(c)}" if sheet.header[i] else text_of(c)
+                     for i, c in enumerate(row) if i != target and text_of(c).strip())
 
 
 def compile_answer(question: str, documents: Sequence[DocumentText],
-                   near: Mapping[str, float] | None = None, asked: str = "") -> list[Compiled]:
+                   near: Mapping[str, float] | None = None, asked: str = "",
+                   meant: Mapping[str, str] | None = None) -> list[Compiled]:
     """Each operation the question asks for, computed over the table that fits it best; [] when it
-    asks for none or no table fits. `near`: the headings that mean a phrase of the question (`standout`).
+    asks for none or no table fits. `near`: the headings that mean a phrase of the question (`standout`),
+    `meant`: the phrase each means (`meanings`).
     `asked`: a follow-up as the user wrote it, when `question` joins it to an earlier one ("And the
     fewest? (Which depot had the most deliveries?)"): the operations it asks for replace the earlier ones,
     which name the column and rows only."""
@@ -262,25 +349,38 @@ def compile_answer(question: str, documents: Sequence[DocumentText],
     if not ops:
         return []
     results: list[Compiled] = []
+    tables = [(doc, table) for doc in documents for table in document_tables(doc)]
     for op in ops:
-        best: tuple[tuple[int, tuple[int, int]], Compiled] | None = None
-        for doc in documents:
+        best: tuple[tuple[bool, int, int, tuple[int, int]], Compiled] | None = None
+        for doc, table in tables:
             languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
-            for table in document_tables(doc):
-                for sheet in _sheets(table):
-                    found = compile_over(sheet, question, op, languages, near)
-                    if found is None:
-                        continue
-                    # A tie: the period asked, or the latest, by the column's heading, else by the table's
-                    # name (a workbook's sheets "2021", "2022", "2023").
-                    fit = (found[0], max(_period(found[1].column, question), _period(table.name, question)))
-                    if best is None or fit > best[0]:
-                        best = (fit, Compiled(**{**found[1].__dict__, "document": doc.name,
-                                                 "source": table.source or table.name}))
+            sheets = _sheets(table)
+            for sheet in sheets:
+                titled = _titled(table, question, languages)
+                found = compile_over(sheet, question, op, languages, near, meant,
+                                     alone=len(tables) == 1 and len(sheets) == 1, titled=titled > 0)
+                if found is None:
+                    continue
+                # A tie: the table whose title names what the question asks about ("3.2 Products" above
+                # a table headed "Sales" like the segments' one), then the period asked, or the latest, by
+                # the column's heading, else by the table's name (a workbook's sheets "2021", "2022", "2023").
+                fit = (bool(found[1].column), found[0], titled,
+                       max(_period(found[1].column, question), _period(table.name, question)))
+                if best is None or fit > best[0]:
+                    best = (fit, Compiled(**{**found[1].__dict__, "document": doc.name,
+                                             "source": table.source or table.name}))
         if best:
             doc = next(d for d in documents if d.name == best[1].document)
             results.append(replace(best[1], rows=as_written(best[1].rows, doc)))
     return results
+
+
+def _titled(table: Table, question: str, languages: Sequence[str]) -> int:
+    """How many of the question's words the table's title lines (above its header row) and its name write."""
+    above = table.rows[:table.header_row or 0]
+    title = " ".join([table.name, *(text_of(c) for r in above for c in r)])
+    asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
+    return len(_words(title, languages) & asked)
 
 
 def as_written(rows: Sequence[str], doc: DocumentText) -> list[str]:
@@ -334,11 +434,19 @@ def asked_measures(question: str, documents: Sequence[DocumentText]) -> tuple[li
 def standout(phrases: Sequence[str], headings: Sequence[str], cosines: Sequence[Sequence[float]]) -> dict[str, float]:
     """The headings that mean a phrase of the question, with their cosine: for some phrase, it is at
     least LIKE and STANDOUT above every other heading's (`cosines[p][h]`, phrase by heading)."""
-    found: dict[str, float] = {}
-    for _, row in zip(phrases, cosines, strict=True):
+    return {heading: like for heading, (like, _) in meanings(phrases, headings, cosines).items()}
+
+
+def meanings(phrases: Sequence[str], headings: Sequence[str],
+             cosines: Sequence[Sequence[float]]) -> dict[str, tuple[float, str]]:
+    """`standout`'s headings, each with its cosine and the phrase of the question it means ("Zahl" for
+    "Number"): where the question names it tells the measure from the rows (`_distance`)."""
+    found: dict[str, tuple[float, str]] = {}
+    for phrase, row in zip(phrases, cosines, strict=True):
         order = sorted(range(len(headings)), key=lambda h: -row[h])
-        if order and row[order[0]] >= LIKE and (len(order) == 1 or row[order[0]] - row[order[1]] >= STANDOUT):
-            found[headings[order[0]]] = max(row[order[0]], found.get(headings[order[0]], 0.0))
+        if (order and row[order[0]] >= LIKE and (len(order) == 1 or row[order[0]] - row[order[1]] >= STANDOUT)
+                and row[order[0]] > found.get(headings[order[0]], (0.0, ""))[0]):
+            found[headings[order[0]]] = (row[order[0]], phrase)
     return found
 
 
@@ -358,9 +466,18 @@ def figure(value: float, language: str) -> str:
 
 def statement(result: Compiled, language: str, marks: str) -> str:
     """What was computed, in the user's language: "Lowest on_time_rate_pct: Westbrook, 82.9 [1]"."""
+    if not result.column:  # no column named of several: which there are, nothing guessed
+        columns = ", ".join(f"«{c}»" for c in result.among[:6]) + (", …" if len(result.among) > 6 else "")
+        at = location(result.source)
+        place = (say("at_page", language, at=at["page"]) if "page" in at else say("at_sheet", language, at=at["sheet"])
+                 if "sheet" in at else "")
+        return say("compiled_which", language, columns=columns,
+                   source=", ".join(p for p in (result.document, place) if p)).strip()
     value = figure(result.value, language)
     if result.op == SUM:
         return say("compiled_sum", language, column=result.column, value=value, n=result.count, marks=marks).strip()
     text = say(f"compiled_{result.op}", language, column=result.column, label=result.label or "—", value=value,
                marks=marks).strip()
+    if not result.named:  # the column was not the question's word: say which one was compared
+        text = f"{say('compiled_unnamed', language, column=result.column)} {text}"
     return f"{text} {say('compiled_group', language, n=len(result.rows))}" if len(result.rows) > 1 else text

@@ -21,7 +21,7 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 from __future__ import annotations
 
 from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, asking_verbs, holds, without_asking
-from agents.language.compare import MAX, MIN, SUM, compared, totalling_words, without_comparing
+from agents.language.compare import MAX, MIN, SUM, compared, comparing_spans, totalling_words, without_comparing
 from agents.language.detect import LANGUAGES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
@@ -70,7 +70,7 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "question_parts", "totalling_words", "without_comparing", "Intent", "asked_kind", "asking_verbs",
+    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "comparing_spans", "question_parts", "totalling_words", "without_comparing", "Intent", "asked_kind", "asking_verbs",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",

@@ -55,6 +55,15 @@ def compared(question: str) -> list[str]:
     return list(dict.fromkeys(op for _, op in sorted(found)))
 
 
+def comparing_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question's words of comparing stand (character spans), or of totalling when it
+    compares nothing: the measure is named next to them ("the largest square", "le carré le plus
+    grand"), the rows further off ("which number")."""
+    spans = [m.span() for m in _MIN.finditer(question)] + [m.span() for m in _MAX.finditer(_MIN.sub(
+        lambda m: " " * (m.end() - m.start()), question))]
+    return sorted(spans) or [m.span() for m in _SUM.finditer(question)]
+
+
 def totalling_words(question: str) -> str:
     """The question without its words of comparing and totalling: what is left names the column and rows."""
     return _SUM.sub(" ", without_comparing(question))

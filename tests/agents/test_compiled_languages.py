@@ -63,8 +63,9 @@ def test_a_question_in_another_language_names_its_measure_by_a_heading_of_that_m
     # A word no heading means is near none of them; the one that does stands out.
     assert standout(["Welches", "Umsatz"], ["Sales", "Employees"], [[0.30, 0.31], [0.68, 0.40]]) == {"Sales": 0.68}
     assert standout(["hatte"], ["Sales", "Employees"], [[0.62, 0.61]]) == {}
-    # Without vectors, nothing is guessed: no heading shares a word with "Umsatz".
-    assert compile_answer("Welches Segment hatte den höchsten Umsatz?", [doc]) == []
+    # Without vectors, nothing is guessed: no heading shares a word with "Umsatz"; the answer lists the columns.
+    [unnamed] = compile_answer("Welches Segment hatte den höchsten Umsatz?", [doc])
+    assert (unnamed.column, unnamed.rows, unnamed.among) == ("", [], ("Sales", "Operating margin", "Employees"))
     [high] = compile_answer("Welches Segment hatte den höchsten Umsatz?", [doc], {"Sales": 0.68})
     assert (high.label, high.value) == ("Industrial", 455.1)
 
