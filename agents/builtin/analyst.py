@@ -11,9 +11,10 @@ from msgspec import structs
 
 from agents.base import DocumentText, Likeness, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
-from agents.knowledge.compiled import QUOTED, Compiled, asked_measures, compile_answer, meanings, statement
+from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
+from agents.knowledge.measures import asked_measures, meanings
 from agents.knowledge.memory import previous_requests
 from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
@@ -201,7 +202,7 @@ async def _measures(question: str, docs: list[DocumentText], retriever: Retrieve
                     size: int) -> dict[str, tuple[float, str]]:
     """The table headings that mean a word of the question in another language ("Sales" for "Umsatz"),
     with the cosine and that word, by the retriever's vectors when it has them
-    (`agents.knowledge.compiled.meanings`)."""
+    (`agents.knowledge.measures.meanings`)."""
     if not docs or not isinstance(retriever, Likeness):
         return {}
     phrases, headings = await off_loop_if_long(size, asked_measures, question, docs)

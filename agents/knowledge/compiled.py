@@ -10,7 +10,7 @@ model does better given the computed rows than asked to scan a table. For each o
 
 - the column: a numeric column whose heading shares a word with the question (a price asked for
   prefers a column of amounts); else the one whose heading means what a word of the question means
-  in another language ("Umsatz" over a heading "Sales"), when the caller can tell (`asked_measures`,
+  in another language ("Umsatz" over a heading "Sales"), when the caller can tell (`agents.knowledge.measures`: `asked_measures`,
   `standout`: the vectors of cross-language retrieval); of two it names, the one named next to its
   words of comparing ("which number has the largest square": Square); else the table's one numeric
   column that is not a year, and the answer says no heading was named; of several, none is guessed:
@@ -38,12 +38,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from agents.base import DocumentText
-from agents.knowledge.blocks import blocks
-from agents.knowledge.blocks import value as _value
+from agents.knowledge.blocks import value as cell_value
 from agents.knowledge.passages import CAPTION, location, row_passage, row_passages, with_tables
 from agents.knowledge.retrieval import document_language, reading
+from agents.knowledge.sheets import Sheet, heading_text, measurable, sheet_words, sheets_of
 from agents.language import (
-    DATE,
     MAX,
     PRICE,
     SUM,
@@ -53,7 +52,6 @@ from agents.language import (
     content_words,
     detect_language,
     holds,
-    stems,
     tokens,
     totalling_words,
 )
@@ -61,14 +59,6 @@ from agents.phrases import say
 from agents.toolkit.tables import document_tables
 from extractors.tables import Cell, Table, text_of
 
-ROWS = 2_000  # rows of one table read at most (a sheet beyond that is a dataset, not a question's table)
-# A heading means what a phrase of the question means when its cosine with it (USE's vectors,
-# `agents.knowledge.embeddings.word_embedder`) is at least LIKE and STANDOUT above the next heading's:
-# measured on headings and words of our own, "Umsatz"/"Sales" 0.681 (next 0.436), "Beschäftigten"/
-# "Employees" 0.794 (next 0.454), "chiffre d'affaires"/"Sales" 0.524 (next 0.498), "Betriebsergebnis"/
-# "Operating profit" 0.700 (next 0.558), while a word naming no heading ("Welches", "hatte", "élevé") is
-# 0.05-0.35 with all of them.
-LIKE, STANDOUT = 0.45, 0.02
 # Words of a subtotal or total row's label besides those of totalling (`agents.language.totalling_words`).
 _TOTAL = re.compile(r"\b(?:sub-?totals?|grand total|zwischensummen?|gesamtsumme|sous-totale?s?|total général)\b",
                     re.IGNORECASE)
@@ -90,73 +80,33 @@ class Compiled:
     among: tuple[str, ...] = ()  # when it does not: the table's numeric columns, the compared one first
 
 
-def _words(text: str, languages: Sequence[str]) -> set[str]:
-    """The stems of a heading's or question's words, numbers and dates left out: a column headed
-    "January–June 2023" is a period, which a question names to choose its rows, not its measure."""
-    words = [w.casefold() for w in tokens(text.replace("_", " ")) if not w.isdigit() and not holds(DATE, w)]
-    return {s for language in languages for s in stems(words, language)}
-
-
-def _is_year(values: Sequence[float]) -> bool:
-    return bool(values) and all(v.is_integer() and 1800 <= v <= 2100 for v in values)
-
-
-@dataclass
-class _Sheet:
-    header: list[str]
-    rows: list[list[Cell]]
-    numeric: list[int]  # columns mostly numbers
-
-
-def _sheets(table: Table) -> list[_Sheet]:
-    """The table's blocks (`agents.knowledge.blocks`: captions in the headings, a block per period) with
-    two rows at least, each as a sheet."""
-    found = []
-    for block in blocks(table):
-        rows = [r for r in block.rows[:ROWS] if any(text_of(c).strip() for c in r)]
-        if len(rows) < 2:
-            continue
-        width = max(len(block.headings), max(len(r) for r in rows))
-        header = block.headings + [""] * (width - len(block.headings))
-        rows = [list(r) + [None] * (width - len(r)) for r in rows]
-        data = [r for r in rows if any(_value(c) is not None for c in r)]  # not the notes under a table
-        numeric = [i for i in range(width) if 2 * sum(_value(r[i]) is not None for r in data) > len(data)]
-        found.append(_Sheet(header, rows, numeric))
-    return found
-
-
-def _candidates(sheet: _Sheet) -> list[int]:
-    """The numeric columns that may be measured: not a column of years."""
-    return [i for i in sheet.numeric if not _is_year([v for r in sheet.rows if (v := _value(r[i])) is not None])]
-
-
 def _distance(heading: str, question: str, asked: set[str], languages: Sequence[str], meant: Mapping[str, str]) -> int:
     """How far from the question's words of comparing it names the heading (in characters; the
     question's length when it does not): of two columns the question names, the one next to "the
     largest" is measured ("which number has the largest square", "le carré le plus grand"), the
     other names the rows."""
-    words = _words(heading, languages) & asked
-    spots = [m.span() for m in re.finditer(r"[^\W_]+", question) if _words(m.group(), languages) & words]
+    words = sheet_words(heading, languages) & asked
+    spots = [m.span() for m in re.finditer(r"[^\W_]+", question) if sheet_words(m.group(), languages) & words]
     phrase = meant.get(heading_text(heading), "")
     spots += [m.span() for m in re.finditer(re.escape(phrase), question)] if phrase else []
     gaps = [max(start - e, s - end, 0) for start, end in spots for s, e in comparing_spans(question)]
     return min(gaps, default=len(question))
 
 
-def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[str], price: bool, op: str,
+def _column(sheet: Sheet, question: str, asked: set[str], languages: Sequence[str], price: bool, op: str,
             near: Mapping[str, float], meant: Mapping[str, str]) -> int | None:
     """The measured column: its heading's words in the question (of two, the one named next to the words
     of comparing); else the heading that means a word of the question (`near`, `meant`); else one that
     is not a year."""
     def score(i: int) -> tuple[int, float, int]:
         cells = " ".join(f"{sheet.header[i]}: {text_of(r[i])}" for r in sheet.rows[:5])
-        return (len(_words(sheet.header[i], languages) & asked), near.get(heading_text(sheet.header[i]), 0.0),
+        return (len(sheet_words(sheet.header[i], languages) & asked), near.get(heading_text(sheet.header[i]), 0.0),
                 int(price and holds(PRICE, cells)))
-    candidates = _candidates(sheet)
+    candidates = measurable(sheet)
     if not candidates:
         return None
     def unasked(i: int) -> int:  # "Trading operating profit" asked: not "Underlying trading operating profit"
-        return len(_words(heading_text(sheet.header[i]), languages) - asked)
+        return len(sheet_words(heading_text(sheet.header[i]), languages) - asked)
     def key(i: int) -> tuple[object, ...]:
         words, like, priced = score(i)
         return (words, like > 0, -_distance(sheet.header[i], question, asked, languages, meant), like, priced,
@@ -169,16 +119,16 @@ def _column(sheet: _Sheet, question: str, asked: set[str], languages: Sequence[s
     return _row_total(sheet, candidates)
 
 
-def _row_total(sheet: _Sheet, candidates: Sequence[int]) -> int | None:
+def _row_total(sheet: Sheet, candidates: Sequence[int]) -> int | None:
     """The column that adds up the others in every row (a "Total" of the quarters, however it is headed):
     the whole of each row's measure, what a question naming no column asks about ("the highest sales in
     2023" over a sheet of quarters and their total). Found by the numbers, not by the heading's words."""
-    rows = [r for r in sheet.rows if all(_value(r[i]) is not None for i in candidates)]
+    rows = [r for r in sheet.rows if all(cell_value(r[i]) is not None for i in candidates)]
     if len(rows) < 2 or len(candidates) < 3:
         return None
     def adds_up(row: list[Cell], i: int) -> bool:
-        whole = _value(row[i]) or 0.0
-        return abs(sum(_value(row[j]) or 0.0 for j in candidates if j != i) - whole) <= 0.005 * max(abs(whole), 1.0)
+        whole = cell_value(row[i]) or 0.0
+        return abs(sum(cell_value(row[j]) or 0.0 for j in candidates if j != i) - whole) <= 0.005 * max(abs(whole), 1.0)
 
     return next((i for i in candidates if all(adds_up(r, i) for r in rows)), None)
 
@@ -191,7 +141,7 @@ def _period(heading: str, question: str) -> tuple[int, int]:
     return int(bool(years & said)), max(years, default=0)
 
 
-def _mentioned(sheet: _Sheet, question: str, target: int) -> list[list[Cell]]:
+def _mentioned(sheet: Sheet, question: str, target: int) -> list[list[Cell]]:
     """The rows the question means: for each column with a value the question names, those rows."""
     said = {t.casefold() for t in tokens(question)}
     rows = sheet.rows
@@ -223,19 +173,19 @@ def _sums_the_rest(sums: Mapping[str, float], name: str) -> bool:
     return len(rest) >= 3 and abs(sum(rest) - sums[name]) <= 0.005 * max(abs(sums[name]), 1e-9)
 
 
-def _label(sheet: _Sheet, asked: set[str], languages: Sequence[str], target: int,
+def _label(sheet: Sheet, asked: set[str], languages: Sequence[str], target: int,
            meant: Mapping[str, str]) -> int | None:
     """The column the question names by a word that is not the measured column's ("which year"), or by
     a phrase that means its heading ("welche Zahl" over "Number"), else the first column of words."""
     words = [i for i in range(len(sheet.header)) if i != target and i not in sheet.numeric
              and any(text_of(r[i]).strip() for r in sheet.rows)]  # an empty margin column labels nothing
-    other = asked - _words(sheet.header[target], languages)
+    other = asked - sheet_words(sheet.header[target], languages)
     named = [i for i in words + [i for i in sheet.numeric if i != target]
-             if _words(sheet.header[i], languages) & other or heading_text(sheet.header[i]) in meant]
+             if sheet_words(sheet.header[i], languages) & other or heading_text(sheet.header[i]) in meant]
     return next(iter(named or words), None)
 
 
-def _kind(sheet: _Sheet, rows: Sequence[list[Cell]], label: int | None, asked: set[str],
+def _kind(sheet: Sheet, rows: Sequence[list[Cell]], label: int | None, asked: set[str],
           languages: Sequence[str]) -> list[list[Cell]]:
     """The rows of the kind the question asks about: "which zone" over labels "Zone NA", "Zone EUR",
     "Unallocated items" keeps the zones. A word of the question that begins two labels at least, and
@@ -244,13 +194,13 @@ def _kind(sheet: _Sheet, rows: Sequence[list[Cell]], label: int | None, asked: s
         return list(rows)
     def first(row: list[Cell]) -> set[str]:
         said = tokens(text_of(row[label]))
-        return _words(said[0], languages) & asked if said else set()
+        return sheet_words(said[0], languages) & asked if said else set()
     kinds = {w for r in rows for w in first(r)}
     kept = [r for r in rows if first(r) & kinds]
     return kept if kinds and 2 <= len(kept) < len(rows) else list(rows)
 
 
-def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str],
+def compile_over(sheet: Sheet, question: str, op: str, languages: Sequence[str],
                  near: Mapping[str, float] | None = None, meant: Mapping[str, str] | None = None,
                  alone: bool = False, titled: bool = False) -> tuple[int, Compiled] | None:
     """(how well the table fits the question, the result) for one operation over one table; `near`:
@@ -262,12 +212,12 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     # A heading matched by meaning alone chooses the column of a maximum or minimum, not of a sum: a sum
     # is a table's own total row more often than not, which the passage search finds by its words.
     near, meant = ((near or {}), (meant or {})) if op != SUM else ({}, {})
-    asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
+    asked = sheet_words(" ".join(content_words(totalling_words(question), languages[0])), languages)
     target = _column(sheet, question, asked, languages, asked_kind(question) == PRICE, op, near, meant)
     if target is None:
         return _unnamed(sheet, question, op, asked, languages, titled)
     mentioned = _mentioned(sheet, question, target)
-    rows = [r for r in mentioned if _value(r[target]) is not None]
+    rows = [r for r in mentioned if cell_value(r[target]) is not None]
     if op == SUM and any(_is_total(r) for r in rows):
         return None  # the table writes its own total: that row is the answer, as a passage search finds it
     rows = [r for r in rows if not _is_total(r)]  # a "Total" row is no zone, month or item of the table
@@ -275,17 +225,17 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     kind = _kind(sheet, rows, label, asked, languages)
     if len(kind) < 2:
         return None
-    named_label = label is not None and bool((_words(sheet.header[label], languages) & asked
-                                              - _words(sheet.header[target], languages))
+    named_label = label is not None and bool((sheet_words(sheet.header[label], languages) & asked
+                                              - sheet_words(sheet.header[target], languages))
                                              or heading_text(sheet.header[label]) in meant)
-    headed = len(_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
-    if not headed and not named_label and target == _row_total(sheet, _candidates(sheet)):
+    headed = len(sheet_words(sheet.header[target], languages) & asked) + (heading_text(sheet.header[target]) in near)
+    if not headed and not named_label and target == _row_total(sheet, measurable(sheet)):
         return None  # a row total measured, and the rows not named: "which quarter" asks across the columns
     fit = headed + (len(mentioned) < len(sheet.rows) or len(kind) < len(rows)) + named_label
     # "The most important finding" names nothing of a table: no table question. Over the one table given,
     # whose one numeric column is all a maximum can be of, or a table its title says the question is about,
     # it is computed, saying no heading was named.
-    candidates = _candidates(sheet)
+    candidates = measurable(sheet)
     lone = op != SUM and alone and candidates == [target]
     if not fit and not lone:
         return None
@@ -293,7 +243,7 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
     rows = kind
     passages = {id(r): row_passage("", sheet.header, [text_of(c) for c in r]) for r in rows}
     if op == SUM:
-        total = sum(_value(r[target]) or 0.0 for r in rows)
+        total = sum(cell_value(r[target]) or 0.0 for r in rows)
         return fit, Compiled(op, sheet.header[target], total, "", [passages[id(r)] for r in rows], len(rows),
                              named=bool(headed), among=unnamed)
     groups: dict[str, list[list[Cell]]] = {}
@@ -302,7 +252,7 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
         if named and label in sheet.numeric:  # "Number: 15", not a bare 15 beside the value
             named = f"{sheet.header[label]}: {named}" if sheet.header[label] else named
         groups.setdefault(named or _others(sheet, r, target) or f"#{n + 1}", []).append(r)
-    sums = {name: sum(_value(r[target]) or 0.0 for r in group) for name, group in groups.items()}
+    sums = {name: sum(cell_value(r[target]) or 0.0 for r in group) for name, group in groups.items()}
     pick = max if op == MAX else min
     name = pick(sums, key=lambda n: sums[n])
     if op == MAX and _sums_the_rest(sums, name):  # an unlabelled total row: the largest, and no zone or item
@@ -312,24 +262,24 @@ def compile_over(sheet: _Sheet, question: str, op: str, languages: Sequence[str]
                          len(rows), named=bool(headed), among=unnamed)
 
 
-def _unnamed(sheet: _Sheet, question: str, op: str, asked: set[str], languages: Sequence[str],
+def _unnamed(sheet: Sheet, question: str, op: str, asked: set[str], languages: Sequence[str],
              titled: bool) -> tuple[int, Compiled] | None:
     """A maximum or minimum asked of a table (by its title, the heading of its labels or a row it
     names) whose numeric columns the question names none of: no value is guessed; the result, with no
     column, lists them (`statement`), where a passage search would quote the lines that share the
     question's words, its title among them."""
-    candidates = _candidates(sheet)
+    candidates = measurable(sheet)
     if op == SUM or len(candidates) < 2:
         return None
     labels = [i for i in range(len(sheet.header)) if i not in sheet.numeric]
-    named = any(_words(sheet.header[i], languages) & asked for i in labels)
+    named = any(sheet_words(sheet.header[i], languages) & asked for i in labels)
     if not (titled or named or any(len(_mentioned(sheet, question, i)) < len(sheet.rows) for i in candidates[:1])):
         return None
     among = tuple(dict.fromkeys(heading_text(sheet.header[i]) or sheet.header[i] for i in candidates))
     return 0, Compiled(op, "", 0.0, "", [], len(sheet.rows), named=False, among=among)
 
 
-def _others(sheet: _Sheet, row: Sequence[Cell], target: int) -> str:
+def _others(sheet: Sheet, row: Sequence[Cell], target: int) -> str:
     """A row's cells but the measured one, as "heading: value" ("Square: 225"): what names a row of a
     table with no column of labels."""
     return "; ".join(f"{sheet.header[i]}: {text_of(c)}" if sheet.header[i] else text_of(c)
@@ -354,7 +304,7 @@ def compile_answer(question: str, documents: Sequence[DocumentText],
         best: tuple[tuple[bool, int, int, tuple[int, int]], Compiled] | None = None
         for doc, table in tables:
             languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
-            sheets = _sheets(table)
+            sheets = sheets_of(table)
             for sheet in sheets:
                 titled = _titled(table, question, languages)
                 found = compile_over(sheet, question, op, languages, near, meant,
@@ -379,8 +329,8 @@ def _titled(table: Table, question: str, languages: Sequence[str]) -> int:
     """How many of the question's words the table's title lines (above its header row) and its name write."""
     above = table.rows[:table.header_row or 0]
     title = " ".join([table.name, *(text_of(c) for r in above for c in r)])
-    asked = _words(" ".join(content_words(totalling_words(question), languages[0])), languages)
-    return len(_words(title, languages) & asked)
+    asked = sheet_words(" ".join(content_words(totalling_words(question), languages[0])), languages)
+    return len(sheet_words(title, languages) & asked)
 
 
 def as_written(rows: Sequence[str], doc: DocumentText) -> list[str]:
@@ -391,63 +341,6 @@ def as_written(rows: Sequence[str], doc: DocumentText) -> list[str]:
         for said in (row, row.rpartition(CAPTION)[2]):
             written.setdefault(reading(said), row)
     return [written.get(reading(row), row) for row in rows]
-
-
-def heading_text(heading: str) -> str:
-    """A heading's words that name a measure: no units in brackets, numbers or dates ("H1 2024 Sales
-    (EUR m)" is "Sales")."""
-    bare = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", heading.replace("_", " "))
-    return " ".join(w for w in tokens(bare) if not any(ch.isdigit() for ch in w) and not holds(DATE, w))
-
-
-def asked_measures(question: str, documents: Sequence[DocumentText]) -> tuple[list[str], list[str]]:
-    """What a question may name its measure with in another language than the tables' headings: (its
-    phrases: each content word that no heading or cell of the tables writes, and runs of such words
-    as the question writes them, "chiffre d'affaires"; the `heading_text` of the tables' numeric
-    columns). ([], []) when it compares nothing, or a numeric heading already shares a word with it."""
-    if not compared(question):
-        return [], []
-    language = detect_language(question, default="en")
-    headings: list[str] = []
-    written: set[str] = set()
-    for doc in documents:
-        languages = [language, document_language(doc.items)]
-        for sheet in (sheet for table in document_tables(doc) for sheet in _sheets(table)):
-            asked = _words(" ".join(content_words(totalling_words(question), language)), languages)
-            if any(_words(sheet.header[i], languages) & asked for i in _candidates(sheet)):
-                return [], []
-            headings += [heading_text(sheet.header[i]) for i in _candidates(sheet)]
-            cells: list[Sequence[Cell]] = [sheet.header, *sheet.rows]
-            written |= {w.casefold() for r in cells for c in r for w in tokens(text_of(c))}
-    headings = [h for h in dict.fromkeys(headings) if h]
-    rest = totalling_words(question)
-    kept = [m for m in re.finditer(r"[^\W_]+", rest)
-            if m.group() in content_words(m.group(), language) and m.group().casefold() not in written
-            and not m.group().isdigit()]
-    phrases = [m.group() for m in kept]
-    for a, b in zip(kept, kept[1:], strict=False):
-        if b.start() - a.end() <= 3 and "  " not in rest[a.end():b.start()]:  # "chiffre d'affaires": one phrase
-            phrases.append(rest[a.start():b.end()])
-    return (list(dict.fromkeys(phrases)), headings) if headings and phrases else ([], [])
-
-
-def standout(phrases: Sequence[str], headings: Sequence[str], cosines: Sequence[Sequence[float]]) -> dict[str, float]:
-    """The headings that mean a phrase of the question, with their cosine: for some phrase, it is at
-    least LIKE and STANDOUT above every other heading's (`cosines[p][h]`, phrase by heading)."""
-    return {heading: like for heading, (like, _) in meanings(phrases, headings, cosines).items()}
-
-
-def meanings(phrases: Sequence[str], headings: Sequence[str],
-             cosines: Sequence[Sequence[float]]) -> dict[str, tuple[float, str]]:
-    """`standout`'s headings, each with its cosine and the phrase of the question it means ("Zahl" for
-    "Number"): where the question names it tells the measure from the rows (`_distance`)."""
-    found: dict[str, tuple[float, str]] = {}
-    for phrase, row in zip(phrases, cosines, strict=True):
-        order = sorted(range(len(headings)), key=lambda h: -row[h])
-        if (order and row[order[0]] >= LIKE and (len(order) == 1 or row[order[0]] - row[order[1]] >= STANDOUT)
-                and row[order[0]] > found.get(headings[order[0]], (0.0, ""))[0]):
-            found[headings[order[0]]] = (row[order[0]], phrase)
-    return found
 
 
 QUOTED = 5  # rows of one result quoted and cited at most (a sum's first rows)

@@ -162,7 +162,7 @@ E5_WEIGHT = 0.8  # multilingual-e5-small's share of the local ensemble's cosine 
 
 def word_embedder(embedder: Embedder) -> Embedder | None:
     """The model that tells single words apart across languages, for matching a question's words to
-    a table's headings (`agents.knowledge.compiled.standout`): USE, alone or in the local ensemble;
+    a table's headings (`agents.knowledge.measures.standout`): USE, alone or in the local ensemble;
     None for others. Measured on words and headings of our own: USE's cosines of a word with its
     translation are 0.52-0.84 ("Umsatz"/"Revenue" 0.705, "commandes"/"Orders" 0.801) and of a word
     naming no heading 0.05-0.35, where e5's lie within 0.80-0.91 for both."""

@@ -12,8 +12,10 @@ import openpyxl
 import pytest
 
 from agents.base import DocumentText
-from agents.knowledge.compiled import asked_measures, compile_answer, heading_text, standout
+from agents.knowledge.compiled import compile_answer
 from agents.knowledge.embeddings import available
+from agents.knowledge.measures import asked_measures, standout
+from agents.knowledge.sheets import heading_text
 from agents.language import MAX, MIN
 from app.rounds.documents import document_of
 from extractors import extract
