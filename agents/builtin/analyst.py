@@ -26,6 +26,7 @@ from agents.language import (
     question_parts,
     refers_back,
     wants_continuation,
+    without_comparing,
     without_instructions,
 )
 from agents.model import ModelRequest, no_draft
@@ -198,6 +199,28 @@ async def _with_sources(question: str, found: list[Passage], docs: list[Document
     return found + [replace(p, score=0.0) for p in await retriever.search(question, uploads, PASSAGES)]
 
 
+async def _compiled(question: str, asked: str, docs: list[DocumentText], retriever: Retriever,
+                    size: int) -> list[Compiled]:
+    """The question's comparisons computed over the documents' tables (`compile_answer`)."""
+    measures = await _measures(question, docs, retriever, size)
+    return await off_loop_if_long(size, compile_answer, question, docs, {h: like for h, (like, _) in measures.items()},
+                                  asked, {h: phrase for h, (_, phrase) in measures.items()})
+
+
+async def _measure_before(question: str, asked: str, docs: list[DocumentText], retriever: Retriever, size: int,
+                          history: list[tuple[str, str]]) -> tuple[str, list[Compiled]] | None:
+    """A comparison that names none of a table's measures ("Und welche Filiale hatte den niedrigsten?"
+    after a question on the sales) compares the one an earlier question named: that question's words,
+    without its own words of comparing, join this one (the newest first, FOLLOWED of them); None when
+    none of them names one either."""
+    for earlier in previous_requests(history, FOLLOWED):
+        joined = f"{question} ({without_comparing(earlier)})"
+        compiled = await _compiled(joined, asked, docs, retriever, size)
+        if compiled and all(c.column for c in compiled):
+            return joined, compiled
+    return None
+
+
 async def _measures(question: str, docs: list[DocumentText], retriever: Retriever,
                     size: int) -> dict[str, tuple[float, str]]:
     """The table headings that mean a word of the question in another language ("Sales" for "Umsatz"),
@@ -242,10 +265,10 @@ class Analyst:
         missing = await off_loop_if_long(size, absent_names, without_instructions(asked), docs,
                                          without_instructions(said)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
-        measures = {} if missing else await _measures(question, docs, retriever, size)
-        compiled = [] if missing else await off_loop_if_long(
-            size, compile_answer, question, docs, {h: like for h, (like, _) in measures.items()}, asked,
-            {h: phrase for h, (_, phrase) in measures.items()})
+        compiled = [] if missing else await _compiled(question, asked, docs, retriever, size)
+        if compiled and not any(c.column for c in compiled):  # no measure named: the one asked before, if any
+            question, compiled = await _measure_before(question, asked, docs, retriever, size,
+                                                       context.history) or (question, compiled)
         found = computed_rows(compiled, docs, found)
         # "How much ..., and who ...?": each part searched and judged on its own.
         asks = question_parts(question) if docs and not compiled and question == asked else [question]
