@@ -21,6 +21,8 @@ from agents.knowledge.retrieval import MemoryRetriever, without_copies
 from agents.language import (
     asked_kind,
     best_passages,
+    compared,
+    goes_on,
     holds,
     normalize_space,
     question_parts,
@@ -266,7 +268,9 @@ class Analyst:
                                          without_instructions(said)) if docs else ()
         # "Which depot had the lowest rate?": computed over the table, its rows quoted first.
         compiled = [] if missing else await _compiled(question, asked, docs, retriever, size)
-        if compiled and not any(c.column for c in compiled):  # no measure named: the one asked before, if any
+        # A comparison that goes on from the question before and names no measure ("Und welche Zone hatte den
+        # niedrigsten?" after one on the sales): the measure an earlier question named.
+        if not missing and not any(c.column for c in compiled) and goes_on(question) and compared(question):
             question, compiled = await _measure_before(question, asked, docs, retriever, size,
                                                        context.history) or (question, compiled)
         found = computed_rows(compiled, docs, found)

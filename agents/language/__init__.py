@@ -36,6 +36,7 @@ from agents.language.intents import (
 from agents.language.parts import RequestPart, documents_by_part, question_parts, without_instructions
 from agents.language.references import (
     ANSWER,
+    goes_on,
     left_out,
     named_documents,
     pointed_at,
@@ -73,7 +74,7 @@ __all__ = [
     "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "comparing_spans", "question_parts", "totalling_words", "without_comparing", "Intent", "asked_kind", "asking_verbs",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
-    "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
+    "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "goes_on", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation", "without_asking", "without_instructions",
     "RequestPart", "documents_by_part", "named_documents", "without_named_documents", "without_named_kinds",
 ]

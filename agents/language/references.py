@@ -23,10 +23,15 @@ _GOES_ON = re.compile(r"^\W*(?:and|und|et)\b", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:it|its|that|those|them|er|ihn|davon|dies|cela|ça|celui|celle)\b", re.IGNORECASE)
 
 
+def goes_on(question: str) -> bool:
+    """Whether a question begins as a follow-up: "And …", "Und …", "Et …"."""
+    return bool(_GOES_ON.match(question))
+
+
 def refers_back(question: str) -> bool:
     """Whether a question begins as a follow-up ("And …") and names what it asks by a pronoun, or
     names only what changed in a few words ("And in Zone NA?", "Und 2022?")."""
-    if not _GOES_ON.match(question):
+    if not goes_on(question):
         return False
     return bool(_POINTS_BACK.search(question)) or len(re.findall(r"\w+", question)) <= FEW_WORDS
 

@@ -50,3 +50,4 @@ async def test_a_comparison_that_names_its_measure_is_not_changed_by_the_one_bef
     history = [("user", "[round 1] Which depot had the most deliveries?"), ("assistant", "[round 1] Southmoor")]
     text = await answer("And which had the lowest on-time rate?", doc, "en", history)
     assert "Eastgate" in text.split("\n> ", 1)[0], text
+
