@@ -41,27 +41,25 @@ _SUM = re.compile(
 )
 
 
+def _operations(question: str) -> list[tuple[tuple[int, int], str]]:
+    """Where the question's words of comparing stand and what each asks (MIN, MAX; a "lowest" is not also
+    read as a "highest"), in order; its words of totalling (SUM) when it compares nothing."""
+    rest = _MIN.sub(lambda m: " " * (m.end() - m.start()), question)
+    found = [(m.span(), MIN) for m in _MIN.finditer(question)] + [(m.span(), MAX) for m in _MAX.finditer(rest)]
+    return sorted(found) or [(m.span(), SUM) for m in _SUM.finditer(question)]
+
+
 def compared(question: str) -> list[str]:
     """The operations the question asks for, in the order it asks them (MAX, MIN, SUM), each once;
     [] when it asks for none."""
-    found: list[tuple[int, str]] = []
-    rest = question
-    for match in _MIN.finditer(question):
-        found.append((match.start(), MIN))
-        rest = rest[:match.start()] + " " * (match.end() - match.start()) + rest[match.end():]
-    found += [(m.start(), MAX) for m in _MAX.finditer(rest)]
-    if not found:
-        found = [(m.start(), SUM) for m in _SUM.finditer(question)]
-    return list(dict.fromkeys(op for _, op in sorted(found)))
+    return list(dict.fromkeys(op for _, op in _operations(question)))
 
 
 def comparing_spans(question: str) -> list[tuple[int, int]]:
     """Where the question's words of comparing stand (character spans), or of totalling when it
     compares nothing: the measure is named next to them ("the largest square", "le carré le plus
     grand"), the rows further off ("which number")."""
-    spans = [m.span() for m in _MIN.finditer(question)] + [m.span() for m in _MAX.finditer(_MIN.sub(
-        lambda m: " " * (m.end() - m.start()), question))]
-    return sorted(spans) or [m.span() for m in _SUM.finditer(question)]
+    return [span for span, _ in _operations(question)]
 
 
 def totalling_words(question: str) -> str:
