@@ -28,7 +28,6 @@ from agents.language import (
     question_parts,
     refers_back,
     wants_continuation,
-    without_comparing,
     without_instructions,
 )
 from agents.model import ModelRequest, no_draft
@@ -212,12 +211,15 @@ async def _compiled(question: str, asked: str, docs: list[DocumentText], retriev
 async def _measure_before(question: str, asked: str, docs: list[DocumentText], retriever: Retriever, size: int,
                           history: list[tuple[str, str]]) -> tuple[str, list[Compiled]] | None:
     """A comparison that names none of a table's measures ("Und welche Filiale hatte den niedrigsten?"
-    after a question on the sales) compares the one an earlier question named: that question's words,
-    without its own words of comparing, join this one (the newest first, FOLLOWED of them); None when
+    after a question on the sales) compares the one an earlier question named: that question joins
+    this one (the newest first, FOLLOWED of them); None when
     none of them names one either."""
+    ops = compared(question)
     for earlier in previous_requests(history, FOLLOWED):
-        joined = f"{question} ({without_comparing(earlier)})"
-        compiled = await _compiled(joined, asked, docs, retriever, size)
+        # Its words of comparing stay: the measure is the column named next to them ("das größte Quadrat"),
+        # not another it names ("welche Zahl"); only this question's operations are kept.
+        joined = f"{question} ({earlier})"
+        compiled = [c for c in await _compiled(joined, asked, docs, retriever, size) if c.op in ops]
         if compiled and all(c.column for c in compiled):
             return joined, compiled
     return None
