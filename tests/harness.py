@@ -26,15 +26,10 @@ import uvicorn
 from app.config import Settings
 from app.main import create_app
 from tests.corpus import CORPUS
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PG_URL = os.environ.get("FOREMAN_TEST_PG_URL", "")  # e.g. postgresql+asyncpg://postgres@127.0.0.1/postgres
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
