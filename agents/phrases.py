@@ -98,6 +98,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "Résumé extractif hors ligne : les phrases les plus informatives du document, "
         "citées telles quelles (sans modèle de langage).",
     },
+    "extract_language": {
+        "en": "They are in {name}, the document's language: without a language model I do not translate them.",
+        "de": "Sie sind auf {name}, in der Sprache des Dokuments: Ohne Sprachmodell übersetze ich sie nicht.",
+        "fr": "Elles sont en {name}, la langue du document : sans modèle de langage, je ne les traduis pas.",
+    },
     "answer_note": {
         "en": "Offline answer: without a language model I quote the passages of your documents "
         "that best match the question.",

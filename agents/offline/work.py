@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents.language import best_passages, summarize
+from agents.language import best_passages, detect_language, summarize
+from agents.language.target import language_name
 from agents.phrases import say
 from agents.requests import (
     AnswerHints,
@@ -61,7 +62,17 @@ def summary(purpose: str, hints: SummaryHints) -> str:
         return "\n".join(sentences) or NONE
     if not sentences:
         return say("no_documents", language)
-    return f"_{say('extractive_note', language)}_\n\n" + "\n".join(f"- {s}" for s in sentences)
+    return "\n\n".join([_extract_note(sentences, language), *(f"> {s}" for s in sentences)])
+
+
+def _extract_note(sentences: list[str], language: str) -> str:
+    """What an extractive summary is, in the reply's language: quoted sentences, and when they are in
+    another language than the reply's, which one (the offline model does not translate)."""
+    note = say("extractive_note", language)
+    written = detect_language(" ".join(sentences), default=language)
+    if written != language:
+        note += " " + say("extract_language", language, name=language_name(written, language))
+    return f"_{note}_"
 
 
 def passages(question: str, text: str) -> list[str]:

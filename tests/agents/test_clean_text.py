@@ -32,7 +32,7 @@ async def test_summaries_of_long_documents_carry_no_back_matter_or_running_heads
     done = await play_round("Summarize this document.", [load_document(name)], OfflineModel(),
                            build_registry(entry_points=False))
     [summary] = done.by_agent("summarizer")
-    bullets = [line[2:] for line in summary.text.splitlines() if line.startswith("- ")]
+    bullets = [line[2:] for line in summary.text.splitlines() if line.startswith("> ")]
     assert len(bullets) >= 3
     assert not [b for b in bullets if marked(b)]
 

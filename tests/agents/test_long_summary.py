@@ -42,7 +42,7 @@ async def test_a_long_texts_summary_makes_a_bounded_number_of_calls_and_repeats_
     summary, calls, lines = await _summarise(text)
     # tracemonkey once is ~30 parts of a 3000-token context; six times, ~180: the same bound.
     assert 1 <= calls["map"] <= MAP_PARTS and 1 <= calls["reduce"] < MAP_PARTS
-    bullets = [line[2:] for line in summary.splitlines() if line.startswith("- ")]
+    bullets = [line[2:] for line in summary.splitlines() if line.startswith("> ")]
     assert bullets and len(set(bullets)) == len(bullets), "no sentence is quoted twice"
     source = squash(text)
     assert all(b in source for b in bullets), "the offline model quotes the text, honestly"

@@ -86,7 +86,7 @@ async def test_the_offline_model_summarises_a_book_off_the_loop():
                            hints=SummaryHints(language="en", documents=(DocFacts(name=BOOK, text=text),)))
     async with ticker() as ticks:
         response = await OfflineModel().complete(request)
-    assert response.text.count("\n- ") >= 3 and response.usage.prompt_tokens > 100_000
+    assert response.text.count("\n> ") >= 3 and response.usage.prompt_tokens > 100_000
     assert ticks[0] > 0
 
 
@@ -108,7 +108,7 @@ async def test_the_offline_model_answers_over_a_chunk_in_a_worker_process(monkey
                            hints=SummaryHints(language="en", documents=(DocFacts(name=BOOK, text=chunk),)))
     response = await OfflineModel().complete(request)
     assert ran_in_process == ["_complete"]
-    assert response.text.count("\n- ") >= 2  # a summary, made in the worker
+    assert response.text.count("\n> ") >= 2  # a summary, made in the worker
     short = ModelRequest(purpose="task", messages=[{"role": "user", "content": "Say hello."}], agent="writer",
                          hints=AnswerHints(language="en"))
     await OfflineModel().complete(short)

@@ -24,10 +24,6 @@ async def offline_round(prompt: str, *names: str, context_tokens: int = 8192) ->
     return await play_round(prompt, docs, model, build_registry(entry_points=False)), model
 
 
-def bullets(text: str) -> list[str]:
-    return [line[2:] for line in text.splitlines() if line.startswith("- ")]
-
-
 def quotes(text: str) -> list[str]:
     return [line[2:] for line in text.splitlines() if line.startswith("> ")]
 
@@ -36,7 +32,7 @@ async def test_a_summary_quotes_sentences_of_the_document():
     done, _ = await offline_round("Summarize this document please.", "sample-french-1.txt")
     assert [t.agent for t in done.plan.plan.tasks] == ["summarizer"]
     [summary] = done.by_agent("summarizer")
-    sentences = bullets(summary.text)
+    sentences = quotes(summary.text)
     assert 3 <= len(sentences) <= 5
     source = squash(load_document("sample-french-1.txt").text)
     assert all(s in source for s in sentences)
@@ -52,7 +48,7 @@ async def test_a_long_document_is_summarised_by_map_reduce_within_the_context():
         assert sum(count_tokens(m["content"]) for m in request.messages) + (request.max_tokens or 0) <= 3000
     [summary] = done.by_agent("summarizer")
     source = squash(load_document("tracemonkey.pdf").text)
-    sentences = bullets(summary.text)
+    sentences = quotes(summary.text)
     assert sentences and all(s in source for s in sentences)
 
 
@@ -193,7 +189,7 @@ async def test_the_writer_delivers_markdown_and_docx_that_open():
     text = "\n".join(p.text for p in document.paragraphs)
     assert "Report" in text and "without a language model" in text
     # The summary of step t1 is the writer's material.
-    assert bullets(done.results["t1"].text)[0] in markdown
+    assert quotes(done.results["t1"].text)[0] in markdown
 
 
 async def test_the_offline_translator_delivers_no_file_and_says_so_in_one_sentence():

@@ -66,10 +66,10 @@ async def test_a_summary_of_a_workbook_names_the_sheet_of_every_row_it_shows():
     done = await play_round("Summarize this workbook.", [load_document("2023-half-year-analyses-by-segment.xlsx")],
                             OfflineModel(), build_registry(entry_points=False))
     [summary] = done.by_agent("summarizer")
-    rows = [line for line in summary.text.splitlines() if line.startswith("- ") and "; " in line]
+    rows = [line for line in summary.text.splitlines() if line.startswith("> ") and "; " in line]
     assert rows, summary.text
     for row in rows:
-        assert row.startswith("- sheet "), row
+        assert row.startswith("> sheet "), row
         assert "2022" in row or "2023" in row, row  # the period its column heading gives
 
 

@@ -168,7 +168,7 @@ def test_continue_after_a_stop_runs_only_what_was_not_delivered(tmp_path, prompt
         last = messages(client, wid, 2)[-1]
         assert "t1 (summarizer)" in last["content"] and "t2 (writer)" in last["content"]
         [report] = [d for d in last["documents"] if d["ext"] == "docx"]
-        first_point = next(line[2:] for line in summary["content"].splitlines() if line.startswith("- "))
+        first_point = next(line[2:] for line in summary["content"].splitlines() if line.startswith("> "))
         assert first_point in docx_text(client, report)  # round 1's summary is the report's material
 
 

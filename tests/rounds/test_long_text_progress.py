@@ -53,5 +53,5 @@ def test_a_large_text_logs_its_reading_and_its_summarys_parts(tmp_path, database
 
         [step] = [m for m in client.get(f"/api/workflows/{wid}/messages").json()["items"]
                   if m.get("agentName") == "summarizer"]
-        bullets = [line[2:] for line in step["content"].splitlines() if line.startswith("- ")]
+        bullets = [line[2:] for line in step["content"].splitlines() if line.startswith("> ")]
         assert bullets and len(set(bullets)) == len(bullets), "no sentence of the summary repeats"

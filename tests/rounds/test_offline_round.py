@@ -39,7 +39,7 @@ def test_a_summary_quotes_the_uploaded_document(tmp_path):
         assert wait_status(client, wid, "completed", "failed")["status"] == "completed"
         messages = client.get(f"/api/workflows/{wid}/messages").json()["items"]
         summary = next(m for m in messages if m["agentName"] == "summarizer")
-        quoted = [line[2:] for line in summary["content"].splitlines() if line.startswith("- ")]
+        quoted = [line[2:] for line in summary["content"].splitlines() if line.startswith("> ")]
         extracted = " ".join(c["data"] for c in messages[0]["documents"][0]["contents"])
         assert quoted and all(" ".join(q.split()) in " ".join(extracted.split()) for q in quoted)
         assert summary["metadata"]["offline"] is True
