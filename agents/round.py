@@ -22,7 +22,17 @@ from typing import Any
 
 from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.flows import Effects, FlowDefinition, FlowJournal, FlowLimits, FlowResult, FlowRunner
+from agents.flows import (
+    Effects,
+    FlowDefinition,
+    FlowJournal,
+    FlowLimits,
+    FlowResult,
+    FlowRunner,
+    ItemRunner,
+    Node,
+    NodeRun,
+)
 from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
@@ -137,10 +147,22 @@ class Runner:
 
     async def run_flow(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
                        inputs: Mapping[str, Any], limits: FlowLimits | None = None,
-                       secrets: Mapping[str, str] | None = None) -> FlowResult:
+                       secrets: Mapping[str, str] | None = None, spread: ItemRunner | None = None) -> FlowResult:
         """Run a person's flow (or a sub-flow of it) on the engine a plan's tasks run on
-        (`agents.planning.as_flow`): through the app's `effects` and `journal`, to its end or its waits."""
-        return await FlowRunner(definition, effects, journal, limits, secrets=secrets).run(inputs)
+        (`agents.planning.as_flow`): through the app's `effects` and `journal`, to its end or its waits;
+        `spread` runs a map's items elsewhere (`agents.flows.iteration`)."""
+        return await FlowRunner(definition, effects, journal, limits, secrets=secrets, spread=spread).run(inputs)
+
+    async def run_item(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
+                       inputs: Mapping[str, Any], body: Node, path: str, extra: Mapping[str, Any],
+                       limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None) -> NodeRun:
+        """One map item of a flow run that `spread` it here: its body run with what the run's nodes settled
+        in view, and settled through `journal`."""
+        runner = FlowRunner(definition, effects, journal, limits, secrets=secrets)
+        runner.inputs = dict(inputs)
+        for at, recorded in (await journal.recorded()).items():
+            runner.record(at, recorded)
+        return await runner.item(body, path, extra)
 
     async def plan(self, inp: RoundInput) -> PlanOutcome:
         """The project manager's answer and plan for the request (raises `PlanError`, `ModelError`); an

@@ -7,7 +7,7 @@ package's modules (`tests/test_layers.py`).
 - `templates` (Jinja2's sandbox) and `expressions` (CEL), and `scope`: what both read, and a run's inputs;
 - `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared;
 - `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
-  both the app's);
+  both the app's); `iteration`: its maps and loops, and `ItemRunner`, where a map's items may run;
 - `dify`: a Dify DSL app translated into a definition;
 - `errors`: the `FlowError` tree.
 """
@@ -31,6 +31,7 @@ from agents.flows.dify import DifyError, DifyImport, from_dify, is_dify, literal
 from agents.flows.dify import coverage as dify_coverage
 from agents.flows.engine import FlowRunner
 from agents.flows.errors import DefinitionError, FlowError, YamlError
+from agents.flows.iteration import ItemRunner
 from agents.flows.runs import (
     Effects,
     FlowJournal,
@@ -47,7 +48,7 @@ from agents.flows.validate import validate as validate_flow
 
 __all__ = [
     "ERROR_BRANCH", "AgentConfig", "Edge", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "diff", "diff_definitions", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
-    "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "LlmConfig", "Node",
+    "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "ItemRunner", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",
 ]

@@ -40,6 +40,7 @@ from agents.flows.definition import (
     config_of,
 )
 from agents.flows.expressions import evaluate
+from agents.flows.iteration import ItemRunner, child, run_loop, run_map
 from agents.flows.runs import (
     BudgetError,
     Effects,
@@ -62,15 +63,17 @@ class FlowRunner:
 
     def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
                  limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None, *,
-                 join_all: bool = False, admit: Callable[[Node], str | None] | None = None) -> None:
+                 join_all: bool = False, admit: Callable[[Node], str | None] | None = None,
+                 spread: ItemRunner | None = None) -> None:
         """`join_all`: a node runs only when every edge into it is taken, and is skipped as soon as one is
         not (a planned round's tasks: each needs every task it depends on); else one taken edge is enough.
         `admit`: asked as a node is about to start; a reason it gives skips the node instead (a round's
-        token budget)."""
+        token budget). `spread`: where a map's items run that do work outside the engine (the app's: another
+        replica may take them); None: here (`agents.flows.iteration`)."""
         self.definition, self.effects, self.journal = definition, effects, journal
         self.limits = limits or FlowLimits()
         self.secrets = dict(secrets or {})  # what http nodes read as `env.NAME` (never recorded, never shown)
-        self.join_all, self.admit = join_all, admit
+        self.join_all, self.admit, self.spread = join_all, admit, spread
         self.nodes = {n.id: n for n in definition.nodes}
         self.order = {n.id: i for i, n in enumerate(definition.nodes)}
         self.incoming: dict[str, list[Any]] = {n.id: [] for n in definition.nodes}
@@ -236,9 +239,7 @@ class FlowRunner:
     async def execute(self, node: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
         """Run one node with its retries, timeout and error strategy; never raises but for a stop."""
         if next(self.budget) > self.limits.max_node_runs:
-            return NodeRun(path, node.id, node.type, "failed", fatal=True,
-                           error=f"the run reached FLOW_MAX_NODE_RUNS ({self.limits.max_node_runs} node runs, map "
-                                 "items and loop iterations counted) and was ended")
+            return self.over_budget(node, path)
         policy = node.retry
         tries = 1 + (policy.max if policy else 0)
         error = ""
@@ -266,6 +267,15 @@ class FlowRunner:
             if attempt < tries and policy is not None:
                 await asyncio.sleep(policy.delay_seconds * 2 ** (attempt - 1))
         return self.failed(node, path, error, tries, self.given.pop(path, None))
+
+    def over_budget(self, node: Node, path: str) -> NodeRun:
+        return NodeRun(path, node.id, node.type, "failed", fatal=True,
+                       error=f"the run reached FLOW_MAX_NODE_RUNS ({self.limits.max_node_runs} node runs, map "
+                             "items and loop iterations counted) and was ended")
+
+    async def item(self, body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
+        """One map item sent here by another run of this flow (`spread`): its body run and settled."""
+        return await child(self, body, path, extra)
 
     @staticmethod
     def failed(node: Node, path: str, error: str, attempts: int, given: Any = None) -> NodeRun:
@@ -332,9 +342,9 @@ class FlowRunner:
                                         config.timeout_seconds, config.default_action))
             return ok(decided, branch=decided)
         if isinstance(config, MapConfig):
-            return await self.map(node, path, config, scope, extra)
+            return await run_map(self, node, path, config, scope, extra)
         if isinstance(config, LoopConfig):
-            return await self.loop(node, path, config, extra)
+            return await run_loop(self, node, path, config, extra)
         raise NodeError(f"node type {node.type!r} cannot run")
 
     @staticmethod
@@ -364,73 +374,3 @@ class FlowRunner:
                 else:
                     raise NodeError(f"an input of the agent node is not a file id: {str(item)[:80]!r}")
         return list(dict.fromkeys(found))
-
-    # --- map and loop ---------------------------------------------------------------------------
-
-    async def child(self, body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
-        """A body's run at `path` (a map item, a loop iteration): what the journal has, or run now and settle."""
-        recorded = self.runs.get(path)
-        if recorded is not None and recorded.settled:
-            return recorded
-        run = await self.execute(body, path, extra)
-        if run.status != "waiting":
-            await self.journal.settled(run, self.done(), self.total)
-            self.record(path, run)
-        return run
-
-    async def map(self, node: Node, path: str, config: MapConfig, scope: Mapping[str, Any],
-                  extra: Mapping[str, Any]) -> NodeRun:
-        items = evaluate(config.items, scope)
-        if not isinstance(items, list):
-            raise NodeError(f"`items` gave {type(items).__name__} ({str(items)[:80]!r}), not a list: a map runs "
-                            "over a list")
-        results: list[NodeRun | None] = [None] * len(items)
-        queue = iter(range(len(items)))  # a bounded queue: `concurrency` workers take the next item
-
-        async def worker() -> None:
-            for index in queue:
-                item_path = f"{path}[{index}]"
-                results[index] = await self.child(config.body, item_path,
-                                                  {**extra, "item": items[index], "index": index})
-                failed = results[index]
-                if failed is not None and failed.fatal and failed.status == "failed" \
-                        and config.on_item_error == "fail":
-                    return
-
-        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, len(items)) or 1)))
-        runs = [r for r in results if r is not None]
-        if any(r.status == "waiting" for r in runs):
-            raise Waiting(next(w for w in self.waits if w.path.startswith(path)))
-        budget = next((r for r in runs if r.status == "failed" and r.fatal and "FLOW_MAX_NODE_RUNS" in r.error), None)
-        if budget is not None:
-            raise BudgetError(budget.error)
-        output: list[Any] = []
-        for index, run in enumerate(results):
-            if run is None or run.status != "succeeded":
-                if config.on_item_error == "fail":
-                    why = run.error if run is not None else "not run"
-                    raise NodeError(f"item {index} failed: {why}")
-                if config.on_item_error == "drop":
-                    continue
-                output.append(None)
-            else:
-                output.append(run.output)
-        return NodeRun(path, node.id, node.type, "succeeded", output=output, items=len(items),
-                       input={"items": len(items)})
-
-    async def loop(self, node: Node, path: str, config: LoopConfig, extra: Mapping[str, Any]) -> NodeRun:
-        last: NodeRun | None = None
-        iteration = 0
-        for iteration in range(1, config.max_iterations + 1):
-            last = await self.child(config.body, f"{path}#{iteration}", {**extra, "iteration": iteration})
-            if last.status == "waiting":
-                raise Waiting(next(w for w in self.waits if w.path.startswith(path)))
-            if last.status == "failed":
-                if last.fatal and "FLOW_MAX_NODE_RUNS" in last.error:
-                    raise BudgetError(last.error)
-                raise NodeError(f"iteration {iteration} failed: {last.error}")
-            scope = self.scope({**extra, "iteration": iteration, config.body.id: node_view(last)})
-            if truth(evaluate(config.until, scope)):
-                break
-        return NodeRun(path, node.id, node.type, "succeeded", output=last.output if last else None,
-                       files=list(last.files) if last else [], iterations=iteration)

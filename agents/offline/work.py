@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents.language import best_passages, detect_language, summarize
-from agents.language.target import language_name
+from agents.language import best_passages, detect_language, language_name, summarize
 from agents.phrases import say
 from agents.requests import (
     AnswerHints,

@@ -178,6 +178,11 @@ class Settings:
         1000, "FLOW_MAX_NODE_RUNS",
         "node runs one flow run may make, each map item and loop iteration counted; past it the run fails",
         parse=_AT_LEAST_ONE)
+    flow_map_workers: int = setting(
+        4, "FLOW_MAP_WORKERS",
+        "map items of flows one replica runs at once, taken off the queue the replicas share (PostgreSQL); "
+        "a map's own concurrency bounds its items across all of them",
+        parse=_AT_LEAST_ONE)
     code_timeout_seconds: float = setting(
         10.0, "CODE_TIMEOUT_SECONDS", "time one `code` node's Python may run in its sandbox", parse=_ABOVE_ZERO)
     code_memory_mb: int = setting(

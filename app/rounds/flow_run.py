@@ -19,9 +19,11 @@ from typing import Any
 import msgspec
 
 from agents.flows import FlowDefinition, FlowLimits, FlowResult, HumanWait, Node, NodeRun, decode_definition
+from agents.round import RoundInput
 from app.clock import now
 from app.fsm import Event
 from app.rounds.flow_effects import RoundEffects, node_key
+from app.rounds.item_queue import spreader
 from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
 from app.store.records import NewDocument, NewLog, NewMessage, Wait
@@ -118,6 +120,13 @@ class RoundJournal:
                                      also=lambda conn: store.settle_tx(conn, self.workflow_id, self.round_no, rows,
                                                                        after))
 
+    async def flush(self) -> None:
+        """Write the instant inner runs kept for the next write (`settled`): a map item run for another replica
+        has no next write of its own."""
+        rows, self.later = self.later, []
+        if rows:
+            await self.rt.repo.flows.settle(self.workflow_id, self.round_no, rows, self._after(rows))
+
     async def decision(self, path: str) -> str | None:
         taken = self.decision_taken
         if taken.get("kind") == "node" and taken.get("path") == path:
@@ -161,23 +170,50 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     if decision is None and prepared is None:
         return  # stopped, deleted or finished before it began
     inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
-    s = rt.settings
-    limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
-    effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
-                                                                                          decision, flow.get("reuse"))
-    effects.journal, effects.pending = journal, journal.pending
-    effects.definition = definition
-    # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
-    # never holds one (`redacted`).
-    journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}
-    result = await rt.runner.run_flow(definition, effects, journal, dict(flow.get("inputs") or {}), limits,
-                                      secrets=journal.secrets)
+    effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition, decision, flow.get("reuse"))
+    inputs = dict(flow.get("inputs") or {})
+    spread = None if rt.settings.is_sqlite else spreader(journal, str(flow.get("hash", "")), inputs,
+                                                                    rt.settings.flow_map_workers)
+    result = await rt.runner.run_flow(definition, effects, journal, inputs, limits, secrets=journal.secrets,
+                                      spread=spread)
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
                                     redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
         await wait(rt, workflow_id, round_no, result.waits, result.total, result.done)
     else:
         await finish(rt, workflow_id, round_no, definition, result)
+
+
+def prepared_parts(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput, definition: FlowDefinition,
+                   decision: Mapping[str, Any] | None = None,
+                   reuse: Mapping[str, Any] | None = None) -> tuple[RoundEffects, RoundJournal, FlowLimits]:
+    """What the engine runs a flow round (or one of its map items) with: its effects, its journal, its limits."""
+    s = rt.settings
+    limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
+    effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
+                                                                                          decision, reuse)
+    effects.journal, effects.pending = journal, journal.pending
+    effects.definition = definition
+    # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
+    # never holds one (`redacted`).
+    journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}
+    return effects, journal, limits
+
+
+async def run_map_item(rt: Runtime, workflow_id: str, round_no: int, flow_hash: str, inputs: Mapping[str, Any],
+                       body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun | None:
+    """One map item another replica's run of the flow round shared (`app.rounds.map_items`): run and settled
+    here; None when the definition is no longer stored."""
+    text = await rt.repo.flows.definition(flow_hash)
+    if text is None:
+        return None
+    definition = definition_of(text)
+    inp = await rt.rounds.round_input(workflow_id, round_no)
+    effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition)
+    journal.seq = None  # the round's runs are written by several replicas: each write reads the last seq
+    run = await rt.runner.run_item(definition, effects, journal, inputs, body, path, extra, limits, journal.secrets)
+    await journal.flush()
+    return run
 
 
 async def wait(rt: Runtime, workflow_id: str, round_no: int, waits: list[HumanWait], total: int, done: int) -> None:

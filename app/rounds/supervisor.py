@@ -18,6 +18,7 @@ from app.metrics import RoundTimer
 from app.rounds import handle, resume, waiting
 from app.rounds.draining import Drain
 from app.rounds.leftovers import Collector
+from app.rounds.map_items import map_item
 from app.rounds.replicas import Observer, Replicas
 from app.rounds.runtime import Runtime
 from app.rounds.workflow import round_id, round_workflow
@@ -26,6 +27,8 @@ from app.store.records import NewLog
 
 log = logging.getLogger("foreman.engine")
 
+# DBOS's workflows, registered by their import, before it launches (it resumes them).
+WORKFLOWS = (round_workflow, map_item)
 RECONCILE_SECONDS = 2.0
 DBOS_THREADS = 4
 

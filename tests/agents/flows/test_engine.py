@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+from agents.flows.definition import decode_definition
+from agents.flows.engine import FlowRunner
+from agents.flows.runs import FlowLimits
 from tests.agents.flows.memory import MemoryJournal, ScriptedEffects, run
 
 
@@ -242,3 +245,46 @@ async def test_generated_flows_give_the_same_outputs_sequentially_and_with_concu
     many, _, _ = await run(definition, inputs, concurrency=8, effects=ScriptedEffects(delay=0.001))
     assert one.status == many.status
     assert one.outputs == many.outputs
+
+
+async def test_a_maps_items_sent_elsewhere_settle_once_in_order_and_a_resumed_map_sends_only_the_rest():
+    # `spread` runs an item as another replica would: a runner of its own over the same journal, with
+    # what the run settled in view (`Runner.run_item`); the map records the run it settled.
+    definition = flow([node("start", "start"),
+                       node("m", "map", items="inputs.items", concurrency=3,
+                            body={"id": "b", "type": "llm", "config": {"prompt": "{{ inputs.word }}{{ item }}"}}),
+                       node("end", "end")], [("start", "m"), ("m", "end")], {"o": "{{ m.output | join('') }}"},
+                      inputs={"word": {"type": "string"}, "items": {"type": "list"}})
+    parsed, inputs = decode_definition(definition), {"word": "w", "items": list("abcdef")}
+    journal, effects, sent = MemoryJournal(), ScriptedEffects(delay=0.001), []
+
+    async def elsewhere(body, path, extra):
+        sent.append(path)
+        other = FlowRunner(parsed, effects, journal, FlowLimits())
+        other.inputs = inputs
+        for at, settled in (await journal.recorded()).items():
+            other.record(at, settled)
+        return await other.item(body, path, extra)
+
+    result = await FlowRunner(parsed, effects, journal, FlowLimits(), spread=elsewhere).run(inputs)
+    assert result.outputs == {"o": "<wa><wb><wc><wd><we><wf>"}
+    assert sorted(sent) == [f"m[{i}]" for i in range(6)] and len(effects.calls) == 6
+    kept = MemoryJournal({p: r for p, r in journal.runs.items() if p in ("start", "m[1]", "m[4]")})
+    sent.clear()
+    journal = kept
+    again = await FlowRunner(parsed, effects, kept, FlowLimits(), spread=elsewhere).run(inputs)
+    assert again.outputs == result.outputs and sorted(sent) == ["m[0]", "m[2]", "m[3]", "m[5]"]
+
+
+async def test_a_maps_items_that_compute_at_once_are_not_sent_elsewhere():
+    definition = flow([node("start", "start"),
+                       node("m", "map", items="inputs.items",
+                            body={"id": "b", "type": "template", "config": {"text": "{{ item }}"}}),
+                       node("end", "end")], [("start", "m"), ("m", "end")], {"o": "{{ m.output | join('') }}"},
+                      inputs={"items": {"type": "list"}})
+
+    async def elsewhere(body, path, extra):
+        raise AssertionError("a template item was sent elsewhere")
+
+    result, _, _ = await run(definition, {"items": list("xyz")}, spread=elsewhere)
+    assert result.outputs == {"o": "xyz"}
