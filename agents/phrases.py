@@ -207,6 +207,8 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "Übersetzung von {doc} ins {target}",
         "fr": "Traduction de {doc} en {target}",
     },
+    "csv_sheet": {"en": "Sheet", "de": "Blatt", "fr": "Feuille"},  # the column a stacked CSV names each row's source in
+    "csv_table": {"en": "Table", "de": "Tabelle", "fr": "Tableau"},
     "tables_found": {
         "en": ("{n} table extracted from {docs}.", "{n} tables extracted from {docs}."),
         "de": ("{n} Tabelle aus {docs} extrahiert.", "{n} Tabellen aus {docs} extrahiert."),

@@ -133,8 +133,34 @@ def _labels(found: list[tuple[DocumentText, Table]]) -> list[str]:
 MAX_LOOSE_CSV = 3  # more tables than this as CSV come in one ZIP
 
 
-def _files(task: TaskSpec, tables: list[Table], labels: list[str], stem: str) -> list[OutputFile]:
-    """The workbook (unless only CSV was planned) and CSV files when CSV was planned."""
+def stacked(tables: list[Table], labels: list[str], language: str) -> tuple[list[Table], list[str]]:
+    """Tables with the same columns (a sheet a year, a page each of one long table) as one, a first column
+    saying where each row comes from: a CSV file holds one table, and a person asking for "the yearly
+    totals as a CSV file" means one file, not a file a year. In the first one's place; the rest as they are."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for n, table in enumerate(tables):
+        if table.header_row == 0 and table.rows:
+            groups.setdefault(tuple(str(c).strip().casefold() for c in table.rows[0]), []).append(n)
+    merged = {members[0]: members for members in groups.values() if len(members) > 1}
+    taken = {n for members in merged.values() for n in members}
+    out: list[tuple[Table, str]] = []
+    for n, (table, label) in enumerate(zip(tables, labels, strict=True)):
+        if n in merged:
+            members = merged[n]
+            sheets = all(tables[m].meta.get("sheet") for m in members)
+            head = say("csv_sheet" if sheets else "csv_table", language)
+            rows: list[list[Cell]] = [[head, *table.rows[0]]]
+            rows += [[labels[m], *row] for m in members for row in tables[m].rows[1:]]
+            name = f"{labels[members[0]]}-{labels[members[-1]]}"
+            out.append((Table(name, rows, 0, table.source, {"stacked": [labels[m] for m in members]}), name))
+        elif n not in taken:
+            out.append((table, label))
+    return [t for t, _ in out], [label for _, label in out]
+
+
+def _files(task: TaskSpec, tables: list[Table], labels: list[str], stem: str, language: str) -> list[OutputFile]:
+    """The workbook (unless only CSV was planned) and CSV files when CSV was planned (tables with the
+    same columns stacked in one, `stacked`)."""
     csv_names = planned(task, {"csv"})
     xlsx_names = planned(task, {"xlsx"})
     files = []
@@ -143,6 +169,7 @@ def _files(task: TaskSpec, tables: list[Table], labels: list[str], stem: str) ->
         files.append(OutputFile(name=(xlsx_names or [f"{stem}.xlsx"])[0], mime=XLSX_MIME,
                                 data=xlsx_bytes(safe, labels)))
     if csv_names:
+        tables, labels = stacked(tables, labels, language)
         if len(tables) == 1:
             files.append(OutputFile(name=csv_names[0], mime=CSV_MIME, data=csv_bytes(tables[0].rows)))
         elif len(tables) <= MAX_LOOSE_CSV:
@@ -162,7 +189,7 @@ def _xml_safe(table: Table) -> Table:
 def _deliver(task: TaskSpec, names: list[str], tables: list[Table], labels: list[str], stem: str,
              language: str) -> tuple[list[OutputFile], str]:
     """The files and the report on them (`names[i]`: the document table i comes from)."""
-    files = _files(task, tables, labels, stem)
+    files = _files(task, tables, labels, stem, language)
     return files, _report(names, tables, labels, files, language)
 
 
