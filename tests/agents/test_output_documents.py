@@ -86,4 +86,5 @@ async def test_extracted_tables_open_as_workbooks_and_csv_with_their_sheets(prom
     for name, f in csvs.items():
         if name.endswith(".csv"):
             rows = list(csv.reader(io.StringIO(f.data.decode("utf-8-sig"))))
-            assert rows[0] == ["Region", "Q1", "Q2", "Total"] or rows[0] == ["Year", "Total"]
+            # The two years' sheets share their columns: one CSV, each row naming its sheet (`stacked`).
+            assert rows[0] == ["Sheet", "Region", "Q1", "Q2", "Total"] or rows[0] == ["Year", "Total"]
