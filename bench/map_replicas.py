@@ -4,7 +4,8 @@
 
 Each configuration gets a fresh database (FOREMAN_TEST_PG_URL's server) and its replicas (`python -m app`,
 FLOW_MAP_WORKERS=`--workers`: the items one replica runs at once). One flow, started on the first replica:
-a map of `--items` `llm` items with concurrency workers x 3, the model the OpenAI-compatible test stub on
+a map of `--items` `llm` items with concurrency workers x replicas (one replica alone runs its items in the
+round, without the queue), the model the OpenAI-compatible test stub on
 127.0.0.1 answering each call after `--delay` seconds. The time is from the start's answer to the round's
 end (the database's own stamps); every item is checked to have been asked once and the output to keep the
 items' order. Printed: items per second, the ratio to one replica (measured in this run), and how many
@@ -77,17 +78,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4, help="FLOW_MAP_WORKERS: items a replica runs at once")
     parser.add_argument("--replicas", type=int, nargs="*", default=[1, 2, 3])
     args = parser.parse_args()
-    concurrency = args.workers * max(args.replicas)
     stub = OpenAIStub(default=lambda body: f"done {body['messages'][-1]['content']}")
     stub.delay = args.delay
     tmp = tempfile.mkdtemp(prefix="foreman-map-replicas-")
-    print(f"a map of {args.items} llm items, concurrency {concurrency}, FLOW_MAP_WORKERS={args.workers}, model "
+    print(f"a map of {args.items} llm items, concurrency {args.workers} x replicas, FLOW_MAP_WORKERS={args.workers}, model "
           f"{args.delay * 1000:.0f} ms a call; {os.cpu_count()} cores, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} (replica logs in {tmp}):", flush=True)
     with stub:
         one = 0.0
         for n in args.replicas:
-            rate, ran = measure(args.database_url, Path(tmp), stub, n, args.items, args.workers, concurrency)
+            rate, ran = measure(args.database_url, Path(tmp), stub, n, args.items, args.workers, args.workers * n)
             one = one or rate
             print(f"  {n} replica{'s' if n > 1 else ' '}: {rate:6.2f} items/s ({rate / one:.2f} x one replica); "
                   f"items run by each: {', '.join(f'{k} {v}' for k, v in ran.items())}", flush=True)

@@ -236,9 +236,10 @@ class FlowRunner:
 
     # --- one node -----------------------------------------------------------------------------
 
-    async def execute(self, node: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
-        """Run one node with its retries, timeout and error strategy; never raises but for a stop."""
-        if next(self.budget) > self.limits.max_node_runs:
+    async def execute(self, node: Node, path: str, extra: Mapping[str, Any], counted: bool = False) -> NodeRun:
+        """Run one node with its retries, timeout and error strategy; never raises but for a stop. `counted`:
+        its run was counted against the node budget already."""
+        if not counted and next(self.budget) > self.limits.max_node_runs:
             return self.over_budget(node, path)
         policy = node.retry
         tries = 1 + (policy.max if policy else 0)

@@ -21,19 +21,19 @@ if TYPE_CHECKING:
     from agents.flows.engine import FlowRunner
 
 # Runs one map item (its body at its path, with `item` and `index`) where the app chooses and returns
-# the run it settled in the journal.
-ItemRunner = Callable[[Node, str, Mapping[str, Any]], Awaitable[NodeRun]]
+# the run it settled in the journal; None: run it here (no other replica to send it to).
+ItemRunner = Callable[[Node, str, Mapping[str, Any]], Awaitable[NodeRun | None]]
 # The bodies worth sending elsewhere: their work is outside the engine and takes time. (A human node
 # waits, a sub-flow may, and the rest compute at once: those run where the map runs.)
 SHARED_BODIES = frozenset({"llm", "agent", "http", "code"})
 
 
-async def child(runner: FlowRunner, body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
+async def child(runner: FlowRunner, body: Node, path: str, extra: Mapping[str, Any], counted: bool = False) -> NodeRun:
     """A body's run at `path` (a map item, a loop iteration): what the journal has, or run now and settle."""
     recorded = runner.runs.get(path)
     if recorded is not None and recorded.settled:
         return recorded
-    run = await runner.execute(body, path, extra)
+    run = await runner.execute(body, path, extra, counted)
     if run.status != "waiting":
         await runner.journal.settled(run, runner.done(), runner.total)
         runner.record(path, run)
@@ -42,13 +42,16 @@ async def child(runner: FlowRunner, body: Node, path: str, extra: Mapping[str, A
 
 async def shared(runner: FlowRunner, item_runner: ItemRunner, body: Node, path: str,
                  extra: Mapping[str, Any]) -> NodeRun:
-    """A map item run by `item_runner` (which settles it), counted against the run's node budget here."""
+    """A map item run by `item_runner` (which settles it) or, when it says so, here; counted against the
+    run's node budget here either way."""
     recorded = runner.runs.get(path)
     if recorded is not None and recorded.settled:
         return recorded
     if next(runner.budget) > runner.limits.max_node_runs:
         return runner.over_budget(body, path)
     run = await item_runner(body, path, extra)
+    if run is None:
+        return await child(runner, body, path, extra, counted=True)
     runner.record(path, run)
     return run
 

@@ -23,6 +23,7 @@ from agents.round import RoundInput
 from app.clock import now
 from app.fsm import Event
 from app.rounds.flow_effects import RoundEffects, node_key
+from app.rounds.handle import current
 from app.rounds.item_queue import spreader
 from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
@@ -172,8 +173,9 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
     effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition, decision, flow.get("reuse"))
     inputs = dict(flow.get("inputs") or {})
-    spread = None if rt.settings.is_sqlite else spreader(journal, str(flow.get("hash", "")), inputs,
-                                                                    rt.settings.flow_map_workers)
+    replicas = current().replicas  # None on SQLite: one process runs every item
+    spread = None if replicas is None else spreader(journal, str(flow.get("hash", "")), inputs,
+                                                    rt.settings.flow_map_workers, lambda: replicas.peers)
     result = await rt.runner.run_flow(definition, effects, journal, inputs, limits, secrets=journal.secrets,
                                       spread=spread)
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),

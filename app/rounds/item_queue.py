@@ -3,7 +3,8 @@ queue that every replica takes work off, so a large map scales out.
 
 The run that meets the map (`agents.flows.iteration`) hands each item not yet settled to `spread`, at most
 the map's `concurrency` at once (its global concurrency, whichever replicas run them), and records the run
-the item settled. An item's workflow id is the round's and the item's path: a round resumed after a crash
+the item settled; with no other live replica the items run in the round (as on SQLite), saving the queue's
+polls. An item's workflow id is the round's and the item's path: a round resumed after a crash
 or taken over meets the items it had sent and waits for them again, never running one twice; an item on
 a replica that dies is recovered like any of its workflows (`app.rounds.replicas`). A stop cuts the items
 where they run (each is tracked under its workflow, and the stop reaches every replica) and an item taken
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -31,6 +32,7 @@ POLL_SECONDS = 0.5  # how often a replica looks for items on the queue, and a wa
 T = TypeVar("T")
 
 _registered: asyncio.Future[Any] | None = None
+_HERE = object()  # what `spread` finds for an item to run in the round
 
 
 def item_id(workflow_id: str, round_no: int, path: str) -> str:
@@ -57,25 +59,34 @@ async def _register(workers: int) -> None:
         raise
 
 
-def spreader(journal: Any, flow_hash: str, inputs: Mapping[str, Any], workers: int) -> ItemRunner:
+def spreader(journal: Any, flow_hash: str, inputs: Mapping[str, Any], workers: int,
+             peers: Callable[[], int]) -> ItemRunner:
     """The `ItemRunner` of one flow round's run (its `RoundJournal`): each item enqueued for any replica,
-    and the run it settled awaited."""
+    and the run it settled awaited; with no other live replica (`peers`), None: the item runs in the round,
+    unless it was sent before (by this round before a crash or a takeover), whose run is awaited then."""
     arguments = msgspec.json.encode(inputs).decode()
 
-    async def spread(body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun:
-        journal.seq = None  # other replicas write this round's node runs too: each write reads the last seq
-        options: EnqueueOptions = {"workflow_name": WORKFLOW, "queue_name": QUEUE,
-                                   "workflow_id": item_id(journal.workflow_id, journal.round_no, path),
-                                   "workflow_id_reuse_policy": "return-existing"}
+    async def spread(body: Node, path: str, extra: Mapping[str, Any]) -> NodeRun | None:
+        wid = item_id(journal.workflow_id, journal.round_no, path)
 
         async def run() -> Any:
-            await _register(workers)
-            handle = await DBOS.enqueue_workflow_with_options_async(
-                options, journal.workflow_id, journal.round_no, flow_hash, arguments,
-                msgspec.json.encode(body).decode(), path, msgspec.json.encode(dict(extra)).decode())
+            if not peers():
+                if await DBOS.get_workflow_status_async(wid) is None:
+                    return _HERE
+                handle: Any = await DBOS.retrieve_workflow_async(wid)
+            else:
+                journal.seq = None  # other replicas write this round's node runs too: each write reads the last seq
+                await _register(workers)
+                options: EnqueueOptions = {"workflow_name": WORKFLOW, "queue_name": QUEUE, "workflow_id": wid,
+                                           "workflow_id_reuse_policy": "return-existing"}
+                handle = await DBOS.enqueue_workflow_with_options_async(
+                    options, journal.workflow_id, journal.round_no, flow_hash, arguments,
+                    msgspec.json.encode(body).decode(), path, msgspec.json.encode(dict(extra)).decode())
             return await handle.get_result(polling_interval_sec=POLL_SECONDS)
 
         done = await _outside(run())
+        if done is _HERE:
+            return None
         if done is None:
             return NodeRun(path, body.id, body.type, "failed", error="the item was not run: the round had ended")
         return msgspec.convert(done, NodeRun)

@@ -59,6 +59,7 @@ class Replicas:
         self.on_lost = on_lost
         self.observer: Observer = observer or Unobserved()
         self.takes_over = True  # False while draining: a replica on its way out takes on nothing
+        self.peers = 0  # the other replicas that beat within the timeout at the last tick
         self._task: asyncio.Task[None] | None = None
 
     async def join(self) -> None:
@@ -111,4 +112,6 @@ class Replicas:
                         self.me, silent)
             await self.recover(executors)
             self.observer.took_over(silent)
-        self.observer.heartbeat_ages(await self.heartbeats.ages(self.me))
+        ages = await self.heartbeats.ages(self.me)
+        self.peers = sum(age < self.timeout for age in ages.values())
+        self.observer.heartbeat_ages(ages)

@@ -288,3 +288,19 @@ async def test_a_maps_items_that_compute_at_once_are_not_sent_elsewhere():
 
     result, _, _ = await run(definition, {"items": list("xyz")}, spread=elsewhere)
     assert result.outputs == {"o": "xyz"}
+
+
+async def test_an_item_the_app_gives_back_runs_here_counted_once_against_the_budget():
+    definition = flow([node("start", "start"),
+                       node("m", "map", items="inputs.items", concurrency=2,
+                            body={"id": "b", "type": "llm", "config": {"prompt": "{{ item }}"}}),
+                       node("end", "end")], [("start", "m"), ("m", "end")], {"o": "{{ m.output | join('') }}"},
+                      inputs={"items": {"type": "list"}})
+
+    async def alone(body, path, extra):
+        return None  # no other replica: the item runs in the round
+
+    result, journal, effects = await run(definition, {"items": list("abc")}, spread=alone, max_node_runs=6)
+    assert result.outputs == {"o": "<a><b><c>"} and len(effects.calls) == 3  # start, m, 3 items, end: 6 runs
+    over, _, _ = await run(definition, {"items": list("abcd")}, spread=alone, max_node_runs=6)
+    assert over.status == "failed" and "FLOW_MAX_NODE_RUNS" in over.error
