@@ -25,17 +25,7 @@ from cluster import POOLS, SERVER, Database, start_replicas, wait_rows
 
 from tests.harness import pg_fetch
 from tests.openai_stub import OpenAIStub
-
-
-def definition(concurrency: int) -> dict:
-    return {"name": "bench map", "inputs": {"items": {"type": "list"}},
-            "nodes": [{"id": "start", "type": "start"},
-                      {"id": "m", "type": "map", "config": {"items": "inputs.items", "concurrency": concurrency,
-                                                            "body": {"id": "ask", "type": "llm",
-                                                                     "config": {"prompt": "{{ item }}"}}}},
-                      {"id": "end", "type": "end"}],
-            "edges": [{"source": "start", "target": "m"}, {"source": "m", "target": "end"}],
-            "outputs": {"all": "{{ m.output | join('|') }}"}}
+from tests.rounds.test_flow_map_replicas import mapped
 
 
 def measure(server: str, tmp: Path, stub: OpenAIStub, replicas: int, items: int, workers: int,
@@ -47,7 +37,7 @@ def measure(server: str, tmp: Path, stub: OpenAIStub, replicas: int, items: int,
         nodes = start_replicas(stack, tmp, url, stub, names, FLOW_MAP_WORKERS=str(workers), **POOLS)
         asked = [f"item {i}" for i in range(items)]
         with nodes[0].client() as client:
-            flow_id = client.post("/api/flows", json=definition(concurrency)).json()["id"]
+            flow_id = client.post("/api/flows", json=mapped(concurrency, "|")).json()["id"]
             answer = client.post("/api/workflows/start", json={"flow": {"id": flow_id, "version": "draft",
                                                                         "inputs": {"items": asked}}})
             if answer.status_code != 200:

@@ -11,7 +11,8 @@ from tests.harness import wait_for, wait_status
 from tests.rounds.test_takeover import cluster
 
 
-def mapped(concurrency: int) -> dict:
+def mapped(concurrency: int, sep: str = ", ") -> dict:
+    """A flow of one map of `llm` items (its `items` input), the answers joined by `sep` (bench/map_replicas.py too)."""
     return {"name": "mapped", "inputs": {"items": {"type": "list"}},
             "nodes": [{"id": "start", "type": "start"},
                       {"id": "m", "type": "map", "config": {"items": "inputs.items", "concurrency": concurrency,
@@ -19,7 +20,7 @@ def mapped(concurrency: int) -> dict:
                                                                      "config": {"prompt": "{{ item }}"}}}},
                       {"id": "end", "type": "end"}],
             "edges": [{"source": "start", "target": "m"}, {"source": "m", "target": "end"}],
-            "outputs": {"all": "{{ m.output | join(', ') }}"}}
+            "outputs": {"all": f"{{{{ m.output | join('{sep}') }}}}"}}
 
 
 def most_at_once(records, delay: float) -> int:

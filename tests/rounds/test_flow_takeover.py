@@ -7,6 +7,7 @@ import signal
 from collections import Counter
 
 from tests.harness import wait_for, wait_status
+from tests.rounds.test_flow_map_replicas import mapped
 from tests.rounds.test_takeover import TIMEOUT, cluster
 
 
@@ -14,21 +15,14 @@ def test_a_killed_replicas_flow_round_is_taken_over_and_finished_once(tmp_path, 
     openai_stub.default = lambda body: f"done {body['messages'][-1]['content']}"
     openai_stub.delay = 1.0
     items = [f"item {i}" for i in range(5)]
-    mapped = {"name": "mapped", "inputs": {"items": {"type": "list"}},
-              "nodes": [{"id": "start", "type": "start"},
-                        {"id": "m", "type": "map", "config": {"items": "inputs.items", "concurrency": 1,
-                                                              "body": {"id": "ask", "type": "llm",
-                                                                       "config": {"prompt": "{{ item }}"}}}},
-                        {"id": "end", "type": "end"}],
-              "edges": [{"source": "start", "target": "m"}, {"source": "m", "target": "end"}],
-              "outputs": {"all": "{{ m.output | join(', ') }}"}}
     with cluster(tmp_path, postgres_url, openai_stub, ["r1", "r2"], HEARTBEAT_TIMEOUT_SECONDS=TIMEOUT) as rs:
         r1, r2 = rs.values()
         with r1.client() as client:
-            flow_id = client.post("/api/flows", json=mapped).json()["id"]
+            flow_id = client.post("/api/flows", json=mapped(1)).json()["id"]
             wid = client.post("/api/workflows/start", json={"flow": {"id": flow_id, "version": "draft",
                                                                      "inputs": {"items": items}}}).json()["id"]
-        wait_for(lambda: len(openai_stub.records_of("r1")) >= 3, 90, "r1 to be in the middle of the map")
+        # r1 runs the round; its map's items go to either replica (`app.rounds.item_queue`).
+        wait_for(lambda: len(openai_stub.records) >= 3, 90, "the map to be in its middle")
         r1.signal(signal.SIGKILL)
         with r2.client() as client:
             assert wait_status(client, wid, "completed", "failed", timeout=120)["status"] == "completed"
