@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.base import OutputSpec, Plan
 from agents.language import ANSWER, left_out, named_formats, pointed_at, resolve_references
+from agents.phrases import say
 from agents.planning.plan import out_format
 from agents.planning.repairs import deliverable
 from agents.tasks.outputs import stem_of, title_stem
@@ -184,6 +185,15 @@ def left_out_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]]
     return (replace(plan, tasks=tasks, final_documents=finals), notes) if tasks else (plan, [])
 
 
+def content_stem(task: Any, language: str, request: str) -> str:
+    """A file named for what its task makes of what it reads ("summary-of-quarterly-report"), not for the
+    words of the request ("summarise-this-document-in-english-and"); the request's words where the task's
+    work has no name of its own."""
+    if task.agent == "summarizer" and task.inputs:
+        return title_stem(say("summary_of", language, doc=stem_of(task.inputs[0])))
+    return title_stem(request)
+
+
 def asked_formats(plan: Plan, request: str, formats: Mapping[str, Collection[str]],
                   facts: Sequence[Mapping[str, Any]] = ()) -> tuple[Plan, list[str]]:
     """The plan with the file types the request names outright (CSV, Excel, Word, Markdown:
@@ -199,7 +209,7 @@ def asked_formats(plan: Plan, request: str, formats: Mapping[str, Collection[str
     last = next((t for t in reversed(plan.tasks) if t.id not in waited_for), None)
     if not missing or last is None:
         return plan, []
-    stem = stem_of(last.outputs[0].name) if last.outputs else title_stem(request)
+    stem = stem_of(last.outputs[0].name) if last.outputs else content_stem(last, plan.language, request)
     wanted = replace(last, outputs=[*last.outputs, *(OutputSpec(name=f"{stem}.{f}", type=f, purpose="file")
                                                      for f in missing)])
     notes = [f"task '{last.id}': the request asks for {', '.join('.' + f for f in missing)}, which no task "

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.knowledge.memory import catalogue_descriptions, render_catalogue
 from agents.language import ANSWER
@@ -136,3 +138,17 @@ def test_a_file_type_the_request_names_and_no_task_delivers_is_delivered_by_the_
     assert [o.name for o in plan.tasks[0].outputs] == ["summary.md", "summary.docx"]
     assert asked_formats(writer, "What does the Excel file say about 2022?", formats, workbook) == (writer, [])
     assert asked_formats(_plan(), "Make me a CSV of it.", formats, workbook) == (_plan(), [])
+
+
+@pytest.mark.parametrize(("language", "request_text", "name"), [
+    ("en", "Summarise this document in English and give it to me as a Word file.", "summary-of-jahresbericht-2025.docx"),
+    ("de", "Fasse dieses Dokument in drei Sätzen zusammen, als Word-Datei.", "zusammenfassung-von-jahresbericht-2025.docx"),
+    ("fr", "Résume ce document et donne-le-moi en fichier Word.", "résumé-de-jahresbericht-2025.docx"),
+])
+def test_a_summary_asked_for_as_a_file_is_named_for_what_it_summarises(language, request_text, name):
+    # Issue 50: "Fasse dieses Dokument in drei Sätzen zusammen" became fasse-dieses-dokument-in-drei-sätzen.docx.
+    formats = build_registry(entry_points=False).formats()
+    summary = Plan(language=language, answer="-", tasks=[TaskSpec(id="t1", agent="summarizer", instructions="x",
+                                                                  inputs=["Jahresbericht 2025.pdf"])])
+    plan, _ = asked_formats(summary, request_text, formats, [])
+    assert [o.name for o in plan.tasks[0].outputs] == [name]
