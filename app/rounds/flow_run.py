@@ -54,12 +54,13 @@ class RoundJournal:
         # a node run's write need not read it (one statement fewer each). Only this execution writes them.
         self.seq: int | None = None
         self.secrets: dict[str, str] = {}
+        self.item: str | None = None  # a map item run here for another replica: what it reads (`recorded`)
 
     async def recorded(self) -> dict[str, NodeRun]:
         """The round's settled node runs; a rerun's first call copies in the earlier round's runs it reuses
         (each saying `reused_from`, once: a resumed rerun finds them written)."""
         store = self.rt.repo.flows
-        runs = await store.node_runs(self.workflow_id, self.round_no)
+        runs = await store.node_runs(self.workflow_id, self.round_no, self.item)
         wanted = set(self.reuse.get("nodes") or []) - {r.path for r in runs}
         if wanted:
             earlier = int(self.reuse["round"])
@@ -70,8 +71,10 @@ class RoundJournal:
                       if r.path in wanted and r.status == "succeeded"]
             await store.settle(self.workflow_id, self.round_no, copies)
             runs = await store.node_runs(self.workflow_id, self.round_no)
-        # A sub-flow reads them again while writes of its siblings may still be on their way: never back.
-        self.seq = max([self.seq or 0, *(r.seq for r in runs)])
+        # A sub-flow reads them again while writes of its siblings may still be on their way: never back. A map
+        # item run here for another replica counts none: its siblings write too (each write reads the last seq).
+        if self.item is None:
+            self.seq = max([self.seq or 0, *(r.seq for r in runs)])
         return {r.path: msgspec.convert(r.record, NodeRun) for r in runs if r.status != "waiting"}
 
     def _after(self, rows: list[dict[str, Any]]) -> int | None:
@@ -212,7 +215,9 @@ async def run_map_item(rt: Runtime, workflow_id: str, round_no: int, flow_hash: 
     definition = definition_of(text)
     inp = await rt.rounds.round_input(workflow_id, round_no)
     effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition)
-    journal.seq = None  # the round's runs are written by several replicas: each write reads the last seq
+    # It reads the top-level nodes' runs and its own, not every other item's; other replicas write this
+    # round's runs too, so each of its writes reads the last seq.
+    journal.item = path
     run = await rt.runner.run_item(definition, effects, journal, inputs, body, path, extra, limits, journal.secrets)
     await journal.flush()
     return run

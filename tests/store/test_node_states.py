@@ -40,3 +40,17 @@ async def test_node_states_from_a_seq_on_with_the_branch_and_no_record(tmp_path,
         assert await repo.flows.node_states(wid, 2) == []  # another round's: none
     finally:
         await db.dispose()
+
+
+async def test_a_map_item_run_elsewhere_reads_the_top_level_runs_and_its_own_not_its_siblings(tmp_path, database_url):
+    db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'items.db'}")
+    await db.migrate()
+    repo = Repository(db)
+    wid = str(uuid.uuid4())
+    try:
+        await repo.workflows.start_round(Owner(1, 1), wid, "items", True, "go", [], {}, NewLog(f"{wid}:start", "go"))
+        await repo.flows.settle(wid, 1, [_run(p, 0) for p in ("start", "m[0]", "m[1]", "L#1", "f/a", "pick")])
+        assert [r.path for r in await repo.flows.node_runs(wid, 1, item="m[1]")] == ["start", "m[1]", "pick"]
+        assert len(await repo.flows.node_runs(wid, 1)) == 6
+    finally:
+        await db.dispose()

@@ -191,15 +191,19 @@ class FlowStore:
         conn.execute(self.db.insert(table_of(N)).on_conflict_do_nothing(
             index_elements=["workflow_id", "round", "path"]), rows)
 
-    async def node_runs(self, workflow_id: str, round_no: int) -> list[StoredNodeRun]:
-        """The round's settled node runs, in the order they settled."""
-        return await self.db.run_read(self._node_runs_tx, workflow_id, round_no)
+    async def node_runs(self, workflow_id: str, round_no: int, item: str | None = None) -> list[StoredNodeRun]:
+        """The round's settled node runs, in the order they settled; with `item` (a map item's path), only the
+        top-level nodes' and that item's: what one item run on another replica reads, not its siblings'."""
+        return await self.db.run_read(self._node_runs_tx, workflow_id, round_no, item)
 
     @staticmethod
-    def _node_runs_tx(conn: Connection, workflow_id: str, round_no: int) -> list[StoredNodeRun]:
+    def _node_runs_tx(conn: Connection, workflow_id: str, round_no: int, item: str | None = None) -> list[StoredNodeRun]:
         query = (select(col(N.path), col(N.node_id), col(N.type), col(N.status), col(N.attempts), col(N.started_at),
                         col(N.finished_at), col(N.record), col(N.seq))
                  .where(col(N.workflow_id) == workflow_id, col(N.round) == round_no).order_by(col(N.seq)))
+        if item is not None:  # an inner run's path holds "[", "#" or "/" (`agents.flows.iteration`)
+            path = col(N.path)
+            query = query.where((path == item) | (path.not_like("%[%") & path.not_like("%#%") & path.not_like("%/%")))
         return [StoredNodeRun(*r) for r in conn.execute(query)]
 
     async def node_states(self, workflow_id: str, round_no: int, since: int = 0) -> list[NodeState]:
