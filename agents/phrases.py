@@ -154,6 +154,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "fr": "La question ne nomme aucune des colonnes de nombres de {source} ({columns}), rien n'a donc été "
               "comparé : nommez la colonne à comparer",
     },
+    "after_row": {
+        "en": "After «{named}» came: {next} {marks}",
+        "de": "Auf «{named}» folgte: {next} {marks}",
+        "fr": "Après « {named} » est venu : {next} {marks}",
+    },
     "compiled_group": {
         "en": "(the sum of its {n} rows)",
         "de": "(die Summe seiner {n} Zeilen)",

@@ -18,8 +18,11 @@ from agents.knowledge.measures import asked_measures, meanings
 from agents.knowledge.memory import previous_requests
 from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
+from agents.knowledge.sequence import first_rows, following
+from agents.knowledge.sequence import statement as after_statement
 from agents.language import (
     asked_kind,
+    asks_after,
     best_passages,
     compared,
     goes_on,
@@ -276,8 +279,12 @@ class Analyst:
             question, compiled = await _measure_before(question, asked, docs, retriever, size,
                                                        context.history) or (question, compiled)
         found = computed_rows(compiled, docs, found)
+        # "What came after the move to Hall 2?": the row after the one it names, in its ordered table.
+        after = (await off_loop_if_long(size, following, asked, docs)
+                 if docs and not compiled and asks_after(asked) else None)
+        found = first_rows(after, found, docs) if after else found
         # "How much ..., and who ...?": each part searched and judged on its own.
-        asks = question_parts(question) if docs and not compiled and question == asked else [question]
+        asks = question_parts(question) if docs and not compiled and not after and question == asked else [question]
         parts = await search_parts(asks, docs, retriever, PASSAGES) if len(asks) > 1 else []
         if parts:
             found = merged(parts, PASSAGES) or found
@@ -310,7 +317,7 @@ class Analyst:
         # follow-up that leans on an earlier question ("weiter?") is not judged again on that one's words.
         # A question of two parts is judged part by part: a name one part asks about is said for that part.
         covered = (Coverage() if parts else Coverage(share=0.0, absent=missing) if missing
-                   else Coverage() if question != asked or any(c.column for c in compiled)
+                   else Coverage() if question != asked or after or any(c.column for c in compiled)
                    else await off_loop_if_long(size, coverage, question, docs, [p.text for p in found], said))
         absent, unmentioned = covered.unanswered, covered.unmentioned
         if absent or unmentioned:  # "the highest revenue" of a table with none: not found, not "which column?"
@@ -326,7 +333,7 @@ class Analyst:
             system += (f" The question asks {len(asked_parts)} things: answer each in turn, citing its passage"
                        + "".join(f"; the documents never mention {', '.join(p['absent'])}: say so for that part"
                                  for p in asked_parts if p["absent"]) + ".")
-        computed = computed_statements(compiled, language)
+        computed = computed_statements(compiled, language) + ([after_statement(after, language)] if after else [])
         if computed:
             system += (" Computed over the table (this is the answer; do not scan the table yourself): "
                        + " ".join(computed))

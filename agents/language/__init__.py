@@ -12,7 +12,7 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 | `words` | tokens, Snowball stems (PyStemmer), stop words (the `stopwords` package), a question's terms |
 | `sentences` | sentences, extractive summaries, the passages that match a question |
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
-| `compare` | what a question asks to compile over a table: the highest, the lowest, the total |
+| `compare` | what a question asks to compile over a table: the highest, the lowest, the total; what came after a row |
 | `parts` | the parts of a question that asks two things or more, the documents each part of a request names |
 | `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
 | `references` | follow-up questions, the documents a request names, "continue" |
@@ -21,7 +21,17 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 from __future__ import annotations
 
 from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, asking_verbs, holds, without_asking
-from agents.language.compare import MAX, MIN, SUM, compared, comparing_spans, totalling_words, without_comparing
+from agents.language.compare import (
+    MAX,
+    MIN,
+    SUM,
+    asks_after,
+    compared,
+    comparing_spans,
+    totalling_words,
+    without_after,
+    without_comparing,
+)
 from agents.language.detect import LANGUAGES, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
@@ -71,7 +81,7 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "compared", "comparing_spans", "question_parts", "totalling_words", "without_comparing", "Intent", "asked_kind", "asking_verbs",
+    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "asks_after", "compared", "comparing_spans", "question_parts", "totalling_words", "without_after", "without_comparing", "Intent", "asked_kind", "asking_verbs",
     "best_passages", "common_words", "content_words", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "goes_on", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",

@@ -9,7 +9,10 @@ The words are superlatives and words of totalling, not phrasings of one question
 and "most/least", German "-ste(n)" forms and "am ...sten", French "le/la/les plus/moins". A word of
 the lowest ("plus bas", "moins cher") is read before "le plus", so "la plus basse" is a minimum.
 When a maximum or minimum is asked, "total" names the column ("the highest total"), not a sum.
-Pure, no I/O.
+A question may also ask for what came after a row of an ordered table ("What came after the move to
+Hall 2?", "Was kam nach dem Umzug?", "Qu'est-ce qui a suivi l'installation ?"): `asks_after`. A bare
+"next" ("the next meeting") names no row to go on from, and German "nach" only with an article
+("nach dem Umzug", not "Umzug nach Halle 2"). Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -39,6 +42,24 @@ _SUM = re.compile(
     r"|au total|en tout|somme|cumulée?s?)\b",
     re.IGNORECASE,
 )
+
+
+_AFTER = re.compile(
+    r"\b(?:after|afterwards|followed|succeeded"
+    r"|nach (?:dem|der|den|einem|einer)|danach|folgte|gefolgt|darauf folgende[nmrs]?"
+    r"|après|(?:a|ont|avait) suivi|succédé)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_after(question: str) -> bool:
+    """Whether the question asks for what came after something it names (the row after it)."""
+    return bool(_AFTER.search(question))
+
+
+def without_after(question: str) -> str:
+    """The question without its words of order: what is left names the row to go on from."""
+    return _AFTER.sub(" ", question)
 
 
 def _operations(question: str) -> list[tuple[tuple[int, int], str]]:

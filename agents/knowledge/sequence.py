@@ -1,0 +1,105 @@
+"""What came after a row of an ordered table: "What came after the move to Hall 2?" over a table of
+dated milestones is answered by the row after the one it names, not by the rows that share its words
+(issue 50: a passage search quoted the named milestone and the ones before it).
+
+A table is ordered when one of its columns dates every row (a year, a date, a month); its rows are
+read in that order, backwards when the years fall (a chronicle written newest first). The row the
+question names is the one whose other cells share the most of its words, half of that row's words at
+least, and one row alone; the answer is the row after it. Pure, no I/O; `agents.language.asks_after`
+tells whether a question asks this.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents.base import DocumentText, Passage
+from agents.knowledge.compiled import as_written
+from agents.knowledge.passages import location, row_passage
+from agents.knowledge.retrieval import document_language
+from agents.knowledge.sheets import Sheet, sheet_words, sheets_of
+from agents.language import DATE, content_words, detect_language, holds, without_after, without_asking
+from agents.phrases import say
+from agents.toolkit.tables import document_tables
+from extractors.tables import Cell, text_of
+
+
+@dataclass(frozen=True)
+class Following:
+    """The row a question names and the one after it in its table, as the document writes them."""
+
+    named: str  # the named row's passage ("Datum: 30.09.2021; Meilenstein: Umzug nach Halle 2")
+    after: str  # the next row's passage
+    label: str  # the named row's cells but its date ("Umzug nach Halle 2")
+    next_label: str  # the next row's cells, its date first ("10.11.2022, Zertifizierung nach ISO 9001")
+    document: str
+    source: str  # the table's item ("table 1", "page 1 table 1", "sheet 2021")
+
+
+def _dating(sheet: Sheet) -> int | None:
+    """The column that dates every row (a year, a date, a month's name), if any."""
+    for i in range(len(sheet.header)):
+        cells = [text_of(r[i]).strip() for r in sheet.rows]
+        if all(cells) and all(holds(DATE, c) for c in cells):
+            return i
+    return None
+
+
+def _falling(sheet: Sheet, column: int) -> bool:
+    """Whether the rows are written newest first: the years of the dating column fall."""
+    years = [int(m.group()) for r in sheet.rows if (m := re.search(r"\b(?:1[5-9]|20)\d\d\b", text_of(r[column])))]
+    return len(years) == len(sheet.rows) and all(a > b for a, b in zip(years, years[1:], strict=False))
+
+
+def following(question: str, documents: Sequence[DocumentText]) -> Following | None:
+    """The row after the one the question names, in the ordered table that holds it; None when no such
+    table has one row the question clearly names, or that row is the last."""
+    best: list[tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]] = []  # the rows sharing the most
+    most = 0
+    for doc in documents:
+        languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
+        asked = sheet_words(" ".join(content_words(without_asking(without_after(question)), languages[0])), languages)
+        for table in document_tables(doc):
+            for sheet in sheets_of(table):
+                dated = _dating(sheet)
+                if dated is None:
+                    continue
+                rows = sheet.rows[::-1] if _falling(sheet, dated) else sheet.rows
+                for n, row in enumerate(rows):
+                    words = sheet_words(" ".join(text_of(c) for i, c in enumerate(row) if i != dated), languages)
+                    shared = len(words & asked)
+                    if shared and 2 * shared >= len(words) and shared >= most:
+                        best = ([] if shared > most else best) + [(doc, table.source or table.name, sheet, rows, n, dated)]
+                        most = shared
+    if len(best) != 1 or best[0][4] + 1 >= len(best[0][3]):
+        return None  # no row named, two alike, or the last one: nothing comes after it
+    doc, source, sheet, rows, n, dated = best[0]
+    row, nxt = rows[n], rows[n + 1]
+    written = as_written([row_passage("", sheet.header, [text_of(c) for c in r]) for r in (row, nxt)], doc)
+    return Following(written[0], written[1], _cells(row, dated, first=False), _cells(nxt, dated, first=True),
+                     doc.name, source)
+
+
+def _cells(row: Sequence[Cell], dated: int, first: bool) -> str:
+    """A row's cells but its date, or with its date first."""
+    cells = [text_of(c).strip() for i, c in enumerate(row) if i != dated and text_of(c).strip()]
+    return ", ".join([text_of(row[dated]).strip(), *cells] if first else cells)
+
+
+def first_rows(after: Following, found: Sequence[Passage], documents: Sequence[DocumentText]) -> list[Passage]:
+    """The next row and the named one as the first passages, then the others found."""
+    doc = next((d for d in documents if d.name == after.document), None)
+    top = max((p.score for p in found), default=1.0)
+    # Where the search found the named row (a Word table under its heading), else the table's own item.
+    seen = next((p for p in found if p.text == after.named and p.name == after.document), None)
+    where = dict(page=seen.page, sheet=seen.sheet, section=seen.section) if seen else location(after.source)
+    rows = [Passage(name=after.document, text=text, score=top, file_id=doc.file_id if doc else None, **where)
+            for text in (after.after, after.named)]
+    return rows + [p for p in found if p.text not in (after.after, after.named)]
+
+
+def statement(after: Following, language: str) -> str:
+    """What came after, in the user's language, marked with the two first passages."""
+    return say("after_row", language, named=after.label, next=after.next_label, marks="[1][2]").strip() + "."
