@@ -1,0 +1,257 @@
+"""Table questions the offline analyst compiles or looks up (issue 50), in en/de/fr over documents made
+here: a workbook of a sheet a year, a CSV of sales by category, a weather table in a PDF, dated
+milestones in DOCX and PDF tables. Each asks a maximum, a minimum, a total over the rows a category or
+year names, a cell whose year is only its sheet's name, or the milestone after a named one; the
+expected answers were written before the analyst was run on them."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import docx
+import openpyxl
+import pytest
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from agents.base import DocumentText, TaskContext, TaskSpec
+from agents.builtin.analyst import Analyst
+from agents.knowledge.embeddings import available, local_embedder, word_embedder
+from agents.knowledge.retrieval import MemoryRetriever
+from agents.knowledge.sequence import following
+from agents.language import asks_after, detect_language
+from agents.offline import OfflineModel
+from app.rounds.documents import document_of
+from extractors import extract
+
+SALES = {  # sheet (year) -> product, units, revenue (EUR)
+    "2021": [["Croissant", 4200, 6300], ["Baguette", 5100, 5610], ["Cake", 820, 9840], ["Brioche", 1900, 3420],
+             ["Tart", 640, 5120]],
+    "2022": [["Croissant", 4550, 7280], ["Baguette", 5300, 6360], ["Cake", 900, 11250], ["Brioche", 2100, 3990],
+             ["Tart", 700, 5950]],
+    "2023": [["Croissant", 4800, 8160], ["Baguette", 5050, 6565], ["Cake", 1010, 13130], ["Brioche", 2300, 4600],
+             ["Tart", 760, 6840]],
+}
+SHOP = [["2022", "Cakes", "Cheesecake", 1200], ["2022", "Cakes", "Carrot cake", 950], ["2022", "Bread", "Sourdough", 1800],
+        ["2022", "Bread", "Rye loaf", 1100], ["2022", "Drinks", "Coffee", 2500], ["2023", "Cakes", "Cheesecake", 1350],
+        ["2023", "Cakes", "Carrot cake", 1020], ["2023", "Cakes", "Lemon tart", 780], ["2023", "Bread", "Sourdough", 1950],
+        ["2023", "Bread", "Rye loaf", 1150], ["2023", "Drinks", "Coffee", 2700]]
+WEATHER = [["Janvier", "2,1", "68"], ["Février", "3,4", "55"], ["Mars", "7,0", "72"], ["Avril", "10,8", "91"],
+           ["Mai", "14,9", "63"], ["Juin", "18,2", "47"]]
+WERKSTATT = [["15.03.2019", "Gründung der Werkstatt in Leipzig"], ["01.06.2020", "Erste Serienfertigung"],
+             ["30.09.2021", "Umzug nach Halle 2"], ["10.11.2022", "Zertifizierung nach ISO 9001"],
+             ["05.02.2024", "Eröffnung des Onlineshops"]]
+BAKERY = [["March 2015", "First shop opened on Mill Street"], ["May 2017", "Second shop opened in the old town"],
+          ["October 2019", "Own bakehouse built in Riverside"], ["April 2022", "Delivery service launched"],
+          ["January 2024", "Third shop opened at the station"]]
+STATION = [["1998", "Création de la station météo"], ["2005", "Installation du pluviomètre automatique"],
+           ["2012", "Raccordement au réseau national"], ["2019", "Remplacement de l'abri thermométrique"],
+           ["2023", "Mise en ligne des données ouvertes"]]
+
+
+def _workbook() -> bytes:
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for year, rows in SALES.items():
+        sheet = book.create_sheet(year)
+        sheet.append(["Product", "Units", "Revenue (EUR)"])
+        for row in rows:
+            sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _csv() -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["Year", "Category", "Item", "Sales (EUR)"])
+    writer.writerows(SHOP)
+    return out.getvalue().encode()
+
+
+def _docx(title: str, intro: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
+    document = docx.Document()
+    document.add_heading(title, 1)
+    document.add_paragraph(intro)
+    table = document.add_table(rows=1, cols=len(header))
+    for cell, text in zip(table.rows[0].cells, header, strict=True):
+        cell.text = text
+    for row in rows:
+        for cell, text in zip(table.add_row().cells, row, strict=True):
+            cell.text = text
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def _pdf(title: str, intro: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
+    out = io.BytesIO()
+    styles = getSampleStyleSheet()
+    grid = Table([list(header), *[list(r) for r in rows]])
+    grid.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    SimpleDocTemplate(out, pagesize=A4).build([Paragraph(title, styles["Title"]), Paragraph(intro, styles["Normal"]),
+                                               Spacer(1, 12), grid])
+    return out.getvalue()
+
+
+MADE = {
+    "cafe-sales.xlsx": _workbook,
+    "shop-sales.csv": _csv,
+    "station-meteo-2024.pdf": lambda: _pdf(
+        "Station météo de Valmont : relevés 2024", "Relevés mensuels du premier semestre 2024.",
+        ["Mois", "Température moyenne (°C)", "Précipitations (mm)"], WEATHER),
+    "historique-station.pdf": lambda: _pdf(
+        "Historique de la station de Valmont", "Les grandes étapes de la station depuis sa création.",
+        ["Date", "Événement"], STATION),
+    "werkstatt-chronik.docx": lambda: _docx(
+        "Chronik der Werkstatt Berger", "Die wichtigsten Meilensteine der Werkstatt seit ihrer Gründung.",
+        ["Datum", "Meilenstein"], WERKSTATT),
+    "bakery-history.docx": lambda: _docx(
+        "Our bakery's history", "The milestones of the Mill Street Bakery since its first shop.",
+        ["Date", "Milestone"], BAKERY),
+}
+
+
+@functools.cache
+def made(name: str) -> DocumentText:
+    """A document of this set as the round engine extracts an upload."""
+    data = MADE[name]()
+    found = extract(data, name)
+    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
+
+
+@dataclass(frozen=True)
+class Case:
+    question: str
+    document: str
+    expected: tuple[str, ...]  # each must be in the answer's statement or first quote (figures without separators)
+    wrong: tuple[str, ...] = ()  # none may be there: another year's figure, a later milestone (a whole table quoted)
+
+
+CASES = [
+    # English
+    Case("Which product had the highest revenue in 2023?", "cafe-sales.xlsx", ("Cake", "13130")),
+    Case("What was the revenue from croissants in 2021?", "cafe-sales.xlsx", ("6300",), ("7280", "8160")),
+    Case("What was the total of the 2023 sales of cakes?", "shop-sales.csv", ("3150",)),
+    Case("Which month had the most rainfall?", "station-meteo-2024.pdf", ("Avril", "91")),
+    Case("What came next after the delivery service was launched?", "bakery-history.docx",
+         ("Third shop opened at the station",), ("First shop",)),
+    Case("Which product sold the fewest units in 2022, and which the most?", "cafe-sales.xlsx",
+         ("Tart", "700", "Baguette", "5300")),
+    Case("How many units were sold in total in 2022?", "cafe-sales.xlsx", ("13550",)),
+    Case("Which month had the lowest average temperature?", "station-meteo-2024.pdf", ("Janvier", "2.1")),
+    # German
+    Case("Wie hoch war der Umsatz mit Croissants im Jahr 2021?", "cafe-sales.xlsx", ("6300",), ("7280", "8160")),
+    Case("Welches Produkt hatte 2022 den höchsten Umsatz?", "cafe-sales.xlsx", ("Cake", "11250")),
+    Case("Welcher Meilenstein kam nach dem Umzug nach Halle 2?", "werkstatt-chronik.docx",
+         ("Zertifizierung nach ISO 9001",), ("Onlineshops",)),
+    Case("Wie hoch war die Summe der Verkäufe der Kategorie Bread im Jahr 2023?", "shop-sales.csv", ("3100",)),
+    Case("Welcher Monat hatte die höchste und welcher die niedrigste Durchschnittstemperatur?",
+         "station-meteo-2024.pdf", ("Juin", "18.2", "Janvier", "2.1")),
+    Case("Wie viele Einheiten wurden 2023 insgesamt verkauft?", "cafe-sales.xlsx", ("13920",)),
+    Case("Was kam nach der ersten Serienfertigung?", "werkstatt-chronik.docx", ("Umzug nach Halle 2",),
+         ("ISO 9001",)),
+    Case("In welchem Monat gab es den meisten Niederschlag?", "station-meteo-2024.pdf", ("Avril", "91")),
+    # French
+    Case("Quel a été le chiffre d'affaires des croissants en 2022 ?", "cafe-sales.xlsx", ("7280",), ("6300", "8160")),
+    Case("Quel mois a eu les précipitations les plus élevées ?", "station-meteo-2024.pdf", ("Avril", "91")),
+    Case("Quel produit a vendu le moins d'unités en 2021 ?", "cafe-sales.xlsx", ("Tart", "640")),
+    Case("Qu'est-ce qui a suivi l'installation du pluviomètre automatique ?", "historique-station.pdf",
+         ("Raccordement au réseau national",), ("Remplacement",)),
+    Case("Quel est le total des ventes de la catégorie Bread en 2022 ?", "shop-sales.csv", ("2900",)),
+    Case("Quel mois a eu la température moyenne la plus basse, et lequel la plus haute ?", "station-meteo-2024.pdf",
+         ("Janvier", "2.1", "Juin", "18.2")),
+    Case("Quel événement est venu après le raccordement au réseau national ?", "historique-station.pdf",
+         ("Remplacement de l'abri thermométrique",), ("Mise en ligne",)),
+    Case("Quel produit avait le plus grand nombre d'unités vendues en 2023 ?", "cafe-sales.xlsx", ("Baguette", "5050")),
+]
+
+
+class _Retriever(MemoryRetriever):
+    """The in-memory ranking with the vectors the service has: hybrid search, and the likeness of a
+    question's words and a table's headings by the word model (as `app.store.vectors` computes it)."""
+
+    async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
+        words = word_embedder(self.embedder) if self.embedder else None
+        if words is None or not texts or not others:
+            return None
+        vectors = words.passages([*texts, *others])
+        return [[float(c) for c in row] for row in vectors[:len(texts)] @ vectors[len(texts):].T]
+
+
+@functools.cache
+def retriever() -> MemoryRetriever:
+    return _Retriever(local_embedder()) if available() else MemoryRetriever()
+
+
+async def ask(question: str, docs: list[DocumentText]) -> str:
+    """The offline analyst's answer, as a round's task gets it."""
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                 TaskContext(prompt=question, language=detect_language(question),
+                                             documents={d.name: d for d in docs}, predecessors={},
+                                             model=OfflineModel(), retriever=retriever()))
+    return result.text
+
+
+def answered(text: str) -> str:
+    """What an answer states: its lines up to the end of the first quote, figures without thousands
+    separators and with a decimal point ("13,130", "13.130", "13 130" -> 13130; "2,1" -> 2.1)."""
+    lines = text.splitlines()
+    first = next((n for n, line in enumerate(lines) if line.startswith(">")), len(lines))
+    end = next((n for n in range(first, len(lines)) if not lines[n].startswith(">")), len(lines))
+    said = "\n".join(lines[:end])
+    said = re.sub(r"(?<=\d)[,.\u202f\u00a0 ](?=\d{3}\b)", "", said)
+    return re.sub(r"(?<=\d),(?=\d)", ".", said)
+
+
+def right(case: Case, text: str) -> bool:
+    said = answered(text)
+    return all(e in said for e in case.expected) and not any(w in said for w in case.wrong)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{detect_language(c.question)}-{n}" for n, c in enumerate(CASES)])
+async def test_a_table_question_is_answered_by_the_rows_it_means(case: Case) -> None:
+    text = await ask(case.question, [made(case.document)])
+    assert right(case, text), text
+
+
+@pytest.mark.parametrize(("question", "after"), [
+    ("What came next after the delivery service was launched?", True),
+    ("Which milestone followed the move?", True),
+    ("When is the next council meeting?", False),  # no row named to go on from
+    ("Was kam nach der ersten Serienfertigung?", True),
+    ("Wohin zog die Werkstatt nach Halle?", False),  # "nach" a place, not a time
+    ("Qu'est-ce qui a suivi l'installation du pluviomètre ?", True),
+    ("Quel événement est venu après le raccordement ?", True),
+    ("Quelle est la prochaine réunion ?", False),
+])
+def test_a_question_asks_what_came_after_a_row_it_names(question: str, after: bool) -> None:
+    assert asks_after(question) is after
+
+
+def _chronicle(rows: Sequence[Sequence[str]]) -> DocumentText:
+    data = _docx("Chronik", "Meilensteine.", ["Jahr", "Meilenstein"], rows)
+    found = extract(data, "chronik.docx")
+    return document_of("chronik.docx", "docx", found.mime, len(data), found.items)
+
+
+def test_the_row_after_is_read_in_time_order_and_only_for_one_row_clearly_named() -> None:
+    newest_first = _chronicle([["2024", "Onlineshop eröffnet"], ["2021", "Umzug nach Halle 2"], ["2019", "Gründung"]])
+    after = following("Was kam nach dem Umzug nach Halle 2?", [newest_first])
+    assert after is not None and after.next_label == "2024, Onlineshop eröffnet", after
+    assert "Onlineshop eröffnet" in after.after and "Umzug nach Halle 2" in after.named
+    # The last row has nothing after it; two rows named alike are no one row.
+    assert following("What came after the opening of the online shop?", [
+        _chronicle([["2019", "Founding"], ["2024", "Online shop opened"]])]) is None
+    assert following("Qu'est-ce qui a suivi l'ouverture ?", [
+        _chronicle([["2019", "Ouverture à Lyon"], ["2020", "Ouverture à Nice"], ["2021", "Fusion"]])]) is None
+    # A table that dates no row is not ordered.
+    assert following("What came after the brioche?", [made("cafe-sales.xlsx")]) is None
