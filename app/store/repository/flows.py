@@ -18,6 +18,7 @@ from sqlmodel import col
 from app.clock import now
 from app.store.database import Database
 from app.store.records import Owner
+from app.store.statements import Prepared
 from app.store.tables import FlowDefinitionRow, FlowRow, FlowVersionRow, NodeRunRow, table_of
 
 F, V, D, N = FlowRow, FlowVersionRow, FlowDefinitionRow, NodeRunRow
@@ -55,6 +56,9 @@ class FlowStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        # Every node run's write: straight on the cursor (app.store.statements).
+        self._insert_runs = Prepared(db.insert(table_of(N)).on_conflict_do_nothing(
+            index_elements=["workflow_id", "round", "path"]))
 
     # --- definitions by hash --------------------------------------------------------------------
 
@@ -188,8 +192,7 @@ class FlowStore:
         last = after if after is not None else conn.execute(select(func.max(col(N.seq))).where(
             col(N.workflow_id) == workflow_id, col(N.round) == round_no)).scalar() or 0
         rows = [dict(run, workflow_id=workflow_id, round=round_no, seq=last + n) for n, run in enumerate(runs, 1)]
-        conn.execute(self.db.insert(table_of(N)).on_conflict_do_nothing(
-            index_elements=["workflow_id", "round", "path"]), rows)
+        self._insert_runs.execute_many(conn, rows)
 
     async def node_runs(self, workflow_id: str, round_no: int, item: str | None = None) -> list[StoredNodeRun]:
         """The round's settled node runs, in the order they settled; with `item` (a map item's path), only the
