@@ -22,6 +22,8 @@ from app.store.statements import Prepared
 from app.store.tables import FlowDefinitionRow, FlowRow, FlowVersionRow, NodeRunRow, table_of
 
 F, V, D, N = FlowRow, FlowVersionRow, FlowDefinitionRow, NodeRunRow
+DEFINITIONS_KEPT = 64  # definitions kept in memory once read, each at most DEFINITION_KEPT_CHARS long
+DEFINITION_KEPT_CHARS = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class FlowStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._definitions: dict[str, str] = {}  # definitions read lately, by hash (`definition`)
         # Every node run's write: straight on the cursor (app.store.statements).
         self._insert_runs = Prepared(db.insert(table_of(N)).on_conflict_do_nothing(
             index_elements=["workflow_id", "round", "path"]))
@@ -67,8 +70,16 @@ class FlowStore:
                      .on_conflict_do_nothing(index_elements=["hash"]))
 
     async def definition(self, digest: str) -> str | None:
-        """The canonical JSON of the definition with this hash."""
-        return await self.db.run_read(self._definition_tx, digest)
+        """The canonical JSON of the definition with this hash (a definition stored is never changed nor
+        deleted: those read lately are kept, and a flow round's start and its run read it once between them)."""
+        body = self._definitions.get(digest)
+        if body is None:
+            body = await self.db.run_read(self._definition_tx, digest)
+            if body is not None and len(body) <= DEFINITION_KEPT_CHARS:
+                self._definitions[digest] = body
+                if len(self._definitions) > DEFINITIONS_KEPT:
+                    del self._definitions[next(iter(self._definitions))]  # the first read (a dict keeps that order)
+        return body
 
     @staticmethod
     def _definition_tx(conn: Connection, digest: str) -> str | None:
