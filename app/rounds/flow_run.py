@@ -75,10 +75,15 @@ class RoundJournal:
         self.seq: int | None = None
         self.secrets: dict[str, str] = {}
         self.item: str | None = None  # a map item run here for another replica: what it reads (`recorded`)
+        # A round that has just written its first log (not a replay) and reuses no earlier round's runs has none.
+        self.fresh = False
 
     async def recorded(self) -> dict[str, NodeRun]:
         """The round's settled node runs; a rerun's first call copies in the earlier round's runs it reuses
         (each saying `reused_from`, once: a resumed rerun finds them written)."""
+        if self.fresh:  # nothing can have settled yet: nothing to read
+            self.fresh, self.seq = False, 0
+            return {}
         store = self.rt.repo.flows
         runs = await store.node_runs(self.workflow_id, self.round_no, self.item)
         wanted = set(self.reuse.get("nodes") or []) - {r.path for r in runs}
@@ -248,6 +253,7 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
         return  # stopped, deleted or finished before it began
     inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
     effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition, decision, flow.get("reuse"))
+    journal.fresh = prepared is not None and not prepared[1] and not flow.get("reuse")
     inputs = dict(flow.get("inputs") or {})
     replicas = current().replicas  # None on SQLite: one process runs every item
     spread = None if replicas is None else spreader(journal, str(flow.get("hash", "")), inputs,
