@@ -180,9 +180,9 @@ def render(template: str, scope: Mapping[str, Any]) -> str:
     if "{" not in template and "\r" not in template and len(template) <= min(MAX_LENGTH, MAX_OUTPUT):
         return template  # plain text renders as itself (Jinja only turns "\r\n" into "\n"): no context to build
     compiled = _compiled(template)
-    parts = _substitutions(template)
-    if parts is not None:  # text and names: Jinja's render built a context per call, 10x the lookups' own cost
-        done = _substituted(parts, scope)
+    names = _substitutions(template)
+    if names is not None:  # text and names: Jinja's render built a context per call, 10x the lookups' own cost
+        done = _substituted(names, scope)
         if done is not None:
             return done
     budget = _RANGE_BUDGET.set([MAX_RANGE_ITEMS])
