@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, desc, func, select, update
+from sqlalchemy import bindparam, delete, desc, func, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import col
 
@@ -59,6 +59,12 @@ class FlowStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._definitions: dict[str, str] = {}  # definitions read lately, by hash (`definition`)
+        # A flow round's start reads its flow: on the cursor (building the query cost 9x the read's own work).
+        ft = table_of(F)
+        self._flow = Prepared(select(ft).where(ft.c.id == bindparam("fid")))
+        self._owned_flow = Prepared(select(ft).where(ft.c.id == bindparam("fid"),
+                                                     ft.c.mandate_id == bindparam("mandate"),
+                                                     ft.c.user_id == bindparam("user")))
         # Every node run's write: straight on the cursor (app.store.statements).
         self._insert_runs = Prepared(db.insert(table_of(N)).on_conflict_do_nothing(
             index_elements=["workflow_id", "round", "path"]))
@@ -106,13 +112,12 @@ class FlowStore:
         """The flow, if `owner` (anyone: None) has it."""
         return await self.db.run_read(self._flow_tx, owner, flow_id)
 
-    @staticmethod
-    def _flow_tx(conn: Connection, owner: Owner | None, flow_id: int) -> FlowRow | None:
-        query = select(F).where(col(F.id) == flow_id)
-        if owner is not None:
-            query = query.where(col(F.mandate_id) == owner.mandate_id, col(F.user_id) == owner.user_id)
-        row = conn.execute(query).first()
-        return FlowRow.model_validate(row._mapping) if row else None
+    def _flow_tx(self, conn: Connection, owner: Owner | None, flow_id: int) -> FlowRow | None:
+        if owner is None:
+            row = self._flow.first(conn, {"fid": flow_id})
+        else:
+            row = self._owned_flow.first(conn, {"fid": flow_id, "mandate": owner.mandate_id, "user": owner.user_id})
+        return FlowRow.model_validate(row) if row else None
 
     async def page(self, owner: Owner, limit: int, before: int | None) -> list[FlowRow]:
         """The owner's flows, newest first, after the cursor `before` (a flow id)."""
