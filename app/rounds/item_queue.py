@@ -75,6 +75,7 @@ def spreader(journal: Any, flow_hash: str, inputs: Mapping[str, Any], workers: i
                     return _HERE
                 handle: Any = await DBOS.retrieve_workflow_async(wid)
             else:
+                await journal.flush()  # what it held (the runs before the map): the item's replica reads them
                 journal.seq = None  # other replicas write this round's node runs too: each write reads the last seq
                 await _register(workers)
                 options: EnqueueOptions = {"workflow_name": WORKFLOW, "queue_name": QUEUE, "workflow_id": wid,

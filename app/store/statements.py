@@ -45,14 +45,49 @@ class Prepared:
         """Run the statement with `params` in `conn`'s transaction; the rows it returns."""
         return self._run(conn, params)[1]
 
-    def _run(self, conn: Connection, params: dict[str, Any]) -> tuple[_Compiled, Sequence[tuple[Any, ...]]]:
-        names = tuple(params)
+    def execute_many(self, conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
+        """Run the statement (one that returns nothing) once per row, in one call of the driver's `executemany`;
+        every row has the first one's parameter names."""
+        if not rows:
+            return
+        found = self._found(conn, tuple(rows[0]))
+        bound = [self._bound(found, row) for row in rows]
+        cursor = self._cursor(conn)
+        events = conn._has_events or conn.engine._has_events
+        try:
+            if events:
+                conn.dispatch.before_cursor_execute(conn, cursor, found.sql, bound, None, True)
+            cursor.executemany(found.sql, bound)
+            if events:
+                conn.dispatch.after_cursor_execute(conn, cursor, found.sql, bound, None, True)
+        except Exception as exc:
+            conn._handle_dbapi_exception(exc, found.sql, bound, cursor, None)
+            raise  # pragma: no cover - the handler above raises
+        finally:
+            cursor.close()
+
+    def _found(self, conn: Connection, names: tuple[str, ...]) -> _Compiled:
         found = self._compiled.get((conn.dialect, names))
         if found is None:
             found = self._compiled[(conn.dialect, names)] = self._compile(conn, names)
+        return found
+
+    @staticmethod
+    def _bound(found: _Compiled, params: dict[str, Any]) -> tuple[Any, ...]:
         values = found.compiled.construct_params(params)
         processors = found.processors
-        bound = tuple(processors[name](values[name]) if name in processors else values[name] for name in found.order)
+        return tuple(processors[name](values[name]) if name in processors else values[name] for name in found.order)
+
+    @staticmethod
+    def _cursor(conn: Connection) -> Any:
+        dbapi = conn.connection.dbapi_connection
+        if dbapi is None:  # the pooled connection was invalidated and not yet replaced
+            raise ResourceClosedError("The connection was invalidated: the statement did not run.")
+        return dbapi.cursor()
+
+    def _run(self, conn: Connection, params: dict[str, Any]) -> tuple[_Compiled, Sequence[tuple[Any, ...]]]:
+        found = self._found(conn, tuple(params))
+        bound = self._bound(found, params)
         dbapi = conn.connection.dbapi_connection
         if dbapi is None:  # the pooled connection was invalidated and not yet replaced
             raise ResourceClosedError("The connection was invalidated: the statement did not run.")

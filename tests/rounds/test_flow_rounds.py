@@ -3,13 +3,15 @@ node runs, a human node's wait and decision, a failing node, inputs checked, ten
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
 import pytest
 
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from app.config import ApiKey
-from tests.harness import LiveServer, settings_for, wait_status
+from tests.harness import LiveServer, settings_for, wait_for, wait_status
 
 
 class EchoModel(Model):
@@ -22,12 +24,15 @@ class EchoModel(Model):
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         self.calls.append(request)
+        if request.messages[-1]["content"].startswith("wait:"):  # answers once the test opens the gate
+            await asyncio.to_thread(GATE.wait, 60)
         if request.schema is not None:
             return ModelResponse(text='{"ok": true}', data={"ok": True}, usage=Usage(calls=1), model=self.name)
         return ModelResponse(text=f"<{request.messages[-1]['content']}>", usage=Usage(calls=1), model=self.name)
 
 
 MODEL = EchoModel()
+GATE = threading.Event()
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +132,37 @@ def test_a_flow_runs_as_a_round_with_its_outputs_in_the_last_message(server):
         logs = alice.get(f"/api/workflows/{wf}/logs").json()["items"]
         assert logs[-1]["progress"] == 100 and all(log["progress"] is not None for log in logs)
         assert any("Node many (llm) started" in log["message"] for log in logs)
+
+
+def test_a_node_that_runs_a_while_shows_its_start_as_it_runs_and_every_log_lands_in_order(server):
+    slow = {"name": "slow", "nodes": [n("start", "start"), n("t", "template", text="now"),
+                                      n("slow", "llm", prompt="wait: {{ t.output }}"), n("end", "end")],
+            "edges": [e("start", "t"), e("t", "slow"), e("slow", "end")], "outputs": {"o": "{{ slow.output }}"}}
+    with server.client("alice") as alice:
+        flow_id = alice.post("/api/flows", json=slow).json()["id"]
+        GATE.clear()
+        wf = run_flow(alice, flow_id, {})
+        try:
+            def shown() -> list[str] | None:
+                texts = [log["message"] for log in alice.get(f"/api/workflows/{wf}/logs").json()["items"]]
+                return texts if any("Node slow (llm) started" in text for text in texts) else None
+
+            running = wait_for(shown, 30, "the slow node's start log")
+            # While the model has not answered: the nodes before it settled, it started, nothing after it.
+            assert alice.get(f"/api/workflows/{wf}/status").json()["status"] == "running"
+            assert any("Node t (template) finished" in text for text in running)
+            assert not any("Node slow (llm) finished" in text or "Node end" in text for text in running)
+            assert [r["path"] for r in alice.get(f"/api/workflows/{wf}/nodes").json()["items"]] == ["start", "t"]
+        finally:
+            GATE.set()
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        texts = [log["message"] for log in alice.get(f"/api/workflows/{wf}/logs").json()["items"]]
+        nodes = [text for text in texts if text.startswith("Node ")]
+        assert nodes == [f"Node {node} ({kind}) {word}" for node, kind in (("start", "start"), ("t", "template"),
+                                                                            ("slow", "llm"), ("end", "end"))
+                         for word in ("started", "finished")]
+        runs = alice.get(f"/api/workflows/{wf}/nodes").json()["items"]
+        assert [(r["path"], r["status"]) for r in runs] == [(p, "succeeded") for p in ("start", "t", "slow", "end")]
 
 
 def test_bad_inputs_are_refused_naming_each(server):

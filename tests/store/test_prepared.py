@@ -98,3 +98,30 @@ def test_a_statement_that_needs_sqlalchemys_defaults_is_refused(tmp_path):
     with engine.begin() as conn:  # given, it is written
         Prepared(table.insert()).execute(conn, {"id": 1, "n": 5})
         assert conn.execute(sa.select(table.c.n)).scalar() == 5
+
+
+async def test_rows_written_in_one_executemany_read_back_as_sqlalchemy_wrote_them_and_a_taken_key_is_skipped(db):
+    many = Prepared(db.insert(L).on_conflict_do_nothing(index_elements=["key"]))
+    first, second = _log("wf:1:m1", progress=10), _log("wf:1:m2", message="zwei ✓", progress=20)
+    seen: list[tuple[str, bool]] = []
+    engine = db.sync_writer if db.is_sqlite else db.writer.sync_engine
+    def listener(conn, cursor, statement, params, context, executemany):
+        seen.append((statement, executemany))
+
+    sa.event.listen(engine, "before_cursor_execute", listener)
+    try:
+        await db.run_write(lambda conn: many.execute_many(conn, [first, second]))
+        await db.run_write(lambda conn: many.execute_many(conn, [_log("wf:1:m1", message="again"), _log("wf:1:m3")]))
+        await db.run_write(lambda conn: many.execute_many(conn, []))  # nothing to write: no statement
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", listener)
+    assert [executemany for statement, executemany in seen if "INSERT INTO logs" in statement] == [True, True]
+
+    def read(conn):
+        rows = conn.execute(sa.select(L).where(L.c.key.like("wf:1:m%")).order_by(L.c.key)).all()
+        return [row._asdict() for row in rows]
+
+    stored = await db.run_read(read)
+    assert [row["key"] for row in stored] == ["wf:1:m1", "wf:1:m2", "wf:1:m3"]
+    assert {name: stored[0][name] for name in first} == first  # the first write's, not the skipped one's
+    assert {name: stored[1][name] for name in second} == second

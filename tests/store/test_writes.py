@@ -236,3 +236,24 @@ async def test_a_page_read_while_a_write_is_in_flight_ends_at_what_was_committed
     assert in_flight == [(row.last_log_id, row.last_log_id, row.last_message_id)]
     logs, last_log = await repo.messages.log_page("p", 0, 100)
     assert last_log == written.last_log_id == logs[-1][0].id
+
+
+@pytest.mark.parametrize("count", [3, 20])  # one statement on the cursor; more than SOME_LOGS: SQLAlchemy's
+async def test_logs_appended_together_read_back_as_written_once_each_and_their_progress_never_goes_back(repo, count):
+    await repo.workflows.start_round(Owner(1, 1), "g", "Logs", True, "go", [], {},
+                                     NewLog("g:1:start", "Started", agent_name="system", progress=0))
+    before = now()
+    first = [NewLog(f"g:1:{n}", f"Schritt {n} ✓", agent_name="flow", progress=10 + n) for n in range(count)]
+    written = await repo.workflows.append("g", 1, logs=first)
+    # A replay writes the same logs again with one more and a lower progress: only the new one is written.
+    again = await repo.workflows.append("g", 1, logs=[*first[:2], NewLog("g:1:late", "Late", type="warning",
+                                                                          agent_name="flow", progress=5)])
+    assert written is not None and len(written.log_ids) == count and written.log_ids == sorted(written.log_ids)
+    assert again is not None and len(again.log_ids) == 1
+    logs = [entry for entry, _ in await repo.messages.logs_of("g")]
+    assert [entry.key for entry in logs] == ["g:1:start", *(log.key for log in first), "g:1:late"]
+    assert [entry.message for entry in logs[1:-1]] == [log.message for log in first]
+    assert [entry.progress for entry in logs[1:]] == [10 + n for n in range(count)] + [10 + count - 1]
+    assert logs[-1].type == "warning" and all(entry.agent_name == "flow" for entry in logs[1:])
+    assert all(entry.timestamp >= before and entry.timestamp.tzinfo is not None for entry in logs[1:])
+    assert {entry.timestamp for entry in logs[1:-1]} == {logs[1].timestamp}  # one write, one stamp

@@ -11,16 +11,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, desc, func, select, update
+from sqlalchemy import bindparam, delete, desc, func, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from app.clock import now
 from app.store.database import Database
 from app.store.records import Owner
+from app.store.statements import Prepared
 from app.store.tables import FlowDefinitionRow, FlowRow, FlowVersionRow, NodeRunRow, table_of
 
 F, V, D, N = FlowRow, FlowVersionRow, FlowDefinitionRow, NodeRunRow
+DEFINITIONS_KEPT = 64  # definitions kept in memory once read, each at most DEFINITION_KEPT_CHARS long
+DEFINITION_KEPT_CHARS = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,16 @@ class FlowStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._definitions: dict[str, str] = {}  # definitions read lately, by hash (`definition`)
+        # A flow round's start reads its flow: on the cursor (building the query cost 9x the read's own work).
+        ft = table_of(F)
+        self._flow = Prepared(select(ft).where(ft.c.id == bindparam("fid")))
+        self._owned_flow = Prepared(select(ft).where(ft.c.id == bindparam("fid"),
+                                                     ft.c.mandate_id == bindparam("mandate"),
+                                                     ft.c.user_id == bindparam("user")))
+        # Every node run's write: straight on the cursor (app.store.statements).
+        self._insert_runs = Prepared(db.insert(table_of(N)).on_conflict_do_nothing(
+            index_elements=["workflow_id", "round", "path"]))
 
     # --- definitions by hash --------------------------------------------------------------------
 
@@ -63,8 +76,16 @@ class FlowStore:
                      .on_conflict_do_nothing(index_elements=["hash"]))
 
     async def definition(self, digest: str) -> str | None:
-        """The canonical JSON of the definition with this hash."""
-        return await self.db.run_read(self._definition_tx, digest)
+        """The canonical JSON of the definition with this hash (a definition stored is never changed nor
+        deleted: those read lately are kept, and a flow round's start and its run read it once between them)."""
+        body = self._definitions.get(digest)
+        if body is None:
+            body = await self.db.run_read(self._definition_tx, digest)
+            if body is not None and len(body) <= DEFINITION_KEPT_CHARS:
+                self._definitions[digest] = body
+                if len(self._definitions) > DEFINITIONS_KEPT:
+                    del self._definitions[next(iter(self._definitions))]  # the first read (a dict keeps that order)
+        return body
 
     @staticmethod
     def _definition_tx(conn: Connection, digest: str) -> str | None:
@@ -91,13 +112,12 @@ class FlowStore:
         """The flow, if `owner` (anyone: None) has it."""
         return await self.db.run_read(self._flow_tx, owner, flow_id)
 
-    @staticmethod
-    def _flow_tx(conn: Connection, owner: Owner | None, flow_id: int) -> FlowRow | None:
-        query = select(F).where(col(F.id) == flow_id)
-        if owner is not None:
-            query = query.where(col(F.mandate_id) == owner.mandate_id, col(F.user_id) == owner.user_id)
-        row = conn.execute(query).first()
-        return FlowRow.model_validate(row._mapping) if row else None
+    def _flow_tx(self, conn: Connection, owner: Owner | None, flow_id: int) -> FlowRow | None:
+        if owner is None:
+            row = self._flow.first(conn, {"fid": flow_id})
+        else:
+            row = self._owned_flow.first(conn, {"fid": flow_id, "mandate": owner.mandate_id, "user": owner.user_id})
+        return FlowRow.model_validate(row) if row else None
 
     async def page(self, owner: Owner, limit: int, before: int | None) -> list[FlowRow]:
         """The owner's flows, newest first, after the cursor `before` (a flow id)."""
@@ -188,8 +208,7 @@ class FlowStore:
         last = after if after is not None else conn.execute(select(func.max(col(N.seq))).where(
             col(N.workflow_id) == workflow_id, col(N.round) == round_no)).scalar() or 0
         rows = [dict(run, workflow_id=workflow_id, round=round_no, seq=last + n) for n, run in enumerate(runs, 1)]
-        conn.execute(self.db.insert(table_of(N)).on_conflict_do_nothing(
-            index_elements=["workflow_id", "round", "path"]), rows)
+        self._insert_runs.execute_many(conn, rows)
 
     async def node_runs(self, workflow_id: str, round_no: int, item: str | None = None) -> list[StoredNodeRun]:
         """The round's settled node runs, in the order they settled; with `item` (a map item's path), only the

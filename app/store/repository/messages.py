@@ -41,6 +41,9 @@ def fills_message(log_key: str) -> bool:
     return log_key.endswith(READ_DONE) and ":prepare:file:" in log_key
 
 
+SOME_LOGS = 16  # up to this many logs of one append are one statement on the cursor (`_logs_insert`)
+LOG_COLUMNS = ("workflow_id", "key", "round", "message", "type", "timestamp", "agent_name", "status", "progress")
+
 UPDATES = ":updates:"  # a log whose key ends so changed the message it names (e.g. a plan's review state)
 
 
@@ -68,6 +71,7 @@ class MessageStore:
         self._insert_logs = (db.insert(table_of(L)).on_conflict_do_nothing(index_elements=["key"])
                              .returning(table_of(L).c.id, table_of(L).c.progress))
         self._insert_log = Prepared(self._insert_logs)
+        self._insert_some_logs: dict[int, Prepared] = {}  # by how many (`_logs_insert`)
         self._insert_reply = Prepared(db.insert(table_of(M))
                                       .values(parent_message_id=select(col(M.id))
                                               .where(col(M.key) == bindparam("parent_key"))
@@ -133,10 +137,13 @@ class MessageStore:
             rows.append(dict(workflow_id=row.id, key=entry.key, round=row.current_round, message=entry.message,
                              type=entry.type, timestamp=stamp, agent_name=entry.agent_name,
                              status=entry.status or row.status, progress=progress))
-        # One statement for all of them (a single one on the cursor); a log written before a crash
+        # One statement for all of them (on the cursor, up to SOME_LOGS); a log written before a crash
         # is not written again and returns nothing (the row's progress already counts it).
         if len(rows) == 1:
             written = self._insert_log.execute(conn, rows[0])
+        elif 1 < len(rows) <= SOME_LOGS:
+            written = self._logs_insert(len(rows)).execute(conn, {f"{name}_{n}": value for n, values in enumerate(rows)
+                                                                  for name, value in values.items()})
         else:
             written = [tuple(r) for r in conn.execute(self._insert_logs, rows)] if rows else []
         log_ids = [log_id for log_id, _ in written]
@@ -149,6 +156,20 @@ class MessageStore:
                          announce=bool(message_ids or log_ids))
         return Appended(message_ids, log_ids, WorkflowStatus(row.status), last_message_id, last_log_id,
                         file_ids=file_ids)
+
+    def _logs_insert(self, count: int) -> Prepared:
+        """One INSERT of `count` logs (a flow node's write carries its start's and its end's, and those the round
+        held for it), on the cursor: SQLAlchemy's INSERT of many rows through `Connection.execute` cost several
+        times the statement's own work."""
+        found = self._insert_some_logs.get(count)
+        if found is None:
+            lt = table_of(L)
+            values = [{name: bindparam(f"{name}_{n}", type_=lt.c[name].type) for name in LOG_COLUMNS}
+                      for n in range(count)]
+            found = self._insert_some_logs[count] = Prepared(
+                self.db.insert(lt).values(values).on_conflict_do_nothing(index_elements=["key"])
+                .returning(lt.c.id, lt.c.progress))
+        return found
 
     def _add_totals(self, conn: Connection, row: SimpleNamespace, costs: dict[str, Any], announce: bool) -> None:
         """Write the row's new last ids, sequence and progress and add `costs` to its totals; in a batch,

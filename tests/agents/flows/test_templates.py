@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.flows.errors import TemplateError
-from agents.flows.templates import check, render, template_names
+from agents.flows.templates import _compiled, check, render, template_names
 
 SCOPE = {"inputs": {"word": "fox", "items": [1, 2]}, "n1": {"output": {"text": "Hi", "n": 3}, "files": ["f1"]},
          "skipped": {"output": None, "files": []}}
@@ -88,3 +88,26 @@ def test_a_render_reads_only_the_names_the_template_names() -> None:
     Jinja's own scoping) are passed, not every node's output; what it renders is the same."""
     scope = {"inputs": {"word": "fox"}, "item": 2, **{f"n{i}": {"output": "x" * 20_000} for i in range(50)}}
     assert render("{% for c in inputs.word %}{{ c }}{% endfor %} {{ item }}{{ n3.output[:2] }}", scope) == "fox 2xx"
+
+
+@pytest.mark.parametrize("template", [
+    "{{ inputs.word }}", "Part 1 of {{ inputs.word }}.", "{{ item }}", "{{ index }}:{{ item }}",
+    "{{ n1.output }} / {{ n1.output.text }} / {{ n1.files }}", "[{{ skipped.output }}]", "{{ inputs.items }}",
+    "{{ flag }} {{ ratio }} {{ count }}", "line one\r\nline two {{ inputs.word }}\r\n", "{{inputs.word}}{{item}}",
+    "{{ text.upper }}", "{{ self }}", "ü {{ unicode }} ✓",
+])
+def test_a_template_of_names_renders_as_jinja_renders_it(template: str) -> None:
+    """Templates of text and names skip Jinja's context; Jinja itself, rendering them in full, is the oracle."""
+    scope = {**SCOPE, "item": "i3", "index": 3, "flag": True, "ratio": 0.5, "count": 0, "text": "abc",
+             "unicode": "Grüße", "self": "a node called self"}
+    assert render(template, scope) == "".join(_compiled(template).generate(scope))
+
+
+@pytest.mark.parametrize("template", ["{{ inputs.wrod }}", "{{ missing }}", "{{ n1.output.text.__class__ }}",
+                                      "{{ n1.__class__ }}"])
+def test_a_template_of_names_that_fails_fails_as_jinja_says(template: str) -> None:
+    with pytest.raises(TemplateError) as failed:
+        render(template, SCOPE)
+    with pytest.raises(Exception) as jinja:
+        "".join(_compiled(template).generate(SCOPE))
+    assert str(failed.value) == str(jinja.value)
