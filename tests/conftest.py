@@ -51,7 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _start_order(item: pytest.Item) -> int:
     """Under pytest-xdist the modules start in this order (the longest first, so that no long module
-    runs alone at the end while the other worker idles): a check run as a process of its own (mypy),
+    runs alone at the end while the others idle): a check run as a process of its own (mypy),
     then the real-model modules (one scope, over ten minutes), then the modules marked `heavy`
     (a minute or more each: the crash and takeover tests, the fuzzer), then the rest as collected.
     The sort is stable and every worker sorts alike, so the workers' collections stay equal."""
