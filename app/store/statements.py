@@ -51,20 +51,7 @@ class Prepared:
         if not rows:
             return
         found = self._found(conn, tuple(rows[0]))
-        bound = [self._bound(found, row) for row in rows]
-        cursor = self._cursor(conn)
-        events = conn._has_events or conn.engine._has_events
-        try:
-            if events:
-                conn.dispatch.before_cursor_execute(conn, cursor, found.sql, bound, None, True)
-            cursor.executemany(found.sql, bound)
-            if events:
-                conn.dispatch.after_cursor_execute(conn, cursor, found.sql, bound, None, True)
-        except Exception as exc:
-            conn._handle_dbapi_exception(exc, found.sql, bound, cursor, None)
-            raise  # pragma: no cover - the handler above raises
-        finally:
-            cursor.close()
+        self._executed(conn, found, [self._bound(found, row) for row in rows], many=True)
 
     def _found(self, conn: Connection, names: tuple[str, ...]) -> _Compiled:
         found = self._compiled.get((conn.dialect, names))
@@ -87,30 +74,35 @@ class Prepared:
 
     def _run(self, conn: Connection, params: dict[str, Any]) -> tuple[_Compiled, Sequence[tuple[Any, ...]]]:
         found = self._found(conn, tuple(params))
-        bound = self._bound(found, params)
-        dbapi = conn.connection.dbapi_connection
-        if dbapi is None:  # the pooled connection was invalidated and not yet replaced
-            raise ResourceClosedError("The connection was invalidated: the statement did not run.")
-        cursor = dbapi.cursor()
+        return found, self._executed(conn, found, self._bound(found, params), many=False)
+
+    def _executed(self, conn: Connection, found: _Compiled, bound: Any, many: bool) -> Sequence[tuple[Any, ...]]:
+        """Run the compiled statement on a cursor of the connection (`executemany` over `bound`'s rows when
+        `many`), firing SQLAlchemy's cursor events as `Connection.execute` does; the rows it returns."""
+        cursor = self._cursor(conn)
         events = conn._has_events or conn.engine._has_events
+        rows: Sequence[tuple[Any, ...]] = []
         try:
-            if events:  # SQLAlchemy's cursor events, as `Connection.execute` fires them
-                conn.dispatch.before_cursor_execute(conn, cursor, found.sql, bound, None, False)
-            cursor.execute(found.sql, bound)
-            rows: Sequence[tuple[Any, ...]] = cursor.fetchall() if cursor.description else []
-            if found.readers is _UNREAD and cursor.description:
-                found.readers = _readers(conn, found.types, cursor.description)
-            if found.readers:
-                rows = [tuple(value if read is None else read(value) for read, value in zip(found.readers, row))
-                        for row in rows]
             if events:
-                conn.dispatch.after_cursor_execute(conn, cursor, found.sql, bound, None, False)
+                conn.dispatch.before_cursor_execute(conn, cursor, found.sql, bound, None, many)
+            if many:
+                cursor.executemany(found.sql, bound)
+            else:
+                cursor.execute(found.sql, bound)
+                rows = cursor.fetchall() if cursor.description else []
+                if found.readers is _UNREAD and cursor.description:
+                    found.readers = _readers(conn, found.types, cursor.description)
+                if found.readers:
+                    rows = [tuple(value if read is None else read(value) for read, value in zip(found.readers, row))
+                            for row in rows]
+            if events:
+                conn.dispatch.after_cursor_execute(conn, cursor, found.sql, bound, None, many)
         except Exception as exc:
             conn._handle_dbapi_exception(exc, found.sql, bound, cursor, None)
             raise  # pragma: no cover - the handler above raises
         finally:
             cursor.close()
-        return found, rows
+        return rows
 
     def first(self, conn: Connection, params: dict[str, Any]) -> dict[str, Any] | None:
         """Run the statement; its first row by column name (None when it returns none)."""
