@@ -4,6 +4,7 @@ at once may share a `seq`, so a follower reads again from the last one it saw (a
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 from app.clock import now
@@ -19,13 +20,22 @@ def _run(path: str, seq: int, **record: object) -> dict:
             "record": {"output": "x" * 1000, **record}}
 
 
-async def test_node_states_from_a_seq_on_with_the_branch_and_no_record(tmp_path, database_url):
-    db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'nodes.db'}")
+@contextlib.asynccontextmanager
+async def _round(tmp_path, database_url: str, name: str):
+    """A migrated database (the test's PostgreSQL one, else SQLite in tmp_path) with one round started."""
+    db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / (name + '.db')}")
     await db.migrate()
     repo = Repository(db)
     wid = str(uuid.uuid4())
     try:
-        await repo.workflows.start_round(Owner(1, 1), wid, "nodes", True, "go", [], {}, NewLog(f"{wid}:start", "go"))
+        await repo.workflows.start_round(Owner(1, 1), wid, name, True, "go", [], {}, NewLog(f"{wid}:start", "go"))
+        yield db, repo, wid
+    finally:
+        await db.dispose()
+
+
+async def test_node_states_from_a_seq_on_with_the_branch_and_no_record(tmp_path, database_url):
+    async with _round(tmp_path, database_url, "nodes") as (db, repo, wid):
         await repo.flows.settle(wid, 1, [_run("start", 0)])  # settle numbers them: seq 1
         async with db.writer.begin() as conn:  # two runs written at once, each taking the highest seq + 1
             await conn.execute(table_of(NodeRunRow).insert(), [
@@ -38,19 +48,10 @@ async def test_node_states_from_a_seq_on_with_the_branch_and_no_record(tmp_path,
         assert [s.path for s in await repo.flows.node_states(wid, 1, since=2)] == ["a", "b"]  # from the last seen
         assert await repo.flows.node_states(wid, 1, since=3) == []
         assert await repo.flows.node_states(wid, 2) == []  # another round's: none
-    finally:
-        await db.dispose()
 
 
 async def test_a_map_item_run_elsewhere_reads_the_top_level_runs_and_its_own_not_its_siblings(tmp_path, database_url):
-    db = Database(database_url or f"sqlite+aiosqlite:///{tmp_path / 'items.db'}")
-    await db.migrate()
-    repo = Repository(db)
-    wid = str(uuid.uuid4())
-    try:
-        await repo.workflows.start_round(Owner(1, 1), wid, "items", True, "go", [], {}, NewLog(f"{wid}:start", "go"))
+    async with _round(tmp_path, database_url, "items") as (db, repo, wid):
         await repo.flows.settle(wid, 1, [_run(p, 0) for p in ("start", "m[0]", "m[1]", "L#1", "f/a", "pick")])
         assert [r.path for r in await repo.flows.node_runs(wid, 1, item="m[1]")] == ["start", "m[1]", "pick"]
         assert len(await repo.flows.node_runs(wid, 1)) == 6
-    finally:
-        await db.dispose()
