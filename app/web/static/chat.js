@@ -28,10 +28,19 @@ function fresh(id) {
     drafts: new Map(), lastEventId: "", reached: 0, ended: null };
 }
 
+// A message's documents as a key: the same files, as they were, keep their chips across a redraw.
+const docsKey = (message) => JSON.stringify(message.documents || []);
+
 function showMessage(message, live = true) {
   const list = $("messages");
-  const node = renderMessage(message);
   const old = list.querySelector(`li[data-id="${message.id}"]`);
+  const known = view.messages.get(message.id);
+  // The same message again (the stream and a poll both brought it): nothing to redraw, and a click on
+  // one of its chips in that moment is not lost to a replaced node.
+  if (old && known && JSON.stringify(known) === JSON.stringify(message)) return;
+  const node = renderMessage(message);
+  const chips = old && known && docsKey(known) === docsKey(message) ? old.querySelector("ul.docs") : null;
+  if (chips) node.querySelector("ul.docs").replaceWith(chips);  // kept, not redrawn: a click on one lands
   const draft = dropDraft(view.drafts, (message.metadata || {}).draftId);
   // A message that came whole (no live text, or all of it in one delta, as an offline model's does).
   const whole = !old && live && message.role !== "user" && (!draft || Number(draft.dataset.deltas || 0) <= 1);
