@@ -14,11 +14,12 @@ from agents.knowledge.answer_parts import merged, part_hints, search_parts
 from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
+from agents.knowledge.follow_ups import FOLLOWED, follow_up
 from agents.knowledge.measures import asked_measures, meanings
-from agents.knowledge.memory import previous_requests
+from agents.knowledge.memory import previous_answer, previous_requests
 from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
-from agents.knowledge.sequence import first_rows, following
+from agents.knowledge.sequence import after_row, first_rows
 from agents.knowledge.sequence import statement as after_statement
 from agents.language import (
     asked_kind,
@@ -47,9 +48,7 @@ PASSAGES = 6  # passages sent to the model (the offline model quotes the best of
 # Passages quoted under an answer that cited none itself: the best one. Quotes are in the document's
 # language and must not outweigh the answer (a German answer under three English quotes reads as English).
 SOURCES = 1
-FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _MARK = re.compile(r"\[(\d{1,2})\]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def quote_of(question: str, passage: Passage) -> str:
@@ -159,37 +158,6 @@ def computed_statements(compiled: list[Compiled], language: str) -> list[str]:
     return statements
 
 
-async def follow_up(question: str, found: list[Passage], docs: list[DocumentText], history: list[tuple[str, str]],
-                    retriever: Retriever) -> tuple[str, list[Passage]]:
-    """A question read as a follow-up when its own words find nothing or when it goes on by a
-    pronoun: "And what was it in 2022?" asks about the total sales the one before asked for. Their words join the question, the
-    newest first, until passages are found; else the question as asked, with what it found."""
-    asked = question
-    earlier_requests = previous_requests(history, FOLLOWED)
-    numbered = bool(_NUMBER.search(question))
-    for n, earlier in enumerate(earlier_requests, 1):
-        if numbered:  # "And of 9?", "Et en 2022 ?": the newest number asked replaces those before it
-            earlier = _NUMBER.sub(" ", earlier)
-        numbered = numbered or bool(_NUMBER.search(earlier))
-        asked = f"{asked} ({earlier})"
-        if refers_back(earlier) and n < len(earlier_requests):
-            continue  # it went on from the one before it, which named what both ask about
-        if more := await retriever.search(asked, docs, PASSAGES * 3):
-            return asked, numbers_first(question, more)[:PASSAGES]
-    return question, found
-
-
-def numbers_first(question: str, found: list[Passage]) -> list[Passage]:
-    """The passages that write every number the question asks about first, in their order: "And in
-    2024?" after a question about 2023 is searched with that question's words, which the 2023
-    passages hold as well (issue 50: the same quotes came back, 2023 first)."""
-    wanted = set(_NUMBER.findall(question))
-    if not wanted:
-        return found
-    holding = [p for p in found if wanted <= set(_NUMBER.findall(p.text))]
-    return holding + [p for p in found if p not in holding]
-
-
 async def _with_sources(question: str, found: list[Passage], docs: list[DocumentText],
                         retriever: Retriever) -> list[Passage]:
     """`found`, then the best passages of the user's own documents for the question, when the
@@ -264,7 +232,7 @@ class Analyst:
         asked = question
         # "continue" after a finished answer goes on with what the request before it asked about.
         if docs and (not found or refers_back(question) or wants_continuation(question)):
-            question, found = await follow_up(question, found, docs, context.history, retriever)
+            question, found = await follow_up(question, found, docs, context.history, retriever, PASSAGES)
         found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
         size = sum(text_size(d.items) for d in docs)
         # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
@@ -280,7 +248,8 @@ class Analyst:
                                                        context.history) or (question, compiled)
         found = computed_rows(compiled, docs, found)
         # "What came after the move to Hall 2?": the row after the one it names, in its ordered table.
-        after = (await off_loop_if_long(size, following, asked, docs)
+        # "Und was kam danach?" names no row: it goes on from the last row the answer before it gave.
+        after = (await off_loop_if_long(size, after_row, asked, previous_answer(context.history), docs)
                  if docs and not compiled and asks_after(asked) else None)
         found = first_rows(after, found, docs) if after else found
         # "How much ..., and who ...?": each part searched and judged on its own.

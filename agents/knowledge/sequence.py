@@ -12,7 +12,7 @@ tells whether a question asks this.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from agents.base import DocumentText, Passage
@@ -20,7 +20,7 @@ from agents.knowledge.compiled import as_written
 from agents.knowledge.passages import location, row_passage
 from agents.knowledge.retrieval import document_language
 from agents.knowledge.sheets import Sheet, sheet_words, sheets_of
-from agents.language import DATE, content_words, detect_language, holds, without_after, without_asking
+from agents.language import DATE, content_words, detect_language, holds, refers_back, without_after, without_asking
 from agents.phrases import say
 from agents.toolkit.tables import document_tables
 from extractors.tables import Cell, text_of
@@ -53,29 +53,70 @@ def _falling(sheet: Sheet, column: int) -> bool:
     return len(years) == len(sheet.rows) and all(a > b for a, b in zip(years, years[1:], strict=False))
 
 
+def _ordered(documents: Sequence[DocumentText]) -> Iterator[tuple[DocumentText, str, Sheet, list[list[Cell]], int]]:
+    """Each table dated row by row: its document, item, sheet, rows in time order and dating column."""
+    for doc in documents:
+        for table in document_tables(doc):
+            for sheet in sheets_of(table):
+                dated = _dating(sheet)
+                if dated is not None:
+                    yield doc, table.source or table.name, sheet, sheet.rows[::-1] if _falling(sheet, dated) else sheet.rows, dated
+
+
+def _row_words(row: Sequence[Cell], dated: int, languages: list[str]) -> set[str]:
+    return sheet_words(" ".join(text_of(c) for i, c in enumerate(row) if i != dated), languages)
+
+
 def following(question: str, documents: Sequence[DocumentText]) -> Following | None:
     """The row after the one the question names, in the ordered table that holds it; None when no such
     table has one row the question clearly names, or that row is the last."""
     best: list[tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]] = []  # the rows sharing the most
     most = 0
-    for doc in documents:
-        languages = list(dict.fromkeys([detect_language(question, default="en"), document_language(doc.items)]))
-        asked = sheet_words(" ".join(content_words(without_asking(without_after(question)), languages[0])), languages)
-        for table in document_tables(doc):
-            for sheet in sheets_of(table):
-                dated = _dating(sheet)
-                if dated is None:
-                    continue
-                rows = sheet.rows[::-1] if _falling(sheet, dated) else sheet.rows
-                for n, row in enumerate(rows):
-                    words = sheet_words(" ".join(text_of(c) for i, c in enumerate(row) if i != dated), languages)
-                    shared = len(words & asked)
-                    if shared and 2 * shared >= len(words) and shared >= most:
-                        best = ([] if shared > most else best) + [(doc, table.source or table.name, sheet, rows, n, dated)]
-                        most = shared
-    if len(best) != 1 or best[0][4] + 1 >= len(best[0][3]):
-        return None  # no row named, two alike, or the last one: nothing comes after it
-    doc, source, sheet, rows, n, dated = best[0]
+    language = detect_language(question, default="en")
+    for doc, source, sheet, rows, dated in _ordered(documents):
+        languages = list(dict.fromkeys([language, document_language(doc.items)]))
+        asked = sheet_words(" ".join(content_words(without_asking(without_after(question)), language)), languages)
+        for n, row in enumerate(rows):
+            words = _row_words(row, dated, languages)
+            shared = len(words & asked)
+            if shared and 2 * shared >= len(words) and shared >= most:
+                best = ([] if shared > most else best) + [(doc, source, sheet, rows, n, dated)]
+                most = shared
+    if len(best) != 1:
+        return None  # no row named, or two alike
+    return _after(*best[0])
+
+
+def continued(answer: str, documents: Sequence[DocumentText]) -> Following | None:
+    """What came after the last row an earlier answer gave: "Und was kam danach?" after "Auf «Umstellung
+    auf Bio-Mehl» folgte: 11.2018, Neue Backstube" goes on from the Backstube row, not from the row the
+    earlier question named. A row is given when the answer writes its date as the table does and half
+    its other words at least; the table is the one with the most rows given (one table alone), the row
+    the latest of them. None when no table has one, or the latest is the last row."""
+    found: list[tuple[int, tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]]] = []
+    language = detect_language(answer, default="en")
+    for doc, source, sheet, rows, dated in _ordered(documents):
+        languages = list(dict.fromkeys([language, document_language(doc.items)]))
+        said = sheet_words(" ".join(content_words(answer, language)), languages)
+        given = [n for n, row in enumerate(rows) if text_of(row[dated]).strip() in answer
+                 and 2 * len(_row_words(row, dated, languages) & said) >= len(_row_words(row, dated, languages))]
+        if given:
+            found.append((len(given), (doc, source, sheet, rows, given[-1], dated)))
+    most = max((n for n, _ in found), default=0)
+    best = [table for n, table in found if n == most]
+    return _after(*best[0]) if len(best) == 1 else None
+
+
+def after_row(question: str, answer: str, documents: Sequence[DocumentText]) -> Following | None:
+    """The row after the one the question names, or, when it names none and goes on from the answer
+    before it ("And what came after that?"), after the last row that answer gave."""
+    return following(question, documents) or (continued(answer, documents) if refers_back(question) else None)
+
+
+def _after(doc: DocumentText, source: str, sheet: Sheet, rows: list[list[Cell]], n: int, dated: int) -> Following | None:
+    """The row `n` and the one after it, as the document writes them; None when `n` is the last."""
+    if n + 1 >= len(rows):
+        return None
     row, nxt = rows[n], rows[n + 1]
     written = as_written([row_passage("", sheet.header, [text_of(c) for c in r]) for r in (row, nxt)], doc)
     return Following(written[0], written[1], _cells(row, dated, first=False), _cells(nxt, dated, first=True),

@@ -266,3 +266,32 @@ def test_the_row_after_is_read_in_time_order_and_only_for_one_row_clearly_named(
         _chronicle([["2019", "Ouverture à Lyon"], ["2020", "Ouverture à Nice"], ["2021", "Fusion"]])]) is None
     # A table that dates no row is not ordered.
     assert following("What came after the brioche?", [made("cafe-sales.xlsx")]) is None
+
+
+async def _answered_after(question: str, earlier: str, answer: str, docs: list[DocumentText]) -> str:
+    """The offline analyst's answer to a follow-up, with the round before it in the task's history."""
+    history = [("user", f"[round 1] {earlier}"), ("assistant", f"[round 1] Final answer: {answer}")]
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                 TaskContext(prompt=question, language=detect_language(question),
+                                             documents={d.name: d for d in docs}, predecessors={},
+                                             model=OfflineModel(), retriever=retriever(), history=history))
+    return result.text
+
+
+@pytest.mark.parametrize(("first", "then", "document", "expected"), [
+    ("What came after the second shop opened in the old town?", "And what came after that?", "bakery-history.docx",
+     "Delivery service launched"),
+    ("Was kam nach der ersten Serienfertigung?", "Und was kam danach?", "werkstatt-chronik.docx",
+     "Zertifizierung nach ISO 9001"),
+    ("Qu'est-ce qui a suivi l'installation du pluviomètre ?", "Et après ?", "historique-station.pdf",
+     "Remplacement de l'abri"),
+])
+async def test_a_follow_up_goes_on_from_the_row_the_answer_before_gave(
+        first: str, then: str, document: str, expected: str) -> None:
+    """"And what came after that?" names no row: it goes on from the last row the answer before it gave
+    (the next row after the one the first question named), not from the row that question named."""
+    docs = [made(document)]
+    answer = await ask(first, docs)
+    text = await _answered_after(then, first, answer, docs)
+    statement, quoted = answered(text).split("\n>", 1)
+    assert expected in statement and expected in quoted, (answer, text)

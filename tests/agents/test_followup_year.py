@@ -43,7 +43,7 @@ async def test_a_follow_up_that_changes_the_year_quotes_that_year_first(doc, fir
 
 def test_the_passages_that_write_the_asked_year_come_first():
     from agents.base import Passage
-    from agents.builtin.analyst import numbers_first
+    from agents.knowledge.follow_ups import numbers_first
 
     found = [Passage("r.txt", "In 2023 the library lent 48,200 books; books, books and more books.", 2.0),
              Passage("r.txt", "In 2024 it lent 51,900.", 1.0)]
