@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -47,6 +48,7 @@ CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again w
 # the vectors were being made, 7 of 12 once they were): such a question waits for them, this long at most
 # per file. A question in the files' own language answers at once, from keywords until the vectors exist.
 CROSS_LANGUAGE_WAIT = 30.0
+WAITED, LATER = 0, 1  # a file a question waits for is embedded first, the rest in the order they came
 NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
 
 
@@ -79,8 +81,10 @@ class VectorIndex:
         # The embedder's `passages` as a function worker processes run (the local models); None: threads.
         self.in_process = in_process
         self._pool: Executor | None = None
-        self._queue: asyncio.Queue[str] | None = None
-        self._queued: set[str] = set()
+        self._queue: asyncio.PriorityQueue[tuple[int, int, str]] | None = None  # (WAITED or LATER, order, sha)
+        self._queued: set[str] = set()  # scheduled and not done: in the queue or being embedded
+        self._pending: dict[str, int] = {}  # in the queue, not taken yet: its best priority
+        self._order = itertools.count()
         self._tasks: list[asyncio.Task[None]] = []
         self._ready: set[str] = set()  # files whose vectors by this model are complete
         self._matrices: OrderedDict[str, tuple[np.ndarray, Rows]] = OrderedDict()
@@ -94,19 +98,22 @@ class VectorIndex:
     def model(self) -> str:
         return self.embedder.name
 
-    def schedule(self, shas: Sequence[str]) -> None:
-        """Embed these files' chunks in the background (those not done or queued already)."""
+    def schedule(self, shas: Sequence[str], priority: int = LATER) -> None:
+        """Embed these files' chunks in the background (those not done or queued already); a file a
+        question waits for (`WAITED`) is taken before the rest, moved ahead if it was queued already."""
         if self._queue is None:
-            self._queue = asyncio.Queue()
+            self._queue = asyncio.PriorityQueue()
             self._pool = (ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
                                               initializer=_background, initargs=(os.getpid(),))
                           if self.in_process is not None
                           else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed"))
             self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
         for sha in shas:
-            if sha and sha not in self._queued and sha not in self._ready:
+            fresh = sha and sha not in self._queued and sha not in self._ready
+            if fresh or priority < self._pending.get(sha, priority):  # an entry it had stays, skipped when taken
                 self._queued.add(sha)
-                self._queue.put_nowait(sha)
+                self._pending[sha] = priority
+                self._queue.put_nowait((priority, next(self._order), sha))
 
     async def ready(self, shas: Sequence[str]) -> set[str]:
         """The files among `shas` whose vectors exist; the others are scheduled."""
@@ -125,6 +132,7 @@ class VectorIndex:
         its sources) do not wait for it again."""
         loop = asyncio.get_running_loop()
         ready = await self.ready(shas)
+        self.schedule([s for s in shas if s not in ready], WAITED)
         for sha in shas:
             if sha not in ready:
                 self._waits.setdefault(sha, loop.time() + timeout)
@@ -259,7 +267,10 @@ class VectorIndex:
     async def _work(self) -> None:
         assert self._queue is not None
         while True:
-            sha = await self._queue.get()
+            priority, _, sha = await self._queue.get()
+            if self._pending.get(sha) != priority:
+                continue  # taken before at a better priority: this entry is stale
+            del self._pending[sha]
             try:
                 await self.embed_now(sha)
             except asyncio.CancelledError:
@@ -285,6 +296,7 @@ class VectorIndex:
         self._tasks = []
         self._queue = None
         self._queued.clear()
+        self._pending.clear()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             wait = isinstance(pool, ProcessPoolExecutor)
