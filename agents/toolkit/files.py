@@ -170,10 +170,11 @@ def docx_bytes(markdown: str, title: str | None = None) -> bytes:
 
     document = Document()
     lines = markdown.splitlines()
-    # A text opening with the title as "# Title" says it once, as the document's title.
+    # A text opening with the title as a heading ("# Title", a summary's "## Summary of x") says it once,
+    # as the document's title.
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     match = _HEADING.match(lines[first]) if first is not None else None
-    if title and first is not None and match and len(match.group(1)) == 1 and match.group(2).casefold() == title.strip().casefold():
+    if title and first is not None and match and match.group(2).strip().casefold() == title.strip().casefold():
         lines = lines[first + 1:]
     if title:
         document.add_heading(title, level=0)

@@ -90,6 +90,10 @@ def test_docx_has_headings_lists_bold_and_a_real_table() -> None:
     assert [run.text for run in paragraph.runs if run.bold] == ["grew"]
     once = Document(io.BytesIO(docx_bytes("# Report\n\nText.", title="Report")))
     assert [(p.style.name, p.text) for p in once.paragraphs if p.text] == [("Title", "Report"), ("Normal", "Text.")]
+    # A summary opens with its own heading, the file's title: once, as the title.
+    summary = Document(io.BytesIO(docx_bytes("## Summary of a.pdf\n\n> A quote.", title="Summary of a.pdf")))
+    assert [(p.style.name, p.text) for p in summary.paragraphs if p.text] == [("Title", "Summary of a.pdf"),
+                                                                              ("Quote", "A quote.")]
     assert ("Quote", "The board approved the plan.") in styled
     note = next(p for p in document.paragraphs if p.text == "Made offline from the documents.")
     assert all(run.italic for run in note.runs)
