@@ -295,3 +295,24 @@ async def test_a_follow_up_goes_on_from_the_row_the_answer_before_gave(
     text = await _answered_after(then, first, answer, docs)
     statement, quoted = answered(text).split("\n>", 1)
     assert expected in statement and expected in quoted, (answer, text)
+
+
+@pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
+@pytest.mark.parametrize(("question", "document", "expected"), [
+    ("What came after the move to the second hall?", "werkstatt-chronik.docx", "Zertifizierung nach ISO 9001"),
+    ("Qu'est-ce qui a suivi la première production en série ?", "werkstatt-chronik.docx", "Umzug nach Halle 2"),
+    ("Was kam nach der Eröffnung des zweiten Ladens in der Altstadt?", "bakery-history.docx",
+     "Own bakehouse built in Riverside"),
+    ("What came after the connection to the national network?", "historique-station.pdf",
+     "Remplacement de l'abri"),
+])
+async def test_a_row_named_in_another_language_is_found_by_meaning(question: str, document: str, expected: str) -> None:
+    """A question that shares no word with the table's rows names the row its words mean (the vectors'
+    likeness), and is answered with the row after it, stated and quoted."""
+    statement, quoted = answered(await ask(question, [made(document)])).split("\n>", 1)
+    assert expected in statement and expected in quoted, statement
+
+
+async def test_a_row_no_label_means_is_not_named() -> None:
+    text = await ask("What came after the brioche?", [made("bakery-history.docx")])
+    assert "came:" not in text.splitlines()[0] and "Delivery service" not in text.splitlines()[0], text
