@@ -244,15 +244,18 @@ class VectorIndex:
             if (gone := self._matrices.pop(sha, None)) is not None:
                 self._bytes -= gone[1].nbytes
 
-    async def embed_now(self, sha: str) -> None:
+    async def embed_now(self, sha: str) -> bool:
         """Embed one file's chunks (what a worker does per file): those without a vector by this model,
         stored a batch at a time, so a start killed meanwhile leaves what it made to the next one (issue
-        51, item 11: under kills seconds apart a book's vectors, made whole or not at all, were never made)."""
+        51, item 11: under kills seconds apart a book's vectors, made whole or not at all, were never made).
+        False when it stopped between batches for a file a question waits for (the rest is made later)."""
         done = await self.store.vector_ids(sha, self.model)
         chunks = [(i, t) for i, t in await self.store.texts(sha) if i not in done]
         loop = asyncio.get_running_loop()
         passages = self.in_process or self.embedder.passages
         for start in range(0, len(chunks), BATCH):
+            if start and WAITED in self._pending.values() and sha not in self._waits:
+                return False  # a book's batches do not hold up the file a question is waiting for
             batch = chunks[start:start + BATCH]
             vectors = await loop.run_in_executor(self._pool, passages, [t for _, t in batch])
             rows = [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
@@ -263,6 +266,7 @@ class VectorIndex:
         if self._made is not None:  # wakes every `wait_ready`; the next ones wait on a new event
             self._made.set()
             self._made = None
+        return True
 
     async def _work(self) -> None:
         assert self._queue is not None
@@ -272,13 +276,18 @@ class VectorIndex:
                 continue  # taken before at a better priority: this entry is stale
             del self._pending[sha]
             try:
-                await self.embed_now(sha)
+                finished = await self.embed_now(sha)
             except asyncio.CancelledError:
+                self._queued.discard(sha)
                 raise
             except Exception:  # noqa: BLE001 - vectors are an aid: the file stays searchable by BM25
                 log.exception("the vectors of file %s could not be made", sha[:12])
-            finally:
+                finished = True
+            if finished:
                 self._queued.discard(sha)
+            else:  # put back ahead of the files that came after it
+                self._pending[sha] = LATER
+                self._queue.put_nowait((LATER, -next(self._order), sha))
 
     async def idle(self) -> None:
         """Wait until every scheduled file is embedded (tests, benchmarks)."""
