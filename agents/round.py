@@ -33,7 +33,7 @@ from agents.flows import (
     Node,
     NodeRun,
 )
-from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
+from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome, prior_round
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
@@ -48,6 +48,7 @@ from agents.knowledge.memory import (
     reusable,
     round_turns,
 )
+from agents.knowledge.recall import Recollection, Remembered, recollect, remember
 from agents.language import detect_language, load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
 from agents.planning.as_flow import run_plan
@@ -77,7 +78,8 @@ from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "MAX_QUESTIONS", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Registry", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
+    "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
+    "TaskOutcome", "answer_documents", "prior_round", "recollect", "remember",
     "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
