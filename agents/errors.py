@@ -39,3 +39,12 @@ class UnknownAgentError(RegistryError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0]) if self.args else ""
+
+
+class PlanEditError(AgentsError):
+    """A person's edit of a plan under review cannot run: `problems` lists every reason, in the wire's
+    names (`tasks[0]`, `finalDocuments`), the size alone when the plan has too many tasks."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems

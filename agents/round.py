@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,7 +33,7 @@ from agents.flows import (
     Node,
     NodeRun,
 )
-from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
+from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome, prior_round
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
@@ -48,9 +48,11 @@ from agents.knowledge.memory import (
     reusable,
     round_turns,
 )
+from agents.knowledge.recall import Recollection, Remembered, recollect, remember
 from agents.language import detect_language, load_detector, load_names, rounds_named
 from agents.model import Model, ModelError, current_draft
-from agents.planning.as_flow import run_plan
+from agents.planning.as_flow import plan_definition, run_plan
+from agents.planning.edit import EditedPlan, checked_edit, oversized
 from agents.planning.manager import (
     PlanLimits,
     PlanOutcome,
@@ -75,8 +77,9 @@ from agents.toolkit.cpu import off_gil_if_long, off_loop
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
-    "BUDGET", "DEFERRED", "MAX_QUESTIONS", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Registry", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "answer_documents",
+    "BUDGET", "DEFERRED", "MAX_QUESTIONS", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
+    "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
+    "TaskOutcome", "answer_documents", "plan_definition", "prior_round", "recollect", "remember",
     "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
@@ -204,6 +207,19 @@ class Runner:
             *planned.repairs, "the model could not make a valid work plan, even after one repair "
                               f"({'; '.join(failed.errors)}): the built-in planner made it, and its tasks "
                               "run with the model"])
+
+    async def edited(self, edit: Any, current: Plan, inputs: Callable[[], Awaitable[RoundInput]],
+                     file_name: Callable[[str], str]) -> EditedPlan:
+        """A person's edit of the plan under review, checked by the rules a model's plan is (this Runner's
+        registry and MAX_TASKS_PER_PLAN, the round's readable documents from `inputs`) and its output names
+        by `file_name` (the name the service stores a file under), with its record and message; or
+        `PlanEditError` listing every problem. A plan over the limit is told so alone, before anything else
+        is read of it or of the round; the rest is checked in a worker thread, so a large edit never holds
+        the event loop (`agents.planning.edit`)."""
+        oversized(edit, self.limits.max_tasks)
+        readable = [d.name for d in (await inputs()).documents if not d.problem]
+        return await off_loop(checked_edit, edit, current, self.registry.names(), readable, self.limits.max_tasks,
+                              self.registry.formats(), file_name)
 
     @staticmethod
     def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:

@@ -9,6 +9,8 @@ package's modules (`tests/test_layers.py`).
 - `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
   both the app's); `iteration`: its maps and loops, and `ItemRunner`, where a map's items may run;
 - `dify`: a Dify DSL app translated into a definition;
+- `formats`: what the service calls: a definition read from a body or a file in any accepted form, checked
+  and identified (`read_definition`, raising one `DefinitionError`), and written as a file (`write_definition`);
 - `errors`: the `FlowError` tree.
 """
 
@@ -30,7 +32,8 @@ from agents.flows.diff import diff as diff_definitions
 from agents.flows.dify import DifyError, DifyImport, from_dify, is_dify, literal
 from agents.flows.dify import coverage as dify_coverage
 from agents.flows.engine import FlowRunner
-from agents.flows.errors import DefinitionError, FlowError, YamlError
+from agents.flows.errors import DefinitionError, FlowError, ShapeError, YamlError
+from agents.flows.formats import InvalidFlowError, Read, Version, read_definition, version_of, write_definition
 from agents.flows.iteration import ItemRunner
 from agents.flows.runs import (
     Effects,
@@ -51,4 +54,5 @@ __all__ = [
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "ItemRunner", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",
+    "InvalidFlowError", "Read", "ShapeError", "Version", "read_definition", "version_of", "write_definition",
 ]

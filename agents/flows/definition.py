@@ -14,7 +14,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from agents.flows.errors import ConfigError, DefinitionError
+from agents.flows.errors import ConfigError, ShapeError
 
 InputType = Literal["string", "number", "boolean", "list", "files"]
 OnError = Literal["fail", "continue", "branch", "default"]
@@ -265,15 +265,16 @@ def config_of(node: Node) -> NodeConfig:
 
 
 def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
-    """A definition from JSON (bytes or text) or an already parsed mapping (from YAML, say)."""
+    """A definition from JSON (bytes or text) or already parsed data (a mapping from YAML, say; anything
+    else is a `ShapeError` saying what it is)."""
     try:
-        if isinstance(raw, dict):
-            return msgspec.convert(raw, FlowDefinition)
-        return msgspec.json.decode(raw, type=FlowDefinition)
+        if isinstance(raw, bytes | str):
+            return msgspec.json.decode(raw, type=FlowDefinition)
+        return msgspec.convert(raw, FlowDefinition)
     except msgspec.ValidationError as error:
         path, message = _split(error, "$")
-        raise DefinitionError(path, message) from None
+        raise ShapeError(path, message) from None
     except msgspec.DecodeError as error:
-        raise DefinitionError("$", f"not JSON: {error}") from None
+        raise ShapeError("$", f"not JSON: {error}") from None
     except RecursionError:
-        raise DefinitionError("$", "nested too deeply") from None
+        raise ShapeError("$", "nested too deeply") from None

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from agents.flows.errors import FlowError
+from agents.flows.errors import DefinitionError
 from agents.flows.validate import IDENTIFIER, RESERVED
 
 SUPPORTED: Final = frozenset({"start", "llm", "if-else", "iteration", "loop", "human-input", "code", "http-request",
@@ -41,12 +41,22 @@ def literal(text: str) -> str:
     return _LITERAL.sub(_quoted, text)
 
 
-class DifyError(FlowError):
+class DifyError(DefinitionError):
     """A Dify app that cannot be imported: `node_id` and `node_type` name the node at fault (None: the app)."""
+
+    code = "dify_unsupported"
 
     def __init__(self, message: str, node_id: str | None = None, node_type: str | None = None) -> None:
         super().__init__(message)
         self.node_id, self.node_type = node_id, node_type
+
+    @property
+    def detail(self) -> str:
+        return f"The Dify app cannot be imported: {self}. Nothing was saved."
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return {"nodeId": self.node_id, "nodeType": self.node_type}
 
 
 @dataclass(frozen=True)

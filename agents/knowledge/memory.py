@@ -29,6 +29,7 @@ class PriorTask:
     delivered: bool = False
     text: str = ""
     files: list[int] = field(default_factory=list)
+    message: int | None = None  # the id of the message its outcome was written in (None: reused, or not known)
 
 
 def prior_tasks(record: Mapping[str, Any]) -> list[PriorTask]:

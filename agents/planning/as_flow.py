@@ -8,10 +8,15 @@ token budget refuses a task about to start (`admit`).
 The round's own journal stays the app's (`RoundHooks.run` writes each task): this journal is the run's
 memory, the tasks known before (delivered before a crash, or in an earlier part of the round) read back
 as settled node runs, and a skipped node reported with the plan's wording of why.
+
+A plan saved as a person's flow (`POST /api/flows` with `fromRound`) is the same graph written as a draft
+a person edits (`plan_definition`): the tasks' instructions as literal text, the round's documents and its
+request as the flow's inputs.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -27,6 +32,7 @@ from agents.flows import (
     NodeError,
     NodeRun,
     Produced,
+    literal,
 )
 from agents.planning.scheduler import BUDGET, Finished
 
@@ -66,6 +72,53 @@ def task_graph(plan: Plan) -> FlowDefinition:
                   on_error="branch") for t in plan.tasks]
     edges = [Edge(source=dep, target=t.id) for t in plan.tasks for dep in t.depends_on]
     return FlowDefinition(name="plan", nodes=nodes, edges=edges)
+
+
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Names a task id cannot be as a draft's node id: the flow's own (`agents.flows` templates read them) and
+# the draft's inputs.
+TAKEN = frozenset({"start", "end", "inputs", "item", "index", "iteration", "nodes", "result", "loop", "documents",
+                   "request"})
+
+
+def plan_definition(plan: Plan, name: str, prompt: str, file_ids: list[int]) -> dict[str, Any]:
+    """A draft of `plan`: one agent node per task (its agent, instructions, output files), `dependsOn` as
+    edges, the round's documents as the `documents` input (read by the tasks that name an upload; one that
+    names no file sees the uploads and its predecessors' results, as in the round), an earlier task's files
+    by the tasks that name them, the request's text as the `request`
+    input wherever the instructions repeat it."""
+    ids: dict[str, str] = {}
+    for n, task in enumerate(plan.tasks, 1):
+        ours = task.id if _ID.fullmatch(task.id) and task.id not in TAKEN else f"task_{n}"
+        ids[task.id] = ours if ours not in ids.values() else f"task_{n}"
+    made = {o.name: ids[t.id] for t in plan.tasks for o in t.outputs}
+    request = prompt.strip()
+    repeats = bool(request) and any(request in t.instructions for t in plan.tasks)
+    nodes: list[dict[str, Any]] = [{"id": "start", "type": "start", "config": {}}]
+    edges: list[dict[str, Any]] = []
+    for task in plan.tasks:
+        text = "{{ inputs.request }}".join(literal(part) for part in task.instructions.split(request)) \
+            if repeats else literal(task.instructions)
+        uploads = any(name not in made for name in task.inputs)  # none named: it reads as the round's did
+        reads = ["{{ inputs.documents }}"] if file_ids and uploads else []
+        reads += [f"{{{{ {made[name]}.files }}}}" for name in task.inputs
+                  if name in made and made[name] in (ids.get(d) for d in task.depends_on)]
+        nodes.append({"id": ids[task.id], "type": "agent", "name": task.id, "config": {
+            "agent": task.agent, "instructions": text, "inputs": list(dict.fromkeys(reads)),
+            "outputs": [o.name for o in task.outputs]}})
+        edges += [{"source": ids[d], "target": ids[task.id]} for d in task.depends_on if d in ids] or [
+            {"source": "start", "target": ids[task.id]}]
+    needed = {ids[d] for t in plan.tasks for d in t.depends_on if d in ids}
+    leaves = [ids[t.id] for t in plan.tasks if ids[t.id] not in needed]
+    nodes.append({"id": "end", "type": "end", "config": {}})
+    edges += [{"source": leaf, "target": "end"} for leaf in leaves] or [{"source": "start", "target": "end"}]
+    inputs: dict[str, Any] = {}
+    if file_ids:
+        inputs["documents"] = {"type": "files", "default": list(file_ids), "description": "The round's documents"}
+    if repeats:
+        inputs["request"] = {"type": "string", "default": request, "description": "The request"}
+    return {"name": name, "description": f"Saved from a round: {request[:200]}", "inputs": inputs, "nodes": nodes,
+            "edges": edges, "outputs": {leaf: f"{{{{ {leaf}.output }}}}" for leaf in leaves}}
 
 
 class PlanRun(Generic[O]):

@@ -8,13 +8,13 @@ from typing import Any
 
 from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.model import Model
-from agents.round import RoundInput, answer_documents, task_context
+from agents.round import RoundInput, recollect, task_context
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
 from app.errors import NotFoundError
 from app.rounds.documents import Documents, read_document
 from app.rounds.journal import Journal
-from app.rounds.memory import Memory, delivered_rounds, turns_of
+from app.rounds.memory import Memory
 from app.rounds.reading import RoundReader
 from app.store.filestore import BlobStore
 from app.store.records import NewDocument, NewLog, RoundRequest, stored_items
@@ -147,11 +147,10 @@ class RoundData:
                     seen.add(d.file_id)
                     documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
                                                             new=False))
-        recollection = await self.memory.recollect(workflow_id, round_no, prompt)
-        texts = await self.repo.messages.texts(workflow_id, [mid for r in recollection.rounds for _, _, mid in r.delivered])
+        recollection = await recollect(self.memory.of(workflow_id), round_no, prompt, self.memory.reach)
         # Earlier steps' texts are inputs the planner can name like documents ("the summary of round 2").
-        documents += answer_documents(delivered_rounds(recollection.rounds, texts))
-        turns = [t for r in recollection.rounds for t in turns_of(r)]
+        documents += recollection.documents
+        turns = recollection.turns
         return RoundInput(prompt=prompt, documents=_unique(documents), history=[(t.role, t.text) for t in turns],
                           turns=turns, previous=recollection.previous, round=round_no)
 

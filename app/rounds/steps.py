@@ -27,6 +27,7 @@ from agents.round import (
     Runner,
     TaskOutcome,
     plan_record,
+    prior_round,
     render_plan_message,
 )
 from app.fsm import Event
@@ -34,7 +35,6 @@ from app.rounds import asking, replanning, tracing, waiting
 from app.rounds.documents import display_name
 from app.rounds.draining import gated
 from app.rounds.journal import reason_of
-from app.rounds.memory import ended_round
 from app.rounds.records import TaskRecord, plan_of, task_meta
 from app.rounds.runtime import Runtime
 from app.store.ownership import ClaimLostError
@@ -159,7 +159,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
     if answer_only:  # the round ends with this write, which stores what later rounds remember of it
         request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
         memory = await remembering(rt, workflow_id, PriorRound(round=round_no, request=request, final=content,
-                                                         finished=True), {})
+                                                         finished=True))
     await rt.journal.append(
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
@@ -351,17 +351,17 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
                              **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
-        also=await remembering(rt, workflow_id, ended_round(round_no, review.inp.prompt, answer, review.plan, ran.outcomes,
-                                                      final.text), messages or {}),
+        also=await remembering(rt, workflow_id, prior_round(
+            round_no, request=review.inp.prompt, answer=answer.strip(), plan=review.plan, outcomes=ran.outcomes,
+            final=final.text, finished=True, messages=messages)),
     )
 
 
-async def remembering(rt: Runtime, workflow_id: str, ended: PriorRound,
-                      messages: Mapping[str, int]) -> Callable[[Connection], None] | None:
+async def remembering(rt: Runtime, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None] | None:
     """What later rounds remember of the round that ends (its turns shortened, with their token counts),
-    from the typed values its end holds (`app.rounds.memory`): stored once, in the write that ends it."""
+    from the typed values its end holds (`agents.round.prior_round`): stored once, in the write that ends it."""
     try:
-        return await rt.rounds.memory.remembering(workflow_id, ended, messages)
+        return await rt.rounds.memory.remembering(workflow_id, ended)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
         log.warning("Round %s of workflow %s: its memory was not stored (%s); a later round computes it.",
                     ended.round, workflow_id, exc)

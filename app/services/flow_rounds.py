@@ -1,7 +1,7 @@
-"""Flows and rounds, both ways: a round's plan saved as a flow (`POST /api/flows` with `fromRound`), and a
-flow round run again (`POST /api/workflows/{id}/rerun`): from where it failed, or from a chosen node with
-changed inputs, what succeeded before reused (its node runs copied, `reusedFrom` the round) and never run
-twice. No HTTP here."""
+"""Flows and rounds, both ways: a round's plan saved as a flow (`POST /api/flows` with `fromRound`, drafted by
+`agents.round.plan_definition`), and a flow round run again (`POST /api/workflows/{id}/rerun`): from where
+it failed, or from a chosen node with changed inputs, what succeeded before reused (its node runs copied,
+`reusedFrom` the round) and never run twice. No HTTP here."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agents.base import Plan
-from agents.flows import decode_definition, literal
+from agents.flows import decode_definition
+from agents.round import plan_definition
 from app.contract.flows import FlowView
 from app.errors import BadRequestError, ConflictError, NotFoundError
 from app.fsm import WorkflowStatus
@@ -19,52 +19,11 @@ from app.services.workflows import WorkflowService
 from app.store.records import Owner
 from app.store.tables import stored_id
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-TAKEN = {"start", "end", "inputs", "item", "index", "iteration", "nodes", "result", "loop", "documents", "request"}
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a node id, the start of a node run's path
 
 
 def _no_round(workflow_id: str, round_no: int) -> NotFoundError:
     return NotFoundError(f"Workflow {workflow_id} has no round {round_no}.", code="round_not_found")
-
-
-def plan_definition(plan: Plan, name: str, prompt: str, file_ids: list[int]) -> dict[str, Any]:
-    """A draft of `plan`: one agent node per task (its agent, instructions, output files), `dependsOn` as
-    edges, the round's documents as the `documents` input (read by the tasks that name an upload; one that
-    names no file sees the uploads and its predecessors' results, as in the round), an earlier task's files
-    by the tasks that name them, the request's text as the `request`
-    input wherever the instructions repeat it."""
-    ids: dict[str, str] = {}
-    for n, task in enumerate(plan.tasks, 1):
-        ours = task.id if IDENTIFIER.fullmatch(task.id) and task.id not in TAKEN else f"task_{n}"
-        ids[task.id] = ours if ours not in ids.values() else f"task_{n}"
-    made = {o.name: ids[t.id] for t in plan.tasks for o in t.outputs}
-    request = prompt.strip()
-    repeats = bool(request) and any(request in t.instructions for t in plan.tasks)
-    nodes: list[dict[str, Any]] = [{"id": "start", "type": "start", "config": {}}]
-    edges: list[dict[str, Any]] = []
-    for task in plan.tasks:
-        text = "{{ inputs.request }}".join(literal(part) for part in task.instructions.split(request)) \
-            if repeats else literal(task.instructions)
-        uploads = any(name not in made for name in task.inputs)  # none named: it reads as the round's did
-        reads = ["{{ inputs.documents }}"] if file_ids and uploads else []
-        reads += [f"{{{{ {made[name]}.files }}}}" for name in task.inputs
-                  if name in made and made[name] in (ids.get(d) for d in task.depends_on)]
-        nodes.append({"id": ids[task.id], "type": "agent", "name": task.id, "config": {
-            "agent": task.agent, "instructions": text, "inputs": list(dict.fromkeys(reads)),
-            "outputs": [o.name for o in task.outputs]}})
-        edges += [{"source": ids[d], "target": ids[task.id]} for d in task.depends_on if d in ids] or [
-            {"source": "start", "target": ids[task.id]}]
-    needed = {ids[d] for t in plan.tasks for d in t.depends_on if d in ids}
-    leaves = [ids[t.id] for t in plan.tasks if ids[t.id] not in needed]
-    nodes.append({"id": "end", "type": "end", "config": {}})
-    edges += [{"source": leaf, "target": "end"} for leaf in leaves] or [{"source": "start", "target": "end"}]
-    inputs: dict[str, Any] = {}
-    if file_ids:
-        inputs["documents"] = {"type": "files", "default": list(file_ids), "description": "The round's documents"}
-    if repeats:
-        inputs["request"] = {"type": "string", "default": request, "description": "The request"}
-    return {"name": name, "description": f"Saved from a round: {request[:200]}", "inputs": inputs, "nodes": nodes,
-            "edges": edges, "outputs": {leaf: f"{{{{ {leaf}.output }}}}" for leaf in leaves}}
 
 
 def downstream(edges: Iterable[tuple[str, str]], first: str) -> set[str]:

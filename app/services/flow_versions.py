@@ -6,27 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Literal
 
-from agents.flows import (
-    DifyError,
-    FlowDefinition,
-    FlowDiff,
-    YamlError,
-    canonical_json,
-    decode_definition,
-    diff_definitions,
-    dump_yaml,
-    from_dify,
-    is_dify,
-    load_yaml,
-)
+from agents.flows import FlowDefinition, FlowDiff, decode_definition, diff_definitions, write_definition
 from app.contract.flows import FlowView
 from app.errors import BadRequestError, NotFoundError
 from app.services.flows import FlowService
 from app.store.records import Owner
 from app.store.tables import FlowVersionRow
-
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -80,13 +67,11 @@ class FlowVersions:
         old, new = await self.at(owner, flow_id, before), await self.at(owner, flow_id, after)
         return await asyncio.to_thread(diff_definitions, old, new)
 
-    async def export(self, owner: Owner, flow_id: int, version: int, fmt: str) -> tuple[str, str]:
+    async def export(self, owner: Owner, flow_id: int, version: int, fmt: Literal["yaml", "json"]) -> tuple[str, str]:
         """The version as a file: its text and its file name."""
         row, definition = await self.version(owner, flow_id, version)
         stem = "".join(c if (c.isascii() and c.isalnum()) or c in "-_" else "-" for c in definition.name)[:60] or "flow"
-        if fmt == "yaml":
-            return await asyncio.to_thread(dump_yaml, definition), f"{stem}-v{row.version}.yaml"
-        return (await asyncio.to_thread(canonical_json, definition)).decode(), f"{stem}-v{row.version}.json"
+        return await asyncio.to_thread(write_definition, definition, fmt), f"{stem}-v{row.version}.{fmt}"
 
     async def restore(self, owner: Owner, flow_id: int, version: int) -> FlowView:
         """The version copied into the draft (the versions stay as they were)."""
@@ -100,28 +85,5 @@ class FlowVersions:
 
     async def import_file(self, owner: Owner, raw: bytes, media: str) -> Imported:
         """A new flow from a YAML or JSON file: Foreman's definition, or a Dify DSL app (`kind: app`)."""
-        if len(raw) > MAX_IMPORT_BYTES:
-            raise BadRequestError(f"The file is over {MAX_IMPORT_BYTES // (1024 * 1024)} MiB.", code="bad_import")
-        try:
-            text = raw.decode()
-        except UnicodeDecodeError:
-            raise BadRequestError("The file is not UTF-8 text.", code="bad_import") from None
-        if "\x00" in text:
-            raise BadRequestError("The file holds a NUL character.", code="bad_import")
-        try:
-            data = await asyncio.to_thread(load_yaml, text)  # JSON is YAML: one parser, with its limits
-        except YamlError as exc:
-            kind = "JSON" if media.endswith("json") else "YAML"
-            raise BadRequestError(f"The file is not a flow's {kind}: {exc}.", code="bad_import",
-                                  extra={"line": exc.line}) from None
-        if is_dify(data):
-            try:
-                converted = await asyncio.to_thread(from_dify, data)
-            except DifyError as exc:
-                raise BadRequestError(f"The Dify app cannot be imported: {exc}. Nothing was saved.",
-                                      code="dify_unsupported", extra={"nodeId": exc.node_id,
-                                                                       "nodeType": exc.node_type}) from None
-            flow = await self.flows.create(owner, converted.definition)
-            return Imported(flow, "dify", converted.nodes, converted.imported)
-        flow = await self.flows.create(owner, data)
-        return Imported(flow, "foreman", len(flow.draft.nodes), len(flow.draft.nodes))
+        read = await self.flows.checked(raw, media=media)
+        return Imported(await self.flows.saved(owner, read), read.source, read.nodes, read.imported)

@@ -9,15 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows import (
-    DefinitionError,
-    FlowDefinition,
-    Problem,
-    canonical_json,
-    decode_definition,
-    definition_hash,
-    validate_flow,
-)
+from agents.flows import DefinitionError, FlowDefinition, Read, decode_definition, read_definition
 from app.contract.flows import FlowList, FlowStart, FlowSummary, FlowView, NodeRunPage, NodeRunView, cut
 from app.errors import BadRequestError, NotFoundError
 from app.rounds.runtime import Runtime
@@ -26,16 +18,12 @@ from app.store.repository.flows import NodeState
 from app.store.tables import FlowRow
 
 RECORD_CUT = 4000  # characters of a node run's input or output shown; the whole size is said beside it
-MAX_DEFINITION_BYTES = 2_000_000
 
 
-def problems_error(problems: list[Problem]) -> BadRequestError:
-    """400 listing every problem of a definition, each with its node."""
-    listed = [{"nodeId": p.node_id, "code": p.code, "message": p.message} for p in problems]
-    head = "; ".join(f"{p['nodeId'] or 'flow'}: {p['message']}" for p in listed[:5])
-    more = f" (and {len(listed) - 5} more)" if len(listed) > 5 else ""
-    return BadRequestError(f"The flow has {len(listed)} problem{'' if len(listed) == 1 else 's'}: {head}{more}. "
-                           "Nothing was saved.", code="invalid_flow", extra={"problems": listed})
+def refused(error: DefinitionError) -> BadRequestError:
+    """The 400 of a definition that cannot be taken: the error's stable code, its sentence and what it adds
+    (the problems, each with its node; the line of a file; the Dify node at fault)."""
+    return BadRequestError(error.detail, code=error.code, extra=error.extra)
 
 
 def not_found(flow_id: int) -> NotFoundError:
@@ -51,35 +39,26 @@ class FlowService:
 
     # --- definitions ---------------------------------------------------------------------------
 
-    def decode(self, raw: Any) -> FlowDefinition:
-        """A definition from a parsed JSON body, or 400 saying where its shape is wrong."""
+    async def checked(self, sent: Any, flow_id: int | None = None, media: str | None = None) -> Read:
+        """The definition sent (a parsed JSON body, or with `media` a file's bytes), checked against the
+        registry and the limits, with its canonical JSON and hash; or the 400 saying what is wrong (read in
+        a worker thread: a large graph is CPU work)."""
         try:
-            return decode_definition(raw if isinstance(raw, dict) else msgspec.to_builtins(raw))
+            return await asyncio.to_thread(read_definition, sent, agents=self.rt.registry.names(),
+                                           max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id, media=media)
         except DefinitionError as exc:
-            raise BadRequestError(f"The flow definition is not valid: {exc.message} (at {exc.path}).",
-                                  code="invalid_flow", extra={"problems": [
-                                      {"nodeId": None, "code": "bad_shape", "message": f"{exc.message} (at {exc.path})"}]}
-                                  ) from None
-
-    async def problems(self, definition: FlowDefinition, flow_id: int | None = None) -> list[Problem]:
-        """Every problem of the definition (validated in a worker thread: a large graph is CPU work)."""
-        return await asyncio.to_thread(validate_flow, definition, agents=self.rt.registry.names(),
-                                       max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id)
-
-    async def checked(self, raw: Any, flow_id: int | None = None) -> tuple[FlowDefinition, str, str]:
-        """The definition, its canonical JSON and hash, or 400 listing every problem."""
-        definition = self.decode(raw)
-        found = await self.problems(definition, flow_id)
-        if found:
-            raise problems_error(found)
-        body = await asyncio.to_thread(canonical_json, definition)
-        return definition, body.decode(), await asyncio.to_thread(definition_hash, definition)
+            raise refused(exc) from None
 
     # --- flows -------------------------------------------------------------------------------
 
-    async def create(self, owner: Owner, raw: Any) -> FlowView:
-        definition, body, digest = await self.checked(raw)
-        row = await self.repo.flows.create(owner, definition.name, definition.description, digest, body)
+    async def create(self, owner: Owner, sent: Any) -> FlowView:
+        return await self.saved(owner, await self.checked(sent))
+
+    async def saved(self, owner: Owner, read: Read) -> FlowView:
+        """A new flow whose draft is the definition read."""
+        version = read.version
+        row = await self.repo.flows.create(owner, version.definition.name, version.definition.description,
+                                           version.hash, version.canonical)
         return await self.view(row)
 
     async def owned(self, owner: Owner, flow_id: int) -> FlowRow:
@@ -93,8 +72,9 @@ class FlowService:
 
     async def replace(self, owner: Owner, flow_id: int, raw: Any) -> FlowView:
         await self.owned(owner, flow_id)
-        definition, body, digest = await self.checked(raw, flow_id)
-        row = await self.repo.flows.replace(owner, flow_id, definition.name, definition.description, digest, body)
+        version = (await self.checked(raw, flow_id)).version
+        row = await self.repo.flows.replace(owner, flow_id, version.definition.name, version.definition.description,
+                                            version.hash, version.canonical)
         if row is None:
             raise not_found(flow_id)
         return await self.view(row)

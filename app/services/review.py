@@ -5,14 +5,14 @@ reject a task that needs approval. No HTTP here; the round side is `app.rounds.w
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from typing import Any, NoReturn, get_args
+from typing import Any, get_args
 
 import msgspec
 
-from agents.errors import PlanFormatError
-from agents.round import parse_plan, plan_record, render_plan_message, too_many_tasks, validate_plan
-from agents.toolkit.cpu import off_loop
+from agents.errors import PlanEditError
+from agents.round import EditedPlan
 from app.clock import now
 from app.contract.filenames import clean_name
 from app.contract.schemas import Decision, ReviewRequest, WorkflowStatusView, is_decision
@@ -67,9 +67,8 @@ class Reviews:
         segment = row.segment + 1
         base = f"{workflow_id}:{round_no}:decision:{segment}"
         if body.decision == "edit":
-            plan = await self._edited(workflow_id, round_no, message, body.plan)
-            patch |= {"plan": plan_record(plan), "proposedPlan": message.meta.get("plan"),
-                      "content": render_plan_message(plan)}
+            edited = await self._edited(workflow_id, round_no, message, body.plan)
+            patch |= {"plan": edited.record, "proposedPlan": message.meta.get("plan"), "content": edited.message}
         said = ((body.answer if body.decision == "answer" else body.feedback) or "").strip()
         if said:
             record["answer" if body.decision == "answer" else "feedback"] = said
@@ -136,60 +135,18 @@ class Reviews:
         raise ConflictError(f"This decision does not fit: {reason}. See waitingFor for what the round waits for.",
                             code="decision_does_not_fit", extra=_state(row))
 
-    async def _edited(self, workflow_id: str, round_no: int, message: Any, raw: dict[str, Any] | None) -> Any:
-        """The user's plan, checked by the rules a model's plan is: 400 listing every problem. A plan
-        over MAX_TASKS_PER_PLAN is told so alone, before anything else is read of it; the rest is
-        checked in a worker thread, so a large edit never holds the event loop."""
-        current = plan_of(message)
-        limit = self.rt.settings.max_tasks_per_plan
-        tasks = raw.get("tasks", []) if isinstance(raw, dict) else []
-        if isinstance(tasks, list) and len(tasks) > limit:
-            _refuse([too_many_tasks(len(tasks), limit)])
-        inp = await self.rt.rounds.round_input(workflow_id, round_no)
-        names = [d.name for d in inp.documents if not d.problem]
-        plan, problems = await off_loop(_checked, raw, current.language, current.answer, self.rt.registry.names(),
-                                        names, limit, self.rt.registry.formats())
-        if problems:
-            _refuse(problems)
-        return plan
-
-
-def _checked(raw: Any, language: str, answer: str, agents: list[str], names: list[str], limit: int,
-             formats: dict[str, Any]) -> tuple[Any, list[str]]:
-    """The edited plan and every reason it cannot run (pure: run off the loop)."""
-    problems: list[str] = []
-    if not isinstance(raw, dict):
-        problems.append("plan must be an object with tasks and finalDocuments")
-        raw = {}
-    unknown = sorted(set(raw) - {"tasks", "finalDocuments"})
-    if unknown:
-        problems.append(f"plan has unknown fields {unknown}: only tasks and finalDocuments are taken")
-    plan = None
-    try:
-        plan = parse_plan({"userLanguage": language, "objUserResponse": answer,
-                           "objWorkplan": raw.get("tasks", []), "objFinalDocuments": raw.get("finalDocuments", [])})
-    except PlanFormatError as exc:
-        problems.extend(exc.errors)
-    if plan is not None:
-        problems.extend(validate_plan(plan, agents, names, limit, formats))
-        problems.extend(_unclean_names(plan))
-    return plan, problems
-
-
-def _unclean_names(plan: Any) -> list[str]:
-    """Each output name that is not a plain file name (folders, control characters), as uploads are named."""
-    named = [(f"task '{t.id}': output", o.name) for t in plan.tasks for o in t.outputs]
-    named += [("final document", d.name) for d in plan.final_documents]
-    return [f"{where} '{name}' is not a plain file name (no folders or control characters): "
-            f"name it '{clean_name(name, fallback='document')}'"
-            for where, name in named if clean_name(name, fallback="document") != name]
-
-
-def _refuse(problems: list[str]) -> NoReturn:
-    listed = [_wire(p) for p in problems]
-    raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"
-                          f"{'' if len(listed) == 1 else 's'}): " + "; ".join(listed) + ". Nothing was changed.",
-                          code="invalid_plan", extra={"problems": listed})
+    async def _edited(self, workflow_id: str, round_no: int, message: Any, raw: dict[str, Any] | None) -> EditedPlan:
+        """The user's plan, checked by the Runner by the rules a model's plan is: 400 listing every problem."""
+        try:
+            edited: EditedPlan = await self.rt.runner.edited(
+                raw, plan_of(message), functools.partial(self.rt.rounds.round_input, workflow_id, round_no),
+                functools.partial(clean_name, fallback="document"))
+        except PlanEditError as exc:
+            listed = exc.problems
+            raise BadRequestError(f"The edited plan cannot run ({len(listed)} problem"
+                                  f"{'' if len(listed) == 1 else 's'}): " + "; ".join(listed) + ". Nothing was changed.",
+                                  code="invalid_plan", extra={"problems": listed}) from None
+        return edited
 
 
 _RECOVER = {"plan": "reject it or stop the round.", "question": "reject the question or stop the round.",
@@ -236,12 +193,6 @@ def _log_of(kind: str, body: ReviewRequest, meta: dict[str, Any], patch: dict[st
                 else f"Question rejected by user (task {task}): the round stopped")
     return (f"Task {task} approved by user" if body.decision == "approve"
             else f"Task {task} rejected by user: it is not run and fails with the user's reason")
-
-
-def _wire(problem: str) -> str:
-    """A plan problem in the wire's names (the model's schema calls the tasks objWorkplan)."""
-    return (problem.replace("objWorkplan[", "tasks[").replace("objWorkplan", "tasks")
-            .replace("objFinalDocuments", "finalDocuments").replace("objUserResponse is empty and ", ""))
 
 
 def _fingerprint(body: ReviewRequest) -> str:

@@ -15,7 +15,7 @@ from app.contract.flows import FlowDeleted, FlowList, FlowProblem, FlowView, Nod
 from app.contract.schemas import MAX_ID, Camel
 from app.errors import BadRequestError
 from app.services.flow_rounds import FlowRounds
-from app.services.flows import FlowService, problems_error
+from app.services.flows import FlowService
 from app.store.records import Owner
 from app.web.http import StrictRequest, errors
 from app.web.workflows import MAX_LIMIT, WorkflowId, owner_and_workflows
@@ -68,10 +68,7 @@ async def _body(request: StrictRequest) -> Any:
       "problem at once, each with its node")
 async def validate_flow(request: StrictRequest, data: JSONBody[FlowDefinition]) -> ValidAnswer:
     _, flows = owner_and_flows(request)
-    definition = flows.decode(await _body(request))
-    problems = await flows.problems(definition)
-    if problems:
-        raise problems_error(problems)
+    await flows.checked(await _body(request))
     return ValidAnswer()
 
 

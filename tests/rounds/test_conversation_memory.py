@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from app.rounds import memory as round_memory
+from agents.knowledge import recall
 from app.rounds.supervisor import Engine
 from app.services.files import FileService
 from app.store.tables import RoundMemoryRow, table_of
@@ -68,8 +68,8 @@ async def test_a_turns_short_form_is_stored_once_when_its_round_ends(tmp_path, d
         assert stored[1].turns[0][1].startswith("[round 1] Write a short greeting for Sunday.")
         assert all(r.size > 0 and r.finished for r in stored.values())
         calls: list[int] = []
-        shorten = round_memory.round_turns
-        monkeypatch.setattr(round_memory, "round_turns", lambda r: calls.append(r.round) or shorten(r))
+        shorten = recall.round_turns
+        monkeypatch.setattr(recall, "round_turns", lambda r: calls.append(r.round) or shorten(r))
         first = await conversation(engine, wid, 5, "Say hello again.")
         again = await conversation(engine, wid, 5, "Say hello again.")
         assert calls == []  # nothing shortened again

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import sqlalchemy as sa
 
+from agents.knowledge import recall
 from agents.round import Start
 from app.rounds import memory as round_memory
 from app.rounds.hooks import Hooks
@@ -119,7 +120,8 @@ async def test_a_task_keeps_its_record_and_an_ended_round_its_memory_from_typed_
         assert any("(delivered)" in t[1] for t in stored.turns)
         # What the messages say of the round is what its end said: computed again, the same row.
         await engine.rt.db.run_write(lambda conn: conn.execute(sa.delete(table_of(RoundMemoryRow))))
-        again = (await engine.rt.rounds.memory._compute(wid, [1], 2))[1]
+        [ended] = await engine.rt.rounds.memory.of(wid).ended([1], 2)
+        again = round_memory.row_of(wid, recall.remembered(ended))
         assert comparable(again) == comparable(stored)
         assert rebuilt == [[1]]
         # A later round reads it: the summary is a document it can name, and the round is in its history.
