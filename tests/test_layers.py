@@ -264,6 +264,15 @@ def test_every_wing_has_its_test_directory() -> None:
 RUNNER_BUILDERS = {"Runner", "FlowRunner", "runner_of"}
 
 
+MODULE_LINES_AT_MOST = 400  # issue 43: a module a newcomer reads in one sitting
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = [f"{name}: {n} lines" for name, path in sorted(_modules().items())
+            if (n := len(path.read_text().splitlines())) > MODULE_LINES_AT_MOST]
+    assert not long, f"split these modules (at most {MODULE_LINES_AT_MOST} lines):\n" + "\n".join(long)
+
+
 def runner_sites(modules: dict[str, Path]) -> list[str]:
     """The modules of `app` that build a Runner (a call of one of RUNNER_BUILDERS)."""
     found = []

@@ -35,6 +35,7 @@ from agents.flows.engine import FlowRunner
 from agents.flows.errors import DefinitionError, FlowError, ShapeError, YamlError
 from agents.flows.formats import InvalidFlowError, Read, Version, read_definition, version_of, write_definition
 from agents.flows.iteration import ItemRunner
+from agents.flows.node_checks import Problem
 from agents.flows.runs import (
     Effects,
     FlowJournal,
@@ -46,7 +47,6 @@ from agents.flows.runs import (
     Produced,
 )
 from agents.flows.schema import definition_json_schema
-from agents.flows.validate import Problem
 from agents.flows.validate import validate as validate_flow
 
 __all__ = [

@@ -20,7 +20,8 @@ from agents.flows.canonical import MAX_YAML_BYTES, canonical_json, dump_yaml, lo
 from agents.flows.definition import FlowDefinition, decode_definition
 from agents.flows.dify import from_dify, is_dify
 from agents.flows.errors import DefinitionError, FileError, YamlError
-from agents.flows.validate import Problem, validate
+from agents.flows.node_checks import Problem
+from agents.flows.validate import validate
 
 MAX_FILE_BYTES: Final = MAX_YAML_BYTES  # a file imported is read as YAML: the parser's own limit, said first
 SHOWN_PROBLEMS: Final = 5  # problems named in the sentence; the answer lists them all

@@ -13,25 +13,19 @@ code_syntax, unknown_flow, subflow_cycle, bad_input.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import deque
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection
 from typing import Any, Final
 
-import jsonschema
 import msgspec
 
 from agents.flows import expressions, graph, templates
 from agents.flows.definition import (
     ERROR_BRANCH,
-    AgentConfig,
-    CodeConfig,
     ConditionConfig,
     FlowDefinition,
     FlowRefConfig,
-    HumanConfig,
-    LlmConfig,
     LoopConfig,
     MapConfig,
     Node,
@@ -40,10 +34,7 @@ from agents.flows.definition import (
     texts_of,
 )
 from agents.flows.errors import ConfigError, TemplateError
-
-FlowVersion = int | str | None  # a version number, "draft", or None for the latest published
-FlowExists = Callable[[int, FlowVersion], bool]
-SubflowEdges = Callable[[int, FlowVersion], Iterable[tuple[int, FlowVersion]]]
+from agents.flows.node_checks import FlowExists, FlowVersion, Problem, SubflowEdges, check_config, check_subflow
 
 IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Names a node id cannot take: the scope's own names, and words CEL or Jinja2 read as keywords.
@@ -56,14 +47,6 @@ RESERVED: Final = frozenset({
 })
 _INPUT_TYPES: Final = {"string": (str,), "number": (int, float), "boolean": (bool,), "list": (list,),
                        "files": (list,)}
-
-
-class Problem(msgspec.Struct, frozen=True, rename="camel"):
-    """One thing wrong with a definition: the node it is about (None: the flow itself), a stable code, a sentence."""
-
-    node_id: str | None
-    code: str
-    message: str
 
 
 class _Place(msgspec.Struct):
@@ -102,9 +85,9 @@ def validate(defn: FlowDefinition, *, agents: Collection[str], max_nodes: int, f
             continue
         for field, text, is_expr in texts_of(config):
             _check_text(place, field, text, is_expr, defn, top_ids, all_ids, before, problems)
-        _check_config(place.node, config, agents, problems)
+        check_config(place.node, config, agents, problems)
         if isinstance(config, FlowRefConfig):
-            _check_subflow(place.node, config, flow_id, flow_exists, subflow_edges, problems)
+            check_subflow(place.node, config, flow_id, flow_exists, subflow_edges, problems)
     end = _Place(Node(id="", type="end"), top=-1)
     for name, text in defn.outputs.items():
         _check_text(end, f"outputs.{name}", text, False, defn, top_ids, all_ids, None, problems)
@@ -346,65 +329,3 @@ def _undefined(name: str, place: _Place, is_until: bool, defn: FlowDefinition, t
         if ancestors is not None and not ancestors >> top_ids[head] & 1:
             return f"`{name}`: {head!r} does not run before {defn.nodes[place.top].id!r} (no path of edges leads from it)"
     return None
-
-
-def _check_config(node: Node, config: NodeConfig, agents: Collection[str], problems: list[Problem]) -> None:
-    """What a config's own struct cannot say: agents, code syntax, actions, cases, a JSON schema."""
-    if isinstance(config, AgentConfig) and config.agent not in agents:
-        problems.append(Problem(node.id, "unknown_agent", f"no agent is called {config.agent!r}"))
-    elif isinstance(config, CodeConfig):
-        try:
-            ast.parse(config.code, mode="exec")
-        except SyntaxError as error:
-            problems.append(Problem(node.id, "code_syntax", f"config.code line {error.lineno}: {error.msg}"))
-    elif isinstance(config, HumanConfig):
-        _check_names(node, "config.actions", config.actions, problems)
-        if config.default_action is not None and config.default_action not in config.actions:
-            problems.append(Problem(node.id, "bad_config", f"config.defaultAction {config.default_action!r} is not"
-                                    f" one of the actions ({', '.join(config.actions)})"))
-    elif isinstance(config, ConditionConfig) and config.cases is not None:
-        _check_names(node, "config.cases", [case.name for case in config.cases], problems)
-        if any(case.name in ("default", ERROR_BRANCH) for case in config.cases):
-            problems.append(Problem(node.id, "bad_config", "config.cases: `default` and `error` are reserved branch"
-                                    " names"))
-    elif isinstance(config, LlmConfig) and config.schema is not None:
-        try:
-            jsonschema.validators.validator_for(config.schema).check_schema(config.schema)
-        except jsonschema.SchemaError as error:
-            problems.append(Problem(node.id, "bad_config", f"config.schema is not a JSON schema: {error.message}"))
-
-
-def _check_names(node: Node, field: str, names: list[str], problems: list[Problem]) -> None:
-    if len(set(names)) != len(names):
-        problems.append(Problem(node.id, "bad_config", f"{field}: a name appears twice"))
-    if any(not name.strip() for name in names):
-        problems.append(Problem(node.id, "bad_config", f"{field}: an empty name"))
-
-
-def _check_subflow(node: Node, config: FlowRefConfig, flow_id: int | None, flow_exists: FlowExists | None,
-                   subflow_edges: SubflowEdges | None, problems: list[Problem]) -> None:
-    """The sub-flow is there, and nothing it runs (however deep) runs the flow being saved."""
-    if flow_exists is not None and not flow_exists(config.flow_id, config.version):
-        which = "the latest" if config.version is None else config.version
-        problems.append(Problem(node.id, "unknown_flow", f"no flow {config.flow_id} (version {which})"))
-        return
-    if flow_id is None:
-        return
-    if config.flow_id == flow_id:
-        problems.append(Problem(node.id, "subflow_cycle", "the flow runs itself"))
-        return
-    if subflow_edges is None:
-        return
-    start: tuple[int, FlowVersion] = (config.flow_id, config.version)
-    seen = {start}
-    queue: deque[tuple[tuple[int, FlowVersion], list[int]]] = deque([(start, [config.flow_id])])
-    while queue:
-        (ref_id, version), path = queue.popleft()
-        for ref in subflow_edges(ref_id, version):
-            if ref[0] == flow_id:
-                chain = " -> ".join(str(p) for p in [flow_id, *path, flow_id])
-                problems.append(Problem(node.id, "subflow_cycle", f"sub-flows run this flow again: {chain}"))
-                return
-            if ref not in seen:
-                seen.add(ref)
-                queue.append((ref, [*path, ref[0]]))

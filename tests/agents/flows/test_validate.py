@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from agents.flows.definition import decode_definition
-from agents.flows.validate import Problem, flow_refs, validate
+from agents.flows.node_checks import Problem
+from agents.flows.validate import flow_refs, validate
 
 AGENTS = {"analyst", "writer"}
 
