@@ -159,6 +159,11 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
         "de": "Auf «{named}» folgte: {next} {marks}",
         "fr": "Après « {named} » est venu : {next} {marks}",
     },
+    "after_last_row": {
+        "en": "«{named}» ({date}) is the last entry of the table: nothing after it is in the documents {marks}",
+        "de": "«{named}» ({date}) ist der letzte Eintrag der Tabelle: was danach kam, steht nicht in den Dokumenten {marks}",
+        "fr": "« {named} » ({date}) est la dernière entrée du tableau : la suite ne figure pas dans les documents {marks}",
+    },
     "compiled_group": {
         "en": "(the sum of its {n} rows)",
         "de": "(die Summe seiner {n} Zeilen)",

@@ -16,7 +16,7 @@ from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
 from agents.knowledge.follow_ups import FOLLOWED, follow_up
 from agents.knowledge.measures import asked_measures, meanings
-from agents.knowledge.memory import previous_answer, previous_requests
+from agents.knowledge.memory import previous_requests
 from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
 from agents.knowledge.sequence import Following, after_row, first_rows, following, meant_row, row_labels
@@ -208,12 +208,12 @@ async def _measures(question: str, docs: list[DocumentText], retriever: Retrieve
     return meanings(phrases, headings, cosines) if cosines else {}
 
 
-async def _after(question: str, answer: str, docs: list[DocumentText], retriever: Retriever,
+async def _after(question: str, earlier: list[str], docs: list[DocumentText], retriever: Retriever,
                  size: int) -> Following | None:
     """The row after the one the question names by its words; else, when it names none and goes on
-    ("Und was kam danach?"), after the last row the answer before it gave; else after the row its words
+    ("Und was kam danach?"), after the row the requests before it reached; else after the row its words
     mean in another language ("the second shop opened" over "Zweiter Laden eröffnet"), by the retriever's vectors."""
-    if (found := await off_loop_if_long(size, after_row, question, answer, docs)) or not isinstance(retriever, Likeness):
+    if (found := await off_loop_if_long(size, after_row, question, earlier, docs)) or not isinstance(retriever, Likeness):
         return found
     naming, labels = await off_loop_if_long(size, row_labels, question, docs)
     cosines = await retriever.likeness([naming], labels) if labels else None
@@ -261,7 +261,7 @@ class Analyst:
                                                        context.history) or (question, compiled)
         found = computed_rows(compiled, docs, found)
         # "What came after the move to Hall 2?": the row after the one it names, in its ordered table.
-        after = (await _after(asked, previous_answer(context.history), docs, retriever, size)
+        after = (await _after(asked, previous_requests(context.history, FOLLOWED), docs, retriever, size)
                  if docs and not compiled and asks_after(asked) else None)
         found = first_rows(after, found, docs) if after else found
         # "How much ..., and who ...?": each part searched and judged on its own.

@@ -175,14 +175,6 @@ def previous_requests(history: Sequence[tuple[str, str]], n: int) -> list[str]:
     return found[:n]
 
 
-def previous_answer(history: Sequence[tuple[str, str]]) -> str:
-    """The final answer of the latest earlier round that has one, without its tag; empty when none."""
-    for role, content in reversed(history):
-        if role == "assistant" and (match := re.match(r"\[round \d+\] Final answer: ", content)):
-            return content[match.end():]
-    return ""
-
-
 def _round_of(content: str) -> str:
     match = re.match(r"\[round \d+\]", content)
     return match.group(0) if match else ""

@@ -8,8 +8,8 @@ question names is the one whose other cells share the most of its words, half of
 least, and one row alone; the answer is the row after it. A question that shares no word with any row
 (asked in another language than the table's) names the row its words mean: `row_labels` gives what to
 compare, the caller's vectors compare it, `meant_row` picks the row that stands out. A follow-up that
-names no row ("And what came after that?") goes on from the last row the answer before it gave
-(`continued`). Pure, no I/O; `agents.language.asks_after` tells whether a question asks this.
+names no row ("And what came after that?") goes on from the row the conversation reached, by the
+requests before it (`continued`). Pure, no I/O; `agents.language.asks_after` tells whether a question asks this.
 """
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ from agents.knowledge.compiled import as_written
 from agents.knowledge.passages import location, row_passage
 from agents.knowledge.retrieval import document_language
 from agents.knowledge.sheets import Sheet, sheet_words, sheets_of
-from agents.language import DATE, content_words, detect_language, holds, refers_back, without_after, without_asking
+from agents.language import (
+    DATE,
+    asks_after,
+    content_words,
+    detect_language,
+    holds,
+    refers_back,
+    without_after,
+    without_asking,
+)
 from agents.phrases import say
 from agents.toolkit.tables import document_tables
 from extractors.tables import Cell, text_of
@@ -37,16 +46,20 @@ from extractors.tables import Cell, text_of
 ROW_LIKE, ROW_STANDOUT = 0.45, 0.1
 
 
+Place = tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]  # a row: document, item, sheet, rows, index, date column
+
+
 @dataclass(frozen=True)
 class Following:
     """The row a question names and the one after it in its table, as the document writes them."""
 
     named: str  # the named row's passage ("Datum: 30.09.2021; Meilenstein: Umzug nach Halle 2")
-    after: str  # the next row's passage
+    after: str  # the next row's passage; "" when the named row is the table's last
     label: str  # the named row's cells but its date ("Umzug nach Halle 2")
     next_label: str  # the next row's cells, its date first ("10.11.2022, Zertifizierung nach ISO 9001")
     document: str
     source: str  # the table's item ("table 1", "page 1 table 1", "sheet 2021")
+    date: str = ""  # the named row's date as written
 
 
 def _dating(sheet: Sheet) -> int | None:
@@ -84,11 +97,10 @@ def _naming(question: str) -> tuple[str, str]:
     return language, " ".join(content_words(without_asking(without_after(question)), language))
 
 
-def following(question: str, documents: Sequence[DocumentText], meant: str = "") -> Following | None:
-    """The row after the one the question names, in the ordered table that holds it; None when no such
-    table has one row the question clearly names, or that row is the last. `meant`: the label of the
-    row the question names in another language (`row_labels`, `meant_row`), where no word is shared."""
-    best: list[tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]] = []  # the rows sharing the most
+def _named(question: str, documents: Sequence[DocumentText], meant: str = "") -> Place | None:
+    """Where the row the question names sits: the one row whose other cells share the most of its words,
+    half of that row's words at least (or whose label is `meant`); None when none or two alike."""
+    best: list[Place] = []  # the rows sharing the most
     most = 0
     language, naming = _naming(question)
     for doc, source, sheet, rows, dated in _ordered(documents):
@@ -103,9 +115,15 @@ def following(question: str, documents: Sequence[DocumentText], meant: str = "")
             if shared and 2 * shared >= len(words) and shared >= most:
                 best = ([] if shared > most else best) + [(doc, source, sheet, rows, n, dated)]
                 most = shared
-    if len(best) != 1:
-        return None  # no row named, or two alike
-    return _after(*best[0])
+    return best[0] if len(best) == 1 else None
+
+
+def following(question: str, documents: Sequence[DocumentText], meant: str = "") -> Following | None:
+    """The row after the one the question names, in the ordered table that holds it (none after it when
+    that row is the last); None when no such table has one row the question clearly names. `meant`: the label of the
+    row the question names in another language (`row_labels`, `meant_row`), where no word is shared."""
+    place = _named(question, documents, meant)
+    return _after(*place) if place else None
 
 
 def row_labels(question: str, documents: Sequence[DocumentText]) -> tuple[str, list[str]]:
@@ -126,40 +144,38 @@ def meant_row(labels: Sequence[str], cosines: Sequence[float]) -> str:
     return labels[order[0]] if len(order) == 1 or cosines[order[0]] - cosines[order[1]] >= ROW_STANDOUT else ""
 
 
-def continued(answer: str, documents: Sequence[DocumentText]) -> Following | None:
-    """What came after the last row an earlier answer gave: "Und was kam danach?" after "Auf «Umstellung
-    auf Bio-Mehl» folgte: 11.2018, Neue Backstube" goes on from the Backstube row, not from the row the
-    earlier question named. A row is given when the answer writes its date as the table does and half
-    its other words at least; the table is the one with the most rows given (one table alone), the row
-    the latest of them. None when no table has one, or the latest is the last row."""
-    found: list[tuple[int, tuple[DocumentText, str, Sheet, list[list[Cell]], int, int]]] = []
-    language = detect_language(answer, default="en")
-    for doc, source, sheet, rows, dated in _ordered(documents):
-        languages = list(dict.fromkeys([language, document_language(doc.items)]))
-        said = sheet_words(" ".join(content_words(answer, language)), languages)
-        given = [n for n, row in enumerate(rows) if text_of(row[dated]).strip() in answer
-                 and 2 * len(_row_words(row, dated, languages) & said) >= len(_row_words(row, dated, languages))]
-        if given:
-            found.append((len(given), (doc, source, sheet, rows, given[-1], dated)))
-    most = max((n for n, _ in found), default=0)
-    best = [table for n, table in found if n == most]
-    return _after(*best[0]) if len(best) == 1 else None
+def continued(question: str, earlier: Sequence[str], documents: Sequence[DocumentText]) -> Following | None:
+    """What came after the row the conversation reached: "Und was kam danach?" after "Was kam nach der
+    Umstellung auf Bio-Mehl?" goes on from the row that answer gave (the one after Bio-Mehl), not from
+    Bio-Mehl again; after "Wann war die Umstellung?" from Bio-Mehl itself. `earlier`: the user's earlier
+    requests, newest first; each follow-up of the same kind between them moves one row on. None when the
+    question does not go on from them, or no earlier request names a row."""
+    if not refers_back(question):
+        return None
+    for moves, before in enumerate(earlier):
+        if (place := _named(before, documents)) is not None:
+            doc, source, sheet, rows, n, dated = place
+            return _after(doc, source, sheet, rows, n + moves + asks_after(before), dated)
+        if not (asks_after(before) and refers_back(before)):
+            return None  # the conversation turned to something else before
+    return None
 
 
-def after_row(question: str, answer: str, documents: Sequence[DocumentText]) -> Following | None:
-    """The row after the one the question names, or, when it names none and goes on from the answer
-    before it ("And what came after that?"), after the last row that answer gave."""
-    return following(question, documents) or (continued(answer, documents) if refers_back(question) else None)
+def after_row(question: str, earlier: Sequence[str], documents: Sequence[DocumentText]) -> Following | None:
+    """The row after the one the question names, or, when it names none and goes on from the requests
+    before it ("And what came after that?"), after the row the conversation reached (`continued`)."""
+    return following(question, documents) or continued(question, earlier, documents)
 
 
 def _after(doc: DocumentText, source: str, sheet: Sheet, rows: list[list[Cell]], n: int, dated: int) -> Following | None:
-    """The row `n` and the one after it, as the document writes them; None when `n` is the last."""
-    if n + 1 >= len(rows):
+    """The row `n` and the one after it, as the document writes them (no row after it when `n` is the
+    last: `after` and `next_label` empty); None when there is no row `n`."""
+    if not 0 <= n < len(rows):
         return None
-    row, nxt = rows[n], rows[n + 1]
-    written = as_written([row_passage("", sheet.header, [text_of(c) for c in r]) for r in (row, nxt)], doc)
-    return Following(written[0], written[1], _cells(row, dated, first=False), _cells(nxt, dated, first=True),
-                     doc.name, source)
+    row, nxt = rows[n], rows[n + 1] if n + 1 < len(rows) else None
+    written = as_written([row_passage("", sheet.header, [text_of(c) for c in r]) for r in (row, nxt) if r], doc)
+    return Following(written[0], written[1] if nxt else "", _cells(row, dated, first=False),
+                     _cells(nxt, dated, first=True) if nxt else "", doc.name, source, text_of(row[dated]).strip())
 
 
 def _cells(row: Sequence[Cell], dated: int, first: bool) -> str:
@@ -176,10 +192,13 @@ def first_rows(after: Following, found: Sequence[Passage], documents: Sequence[D
     seen = next((p for p in found if p.text == after.named and p.name == after.document), None)
     where = dict(page=seen.page, sheet=seen.sheet, section=seen.section) if seen else location(after.source)
     rows = [Passage(name=after.document, text=text, score=top, file_id=doc.file_id if doc else None, **where)
-            for text in (after.after, after.named)]
+            for text in (after.after, after.named) if text]
     return rows + [p for p in found if p.text not in (after.after, after.named)]
 
 
 def statement(after: Following, language: str) -> str:
-    """What came after, in the user's language, marked with the two first passages."""
+    """What came after, in the user's language, marked with the two first passages; that nothing did,
+    marked with the named row's, when it is the table's last."""
+    if not after.after:
+        return say("after_last_row", language, named=after.label, date=after.date, marks="[1]").strip() + "."
     return say("after_row", language, named=after.label, next=after.next_label, marks="[1][2]").strip() + "."

@@ -47,7 +47,7 @@ _SUM = re.compile(
 _AFTER = re.compile(
     r"\b(?:after|afterwards|followed|succeeded"
     r"|nach (?:dem|der|den|einem|einer)|danach|folgte|gefolgt|darauf folgende[nmrs]?"
-    r"|après|(?:a|ont|avait) suivi|succédé)\b",
+    r"|après|ensuite|(?:a|ont|avait) suivi|succédé)\b",
     re.IGNORECASE,
 )
 

@@ -259,42 +259,62 @@ def test_the_row_after_is_read_in_time_order_and_only_for_one_row_clearly_named(
     after = following("Was kam nach dem Umzug nach Halle 2?", [newest_first])
     assert after is not None and after.next_label == "2024, Onlineshop eröffnet", after
     assert "Onlineshop eröffnet" in after.after and "Umzug nach Halle 2" in after.named
-    # The last row has nothing after it; two rows named alike are no one row.
-    assert following("What came after the opening of the online shop?", [
-        _chronicle([["2019", "Founding"], ["2024", "Online shop opened"]])]) is None
+    # The last row has nothing after it (said so: `after` empty); two rows named alike are no one row.
+    last = following("What came after the opening of the online shop?", [
+        _chronicle([["2019", "Founding"], ["2024", "Online shop opened"]])])
+    assert last is not None and (last.after, last.label, last.date) == ("", "Online shop opened", "2024"), last
     assert following("Qu'est-ce qui a suivi l'ouverture ?", [
         _chronicle([["2019", "Ouverture à Lyon"], ["2020", "Ouverture à Nice"], ["2021", "Fusion"]])]) is None
     # A table that dates no row is not ordered.
     assert following("What came after the brioche?", [made("cafe-sales.xlsx")]) is None
 
 
-async def _answered_after(question: str, earlier: str, answer: str, docs: list[DocumentText]) -> str:
-    """The offline analyst's answer to a follow-up, with the round before it in the task's history."""
-    history = [("user", f"[round 1] {earlier}"), ("assistant", f"[round 1] Final answer: {answer}")]
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
-                                 TaskContext(prompt=question, language=detect_language(question),
-                                             documents={d.name: d for d in docs}, predecessors={},
-                                             model=OfflineModel(), retriever=retriever(), history=history))
+async def _asked_in_turn(questions: Sequence[str], docs: list[DocumentText]) -> str:
+    """The offline analyst's answer to the last question, each before it asked in its own round first and
+    in the task's history as the service gives it (the request, then the round's final message)."""
+    history: list[tuple[str, str]] = []
+    for n, question in enumerate(questions, 1):
+        result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                     TaskContext(prompt=question, language=detect_language(question),
+                                                 documents={d.name: d for d in docs}, predecessors={},
+                                                 model=OfflineModel(), retriever=retriever(), history=list(history)))
+        history += [("user", f"[round {n}] {question}"),
+                    ("assistant", f"[round {n}] Final answer: The planned step is done. Completed steps: t1 (analyst)")]
     return result.text
 
 
-@pytest.mark.parametrize(("first", "then", "document", "expected"), [
-    ("What came after the second shop opened in the old town?", "And what came after that?", "bakery-history.docx",
+@pytest.mark.parametrize(("questions", "document", "expected"), [
+    (["What came after the second shop opened in the old town?", "And what came after that?"], "bakery-history.docx",
      "Delivery service launched"),
-    ("Was kam nach der ersten Serienfertigung?", "Und was kam danach?", "werkstatt-chronik.docx",
+    (["Was kam nach der ersten Serienfertigung?", "Und was kam danach?"], "werkstatt-chronik.docx",
      "Zertifizierung nach ISO 9001"),
-    ("Qu'est-ce qui a suivi l'installation du pluviomètre ?", "Et après ?", "historique-station.pdf",
+    (["Qu'est-ce qui a suivi l'installation du pluviomètre ?", "Et après ?"], "historique-station.pdf",
      "Remplacement de l'abri"),
+    (["Was kam nach der Gründung der Werkstatt in Leipzig?", "Und was kam danach?", "Und danach?"],
+     "werkstatt-chronik.docx", "Zertifizierung nach ISO 9001"),
+    (["When was the delivery service launched?", "And what came after that?"], "bakery-history.docx",
+     "Third shop opened at the station"),
 ])
-async def test_a_follow_up_goes_on_from_the_row_the_answer_before_gave(
-        first: str, then: str, document: str, expected: str) -> None:
-    """"And what came after that?" names no row: it goes on from the last row the answer before it gave
-    (the next row after the one the first question named), not from the row that question named."""
-    docs = [made(document)]
-    answer = await ask(first, docs)
-    text = await _answered_after(then, first, answer, docs)
-    statement, quoted = answered(text).split("\n>", 1)
-    assert expected in statement and expected in quoted, (answer, text)
+async def test_a_follow_up_goes_on_from_the_row_the_conversation_reached(
+        questions: list[str], document: str, expected: str) -> None:
+    """"And what came after that?" names no row: it goes on from the row the answer before it gave (the
+    row after the one an "after" question named, or the row a question named), each such follow-up one on."""
+    statement, quoted = answered(await _asked_in_turn(questions, [made(document)])).split("\n>", 1)
+    assert expected in statement and expected in quoted, statement
+
+
+@pytest.mark.parametrize(("questions", "document", "expected"), [
+    (["Was kam nach der Zertifizierung nach ISO 9001?", "Und was kam danach?"], "werkstatt-chronik.docx",
+     "«Eröffnung des Onlineshops» (05.02.2024) ist der letzte Eintrag"),
+    (["What came after the third shop opened at the station?"], "bakery-history.docx",
+     "«Third shop opened at the station» (January 2024) is the last entry"),
+    (["Quand les données ouvertes ont-elles été mises en ligne ?", "Et ensuite ?"], "historique-station.pdf",
+     "« Mise en ligne des données ouvertes » (2023) est la dernière entrée"),
+])
+async def test_after_the_last_row_the_answer_says_nothing_follows_in_the_documents(
+        questions: list[str], document: str, expected: str) -> None:
+    statement, quoted = answered(await _asked_in_turn(questions, [made(document)])).split("\n>", 1)
+    assert expected in statement, statement
 
 
 @pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
