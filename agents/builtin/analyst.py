@@ -19,7 +19,7 @@ from agents.knowledge.measures import asked_measures, meanings
 from agents.knowledge.memory import previous_requests
 from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
-from agents.knowledge.sequence import Following, after_row, first_rows, following, meant_row, row_labels
+from agents.knowledge.sequence import Following, after_row, first_rows, meant_row, row_labels
 from agents.knowledge.sequence import statement as after_statement
 from agents.language import (
     asked_kind,
@@ -215,10 +215,10 @@ async def _after(question: str, earlier: list[str], docs: list[DocumentText], re
     mean in another language ("the second shop opened" over "Zweiter Laden eröffnet"), by the retriever's vectors."""
     if (found := await off_loop_if_long(size, after_row, question, earlier, docs)) or not isinstance(retriever, Likeness):
         return found
-    naming, labels = await off_loop_if_long(size, row_labels, question, docs)
-    cosines = await retriever.likeness([naming], labels) if labels else None
-    meant = meant_row(labels, cosines[0]) if cosines else ""
-    return await off_loop_if_long(size, following, question, docs, meant) if meant else None
+    namings, labels = await off_loop_if_long(size, row_labels, [question, *earlier], docs)
+    cosines = await retriever.likeness(list(namings.values()), labels) if namings and labels else None
+    meant = {r: meant_row(labels, row) for r, row in zip(namings, cosines or [], strict=False)}
+    return await off_loop_if_long(size, after_row, question, earlier, docs, meant) if any(meant.values()) else None
 
 
 class Analyst:

@@ -15,7 +15,7 @@ requests before it (`continued`). Pure, no I/O; `agents.language.asks_after` tel
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.base import DocumentText, Passage
@@ -99,7 +99,11 @@ def _naming(question: str) -> tuple[str, str]:
 
 def _named(question: str, documents: Sequence[DocumentText], meant: str = "") -> Place | None:
     """Where the row the question names sits: the one row whose other cells share the most of its words,
-    half of that row's words at least (or whose label is `meant`); None when none or two alike."""
+    half of that row's words at least; else the one whose label is `meant`; None when none or two alike."""
+    return _named_by(question, documents, "") or (_named_by(question, documents, meant) if meant else None)
+
+
+def _named_by(question: str, documents: Sequence[DocumentText], meant: str) -> Place | None:
     best: list[Place] = []  # the rows sharing the most
     most = 0
     language, naming = _naming(question)
@@ -126,13 +130,13 @@ def following(question: str, documents: Sequence[DocumentText], meant: str = "")
     return _after(*place) if place else None
 
 
-def row_labels(question: str, documents: Sequence[DocumentText]) -> tuple[str, list[str]]:
-    """(the question's words naming a row, the labels of the ordered tables' rows): what to compare by
-    meaning when its words name no row ("the second shop opened on the market" over "Zweiter Laden am
-    Markt eröffnet"); ("", []) when it has no such words or there is no ordered table."""
-    naming = _naming(question)[1]
+def row_labels(requests: Sequence[str], documents: Sequence[DocumentText]) -> tuple[dict[str, str], list[str]]:
+    """({request: its words naming a row}, the labels of the ordered tables' rows): what to compare by
+    meaning when words name no row ("the second shop opened on the market" over "Zweiter Laden am
+    Markt eröffnet"); the requests without such words are left out; no labels without an ordered table."""
+    namings = {r: naming for r in requests if (naming := _naming(r)[1])}
     labels = [_cells(row, dated, first=False) for _, _, _, rows, dated in _ordered(documents) for row in rows]
-    return (naming, list(dict.fromkeys(labels))) if naming and labels else ("", [])
+    return namings, list(dict.fromkeys(labels))
 
 
 def meant_row(labels: Sequence[str], cosines: Sequence[float]) -> str:
@@ -144,16 +148,18 @@ def meant_row(labels: Sequence[str], cosines: Sequence[float]) -> str:
     return labels[order[0]] if len(order) == 1 or cosines[order[0]] - cosines[order[1]] >= ROW_STANDOUT else ""
 
 
-def continued(question: str, earlier: Sequence[str], documents: Sequence[DocumentText]) -> Following | None:
+def continued(question: str, earlier: Sequence[str], documents: Sequence[DocumentText],
+              meant: Mapping[str, str] | None = None) -> Following | None:
     """What came after the row the conversation reached: "Und was kam danach?" after "Was kam nach der
     Umstellung auf Bio-Mehl?" goes on from the row that answer gave (the one after Bio-Mehl), not from
     Bio-Mehl again; after "Wann war die Umstellung?" from Bio-Mehl itself. `earlier`: the user's earlier
     requests, newest first; each follow-up of the same kind between them moves one row on. None when the
-    question does not go on from them, or no earlier request names a row."""
+    question does not go on from them, or no earlier request names a row (by its words, else by the label
+    `meant` gives it)."""
     if not refers_back(question):
         return None
     for moves, before in enumerate(earlier):
-        if (place := _named(before, documents)) is not None:
+        if (place := _named(before, documents, (meant or {}).get(before, ""))) is not None:
             doc, source, sheet, rows, n, dated = place
             return _after(doc, source, sheet, rows, n + moves + asks_after(before), dated)
         if not (asks_after(before) and refers_back(before)):
@@ -161,10 +167,13 @@ def continued(question: str, earlier: Sequence[str], documents: Sequence[Documen
     return None
 
 
-def after_row(question: str, earlier: Sequence[str], documents: Sequence[DocumentText]) -> Following | None:
+def after_row(question: str, earlier: Sequence[str], documents: Sequence[DocumentText],
+              meant: Mapping[str, str] | None = None) -> Following | None:
     """The row after the one the question names, or, when it names none and goes on from the requests
-    before it ("And what came after that?"), after the row the conversation reached (`continued`)."""
-    return following(question, documents) or continued(question, earlier, documents)
+    before it ("And what came after that?"), after the row the conversation reached (`continued`).
+    `meant`: the label of the row a request names by meaning (`row_labels`, `meant_row`)."""
+    return (following(question, documents, (meant or {}).get(question, ""))
+            or continued(question, earlier, documents, meant))
 
 
 def _after(doc: DocumentText, source: str, sheet: Sheet, rows: list[list[Cell]], n: int, dated: int) -> Following | None:

@@ -333,6 +333,19 @@ async def test_a_row_named_in_another_language_is_found_by_meaning(question: str
     assert expected in statement and expected in quoted, statement
 
 
+@pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
+@pytest.mark.parametrize(("questions", "document", "expected"), [
+    (["What came after the move to the second hall?", "And after that?"], "werkstatt-chronik.docx",
+     "Eröffnung des Onlineshops"),
+    (["Was kam nach der Eröffnung des zweiten Ladens in der Altstadt?", "Und danach?"], "bakery-history.docx",
+     "Delivery service launched"),
+])
+async def test_a_follow_up_goes_on_from_a_row_named_in_another_language(
+        questions: list[str], document: str, expected: str) -> None:
+    statement, quoted = answered(await _asked_in_turn(questions, [made(document)])).split("\n>", 1)
+    assert expected in statement and expected in quoted, statement
+
+
 async def test_a_row_no_label_means_is_not_named() -> None:
     text = await ask("What came after the brioche?", [made("bakery-history.docx")])
     assert "came:" not in text.splitlines()[0] and "Delivery service" not in text.splitlines()[0], text
