@@ -120,6 +120,9 @@ MADE = {
 }
 
 
+VECTORS = pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
+
+
 @functools.cache
 def made(name: str) -> DocumentText:
     """A document of this set as the round engine extracts an upload."""
@@ -294,6 +297,11 @@ async def _asked_in_turn(questions: Sequence[str], docs: list[DocumentText]) -> 
      "werkstatt-chronik.docx", "Zertifizierung nach ISO 9001"),
     (["When was the delivery service launched?", "And what came after that?"], "bakery-history.docx",
      "Third shop opened at the station"),
+    # The row named in another language than the table's, by meaning (the vectors' likeness).
+    pytest.param(["What came after the move to the second hall?", "And after that?"], "werkstatt-chronik.docx",
+                 "Eröffnung des Onlineshops", marks=VECTORS),
+    pytest.param(["Was kam nach der Eröffnung des zweiten Ladens in der Altstadt?", "Und danach?"],
+                 "bakery-history.docx", "Delivery service launched", marks=VECTORS),
 ])
 async def test_a_follow_up_goes_on_from_the_row_the_conversation_reached(
         questions: list[str], document: str, expected: str) -> None:
@@ -317,7 +325,7 @@ async def test_after_the_last_row_the_answer_says_nothing_follows_in_the_documen
     assert expected in statement, statement
 
 
-@pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
+@VECTORS
 @pytest.mark.parametrize(("question", "document", "expected"), [
     ("What came after the move to the second hall?", "werkstatt-chronik.docx", "Zertifizierung nach ISO 9001"),
     ("Qu'est-ce qui a suivi la première production en série ?", "werkstatt-chronik.docx", "Umzug nach Halle 2"),
@@ -330,19 +338,6 @@ async def test_a_row_named_in_another_language_is_found_by_meaning(question: str
     """A question that shares no word with the table's rows names the row its words mean (the vectors'
     likeness), and is answered with the row after it, stated and quoted."""
     statement, quoted = answered(await ask(question, [made(document)])).split("\n>", 1)
-    assert expected in statement and expected in quoted, statement
-
-
-@pytest.mark.skipif(not available(), reason="the local embedding models are not installed")
-@pytest.mark.parametrize(("questions", "document", "expected"), [
-    (["What came after the move to the second hall?", "And after that?"], "werkstatt-chronik.docx",
-     "Eröffnung des Onlineshops"),
-    (["Was kam nach der Eröffnung des zweiten Ladens in der Altstadt?", "Und danach?"], "bakery-history.docx",
-     "Delivery service launched"),
-])
-async def test_a_follow_up_goes_on_from_a_row_named_in_another_language(
-        questions: list[str], document: str, expected: str) -> None:
-    statement, quoted = answered(await _asked_in_turn(questions, [made(document)])).split("\n>", 1)
     assert expected in statement and expected in quoted, statement
 
 
