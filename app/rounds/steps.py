@@ -26,9 +26,7 @@ from agents.round import (
     RoundInput,
     Runner,
     TaskOutcome,
-    plan_record,
     prior_round,
-    render_plan_message,
 )
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
@@ -154,7 +152,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
     # The tasks that start at once are announced in this write: one commit fewer for the round.
     starting = [] if wait else rt.runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
-    content = render_plan_message(plan)
+    content = outcome.message
     memory = None
     if answer_only:  # the round ends with this write, which stores what later rounds remember of it
         request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
@@ -165,7 +163,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              content, agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
-                                   "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
+                                   "plan": outcome.record, **outcome.meta, **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, seconds))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
