@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
-from agents.model import ModelError, Usage, use_call_context
+from agents.model import CallScope, ModelError, Usage
 from agents.round import (
     FinalOutcome,
     PlanOutcome,
@@ -212,8 +212,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         context.may_ask = rt.settings.agent_questions
-        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
-                                                                      task.agent, task.id):
+        with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
             result = await asking.run_or_prepare(rt.registry, task, context, approval)
         if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
@@ -224,7 +223,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
         tracing.record_error(exc)
-        with use_call_context(task=task.id):  # the server log names the task that failed
+        with CallScope.entered(task=task.id):  # the server log names the task that failed
             reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
         failed = await rt.journal.append(
