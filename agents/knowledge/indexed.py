@@ -21,7 +21,7 @@ from agents.knowledge.retrieval import (
     rank_documents,
 )
 from agents.language import detect_language, query_terms
-from agents.model import call_context
+from agents.model import CallScope
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil, off_loop_if_long, text_size
 from extractors.base import ContentItem
@@ -87,7 +87,7 @@ class IndexRetriever:
         # (issue 50, item 12); one in the file's own language answers at once.
         asked_in = detect_language(query, default="")
         other = [d.sha256 for d in stored if asked_in and languages[d.sha256] not in ("", asked_in)]
-        if call_context.get().get("resumed"):
+        if CallScope.current().resumed:
             # Not in a round resumed after a crash: each start would wait again for vectors begun anew,
             # and under repeated crashes the round would never get on (issue 51, item 11). Keywords
             # answer until they exist, as for a question in the files' own language.

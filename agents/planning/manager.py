@@ -27,7 +27,7 @@ from agents.phrases import say
 from agents.planning.cut_answer import complete_answer
 from agents.planning.fixes import PARSED, VALID, FixContext, apply_fixes
 from agents.planning.notices import unreadable_note
-from agents.planning.plan import parse_plan, plan_schema, validate_plan
+from agents.planning.plan import parse_plan, plan_record, plan_schema, validate_plan
 from agents.planning.prompt import AGENT_BRIEFS, PLAN_SYSTEM, beginning, examples, makers, short_description
 from agents.planning.repairs import close_json
 from agents.planning.slips import compared
@@ -82,6 +82,16 @@ class PlanOutcome:
     unread: list[str] = field(default_factory=list)  # documents that could not be read
     readable: int = 0  # documents that could
     meta: dict[str, Any] = field(default_factory=dict)  # for the plan message's metadata (citations)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The plan as its message stores it (`plan_record`)."""
+        return plan_record(self.plan)
+
+    @property
+    def message(self) -> str:
+        """The project manager's chat message for the plan (`render_plan_message`)."""
+        return render_plan_message(self.plan)
 
 
 def request_language(inp: RoundInput) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from agents.base import DocumentText, Retriever, TaskSpec
 from agents.knowledge.memory import continued_request
 from agents.language import common_words, detect_language, index_terms, query_terms, stems
-from agents.model import Model, current_draft
+from agents.model import CallScope, Model
 from agents.planning.manager import PlanOutcome, RoundInput
 from agents.planning.notices import unreadable_note
 from agents.planning.repairs import steps_announced
@@ -68,7 +68,7 @@ async def presumes(outcome: PlanOutcome, inp: RoundInput) -> bool:
 def announced(outcome: PlanOutcome, mark: int | None = None) -> PlanOutcome:
     """The outcome with its reply replaced by the announcement of its steps, in the user's language;
     the reply's streamed draft (from `mark`) is taken back."""
-    sink = current_draft.get()
+    sink = CallScope.current().draft
     if sink is not None and mark is not None:
         sink.retract(mark)
     note = "the reply spoke of the documents before any agent had read them: it announces the plan's steps instead"
@@ -90,7 +90,7 @@ async def grounded(outcome: PlanOutcome, inp: RoundInput, model: Model, registry
     """The outcome with its answer written by the analyst from the documents' passages, its cost
     added, its citations in `meta`. `mark`: where the plan's streamed answer began in the message's
     draft (`TextSink.mark`); it is taken back, and the analyst's answer streams in its place."""
-    sink = current_draft.get()
+    sink = CallScope.current().draft
     if sink is not None and mark is not None:
         sink.retract(mark)
     plan = outcome.plan

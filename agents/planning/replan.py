@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from agents.base import Plan, TaskSpec
 from agents.errors import PlanError
 from agents.language import split_sentences
 from agents.model import Model, ModelError, Usage
-from agents.planning.manager import PlanLimits, RoundInput, make_plan
-from agents.planning.plan import plan_to_json, validate_plan
+from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
+from agents.planning.plan import plan_record, plan_to_json, validate_plan
 from agents.planning.scheduler import BUDGET
 from agents.planning.slips import ASKED_WHILE_RUNNING
 from agents.registry import Registry
@@ -32,6 +32,18 @@ class Revision:
     dropped: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     review: bool = False  # it waits for the user's review before it runs (the round is under plan review)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The revised plan as its message stores it (`plan_record`)."""
+        return plan_record(self.plan)
+
+    @property
+    def work_plan(self) -> str:
+        """The revised plan's work plan as Markdown (its message's part under the heading; the
+        manager's answer stays in the round's plan message)."""
+        rendered = render_plan_message(self.plan)
+        return rendered[max(0, rendered.find("### ")):]
 
 
 def revise_offline(plan: Plan, done: set[str], failed: dict[str, str], skipped: dict[str, str],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.language import detect_language
-from agents.model import Model, current_draft
+from agents.model import CallScope, Model
 from agents.phrases import say
 from agents.registry import Registry
 from agents.tasks.inputs import language_name, task_language
@@ -53,7 +53,7 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
 async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:
     """The agent's result, done once more when a model wrote it in another language than the task's;
     the text the first try streamed into the message's draft is taken back before the second writes."""
-    sink = current_draft.get()
+    sink = CallScope.current().draft
     mark = sink.mark() if sink is not None else 0
     result = await _run(agent, task, context)
     if result.question:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.model import (
-    STREAMED_FIELD,
+    CallScope,
     Model,
     ModelBudgetError,
     ModelError,
@@ -19,8 +19,6 @@ from agents.model import (
     ModelRequest,
     ModelResponse,
     Usage,
-    current_budget,
-    sink_for,
 )
 from app.llm.answers import Answer, Spent
 from app.llm.modes import FormatRejectedError, ModeProbes
@@ -130,19 +128,20 @@ class Completions(Model):
     async def _call(self, model: str, messages: list[dict[str, str]], mode: str | None,
                     request: ModelRequest, spent: Spent) -> Answer:
         """One logical call: attempts with backoff until success, a hard failure or no budget."""
-        budget = current_budget.get()
+        scope = CallScope.current()
+        budget = scope.budget
         if budget is not None and budget.tokens_exhausted:
             raise ModelBudgetError(f"the round's token budget is spent ({budget!r})")
         body = request_body(model, messages, mode, request.schema, request.schema_name,
                             request.max_tokens or self.max_tokens, self.temperature_for(request))
         if model not in self._no_tools:
             body.update(tools_body(request.tools, request.tool_choice))
-        sink = sink_for(request)
-        field = STREAMED_FIELD if request.schema is not None else None
+        stream = scope.stream(request)
         attempt = 0
         while True:
             streamer = None
-            if sink is not None:  # a structured answer's draft holds one answer: a new call replaces it
+            if stream is not None:  # a structured answer's draft holds one answer: a new call replaces it
+                sink, field = stream.sink, stream.field
                 streamer = Streamer(sink, field, 0 if field else sink.mark())
                 if field:
                     sink.mark()

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from agents.model import ModelRequest, ToolCall, Usage, call_context
+from agents.model import CallScope, ModelRequest, ToolCall, Usage
 
 log = logging.getLogger("foreman.model_io")
 TEXT_LIMIT = 4000  # characters of one message or answer kept in the log
@@ -41,11 +41,11 @@ def cut(text: str, limit: int = TEXT_LIMIT) -> str:
 
 def call_record(call: ModelCall) -> dict[str, Any]:
     """The log record's fields: plain JSON values only."""
-    context = call_context.get()
+    scope = CallScope.current()
     record: dict[str, Any] = {
-        "workflowId": context.get("workflow"),
-        "round": context.get("round"),
-        "taskId": context.get("task"),
+        "workflowId": scope.workflow,
+        "round": scope.round_no,
+        "taskId": scope.task,
         "agent": call.request.agent,
         "purpose": call.request.purpose,
         "model": call.body.get("model"),

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from agents.model import current_draft
+from agents.model import CallScope
 
 log = logging.getLogger("foreman.drafts")
 
@@ -185,17 +185,16 @@ class Drafts:
         """The prose calls of this context write the draft of the message keyed `key` (by `agent`, the
         step message of `task` when one is named; `kind` what the message will be to a person, "plan",
         "step" or "answer", by default a step when a task is named, else the answer); the journal's write
-        of that message ends it, a failure here discards it."""
+        of that message ends it, a failure here discards it. The calls' scope names the task (the model
+        I/O log and the server log say which task a call or a line served)."""
         draft = Draft(self, workflow_id, round_no, key, agent, task, kind)
         self._writing[key] = draft
-        token = current_draft.set(draft)
         try:
-            yield draft
+            with CallScope.entered(task=task or None, draft=draft):
+                yield draft
         except BaseException:
             self.abandon(key)
             raise
-        finally:
-            current_draft.reset(token)
 
     def new_text(self, workflow_id: str, round_no: int, agent: str = "", task: str = "", kind: str = "") -> DraftText:
         draft = DraftText(f"{self.tag}{_base36(next(self._numbers))}", workflow_id, round_no, agent=agent, task=task,

@@ -30,7 +30,7 @@ from agents.flows import (
     Produced,
     decode_definition,
 )
-from agents.model import ModelRequest, NodeHints, use_call_context
+from agents.model import ModelRequest, NodeHints
 from agents.round import RoundInput, detect_language
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
@@ -107,8 +107,7 @@ class RoundEffects:
         context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
-        with use_call_context(task=path), rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"),
-                                                                    config.agent, path):
+        with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), config.agent, path):
             result = await rt.runner.run_task(task, context)
         if result.question:
             raise NodeError(f"the {config.agent} agent asked a question a flow cannot answer: {result.question}")
@@ -144,8 +143,7 @@ class RoundEffects:
         started, t0 = rt.clock(), time.perf_counter()
         request = ModelRequest(purpose="task", messages=messages, schema=config.schema, agent="llm",
                                hints=NodeHints(node=node.id, prompt=prompt))
-        with use_call_context(task=path), rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"),
-                                                                    "llm", path):
+        with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), "llm", path):
             response = await rt.model.complete(request)
         output: Any = response.data if config.schema is not None else response.text
         text = response.text if config.schema is None else json.dumps(response.data, ensure_ascii=False, indent=2)

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from agents.errors import AgentsError
-from agents.model import ModelError, use_call_context
+from agents.model import CallScope, ModelError
 from app.fsm import Event
 from app.metrics import record_transition
 from app.rounds import tracing
@@ -150,7 +150,7 @@ def transition(workflow_id: str, round_no: int, before: str | None, after: str, 
     """One structured line per status change, and the round counters it moves."""
     record_transition(before, after, event)
     tracing.outcome(workflow_id, round_no, after)
-    with use_call_context(workflow=workflow_id, round=round_no):  # also outside the round (start, stop, delete)
+    with CallScope.entered(workflow=workflow_id, round_no=round_no):  # also outside the round (start, stop, delete)
         log.info(json.dumps({"workflow": workflow_id, "round": round_no, "from": before, "to": after,
                              "event": event}))
 

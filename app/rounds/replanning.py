@@ -12,7 +12,7 @@ from typing import Any
 
 from agents.base import Plan
 from agents.model import Usage
-from agents.round import Revision, plan_record, render_plan_message
+from agents.round import Revision
 from app.fsm import Event
 from app.rounds import waiting
 from app.rounds.records import plan_of, record_of
@@ -65,8 +65,7 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
                          usage: Usage | None, seconds: float) -> None:
     """Journal a revised plan: the manager's step message (the plan, why, what changed) and its log;
     `seconds`: what revising it took."""
-    rendered = render_plan_message(revision.plan)
-    text = f"{heading}: {revision.why}.\n\n" + rendered[max(0, rendered.find("### ")):]
+    text = f"{heading}: {revision.why}.\n\n{revision.work_plan}"
     key = functools.partial(replan_key, workflow_id, round_no, key_part)
     spent = usage or Usage()
     wait = waiting.plan_wait(rt, key) if revision.review else None
@@ -74,7 +73,7 @@ async def write_revision(rt: Runtime, workflow_id: str, round_no: int, revision:
         workflow_id, round_no,
         messages=[NewMessage(key("message"), "assistant", "step", text, agent_name="project_manager",
                              started_at=rt.clock() - timedelta(seconds=seconds), processing_time=round(seconds, 6),
-                             meta={"plan": plan_record(revision.plan), "language": revision.plan.language,
+                             meta={"plan": revision.record, "language": revision.plan.language,
                                    "offline": offline, "revision": {**meta, "why": revision.why,
                                                                     "dropped": revision.dropped,
                                                                     "added": revision.added},

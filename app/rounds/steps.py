@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
-from agents.model import ModelError, Usage, use_call_context
+from agents.model import CallScope, ModelError, Usage
 from agents.round import (
     FinalOutcome,
     PlanOutcome,
@@ -26,9 +26,7 @@ from agents.round import (
     RoundInput,
     Runner,
     TaskOutcome,
-    plan_record,
     prior_round,
-    render_plan_message,
 )
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
@@ -154,7 +152,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
     # The tasks that start at once are announced in this write: one commit fewer for the round.
     starting = [] if wait else rt.runner.first_tasks(plan, reused, spent=outcome.usage.total_tokens)
     done = "Work plan revised" if revision else "Work plan created"
-    content = render_plan_message(plan)
+    content = outcome.message
     memory = None
     if answer_only:  # the round ends with this write, which stores what later rounds remember of it
         request = (await rt.rounds.round_input(workflow_id, round_no)).prompt  # `inp`'s may hold the feedback
@@ -165,7 +163,7 @@ async def write_plan(rt: Runtime, workflow_id: str, round_no: int, to_plan: ToPl
         messages=[NewMessage(key("message"), "assistant", "last" if answer_only else "step",
                              content, agent_name="project_manager", started_at=started,
                              meta={"offline": outcome.offline, "model": outcome.model, "language": plan.language,
-                                   "plan": plan_record(plan), **outcome.meta, **waiting.plan_review_meta(wait, revision)},
+                                   "plan": outcome.record, **outcome.meta, **waiting.plan_review_meta(wait, revision)},
                              **_stats(outcome.usage, seconds))],
         logs=[*repaired,
               NewLog(key("done"), f"{done}: {len(plan.tasks)} task{'' if len(plan.tasks) == 1 else 's'}", agent_name="project_manager",
@@ -214,8 +212,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         context.may_ask = rt.settings.agent_questions
-        with use_call_context(task=task.id), rt.journal.drafts.writing(workflow_id, round_no, key("message"),
-                                                                      task.agent, task.id):
+        with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
             result = await asking.run_or_prepare(rt.registry, task, context, approval)
         if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
@@ -226,7 +223,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
         raise
     except Exception as exc:  # an agent's failure is the task's, never the round's
         tracing.record_error(exc)
-        with use_call_context(task=task.id):  # the server log names the task that failed
+        with CallScope.entered(task=task.id):  # the server log names the task that failed
             reason = reason_of(exc, f"the {task.agent} agent")
         usage = getattr(exc, "usage", Usage())
         failed = await rt.journal.append(

@@ -29,7 +29,7 @@ from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any
 
-from agents.model import ModelError, ModelRequest, ModelResponse, use_call_context
+from agents.model import CallScope, ModelError, ModelRequest, ModelResponse
 from app.store.ownership import ClaimLostError
 
 _tracer: Any = None  # the SDK tracer while tracing is on; None: every hook is a no-op
@@ -109,7 +109,7 @@ def _round(workflow_id: str, round_no: int) -> Iterator[None]:
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "project_manager",
                   "gen_ai.conversation.id": workflow_id, "foreman.round": round_no}
     try:
-        with use_call_context(trace=format(tid, "032x")), _tracer.start_as_current_span(
+        with CallScope.entered(trace=format(tid, "032x")), _tracer.start_as_current_span(
                 "foreman.round", attributes=attributes, record_exception=True,
                 set_status_on_exception=False) as span:
             _live[(workflow_id, round_no)] = span

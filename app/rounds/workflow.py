@@ -18,7 +18,7 @@ import logging
 
 from dbos import DBOS
 
-from agents.model import RetryBudget, use_budget, use_call_context
+from agents.model import CallScope
 from app.rounds import tracing
 from app.rounds.attempts import run_attempts
 from app.rounds.draining import gated
@@ -78,16 +78,17 @@ async def round_workflow(workflow_id: str, round_no: int, segment: int = 0) -> N
     engine = current()
     rt = engine.rt
     engine.track(workflow_id, asyncio.current_task())
-    resumed = {"resumed": True} if engine.resumed(workflow_id, round_no, segment) else {}
     try:
         async with engine.slot(workflow_id, round_no):
-            with use_budget(RetryBudget(rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens)):
+            # The round's model calls name it, draw on its budget, and, in a round resumed by this start, wait
+            # for no optional warm-up (the vectors of a file in another language than a question,
+            # `agents.knowledge.indexed`): under repeated crashes each start would wait again and the round
+            # never get on (issue 51, item 11).
+            with CallScope.entered(workflow=workflow_id, round_no=round_no,
+                                   resumed=engine.resumed(workflow_id, round_no, segment),
+                                   retries=rt.settings.round_retry_budget, tokens=rt.settings.max_round_tokens):
                 async with asyncio.timeout(rt.settings.max_round_seconds):
-                    # A round resumed by this start waits for no optional warm-up (the vectors of a file in
-                    # another language than a question, `agents.knowledge.indexed`): under repeated crashes
-                    # each start would wait again and the round never get on (issue 51, item 11).
-                    with use_call_context(workflow=workflow_id, round=round_no, **resumed), \
-                            tracing.round_span(workflow_id, round_no):
+                    with tracing.round_span(workflow_id, round_no):
                         if segment:
                             await engine.go_on(rt, workflow_id, round_no, segment)
                         else:

@@ -31,7 +31,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob, word_embedder
+from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
 from agents.toolkit.cpu import end_with, off_loop
 from app.store.repository.chunks import ChunkStore
 
@@ -74,9 +74,10 @@ class VectorIndex:
     """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
 
     def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1,
-                 in_process: Callable[[list[str]], np.ndarray] | None = None) -> None:
+                 in_process: Callable[[list[str]], np.ndarray] | None = None, words: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
+        self.words = words  # the model that tells single words apart (the local ensemble's USE); None: none
         self.workers = workers
         # The embedder's `passages` as a function worker processes run (the local models); None: threads.
         self.in_process = in_process
@@ -174,8 +175,8 @@ class VectorIndex:
 
     async def likeness(self, texts: Sequence[str], others: Sequence[str]) -> list[list[float]] | None:
         """The cosine of each of `texts` with each of `others` (short texts: a question's words, a table's
-        headings), by the model that tells words apart (`word_embedder`); None without one."""
-        words = word_embedder(self.embedder)
+        headings), by the model that tells words apart (`words`); None without one."""
+        words = self.words
         if words is None or not texts or not others:
             return None
         vectors = await off_loop(words.passages, [*texts, *others])

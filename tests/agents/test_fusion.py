@@ -9,7 +9,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.knowledge.embeddings import Ensemble, fuse, nearest, scores_order, search_rows
+from agents.knowledge.embeddings import (
+    Ensemble,
+    LocalUSE,
+    available,
+    fuse,
+    local_embedder,
+    local_embeddings,
+    local_passages,
+    nearest,
+    scores_order,
+    search_rows,
+    word_embedder,
+)
 from agents.knowledge.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
 
 GERMAN = "Wie viele Mitarbeiter hatte die Firma am Ende des Jahres?"
@@ -107,3 +119,12 @@ def test_the_int8_scan_returns_the_nearest_rows_of_the_exact_product_over_severa
     assert nearest([], question) == [] and nearest([search_rows(stored[:0])], question) == []
     in_memory = nearest([search_rows(rows)], question, depth=5)  # float32, as an embedder makes them
     assert [i for i, _ in in_memory] == [i for i, _ in scores_order(rows @ question, 5)]
+
+
+def test_the_local_embeddings_are_the_ensemble_its_worker_function_and_its_word_model():
+    local = local_embeddings()
+    if not available():
+        assert local is None  # the service then embeds nothing (keywords alone)
+        return
+    assert local is not None and local.embedder.name == local_embedder().name and local.in_process is local_passages
+    assert isinstance(local.words, LocalUSE) and local.words is word_embedder(local.embedder)

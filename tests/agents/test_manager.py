@@ -7,7 +7,8 @@ import pytest
 from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelOutputError, Usage
-from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
+from agents.planning.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message
+from agents.planning.plan import plan_from_record
 from agents.planning.review import write_final
 from agents.registry import build_registry
 from tests.agents.conftest import text_document
@@ -117,6 +118,17 @@ def test_render_plan_message_shows_answer_and_work_plan_in_the_plan_language():
     assert "1. **summarizer** `t1`: Fasse zusammen (Eingaben: a.pdf)" in text
     assert "2. **writer** `t2`: Schreibe (Ergebnisse: memo.docx; nach: t1)" in text
     assert "**Zu liefernde Dokumente:** memo.docx" in text
+
+
+def test_a_plan_outcome_carries_the_plans_record_and_message_the_app_writes():
+    plan = Plan(language="de", answer="Ich fasse zusammen.", final_documents=[OutputSpec("memo.docx")],
+                tasks=[TaskSpec("t1", "summarizer", "Fasse zusammen", ["a.pdf"]),
+                       TaskSpec("t2", "writer", "Schreibe", [], [OutputSpec("memo.docx")], ["t1"])])
+    outcome = PlanOutcome(plan=plan, usage=Usage(), model="m", offline=True)
+    assert outcome.message == render_plan_message(plan)
+    assert plan_from_record(outcome.record, plan.language, plan.answer) == plan
+    plan.answer = "Erledigt."  # an answer finished after planning is the one written
+    assert outcome.message.startswith("Erledigt.")
 
 
 async def test_write_final_lists_delivered_failed_skipped_and_never_produced(inp):

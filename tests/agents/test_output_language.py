@@ -4,7 +4,7 @@ is done once more, told which language (a German summary came back as the docume
 from __future__ import annotations
 
 from agents.base import TaskContext, TaskSpec
-from agents.model import current_draft, sink_for
+from agents.model import CallScope
 from agents.registry import build_registry
 from agents.tasks.run import expected_language, run_task, written_language
 from tests.agents.conftest import text_document
@@ -41,13 +41,10 @@ async def test_a_result_in_the_right_language_is_kept_as_it_is():
 async def test_still_wrong_after_the_second_try_its_own_prose_is_translated_and_its_quotes_kept():
     quoted = f"{ENGLISH}\n\n> The licences are three weeks late, says the vendor.\n\n— report.txt [1]"
     draft = _Draft()
-    token = current_draft.set(draft)
-    try:
+    with CallScope.entered(draft=draft):
         model = _StreamingModel(quoted, quoted, GERMAN)
         task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
         result = await run_task(build_registry(entry_points=False), task, _context(model))
-    finally:
-        current_draft.reset(token)
     assert result.text == f"## Zusammenfassung von report.txt\n\n{GERMAN}\n\n> The licences are three weeks late, says the vendor.\n\n— report.txt [1]"
     assert result.meta["languageTranslated"] and "languageMismatch" not in result.meta
     translation = model.requests[2]
@@ -102,21 +99,18 @@ class _StreamingModel(ScriptedModel):
 
     async def complete(self, request):
         response = await super().complete(request)
-        if (sink := sink_for(request)) is not None:
-            sink.text(response.text)
+        if (stream := CallScope.current().stream(request)) is not None:
+            stream.sink.text(response.text)
         return response
 
 
 async def test_the_first_try_is_taken_back_from_the_draft_before_the_second_is_written():
     draft = _Draft()
     draft.lead("Summary: ")
-    token = current_draft.set(draft)
-    try:
+    with CallScope.entered(draft=draft):
         model = _StreamingModel(ENGLISH, GERMAN)
         task = TaskSpec(id="t1", agent="summarizer", instructions="Fasse report.txt zusammen.")
         result = await run_task(build_registry(entry_points=False), task, _context(model))
-    finally:
-        current_draft.reset(token)
     assert result.meta["languageRedone"]
     assert "vendor" not in draft.shown and "Lieferant" in draft.shown
 

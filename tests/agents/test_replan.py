@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agents.base import OutputSpec, Plan, TaskSpec
+from agents.planning.plan import plan_from_record
 from agents.planning.replan import changes_prompt, merge_revision, revise_offline
 
 
@@ -25,6 +26,10 @@ def test_the_failed_task_is_dropped_and_what_needed_it_runs_on_the_uploads():
     assert revision.dropped == ["t1"] and revision.added == ["t2"]
     assert "t1 (data_extractor) failed (the file is damaged) and is dropped" in revision.why
     assert "t2 (writer) works from a.pdf" in revision.why
+    # What the app writes of it: its plan's record and its work plan (the answer stays the round's plan's).
+    assert plan_from_record(revision.record, "en", "Plan.") == revision.plan
+    assert revision.work_plan.startswith("### Work plan") and "1. **writer** `t2`: Report. (inputs: a.pdf" in \
+        revision.work_plan and "Plan." not in revision.work_plan
 
 
 def test_a_task_whose_input_is_gone_is_dropped_too_and_nothing_to_rerun_is_no_revision():

@@ -12,13 +12,11 @@ import pytest
 import uvloop
 
 from agents.model import (
+    CallScope,
     Model,
     ModelBudgetError,
     ModelError,
     ModelRequest,
-    RetryBudget,
-    current_budget,
-    use_budget,
 )
 from app.llm.client import OpenAIModel
 from tests.harness import wait_for
@@ -82,18 +80,18 @@ async def test_500s_stop_when_the_round_budget_is_spent(openai_stub: OpenAIStub,
                                                         make_model: Make) -> None:
     openai_stub.script([Status(500)] * 20)
     model = make_model(max_retries=10)
-    with use_budget(RetryBudget(2)) as budget, pytest.raises(ModelBudgetError) as caught:
+    with CallScope.entered(retries=2) as scope, pytest.raises(ModelBudgetError) as caught:
         await model.complete(ASK)
-    assert budget.retries_left == 0
+    assert scope.budget is not None and scope.budget.retries_left == 0
     assert len(openai_stub.requests) == 3  # the first try and two retries
     assert caught.value.usage.calls == 3
-    assert current_budget.get() is None
+    assert CallScope.current().budget is None
 
 
 async def test_budget_is_shared_by_tasks_of_one_round(openai_stub: OpenAIStub, make_model: Make) -> None:
     openai_stub.script([Status(503)] * 20)
     model = make_model(max_retries=10)
-    with use_budget(RetryBudget(3)):
+    with CallScope.entered(retries=3):
         results = await asyncio.gather(*(model.complete(ASK) for _ in range(3)), return_exceptions=True)
     assert all(isinstance(r, ModelError) for r in results)
     assert len(openai_stub.requests) == 3 + 3  # three first tries, three retries between them
@@ -201,9 +199,9 @@ async def test_every_request_has_a_bounded_token_count(openai_stub: OpenAIStub, 
 async def test_a_spent_token_budget_stops_further_calls(openai_stub: OpenAIStub, make_model: Make) -> None:
     openai_stub.script([Reply("one", usage=(30, 10))])
     model = make_model()
-    with use_budget(RetryBudget(5, tokens=40)) as budget:
+    with CallScope.entered(retries=5, tokens=40) as scope:
         await model.complete(ASK)
-        assert budget.tokens_spent == 40
+        assert scope.budget is not None and scope.budget.tokens_spent == 40
         with pytest.raises(ModelBudgetError, match="token budget"):
             await model.complete(ASK)
     assert len(openai_stub.requests) == 1

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from agents.model import ModelRequest, use_call_context
+from agents.model import CallScope, ModelRequest
 from app.config import SettingsError, from_env
 from app.logs import JsonFormatter, PlainFormatter
 from tests.openai_stub import OpenAIStub, Reply
@@ -23,12 +23,12 @@ async def test_each_call_is_logged_with_workflow_round_task_and_agent(
     openai_stub.script([Reply("A short answer.", usage=(30, 4))])
     model = make_model(api_key="sk-secret-key-123", log_io=True)
     caplog.set_level(logging.INFO, logger="foreman.model_io")
-    with use_call_context(workflow=7, round=2, task="t1"):
+    with CallScope.entered(workflow="7", round_no=2, task="t1"):
         await model.complete(ModelRequest(purpose="task", agent="writer", messages=[
             {"role": "system", "content": "You write."}, {"role": "user", "content": long_text}]))
     [line] = lines(caplog, JsonFormatter())
     entry = json.loads(line)
-    assert (entry["workflowId"], entry["round"], entry["taskId"], entry["agent"]) == (7, 2, "t1", "writer")
+    assert (entry["workflowId"], entry["round"], entry["taskId"], entry["agent"]) == ("7", 2, "t1", "writer")
     assert entry["level"] == "info" and entry["logger"] == "foreman.model_io" and entry["time"]
     assert entry["mode"] == "text" and entry["answer"] == "A short answer." and entry["finishReason"] == "stop"
     assert entry["usage"]["promptTokens"] == 30 and entry["usage"]["completionTokens"] == 4

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import TaskContext, TaskSpec
-from agents.model import ModelRequest, RetryBudget, Tool, ToolCall, use_budget
+from agents.model import CallScope, ModelRequest, Tool, ToolCall
 from agents.registry import build_registry
 from agents.tasks.questions import ASK_USER, MAX_QUESTIONS
 from agents.tasks.run import run_task
@@ -102,7 +102,7 @@ async def test_a_server_that_refuses_tools_is_asked_without_them_from_then_on(op
                                                                                make_model: Make) -> None:
     openai_stub.script([RejectTools(), Reply("The year was good.")])
     model = make_model()
-    with use_budget(RetryBudget(0)):  # no retry is spent on it: the same call, without what was refused
+    with CallScope.entered(retries=0):  # no retry is spent on it: the same call, without what was refused
         response = await model.complete(asking(ASK_USER))
         assert response.text == "The year was good." and response.tool_calls == ()
         assert await model.complete(asking(ASK_USER))

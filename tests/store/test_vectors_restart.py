@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.base import DocumentText
 from agents.knowledge.indexed import IndexRetriever, chunk_rows
-from agents.model import use_call_context
+from agents.model import CallScope
 from app.store import vectors
 from app.store.database import Database
 from app.store.repository.chunks import ChunkStore
@@ -84,7 +84,7 @@ async def test_a_round_resumed_after_a_crash_does_not_wait_for_the_vectors_of_a_
         doc = DocumentText(name="turm.txt", ext="txt", mime="text/plain", size=len(TURM), items=[("text", TURM)],
                            file_id=1, sha256="sha-de")
         retriever = IndexRetriever(IndexSearch(store, index))
-        with use_call_context(workflow="w", round=1, resumed=True):
+        with CallScope.entered(workflow="w", round_no=1, resumed=True):
             search = asyncio.create_task(retriever.search("When was the Turm of the lighthouse finished?", [doc], 3))
         while not search.done() and "sha-de" not in index._waits:
             await asyncio.sleep(0.01)
