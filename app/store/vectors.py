@@ -186,12 +186,16 @@ class VectorIndex:
     async def nearest(self, query: str, shas: Sequence[str], wait_for: Sequence[str] = ()) -> list[tuple[int, float]] | None:
         """(chunk id, cosine) of the chunks nearest the question among the files whose vectors
         exist, or None when none has vectors yet (they are being made: BM25 alone answers meanwhile).
-        The files of `wait_for` still being embedded are waited for first, up to CROSS_LANGUAGE_WAIT."""
+        When a file of `wait_for` is still being embedded, all of `shas` are waited for, up to CROSS_LANGUAGE_WAIT."""
         ready = await self.ready(shas)
         if any(sha not in ready for sha in wait_for):
-            log.info("waiting up to %.0f s for the vectors of %d file(s) in another language than the question",
-                     CROSS_LANGUAGE_WAIT, sum(sha not in ready for sha in wait_for))
-            await self.wait_ready(wait_for, CROSS_LANGUAGE_WAIT)
+            # Then the other files searched are waited for too: a passage of a file without vectors has only its
+            # keyword vote in the fused ranking, and a file in the question's own language would lose to the
+            # other language's (a tuning case lost its answer once the waited-for file was embedded first).
+            log.info("waiting up to %.0f s for the vectors of %d file(s), %d in another language than the question",
+                     CROSS_LANGUAGE_WAIT, sum(sha not in ready for sha in shas),
+                     sum(sha not in ready for sha in wait_for))
+            await self.wait_ready(shas, CROSS_LANGUAGE_WAIT)
             ready = await self.ready(shas)
         if not ready or not await self._query_model(wait=bool(wait_for)):
             return None

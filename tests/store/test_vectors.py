@@ -274,3 +274,32 @@ async def test_a_file_a_question_waits_for_is_embedded_before_the_files_queued_a
             embedder.steps.release()
         await index.close()
         await db.dispose()
+
+
+async def test_a_question_that_waits_for_a_file_in_another_language_waits_for_the_other_files_searched_too(tmp_path):
+    # A file in the question's own language without vectors has only its keyword vote in the fused ranking:
+    # once the waited-for German file was embedded first, an English question lost its English answer to it.
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'v.db'}")
+    await db.migrate()
+    texts = {"notes-de": "Der Turm wurde 1874 fertiggestellt.", "report-en": "The tower was completed in 1874."}
+    embedder = SteppedEmbedder("model-a", texts)
+    store = ChunkStore(db)
+    index = VectorIndex(store, embedder)
+    try:
+        for sha, text in texts.items():
+            await store.add(sha, chunk_rows([ContentItem(sequence_nr=1, name="text", ext="txt",
+                                                         content_type="text/plain", data=text)]))
+        near = asyncio.create_task(index.nearest("When was the tower completed?", list(texts), ["notes-de"]))
+        while not embedder.order:
+            await asyncio.sleep(0.01)
+        embedder.steps.release()  # one file's vectors made
+        await asyncio.sleep(0.2)
+        assert not near.done()  # still waiting for the other
+        embedder.steps.release()
+        found = await near
+        assert found is not None and len(found) == 2 and sorted(embedder.order) == sorted(texts)
+    finally:
+        for _ in range(5):
+            embedder.steps.release()
+        await index.close()
+        await db.dispose()
