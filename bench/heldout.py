@@ -111,6 +111,7 @@ class Server:
         self.process = subprocess.Popen([sys.executable, "-m", "app"], cwd=tree, env=env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=60)
+        self.workflow: int | None = None  # the last case's conversation
         for _ in range(600):
             try:
                 if self.client.get("/ready").status_code == 200:
@@ -148,6 +149,7 @@ class Server:
             workflow, _ = self.round(workflow, prompt, ids)
             ids = []  # the documents stay in the conversation
         workflow, whole = self.round(workflow, case.prompt, ids)
+        self.workflow = workflow
         messages = whole["messages"]
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         answer = [m for m in messages[last_user + 1:] if m["role"] == "assistant"]
@@ -185,9 +187,12 @@ def _groups(case: Case) -> list[str]:
             + (["follow-ups"] if case.before else []))
 
 
-def fixes_fired(server: Server) -> dict[str, int]:
-    """How often each fix changed a plan in this server's rounds, from its log."""
-    said = re.findall(r"plan repaired \((\w+)\)", Path(server.log.name).read_text(errors="replace"))
+def fixes_fired(server: Server, workflow: int | None = None) -> dict[str, int]:
+    """How often each fix changed a plan in this server's rounds (in one workflow's, when given), from its log."""
+    lines = Path(server.log.name).read_text(errors="replace").splitlines()
+    if workflow is not None:
+        lines = [line for line in lines if re.search(rf"\bworkflowId={workflow}\b", line)]
+    said = re.findall(r"plan repaired \((\w+)\)", "\n".join(lines))
     return {name: said.count(name) for name in dict.fromkeys(said)}
 
 
@@ -303,10 +308,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             counted[quoted] += 1
             for group in _groups(case):
                 groups.setdefault(group, dict.fromkeys(totals, 0))[verdict] += 1
-            print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}", flush=True)
+            fired = fixes_fired(server, server.workflow) if server and server.workflow is not None else {}
+            if server:
+                server.workflow = None
+            print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}"
+                  + (f"  [fixed: {', '.join(fired)}]" if fired else ""), flush=True)
             if out:
                 out.write(json.dumps({"id": case.id, "verdict": verdict, "failed": failed, "seconds": seconds,
-                                      "status": status, "verdict_quotes_counted": quoted,
+                                      "status": status, "verdict_quotes_counted": quoted, "fixes": fired,
                                       "answer": main_text, "reply": reply}, ensure_ascii=False) + "\n")
                 out.flush()
     finally:
