@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents.base import Plan
-from agents.planning.repairs import deliverables, known_agents, repair_answer_language, repair_structure, unexampled
+from agents.planning.repairs import deliverables, repair_answer_language, repair_structure, unexampled
 from agents.planning.slips import asked_formats, attached_inputs, left_out_inputs, pointed_inputs, uncopied
 
 Stage = Literal["parsed", "valid"]
@@ -40,7 +40,6 @@ class FixContext:
     """What the fixes read besides the plan: the request and what the planning call showed the model."""
 
     request: str = ""  # the user's prompt
-    agents: frozenset[str] = frozenset()  # the registered agents' names
     uploads: tuple[str, ...] = ()  # the readable documents' names
     formats: Mapping[str, Collection[str]] = field(default_factory=dict)  # what each registered agent delivers
     facts: Sequence[Mapping[str, Any]] = ()  # the documents' catalogue facts (`agents.tasks.hints.doc_facts`)
@@ -63,8 +62,6 @@ class Fix:
 
 
 FIXES: tuple[Fix, ...] = (
-    # An agent name that is nearly a registered one ("Summarizer"): the model's choice, spelled right.
-    Fix("agent_names", PARSED, lambda p, c: known_agents(p, c.agents)),
     # A file its agent cannot make (an Excel workbook of the summarizer): the one agent that makes it.
     Fix("deliverable", PARSED, lambda p, c: deliverables(p, c.formats)),
     # Dependencies, outputs, repeated tasks, cycles, inputs and final documents that cannot run.
@@ -119,5 +116,5 @@ def repair_plan(plan: Plan, agents: Collection[str], uploads: Collection[str], r
     `request` is given to the fixes and read by none of them: a registered agent the model chose is
     kept whatever the request says."""
     known = frozenset(agents)
-    return apply_fixes(plan, FixContext(request=request, agents=known, uploads=tuple(uploads),
+    return apply_fixes(plan, FixContext(request=request, uploads=tuple(uploads),
                                         formats={a: f for a, f in (formats or {}).items() if a in known}), PARSED)
