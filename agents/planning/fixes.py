@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents.base import Plan
-from agents.planning.repairs import deliverables, repair_answer_language, repair_structure, unexampled
+from agents.planning.repairs import repair_answer_language, repair_structure, unexampled
 from agents.planning.slips import asked_formats, attached_inputs, left_out_inputs, pointed_inputs, uncopied
 
 Stage = Literal["parsed", "valid"]
@@ -62,8 +62,6 @@ class Fix:
 
 
 FIXES: tuple[Fix, ...] = (
-    # A file its agent cannot make (an Excel workbook of the summarizer): the one agent that makes it.
-    Fix("deliverable", PARSED, lambda p, c: deliverables(p, c.formats)),
     # Dependencies, outputs, repeated tasks, cycles, inputs and final documents that cannot run.
     Fix("structure", PARSED, lambda p, c: repair_structure(p, c.uploads, c.formats)),
     # A reply in another language than the user's: the plan's steps announced in theirs.

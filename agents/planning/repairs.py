@@ -72,18 +72,6 @@ def close_json(text: str) -> Any:
     return None
 
 
-def deliverables(plan: Plan, formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
-    """The plan with each task asked for files its agent cannot make given to the one agent that makes
-    them all, else without those files (`deliverable`). `formats`: the registered agents' (`Registry.formats`)."""
-    notes: list[str] = []
-    tasks = []
-    for task in plan.tasks:
-        agent, outputs = deliverable(task, formats, notes)
-        tasks.append(replace(task, agent=agent, outputs=outputs) if (agent, outputs) != (task.agent, task.outputs)
-                     else task)
-    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
-
-
 def repair_structure(plan: Plan, uploads: Collection[str],
                      formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
     """The plan with what cannot run in its structure fixed, and one sentence per fix: dependencies on
