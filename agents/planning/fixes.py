@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents.base import Plan
-from agents.planning.repairs import repair_answer_language, repair_structure, unexampled
+from agents.planning.repairs import repair_structure, unexampled
 from agents.planning.slips import asked_formats, attached_inputs, left_out_inputs, pointed_inputs, uncopied
 
 Stage = Literal["parsed", "valid"]
@@ -64,8 +64,6 @@ class Fix:
 FIXES: tuple[Fix, ...] = (
     # Dependencies, outputs, repeated tasks, cycles, inputs and final documents that cannot run.
     Fix("structure", PARSED, lambda p, c: repair_structure(p, c.uploads, c.formats)),
-    # A reply in another language than the user's: the plan's steps announced in theirs.
-    Fix("answer_language", VALID, lambda p, c: _answer_language(p)),
     # Instructions copying a worked example of the planning prompt: the user's request instead.
     Fix("examples", VALID, lambda p, c: unexampled(p, c.request, c.examples)),
     # Instructions copying the documents' catalogue lines or earlier turns: the copies taken out.
@@ -81,12 +79,6 @@ FIXES: tuple[Fix, ...] = (
 )
 OTHER_STEPS = ("cut_answer", "grounded", "announced")
 FIX_NAMES = tuple(f.name for f in FIXES) + OTHER_STEPS
-
-
-def _answer_language(plan: Plan) -> Fixed:
-    """`repair_answer_language` in the pipeline's shape, for the plan's own (decided) language."""
-    fixed, note = repair_answer_language(plan, plan.language)
-    return fixed, [note] if note else []
 
 
 def apply_fixes(plan: Plan, context: FixContext, stage: Stage, off: Collection[str] = ()) -> Fixed:

@@ -19,12 +19,10 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.language import detect_language
-from agents.phrases import PHRASES, say
+from agents.phrases import say
 from agents.planning.plan import cycle_of, makers_of, out_format, undeliverable
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
-_SURE_WORDS = 4  # a text of fewer words is too short for the language detector to be sure
 
 
 def close_json(text: str) -> Any:
@@ -299,19 +297,6 @@ def with_a_task(plan: Plan, request: str, documents: Sequence[str], agents: Coll
         return plan
     return replace(plan, tasks=[TaskSpec(id="t1", agent=agent, instructions=request,
                                          inputs=list(documents) if agent == "analyst" else [])])
-
-
-def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]:
-    """A plan with tasks whose answer is plainly in another language than the user's (a 0.5B
-    model answers a German request in English) gets its steps announced in the user's language;
-    the sentence says what was fixed. An answer-only plan is the answer itself and is kept."""
-    if not plan.tasks or language not in PHRASES["plan_steps"] or len(plan.answer.split()) < _SURE_WORDS:
-        return plan, None
-    written = detect_language(plan.answer, default="")
-    if not written or written == language:
-        return plan, None
-    return steps_announced(plan, language), (f"the answer was written in '{written}', not in the user's "
-                                             f"'{language}': it announces the plan's steps instead")
 
 
 def _said(text: str) -> str:

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.language import load_detector
 from agents.planning.fixes import repair_plan
 from agents.planning.manager import RoundInput, make_plan
 from agents.planning.plan import validate_plan
-from agents.planning.repairs import close_json, repair_answer_language
+from agents.planning.repairs import close_json
 from agents.registry import build_registry
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import text_document
@@ -232,17 +231,3 @@ def test_a_task_repeated_word_for_word_is_dropped() -> None:
     fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
     assert [t.id for t in fixed.tasks] == ["t1", "t3"] and fixed.tasks[1].depends_on == ["t1"]
     assert "task 't2': dropped, it repeats task 't1'" in notes
-
-
-def test_an_answer_in_another_language_than_the_users_announces_the_steps_in_the_users() -> None:
-    load_detector()
-    plan = Plan(language="de", answer="I will combine the testWORD.docx document into one file.",
-                tasks=[TaskSpec("t1", "summarizer", "Fasse das Dokument zusammen", ["testWORD.docx"])])
-    fixed, note = repair_answer_language(plan, "de")
-    assert fixed.answer == "Ich habe 1 Schritt geplant: den Agenten summarizer ausführen."
-    assert note and "'en'" in note
-    # Kept: an answer in the user's language, one too short to be sure of, an answer-only plan.
-    for kept, language in ((replace(plan, answer="Ich fasse das Dokument für Sie zusammen."), "de"),
-                           (replace(plan, answer="OK, gerne."), "de"),
-                           (replace(plan, tasks=[]), "de")):
-        assert repair_answer_language(kept, language) == (kept, None)
