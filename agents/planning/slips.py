@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan
-from agents.language import ANSWER, left_out, named_formats, pointed_at, resolve_references
+from agents.language import ANSWER, left_out, named_formats, pointed_at
 from agents.phrases import say
 from agents.planning.plan import out_format
 from agents.planning.repairs import deliverable
@@ -128,30 +128,6 @@ def pointed_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]])
         notes.append(f"task '{task.id}': the request points at {', '.join(pointed)}, which it did not read "
                      f"({', '.join(read) or 'nothing'}): it reads them")
         tasks.append(replace(task, inputs=inputs))
-    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
-
-
-def attached_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]]) -> tuple[Plan, list[str]]:
-    """The plan with every document attached to the request read, when it read some of them and the
-    request names none (issue 50: a question about two attached documents was planned over one, so
-    the second was never searched and the answer said its words appear nowhere). The attachments a
-    plan left out are added to its first tasks that read one of the others. A request that names
-    some ("the contract", "the second one") is for those, as the plan has it."""
-    attached = [str(f["name"]) for f in facts if f.get("new") and f.get("origin", "uploaded") == "uploaded"]
-    if len(attached) < 2 or resolve_references(request, facts) or pointed_at(request, facts):
-        return plan, []
-    read = {i for t in plan.tasks for i in t.inputs}
-    left = [a for a in attached if a not in read]
-    if not left or len(left) == len(attached):
-        return plan, []
-    notes, tasks = [], []
-    for task in plan.tasks:
-        if task.depends_on or not set(attached) & set(task.inputs):
-            tasks.append(task)
-            continue
-        notes.append(f"task '{task.id}': the request names none of the documents attached to it, and no task read "
-                     f"{', '.join(left)}: it reads them too")
-        tasks.append(replace(task, inputs=[*task.inputs, *left]))
     return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
 
 
