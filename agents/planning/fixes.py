@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from agents.base import Plan
 from agents.planning.repairs import repair_structure, unexampled
-from agents.planning.slips import asked_formats, left_out_inputs, pointed_inputs, uncopied
+from agents.planning.slips import asked_formats, pointed_inputs, uncopied
 
 Stage = Literal["parsed", "valid"]
 PARSED: Stage = "parsed"
@@ -70,8 +70,6 @@ FIXES: tuple[Fix, ...] = (
     Fix("copied", VALID, lambda p, c: uncopied(p, c.request, c.catalogue, c.earlier, c.replanned)),
     # The documents the request points at ("the second one"), read by first tasks that read none.
     Fix("pointed", VALID, lambda p, c: pointed_inputs(p, c.request, c.facts)),
-    # Documents the request leaves out ("skip the ledger"): no task reads them.
-    Fix("left_out", VALID, lambda p, c: left_out_inputs(p, c.request, c.facts)),
     # A file type the request names (CSV, Excel) that no task delivers: the last task delivers it.
     Fix("formats", VALID, lambda p, c: asked_formats(p, c.request, c.formats, c.facts)),
 )
