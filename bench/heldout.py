@@ -4,9 +4,10 @@
                                       [--only ID,...] [--out FILE] [--fixes-off NAME,...] [--each-fix-off]
                                       [--cache DIR]
 
-Sets: `heldout` (the default, tests/heldout/: measure on it, never tune on it), `tuning` (all of
-tests/tuning/: its own cases and the first held-out set, moved there by issue 43),
-`tuning-real-model` and `tuning-first-heldout` (one list of it each).
+Sets: `heldout` (the default, tests/heldout/: measure on it, never tune on it), `tuning` (tests/tuning/:
+its own cases and the first held-out set, moved there by issue 43), `tuning-real-model` and
+`tuning-first-heldout` (one list of it each), `tuning-plan-fixes` (the requests that motivated the plan
+fixes, for measuring them with a real model).
 
 Foreman side: starts `python -m app` from DIR (default: this tree; give another checkout, e.g. a
 `git worktree` of main, for the "before" figures) on a fresh SQLite database, uploads each case's
@@ -61,9 +62,11 @@ from extractors import extract  # noqa: E402
 from tests.heldout import cases as heldout  # noqa: E402
 from tests.judging import Case, judge  # noqa: E402
 from tests.tuning import cases as tuning  # noqa: E402
+from tests.tuning import plan_fixes  # noqa: E402
 
 SETS: dict[str, list[Case]] = {"heldout": heldout.CASES, "tuning": tuning.CASES,
-                               "tuning-real-model": tuning.REAL_MODEL, "tuning-first-heldout": tuning.FIRST_HELDOUT}
+                               "tuning-real-model": tuning.REAL_MODEL, "tuning-first-heldout": tuning.FIRST_HELDOUT,
+                               "tuning-plan-fixes": plan_fixes.PLAN_FIXES}
 FOLDERS = (heldout, tuning)
 
 ROUND_LIMIT = 900.0
@@ -108,6 +111,7 @@ class Server:
         self.process = subprocess.Popen([sys.executable, "-m", "app"], cwd=tree, env=env,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=60)
+        self.workflow: int | None = None  # the last case's conversation
         for _ in range(600):
             try:
                 if self.client.get("/ready").status_code == 200:
@@ -137,7 +141,7 @@ class Server:
             time.sleep(0.5)
         return wid, self.client.get(f"/api/workflows/{wid}").json()
 
-    def run(self, case: Case) -> tuple[str, str, list[str], str]:
+    def run(self, case: Case) -> tuple[str, str, list[str], str, str]:
         files = [("files", (name, path(name).read_bytes())) for name in case.docs]
         ids = [f["id"] for f in self.client.post("/api/files", files=files).json()] if files else []
         workflow = None
@@ -145,6 +149,7 @@ class Server:
             workflow, _ = self.round(workflow, prompt, ids)
             ids = []  # the documents stay in the conversation
         workflow, whole = self.round(workflow, case.prompt, ids)
+        self.workflow = workflow
         messages = whole["messages"]
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         answer = [m for m in messages[last_user + 1:] if m["role"] == "assistant"]
@@ -156,10 +161,11 @@ class Server:
                 delivered.append(text_of(f"{doc['name']}.{doc.get('ext', '')}".rstrip("."), data))
         steps = [m for m in answer if m["status"] == "step" and (m.get("agentName") or "") not in MANAGER_NAMES]
         main = "\n".join(m["content"] or "" for m in (steps or answer[:1]))
-        return "\n".join(delivered), main, produced, whole["status"]
+        reply = next((m["content"] or "" for m in answer if (m.get("agentName") or "") in MANAGER_NAMES), "")
+        return "\n".join(delivered), main, produced, whole["status"], reply
 
 
-def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str, list[str], str]:
+def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str, list[str], str, str]:
     docs = "\n\n".join(f"--- {name} ---\n{text_of(name, path(name).read_bytes())[:6000]}" for name in case.docs)
     system = "You are a helpful assistant. Answer the user's request; use the documents when it is about them."
     messages = [{"role": "system", "content": system}]
@@ -171,7 +177,7 @@ def baseline(base_url: str, case: Case, client: httpx.Client) -> tuple[str, str,
             "model": "qwen", "messages": messages, "temperature": 0, "max_tokens": 700}).json()
         reply = answer["choices"][0]["message"]["content"] or ""
         messages.append({"role": "assistant", "content": reply})
-    return reply, reply, [], "completed"
+    return reply, reply, [], "completed", reply
 
 
 def _groups(case: Case) -> list[str]:
@@ -181,9 +187,12 @@ def _groups(case: Case) -> list[str]:
             + (["follow-ups"] if case.before else []))
 
 
-def fixes_fired(server: Server) -> dict[str, int]:
-    """How often each fix changed a plan in this server's rounds, from its log."""
-    said = re.findall(r"plan repaired \((\w+)\)", Path(server.log.name).read_text(errors="replace"))
+def fixes_fired(server: Server, workflow: int | None = None) -> dict[str, int]:
+    """How often each fix changed a plan in this server's rounds (in one workflow's, when given), from its log."""
+    lines = Path(server.log.name).read_text(errors="replace").splitlines()
+    if workflow is not None:
+        lines = [line for line in lines if re.search(rf"\bworkflowId={workflow}\b", line)]
+    said = re.findall(r"plan repaired \((\w+)\)", "\n".join(lines))
     return {name: said.count(name) for name in dict.fromkeys(said)}
 
 
@@ -195,8 +204,9 @@ def each_fix_off(cases: list[Case], tree: Path, base_url: str) -> int:
         try:
             for case in cases:
                 try:
-                    delivered, main_text, files, _ = server.run(case)
-                    verdicts[case.id], _ = judge(case, delivered, main_text, files, own_language(main_text))
+                    delivered, main_text, files, _, reply = server.run(case)
+                    verdicts[case.id], _ = judge(case, delivered, main_text, files, own_language(main_text),
+                                                 own_language(reply))
                 except Exception:  # noqa: BLE001 - a case that breaks is wrong
                     verdicts[case.id] = "wrong"
         finally:
@@ -283,13 +293,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for case in cases:
             started = time.perf_counter()
             try:
-                delivered, main_text, files, status = (baseline(args.base_url, case, client) if args.baseline
-                                                       else server.run(case))  # type: ignore[union-attr]
-                language = own_language(main_text)
-                verdict, failed = judge(case, delivered, main_text, files, language)
+                delivered, main_text, files, status, reply = (baseline(args.base_url, case, client) if args.baseline
+                                                              else server.run(case))  # type: ignore[union-attr]
+                language, reply_language = own_language(main_text), own_language(reply)
+                verdict, failed = judge(case, delivered, main_text, files, language, reply_language)
                 # As judged before the quotes were set apart (the figures of earlier sessions).
                 quoted, _ = judge(case, delivered, main_text, files,
-                                  detect_language(main_text) if main_text.strip() else "")
+                                  detect_language(main_text) if main_text.strip() else "", reply_language)
             except Exception as exc:  # a side that breaks on a case is wrong on it
                 verdict, failed, status = "wrong", [f"error: {exc!r}"[:200]], "error"
                 quoted = verdict
@@ -298,11 +308,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             counted[quoted] += 1
             for group in _groups(case):
                 groups.setdefault(group, dict.fromkeys(totals, 0))[verdict] += 1
-            print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}", flush=True)
+            fired = fixes_fired(server, server.workflow) if server and server.workflow is not None else {}
+            if server:
+                server.workflow = None
+            print(f"{case.id:28s} {verdict:6s} {seconds:6.1f}s {status:9s} {'; '.join(failed)}"
+                  + (f"  [fixed: {', '.join(fired)}]" if fired else ""), flush=True)
             if out:
                 out.write(json.dumps({"id": case.id, "verdict": verdict, "failed": failed, "seconds": seconds,
-                                      "status": status, "verdict_quotes_counted": quoted,
-                                      "answer": main_text}, ensure_ascii=False) + "\n")
+                                      "status": status, "verdict_quotes_counted": quoted, "fixes": fired,
+                                      "answer": main_text, "reply": reply}, ensure_ascii=False) + "\n")
                 out.flush()
     finally:
         if server:

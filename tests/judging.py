@@ -3,8 +3,8 @@ real model, one plain chat call) and for every set of cases (the held-out set, t
 tuning sets, tests/tuning/); `bench/heldout.py` runs them.
 
 `checks` lists what the delivered text must contain (each an alternative set), `file` a document
-type that must be delivered, `lang` the language the answer must be in; `avoid` what it must not
-contain. Right: every check passes. Wrong: no content check passes. Partly: anything between.
+type that must be delivered, `lang` the language the answer must be in (`reply_lang`: the project manager's reply to the request
+too, where a side has one); `avoid` what it must not contain. Right: every check passes. Wrong: no content check passes. Partly: anything between.
 `kind` says what sort of request a case is (one fact, two parts, a superlative, ...), for the
 figures per kind.
 """
@@ -33,6 +33,7 @@ class Case:
     before: list[str] = field(default_factory=list)  # earlier rounds' prompts, same conversation
     avoid: tuple[str, ...] = ()
     kind: str = ""
+    reply_lang: bool = False  # the manager's reply (the plan's message) must be in `lang` as well
 
 
 def normal(text: str) -> str:
@@ -47,11 +48,13 @@ def complete(text: str) -> bool:
     return len(words) >= 3 and bool(re.search(r"[.!?)\]\"»:]\s*$", text.strip()))
 
 
-def judge(case: Case, delivered: str, main: str, files: list[str], language: str) -> tuple[str, list[str]]:
+def judge(case: Case, delivered: str, main: str, files: list[str], language: str,
+          reply_language: str = "") -> tuple[str, list[str]]:
     """('right' | 'partly' | 'wrong', the checks that failed). `delivered` is everything the side
     delivered as text (messages and produced documents), `main` the answer itself (for its
     language and for being finished), `files` the produced documents' extensions, `language` what
-    the detector says of `main`."""
+    the detector says of `main`, `reply_language` what it says of the manager's reply (read only
+    by a case with `reply_lang`)."""
     text = normal(delivered)
     failed, content_ok = [], 0
     for alternatives in case.checks:
@@ -69,6 +72,8 @@ def judge(case: Case, delivered: str, main: str, files: list[str], language: str
         failed.append(f"a .{case.file} file")
     if case.lang and language != case.lang:
         failed.append(f"language {case.lang} (got {language})")
+    if case.reply_lang and case.lang and reply_language != case.lang:
+        failed.append(f"the manager's reply in {case.lang} (got {reply_language or 'none'})")
     if not failed:
         return "right", []
     return ("partly" if content_ok else "wrong"), failed

@@ -138,7 +138,7 @@ async def make_plan(inp: RoundInput, model: Model, registry: Registry,
     facts, earlier = _catalogue_facts(request), [c for role, c in _hints(request).history if role == "assistant"]
     names = frozenset(registry.names())
     context = FixContext(
-        request=inp.prompt, agents=names, uploads=tuple(d.name for d in inp.documents),
+        request=inp.prompt, uploads=tuple(d.name for d in inp.documents),
         formats={a: f for a, f in registry.formats().items() if a in names}, facts=facts,
         catalogue=catalogue_descriptions(facts), earlier=earlier,
         replanned=[t.instructions for t in inp.previous.tasks] if inp.previous and inp.previous.interrupted else [],

@@ -14,7 +14,7 @@ A plan with tasks over the documents is no answer yet: its agents have not read 
 already states a figure or speaks of what the documents hold was written from their list (Qwen, asked
 "Why was pump 2 taken out of service?", planned the analyst and replied "because it caused a shortage
 of electricity", which the report does not say; the analyst then answered right below it): the plan's
-steps are announced in its place (`announced`), as for a reply in the wrong language.
+steps are announced in its place (`announced`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 Small models make the same few slips: a task that depends on itself or on a task the plan does not
 have, dependencies in a cycle, two tasks delivering one file, final documents that no task
-produces, an agent name that is nearly right, an input no document has, an answer cut at the
-token limit. Each repair here is safe (it never invents work) and is reported in a sentence, so
+produces, an input no document has, an answer cut at the token limit. Each repair here is safe (it never invents work) and is reported in a sentence, so
 the round can log it as a warning.
 
 Only what is invalid is repaired. A valid plan is the model's: a registered agent it chose is
@@ -13,20 +12,17 @@ over a real model; a plan that cannot run is shown back to the model with its er
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.language import detect_language
-from agents.phrases import PHRASES, say
+from agents.phrases import say
 from agents.planning.plan import cycle_of, makers_of, out_format, undeliverable
 
 _MAX_CUTS = 200  # closing attempts on a cut answer; each is one json.loads
-_SURE_WORDS = 4  # a text of fewer words is too short for the language detector to be sure
 
 
 def close_json(text: str) -> Any:
@@ -72,56 +68,6 @@ def close_json(text: str) -> Any:
         except ValueError:
             continue
     return None
-
-
-def closest_agent(name: str, agents: list[str] | set[str]) -> str | None:
-    """The registered agent `name` most likely means ("Summarizer", "data extractor"), or None
-    when no agent or more than one fits."""
-    def norm(value: str) -> str:
-        return re.sub(r"[^a-z0-9]", "", value.lower())
-
-    wanted = norm(name)
-    if not wanted:
-        return None
-    by_norm = {norm(a): a for a in agents}
-    if wanted in by_norm:
-        return by_norm[wanted]
-    tests: Callable[[str], bool]
-    for tests in ((lambda n: n.startswith(wanted) or wanted.startswith(n)),
-                  (lambda n: wanted in n or n in wanted)):
-        found = [a for n, a in by_norm.items() if len(min(n, wanted, key=len)) >= 4 and tests(n)]
-        if len(found) == 1:
-            return found[0]
-        if found:
-            return None
-    close = difflib.get_close_matches(wanted, list(by_norm), n=2, cutoff=0.75)
-    return by_norm[close[0]] if len(close) == 1 else None
-
-
-def known_agents(plan: Plan, agents: Collection[str]) -> tuple[Plan, list[str]]:
-    """The plan with each agent name that is nearly a registered one ("Summarizer", "data extractor")
-    replaced by it (`closest_agent`); a name no agent or several fit is left for validation to tell."""
-    notes: list[str] = []
-    tasks = []
-    for task in plan.tasks:
-        mapped = None if task.agent in agents else closest_agent(task.agent, list(agents))
-        if mapped:
-            notes.append(f"task '{task.id}': unknown agent '{task.agent}' replaced by '{mapped}'")
-            task = replace(task, agent=mapped)
-        tasks.append(task)
-    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
-
-
-def deliverables(plan: Plan, formats: Mapping[str, Collection[str]]) -> tuple[Plan, list[str]]:
-    """The plan with each task asked for files its agent cannot make given to the one agent that makes
-    them all, else without those files (`deliverable`). `formats`: the registered agents' (`Registry.formats`)."""
-    notes: list[str] = []
-    tasks = []
-    for task in plan.tasks:
-        agent, outputs = deliverable(task, formats, notes)
-        tasks.append(replace(task, agent=agent, outputs=outputs) if (agent, outputs) != (task.agent, task.outputs)
-                     else task)
-    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
 
 
 def repair_structure(plan: Plan, uploads: Collection[str],
@@ -351,19 +297,6 @@ def with_a_task(plan: Plan, request: str, documents: Sequence[str], agents: Coll
         return plan
     return replace(plan, tasks=[TaskSpec(id="t1", agent=agent, instructions=request,
                                          inputs=list(documents) if agent == "analyst" else [])])
-
-
-def repair_answer_language(plan: Plan, language: str) -> tuple[Plan, str | None]:
-    """A plan with tasks whose answer is plainly in another language than the user's (a 0.5B
-    model answers a German request in English) gets its steps announced in the user's language;
-    the sentence says what was fixed. An answer-only plan is the answer itself and is kept."""
-    if not plan.tasks or language not in PHRASES["plan_steps"] or len(plan.answer.split()) < _SURE_WORDS:
-        return plan, None
-    written = detect_language(plan.answer, default="")
-    if not written or written == language:
-        return plan, None
-    return steps_announced(plan, language), (f"the answer was written in '{written}', not in the user's "
-                                             f"'{language}': it announces the plan's steps instead")
 
 
 def _said(text: str) -> str:

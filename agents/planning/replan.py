@@ -19,8 +19,10 @@ from agents.model import Model, ModelError, Usage
 from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
 from agents.planning.plan import plan_record, plan_to_json, validate_plan
 from agents.planning.scheduler import BUDGET
-from agents.planning.slips import ASKED_WHILE_RUNNING
 from agents.registry import Registry
+
+# How a steer's words follow the plan so far in what the model revising the plan reads.
+ASKED_WHILE_RUNNING = "The user asked, while the plan ran: "
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from agents.base import OutputSpec, Plan
-from agents.language import ANSWER, left_out, named_formats, pointed_at, resolve_references
+from agents.language import ANSWER, named_formats, pointed_at
 from agents.phrases import say
 from agents.planning.plan import out_format
 from agents.planning.repairs import deliverable
@@ -129,60 +129,6 @@ def pointed_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]])
                      f"({', '.join(read) or 'nothing'}): it reads them")
         tasks.append(replace(task, inputs=inputs))
     return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
-
-
-def attached_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]]) -> tuple[Plan, list[str]]:
-    """The plan with every document attached to the request read, when it read some of them and the
-    request names none (issue 50: a question about two attached documents was planned over one, so
-    the second was never searched and the answer said its words appear nowhere). The attachments a
-    plan left out are added to its first tasks that read one of the others. A request that names
-    some ("the contract", "the second one") is for those, as the plan has it."""
-    attached = [str(f["name"]) for f in facts if f.get("new") and f.get("origin", "uploaded") == "uploaded"]
-    if len(attached) < 2 or resolve_references(request, facts) or pointed_at(request, facts):
-        return plan, []
-    read = {i for t in plan.tasks for i in t.inputs}
-    left = [a for a in attached if a not in read]
-    if not left or len(left) == len(attached):
-        return plan, []
-    notes, tasks = [], []
-    for task in plan.tasks:
-        if task.depends_on or not set(attached) & set(task.inputs):
-            tasks.append(task)
-            continue
-        notes.append(f"task '{task.id}': the request names none of the documents attached to it, and no task read "
-                     f"{', '.join(left)}: it reads them too")
-        tasks.append(replace(task, inputs=[*task.inputs, *left]))
-    return (replace(plan, tasks=tasks), notes) if notes else (plan, [])
-
-
-# How a steer's words follow the plan so far in what the model revising the plan reads
-# (`agents.planning.replan.revise_for_steer`): what a request leaves out is read from the user's words alone.
-ASKED_WHILE_RUNNING = "The user asked, while the plan ran: "
-
-
-def left_out_inputs(plan: Plan, request: str, facts: Sequence[Mapping[str, Any]]) -> tuple[Plan, list[str]]:
-    """The plan without the documents the request leaves out ("only summarise the report, skip the
-    ledger": `agents.language.left_out`; issue 50: a steer that said so was answered "Plan revised at
-    your request" and both were still summarised). A task that read only those, that no other task
-    waits for, is dropped with its final documents."""
-    gone = set(left_out(request.rsplit(ASKED_WHILE_RUNNING, 1)[-1], facts))
-    if not gone or not any(gone & set(t.inputs) for t in plan.tasks):
-        return plan, []
-    needed = {d for t in plan.tasks for d in t.depends_on}
-    notes, tasks, dropped = [], [], set()
-    for task in plan.tasks:
-        left = [i for i in task.inputs if i not in gone]
-        if left == task.inputs:
-            tasks.append(task)
-        elif not left and task.id not in needed:
-            dropped |= {o.name for o in task.outputs}
-            notes.append(f"task '{task.id}' read only {', '.join(task.inputs)}, which the request leaves out: dropped")
-        else:
-            notes.append(f"task '{task.id}': the request leaves out {', '.join(sorted(gone & set(task.inputs)))}: "
-                         "no longer read")
-            tasks.append(replace(task, inputs=left))
-    finals = [d for d in plan.final_documents if d.name not in dropped]
-    return (replace(plan, tasks=tasks, final_documents=finals), notes) if tasks else (plan, [])
 
 
 def content_stem(task: Any, language: str, request: str) -> str:

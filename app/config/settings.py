@@ -154,8 +154,8 @@ class Settings:
     plan_fixes_off: tuple[str, ...] = setting(
         (), "PLAN_FIXES_OFF",
         "comma-separated names of fixes made to a model's plan without a model call not to make, for measuring "
-        "what each earns (`bench/heldout.py --fixes-off`): `agent_names`, `deliverable`, `structure`, "
-        "`answer_language`, `examples`, `copied`, `pointed`, `attached`, `left_out`, `formats`, and the steps `cut_answer`, `grounded`, "
+        "what each earns (`bench/heldout.py --fixes-off`): `structure`, "
+        "`examples`, `copied`, `pointed`, `formats`, and the steps `cut_answer`, `grounded`, "
         "`announced` (see `agents/planning/fixes.py`); an unknown name is refused at start-up. Empty: all are made",
         parse=listed(lambda raw, name: raw))
     agent_questions: bool = setting(

@@ -7,48 +7,49 @@ from dataclasses import fields
 
 import pytest
 
-from agents.base import OutputSpec, Plan, TaskSpec
-from agents.planning.fixes import FIX_NAMES, FIXES, PARSED, VALID, FixContext, apply_fixes, unknown_fixes
+from agents.base import Plan, TaskSpec
+from agents.planning.fixes import FIX_NAMES, FIXES, VALID, FixContext, apply_fixes, unknown_fixes
 from agents.registry import build_registry
 from app.config import Settings, from_env
 from app.config.declare import declared
 
-AGENTS = frozenset({"analyst", "data_extractor", "summarizer", "translator", "writer"})
 FORMATS = build_registry(entry_points=False).formats()
+EXAMPLES = [("What is the capital of France?", '{"objWorkplan": []}')]
 
 
 def _plan() -> Plan:
     return Plan(language="en", answer="On it.", tasks=[
-        TaskSpec("t1", "Summarizer", "Summarise a.txt.", ["a.txt"], [OutputSpec("summary.xlsx")], ["t1"])])
+        TaskSpec("t1", "analyst", "What is the capital of France? Cite the passage.", ["kettle.pdf"])])
+
+
+def _context() -> FixContext:
+    return FixContext(request="Give me the warranty terms as a CSV file.", uploads=("kettle.pdf",), formats=FORMATS,
+                      examples=EXAMPLES)
 
 
 def test_every_fix_of_a_stage_runs_in_the_declared_order_and_is_logged_with_its_name(
         caplog: pytest.LogCaptureFixture) -> None:
-    context = FixContext(agents=AGENTS, uploads=("a.txt",), formats=FORMATS)
     with caplog.at_level(logging.WARNING, logger="foreman.planner"):
-        fixed, notes = apply_fixes(_plan(), context, PARSED)
+        fixed, notes = apply_fixes(_plan(), _context(), VALID)
     [task] = fixed.tasks
-    assert task.agent == "data_extractor"  # named, then given to the one agent that makes .xlsx
-    assert task.depends_on == []
+    assert task.instructions == "Give me the warranty terms as a CSV file."  # the request, not the example's
+    assert (task.agent, [o.type for o in task.outputs]) == ("data_extractor", ["csv"])  # then the CSV asked for
     said = [r.getMessage() for r in caplog.records]
-    assert [s.split(")")[0] for s in said] == ["plan repaired (agent_names", "plan repaired (deliverable",
-                                               "plan repaired (structure"]
-    assert len(notes) == 3
+    assert list(dict.fromkeys(s.split(")")[0] for s in said)) == ["plan repaired (examples", "plan repaired (formats"]
+    assert len(notes) == len(said) == 3
 
 
 def test_a_fix_switched_off_by_name_leaves_its_slip_and_the_others_still_run() -> None:
-    context = FixContext(agents=AGENTS, uploads=("a.txt",), formats=FORMATS)
-    fixed, notes = apply_fixes(_plan(), context, PARSED, off={"agent_names"})
+    fixed, notes = apply_fixes(_plan(), _context(), VALID, off={"examples"})
     [task] = fixed.tasks
-    assert task.agent == "Summarizer" and task.depends_on == []
-    assert [n for n in notes if "unknown agent" in n] == []
+    assert task.instructions == _plan().tasks[0].instructions and [o.type for o in task.outputs] == ["csv"]
+    assert [n for n in notes if "worked example" in n] == []
 
 
 def test_the_valid_stage_does_the_request_for_instructions_that_copy_a_worked_example() -> None:
     plan = Plan(language="en", answer="Reading it.", tasks=[
         TaskSpec("t1", "analyst", "What is the capital of France? Cite the passage.", ["kettle.pdf"])])
-    context = FixContext(request="How long is the warranty?", agents=AGENTS, uploads=("kettle.pdf",),
-                         examples=[("What is the capital of France?", '{"objWorkplan": []}')])
+    context = FixContext(request="How long is the warranty?", uploads=("kettle.pdf",), examples=EXAMPLES)
     assert apply_fixes(plan, context, VALID)[0].tasks[0].instructions == "How long is the warranty?"
     assert apply_fixes(plan, context, VALID, off={"examples"})[0] == plan
 

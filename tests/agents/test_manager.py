@@ -275,16 +275,6 @@ async def test_the_planner_is_told_which_agents_make_which_files_and_names_a_tas
     assert [o.name for o in outcome.plan.tasks[0].outputs] == ["deck.pptx"]
 
 
-async def test_a_workbook_planned_on_an_agent_that_cannot_make_one_goes_to_the_one_that_can(inp):
-    model = ScriptedModel(plan_json(t("t1", "summarizer", ["report.txt"]),
-                                    t("t2", "summarizer", ["report.txt"], outputs=["figures.xlsx"]),
-                                    finals=["figures.xlsx"]))
-    outcome = await make_plan(inp, model, build_registry(entry_points=False))
-    assert [task.agent for task in outcome.plan.tasks] == ["summarizer", "data_extractor"]
-    assert [r.purpose for r in model.requests] == ["plan"]  # repaired without a second call
-    assert any("cannot deliver figures.xlsx" in r for r in outcome.repairs)
-
-
 async def test_the_final_review_says_which_step_is_still_in_another_language_than_asked(inp):
     # Qwen 0.5B, asked for a German summary of a French text, copied the French twice: the review said
     # "Ich habe ... verfasst" and listed it as done.

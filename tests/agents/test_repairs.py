@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.language import load_detector
 from agents.planning.fixes import repair_plan
 from agents.planning.manager import RoundInput, make_plan
 from agents.planning.plan import validate_plan
-from agents.planning.repairs import close_json, closest_agent, repair_answer_language
+from agents.planning.repairs import close_json
 from agents.registry import build_registry
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import text_document
@@ -41,24 +40,15 @@ def test_close_json_keeps_the_complete_part_of_a_cut_answer() -> None:
     assert close_json("no json here") is None
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("Summarizer", "summarizer"), ("summarize", "summarizer"), ("data extractor", "data_extractor"),
-    ("extractor", "data_extractor"), ("writter", "writer"), ("poet", None), ("a", None),
-])
-def test_closest_agent_maps_only_unambiguous_names(name: str, expected: str | None) -> None:
-    assert closest_agent(name, AGENTS) == expected
-
-
 def test_repair_plan_reports_each_fix_in_a_sentence() -> None:
     plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("report.md")], tasks=[
-        TaskSpec("t1", "data extractor", "x", ["a.xlsx"], [OutputSpec("a.csv")], ["t1"]),
+        TaskSpec("t1", "data_extractor", "x", ["a.xlsx"], [OutputSpec("a.csv")], ["t1"]),
         TaskSpec("t2", "writer", "w", ["a.csv"], [OutputSpec("a.csv"), OutputSpec("memo.docx")])])
     fixed, notes = repair_plan(plan, AGENTS, ["a.xlsx"])
-    assert [t.agent for t in fixed.tasks] == ["data_extractor", "writer"]
     assert fixed.tasks[0].depends_on == [] and fixed.tasks[1].depends_on == ["t1"]
     assert [o.name for o in fixed.tasks[1].outputs] == ["memo.docx"]
     assert [d.name for d in fixed.final_documents] == ["memo.docx"]
-    assert len(notes) == 5, notes
+    assert len(notes) == 4, notes
 
 
 def test_a_task_that_reads_the_file_it_is_to_make_reads_the_upload_instead() -> None:
@@ -112,7 +102,6 @@ def test_a_file_to_make_named_like_one_the_conversation_has_gets_a_name_of_its_o
     (plan_json(task("t1", "summarizer", ["report.txt"], deps=["t1"])), "dropped its dependency on itself"),
     (plan_json(task("t1", "summarizer", ["report.txt"], outputs=["sum.md"]), finals=["report.md"]),
      "taken from the tasks' outputs instead: sum.md"),
-    (plan_json(task("t1", "Summarize", ["report.txt"])), "unknown agent 'Summarize' replaced by 'summarizer'"),
     (Truncated(json.dumps(plan_json(task("t1", "summarizer", ["report.txt"]), finals=["a.md"]))[:-30]),
      "the answer was cut at the token limit"),
 ])
@@ -178,34 +167,16 @@ def test_a_registered_agent_the_model_chose_is_kept_whatever_the_words(instructi
 FORMATS = build_registry(entry_points=False).formats()
 
 
-def test_a_file_its_agent_cannot_make_moves_the_task_to_the_one_agent_that_makes_it() -> None:
+def test_a_file_its_agent_cannot_make_is_an_error_naming_the_agent_that_makes_it() -> None:
     """Issue 29: the 0.5B model added "the table as Excel" as a summarizer task. A workbook from an agent
-    that cannot make one is invalid; the format (capability data, not the task's words) names the agent."""
+    that cannot make one is invalid, and the error the model's repair call reads names the agent that
+    makes it (the format is capability data, not the task's words)."""
     plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("table.xlsx")], tasks=[
         TaskSpec("t1", "summarizer", "Summarise the table.", ["a.csv"]),
         TaskSpec("t2", "summarizer", "Give me the table as Excel.", ["a.csv"], [OutputSpec("table.xlsx")])])
     assert validate_plan(plan, AGENTS, ["a.csv"], 8, FORMATS) == [
         "task 't2': agent 'summarizer' cannot deliver 'table.xlsx' (it delivers .docx, .md, .txt, .markdown); "
         ".xlsx is made by data_extractor"]
-    fixed, notes = repair_plan(plan, AGENTS, ["a.csv"], formats=FORMATS)
-    assert [t.agent for t in fixed.tasks] == ["summarizer", "data_extractor"]
-    assert [d.name for d in fixed.final_documents] == ["table.xlsx"]
-    assert notes == ["task 't2': agent 'summarizer' cannot deliver table.xlsx; the task goes to 'data_extractor', "
-                     "which delivers .xlsx"]
-    assert validate_plan(fixed, AGENTS, ["a.csv"], 8, FORMATS) == []
-
-
-def test_a_file_that_several_agents_or_none_could_make_is_dropped_and_the_agent_kept() -> None:
-    plan = Plan(language="en", answer="ok", final_documents=[OutputSpec("report.docx"), OutputSpec("deck.pptx")],
-                tasks=[TaskSpec("t1", "data_extractor", "Tables and a report.", ["a.pdf"],
-                                [OutputSpec("a.xlsx"), OutputSpec("report.docx")]),
-                       TaskSpec("t2", "writer", "Slides.", ["a.pdf"], [OutputSpec("deck.pptx")])])
-    fixed, notes = repair_plan(plan, AGENTS, ["a.pdf"], formats=FORMATS)
-    assert [t.agent for t in fixed.tasks] == ["data_extractor", "writer"]
-    assert [[o.name for o in t.outputs] for t in fixed.tasks] == [["a.xlsx"], []]
-    assert notes[:2] == ["task 't1': dropped output report.docx, which agent 'data_extractor' cannot deliver",
-                         "task 't2': dropped output deck.pptx, which agent 'writer' cannot deliver"]
-    assert validate_plan(fixed, AGENTS, ["a.pdf"], 8, FORMATS) == []
 
 
 def test_a_final_document_no_task_makes_gets_a_task_of_the_one_agent_that_makes_its_format() -> None:
@@ -260,17 +231,3 @@ def test_a_task_repeated_word_for_word_is_dropped() -> None:
     fixed, notes = repair_plan(plan, AGENTS, ["a.docx"])
     assert [t.id for t in fixed.tasks] == ["t1", "t3"] and fixed.tasks[1].depends_on == ["t1"]
     assert "task 't2': dropped, it repeats task 't1'" in notes
-
-
-def test_an_answer_in_another_language_than_the_users_announces_the_steps_in_the_users() -> None:
-    load_detector()
-    plan = Plan(language="de", answer="I will combine the testWORD.docx document into one file.",
-                tasks=[TaskSpec("t1", "summarizer", "Fasse das Dokument zusammen", ["testWORD.docx"])])
-    fixed, note = repair_answer_language(plan, "de")
-    assert fixed.answer == "Ich habe 1 Schritt geplant: den Agenten summarizer ausführen."
-    assert note and "'en'" in note
-    # Kept: an answer in the user's language, one too short to be sure of, an answer-only plan.
-    for kept, language in ((replace(plan, answer="Ich fasse das Dokument für Sie zusammen."), "de"),
-                           (replace(plan, answer="OK, gerne."), "de"),
-                           (replace(plan, tasks=[]), "de")):
-        assert repair_answer_language(kept, language) == (kept, None)

@@ -3,17 +3,15 @@
 - a work verb on a pronoun points at the last answer ("fasse das zusammen"), on an article or
   determiner at the document its noun names ("Fasse das Protokoll zusammen" is the minutes, not the
   answer about them): in the planner's choice and in the fix of a model's plan alike;
-- a request that names none of the documents attached to it has all of them read: a plan over one
-  of two attachments gets the other.
+- a request that names none of the documents attached to it has all of them read (the built-in
+  planner's plan over both).
 """
 
 from __future__ import annotations
 
 import httpx
 
-from agents.base import Plan, TaskSpec
 from agents.language import ANSWER, pointed_at, resolve_references
-from agents.planning.slips import attached_inputs
 from tests.harness import LiveServer, settings_for, wait_status
 
 PROTOKOLL = """Protokoll der Sitzung des Vereinsvorstands vom 4. März 2025
@@ -49,26 +47,6 @@ def test_a_pronoun_points_at_the_last_answer_an_article_at_the_document_its_noun
                    "Translate that letter into German."):
         assert pointed_at(prompt, _facts()) == [], prompt
         assert "summary-round-1.md" not in resolve_references(prompt, _facts()), prompt
-
-
-def _plan(*inputs: list[str]) -> Plan:
-    return Plan(language="en", answer="",
-                tasks=[TaskSpec(id=f"t{i}", agent="analyst", instructions="Answer.", inputs=list(read))
-                       for i, read in enumerate(inputs, 1)])
-
-
-def test_a_plan_over_one_of_two_attachments_reads_both_unless_the_request_names_one():
-    facts = [{"name": "orchard.txt", "origin": "uploaded", "round": 1, "new": True},
-             {"name": "devis-grange.txt", "origin": "uploaded", "round": 1, "new": True},
-             {"name": "old.txt", "origin": "uploaded", "round": 0, "new": False}]
-    for request in ("How many apple trees are there, and what does the roof cost?",
-                    "Wie viele Apfelbäume gibt es, und was kostet das Dach?",
-                    "Combien d'arbres y a-t-il, et combien coûte la toiture ?"):
-        fixed, notes = attached_inputs(_plan(["orchard.txt"]), request, facts)
-        assert fixed.tasks[0].inputs == ["orchard.txt", "devis-grange.txt"] and len(notes) == 1, request
-    # Named by a word of its name, or both read already: the plan stands.
-    assert attached_inputs(_plan(["orchard.txt"]), "How many trees are in the orchard?", facts)[1] == []
-    assert attached_inputs(_plan(["orchard.txt"], ["devis-grange.txt"]), "Summarise.", facts)[1] == []
 
 
 def _round(client: httpx.Client, prompt: str, ids: list[int], wid: str | None = None, *ends: str) -> str:
