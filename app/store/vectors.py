@@ -116,14 +116,14 @@ class VectorIndex:
                 self._pending[sha] = priority
                 self._queue.put_nowait((priority, next(self._order), sha))
 
-    async def ready(self, shas: Sequence[str]) -> set[str]:
-        """The files among `shas` whose vectors exist; the others are scheduled."""
+    async def ready(self, shas: Sequence[str], priority: int = LATER) -> set[str]:
+        """The files among `shas` whose vectors exist; the others are scheduled (at `priority`)."""
         unknown = [s for s in shas if s not in self._ready]
         if unknown:
             self._ready |= await self.store.embedded(unknown, self.model)
         missing = [s for s in shas if s not in self._ready]
         if missing:
-            self.schedule(missing)
+            self.schedule(missing, priority)
         return {s for s in shas if s in self._ready}
 
     async def wait_ready(self, shas: Sequence[str], timeout: float) -> set[str]:
@@ -132,8 +132,7 @@ class VectorIndex:
         waited for `timeout` in all, from the first wait: a round's later searches (a question's parts,
         its sources) do not wait for it again."""
         loop = asyncio.get_running_loop()
-        ready = await self.ready(shas)
-        self.schedule([s for s in shas if s not in ready], WAITED)
+        ready = await self.ready(shas, WAITED)
         for sha in shas:
             if sha not in ready:
                 self._waits.setdefault(sha, loop.time() + timeout)
