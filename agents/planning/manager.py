@@ -21,7 +21,7 @@ from agents.knowledge.memory import (
     previous_hint,
     render_catalogue,
 )
-from agents.language import detect_language, detector_loaded, load_detector, summarize
+from agents.language import detect_in_conversation, detect_language, detector_loaded, load_detector, summarize
 from agents.model import Model, ModelOutputError, ModelRequest, Usage
 from agents.phrases import say
 from agents.planning.cut_answer import complete_answer
@@ -95,13 +95,14 @@ class PlanOutcome:
 
 
 def request_language(inp: RoundInput) -> str:
-    """The language of the user's request. A prompt of a word or two ("continue", "ok", "weiter?")
-    says too little: in a conversation it is answered in the language the user has written in."""
+    """The language of the user's request. A prompt of a word or two says little ("continue", "ok" are
+    words of several languages): in a conversation, the language the user has written in is the prior
+    its evidence has to outweigh ("Et ensuite ?" after German requests is French, "continue" is not)."""
     earlier = " ".join(re.sub(r"^\[round \d+\]\s*", "", c) for r, c in inp.history if r == "user")[-2000:]
-    fallback = detect_language(earlier, default="en") if earlier.strip() else "en"
-    if not inp.prompt.strip() or (earlier.strip() and _one_or_two_words(inp.prompt)):
-        return fallback
-    return detect_language(inp.prompt, default=fallback)
+    if not earlier.strip():
+        return detect_language(inp.prompt, default="en")
+    usual = detect_language(earlier, default="en")
+    return detect_in_conversation(inp.prompt, usual) if inp.prompt.strip() else usual
 
 
 def _one_or_two_words(prompt: str) -> bool:
