@@ -70,19 +70,18 @@ from agents.planning.review import FinalOutcome, write_final
 from agents.planning.scheduler import BUDGET, first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
-from agents.tasks.questions import MAX_QUESTIONS
-from agents.tasks.run import run_task, task_context
+from agents.tasks.run import prepare_task, run_task, task_context
 from agents.toolkit.cleanup import clean_contents
 from agents.toolkit.cpu import off_gil_if_long, off_loop
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
-    "BUDGET", "DEFERRED", "MAX_QUESTIONS", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
+    "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
     "TaskOutcome", "answer_documents", "plan_definition", "prior_round", "recollect", "remember",
     "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
+    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan",
 ]
 
 
@@ -233,8 +232,13 @@ class Runner:
                            max_tokens=self.limits.max_round_tokens, spent=spent)
 
     async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """Run one task's agent (its exceptions propagate: the task failed)."""
+        """Run one task's agent (its exceptions propagate: the task failed; an agent that asks the user
+        more than MAX_QUESTIONS times fails it too)."""
         return await run_task(self.registry, task, context)
+
+    async def prepare(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        """What a task that waits for the user's approval makes ready to show (`meta["prepared"]`), not run."""
+        return await prepare_task(self.registry, task, context)
 
     async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
         """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""

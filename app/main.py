@@ -187,7 +187,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
         max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off)),
         retriever, fallback=offline_model())
-    return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
+    return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents, retriever=retriever,
                    rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
                    runner=runner, sandbox=CodeSandbox())
@@ -335,7 +335,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     async def startup() -> None:
         began = time.monotonic()
-        await add_tools(tools, engine.rt.registry)  # before a recovered round plans
+        await add_tools(tools, engine.rt.runner.registry)  # before a recovered round plans
         tools_seconds = time.monotonic() - began
         log.info("Start-up: MCP tools in %.2f s.", tools_seconds)
         await engine.start()

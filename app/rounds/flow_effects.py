@@ -85,8 +85,8 @@ class RoundEffects:
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
         rt = self.rt
-        if config.agent not in rt.registry.names():
-            raise NodeError(f"there is no agent {config.agent!r} (the agents: {', '.join(rt.registry.names())})")
+        if config.agent not in rt.runner.registry.names():
+            raise NodeError(f"there is no agent {config.agent!r} (the agents: {', '.join(rt.runner.registry.names())})")
         documents = {d.file_id: d for d in self.inp.documents if d.file_id is not None}
         missing = [fid for fid in files if fid not in documents]
         if missing:  # files an earlier node made: read them as a task reads a predecessor's documents
