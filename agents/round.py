@@ -106,6 +106,7 @@ class Limits:
     max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
     plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
+    flow_node_runs: int = 1000  # FLOW_MAX_NODE_RUNS: node runs of one flow run, map items and iterations counted
 
 
 class Runner:
@@ -116,6 +117,8 @@ class Runner:
                  fallback: Model | None = None) -> None:
         self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
         self.fallback = fallback
+        # A flow's top-level nodes run as many at once as a plan's tasks do.
+        self.flow_limits = FlowLimits(max_node_runs=limits.flow_node_runs, concurrency=limits.task_concurrency)
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -148,19 +151,20 @@ class Runner:
             await hooks.ended(ran, review, final, failed, time.perf_counter() - t0)
 
     async def run_flow(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
-                       inputs: Mapping[str, Any], limits: FlowLimits | None = None,
-                       secrets: Mapping[str, str] | None = None, spread: ItemRunner | None = None) -> FlowResult:
+                       inputs: Mapping[str, Any], secrets: Mapping[str, str] | None = None,
+                       spread: ItemRunner | None = None) -> FlowResult:
         """Run a person's flow (or a sub-flow of it) on the engine a plan's tasks run on
-        (`agents.planning.as_flow`): through the app's `effects` and `journal`, to its end or its waits;
-        `spread` runs a map's items elsewhere (`agents.flows.iteration`)."""
-        return await FlowRunner(definition, effects, journal, limits, secrets=secrets, spread=spread).run(inputs)
+        (`agents.planning.as_flow`), within this Runner's flow limits: through the app's `effects` and
+        `journal`, to its end or its waits; `spread` runs a map's items elsewhere (`agents.flows.iteration`)."""
+        return await FlowRunner(definition, effects, journal, self.flow_limits, secrets=secrets,
+                                spread=spread).run(inputs)
 
     async def run_item(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
                        inputs: Mapping[str, Any], body: Node, path: str, extra: Mapping[str, Any],
-                       limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None) -> NodeRun:
+                       secrets: Mapping[str, str] | None = None) -> NodeRun:
         """One map item of a flow run that `spread` it here: its body run with what the run's nodes settled
         in view, and settled through `journal`."""
-        runner = FlowRunner(definition, effects, journal, limits, secrets=secrets)
+        runner = FlowRunner(definition, effects, journal, self.flow_limits, secrets=secrets)
         runner.inputs = dict(inputs)
         for at, recorded in (await journal.recorded()).items():
             runner.record(at, recorded)

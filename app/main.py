@@ -185,7 +185,8 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     runner = Runner(model, registry, Limits(
         max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
         max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
-        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off)),
+        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off),
+        flow_node_runs=settings.flow_max_node_runs),
         retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents, retriever=retriever,

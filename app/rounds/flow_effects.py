@@ -20,7 +20,6 @@ from agents.flows import (
     AgentConfig,
     FlowDefinition,
     FlowJournal,
-    FlowLimits,
     FlowRefConfig,
     HttpConfig,
     LlmConfig,
@@ -74,10 +73,8 @@ class SubJournal:
 class RoundEffects:
     """The effects of one flow round's nodes, with the round's input (its request and documents)."""
 
-    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput,
-                 limits: FlowLimits | None = None) -> None:
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput) -> None:
         self.rt, self.workflow_id, self.round_no, self.inp = rt, workflow_id, round_no, inp
-        self.limits = limits
         self.journal: FlowJournal | None = None
         self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
         self.definition: FlowDefinition | None = None  # what runs (an agent node's predecessors are its edges')
@@ -196,8 +193,7 @@ class RoundEffects:
             raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
         given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
         assert self.journal is not None  # set by app.rounds.flow_run before the run
-        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given,
-                                               self.limits)
+        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given)
         if result.status == "waiting":
             raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
                             "inside another flow yet")
