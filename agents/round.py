@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.flows import (
     Effects,
@@ -234,6 +234,15 @@ class Runner:
         """The tasks the task phase starts first (the plan's write announces them)."""
         return first_tasks(plan, finished, concurrency=self.limits.task_concurrency,
                            max_tokens=self.limits.max_round_tokens, spent=spent)
+
+    def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, outputs: Mapping[str, list[DocumentText]],
+                     texts: Mapping[str, str]) -> TaskContext:
+        """What `task` sees of the round so far (`agents.tasks.run.task_context`), with this Runner's model
+        and retriever: the round's request, documents and history, the output documents and the texts of
+        the tasks it depends on that delivered (by task id)."""
+        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=self.model,
+                            results={tid: TaskResult(text=text) for tid, text in texts.items()},
+                            history=inp.history, retriever=self.retriever)
 
     async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
         """Run one task's agent (its exceptions propagate: the task failed; an agent that asks the user

@@ -189,7 +189,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         flow_node_runs=settings.flow_max_node_runs),
         retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
-                   changes=changes, cursors=cursors, journal=journal, documents=documents, retriever=retriever,
+                   changes=changes, cursors=cursors, journal=journal, documents=documents,
                    rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
                    runner=runner, sandbox=CodeSandbox())
 

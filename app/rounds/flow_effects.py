@@ -101,7 +101,7 @@ class RoundEffects:
         # The language the node's instructions ask in (the user's, as a planned round's is the request's).
         plan = Plan(language=detect_language(instructions), answer="", tasks=[task])
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
-        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), config.agent, path):

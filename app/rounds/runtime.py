@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from agents.base import Retriever
 from agents.model import Model
 from agents.round import Runner
 from app.config import Settings
@@ -34,7 +33,6 @@ class Runtime:
     cursors: CursorCache
     journal: Journal
     documents: Documents
-    retriever: Retriever
     rounds: RoundData
     clock: Callable[[], datetime]
     runner: Runner  # the one Runner of rounds' agent work and its registry (built once, `app.main.build_runtime`)

@@ -207,7 +207,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
-        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
