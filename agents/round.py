@@ -72,7 +72,7 @@ from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.run import prepare_task, run_task, task_context
 from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long, off_loop
+from agents.toolkit.cpu import off_gil_if_long, off_loop, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
@@ -81,7 +81,7 @@ __all__ = [
     "TaskOutcome", "answer_documents", "plan_definition", "prior_round", "recollect", "remember",
     "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan",
+    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
 
 
@@ -91,6 +91,12 @@ def preload() -> None:
     threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
     threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
     threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
+
+
+def warm_workers() -> None:
+    """Start the agents' worker processes (long text work, `agents.toolkit.cpu`), each loading what
+    `preload` loads in this process first, and wait for them (blocking: call it from a thread)."""
+    warm_processes(load_tokenizer, load_detector)
 
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
@@ -229,6 +235,12 @@ class Runner:
         """Tasks an interrupted previous round delivered are not run again: their results carry over."""
         return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
                 for tid, t in reusable(plan, previous).items()}
+
+    @property
+    def history_reach(self) -> int:
+        """Tokens of earlier turns a plan of this Runner's model could show at most (`manager.history_reach`):
+        a round reads no more of its history."""
+        return history_reach(self.model)
 
     def first_tasks(self, plan: Plan, finished: Mapping[str, TaskOutcome], spent: int) -> list[TaskSpec]:
         """The tasks the task phase starts first (the plan's write announces them)."""

@@ -23,7 +23,7 @@ from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
-from agents.round import Limits, Runner, history_reach
+from agents.round import Limits, Runner
 from app import metrics
 from app.clock import now
 from app.config import Settings, SettingsError, from_env, redact_url
@@ -190,7 +190,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+                   rounds=RoundData(repo, storage, documents, journal, runner.history_reach), clock=now,
                    runner=runner, sandbox=CodeSandbox())
 
 
@@ -266,10 +266,7 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.language import load_detector
-    from agents.round import preload
-    from agents.toolkit.cpu import warm_processes
-    from agents.toolkit.tokens import load_tokenizer
+    from agents.round import preload, warm_workers
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -285,8 +282,7 @@ def warm_up(app: Litestar) -> None:
     app.state.readers_since = since
     app.state.readers_warm.add_done_callback(done("The file readers were"))
     # The agents' CPU work: its workers load the tokenizer and the language detector first.
-    loop.run_in_executor(_WARM_UPS, warm_processes, load_tokenizer, load_detector).add_done_callback(
-        done("The text workers were"))
+    loop.run_in_executor(_WARM_UPS, warm_workers).add_done_callback(done("The text workers were"))
 
 
 async def _stop_workers() -> None:
