@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from agents.base import OutputSpec, Plan, TaskSpec
 from agents.flows import (
     AgentConfig,
     FlowDefinition,
@@ -30,7 +29,7 @@ from agents.flows import (
     decode_definition,
 )
 from agents.model import ModelRequest, NodeHints
-from agents.round import RoundInput, detect_language
+from agents.round import RoundInput, node_plan
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
@@ -95,11 +94,9 @@ class RoundEffects:
         delivered = await self._delivered(node.id) if path == node.id else {}
         # A node that names no input reads as a round's task that names none: the uploads, and what the
         # agent nodes just before it delivered (their text and files), not every upload as its input.
-        task = TaskSpec(id=path, agent=config.agent, instructions=instructions,
-                        inputs=[d.name for d in chosen] if files or not delivered else [],
-                        outputs=[_output(name) for name in config.outputs], depends_on=list(delivered))
-        # The language the node's instructions ask in (the user's, as a planned round's is the request's).
-        plan = Plan(language=detect_language(instructions), answer="", tasks=[task])
+        plan = node_plan(path, config, instructions, [d.name for d in chosen] if files or not delivered else [],
+                         list(delivered))
+        task = plan.tasks[0]
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
         context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
         key = node_key(self.workflow_id, self.round_no, path)
@@ -227,7 +224,3 @@ class RoundEffects:
             key, "assistant", "step", text, agent_name=agent, started_at=started, meta={"node": path},
             documents=documents, tokens_used=tokens, processing_time=round(time.perf_counter() - t0, 6))])
         return None if written is None else list(written.file_ids)
-
-
-def _output(name: str) -> OutputSpec:
-    return OutputSpec(name=name, type=name.rsplit(".", 1)[-1] if "." in name else "")
