@@ -28,7 +28,7 @@ from agents.flows import (
     Produced,
     decode_definition,
 )
-from agents.model import ModelRequest, NodeHints
+from agents.model import ModelRequest
 from agents.round import RoundInput, node_plan
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
@@ -127,16 +127,13 @@ class RoundEffects:
 
     async def llm(self, node: Node, path: str, config: LlmConfig, prompt: str, system: str) -> Produced:
         rt = self.rt
-        messages = ([{"role": "system", "content": system}] if system.strip() else []) + \
-            [{"role": "user", "content": prompt}]
         window = rt.model.context_tokens
         if window and len(prompt) // 4 > window:
             raise NodeError(f"the prompt renders to about {len(prompt) // 4:,} tokens, over the model's window of "
                             f"{window:,}: shorten it or what it includes")
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
-        request = ModelRequest(purpose="task", messages=messages, schema=config.schema, agent="llm",
-                               hints=NodeHints(node=node.id, prompt=prompt))
+        request = ModelRequest.of_node(node.id, prompt, system, config.schema)
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), "llm", path):
             response = await rt.model.complete(request)
         output: Any = response.data if config.schema is not None else response.text
