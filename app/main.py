@@ -309,10 +309,9 @@ def mcp_tools(settings: Settings) -> McpTools | None:
     when there are none."""
     if not settings.mcp_servers:
         return None
-    from agents.tools.mcp import McpTools, ServerSpec
+    from agents.tools.mcp import McpTools
 
-    specs = [ServerSpec(**server) for server in settings.mcp_servers]
-    return McpTools(specs, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
+    return McpTools.configured(settings.mcp_servers, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
