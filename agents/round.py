@@ -53,6 +53,7 @@ from agents.language import detect_language, load_detector, load_names, rounds_n
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
+from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.planning.manager import (
     PlanLimits,
     PlanOutcome,
@@ -104,7 +105,8 @@ DEFERRED = "deferred: the user steered the round before it started"  # a task le
 
 @dataclass(frozen=True)
 class Limits:
-    """A round's bounds (the settings of the same names)."""
+    """A round's bounds (the settings of the same names); a fix to leave out that names no fix is refused
+    (ValueError), so that a typo in PLAN_FIXES_OFF does not measure the plan with every fix made."""
 
     max_tasks: int = 8  # MAX_TASKS_PER_PLAN
     task_concurrency: int = 4  # TASK_CONCURRENCY
@@ -113,6 +115,11 @@ class Limits:
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
     plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
     flow_node_runs: int = 1000  # FLOW_MAX_NODE_RUNS: node runs of one flow run, map items and iterations counted
+
+    def __post_init__(self) -> None:
+        if unknown := unknown_fixes(self.plan_fixes_off):
+            raise ValueError(f"PLAN_FIXES_OFF names no fix: {', '.join(unknown)} "
+                             f"(the fixes: {', '.join(FIX_NAMES)}).")
 
 
 class Runner:

@@ -21,7 +21,6 @@ from agents.errors import RegistryError
 from agents.knowledge.embeddings import local_embeddings
 from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
-from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
 from agents.round import Limits, Runner
 from app import metrics
@@ -153,8 +152,13 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
-    if unknown := unknown_fixes(settings.plan_fixes_off):
-        raise SettingsError(f"PLAN_FIXES_OFF names no fix: {', '.join(unknown)} (the fixes: {', '.join(FIX_NAMES)}).")
+    try:
+        limits = Limits(max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
+                        max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
+                        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off),
+                        flow_node_runs=settings.flow_max_node_runs)
+    except ValueError as exc:  # a fix named that is none
+        raise SettingsError(str(exc)) from None
     db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds,
                   pool_size=settings.database_pool_size, max_overflow=settings.database_max_overflow,
                   pool_timeout=settings.database_pool_timeout_seconds,
@@ -182,12 +186,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     retriever = IndexRetriever(IndexSearch(chunks, vectors))
     # The one Runner of the rounds' agent work; `fallback` writes the final review (and a plan) when the
     # model cannot.
-    runner = Runner(model, registry, Limits(
-        max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
-        max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
-        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off),
-        flow_node_runs=settings.flow_max_node_runs),
-        retriever, fallback=offline_model())
+    runner = Runner(model, registry, limits, retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
                    rounds=RoundData(repo, storage, documents, journal, runner.history_reach), clock=now,
