@@ -49,7 +49,7 @@ from agents.knowledge.memory import (
     round_turns,
 )
 from agents.knowledge.recall import Recollection, Remembered, recollect
-from agents.language import detect_language, load_detector, load_names, rounds_named
+from agents.language import load_detector, load_names, rounds_named
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
@@ -80,7 +80,7 @@ __all__ = [
     "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
     "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
-    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
+    "Turn", "build_rows", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
