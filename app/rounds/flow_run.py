@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from sqlalchemy.engine import Connection
 
-from agents.flows import FlowDefinition, FlowResult, HumanWait, Node, NodeRun, decode_definition
+from agents.flows import FlowDefinition, FlowResult, Node, NodeRun, decode_definition
 from agents.round import RoundInput
 from app.clock import now
 from app.fsm import Event
@@ -271,7 +271,7 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
                                     redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
-        await wait(rt, workflow_id, round_no, result.waits, result.total, result.done, journal)
+        await wait(rt, workflow_id, round_no, result, journal)
     else:
         await finish(rt, workflow_id, round_no, definition, result, journal)
 
@@ -310,12 +310,12 @@ async def run_map_item(rt: Runtime, workflow_id: str, round_no: int, flow_hash: 
     return run
 
 
-async def wait(rt: Runtime, workflow_id: str, round_no: int, waits: list[HumanWait], total: int, done: int,
-               journal: RoundJournal) -> None:
-    """The round waits for the user's decisions on its human nodes: each asks in its own `step` message
+async def wait(rt: Runtime, workflow_id: str, round_no: int, result: FlowResult, journal: RoundJournal) -> None:
+    """The run `result` waits for the user's decisions on its human nodes: each asks in its own `step` message
     (written once: a node still waiting after another's decision is not asked twice), and the wait lists
     them all (`waitingFor.nodes`); a decision names the one it is for by its message (none: the first). What
     the journal held is written with it."""
+    waits, total, done = result.waits, result.total, result.done
     first = waits[0]
     nodes = [{"path": h.path, "nodeId": h.node_id, "actions": list(h.actions), "defaultAction": h.default_action,
               "messageKey": node_key(workflow_id, round_no, h.path)("message")} for h in waits]
