@@ -13,8 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from agents.requests import ModelHints, TaskHints
-from agents.requests import NodeHints as NodeHints  # what a flow's `llm` node asks, for `app`
+from agents.requests import ModelHints, NodeHints, TaskHints
 
 
 @dataclass(frozen=True)
@@ -86,6 +85,16 @@ class ModelRequest:
     validate: bool = True
     tools: tuple[Tool, ...] = ()
     tool_choice: str = "auto"
+
+    @classmethod
+    def of_node(cls, node: str, prompt: str, system: str = "",
+                schema: Mapping[str, Any] | None = None) -> ModelRequest:
+        """The one call of a flow's `llm` node: its rendered `system` (none when blank) and `prompt` as the
+        messages, JSON against its `schema` when it has one; the offline model reads the prompt from the hints."""
+        messages = ([{"role": "system", "content": system}] if system.strip() else []) + \
+            [{"role": "user", "content": prompt}]
+        return cls(purpose="task", messages=messages, schema=schema, agent="llm",
+                   hints=NodeHints(node=node, prompt=prompt))
 
 
 @dataclass(frozen=True)

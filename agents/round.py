@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.base import OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.flows import (
     Effects,
@@ -48,11 +48,12 @@ from agents.knowledge.memory import (
     reusable,
     round_turns,
 )
-from agents.knowledge.recall import Recollection, Remembered, recollect, remember
-from agents.language import detect_language, load_detector, load_names, rounds_named
+from agents.knowledge.recall import Recollection, Remembered, recollect
+from agents.language import load_detector, load_names, rounds_named
 from agents.model import CallScope, Model, ModelError
-from agents.planning.as_flow import plan_definition, run_plan
+from agents.planning.as_flow import node_plan, plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
+from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.planning.manager import (
     PlanLimits,
     PlanOutcome,
@@ -70,19 +71,18 @@ from agents.planning.review import FinalOutcome, write_final
 from agents.planning.scheduler import BUDGET, first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
-from agents.tasks.questions import MAX_QUESTIONS
-from agents.tasks.run import run_task, task_context
+from agents.tasks.run import prepare_task, run_task, task_context
 from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long, off_loop
+from agents.toolkit.cpu import off_gil_if_long, off_loop, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
-    "BUDGET", "DEFERRED", "MAX_QUESTIONS", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
+    "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
-    "TaskOutcome", "answer_documents", "plan_definition", "prior_round", "recollect", "remember",
-    "Turn", "build_rows", "changes_prompt", "clean_contents", "detect_language", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
+    "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
+    "Turn", "build_rows", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "run_task", "task_context", "too_many_tasks", "validate_plan",
+    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
 
 
@@ -94,12 +94,19 @@ def preload() -> None:
     threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
 
 
+def warm_workers() -> None:
+    """Start the agents' worker processes (long text work, `agents.toolkit.cpu`), each loading what
+    `preload` loads in this process first, and wait for them (blocking: call it from a thread)."""
+    warm_processes(load_tokenizer, load_detector)
+
+
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
 
 
 @dataclass(frozen=True)
 class Limits:
-    """A round's bounds (the settings of the same names)."""
+    """A round's bounds (the settings of the same names); a fix to leave out that names no fix is refused
+    (ValueError), so that a typo in PLAN_FIXES_OFF does not measure the plan with every fix made."""
 
     max_tasks: int = 8  # MAX_TASKS_PER_PLAN
     task_concurrency: int = 4  # TASK_CONCURRENCY
@@ -107,6 +114,12 @@ class Limits:
     max_replans: int = 2  # MAX_REPLANS: revisions after failures (a steer does not count)
     max_task_outputs: int = 20  # MAX_TASK_OUTPUTS: documents one task's message carries
     plan_fixes_off: frozenset[str] = frozenset()  # PLAN_FIXES_OFF: fixes of a plan not made (`agents.planning.fixes`)
+    flow_node_runs: int = 1000  # FLOW_MAX_NODE_RUNS: node runs of one flow run, map items and iterations counted
+
+    def __post_init__(self) -> None:
+        if unknown := unknown_fixes(self.plan_fixes_off):
+            raise ValueError(f"PLAN_FIXES_OFF names no fix: {', '.join(unknown)} "
+                             f"(the fixes: {', '.join(FIX_NAMES)}).")
 
 
 class Runner:
@@ -117,6 +130,8 @@ class Runner:
                  fallback: Model | None = None) -> None:
         self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
         self.fallback = fallback
+        # A flow's top-level nodes run as many at once as a plan's tasks do.
+        self.flow_limits = FlowLimits(max_node_runs=limits.flow_node_runs, concurrency=limits.task_concurrency)
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -149,19 +164,20 @@ class Runner:
             await hooks.ended(ran, review, final, failed, time.perf_counter() - t0)
 
     async def run_flow(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
-                       inputs: Mapping[str, Any], limits: FlowLimits | None = None,
-                       secrets: Mapping[str, str] | None = None, spread: ItemRunner | None = None) -> FlowResult:
+                       inputs: Mapping[str, Any], secrets: Mapping[str, str] | None = None,
+                       spread: ItemRunner | None = None) -> FlowResult:
         """Run a person's flow (or a sub-flow of it) on the engine a plan's tasks run on
-        (`agents.planning.as_flow`): through the app's `effects` and `journal`, to its end or its waits;
-        `spread` runs a map's items elsewhere (`agents.flows.iteration`)."""
-        return await FlowRunner(definition, effects, journal, limits, secrets=secrets, spread=spread).run(inputs)
+        (`agents.planning.as_flow`), within this Runner's flow limits: through the app's `effects` and
+        `journal`, to its end or its waits; `spread` runs a map's items elsewhere (`agents.flows.iteration`)."""
+        return await FlowRunner(definition, effects, journal, self.flow_limits, secrets=secrets,
+                                spread=spread).run(inputs)
 
     async def run_item(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
                        inputs: Mapping[str, Any], body: Node, path: str, extra: Mapping[str, Any],
-                       limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None) -> NodeRun:
+                       secrets: Mapping[str, str] | None = None) -> NodeRun:
         """One map item of a flow run that `spread` it here: its body run with what the run's nodes settled
         in view, and settled through `journal`."""
-        runner = FlowRunner(definition, effects, journal, limits, secrets=secrets)
+        runner = FlowRunner(definition, effects, journal, self.flow_limits, secrets=secrets)
         runner.inputs = dict(inputs)
         for at, recorded in (await journal.recorded()).items():
             runner.record(at, recorded)
@@ -227,14 +243,34 @@ class Runner:
         return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
                 for tid, t in reusable(plan, previous).items()}
 
+    @property
+    def history_reach(self) -> int:
+        """Tokens of earlier turns a plan of this Runner's model could show at most (`manager.history_reach`):
+        a round reads no more of its history."""
+        return history_reach(self.model)
+
     def first_tasks(self, plan: Plan, finished: Mapping[str, TaskOutcome], spent: int) -> list[TaskSpec]:
         """The tasks the task phase starts first (the plan's write announces them)."""
         return first_tasks(plan, finished, concurrency=self.limits.task_concurrency,
                            max_tokens=self.limits.max_round_tokens, spent=spent)
 
+    def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, outputs: Mapping[str, list[DocumentText]],
+                     texts: Mapping[str, str]) -> TaskContext:
+        """What `task` sees of the round so far (`agents.tasks.run.task_context`), with this Runner's model
+        and retriever: the round's request, documents and history, the output documents and the texts of
+        the tasks it depends on that delivered (by task id)."""
+        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=self.model,
+                            results={tid: TaskResult(text=text) for tid, text in texts.items()},
+                            history=inp.history, retriever=self.retriever)
+
     async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """Run one task's agent (its exceptions propagate: the task failed)."""
+        """Run one task's agent (its exceptions propagate: the task failed; an agent that asks the user
+        more than MAX_QUESTIONS times fails it too)."""
         return await run_task(self.registry, task, context)
+
+    async def prepare(self, task: TaskSpec, context: TaskContext) -> TaskResult:
+        """What a task that waits for the user's approval makes ready to show (`meta["prepared"]`), not run."""
+        return await prepare_task(self.registry, task, context)
 
     async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
         """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""

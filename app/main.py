@@ -21,9 +21,8 @@ from agents.errors import RegistryError
 from agents.knowledge.embeddings import local_embeddings
 from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
-from agents.planning.fixes import FIX_NAMES, unknown_fixes
 from agents.registry import Registry, build_registry
-from agents.round import Limits, Runner, history_reach
+from agents.round import Limits, Runner
 from app import metrics
 from app.clock import now
 from app.config import Settings, SettingsError, from_env, redact_url
@@ -153,8 +152,13 @@ def build_model(settings: Settings) -> Model:
 
 def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runtime:
     """The service's dependencies, wired once per process."""
-    if unknown := unknown_fixes(settings.plan_fixes_off):
-        raise SettingsError(f"PLAN_FIXES_OFF names no fix: {', '.join(unknown)} (the fixes: {', '.join(FIX_NAMES)}).")
+    try:
+        limits = Limits(max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
+                        max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
+                        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off),
+                        flow_node_runs=settings.flow_max_node_runs)
+    except ValueError as exc:  # a fix named that is none
+        raise SettingsError(str(exc)) from None
     db = Database(settings.app_database_url, idle_transaction_seconds=settings.heartbeat_timeout_seconds,
                   pool_size=settings.database_pool_size, max_overflow=settings.database_max_overflow,
                   pool_timeout=settings.database_pool_timeout_seconds,
@@ -182,14 +186,10 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     retriever = IndexRetriever(IndexSearch(chunks, vectors))
     # The one Runner of the rounds' agent work; `fallback` writes the final review (and a plan) when the
     # model cannot.
-    runner = Runner(model, registry, Limits(
-        max_tasks=settings.max_tasks_per_plan, task_concurrency=settings.task_concurrency,
-        max_round_tokens=settings.max_round_tokens, max_replans=settings.max_replans,
-        max_task_outputs=settings.max_task_outputs, plan_fixes_off=frozenset(settings.plan_fixes_off)),
-        retriever, fallback=offline_model())
-    return Runtime(settings=settings, model=model, registry=registry, db=db, repo=repo, storage=storage,
-                   changes=changes, cursors=cursors, journal=journal, documents=documents, retriever=retriever,
-                   rounds=RoundData(repo, storage, documents, journal, history_reach(model)), clock=now,
+    runner = Runner(model, registry, limits, retriever, fallback=offline_model())
+    return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
+                   changes=changes, cursors=cursors, journal=journal, documents=documents,
+                   rounds=RoundData(repo, storage, documents, journal, runner.history_reach), clock=now,
                    runner=runner, sandbox=CodeSandbox())
 
 
@@ -265,10 +265,7 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.language import load_detector
-    from agents.round import preload
-    from agents.toolkit.cpu import warm_processes
-    from agents.toolkit.tokens import load_tokenizer
+    from agents.round import preload, warm_workers
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -284,8 +281,7 @@ def warm_up(app: Litestar) -> None:
     app.state.readers_since = since
     app.state.readers_warm.add_done_callback(done("The file readers were"))
     # The agents' CPU work: its workers load the tokenizer and the language detector first.
-    loop.run_in_executor(_WARM_UPS, warm_processes, load_tokenizer, load_detector).add_done_callback(
-        done("The text workers were"))
+    loop.run_in_executor(_WARM_UPS, warm_workers).add_done_callback(done("The text workers were"))
 
 
 async def _stop_workers() -> None:
@@ -312,10 +308,9 @@ def mcp_tools(settings: Settings) -> McpTools | None:
     when there are none."""
     if not settings.mcp_servers:
         return None
-    from agents.tools.mcp import McpTools, ServerSpec
+    from agents.tools.mcp import McpTools
 
-    specs = [ServerSpec(**server) for server in settings.mcp_servers]
-    return McpTools(specs, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
+    return McpTools.configured(settings.mcp_servers, settings.mcp_timeout_seconds, settings.mcp_max_result_bytes)
 
 
 def create_app(settings: Settings | None = None, *, model: Model | None = None,
@@ -335,7 +330,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     async def startup() -> None:
         began = time.monotonic()
-        await add_tools(tools, engine.rt.registry)  # before a recovered round plans
+        await add_tools(tools, engine.rt.runner.registry)  # before a recovered round plans
         tools_seconds = time.monotonic() - began
         log.info("Start-up: MCP tools in %.2f s.", tools_seconds)
         await engine.start()

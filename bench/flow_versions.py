@@ -18,7 +18,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from agents.flows import decode_definition, diff_definitions  # noqa: E402
+from agents.flows import FlowDiff, decode_definition  # noqa: E402
 from tests.harness import LiveServer, settings_for  # noqa: E402
 
 
@@ -60,7 +60,7 @@ def measure(client: Any, count: int) -> dict[str, float]:
     cpu = []
     for _ in range(5):
         t0 = time.process_time()
-        diff_definitions(a, b)
+        FlowDiff.between(a, b)
         cpu.append(time.process_time() - t0)
     return {"publish": best(publish), "diff": best(compare), "diff_cpu": best(cpu)}
 
@@ -72,7 +72,7 @@ def main() -> None:
             results = {count: measure(client, count) for count in (50, 500)}
     for count, found in results.items():
         print(f"{count:>4} nodes: publish {found['publish']:7.1f} ms, diff over HTTP {found['diff']:7.1f} ms, "
-              f"diff() alone {found['diff_cpu']:6.1f} ms CPU")
+              f"FlowDiff.between alone {found['diff_cpu']:6.1f} ms CPU")
     for key in ("publish", "diff", "diff_cpu"):
         print(f"{key} 500 / 50: x{results[500][key] / results[50][key]:.1f}")
 

@@ -5,7 +5,7 @@ package's modules (`tests/test_layers.py`).
 - `definition`: the typed definition (msgspec, camelCase), `config_of`, `decode_definition`;
 - `validate`: every problem at once, with node ids and stable codes (`graph`: its algorithms);
 - `templates` (Jinja2's sandbox) and `expressions` (CEL), and `scope`: what both read, and a run's inputs;
-- `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared;
+- `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared (`FlowDiff.between`);
 - `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
   both the app's); `iteration`: its maps and loops, and `ItemRunner`, where a map's items may run;
 - `dify`: a Dify DSL app translated into a definition;
@@ -27,8 +27,7 @@ from agents.flows.definition import (
     Node,
     decode_definition,
 )
-from agents.flows.diff import FlowDiff, diff
-from agents.flows.diff import diff as diff_definitions
+from agents.flows.diff import FlowDiff
 from agents.flows.dify import DifyError, DifyImport, from_dify, is_dify, literal
 from agents.flows.dify import coverage as dify_coverage
 from agents.flows.engine import FlowRunner
@@ -50,7 +49,7 @@ from agents.flows.schema import definition_json_schema
 from agents.flows.validate import validate as validate_flow
 
 __all__ = [
-    "ERROR_BRANCH", "AgentConfig", "Edge", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "diff", "diff_definitions", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
+    "ERROR_BRANCH", "AgentConfig", "Edge", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "ItemRunner", "LlmConfig", "Node",
     "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",

@@ -54,6 +54,20 @@ class FlowDiff(msgspec.Struct, frozen=True):
         return not self.flow and all(not (s.added or s.removed or s.changed)
                                      for s in (self.nodes, self.edges, self.inputs, self.outputs))
 
+    @classmethod
+    def between(cls, before: FlowDefinition, after: FlowDefinition) -> FlowDiff:
+        """What `after` changes of `before`."""
+        a, b = normal_form(before), normal_form(after)
+        flow = [FieldChange(name, a[name], b[name]) for name in ("name", "description") if a[name] != b[name]]
+        return cls(
+            flow=flow,
+            nodes=_section({n["id"]: n for n in a["nodes"]}, {n["id"]: n for n in b["nodes"]}),
+            edges=_section({_edge_key(e): e for e in a["edges"]}, {_edge_key(e): e for e in b["edges"]}),
+            inputs=_section(a["inputs"], b["inputs"]),
+            outputs=_section({k: {"template": v} for k, v in a["outputs"].items()},
+                             {k: {"template": v} for k, v in b["outputs"].items()}),
+        )
+
 
 def _leaves(value: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """A mapping flattened to dotted paths of its non-mapping values (iteratively)."""
@@ -86,17 +100,3 @@ def _section(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
 def _edge_key(edge: dict[str, Any]) -> str:
     branch = edge.get("branch")
     return f"{edge['source']} -> {edge['target']}" + (f" [{branch}]" if branch is not None else "")
-
-
-def diff(before: FlowDefinition, after: FlowDefinition) -> FlowDiff:
-    """What `after` changes of `before`."""
-    a, b = normal_form(before), normal_form(after)
-    flow = [FieldChange(name, a[name], b[name]) for name in ("name", "description") if a[name] != b[name]]
-    return FlowDiff(
-        flow=flow,
-        nodes=_section({n["id"]: n for n in a["nodes"]}, {n["id"]: n for n in b["nodes"]}),
-        edges=_section({_edge_key(e): e for e in a["edges"]}, {_edge_key(e): e for e in b["edges"]}),
-        inputs=_section(a["inputs"], b["inputs"]),
-        outputs=_section({k: {"template": v} for k, v in a["outputs"].items()},
-                         {k: {"template": v} for k, v in b["outputs"].items()}),
-    )

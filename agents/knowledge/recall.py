@@ -2,7 +2,7 @@
 deciding, over rows the app stores and reads (`RoundMemory`, the port `app.rounds.memory` implements).
 
 Each ended round's turns (request, plan, outcome) are shortened once and stored with their token counts
-(`Remembered`, made by `remember` from the round as `agents.journal.prior_round` builds it). A round then reads the
+(`Remembered`, made by `Remembered.of` from the round as `agents.journal.prior_round` builds it). A round then reads the
 newest rounds, a page at a time, until their turns fill the most history a planning prompt could hold
 (`reach`, `agents.planning.manager.history_reach`), plus the few older rounds its request refers back
 to: by number ("the summary of round 2") or by the words of their requests (`recollect`). A round whose
@@ -63,6 +63,12 @@ class Remembered:
         return [t.record() for t in self.turns]
 
     @classmethod
+    async def of(cls, r: PriorRound) -> Remembered:
+        """What later rounds remember of round `r` (`remembered`), made in a worker thread: shortening the
+        turns and counting their tokens is milliseconds of CPU, which the event loop does not wait for."""
+        return await off_loop(remembered, r)
+
+    @classmethod
     def from_records(cls, round_no: int, turns: Sequence[Sequence[Any]], delivered: Sequence[Sequence[Any]],
                      finished: bool, terms: Sequence[str]) -> Remembered:
         """The row `turn_records` and the other fields stored."""
@@ -78,12 +84,6 @@ def remembered(r: PriorRound) -> Remembered:
                       if t.delivered and t.text.strip() and t.message is not None)
     terms = recall_terms(r.request) if r.request.strip() else []
     return Remembered(r.round, tuple(turns), delivered, r.finished, tuple(terms))
-
-
-async def remember(r: PriorRound) -> Remembered:
-    """`remembered`, made in a worker thread: shortening the turns and counting their tokens is milliseconds
-    of CPU, which the event loop does not wait for."""
-    return await off_loop(remembered, r)
 
 
 class RoundMemory(Protocol):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
-from agents.base import Plan, TaskSpec
+from agents.base import OutputSpec, Plan, TaskSpec
 from agents.flows import (
     ERROR_BRANCH,
     AgentConfig,
@@ -34,6 +34,7 @@ from agents.flows import (
     Produced,
     literal,
 )
+from agents.language import detect_language
 from agents.planning.scheduler import BUDGET, Finished
 
 O = TypeVar("O", bound=Finished)
@@ -72,6 +73,18 @@ def task_graph(plan: Plan) -> FlowDefinition:
                   on_error="branch") for t in plan.tasks]
     edges = [Edge(source=dep, target=t.id) for t in plan.tasks for dep in t.depends_on]
     return FlowDefinition(name="plan", nodes=nodes, edges=edges)
+
+
+def node_plan(path: str, config: AgentConfig, instructions: str, inputs: list[str],
+              depends_on: list[str]) -> Plan:
+    """A person's agent node (at `path` of a flow run) as a plan of one task, the way `task_graph` makes a
+    task a node: its agent, its rendered `instructions` and output files, the documents it reads by name and
+    the agent nodes before it whose results it reads; in the language its instructions ask in (the user's,
+    as a planned round's is the request's)."""
+    outputs = [OutputSpec(name=name, type=name.rsplit(".", 1)[-1] if "." in name else "") for name in config.outputs]
+    task = TaskSpec(id=path, agent=config.agent, instructions=instructions, inputs=inputs, outputs=outputs,
+                    depends_on=depends_on)
+    return Plan(language=detect_language(instructions), answer="", tasks=[task])
 
 
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agents.base import DocumentText, Plan, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, Plan, Prepared, TaskContext, TaskResult, TaskSpec
 from agents.errors import AgentsError
 from agents.language import detect_language
 from agents.model import CallScope, Model
@@ -15,7 +15,7 @@ from agents.phrases import say
 from agents.registry import Registry
 from agents.tasks.inputs import language_name, task_language
 from agents.tasks.outputs import unproduced
-from agents.tasks.questions import QuestionAsked, asked_task, may_offer, offering
+from agents.tasks.questions import MAX_QUESTIONS, QuestionAsked, asked_task, may_offer, offering
 from agents.tasks.restate import restated
 from agents.toolkit.tokens import count_long_texts
 
@@ -30,7 +30,8 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
     what a model wrote: a result in another language is done once more, told which language, and what
     it wrote itself is translated when the second try is still in another language. A real
     model behind a built-in agent is offered to ask the user (`agents.tasks.questions`; a plug-in or a tool
-    asks its own way, through `TaskResult.question`)."""
+    asks its own way, through `TaskResult.question`); an agent that asks again after MAX_QUESTIONS
+    answers fails its task (it would never end)."""
     agent = registry.get(task.agent)
     await count_long_texts(d.text for d in context.documents.values())
     offer = context.may_ask and context.model.can_call_tools and \
@@ -40,7 +41,12 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
         with offering(offer):
             result = await _checked(agent, task, context)
     except QuestionAsked as question:
-        return TaskResult(text="", question=question.question, usage=question.usage)
+        result = TaskResult(text="", question=question.question, usage=question.usage)
+    if result.question:
+        if len(context.answers) >= MAX_QUESTIONS:
+            raise AgentsError(f"the {task.agent} agent asked the user more than {MAX_QUESTIONS} questions "
+                              "for one task")
+        return result
     # A step that made none of the documents it was planned to deliver is not done (issue 50: a round
     # whose only workbook was never written ended "1 of 1 planned step is done", "completed successfully").
     missing = [] if result.question or "prepared" in result.meta else unproduced(task, result.files)
@@ -48,6 +54,19 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
         reason = say("doc_never_produced", task_language(task, context), name=", ".join(missing))
         result.meta = {**result.meta, "undelivered": True, "undeliveredReason": reason}
     return result
+
+
+async def prepare_task(registry: Registry, task: TaskSpec, context: TaskContext) -> TaskResult:
+    """What the task's agent makes ready for the user's approval before it runs (its `prepare`: a tool's
+    arguments, say), in `meta["prepared"]` (None: it prepares nothing); the run the user approves gets it
+    back in `TaskContext.prepared`."""
+    prepare = getattr(registry.get(task.agent), "prepare", None)
+    if not callable(prepare):
+        return TaskResult(text="", meta={"prepared": None})
+    made = await prepare(task, context)
+    if not isinstance(made, Prepared) or not isinstance(made.data, dict):
+        raise AgentsError(f"agent '{task.agent}' prepared {type(made).__name__}, not a Prepared with a dict")
+    return TaskResult(text="", usage=made.usage, meta={"prepared": made.data})
 
 
 async def _checked(agent: object, task: TaskSpec, context: TaskContext) -> TaskResult:

@@ -176,6 +176,11 @@ class McpTools:
         self.connections = [Connection(spec, timeout, max_result_bytes) for spec in specs]
         self.agents: list[ToolAgent] = []
 
+    @classmethod
+    def configured(cls, servers: Sequence[Mapping[str, Any]], timeout: float, max_result_bytes: int) -> McpTools:
+        """The connections to MCP_SERVERS' entries as the settings hold them (each a `ServerSpec`'s fields)."""
+        return cls([ServerSpec(**server) for server in servers], timeout, max_result_bytes)
+
     async def discover(self) -> list[ToolAgent]:
         """List every server's allowed tools as agents; a server that is down is logged and left out."""
         found = await asyncio.gather(*(self._tools_of(c) for c in self.connections))

@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from agents.base import Plan, Prepared, TaskContext, TaskResult, TaskSpec
-from agents.errors import AgentsError
-from agents.round import MAX_QUESTIONS, Registry, run_task
+from agents.base import Plan, TaskContext, TaskResult, TaskSpec
 from app.fsm import Event
 from app.rounds.records import TaskRecord, task_meta
 from app.rounds.runtime import Runtime
@@ -67,7 +65,7 @@ async def _messages(rt: Runtime, workflow_id: str, round_no: int, prefix: str) -
 
 async def approval(rt: Runtime, workflow_id: str, round_no: int, task: TaskSpec) -> Approval | None:
     """The user's decision on running `task` (None when its agent needs none), read from the wait's message."""
-    if not rt.registry.needs_approval(task.agent):
+    if not rt.runner.registry.needs_approval(task.agent):
         return None
     asked = await _messages(rt, workflow_id, round_no, f"approve:{task.id}:")
     meta = asked[0].meta.get("approval", {}) if asked else {}
@@ -76,20 +74,14 @@ async def approval(rt: Runtime, workflow_id: str, round_no: int, task: TaskSpec)
                     str(meta.get("feedback") or ""))
 
 
-async def run_or_prepare(registry: Registry, task: TaskSpec, context: TaskContext,
+async def run_or_prepare(rt: Runtime, task: TaskSpec, context: TaskContext,
                          approval: Approval | None) -> TaskResult:
     """Run the task; or, while it waits for approval, what its agent's `prepare` makes ready (in
     `meta["prepared"]`: the round parks the task with it). Approved, the run gets what was prepared."""
     if approval is None or approval.state != "wanted":
         context.prepared = approval.prepared if approval else None
-        return await run_task(registry, task, context)
-    prepare = getattr(registry.get(task.agent), "prepare", None)
-    if not callable(prepare):
-        return TaskResult(text="", meta={"prepared": None})
-    made = await prepare(task, context)
-    if not isinstance(made, Prepared) or not isinstance(made.data, dict):
-        raise AgentsError(f"agent '{task.agent}' prepared {type(made).__name__}, not a Prepared with a dict")
-    return TaskResult(text="", usage=made.usage, meta={"prepared": made.data})
+        return await rt.runner.run_task(task, context)
+    return await rt.runner.prepare(task, context)
 
 
 async def answers(rt: Runtime, workflow_id: str, round_no: int, task_id: str) -> list[tuple[str, str]]:
@@ -97,13 +89,6 @@ async def answers(rt: Runtime, workflow_id: str, round_no: int, task_id: str) ->
     asked = await _messages(rt, workflow_id, round_no, f"ask:{task_id}:")
     return [(m.meta["question"]["text"], m.meta["question"]["answer"]) for m in asked
             if m.meta.get("question", {}).get("state") == "answered"]
-
-
-def check_asked(task: TaskSpec, answered: list[tuple[str, str]]) -> None:
-    """An agent that asks again after MAX_QUESTIONS answers fails its task (it would never end)."""
-    if len(answered) >= MAX_QUESTIONS:
-        raise AgentsError(f"the {task.agent} agent asked the user more than {MAX_QUESTIONS} questions "
-                          "for one task")
 
 
 async def not_approved(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task: TaskSpec, number: int,

@@ -15,12 +15,10 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from agents.base import OutputSpec, Plan, TaskSpec
 from agents.flows import (
     AgentConfig,
     FlowDefinition,
     FlowJournal,
-    FlowLimits,
     FlowRefConfig,
     HttpConfig,
     LlmConfig,
@@ -30,8 +28,8 @@ from agents.flows import (
     Produced,
     decode_definition,
 )
-from agents.model import ModelRequest, NodeHints
-from agents.round import RoundInput, detect_language
+from agents.model import ModelRequest
+from agents.round import RoundInput, node_plan
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
@@ -74,10 +72,8 @@ class SubJournal:
 class RoundEffects:
     """The effects of one flow round's nodes, with the round's input (its request and documents)."""
 
-    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput,
-                 limits: FlowLimits | None = None) -> None:
+    def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput) -> None:
         self.rt, self.workflow_id, self.round_no, self.inp = rt, workflow_id, round_no, inp
-        self.limits = limits
         self.journal: FlowJournal | None = None
         self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
         self.definition: FlowDefinition | None = None  # what runs (an agent node's predecessors are its edges')
@@ -85,8 +81,8 @@ class RoundEffects:
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
         rt = self.rt
-        if config.agent not in rt.registry.names():
-            raise NodeError(f"there is no agent {config.agent!r} (the agents: {', '.join(rt.registry.names())})")
+        if config.agent not in rt.runner.registry.names():
+            raise NodeError(f"there is no agent {config.agent!r} (the agents: {', '.join(rt.runner.registry.names())})")
         documents = {d.file_id: d for d in self.inp.documents if d.file_id is not None}
         missing = [fid for fid in files if fid not in documents]
         if missing:  # files an earlier node made: read them as a task reads a predecessor's documents
@@ -98,13 +94,11 @@ class RoundEffects:
         delivered = await self._delivered(node.id) if path == node.id else {}
         # A node that names no input reads as a round's task that names none: the uploads, and what the
         # agent nodes just before it delivered (their text and files), not every upload as its input.
-        task = TaskSpec(id=path, agent=config.agent, instructions=instructions,
-                        inputs=[d.name for d in chosen] if files or not delivered else [],
-                        outputs=[_output(name) for name in config.outputs], depends_on=list(delivered))
-        # The language the node's instructions ask in (the user's, as a planned round's is the request's).
-        plan = Plan(language=detect_language(instructions), answer="", tasks=[task])
+        plan = node_plan(path, config, instructions, [d.name for d in chosen] if files or not delivered else [],
+                         list(delivered))
+        task = plan.tasks[0]
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
-        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), config.agent, path):
@@ -133,16 +127,13 @@ class RoundEffects:
 
     async def llm(self, node: Node, path: str, config: LlmConfig, prompt: str, system: str) -> Produced:
         rt = self.rt
-        messages = ([{"role": "system", "content": system}] if system.strip() else []) + \
-            [{"role": "user", "content": prompt}]
         window = rt.model.context_tokens
         if window and len(prompt) // 4 > window:
             raise NodeError(f"the prompt renders to about {len(prompt) // 4:,} tokens, over the model's window of "
                             f"{window:,}: shorten it or what it includes")
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
-        request = ModelRequest(purpose="task", messages=messages, schema=config.schema, agent="llm",
-                               hints=NodeHints(node=node.id, prompt=prompt))
+        request = ModelRequest.of_node(node.id, prompt, system, config.schema)
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), "llm", path):
             response = await rt.model.complete(request)
         output: Any = response.data if config.schema is not None else response.text
@@ -196,8 +187,7 @@ class RoundEffects:
             raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
         given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
         assert self.journal is not None  # set by app.rounds.flow_run before the run
-        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given,
-                                               self.limits)
+        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given)
         if result.status == "waiting":
             raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
                             "inside another flow yet")
@@ -231,7 +221,3 @@ class RoundEffects:
             key, "assistant", "step", text, agent_name=agent, started_at=started, meta={"node": path},
             documents=documents, tokens_used=tokens, processing_time=round(time.perf_counter() - t0, 6))])
         return None if written is None else list(written.file_ids)
-
-
-def _output(name: str) -> OutputSpec:
-    return OutputSpec(name=name, type=name.rsplit(".", 1)[-1] if "." in name else "")

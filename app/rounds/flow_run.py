@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from sqlalchemy.engine import Connection
 
-from agents.flows import FlowDefinition, FlowLimits, FlowResult, HumanWait, Node, NodeRun, decode_definition
+from agents.flows import FlowDefinition, FlowResult, Node, NodeRun, decode_definition
 from agents.round import RoundInput
 from app.clock import now
 from app.fsm import Event
@@ -257,40 +257,39 @@ async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[s
     if decision is None and prepared is None:
         return  # stopped, deleted or finished before it began
     inp = prepared[0] if prepared else await rt.rounds.round_input(workflow_id, round_no)
-    effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition, decision, flow.get("reuse"))
+    effects, journal = prepared_parts(rt, workflow_id, round_no, inp, definition, decision, flow.get("reuse"))
     journal.fresh = prepared is not None and not prepared[1] and not flow.get("reuse")
     inputs = dict(flow.get("inputs") or {})
     replicas = current().replicas  # None on SQLite: one process runs every item
     spread = None if replicas is None else spreader(journal, str(flow.get("hash", "")), inputs,
                                                     rt.settings.flow_map_workers, lambda: replicas.peers)
     try:
-        result = await rt.runner.run_flow(definition, effects, journal, inputs, limits, secrets=journal.secrets,
-                                          spread=spread)
+        result = await rt.runner.run_flow(definition, effects, journal, inputs, secrets=journal.secrets, spread=spread)
     except BaseException:
         journal.drop()  # stopped, taken over or failing: what it held is computed again by whoever goes on
         raise
     result.outputs, result.error = (redacted(result.outputs, journal.secrets.values()),
                                     redacted(result.error, journal.secrets.values()))
     if result.status == "waiting":
-        await wait(rt, workflow_id, round_no, result.waits, result.total, result.done, journal)
+        await wait(rt, workflow_id, round_no, result, journal)
     else:
         await finish(rt, workflow_id, round_no, definition, result, journal)
 
 
 def prepared_parts(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput, definition: FlowDefinition,
                    decision: Mapping[str, Any] | None = None,
-                   reuse: Mapping[str, Any] | None = None) -> tuple[RoundEffects, RoundJournal, FlowLimits]:
-    """What the engine runs a flow round (or one of its map items) with: its effects, its journal, its limits."""
+                   reuse: Mapping[str, Any] | None = None) -> tuple[RoundEffects, RoundJournal]:
+    """What the engine runs a flow round (or one of its map items) with: its effects and its journal (its
+    limits are the Runner's, FLOW_MAX_NODE_RUNS)."""
     s = rt.settings
-    limits = FlowLimits(max_node_runs=s.flow_max_node_runs, concurrency=s.task_concurrency)
-    effects, journal = RoundEffects(rt, workflow_id, round_no, inp, limits), RoundJournal(rt, workflow_id, round_no,
-                                                                                          decision, reuse)
+    effects, journal = RoundEffects(rt, workflow_id, round_no, inp), RoundJournal(rt, workflow_id, round_no,
+                                                                                  decision, reuse)
     effects.journal, effects.pending = journal, journal.pending
     effects.definition = definition
     # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
     # never holds one (`redacted`).
     journal.secrets = {name: os.environ[name] for name in s.flow_secret_env if os.environ.get(name)}
-    return effects, journal, limits
+    return effects, journal
 
 
 async def run_map_item(rt: Runtime, workflow_id: str, round_no: int, flow_hash: str, inputs: Mapping[str, Any],
@@ -302,21 +301,21 @@ async def run_map_item(rt: Runtime, workflow_id: str, round_no: int, flow_hash: 
         return None
     definition = definition_of(text)
     inp = await rt.rounds.round_input(workflow_id, round_no)
-    effects, journal, limits = prepared_parts(rt, workflow_id, round_no, inp, definition)
+    effects, journal = prepared_parts(rt, workflow_id, round_no, inp, definition)
     # It reads the top-level nodes' runs and its own, not every other item's; other replicas write this
     # round's runs too, so each of its writes reads the last seq.
     journal.item = path
-    run = await rt.runner.run_item(definition, effects, journal, inputs, body, path, extra, limits, journal.secrets)
+    run = await rt.runner.run_item(definition, effects, journal, inputs, body, path, extra, journal.secrets)
     await journal.flush()
     return run
 
 
-async def wait(rt: Runtime, workflow_id: str, round_no: int, waits: list[HumanWait], total: int, done: int,
-               journal: RoundJournal) -> None:
-    """The round waits for the user's decisions on its human nodes: each asks in its own `step` message
+async def wait(rt: Runtime, workflow_id: str, round_no: int, result: FlowResult, journal: RoundJournal) -> None:
+    """The run `result` waits for the user's decisions on its human nodes: each asks in its own `step` message
     (written once: a node still waiting after another's decision is not asked twice), and the wait lists
     them all (`waitingFor.nodes`); a decision names the one it is for by its message (none: the first). What
     the journal held is written with it."""
+    waits, total, done = result.waits, result.total, result.done
     first = waits[0]
     nodes = [{"path": h.path, "nodeId": h.node_id, "actions": list(h.actions), "defaultAction": h.default_action,
               "messageKey": node_key(workflow_id, round_no, h.path)("message")} for h in waits]

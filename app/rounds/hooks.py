@@ -195,7 +195,7 @@ class Hooks:
         if message_id is not None:
             self.messages[task.id] = message_id
         if outcome.question or (approval and approval.state == "wanted" and outcome.error == asking.WAITS):
-            tool = rt.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
+            tool = rt.runner.registry.approval_request(task, outcome.prepared) if not outcome.question else {}
             self.parked.append(asking.Parked(task, "question" if outcome.question else "tool",
                                              question=outcome.question, tool=tool, tokens=outcome.tokens,
                                              prepared=outcome.prepared))

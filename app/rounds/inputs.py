@@ -6,9 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
-from agents.model import Model
-from agents.round import RoundInput, recollect, task_context
+from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskSpec
+from agents.round import RoundInput, Runner, recollect
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
 from app.errors import NotFoundError
@@ -169,19 +168,17 @@ class RoundData:
         self._inputs.pop((workflow_id, round_no), None)
         self._started.pop((workflow_id, round_no), None)
 
-    async def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, delivered: dict[str, Any],
-                           model: Model, retriever: Retriever | None) -> TaskContext:
-        """What the task sees (agents.tasks.run.task_context) of the round so far; `delivered` are the
-        outcomes of the tasks that delivered, with their text and file ids."""
+    async def task_context(self, runner: Runner, plan: Plan, task: TaskSpec, inp: RoundInput,
+                           delivered: dict[str, Any]) -> TaskContext:
+        """What the task sees (`Runner.task_context`) of the round so far; `delivered` are the outcomes of
+        the tasks that delivered, with their text and file ids (their documents are read here)."""
         outputs: dict[str, list[DocumentText]] = {}
         wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}
         found = await self.repo.files.files_by_id([fid for ids in wanted.values() for fid in ids])
         for dep, ids in wanted.items():
             outputs[dep] = [await read_document(file, contents)
                             for file, contents in await self.contents_of([found[i] for i in ids if i in found])]
-        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=model,
-                            results={tid: TaskResult(text=o.text) for tid, o in delivered.items()},
-                            history=inp.history, retriever=retriever)
+        return runner.task_context(plan, task, inp, outputs, {tid: o.text for tid, o in delivered.items()})
 
     async def owner(self, workflow_id: str) -> FileRow:
         """A file of the workflow's owner, to make new files from."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Connection
 
 from agents.base import Plan
-from agents.round import PriorRound, Remembered, TaskOutcome, prior_round, remember
+from agents.round import PriorRound, Remembered, TaskOutcome, prior_round
 from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
@@ -76,7 +76,7 @@ class Memory:
         """What later rounds remember of this round, which just ended (`agents.round.prior_round`), as a write
         inside the transaction that ends the round (its last message's: one commit fewer per round, and the
         row lands only with that message)."""
-        row = row_of(workflow_id, await remember(ended))
+        row = row_of(workflow_id, await Remembered.of(ended))
         return lambda conn: self.repo.memory.remember_tx(conn, [row])
 
 

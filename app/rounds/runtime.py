@@ -6,9 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from agents.base import Retriever
 from agents.model import Model
-from agents.round import Registry, Runner
+from agents.round import Runner
 from app.config import Settings
 from app.rounds.documents import Documents
 from app.rounds.inputs import RoundData
@@ -27,7 +26,6 @@ class Runtime:
 
     settings: Settings
     model: Model
-    registry: Registry
     db: Database
     repo: Repository
     storage: BlobStore
@@ -35,8 +33,7 @@ class Runtime:
     cursors: CursorCache
     journal: Journal
     documents: Documents
-    retriever: Retriever
     rounds: RoundData
     clock: Callable[[], datetime]
-    runner: Runner  # the one Runner of rounds' agent work (built once, `app.main.build_runtime`)
+    runner: Runner  # the one Runner of rounds' agent work and its registry (built once, `app.main.build_runtime`)
     sandbox: CodeSandbox | None = None  # where flows' code nodes run (its workers start with the first one)

@@ -207,16 +207,15 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
-        context = await rt.rounds.task_context(plan, task, inp, delivered, rt.model, rt.retriever)
+        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
         context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
         context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         context.may_ask = rt.settings.agent_questions
         with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
-            result = await asking.run_or_prepare(rt.registry, task, context, approval)
+            result = await asking.run_or_prepare(rt, task, context, approval)
         if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
-            asking.check_asked(task, context.answers if result.question else [])
             return TaskOutcome(task.id, ok=False, error=asking.WAITS, question=result.question,
                                tokens=result.usage.total_tokens, prepared=result.meta.get("prepared")), None
     except (asyncio.CancelledError, ClaimLostError):

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.flows import FlowDefinition, FlowDiff, decode_definition, diff_definitions, write_definition
+from agents.flows import FlowDefinition, FlowDiff, decode_definition, write_definition
 from app.contract.flows import FlowView
 from app.errors import BadRequestError, NotFoundError
 from app.services.flows import FlowService
@@ -65,7 +65,7 @@ class FlowVersions:
     async def diff(self, owner: Owner, flow_id: int, before: str, after: str) -> FlowDiff:
         """What `after` changes of `before` (each a version number or "draft")."""
         old, new = await self.at(owner, flow_id, before), await self.at(owner, flow_id, after)
-        return await asyncio.to_thread(diff_definitions, old, new)
+        return await asyncio.to_thread(FlowDiff.between, old, new)
 
     async def export(self, owner: Owner, flow_id: int, version: int, fmt: Literal["yaml", "json"]) -> tuple[str, str]:
         """The version as a file: its text and its file name."""

@@ -44,7 +44,7 @@ class FlowService:
         registry and the limits, with its canonical JSON and hash; or the 400 saying what is wrong (read in
         a worker thread: a large graph is CPU work)."""
         try:
-            return await asyncio.to_thread(read_definition, sent, agents=self.rt.registry.names(),
+            return await asyncio.to_thread(read_definition, sent, agents=self.rt.runner.registry.names(),
                                            max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id, media=media)
         except DefinitionError as exc:
             raise refused(exc) from None

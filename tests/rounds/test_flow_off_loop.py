@@ -19,7 +19,8 @@ class Flows(FlowService):
     what it would save is given back."""
 
     def __init__(self) -> None:
-        super().__init__(SimpleNamespace(repo=None, registry=SimpleNamespace(names=lambda: []),  # type: ignore[arg-type]
+        super().__init__(SimpleNamespace(repo=None,  # type: ignore[arg-type]
+                                         runner=SimpleNamespace(registry=SimpleNamespace(names=lambda: [])),
                                          settings=SimpleNamespace(flow_max_nodes=5000)))
 
     async def saved(self, owner: Owner, read: Any) -> Any:

@@ -141,7 +141,7 @@ class AppBench:
 
     def __init__(self, engine: Engine, agent: Scripted, workflow_id: str) -> None:
         self.engine, self.agent, self.workflow_id = engine, agent, workflow_id
-        self.runner = ScriptedRunner(engine.rt.registry)
+        self.runner = ScriptedRunner(engine.rt.runner.registry)
 
     def journal(self) -> RoundHooks:
         rt, wid = self.engine.rt, self.workflow_id

@@ -92,7 +92,7 @@ def since(log: Path, mark: int) -> list[dict[str, Any]]:
 
 
 def test_each_allowed_tool_is_an_agent_the_planner_reads_and_a_down_server_is_skipped(server, model, client):
-    registry = server.app.state.runtime.registry
+    registry = server.app.state.runtime.runner.registry
     assert {"calc.add", "calc.slow", "files.make_csv", "files.shout"} <= set(registry.names())
     assert not [n for n in registry.names() if n.startswith("down.")]  # down at start: left out, not fatal
     add = registry.get("calc.add")
@@ -194,7 +194,7 @@ def test_a_server_killed_mid_call_fails_the_task_once_and_is_started_again(serve
 
 def test_a_tool_that_acts_waits_for_approval_with_the_arguments_made_before_approved_then_rejected(
         server, model, client, tools_log):
-    registry = server.app.state.runtime.registry
+    registry = server.app.state.runtime.runner.registry
     assert registry.needs_approval("calc.launch") and not registry.needs_approval("calc.add")  # not read-only
     for decision in ("approve", "reject"):
         mark = len(calls(tools_log))
