@@ -5,6 +5,7 @@ is its checkpoint's companion (`app.rounds.flow_run`)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Mapping
@@ -77,6 +78,12 @@ class RoundEffects:
         self.journal: FlowJournal | None = None
         self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
         self.definition: FlowDefinition | None = None  # what runs (an agent node's predecessors are its edges')
+        # The sub-flow node these effects run under ("" in the round's own flow; "a/" in sub-flow `a`): the engine
+        # gives each run's paths relative to it, the round's keys and messages are by the path from the top.
+        self.prefix = ""
+
+    def _at(self, path: str) -> str:
+        return self.prefix + path
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
@@ -91,7 +98,8 @@ class RoundEffects:
                 doc = await read_document(file, contents, round_no=self.round_no)
                 documents[stored_id(file)] = doc
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
-        delivered = await self._delivered(node.id) if path == node.id else {}
+        delivered = await self._delivered(node.id) if self._at(path) == node.id else {}
+        path = self._at(path)
         # A node that names no input reads as a round's task that names none: the uploads, and what the
         # agent nodes just before it delivered (their text and files), not every upload as its input.
         plan = node_plan(path, config, instructions, [d.name for d in chosen] if files or not delivered else [],
@@ -131,6 +139,7 @@ class RoundEffects:
         if window and len(prompt) // 4 > window:
             raise NodeError(f"the prompt renders to about {len(prompt) // 4:,} tokens, over the model's window of "
                             f"{window:,}: shorten it or what it includes")
+        path = self._at(path)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         request = ModelRequest.of_node(node.id, prompt, system, config.schema)
@@ -176,8 +185,8 @@ class RoundEffects:
 
     async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced:
         """Another flow of the round's owner, run as this node: its node runs under `path/`, its outputs
-        the node's output (a sub-flow's own sub-flows at most MAX_DEPTH deep)."""
-        depth = path.count("/") + 1
+        the node's output (a sub-flow's own sub-flows at most MAX_DEPTH deep), by effects scoped to it."""
+        depth = self._at(path).count("/") + 1
         if depth > MAX_DEPTH:
             raise NodeError(f"sub-flows nest deeper than {MAX_DEPTH}: a flow probably runs itself")
         definition = await self.definition_of(config)
@@ -187,7 +196,9 @@ class RoundEffects:
             raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
         given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
         assert self.journal is not None  # set by app.rounds.flow_run before the run
-        result = await self.rt.runner.run_flow(definition, self, SubJournal(self.journal, f"{path}/"), given)
+        scoped = copy.copy(self)  # the same round, input and pending messages
+        scoped.prefix, scoped.journal = f"{self._at(path)}/", SubJournal(self.journal, f"{path}/")
+        result = await self.rt.runner.run_flow(definition, scoped, scoped.journal, given)
         if result.status == "waiting":
             raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
                             "inside another flow yet")

@@ -295,6 +295,53 @@ def test_a_flow_node_runs_another_flow_and_takes_its_outputs(server):
 
 
 
+def test_sub_flows_within_sub_flows_keep_their_paths_and_messages_and_nest_at_most_five_deep(server):
+    """The engine gives a sub-flow's nodes paths relative to it; the round keys its node runs and messages by
+    the path from the top. Before, a sub-flow's llm message was never written (it waited under `ask`, the
+    journal looked for `mid/ask`), a sub-flow's own sub-flow ran under `sub/` instead of `mid/sub/`, and the
+    depth guard counted from the sub-flow it was in, so it never tripped."""
+    inner = {"name": "inner2", "inputs": {"word": {"type": "string"}},
+             "nodes": [n("start", "start"), n("up", "template", text="{{ inputs.word | upper }}"), n("end", "end")],
+             "edges": [e("start", "up"), e("up", "end")], "outputs": {"shout": "{{ up.output }}"}}
+    with server.client("alice") as alice:
+        inner_id = alice.post("/api/flows", json=inner).json()["id"]
+        mid = {"name": "mid", "inputs": {"word": {"type": "string"}},
+               "nodes": [n("start", "start"), n("ask", "llm", prompt="mid: {{ inputs.word }}"),
+                         n("sub", "flow", flowId=inner_id, version="draft"), n("end", "end")],
+               "edges": [e("start", "ask"), e("ask", "sub"), e("sub", "end")],
+               "outputs": {"said": "{{ ask.output }} {{ sub.output.shout }}"}}
+        mid_id = alice.post("/api/flows", json=mid).json()["id"]
+        outer = {"name": "outer2", "inputs": {"word": {"type": "string"}},
+                 "nodes": [n("start", "start"), n("ask", "llm", prompt="top: {{ inputs.word }}"),
+                           n("mid", "flow", flowId=mid_id, version="draft"), n("end", "end")],
+                 "edges": [e("start", "ask"), e("ask", "mid"), e("mid", "end")],
+                 "outputs": {"out": "{{ ask.output }} / {{ mid.output.said }}"}}
+        outer_id = alice.post("/api/flows", json=outer).json()["id"]
+        wf = run_flow(alice, outer_id, {"word": "hey"})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
+        assert messages[-1]["content"] == "<top: hey> / <mid: hey> HEY"
+        said = {m["metadata"].get("node"): m["content"] for m in messages if m["agentName"] == "llm"}
+        assert said == {"ask": "<top: hey>", "mid/ask": "<mid: hey>"}
+        paths = {r["path"] for r in alice.get(f"/api/workflows/{wf}/nodes").json()["items"]}
+        assert {"ask", "mid", "mid/ask", "mid/sub", "mid/sub/up"} <= paths and "sub/up" not in paths
+
+        # A chain of flows each running the one before (saving refuses a cycle; versions can still chain deep):
+        # five sub-flows deep run, six are refused by the depth guard.
+        chain = [alice.post("/api/flows", json=inner).json()["id"]]
+        for level in range(6):
+            step = {"name": f"level{level}", "inputs": {"word": {"type": "string"}},
+                    "nodes": [n("start", "start"), n("down", "flow", flowId=chain[-1], version="draft"), n("end", "end")],
+                    "edges": [e("start", "down"), e("down", "end")], "outputs": {"shout": "{{ down.output.shout }}"}}
+            chain.append(alice.post("/api/flows", json=step).json()["id"])
+        wf = run_flow(alice, chain[5], {"word": "deep"})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
+        assert alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"] == "DEEP"
+        wf = run_flow(alice, chain[6], {"word": "deeper"})
+        assert wait_status(alice, wf, "completed", "failed")["status"] == "failed"
+        assert "sub-flows nest deeper than 5" in alice.get(f"/api/workflows/{wf}/messages").json()["items"][-1]["content"]
+
+
 def test_two_human_nodes_wait_at_once_and_are_decided_in_either_order(server):
     both = {"name": "both", "nodes": [
         n("start", "start"), n("a", "human", message="Ship A?", actions=["yes", "no"]),
