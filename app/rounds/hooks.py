@@ -93,7 +93,9 @@ class Hooks:
         self.messages: dict[str, int] = {}  # the id of the message each task's outcome was written in
         self.asked: list[MessageRow] = []  # the user's steering messages the revision being made takes up
         self.delivered: list[FileRow] = []  # the files the round's tasks delivered (read for the final review)
-        self.steer_mark = 0  # the journal's count of the workflow's steers when none was found pending
+        # The journal's mark of the workflow's steers when none was found pending (`Journal.steer_mark`);
+        # none heard yet at the start. None: look.
+        self.steer_mark: tuple[int, int] | None = (rt.cursors.generation, 0)
 
     async def opened(self) -> Start | RoundInput | None:
         opened = await self.opening()
@@ -127,7 +129,7 @@ class Hooks:
             revised, revisions = await replanning.revisions_so_far(rt, workflow_id, round_no)
             plan = revised or plan
             self.handled, steers = await steering.handled_so_far(rt, workflow_id, round_no)
-            self.steer_mark = -1  # a steer posted before a restart is in no count of this process: look once
+            self.steer_mark = None  # a steer posted before a restart is in no count of this process: look once
         self.announced = planned.announced
         spent = planned.tokens + sum(o.tokens for t, o in finished.items() if t not in reused)
         return Start(plan, finished, spent, revisions, steers)
@@ -166,15 +168,15 @@ class Hooks:
         return bool(await self._pending_steers())
 
     async def _pending_steers(self) -> list[MessageRow]:
-        """The user's steering messages no revision took up yet. On SQLite one process takes every post,
-        and the journal counts the steers it wrote: no read unless one came since the last look that
-        found none (on PostgreSQL another replica may have taken one)."""
-        count = self.rt.journal.steers.get(self.workflow_id, 0)
-        if self.rt.db.is_sqlite and count == self.steer_mark:
+        """The user's steering messages no revision took up yet: no read unless one was heard of since the
+        last look that found none (the journal counts the posts this process wrote and, on PostgreSQL, those
+        another replica announced; while the announcements are down every look reads)."""
+        mark = self.rt.journal.steer_mark(self.workflow_id)
+        if mark is not None and mark == self.steer_mark:
             return []
         pending = await steering.pending(self.rt, self.workflow_id, self.round_no, self.handled)
         if not pending:
-            self.steer_mark = count
+            self.steer_mark = mark
         return pending
 
     async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:

@@ -39,7 +39,20 @@ class Journal:
         self.cursors = cursors
         self.drafts = drafts or Drafts(lambda _w: None, lambda _w: None)
         self.on_end: Callable[[str], None] | None = None  # a round ended (not by a stop): its queue may go on
-        self.steers: dict[str, int] = {}  # steering posts this process wrote, by workflow (app.rounds.steering)
+        self.steers: dict[str, int] = {}  # steering posts heard, by workflow (app.rounds.steering)
+
+    def heard_steer(self, workflow_id: str) -> None:
+        """A steering post joined the workflow's running round: written by this process, or announced by
+        another (`app.store.notify.STEER_CHANNEL`)."""
+        self.steers[workflow_id] = self.steers.get(workflow_id, 0) + 1
+
+    def steer_mark(self, workflow_id: str) -> tuple[int, int] | None:
+        """What changes whenever a steering post may have joined the workflow's round since: the count of
+        those heard, with the notifications' generation (a reconnect may have missed some); None while
+        the notifications are down (PostgreSQL), when nothing but a read can tell."""
+        if not self.cursors.enabled:
+            return None
+        return self.cursors.generation, self.steers.get(workflow_id, 0)
 
     async def append(
         self, workflow_id: str, round_no: int, messages: Sequence[NewMessage] = (), logs: Sequence[NewLog] = (),

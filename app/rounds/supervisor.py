@@ -109,7 +109,7 @@ class Engine:
         self.listener = (None if rt.settings.is_sqlite
                          else Listener(rt.settings.app_database_url, rt.cursors, on_stop=self.cancel_local,
                                        application_name=f"foreman {rt.settings.executor_id}",
-                                       on_draft=rt.journal.drafts.receive))
+                                       on_draft=rt.journal.drafts.receive, on_steer=rt.journal.heard_steer))
         if self.listener is not None:
             rt.journal.drafts.sender = self.listener.send_drafts
         self.drain = Drain()

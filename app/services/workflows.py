@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import time
@@ -28,6 +29,7 @@ from app.services.conversation import Conversation, may_exist, no_workflow
 from app.services.flows import FlowService
 from app.services.review import Reviews, chat_decision
 from app.store.cursors import Cursor
+from app.store.notify import announce_steer
 from app.store.records import NewLog, NewMessage, Owner
 from app.store.repository.files import FilesGoneError
 from app.store.repository.idempotency import KeyReusedError
@@ -252,10 +254,12 @@ class WorkflowService(Conversation):
             current.id, current.current_round,
             messages=[NewMessage(key, "user", "step", prompt, meta={"steer": True})],
             logs=[NewLog(f"{key}:log", "A message joined the running round: the project manager revises the "
-                                       "unfinished part of the plan with it", agent_name="system")])
+                                       "unfinished part of the plan with it", agent_name="system")],
+            # announced in the same transaction: the replica running the round looks once it hears of it
+            also=functools.partial(announce_steer, is_sqlite=self.rt.db.is_sqlite, workflow_id=current.id))
         if written is None:
             return None
-        self.rt.journal.steers[current.id] = self.rt.journal.steers.get(current.id, 0) + 1
+        self.rt.journal.heard_steer(current.id)
         return {"id": current.id, "status": "running", "currentRound": current.current_round, "queued": False}
 
     async def _answer_waiting(self, owner: Owner, current: WorkflowRow, prompt: str,

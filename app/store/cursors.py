@@ -31,6 +31,7 @@ class CursorCache:
         self._entries: dict[str, Cursor] = {}
         self._capacity = capacity
         self.enabled = True
+        self.generation = 0  # raised by `clear`: what was counted from notifications before may have missed some
         self.on_change = on_change  # told of every write, here or (through app.store.notify) in another process
 
     def get(self, workflow_id: str) -> Cursor | None:
@@ -71,4 +72,5 @@ class CursorCache:
             self.on_change(workflow_id)
 
     def clear(self) -> None:
+        self.generation += 1
         self._entries.clear()

@@ -24,6 +24,7 @@ log = logging.getLogger("foreman.notify")
 CHANNEL = "foreman_cursors"
 STOP_CHANNEL = "foreman_stop"  # a round was stopped: whichever process runs it cancels it at once
 DRAFT_CHANNEL = "foreman_drafts"  # the text of drafts being written, in batches (app.rounds.drafts)
+STEER_CHANNEL = "foreman_steers"  # a user's post joined a running round: whichever process runs it looks
 _NOTIFY_MANY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"
 # Built once, bound per call: every append sends one, and building the statement cost more than sending it.
 _NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("message")))
@@ -57,6 +58,11 @@ def announce_stop(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:
     _notify(conn, is_sqlite, STOP_CHANNEL, workflow_id)
 
 
+def announce_steer(conn: Connection, is_sqlite: bool, workflow_id: str) -> None:
+    """Tell every process a steering post joined the workflow's running round (app.rounds.steering)."""
+    _notify(conn, is_sqlite, STEER_CHANNEL, workflow_id)
+
+
 def apply(cache: CursorCache, message: str) -> None:
     """Advance (or, for a deleted workflow, drop) the cache entry a notification names."""
     parts = message.split()
@@ -70,12 +76,14 @@ class Listener:
     """A LISTEN connection feeding the cache; reconnects, and keeps the cache off while down."""
 
     def __init__(self, database_url: str, cache: CursorCache, on_stop: Callable[[str], None],
-                 application_name: str = "foreman", on_draft: Callable[[str], None] | None = None) -> None:
+                 application_name: str = "foreman", on_draft: Callable[[str], None] | None = None,
+                 on_steer: Callable[[str], None] | None = None) -> None:
         self.dsn = database_url.replace("postgresql+asyncpg://", "postgresql://", 1)
         self.application_name = application_name[:63]
         self.cache = cache
         self.on_stop = on_stop
         self.on_draft = on_draft
+        self.on_steer = on_steer
         self._conn: Any = None
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
@@ -110,6 +118,9 @@ class Listener:
                 if self.on_draft is not None:
                     on_draft = self.on_draft
                     await conn.add_listener(DRAFT_CHANNEL, lambda _c, _pid, _ch, msg, on_draft=on_draft: on_draft(msg))
+                if self.on_steer is not None:
+                    on_steer = self.on_steer
+                    await conn.add_listener(STEER_CHANNEL, lambda _c, _pid, _ch, msg, on_steer=on_steer: on_steer(msg))
                 self._conn = conn
                 self.cache.clear()  # whatever happened while we were deaf is read afresh
                 self.cache.enabled = True

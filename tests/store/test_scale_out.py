@@ -38,3 +38,31 @@ def test_a_stop_said_to_one_process_aborts_the_model_call_in_the_other(tmp_path,
         openai_stub.release()
         logs = [e["message"] for e in client.get(f"/api/workflows/{wid}/logs").json()["items"]]
         assert logs[-1] == "Workflow stopped by user"
+
+
+def test_a_steer_posted_to_one_process_revises_the_round_another_runs(tmp_path, postgres_url):
+    """The replica running the round reads the round's steering messages only once it has heard of one
+    (the post announces itself in its transaction): a steer taken by another replica is heard, and the
+    rest of the plan is revised with it."""
+    import uuid
+
+    from tests.rounds.test_steer import STEER, SteerModel, plan, task
+    from tests.services.test_multitask import post
+
+    model, token = SteerModel(), uuid.uuid4().hex
+    model.first = plan(task("t1", f"[gate] {token} Look at the southern part of the request."),
+                       task("t2", "Look at the eastern part of the request.", ["t1"]))
+    with LiveServer(settings_for(tmp_path, postgres_url, executor_id="a"), model) as a, a.client() as client, \
+            other_process(tmp_path, postgres_url) as b:
+        wid = client.post("/api/workflows/start", json={"prompt": "Count the figures."}).json()["id"]
+        wait_for(lambda: token in model.waiting, 120, "task t1 at its gate")
+        answer = post(b, wid, STEER, "steer")
+        assert answer.status_code == 200 and answer.json()["status"] == "running", answer.text
+        wait_for(lambda: a.app.state.runtime.journal.steers.get(wid), 30, "the steer's announcement")
+        model.open(token)
+        wait_status(client, wid, "completed", timeout=120)
+        items = client.get(f"/api/workflows/{wid}/messages").json()["items"]
+        revised = [m for m in items if m["content"].startswith("Plan revised at your request")]
+        assert len(revised) == 1, [m["content"][:80] for m in items]
+        assert [t["id"] for t in revised[0]["metadata"]["plan"]["tasks"]] == ["t1", "n1"]
+        assert model.task_calls("Look at the eastern part of the request.") == 0
