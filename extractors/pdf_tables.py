@@ -83,7 +83,7 @@ def aligned_pages(texts: dict[int, str]) -> list[int]:
     for number, text in texts.items():
         run = lone = 0
         for line in text.splitlines():
-            words = line.split()
+            words = _grouped(line.split())
             run = run + 1 if _row_of_figures(words) else 0
             lone += len(words) == 1 and bool(_FIGURE_TOKEN.match(words[0])) and not _SMALL_WHOLE.match(words[0])
             if run >= ALIGNED_LINES or lone >= LONE_FIGURES:
@@ -101,9 +101,30 @@ def _row_of_figures(words: list[str]) -> bool:
     an amount, a share, a number of four digits or more): a contents line or a book's margin line
     numbers ("1 CHAPTER SIX: Founders 85") hold only small whole numbers. A table of small whole
     numbers alone, without rules, is not found."""
-    figures = [w for w in words if _FIGURE_TOKEN.match(w)]
+    figures = [w for w in _grouped(words) if _FIGURE_TOKEN.match(w)]
     return len(figures) >= 2 and 3 * len(figures) >= len(words) and \
         any(not _SMALL_WHOLE.match(f) for f in figures)
+
+
+def _grouped(words: list[str]) -> list[str]:
+    """The words with thousands written apart joined ("Janvier 4 120 38 6" -> "Janvier", "4120", "38",
+    "6"): French, Swiss and ISO style separate digit groups by a space, which the page's text keeps as a
+    plain one, and each group alone reads as a small whole number. A run of one to three digits followed by
+    groups of exactly three is one figure; the words' positions decide the cells after."""
+    joined: list[str] = []
+    open_figure = False  # the last word is a figure's first group, or groups joined so far, without decimals
+    for word in words:
+        if open_figure and _GROUP.match(word):
+            joined[-1] += word
+            open_figure = len(word) == 3  # its decimals end the figure
+        else:
+            joined.append(word)
+            open_figure = bool(_LEADING.match(word))
+    return joined
+
+
+_GROUP = re.compile(r"^\d{3}(?:[.,]\d+)?$")  # a group of three digits, the last one with its decimals
+_LEADING = re.compile(r"^[(+\-−]?[$€£¥]?\d{1,3}$")  # a figure's first group
 
 
 def find_pdf_tables(data: bytes, pages: list[int], password: str | None = None,

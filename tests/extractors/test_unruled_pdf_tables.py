@@ -77,3 +77,29 @@ def test_prose_with_a_figure_here_and_there_gives_no_table():
     page.save()
     found = extract(buffer.getvalue(), "report.pdf")
     assert not [t for item in found.items for t in item.metadata.get("tables", [])]
+
+
+# Thousands set apart by a space (French, Swiss, ISO style; a PDF's text keeps it as a plain space): each
+# group alone reads as a small whole number, and a row of them did not read as a row (a walk through the
+# service with a library's half-year report of our own: its table of monthly loans came out as prose).
+SPACED = {
+    "fr": (["Mois", "Prêts", "Nouveaux inscrits", "Animations"],
+           [["Janvier", "4 120", "38", "6"], ["Février", "3 870", "29", "5"], ["Mars", "12 560", "51", "9"],
+            ["Avril", "3 940", "33", "7"], ["Mai", "3 210", "22", "4"], ["Juin", "4 980", "64", "11"]]),
+    "en": (["Month", "Loans", "New members", "Events"],
+           [["January", "4 120", "38", "6"], ["February", "3 870", "29", "5"], ["March", "12 560", "51", "9"],
+            ["April", "3 940", "33", "7"], ["May", "3 210", "22", "4"], ["June", "4 980", "64", "11"]]),
+    "de": (["Monat", "Ausleihen", "Neuanmeldungen", "Veranstaltungen"],
+           [["Januar", "4 120", "38", "6"], ["Februar", "3 870", "29", "5"], ["März", "12 560", "51", "9"],
+            ["April", "3 940", "33", "7"], ["Mai", "3 210", "22", "4"], ["Juni", "4 980", "64", "11"]]),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_a_table_whose_thousands_are_set_apart_by_a_space_is_found_with_numbers_as_numbers(language):
+    header, rows = SPACED[language]
+    found = extract(_pdf("Bibliothèque", "Activité mensuelle", header, rows), "loans.pdf")
+    [table] = [t for item in found.items for t in item.metadata.get("tables", [])]
+    cells = table["rows"] if isinstance(table, dict) else table.rows
+    assert [str(c) for c in cells[0]] == header
+    assert cells[1] == [rows[0][0], 4120, 38, 6] and cells[3][1] == 12560 and len(cells) == 7
