@@ -90,8 +90,11 @@ def question_terms(question: str, language: str) -> list[tuple[str, str]]:
     """(word as written, stem) for each term the question asks about, each stem once, in order."""
     function = function_words(language)
     # The words of comparing ("le plus élevé", "the most") ask for an operation, not for something written.
-    words = [w for w in content_words(without_comparing(without_asking(question)), language, shortest=3)
-             if w.casefold() not in function]
+    asked = without_comparing(without_asking(question))
+    # A code mixes letters and digits ("E2", "A4", "B12"): the most particular word a question has, however short.
+    codes = {t for t in tokens(asked) if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)}
+    content = set(content_words(asked, language, shortest=3)) - {w for w in tokens(asked) if w.casefold() in function}
+    words = [w for w in tokens(asked) if w in codes or w in content]
     terms: dict[str, str] = {}
     for word, stem in zip(words, stems([w.casefold() for w in words], language), strict=True):
         terms.setdefault(stem, word)
@@ -134,6 +137,22 @@ def _kin(stem: str, present: set[str]) -> bool:
     return False
 
 
+COMPOUND_HEAD = 4  # letters at least of the word a compound ends with ("Fehlercode" over the column "Code")
+COMPOUND_MODIFIER = 3  # letters at least before it
+
+
+def _compound(key: str, written: set[str]) -> bool:
+    """Whether `key` (folded) is a compound whose head the documents write: "Fehlercode" over a table whose
+    column is "Code", "Pelletverbrauch" over "verbraucht ... Pellets". German, Dutch and the Nordic
+    languages join a noun's modifiers to it, and a question names the kind of thing a document's heading
+    or column leaves implicit; the head says what is asked about."""
+    return any(key[i:] in written for i in range(COMPOUND_MODIFIER, len(key) - COMPOUND_HEAD + 1))
+
+
+def _written(documents: Sequence[DocumentText]) -> set[str]:
+    return {_key(t) for doc in documents for t in tokens(f"{doc.name} {doc.text}")}
+
+
 def absent_names(question: str, documents: Sequence[DocumentText], asked: str = "") -> tuple[str, ...]:
     """The names the question writes (`agents.language.names`) that no document writes, as a word, as
     a stem in the question's language or the document's, or in its file name; a language's own name
@@ -162,7 +181,7 @@ def absent_names(question: str, documents: Sequence[DocumentText], asked: str = 
     missing = []
     for name in found:
         key = _key(name)
-        if key in words or any(stems([key], lang)[0] in stemmed for lang in {own, *languages}):
+        if key in words or _compound(key, words) or any(stems([key], lang)[0] in stemmed for lang in {own, *languages}):
             continue
         missing.append(name)
     return tuple(missing)
@@ -208,6 +227,11 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     asking = set(stems([w.casefold() for w in asking_verbs(question, function_words(own))], own))
     terms = [(w, s) for w, s in terms if s not in asking or s in present or _kin(s, present)]
     absent = tuple(word for word, stem in terms if stem not in present and not _kin(stem, present))
+    if absent:  # a compound whose head the documents write is about what they write: neither absent nor weighed
+        written = _written(documents)
+        headed = {word for word in absent if _compound(_key(word), written)}
+        absent = tuple(word for word in absent if word not in headed)
+        terms = [(w, s) for w, s in terms if w not in headed]
     if not absent:
         return Coverage()
     top = list(best[:BEST])
