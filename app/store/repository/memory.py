@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from app.store.database import Database
+from app.store.statements import Prepared
 from app.store.tables import MessageRow, RoundMemoryRow, table_of
 
 RM, M = RoundMemoryRow, MessageRow
@@ -20,6 +21,10 @@ class MemoryStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        # Every round that ends writes its row (in its last message's transaction): straight on the cursor
+        # (app.store.statements); through `Connection.execute` the INSERT built and looked up per call cost
+        # more than SQLite's own work.
+        self._insert = Prepared(db.insert(table_of(RM)).on_conflict_do_nothing(index_elements=["workflow_id", "round"]))
 
     async def rounds(self, workflow_id: str, first: int, last: int) -> dict[int, RoundMemoryRow]:
         """The stored memory of rounds `first` to `last` (both included), by round."""
@@ -36,8 +41,7 @@ class MemoryStore:
             await self.db.run_write(self._remember_tx, [r.model_dump() for r in rows])
 
     def _remember_tx(self, conn: Connection, rows: list[dict[str, object]]) -> None:
-        conn.execute(self.db.insert(table_of(RM)).on_conflict_do_nothing(index_elements=["workflow_id", "round"]),
-                     rows)
+        self._insert.execute_many(conn, rows)
 
     def remember_tx(self, conn: Connection, rows: Sequence[RoundMemoryRow]) -> None:
         """`remember`, inside the caller's write transaction (a round's last write carries its memory)."""
