@@ -75,13 +75,21 @@ def _classify(sample: str, named: bool = False) -> tuple[str, float]:
     return str(code), float(probability)
 
 
-def detect_language(text: str, default: str = "en") -> str:
-    """ISO 639-1 code of the text's language, or `default` when there is no evidence."""
+def _sure(text: str) -> tuple[str, str | None]:
+    """(the text's sample, "" when it has no word; the language the detector is sure of, else None)."""
     sample = " ".join(text[:_SAMPLE].split())
     if not WORD.search(sample):
-        return default
+        return "", None
     code, probability = _classify(sample)
-    if probability >= _SURE:
+    return sample, code if probability >= _SURE else None
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """ISO 639-1 code of the text's language, or `default` when there is no evidence."""
+    sample, code = _sure(text)
+    if not sample:
+        return default
+    if code is not None:
         return code
     # A few words ("Resume el documento") are too little to tell 97 languages apart; among the
     # languages Foreman names, the best is the likeliest.
@@ -92,11 +100,10 @@ def detect_in_conversation(text: str, usual: str) -> str:
     """The text's language in a conversation held in `usual` so far: what the detector is sure of; else
     the likeliest named language once the conversation's language is taken as the prior
     (CONVERSATION_PRIOR), when that language is likelier than not; else `usual`."""
-    sample = " ".join(text[:_SAMPLE].split())
-    if not WORD.search(sample):
+    sample, code = _sure(text)
+    if not sample:
         return usual
-    code, probability = _classify(sample)
-    if probability >= _SURE:
+    if code is not None:
         return code
     likely = _likelihoods(sample)
     others = (1 - CONVERSATION_PRIOR) / max(1, len(likely) - 1)

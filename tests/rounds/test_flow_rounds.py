@@ -305,18 +305,18 @@ def test_sub_flows_within_sub_flows_keep_their_paths_and_messages_and_nest_at_mo
              "edges": [e("start", "up"), e("up", "end")], "outputs": {"shout": "{{ up.output }}"}}
     with server.client("alice") as alice:
         inner_id = alice.post("/api/flows", json=inner).json()["id"]
-        mid = {"name": "mid", "inputs": {"word": {"type": "string"}},
-               "nodes": [n("start", "start"), n("ask", "llm", prompt="mid: {{ inputs.word }}"),
-                         n("sub", "flow", flowId=inner_id, version="draft"), n("end", "end")],
-               "edges": [e("start", "ask"), e("ask", "sub"), e("sub", "end")],
-               "outputs": {"said": "{{ ask.output }} {{ sub.output.shout }}"}}
-        mid_id = alice.post("/api/flows", json=mid).json()["id"]
-        outer = {"name": "outer2", "inputs": {"word": {"type": "string"}},
-                 "nodes": [n("start", "start"), n("ask", "llm", prompt="top: {{ inputs.word }}"),
-                           n("mid", "flow", flowId=mid_id, version="draft"), n("end", "end")],
-                 "edges": [e("start", "ask"), e("ask", "mid"), e("mid", "end")],
-                 "outputs": {"out": "{{ ask.output }} / {{ mid.output.said }}"}}
-        outer_id = alice.post("/api/flows", json=outer).json()["id"]
+        def asking_then(name: str, prompt: str, node: str, flow_id: int, outputs: dict[str, str]) -> int:
+            """A flow that asks the model (node `ask`), then runs flow `flow_id` as node `node`."""
+            return alice.post("/api/flows", json={
+                "name": name, "inputs": {"word": {"type": "string"}}, "outputs": outputs,
+                "nodes": [n("start", "start"), n("ask", "llm", prompt=prompt),
+                          n(node, "flow", flowId=flow_id, version="draft"), n("end", "end")],
+                "edges": [e("start", "ask"), e("ask", node), e(node, "end")]}).json()["id"]
+
+        mid_id = asking_then("mid", "mid: {{ inputs.word }}", "sub", inner_id,
+                             {"said": "{{ ask.output }} {{ sub.output.shout }}"})
+        outer_id = asking_then("outer2", "top: {{ inputs.word }}", "mid", mid_id,
+                               {"out": "{{ ask.output }} / {{ mid.output.said }}"})
         wf = run_flow(alice, outer_id, {"word": "hey"})
         assert wait_status(alice, wf, "completed", "failed")["status"] == "completed"
         messages = alice.get(f"/api/workflows/{wf}/messages").json()["items"]
