@@ -49,7 +49,7 @@ async def run_task(registry: Registry, task: TaskSpec, context: TaskContext) -> 
         return result
     # A step that made none of the documents it was planned to deliver is not done (issue 50: a round
     # whose only workbook was never written ended "1 of 1 planned step is done", "completed successfully").
-    missing = [] if result.question or "prepared" in result.meta else unproduced(task, result.files)
+    missing = [] if "prepared" in result.meta else unproduced(task, result.files)
     if missing and not result.meta.get("undelivered"):
         reason = say("doc_never_produced", task_language(task, context), name=", ".join(missing))
         result.meta = {**result.meta, "undelivered": True, "undeliveredReason": reason}
