@@ -36,9 +36,10 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
 def numbers_first(question: str, found: list[Passage]) -> list[Passage]:
     """The passages that write every number the question asks about first, in their order: "And in
     2024?" after a question about 2023 is searched with that question's words, which the 2023
-    passages hold as well (issue 50: the same quotes came back, 2023 first)."""
+    passages hold as well (issue 50: the same quotes came back, 2023 first). A row is in its sheet: the
+    croissants row of the sheet named 2024 writes 2024."""
     wanted = set(_NUMBER.findall(question))
     if not wanted:
         return found
-    holding = [p for p in found if wanted <= set(_NUMBER.findall(p.text))]
+    holding = [p for p in found if wanted <= set(_NUMBER.findall(" ".join(filter(None, (p.text, p.sheet, p.section)))))]
     return holding + [p for p in found if p not in holding]
