@@ -113,7 +113,7 @@ def _named_by(question: str, documents: Sequence[DocumentText], meant: str) -> P
         for n, row in enumerate(rows):
             words = _row_words(row, dated, languages)
             if meant:  # named by meaning: that row's words are all it shares
-                shared = len(words) if _cells(row, dated, first=False) == meant else 0
+                shared = len(words) if _name(row, dated) == meant else 0
             else:
                 shared = len(words & asked)
             if shared and 2 * shared >= len(words) and shared >= most:
@@ -131,12 +131,12 @@ def following(question: str, documents: Sequence[DocumentText], meant: str = "")
 
 
 def row_labels(requests: Sequence[str], documents: Sequence[DocumentText]) -> tuple[dict[str, str], list[str]]:
-    """({request: its words naming a row}, the labels of the ordered tables' rows): what to compare by
+    """({request: its words naming a row}, the names of the ordered tables' rows, `_name`): what to compare by
     meaning when words name no row ("the second shop opened on the market" over "Zweiter Laden am
     Markt eröffnet"); the requests without such words are left out; no labels without an ordered table."""
     namings = {r: naming for r in requests if (naming := _naming(r)[1])}
-    labels = [_cells(row, dated, first=False) for _, _, _, rows, dated in _ordered(documents) for row in rows]
-    return namings, list(dict.fromkeys(labels))
+    labels = [_name(row, dated) for _, _, _, rows, dated in _ordered(documents) for row in rows]
+    return namings, list(dict.fromkeys(label for label in labels if label))
 
 
 def meant_row(labels: Sequence[str], cosines: Sequence[float]) -> str:
@@ -185,6 +185,13 @@ def _after(doc: DocumentText, source: str, sheet: Sheet, rows: list[list[Cell]],
     written = as_written([row_passage("", sheet.header, [text_of(c) for c in r]) for r in (row, nxt) if r], doc)
     return Following(written[0], written[1] if nxt else "", _cells(row, dated, first=False),
                      _cells(nxt, dated, first=True) if nxt else "", doc.name, source, text_of(row[dated]).strip())
+
+
+def _name(row: Sequence[Cell], dated: int) -> str:
+    """The cell that names a row: its first with a letter but the date ("Load tests finished" of "Load
+    tests finished | 25 October 2024 | Tom Becker"); what a question's words are compared with by meaning,
+    where the other cells (an owner, a place) would only blur it."""
+    return next((text for i, c in enumerate(row) if i != dated and re.search(r"[^\W\d_]", text := text_of(c).strip())), "")
 
 
 def _cells(row: Sequence[Cell], dated: int, first: bool) -> str:
