@@ -1,6 +1,9 @@
-"""A row is in its sheet: a workbook with a sheet per year (or per place) holds the same row in every
-sheet, and "croissants in 2021" asks for the one in the sheet named 2021 (issue 50; a question naming
-the year quoted the row of another year's sheet first). en/de/fr, on workbooks written here."""
+"""A row is in its sheet: a workbook with a sheet per year holds the same row in every sheet, and "And in
+2024?" after a question about 2023 asks for the one in the sheet named 2024 (issue 50: a follow-up that
+changes the year quoted the same rows). en/de/fr, on workbooks written here.
+
+A question that names the year itself is not helped the same way: the sheet's name as an index term of
+its rows lowered the held-out set twice (docs/benchmarks.md), so it is not one."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ from openpyxl import Workbook
 
 from agents.base import TaskContext, TaskSpec
 from agents.builtin.analyst import Analyst
-from agents.knowledge.retrieval import rank_documents
 from agents.offline import OfflineModel
 from tests.agents.test_compiled import table_document
 
@@ -48,36 +50,21 @@ def document(language: str, sheets: dict[str, list[tuple[str, int]]] = ROWS):
     return document_of("flowers.xlsx", "xlsx", found.mime, len(data), found.items)
 
 
-@pytest.mark.parametrize(("language", "question", "wanted"), [
-    ("en", "How many bunches of roses were sold in 2023?", "2490"),
-    ("de", "Wie viele Sträuße Rosen wurden 2023 verkauft?", "2490"),
-    ("fr", "Combien de bouquets de roses ont été vendus en 2023 ?", "2490"),
-    ("en", "How many tulips in 2022?", "1840"),
+@pytest.mark.parametrize(("language", "first", "then", "wanted", "other_years"), [
+    ("en", "How many bunches of lilies were sold in 2023?", "And in 2024?", "1304", ("975", "1120")),
+    ("de", "Wie viele Sträuße Lilien wurden 2023 verkauft?", "Und 2024?", "1304", ("975", "1120")),
+    ("fr", "Combien de bouquets de lys ont été vendus en 2023 ?", "Et en 2024 ?", "1304", ("975", "1120")),
 ])
-def test_the_row_of_the_sheet_named_in_the_question_ranks_first(language, question, wanted):
-    [first, *_] = rank_documents(question, [document(language)], 5)
-    assert wanted in first.text, (first.sheet, first.text)
-
-
-@pytest.mark.parametrize(("language", "question", "wanted", "other_years"), [
-    ("en", "How many bunches of lilies were sold in 2024?", "1304", ("975", "1120")),
-    ("de", "Wie viele Lilien-Sträuße wurden 2024 verkauft?", "1304", ("975", "1120")),
-    ("fr", "Combien de bouquets de lys ont été vendus en 2024 ?", "1304", ("975", "1120")),
-])
-async def test_the_offline_answer_quotes_the_years_row_first(language, question, wanted, other_years):
+async def test_a_follow_up_naming_a_year_quotes_the_row_of_that_years_sheet_first(language, first, then, wanted,
+                                                                                   other_years):
     names = {"de": "Lilien", "fr": "Lys"}
     sheets = {year: [(names.get(language, "Lilies") if item == "Lilies" else item, n) for item, n in rows]
               for year, rows in ROWS.items()}
     doc = document(language, sheets)
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
-                                 TaskContext(prompt=question, language=language, documents={doc.name: doc},
-                                             predecessors={}, model=OfflineModel()))
+    history = [("user", f"[round 1] {first}"), ("assistant", "[round 1] 1120")]
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=then),
+                                 TaskContext(prompt=then, language=language, documents={doc.name: doc},
+                                             predecessors={}, model=OfflineModel(), history=history))
     assert wanted in result.text, result.text
     for other in other_years:
         assert other not in result.text or result.text.index(wanted) < result.text.index(other), result.text
-
-
-def test_a_sheet_without_a_telling_name_changes_nothing():
-    sheets = {"Sheet1": ROWS["2023"]}
-    [first, *_] = rank_documents("How many bunches of roses were sold?", [document("en", sheets)], 5)
-    assert "2490" in first.text
