@@ -2,7 +2,7 @@
 Pure: no I/O and no other project module; the rest of the tree imports this interface, never the
 package's modules (`tests/test_layers.py`).
 
-- `definition`: the typed definition (msgspec, camelCase), `config_of`, `decode_definition`;
+- `definition`: the typed definition (msgspec, camelCase), `config_of`, `FlowDefinition.decode`;
 - `validate`: every problem at once, with node ids and stable codes (`graph`: its algorithms);
 - `templates` (Jinja2's sandbox) and `expressions` (CEL), and `scope`: what both read, and a run's inputs;
 - `canonical`: canonical JSON, the hash, YAML; `schema`: the JSON Schema; `diff`: two definitions compared (`FlowDiff.between`);
@@ -25,7 +25,6 @@ from agents.flows.definition import (
     InputSpec,
     LlmConfig,
     Node,
-    decode_definition,
 )
 from agents.flows.diff import FlowDiff
 from agents.flows.dify import DifyError, DifyImport, from_dify, is_dify, literal
@@ -51,7 +50,7 @@ from agents.flows.validate import validate as validate_flow
 __all__ = [
     "ERROR_BRANCH", "AgentConfig", "Edge", "DefinitionError", "DifyError", "DifyImport", "dify_coverage", "from_dify", "is_dify", "literal", "FlowDiff", "Effects", "FlowDefinition", "FlowError", "FlowJournal", "FlowLimits",
     "FlowRefConfig", "FlowResult", "FlowRunner", "HttpConfig", "HumanWait", "InputSpec", "ItemRunner", "LlmConfig", "Node",
-    "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json", "decode_definition",
+    "NodeError", "NodeRun", "Problem", "Produced", "YamlError", "canonical_json",
     "definition_hash", "definition_json_schema", "dump_yaml", "load_yaml", "validate_flow",
     "InvalidFlowError", "Read", "ShapeError", "Version", "read_definition", "version_of", "write_definition",
 ]

@@ -77,6 +77,22 @@ class FlowDefinition(_Wire, frozen=True):
     edges: list[Edge] = []
     outputs: dict[str, str] = {}
 
+    @classmethod
+    def decode(cls, raw: bytes | str | dict[str, Any]) -> FlowDefinition:
+        """A definition from JSON (bytes or text) or already parsed data (a mapping from YAML, say; anything
+        else is a `ShapeError` saying what it is)."""
+        try:
+            if isinstance(raw, bytes | str):
+                return msgspec.json.decode(raw, type=cls)
+            return msgspec.convert(raw, cls)
+        except msgspec.ValidationError as error:
+            path, message = _split(error, "$")
+            raise ShapeError(path, message) from None
+        except msgspec.DecodeError as error:
+            raise ShapeError("$", f"not JSON: {error}") from None
+        except RecursionError:
+            raise ShapeError("$", "nested too deeply") from None
+
 
 # --- per-type configs -------------------------------------------------------------------------
 
@@ -262,19 +278,3 @@ def config_of(node: Node) -> NodeConfig:
     if isinstance(config, ConditionConfig) and (config.expression is None) == (config.cases is None):
         raise ConfigError(node.id, "config", "a condition has either `expression` or `cases`, not both or neither")
     return config
-
-
-def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
-    """A definition from JSON (bytes or text) or already parsed data (a mapping from YAML, say; anything
-    else is a `ShapeError` saying what it is)."""
-    try:
-        if isinstance(raw, bytes | str):
-            return msgspec.json.decode(raw, type=FlowDefinition)
-        return msgspec.convert(raw, FlowDefinition)
-    except msgspec.ValidationError as error:
-        path, message = _split(error, "$")
-        raise ShapeError(path, message) from None
-    except msgspec.DecodeError as error:
-        raise ShapeError("$", f"not JSON: {error}") from None
-    except RecursionError:
-        raise ShapeError("$", "nested too deeply") from None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agents.flows.canonical import MAX_YAML_BYTES, canonical_json, dump_yaml, load_yaml
-from agents.flows.definition import FlowDefinition, decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.dify import from_dify, is_dify
 from agents.flows.errors import DefinitionError, FileError, YamlError
 from agents.flows.node_checks import Problem
@@ -86,7 +86,7 @@ def read_definition(sent: Any, *, agents: Collection[str], max_nodes: int, flow_
         if is_dify(sent):
             converted = from_dify(sent)
             source, sent, counts = "dify", converted.definition, (converted.nodes, converted.imported)
-    definition = decode_definition(sent)
+    definition = FlowDefinition.decode(sent)
     problems = validate(definition, agents=agents, max_nodes=max_nodes, flow_id=flow_id)
     if problems:
         raise InvalidFlowError(problems)

@@ -27,7 +27,6 @@ from agents.flows import (
     NodeError,
     NodeRun,
     Produced,
-    decode_definition,
 )
 from agents.model import ModelRequest
 from agents.round import RoundInput, node_plan
@@ -222,7 +221,7 @@ class RoundEffects:
         body = await self.rt.repo.flows.definition(digest)
         if body is None:
             raise NodeError(f"the definition of flow {config.flow_id} is not stored")
-        return decode_definition(body.encode())
+        return FlowDefinition.decode(body.encode())
 
     async def _message(self, key: str, text: str, agent: str, path: str, started: Any, t0: float, tokens: int,
                        documents: list[NewDocument]) -> list[int] | None:

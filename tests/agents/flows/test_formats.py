@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agents.flows import DefinitionError, Read, canonical_json, decode_definition, read_definition, write_definition
+from agents.flows import DefinitionError, FlowDefinition, Read, canonical_json, read_definition, write_definition
 
 FLOW: dict[str, Any] = {
     "name": "greet", "inputs": {"who": {"type": "string"}},
@@ -51,7 +51,7 @@ def test_a_body_a_yaml_file_and_a_json_file_are_one_version() -> None:
     as_json = read(json.dumps(FLOW, indent=2).encode(), "application/json")
     assert as_yaml.version == as_json.version == version
     assert write_definition(version.definition, "json") == version.canonical
-    assert decode_definition(version.canonical) == version.definition
+    assert FlowDefinition.decode(version.canonical) == version.definition
 
 
 def test_a_dify_app_is_translated_and_counted() -> None:
