@@ -3,11 +3,14 @@
 The wire shape is camelCase; every struct is frozen and refuses fields it does not know, so a typo in
 a saved flow (`maxIteration`) is an error when it is saved, not a default taken silently at run time.
 A node's `config` stays a plain mapping on `Node` (its shape depends on `type`) and is decoded into
-the type's own struct by `config_of`, which names the field at fault.
+the type's own struct by `config_of`, which names the field at fault. Its JSON Schema, for editors and
+other tools to validate flows with, is `FlowDefinition.json_schema()`.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Iterator
 from typing import Annotated, Any, Final, Literal
@@ -92,6 +95,11 @@ class FlowDefinition(_Wire, frozen=True):
             raise ShapeError("$", f"not JSON: {error}") from None
         except RecursionError:
             raise ShapeError("$", "nested too deeply") from None
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema (2020-12) of a flow's definition, configs tied to node types (`_schema`)."""
+        return copy.deepcopy(_schema())
 
 
 # --- per-type configs -------------------------------------------------------------------------
@@ -278,3 +286,31 @@ def config_of(node: Node) -> NodeConfig:
     if isinstance(config, ConditionConfig) and (config.expression is None) == (config.cases is None):
         raise ConfigError(node.id, "config", "a condition has either `expression` or `cases`, not both or neither")
     return config
+
+
+SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    """msgspec writes the structs' schema; a node's `config` is then tied to its `type` with one `if`/`then`
+    per type (JSON Schema 2020-12), so an editor that reads `"type": "map"` checks `config` against the
+    map's shape. Semantic rules (edges to existing nodes, no cycle, variables defined) are the validator's:
+    a schema cannot say them."""
+    names = {kind: f"{kind.capitalize()}NodeConfig" for kind in CONFIG_TYPES}
+    (root, *configs), defs = msgspec.json.schema_components([FlowDefinition, *CONFIG_TYPES.values()],
+                                                            ref_template="#/$defs/{name}")
+    for kind, ref in zip(CONFIG_TYPES, configs, strict=True):
+        # The config structs are named for Python (`LlmConfig`); the published names say the node type.
+        name = ref["$ref"].rsplit("/", 1)[1]
+        defs[names[kind]] = defs.pop(name)
+    text = msgspec.json.encode(defs).decode()
+    for kind, ref in zip(CONFIG_TYPES, configs, strict=True):
+        text = text.replace(f'"{ref["$ref"]}"', f'"#/$defs/{names[kind]}"')
+    defs = msgspec.json.decode(text)
+    node = defs["Node"]
+    node["properties"]["type"] = {"enum": sorted(CONFIG_TYPES), "description": "The node's type."}
+    node["allOf"] = [{"if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+                      "then": {"properties": {"config": {"$ref": f"#/$defs/{names[kind]}"}}}}
+                     for kind in CONFIG_TYPES]
+    return {"$schema": SCHEMA_DIALECT, "title": "Foreman flow definition", **root, "$defs": defs}

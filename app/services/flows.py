@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows import DefinitionError, FlowDefinition, Read, read_definition
+from agents.flows import DefinitionError, FlowDefinition, Read
 from app.contract.flows import FlowList, FlowStart, FlowSummary, FlowView, NodeRunPage, NodeRunView, cut
 from app.errors import BadRequestError, NotFoundError
 from app.rounds.runtime import Runtime
@@ -44,7 +44,7 @@ class FlowService:
         registry and the limits, with its canonical JSON and hash; or the 400 saying what is wrong (read in
         a worker thread: a large graph is CPU work)."""
         try:
-            return await asyncio.to_thread(read_definition, sent, agents=self.rt.runner.registry.names(),
+            return await asyncio.to_thread(Read.of, sent, agents=self.rt.runner.registry.names(),
                                            max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id, media=media)
         except DefinitionError as exc:
             raise refused(exc) from None

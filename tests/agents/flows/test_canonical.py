@@ -11,7 +11,6 @@ import pytest
 from agents.flows.canonical import canonical_json, definition_hash, dump_yaml, load_yaml
 from agents.flows.definition import FlowDefinition
 from agents.flows.errors import YamlError
-from agents.flows.schema import definition_json_schema
 
 RAW: dict[str, Any] = {
     "name": "digest", "inputs": {"word": {"type": "string"}},
@@ -82,7 +81,7 @@ def test_bad_yaml_is_refused_with_its_line(text: str, why: str, line: int | None
 
 
 def test_the_json_schema_accepts_a_definition_and_ties_configs_to_types() -> None:
-    schema = definition_json_schema()
+    schema = FlowDefinition.json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     assert list(validator.iter_errors(RAW)) == []
