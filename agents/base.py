@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from agents.model import Model, Usage
-from extractors.tables import Table
+from agents.toolkit.cleanup import clean_contents
+from agents.toolkit.cpu import off_gil_if_long
+from extractors.base import ContentItem, is_notice, unread_reason
+from extractors.tables import Table, table_from_wire
 
 
 @dataclass
@@ -39,6 +42,30 @@ class DocumentText:
     @property
     def text(self) -> str:
         return "\n\n".join(text for _, text in self.items)
+
+    @classmethod
+    def of(cls, name: str, ext: str, mime: str, size: int, contents: Sequence[ContentItem],
+           file_id: int | None = None) -> DocumentText:
+        """A document for agents from its content items (the same for uploads and outputs)."""
+        # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
+        # it as content. The document carries its `problem` instead.
+        readable = [c for c in contents if not is_notice(c)]
+        items = clean_contents(readable)
+        summary = "; ".join(filter(None, (c.summary for c in readable)))[:500]
+        tables = [table_from_wire(t) for c in readable for t in c.metadata.get("tables", [])]
+        metas = [c.metadata for c in readable]
+        pages = {m.get("page") or m.get("slide") for m in metas} - {None}
+        sheets = {m.get("sheet") for m in metas} - {None}
+        return cls(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary, file_id=file_id,
+                   problem=unread_reason(contents), tables=tables, pages=len(pages), sheets=len(sheets))
+
+    @classmethod
+    async def read(cls, name: str, ext: str, mime: str, size: int, contents: Sequence[ContentItem],
+                   file_id: int | None = None) -> DocumentText:
+        """`of`, in a worker process when the contents are long: the clean-up of a book's text takes a fifth
+        of a second, and in a thread it held the GIL the event loop needs for every answer."""
+        return await off_gil_if_long(sum(len(c.data) for c in contents), cls.of, name, ext, mime, size,
+                                     list(contents), file_id)
 
 
 @dataclass

@@ -72,15 +72,14 @@ from agents.planning.scheduler import BUDGET, first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.run import prepare_task, run_task, task_context
-from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long, off_loop, warm_processes
+from agents.toolkit.cpu import off_loop, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
     "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
-    "Turn", "build_rows", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
+    "Turn", "build_rows", "changes_prompt", "history_entries", "history_reach", "history_size", "off_loop",
     "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
