@@ -98,6 +98,29 @@ class Plan:
     final_documents: list[OutputSpec] = field(default_factory=list)
     tasks: list[TaskSpec] = field(default_factory=list)
 
+    def record(self) -> dict[str, Any]:
+        """Its tasks and final documents as a record to store (camelCase like every wire object, for
+        frontends that draw it); `from_record` reads it back."""
+        return {"finalDocuments": [_output_record(o) for o in self.final_documents],
+                "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": list(t.inputs),
+                           "outputs": [_output_record(o) for o in t.outputs], "dependsOn": list(t.depends_on)}
+                          for t in self.tasks]}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], language: str, answer: str) -> Plan:
+        """The plan `record` stored, with its language and answer (stored beside it)."""
+        tasks = [TaskSpec(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                          inputs=list(t.get("inputs", [])), outputs=[OutputSpec(**o) for o in t.get("outputs", [])],
+                          # Plans stored before the wire went camelCase carry `depends_on`.
+                          depends_on=list(t.get("dependsOn", t.get("depends_on", []))))
+                 for t in record.get("tasks", [])]
+        return cls(language=language, answer=answer,
+                   final_documents=[OutputSpec(**d) for d in record.get("finalDocuments", [])], tasks=tasks)
+
+
+def _output_record(o: OutputSpec) -> dict[str, str]:
+    return {"name": o.name, "type": o.type, "purpose": o.purpose}
+
 
 @dataclass
 class OutputFile:

@@ -16,7 +16,6 @@ from agents.errors import PlanError
 from agents.knowledge.memory import PriorRound, prior_tasks
 from agents.model import ModelError, Usage
 from agents.planning.manager import PlanOutcome, RoundInput
-from agents.planning.plan import plan_record
 from agents.planning.replan import Revision
 from agents.planning.review import FinalOutcome
 
@@ -144,7 +143,7 @@ def prior_round(round_no: int, *, request: str = "", answer: str = "", plan: Pla
     """An ended round as later rounds see it: its request, the manager's answer to it, its last plan with
     what each task delivered (`outcomes`; `messages`: the id of the message each task's outcome was written
     in), its final message, and whether it finished."""
-    record = plan_record(plan) if plan is not None else {"tasks": [], "finalDocuments": []}
+    record = plan.record() if plan is not None else {"tasks": [], "finalDocuments": []}
     tasks = prior_tasks(record)
     for task in tasks:
         outcome = (outcomes or {}).get(task.id)

@@ -64,7 +64,7 @@ from agents.planning.manager import (
 )
 from agents.planning.notices import unreadable_note
 from agents.planning.own_answer import announced, grounded, presumes, ungrounded
-from agents.planning.plan import parse_plan, plan_from_record, plan_record, too_many_tasks, validate_plan
+from agents.planning.plan import parse_plan, too_many_tasks, validate_plan
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.planning.review import FinalOutcome, write_final
@@ -80,7 +80,7 @@ __all__ = [
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
     "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
     "Turn", "build_rows", "changes_prompt", "history_entries", "history_reach", "history_size", "off_loop",
-    "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
+    "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
 

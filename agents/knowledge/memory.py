@@ -33,7 +33,7 @@ class PriorTask:
 
 
 def prior_tasks(record: Mapping[str, Any]) -> list[PriorTask]:
-    """The tasks of a plan as `agents.planning.plan.plan_record` stored it, as an earlier round's (none delivered yet)."""
+    """The tasks of a plan as `agents.base.Plan.record` stored it, as an earlier round's (none delivered yet)."""
     return [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
                       inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
                       # Plans stored before the wire went camelCase carry `depends_on`.
