@@ -79,7 +79,7 @@ __all__ = [
     "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
     "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
-    "Turn", "build_rows", "changes_prompt", "history_entries", "history_reach", "history_size", "off_loop",
+    "Turn", "build_rows", "history_entries", "history_reach", "history_size", "off_loop",
     "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
 ]
@@ -235,6 +235,15 @@ class Runner:
         readable = [d.name for d in (await inputs()).documents if not d.problem]
         return await off_loop(checked_edit, edit, current, self.registry.names(), readable, self.limits.max_tasks,
                               self.registry.formats(), file_name)
+
+    @staticmethod
+    def revising(inp: RoundInput, plan: Plan, proposed: str, feedback: str) -> RoundInput:
+        """What the plan under review is planned again from at the user's request: a model is shown the plan
+        and the `feedback` as changes to make to it (`changes_prompt`); the offline one reads the request
+        joined with the feedback, and the `proposed` plan's message in the history, as every model does."""
+        return replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
+                       history=[*inp.history, ("user", inp.prompt), ("assistant", proposed)],
+                       changes=changes_prompt(plan, feedback) if feedback else "")
 
     @staticmethod
     def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:
