@@ -1,7 +1,6 @@
 """The round's journal port: what the Runner (`agents.round`) reads and writes through the app, which
 implements it (`app.rounds.hooks`), and the typed values that cross it (a task's outcome, where the
-task phase starts, how it ended, what the final review reads, an ended round as later rounds remember it:
-`prior_round`). In-memory implementations test the
+task phase starts, how it ended, what the final review reads). In-memory implementations test the
 Runner's logic without a server (`tests/agents/test_round_runner.py`)."""
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.knowledge.memory import PriorRound, prior_tasks
 from agents.model import ModelError, Usage
 from agents.planning.manager import PlanOutcome, RoundInput
 from agents.planning.replan import Revision
@@ -135,20 +133,3 @@ class RoundHooks(Protocol):
         """Journal a revision of the plan (`steer`: the user's steering asked for it; else failures did),
         made in `seconds` at the cost of `usage`. True: it waits for the user's review, and this part
         of the round ends (the round's next part runs it)."""
-
-
-def prior_round(round_no: int, *, request: str = "", answer: str = "", plan: Plan | None = None,
-                outcomes: Mapping[str, TaskOutcome] | None = None, final: str = "", finished: bool = False,
-                messages: Mapping[str, int] | None = None) -> PriorRound:
-    """An ended round as later rounds see it: its request, the manager's answer to it, its last plan with
-    what each task delivered (`outcomes`; `messages`: the id of the message each task's outcome was written
-    in), its final message, and whether it finished."""
-    record = plan.record() if plan is not None else {"tasks": [], "finalDocuments": []}
-    tasks = prior_tasks(record)
-    for task in tasks:
-        outcome = (outcomes or {}).get(task.id)
-        if outcome is not None and outcome.delivered:
-            task.delivered, task.text, task.files = True, outcome.text, list(outcome.files)
-            task.message = (messages or {}).get(task.id)
-    return PriorRound(round=round_no, request=request, answer=answer, tasks=tasks, final=final, finished=finished,
-                      final_documents=list(record["finalDocuments"]))

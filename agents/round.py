@@ -33,7 +33,7 @@ from agents.flows import (
     Node,
     NodeRun,
 )
-from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome, prior_round
+from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import (
     PriorRound,
@@ -78,7 +78,7 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
-    "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
+    "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "recollect",
     "Turn", "build_rows", "history_entries", "history_reach", "history_size", "off_loop",
     "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",

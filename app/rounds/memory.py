@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Connection
 
 from agents.base import Plan
-from agents.round import PriorRound, Remembered, TaskOutcome, prior_round
+from agents.round import PriorRound, Remembered, TaskOutcome
 from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
@@ -73,7 +73,7 @@ class Memory:
         return WorkflowMemory(self.repo, workflow_id)
 
     async def remembering(self, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None]:
-        """What later rounds remember of this round, which just ended (`agents.round.prior_round`), as a write
+        """What later rounds remember of this round, which just ended (`PriorRound.of`), as a write
         inside the transaction that ends the round (its last message's: one commit fewer per round, and the
         row lands only with that message)."""
         row = row_of(workflow_id, await Remembered.of(ended))
@@ -100,8 +100,8 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
         elif (task := record_of(message)) is not None and task.delivered:
             r.outcomes[task.task_id] = task.outcome(message.content, [d.file_id for d in docs], message.tokens_used)
             r.messages[task.task_id] = stored_id(message)
-    return [prior_round(n, request=r.request, answer=r.answer, plan=r.plan, outcomes=r.outcomes, final=r.final,
-                        finished=r.finished, messages=r.messages) for n, r in sorted(rounds.items())]
+    return [PriorRound.of(n, request=r.request, answer=r.answer, plan=r.plan, outcomes=r.outcomes, final=r.final,
+                          finished=r.finished, messages=r.messages) for n, r in sorted(rounds.items())]
 
 
 @dataclass

@@ -26,7 +26,6 @@ from agents.round import (
     RoundInput,
     Runner,
     TaskOutcome,
-    prior_round,
 )
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
@@ -347,7 +346,7 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
                              **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
-        also=await remembering(rt, workflow_id, prior_round(
+        also=await remembering(rt, workflow_id, PriorRound.of(
             round_no, request=review.inp.prompt, answer=answer.strip(), plan=review.plan, outcomes=ran.outcomes,
             final=final.text, finished=True, messages=messages)),
     )
@@ -355,7 +354,7 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
 
 async def remembering(rt: Runtime, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None] | None:
     """What later rounds remember of the round that ends (its turns shortened, with their token counts),
-    from the typed values its end holds (`agents.round.prior_round`): stored once, in the write that ends it."""
+    from the typed values its end holds (`PriorRound.of`): stored once, in the write that ends it."""
     try:
         return await rt.rounds.memory.remembering(workflow_id, ended)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead
