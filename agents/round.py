@@ -14,9 +14,11 @@ values named here; the app imports this module (and the types of `agents.base`, 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,22 +83,19 @@ __all__ = [
     "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "recollect",
     "Turn", "build_rows", "history_entries", "history_reach", "history_size", "off_loop",
     "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
+    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan",
 ]
 
 
-def preload() -> None:
+def preload(workers: Executor) -> asyncio.Future[None]:
     """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU
-    each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for them."""
+    each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for
+    them; and start the agents' worker processes (long text work, `agents.toolkit.cpu`) from a thread of
+    `workers`, each loading the tokenizer and the detector first: the future is done once they are up."""
     threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
     threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
     threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
-
-
-def warm_workers() -> None:
-    """Start the agents' worker processes (long text work, `agents.toolkit.cpu`), each loading what
-    `preload` loads in this process first, and wait for them (blocking: call it from a thread)."""
-    warm_processes(load_tokenizer, load_detector)
+    return asyncio.get_running_loop().run_in_executor(workers, warm_processes, load_tokenizer, load_detector)
 
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision

@@ -265,7 +265,7 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.round import preload, warm_workers
+    from agents.round import preload
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -274,14 +274,14 @@ def warm_up(app: Litestar) -> None:
     def done(what: str) -> Callable[[Any], None]:
         return lambda _: log.info("%s warm %.2f s after the rounds resumed.", what, time.monotonic() - since)
 
-    preload()  # the tokenizer and the language detector of this process, in threads of their own
     # Reader processes import the extractors before the first file needs them; /ready waits for
     # them (within WARM_WAIT_SECONDS), so a round started once the service is ready finds them warm.
     app.state.readers_warm = loop.run_in_executor(_WARM_UPS, warm_pool)
     app.state.readers_since = since
     app.state.readers_warm.add_done_callback(done("The file readers were"))
-    # The agents' CPU work: its workers load the tokenizer and the language detector first.
-    loop.run_in_executor(_WARM_UPS, warm_workers).add_done_callback(done("The text workers were"))
+    # The tokenizer and the language detector of this process, in threads of their own; and the agents' CPU
+    # work, whose workers load them first (after the readers: one warm-up thread).
+    preload(_WARM_UPS).add_done_callback(done("The text workers were"))
 
 
 async def _stop_workers() -> None:
