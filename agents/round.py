@@ -17,12 +17,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.flows import (
     Effects,
@@ -261,23 +261,25 @@ class Runner:
         return first_tasks(plan, finished, concurrency=self.limits.task_concurrency,
                            max_tokens=self.limits.max_round_tokens, spent=spent)
 
-    def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, outputs: Mapping[str, list[DocumentText]],
-                     texts: Mapping[str, str]) -> TaskContext:
-        """What `task` sees of the round so far (`agents.tasks.run.task_context`), with this Runner's model
-        and retriever: the round's request, documents and history, the output documents and the texts of
-        the tasks it depends on that delivered (by task id)."""
-        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=self.model,
-                            results={tid: TaskResult(text=text) for tid, text in texts.items()},
-                            history=inp.history, retriever=self.retriever)
-
-    async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """Run one task's agent (its exceptions propagate: the task failed; an agent that asks the user
-        more than MAX_QUESTIONS times fails it too)."""
+    async def run_task(self, plan: Plan, task: TaskSpec, inp: RoundInput, *,
+                       outputs: Mapping[str, list[DocumentText]] | None = None, texts: Mapping[str, str] | None = None,
+                       progress: Callable[[str], Awaitable[None]] | None = None, answers: Sequence[tuple[str, str]] = (),
+                       may_ask: bool = False, prepare: bool = False, prepared: dict[str, Any] | None = None) -> TaskResult:
+        """Run one task's agent with what it sees of the round so far (`agents.tasks.run.task_context`, with
+        this Runner's model and retriever: the round's request, documents and history; the output documents
+        and the texts of the tasks it depends on that delivered, by task id), where it says how far it is
+        (`progress`), the questions it asked with their `answers`, and whether it `may_ask` more. Its
+        exceptions propagate: the task failed (an agent that asks more than MAX_QUESTIONS times fails it too).
+        `prepare`: only what a task that waits for the user's approval makes ready to show (`meta["prepared"]`),
+        not run; approved, it runs with what was `prepared`."""
+        context = task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs or {},
+                               model=self.model, results={t: TaskResult(text=text) for t, text in (texts or {}).items()},
+                               history=inp.history, retriever=self.retriever)
+        context.progress, context.answers, context.may_ask = progress, list(answers), may_ask
+        if prepare:
+            return await prepare_task(self.registry, task, context)
+        context.prepared = prepared
         return await run_task(self.registry, task, context)
-
-    async def prepare(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """What a task that waits for the user's approval makes ready to show (`meta["prepared"]`), not run."""
-        return await prepare_task(self.registry, task, context)
 
     async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
         """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""

@@ -105,11 +105,12 @@ class RoundEffects:
                          list(delivered))
         task = plan.tasks[0]
         inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
-        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
+        outputs_in = await rt.rounds.outputs_of(task, delivered)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), config.agent, path):
-            result = await rt.runner.run_task(task, context)
+            result = await rt.runner.run_task(plan, task, inp, outputs=outputs_in,
+                                              texts={t: d.text for t, d in delivered.items()})
         if result.question:
             raise NodeError(f"the {config.agent} agent asked a question a flow cannot answer: {result.question}")
         outputs = await rt.runner.capped(result.files, f"{node.id}-more-documents.zip")

@@ -197,7 +197,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     with its message, logs and files, in one transaction: that write is the task's checkpoint. The
     outcome, and the id of the message it was written in (None: not written).
     `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it;
-    `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`);
+    `approval` wanted: only what the agent prepares for the user's approval (`Runner.run_task`'s `prepare`);
     `decided`: the round went on after a decision of the user's (only then may a question have an answer)."""
     total = len(plan.tasks)
     key = step_keys(workflow_id, round_no, "task", task.id)
@@ -206,13 +206,15 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
-        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
-        context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
+        outputs = await rt.rounds.outputs_of(task, delivered)
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
-        context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
-        context.may_ask = rt.settings.agent_questions
+        answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
-            result = await asking.run_or_prepare(rt, task, context, approval)
+            result = await rt.runner.run_task(
+                plan, task, inp, outputs=outputs, texts={t: o.text for t, o in delivered.items()},
+                progress=rt.journal.progress(workflow_id, round_no, key("progress"), task.agent), answers=answers,
+                may_ask=rt.settings.agent_questions, prepare=approval is not None and approval.wanted,
+                prepared=approval.prepared if approval else None)
         if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
             return TaskOutcome(task.id, ok=False, error=asking.WAITS, question=result.question,

@@ -23,7 +23,6 @@ from agents.round import (
     Runner,
     Start,
     TaskOutcome,
-    task_context,
 )
 
 
@@ -97,11 +96,8 @@ class MemoryJournal:
 
     async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         inp = await self.input()
-        delivered = {t: TaskResult(text=o.text) for t, o in dependencies.items() if o.ok}
-        context = task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, results=delivered, outputs={},
-                               model=self.runner.model)
         try:
-            result = await self.runner.run_task(task, context)
+            result = await self.runner.run_task(plan, task, inp, texts={t: o.text for t, o in dependencies.items() if o.ok})
         except Exception as exc:  # an agent's failure is the task's, never the round's
             outcome = TaskOutcome(task.id, ok=False, error=str(exc) or type(exc).__name__,
                                   tokens=getattr(exc, "usage", Usage()).total_tokens)
