@@ -25,6 +25,7 @@ from typing import Any
 from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.flows import (
+    AgentConfig,
     Effects,
     FlowDefinition,
     FlowJournal,
@@ -80,7 +81,7 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
     "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
-    "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "recollect",
+    "TaskOutcome", "answer_documents", "plan_definition", "recollect",
     "Turn", "build_rows", "history_entries", "history_reach", "history_size", "off_loop",
     "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
     "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan",
@@ -280,6 +281,17 @@ class Runner:
             return await prepare_task(self.registry, task, context)
         context.prepared = prepared
         return await run_task(self.registry, task, context)
+
+    async def run_node(self, path: str, config: AgentConfig, instructions: str, documents: list[DocumentText], *,
+                       history: list[tuple[str, str]], round_no: int, outputs: Mapping[str, list[DocumentText]],
+                       texts: Mapping[str, str], named: bool) -> TaskResult:
+        """A person's agent node (at `path` of a flow run) run as the task of a plan of one (`node_plan`) over
+        `documents`, after the agent nodes before it whose output documents and texts it reads (by node id);
+        `named`: it reads `documents` by name (else, as a round's task that names none, the uploads and what
+        those nodes delivered)."""
+        plan = node_plan(path, config, instructions, [d.name for d in documents] if named else [], list(texts))
+        inp = RoundInput(prompt=instructions, documents=documents, history=history, round=round_no)
+        return await self.run_task(plan, plan.tasks[0], inp, outputs=outputs, texts=texts)
 
     async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
         """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, TaskSpec
+from agents.base import DocumentText, OutputFile
 from agents.round import RoundInput, recollect
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
@@ -168,11 +168,11 @@ class RoundData:
         self._inputs.pop((workflow_id, round_no), None)
         self._started.pop((workflow_id, round_no), None)
 
-    async def outputs_of(self, task: TaskSpec, delivered: dict[str, Any]) -> dict[str, list[DocumentText]]:
-        """The output documents of the tasks `task` depends on, read for it (`Runner.run_task`); `delivered`
+    async def outputs_of(self, depends_on: Sequence[str], delivered: dict[str, Any]) -> dict[str, list[DocumentText]]:
+        """The output documents of the tasks a task `depends_on`, read for it (`Runner.run_task`); `delivered`
         are the outcomes of the tasks that delivered, with their text and file ids."""
         outputs: dict[str, list[DocumentText]] = {}
-        wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}
+        wanted = {d: delivered[d].files for d in depends_on if d in delivered and delivered[d].files}
         found = await self.repo.files.files_by_id([fid for ids in wanted.values() for fid in ids])
         for dep, ids in wanted.items():
             outputs[dep] = [await read_document(file, contents)

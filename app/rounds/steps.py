@@ -206,7 +206,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
-        outputs = await rt.rounds.outputs_of(task, delivered)
+        outputs = await rt.rounds.outputs_of(task.depends_on, delivered)
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
         answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
