@@ -75,6 +75,18 @@ class Review:
     delivered: list[OutputFile]
     failures: dict[str, str]
 
+    @classmethod
+    def of(cls, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome], skipped: Mapping[str, str],
+           delivered: list[OutputFile], dropped: Mapping[str, str] | None = None) -> Review:
+        """What the final review reads of the task phase's `outcomes`: a task that ran but delivered nothing of
+        what it was asked counts as not delivered, with its own reason; `dropped`: the tasks a revision dropped
+        without a replacement (in `plan`), planned and not delivered, and why each."""
+        results: dict[str, TaskResult | None] = {t: (TaskResult(text=o.text) if o.delivered else None)
+                                                 for t, o in outcomes.items()}
+        failures = {t: o.error or o.text for t, o in outcomes.items() if not o.delivered}
+        dropped = dropped or {}
+        return cls(inp, plan, {**results, **dict.fromkeys(dropped)}, dict(skipped), delivered, {**failures, **dropped})
+
 
 class RoundHooks(Protocol):
     """What the app does for the runner; every write is the app's (and durable)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from agents.base import OutputFile, Plan, TaskResult, TaskSpec
+from agents.base import OutputFile, Plan, TaskSpec
 from agents.model import CallScope, ModelError, Usage
 from agents.round import (
     FinalOutcome,
@@ -307,13 +307,11 @@ async def final_review(rt: Runtime, workflow_id: str, round_no: int, ran: Ran,
     found = await rt.repo.files.files_by_id(delivered_ids)
     files = [found[i] for i in delivered_ids if i in found]
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
-    # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
-    results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
-    failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    lost: dict[str, str] = {}
     if ran.revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
-        results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
-    return Review(inp, plan, results, skipped, delivered, failures), files
+        skipped = {**skipped, **lost_skipped}
+    return Review.of(inp, plan, outcomes, skipped, delivered, dropped=lost), files
 
 
 async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, review: Review,

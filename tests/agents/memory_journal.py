@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
-from agents.base import Plan, TaskResult, TaskSpec
+from agents.base import Plan, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage
 from agents.round import (
@@ -79,10 +79,7 @@ class MemoryJournal:
         return contextlib.nullcontext()
 
     async def reviewing(self, ran: Ran) -> Review:
-        results: dict[str, TaskResult | None] = {t: TaskResult(text=o.text) if o.delivered else None
-                                                 for t, o in ran.outcomes.items()}
-        return Review(await self.input(), ran.plan, results, ran.skipped, [],
-                      {t: o.error or o.text for t, o in ran.outcomes.items() if not o.delivered})
+        return Review.of(await self.input(), ran.plan, ran.outcomes, ran.skipped, [])
 
     async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: ModelError | None,
                     seconds: float) -> None:
