@@ -17,7 +17,6 @@ from litestar.config.cors import CORSConfig
 from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
-from agents.errors import RegistryError
 from agents.knowledge.embeddings import local_embeddings
 from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
@@ -292,17 +291,6 @@ async def _stop_workers() -> None:
     await off_loop(stop_processes)
 
 
-async def add_tools(tools: McpTools | None, registry: Registry) -> None:
-    """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
-    for agent in await tools.discover() if tools is not None else []:
-        agent.caller = tracing.traced_tool(agent.caller, agent.server)
-        try:
-            registry.add(agent, source=f"MCP server '{agent.server}'")
-        except RegistryError as exc:
-            log.warning("The tool %s of the MCP server '%s' is not offered to the planner: %s",
-                        agent.tool, agent.server, exc)
-
-
 def mcp_tools(settings: Settings) -> McpTools | None:
     """The connections to MCP_SERVERS' servers (none opened yet); None, and the MCP client not imported,
     when there are none."""
@@ -330,7 +318,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     async def startup() -> None:
         began = time.monotonic()
-        await add_tools(tools, engine.rt.runner.registry)  # before a recovered round plans
+        if tools is not None:  # the configured MCP servers' tools join the registry before a recovered round plans
+            engine.rt.runner.registry.add_tools(await tools.discover(tracing.traced_tool))
         tools_seconds = time.monotonic() - began
         log.info("Start-up: MCP tools in %.2f s.", tools_seconds)
         await engine.start()
