@@ -38,21 +38,9 @@ from agents.flows import (
 )
 from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
-from agents.knowledge.memory import (
-    PriorRound,
-    PriorTask,
-    Turn,
-    answer_documents,
-    continued_request,
-    history_entries,
-    history_size,
-    prior_tasks,
-    recall_terms,
-    reusable,
-    round_turns,
-)
-from agents.knowledge.recall import Recollection, Remembered, recollect
-from agents.language import load_detector, load_names, rounds_named
+from agents.knowledge.memory import PriorRound, continued_request, reusable
+from agents.knowledge.recall import Remembered, recollect
+from agents.language import load_detector, load_names
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
@@ -67,11 +55,10 @@ from agents.planning.manager import (
 )
 from agents.planning.notices import unreadable_note
 from agents.planning.own_answer import announced, grounded, presumes, ungrounded
-from agents.planning.plan import parse_plan, too_many_tasks, validate_plan
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.planning.review import FinalOutcome, write_final
-from agents.planning.scheduler import BUDGET, first_tasks
+from agents.planning.scheduler import first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.run import prepare_task, run_task, task_context
@@ -79,12 +66,9 @@ from agents.toolkit.cpu import off_loop, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
-    "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
-    "TaskOutcome", "answer_documents", "plan_definition", "recollect",
-    "Turn", "build_rows", "history_entries", "history_reach", "history_size", "off_loop",
-    "parse_plan", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan",
+    "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "Ran", "Registry",
+    "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "build_rows",
+    "plan_definition", "preload", "recollect", "render_plan_message"
 ]
 
 
