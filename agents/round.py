@@ -39,7 +39,7 @@ from agents.flows import (
 from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
 from agents.knowledge.indexed import build_rows
 from agents.knowledge.memory import PriorRound, continued_request, reusable
-from agents.knowledge.recall import Remembered, recollect
+from agents.knowledge.recall import Recollection, Remembered, RoundMemory, recollect
 from agents.language import load_detector, load_names
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
@@ -68,7 +68,7 @@ from agents.toolkit.tokens import load_tokenizer
 __all__ = [
     "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "Ran", "Registry",
     "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "build_rows",
-    "plan_definition", "preload", "recollect", "render_plan_message"
+    "plan_definition", "preload", "render_plan_message"
 ]
 
 
@@ -115,6 +115,9 @@ class Runner:
         self.fallback = fallback
         # A flow's top-level nodes run as many at once as a plan's tasks do.
         self.flow_limits = FlowLimits(max_node_runs=limits.flow_node_runs, concurrency=limits.task_concurrency)
+        # Tokens of earlier turns a plan of this model could show at most (`manager.history_reach`): a round
+        # reads no more of its history (`recollect`).
+        self.history_reach = history_reach(model)
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -235,11 +238,10 @@ class Runner:
         return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
                 for tid, t in reusable(plan, previous).items()}
 
-    @property
-    def history_reach(self) -> int:
-        """Tokens of earlier turns a plan of this Runner's model could show at most (`manager.history_reach`):
-        a round reads no more of its history."""
-        return history_reach(self.model)
+    async def recollect(self, memory: RoundMemory, round_no: int, prompt: str) -> Recollection:
+        """What round `round_no` reads of the rounds before it through the app's `memory`: the newest in reach
+        of a plan of this Runner's model (`history_reach`), and those its `prompt` refers back to."""
+        return await recollect(memory, round_no, prompt, self.history_reach)
 
     def first_tasks(self, plan: Plan, finished: Mapping[str, TaskOutcome], spent: int) -> list[TaskSpec]:
         """The tasks the task phase starts first (the plan's write announces them)."""

@@ -188,7 +188,7 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     runner = Runner(model, registry, limits, retriever, fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   rounds=RoundData(repo, storage, documents, journal, runner.history_reach), clock=now,
+                   rounds=RoundData(repo, storage, documents, journal, runner), clock=now,
                    runner=runner, sandbox=CodeSandbox())
 
 

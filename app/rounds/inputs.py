@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agents.base import DocumentText, OutputFile
-from agents.round import RoundInput, recollect
+from agents.round import RoundInput, Runner
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
 from app.errors import NotFoundError
@@ -27,9 +27,10 @@ class RoundData:
     """Loads and stores the data of rounds; caches each running round's input in memory."""
 
     def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal,
-                 history_reach: int = 2500) -> None:
+                 runner: Runner) -> None:
         self.repo = repo
-        self.memory = Memory(repo, history_reach)
+        self.runner = runner  # what a round reads of earlier rounds is its (`Runner.recollect`)
+        self.memory = Memory(repo)
         self.storage = storage
         self.documents = documents
         self.journal = journal
@@ -146,7 +147,7 @@ class RoundData:
                     seen.add(d.file_id)
                     documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
                                                             new=False))
-        recollection = await recollect(self.memory.of(workflow_id), round_no, prompt, self.memory.reach)
+        recollection = await self.runner.recollect(self.memory.of(workflow_id), round_no, prompt)
         # Earlier steps' texts are inputs the planner can name like documents ("the summary of round 2").
         documents += recollection.documents
         turns = recollection.turns

@@ -1,5 +1,5 @@
 """What a round remembers of the rounds before it: the rows kept of each ended round (`round_memory`) and
-the rounds decoded from their messages, behind the port `agents.round.recollect` reads through
+the rounds decoded from their messages, behind the port `Runner.recollect` reads through
 (`agents.knowledge.recall` decides which rounds and turns a round reads, and what a row holds).
 
 A round that ends through its final step (or with the manager's answer alone) stores its row from the
@@ -37,7 +37,7 @@ def remembered_of(row: RoundMemoryRow) -> Remembered:
 
 @dataclass(frozen=True)
 class WorkflowMemory:
-    """One workflow's rounds' memory in the service's database (`agents.round.recollect`'s port)."""
+    """One workflow's rounds' memory in the service's database (`Runner.recollect`'s port)."""
 
     repo: Repository
     workflow_id: str
@@ -62,14 +62,13 @@ class WorkflowMemory:
 
 
 class Memory:
-    """Reads and stores what rounds remember of each other; `reach` is the most history a plan can show."""
+    """Reads and stores what rounds remember of each other."""
 
-    def __init__(self, repo: Repository, reach: int) -> None:
+    def __init__(self, repo: Repository) -> None:
         self.repo = repo
-        self.reach = reach
 
     def of(self, workflow_id: str) -> WorkflowMemory:
-        """The workflow's rounds' memory, for `agents.round.recollect` (with `reach`)."""
+        """The workflow's rounds' memory, for `Runner.recollect`."""
         return WorkflowMemory(self.repo, workflow_id)
 
     async def remembering(self, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None]:
