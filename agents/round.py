@@ -37,9 +37,10 @@ from agents.flows import (
     NodeRun,
 )
 from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
-from agents.knowledge.indexed import build_rows
+from agents.knowledge.indexed import IndexRetriever, build_rows
 from agents.knowledge.memory import PriorRound, continued_request, reusable
 from agents.knowledge.recall import Recollection, Remembered, RoundMemory, recollect
+from agents.knowledge.retrieval import PassageIndex
 from agents.language import load_detector, load_names
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
@@ -109,9 +110,11 @@ class Runner:
     """A round's agent work with one model, one registry and the round's limits; `fallback` writes the
     final review when the model cannot (the service gives the offline model, `app.main.build_runtime`)."""
 
-    def __init__(self, model: Model, registry: Registry, limits: Limits, retriever: Retriever | None = None,
+    def __init__(self, model: Model, registry: Registry, limits: Limits, index: PassageIndex | None = None,
                  fallback: Model | None = None) -> None:
-        self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
+        self.model, self.registry, self.limits = model, registry, limits
+        # What the service's index finds (`index`, the app's), ranked here; None: passages ranked in memory.
+        self.retriever: Retriever | None = IndexRetriever(index) if index is not None else None
         self.fallback = fallback
         # A flow's top-level nodes run as many at once as a plan's tasks do.
         self.flow_limits = FlowLimits(max_node_runs=limits.flow_node_runs, concurrency=limits.task_concurrency)

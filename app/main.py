@@ -18,7 +18,6 @@ from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
 from agents.knowledge.embeddings import local_embeddings
-from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from agents.round import Limits, Runner
@@ -182,10 +181,9 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                               words=local.words)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
-    retriever = IndexRetriever(IndexSearch(chunks, vectors))
-    # The one Runner of the rounds' agent work; `fallback` writes the final review (and a plan) when the
-    # model cannot.
-    runner = Runner(model, registry, limits, retriever, fallback=offline_model())
+    # The one Runner of the rounds' agent work, over what the full-text index finds (it ranks the passages);
+    # `fallback` writes the final review (and a plan) when the model cannot.
+    runner = Runner(model, registry, limits, IndexSearch(chunks, vectors), fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
                    rounds=RoundData(repo, storage, documents, journal, runner), clock=now,
