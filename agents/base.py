@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from agents.model import Model, Usage
-from extractors.tables import Table
+from agents.toolkit.cleanup import clean_contents
+from agents.toolkit.cpu import off_gil_if_long
+from extractors.base import ContentItem, is_notice, unread_reason
+from extractors.tables import Table, table_from_wire
 
 
 @dataclass
@@ -39,6 +42,30 @@ class DocumentText:
     @property
     def text(self) -> str:
         return "\n\n".join(text for _, text in self.items)
+
+    @classmethod
+    def of(cls, name: str, ext: str, mime: str, size: int, contents: Sequence[ContentItem],
+           file_id: int | None = None) -> DocumentText:
+        """A document for agents from its content items (the same for uploads and outputs)."""
+        # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
+        # it as content. The document carries its `problem` instead.
+        readable = [c for c in contents if not is_notice(c)]
+        items = clean_contents(readable)
+        summary = "; ".join(filter(None, (c.summary for c in readable)))[:500]
+        tables = [table_from_wire(t) for c in readable for t in c.metadata.get("tables", [])]
+        metas = [c.metadata for c in readable]
+        pages = {m.get("page") or m.get("slide") for m in metas} - {None}
+        sheets = {m.get("sheet") for m in metas} - {None}
+        return cls(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary, file_id=file_id,
+                   problem=unread_reason(contents), tables=tables, pages=len(pages), sheets=len(sheets))
+
+    @classmethod
+    async def read(cls, name: str, ext: str, mime: str, size: int, contents: Sequence[ContentItem],
+                   file_id: int | None = None) -> DocumentText:
+        """`of`, in a worker process when the contents are long: the clean-up of a book's text takes a fifth
+        of a second, and in a thread it held the GIL the event loop needs for every answer."""
+        return await off_gil_if_long(sum(len(c.data) for c in contents), cls.of, name, ext, mime, size,
+                                     list(contents), file_id)
 
 
 @dataclass
@@ -70,6 +97,29 @@ class Plan:
     answer: str  # the answer to the user, in their language
     final_documents: list[OutputSpec] = field(default_factory=list)
     tasks: list[TaskSpec] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """Its tasks and final documents as a record to store (camelCase like every wire object, for
+        frontends that draw it); `from_record` reads it back."""
+        return {"finalDocuments": [_output_record(o) for o in self.final_documents],
+                "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": list(t.inputs),
+                           "outputs": [_output_record(o) for o in t.outputs], "dependsOn": list(t.depends_on)}
+                          for t in self.tasks]}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], language: str, answer: str) -> Plan:
+        """The plan `record` stored, with its language and answer (stored beside it)."""
+        tasks = [TaskSpec(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
+                          inputs=list(t.get("inputs", [])), outputs=[OutputSpec(**o) for o in t.get("outputs", [])],
+                          # Plans stored before the wire went camelCase carry `depends_on`.
+                          depends_on=list(t.get("dependsOn", t.get("depends_on", []))))
+                 for t in record.get("tasks", [])]
+        return cls(language=language, answer=answer,
+                   final_documents=[OutputSpec(**d) for d in record.get("finalDocuments", [])], tasks=tasks)
+
+
+def _output_record(o: OutputSpec) -> dict[str, str]:
+    return {"name": o.name, "type": o.type, "purpose": o.purpose}
 
 
 @dataclass

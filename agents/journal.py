@@ -1,7 +1,6 @@
 """The round's journal port: what the Runner (`agents.round`) reads and writes through the app, which
 implements it (`app.rounds.hooks`), and the typed values that cross it (a task's outcome, where the
-task phase starts, how it ended, what the final review reads, an ended round as later rounds remember it:
-`prior_round`). In-memory implementations test the
+task phase starts, how it ended, what the final review reads). In-memory implementations test the
 Runner's logic without a server (`tests/agents/test_round_runner.py`)."""
 
 from __future__ import annotations
@@ -13,10 +12,8 @@ from typing import Any, Protocol
 
 from agents.base import OutputFile, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
-from agents.knowledge.memory import PriorRound, prior_tasks
 from agents.model import ModelError, Usage
 from agents.planning.manager import PlanOutcome, RoundInput
-from agents.planning.plan import plan_record
 from agents.planning.replan import Revision
 from agents.planning.review import FinalOutcome
 
@@ -78,6 +75,18 @@ class Review:
     delivered: list[OutputFile]
     failures: dict[str, str]
 
+    @classmethod
+    def of(cls, inp: RoundInput, plan: Plan, outcomes: Mapping[str, TaskOutcome], skipped: Mapping[str, str],
+           delivered: list[OutputFile], dropped: Mapping[str, str] | None = None) -> Review:
+        """What the final review reads of the task phase's `outcomes`: a task that ran but delivered nothing of
+        what it was asked counts as not delivered, with its own reason; `dropped`: the tasks a revision dropped
+        without a replacement (in `plan`), planned and not delivered, and why each."""
+        results: dict[str, TaskResult | None] = {t: (TaskResult(text=o.text) if o.delivered else None)
+                                                 for t, o in outcomes.items()}
+        failures = {t: o.error or o.text for t, o in outcomes.items() if not o.delivered}
+        dropped = dropped or {}
+        return cls(inp, plan, {**results, **dict.fromkeys(dropped)}, dict(skipped), delivered, {**failures, **dropped})
+
 
 class RoundHooks(Protocol):
     """What the app does for the runner; every write is the app's (and durable)."""
@@ -136,20 +145,3 @@ class RoundHooks(Protocol):
         """Journal a revision of the plan (`steer`: the user's steering asked for it; else failures did),
         made in `seconds` at the cost of `usage`. True: it waits for the user's review, and this part
         of the round ends (the round's next part runs it)."""
-
-
-def prior_round(round_no: int, *, request: str = "", answer: str = "", plan: Plan | None = None,
-                outcomes: Mapping[str, TaskOutcome] | None = None, final: str = "", finished: bool = False,
-                messages: Mapping[str, int] | None = None) -> PriorRound:
-    """An ended round as later rounds see it: its request, the manager's answer to it, its last plan with
-    what each task delivered (`outcomes`; `messages`: the id of the message each task's outcome was written
-    in), its final message, and whether it finished."""
-    record = plan_record(plan) if plan is not None else {"tasks": [], "finalDocuments": []}
-    tasks = prior_tasks(record)
-    for task in tasks:
-        outcome = (outcomes or {}).get(task.id)
-        if outcome is not None and outcome.delivered:
-            task.delivered, task.text, task.files = True, outcome.text, list(outcome.files)
-            task.message = (messages or {}).get(task.id)
-    return PriorRound(round=round_no, request=request, answer=answer, tasks=tasks, final=final, finished=finished,
-                      final_documents=list(record["finalDocuments"]))

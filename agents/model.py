@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agents.requests import ModelHints, NodeHints, TaskHints
+from agents.toolkit.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,12 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @classmethod
+    def counted(cls, prompt: str, completion: str, **rest: Any) -> Usage:
+        """A call's usage with its tokens counted by the project's tokenizer (`agents.toolkit.tokens`), for a
+        server that reports none; `rest`: its other fields."""
+        return cls(count_tokens(prompt), count_tokens(completion), **rest)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import re
+from collections.abc import Iterable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, cast
 
 from agents.base import Agent, TaskSpec
 from agents.errors import DuplicateAgentError, RegistryError, UnknownAgentError
+from agents.tools.agent import ToolAgent
+
+log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "foreman.agents"
 # An external tool's agent is `<server>.<tool>` (agents.tools.agent), a tool name as MCP allows it.
@@ -106,6 +111,16 @@ class Registry:
 
     def __len__(self) -> int:
         return len(self._agents)
+
+    def add_tools(self, agents: Iterable[ToolAgent]) -> None:
+        """External tools' agents (an MCP server's, `agents.tools.mcp`): each one `add` refuses (its name, its
+        description) is logged and not offered to the planner, instead of keeping the service from starting."""
+        for agent in agents:
+            try:
+                self.add(agent, source=f"MCP server '{agent.server}'")
+            except RegistryError as exc:
+                log.warning("The tool %s of the MCP server '%s' is not offered to the planner: %s",
+                            agent.tool, agent.server, exc)
 
 
 def builtin_agents() -> list[Agent]:

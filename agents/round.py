@@ -14,15 +14,18 @@ values named here; the app imports this module (and the types of `agents.base`, 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskContext, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, Retriever, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.flows import (
+    AgentConfig,
     Effects,
     FlowDefinition,
     FlowJournal,
@@ -33,23 +36,12 @@ from agents.flows import (
     Node,
     NodeRun,
 )
-from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome, prior_round
-from agents.knowledge.indexed import build_rows
-from agents.knowledge.memory import (
-    PriorRound,
-    PriorTask,
-    Turn,
-    answer_documents,
-    continued_request,
-    history_entries,
-    history_size,
-    prior_tasks,
-    recall_terms,
-    reusable,
-    round_turns,
-)
-from agents.knowledge.recall import Recollection, Remembered, recollect
-from agents.language import load_detector, load_names, rounds_named
+from agents.journal import Ran, Review, RoundHooks, Start, TaskOutcome
+from agents.knowledge.indexed import IndexRetriever, build_rows
+from agents.knowledge.memory import PriorRound, continued_request, reusable
+from agents.knowledge.recall import Recollection, Remembered, RoundMemory, recollect
+from agents.knowledge.retrieval import PassageIndex
+from agents.language import load_detector, load_names
 from agents.model import CallScope, Model, ModelError
 from agents.planning.as_flow import node_plan, plan_definition, run_plan
 from agents.planning.edit import EditedPlan, checked_edit, oversized
@@ -64,40 +56,32 @@ from agents.planning.manager import (
 )
 from agents.planning.notices import unreadable_note
 from agents.planning.own_answer import announced, grounded, presumes, ungrounded
-from agents.planning.plan import parse_plan, plan_from_record, plan_record, too_many_tasks, validate_plan
 from agents.planning.repairs import steps_announced, with_a_task
 from agents.planning.replan import Revision, changes_prompt, revise_after_failures, revise_for_steer
 from agents.planning.review import FinalOutcome, write_final
-from agents.planning.scheduler import BUDGET, first_tasks
+from agents.planning.scheduler import first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.run import prepare_task, run_task, task_context
-from agents.toolkit.cleanup import clean_contents
-from agents.toolkit.cpu import off_gil_if_long, off_loop, warm_processes
+from agents.toolkit.cpu import off_loop, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
-    "BUDGET", "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "PriorTask",
-    "Ran", "Recollection", "Registry", "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start",
-    "TaskOutcome", "answer_documents", "node_plan", "plan_definition", "prior_round", "recollect",
-    "Turn", "build_rows", "changes_prompt", "clean_contents", "history_entries", "history_reach", "history_size", "off_gil_if_long", "off_loop",
-    "parse_plan", "plan_from_record", "plan_record", "preload", "prior_tasks", "recall_terms", "render_plan_message",
-    "round_turns", "rounds_named", "task_context", "too_many_tasks", "validate_plan", "warm_workers",
+    "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "Ran", "Registry",
+    "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "build_rows",
+    "plan_definition", "preload", "render_plan_message"
 ]
 
 
-def preload() -> None:
+def preload(workers: Executor) -> asyncio.Future[None]:
     """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU
-    each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for them."""
+    each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for
+    them; and start the agents' worker processes (long text work, `agents.toolkit.cpu`) from a thread of
+    `workers`, each loading the tokenizer and the detector first: the future is done once they are up."""
     threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
     threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
     threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
-
-
-def warm_workers() -> None:
-    """Start the agents' worker processes (long text work, `agents.toolkit.cpu`), each loading what
-    `preload` loads in this process first, and wait for them (blocking: call it from a thread)."""
-    warm_processes(load_tokenizer, load_detector)
+    return asyncio.get_running_loop().run_in_executor(workers, warm_processes, load_tokenizer, load_detector)
 
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
@@ -126,12 +110,17 @@ class Runner:
     """A round's agent work with one model, one registry and the round's limits; `fallback` writes the
     final review when the model cannot (the service gives the offline model, `app.main.build_runtime`)."""
 
-    def __init__(self, model: Model, registry: Registry, limits: Limits, retriever: Retriever | None = None,
+    def __init__(self, model: Model, registry: Registry, limits: Limits, index: PassageIndex | None = None,
                  fallback: Model | None = None) -> None:
-        self.model, self.registry, self.limits, self.retriever = model, registry, limits, retriever
+        self.model, self.registry, self.limits = model, registry, limits
+        # What the service's index finds (`index`, the app's), ranked here; None: passages ranked in memory.
+        self.retriever: Retriever | None = IndexRetriever(index) if index is not None else None
         self.fallback = fallback
         # A flow's top-level nodes run as many at once as a plan's tasks do.
         self.flow_limits = FlowLimits(max_node_runs=limits.flow_node_runs, concurrency=limits.task_concurrency)
+        # Tokens of earlier turns a plan of this model could show at most (`manager.history_reach`): a round
+        # reads no more of its history (`recollect`).
+        self.history_reach = history_reach(model)
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.
@@ -238,39 +227,60 @@ class Runner:
                               self.registry.formats(), file_name)
 
     @staticmethod
+    def revising(inp: RoundInput, plan: Plan, proposed: str, feedback: str) -> RoundInput:
+        """What the plan under review is planned again from at the user's request: a model is shown the plan
+        and the `feedback` as changes to make to it (`changes_prompt`); the offline one reads the request
+        joined with the feedback, and the `proposed` plan's message in the history, as every model does."""
+        return replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
+                       history=[*inp.history, ("user", inp.prompt), ("assistant", proposed)],
+                       changes=changes_prompt(plan, feedback) if feedback else "")
+
+    @staticmethod
     def reused(plan: Plan, previous: PriorRound | None) -> dict[str, TaskOutcome]:
         """Tasks an interrupted previous round delivered are not run again: their results carry over."""
         return {tid: TaskOutcome(tid, ok=True, text=t.text, files=list(t.files))
                 for tid, t in reusable(plan, previous).items()}
 
-    @property
-    def history_reach(self) -> int:
-        """Tokens of earlier turns a plan of this Runner's model could show at most (`manager.history_reach`):
-        a round reads no more of its history."""
-        return history_reach(self.model)
+    async def recollect(self, memory: RoundMemory, round_no: int, prompt: str) -> Recollection:
+        """What round `round_no` reads of the rounds before it through the app's `memory`: the newest in reach
+        of a plan of this Runner's model (`history_reach`), and those its `prompt` refers back to."""
+        return await recollect(memory, round_no, prompt, self.history_reach)
 
     def first_tasks(self, plan: Plan, finished: Mapping[str, TaskOutcome], spent: int) -> list[TaskSpec]:
         """The tasks the task phase starts first (the plan's write announces them)."""
         return first_tasks(plan, finished, concurrency=self.limits.task_concurrency,
                            max_tokens=self.limits.max_round_tokens, spent=spent)
 
-    def task_context(self, plan: Plan, task: TaskSpec, inp: RoundInput, outputs: Mapping[str, list[DocumentText]],
-                     texts: Mapping[str, str]) -> TaskContext:
-        """What `task` sees of the round so far (`agents.tasks.run.task_context`), with this Runner's model
-        and retriever: the round's request, documents and history, the output documents and the texts of
-        the tasks it depends on that delivered (by task id)."""
-        return task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs, model=self.model,
-                            results={tid: TaskResult(text=text) for tid, text in texts.items()},
-                            history=inp.history, retriever=self.retriever)
-
-    async def run_task(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """Run one task's agent (its exceptions propagate: the task failed; an agent that asks the user
-        more than MAX_QUESTIONS times fails it too)."""
+    async def run_task(self, plan: Plan, task: TaskSpec, inp: RoundInput, *,
+                       outputs: Mapping[str, list[DocumentText]] | None = None, texts: Mapping[str, str] | None = None,
+                       progress: Callable[[str], Awaitable[None]] | None = None, answers: Sequence[tuple[str, str]] = (),
+                       may_ask: bool = False, prepare: bool = False, prepared: dict[str, Any] | None = None) -> TaskResult:
+        """Run one task's agent with what it sees of the round so far (`agents.tasks.run.task_context`, with
+        this Runner's model and retriever: the round's request, documents and history; the output documents
+        and the texts of the tasks it depends on that delivered, by task id), where it says how far it is
+        (`progress`), the questions it asked with their `answers`, and whether it `may_ask` more. Its
+        exceptions propagate: the task failed (an agent that asks more than MAX_QUESTIONS times fails it too).
+        `prepare`: only what a task that waits for the user's approval makes ready to show (`meta["prepared"]`),
+        not run; approved, it runs with what was `prepared`."""
+        context = task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, outputs=outputs or {},
+                               model=self.model, results={t: TaskResult(text=text) for t, text in (texts or {}).items()},
+                               history=inp.history, retriever=self.retriever)
+        context.progress, context.answers, context.may_ask = progress, list(answers), may_ask
+        if prepare:
+            return await prepare_task(self.registry, task, context)
+        context.prepared = prepared
         return await run_task(self.registry, task, context)
 
-    async def prepare(self, task: TaskSpec, context: TaskContext) -> TaskResult:
-        """What a task that waits for the user's approval makes ready to show (`meta["prepared"]`), not run."""
-        return await prepare_task(self.registry, task, context)
+    async def run_node(self, path: str, config: AgentConfig, instructions: str, documents: list[DocumentText], *,
+                       history: list[tuple[str, str]], round_no: int, outputs: Mapping[str, list[DocumentText]],
+                       texts: Mapping[str, str], named: bool) -> TaskResult:
+        """A person's agent node (at `path` of a flow run) run as the task of a plan of one (`node_plan`) over
+        `documents`, after the agent nodes before it whose output documents and texts it reads (by node id);
+        `named`: it reads `documents` by name (else, as a round's task that names none, the uploads and what
+        those nodes delivered)."""
+        plan = node_plan(path, config, instructions, [d.name for d in documents] if named else [], list(texts))
+        inp = RoundInput(prompt=instructions, documents=documents, history=history, round=round_no)
+        return await self.run_task(plan, plan.tasks[0], inp, outputs=outputs, texts=texts)
 
     async def capped(self, files: list[OutputFile], name: str) -> list[OutputFile]:
         """A task's documents, the ones past MAX_TASK_OUTPUTS in one archive named `name`."""

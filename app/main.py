@@ -17,9 +17,7 @@ from litestar.config.cors import CORSConfig
 from litestar.routes import HTTPRoute
 from litestar.types import LifeSpanReceive, LifeSpanScope, LifeSpanSend, Receive, Scope, Send
 
-from agents.errors import RegistryError
 from agents.knowledge.embeddings import local_embeddings
-from agents.knowledge.indexed import IndexRetriever
 from agents.model import Model
 from agents.registry import Registry, build_registry
 from agents.round import Limits, Runner
@@ -183,13 +181,12 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
                               words=local.words)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
-    retriever = IndexRetriever(IndexSearch(chunks, vectors))
-    # The one Runner of the rounds' agent work; `fallback` writes the final review (and a plan) when the
-    # model cannot.
-    runner = Runner(model, registry, limits, retriever, fallback=offline_model())
+    # The one Runner of the rounds' agent work, over what the full-text index finds (it ranks the passages);
+    # `fallback` writes the final review (and a plan) when the model cannot.
+    runner = Runner(model, registry, limits, IndexSearch(chunks, vectors), fallback=offline_model())
     return Runtime(settings=settings, model=model, db=db, repo=repo, storage=storage,
                    changes=changes, cursors=cursors, journal=journal, documents=documents,
-                   rounds=RoundData(repo, storage, documents, journal, runner.history_reach), clock=now,
+                   rounds=RoundData(repo, storage, documents, journal, runner), clock=now,
                    runner=runner, sandbox=CodeSandbox())
 
 
@@ -265,7 +262,7 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.round import preload, warm_workers
+    from agents.round import preload
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -274,14 +271,14 @@ def warm_up(app: Litestar) -> None:
     def done(what: str) -> Callable[[Any], None]:
         return lambda _: log.info("%s warm %.2f s after the rounds resumed.", what, time.monotonic() - since)
 
-    preload()  # the tokenizer and the language detector of this process, in threads of their own
     # Reader processes import the extractors before the first file needs them; /ready waits for
     # them (within WARM_WAIT_SECONDS), so a round started once the service is ready finds them warm.
     app.state.readers_warm = loop.run_in_executor(_WARM_UPS, warm_pool)
     app.state.readers_since = since
     app.state.readers_warm.add_done_callback(done("The file readers were"))
-    # The agents' CPU work: its workers load the tokenizer and the language detector first.
-    loop.run_in_executor(_WARM_UPS, warm_workers).add_done_callback(done("The text workers were"))
+    # The tokenizer and the language detector of this process, in threads of their own; and the agents' CPU
+    # work, whose workers load them first (after the readers: one warm-up thread).
+    preload(_WARM_UPS).add_done_callback(done("The text workers were"))
 
 
 async def _stop_workers() -> None:
@@ -290,17 +287,6 @@ async def _stop_workers() -> None:
     from agents.toolkit.cpu import off_loop, stop_processes
 
     await off_loop(stop_processes)
-
-
-async def add_tools(tools: McpTools | None, registry: Registry) -> None:
-    """The configured MCP servers' tools join the registry as agents (a server that is down is skipped)."""
-    for agent in await tools.discover() if tools is not None else []:
-        agent.caller = tracing.traced_tool(agent.caller, agent.server)
-        try:
-            registry.add(agent, source=f"MCP server '{agent.server}'")
-        except RegistryError as exc:
-            log.warning("The tool %s of the MCP server '%s' is not offered to the planner: %s",
-                        agent.tool, agent.server, exc)
 
 
 def mcp_tools(settings: Settings) -> McpTools | None:
@@ -330,7 +316,8 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
 
     async def startup() -> None:
         began = time.monotonic()
-        await add_tools(tools, engine.rt.runner.registry)  # before a recovered round plans
+        if tools is not None:  # the configured MCP servers' tools join the registry before a recovered round plans
+            engine.rt.runner.registry.add_tools(await tools.discover(tracing.traced_tool))
         tools_seconds = time.monotonic() - began
         log.info("Start-up: MCP tools in %.2f s.", tools_seconds)
         await engine.start()

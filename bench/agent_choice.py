@@ -32,7 +32,6 @@ from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_pl
 from agents.planning.replan import changes_prompt  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
 from app.llm.client import OpenAIModel  # noqa: E402
-from app.rounds.documents import document_of  # noqa: E402
 from bench.plans import CASES  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
@@ -45,7 +44,7 @@ LIMIT = 240.0  # seconds per plan (a revision: both plans)
 def load(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
     found = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data), list(found.items))
+    return DocumentText.of(name, name.rsplit(".", 1)[-1], found.mime, len(data), list(found.items))
 
 
 def agents_of(plan: Plan) -> list[str]:

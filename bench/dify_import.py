@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from agents.flows import (  # noqa: E402
     DifyError,
+    FlowDefinition,
     YamlError,
-    decode_definition,
     dify_coverage,
     from_dify,
     is_dify,
@@ -46,7 +46,7 @@ def main() -> None:
         total, imported = total + nodes, imported + have
         missing.update(_type(n) for n in _graph(data)[0] if _type(n) not in SUPPORTED and not _type(n).endswith("-start"))
         try:
-            problems = validate_flow(decode_definition(from_dify(data).definition), agents=(), max_nodes=10_000)
+            problems = validate_flow(FlowDefinition.decode(from_dify(data).definition), agents=(), max_nodes=10_000)
             state = "imports" if not problems else f"invalid ({problems[0].code})"
             whole += not problems
         except DifyError as exc:

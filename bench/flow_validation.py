@@ -16,7 +16,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from agents.flows.definition import decode_definition  # noqa: E402
+from agents.flows.definition import FlowDefinition  # noqa: E402
 from agents.flows.validate import validate  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def flow(count: int, *, cycle: bool, salt: str) -> dict[str, Any]:
 def best(count: int, *, cycle: bool) -> tuple[float, int]:
     times, found = [], 0
     for attempt in range(3):
-        defn = decode_definition(flow(count, cycle=cycle, salt=f"{attempt}{cycle} "))  # fresh templates each time
+        defn = FlowDefinition.decode(flow(count, cycle=cycle, salt=f"{attempt}{cycle} "))  # fresh templates each time
         start = time.process_time()
         found = len(validate(defn, agents=(), max_nodes=10_000))
         times.append(time.process_time() - start)

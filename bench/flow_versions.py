@@ -18,7 +18,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from agents.flows import FlowDiff, decode_definition  # noqa: E402
+from agents.flows import FlowDefinition, FlowDiff  # noqa: E402
 from tests.harness import LiveServer, settings_for  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def measure(client: Any, count: int) -> dict[str, float]:
         compare.append(time.perf_counter() - t0)
         changed = answer.json()
         assert len(changed["nodes"]["changed"]) == count // 10 and len(changed["nodes"]["added"]) == 5
-    a, b = decode_definition(chain(count)), decode_definition(chain(count, edited=True))
+    a, b = FlowDefinition.decode(chain(count)), FlowDefinition.decode(chain(count, edited=True))
     cpu = []
     for _ in range(5):
         t0 = time.process_time()

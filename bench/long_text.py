@@ -24,10 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from agents.base import DocumentText  # noqa: E402
 from agents.builtin import summarizer  # noqa: E402
 from agents.offline import OfflineModel  # noqa: E402
 from agents.registry import build_registry  # noqa: E402
-from app.rounds.documents import document_of  # noqa: E402
 from extractors import build_registry as build_extractors  # noqa: E402
 from tests.agents.conftest import RecordingModel, play_round  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
@@ -55,7 +55,7 @@ async def main(megabytes: float, before: bool) -> None:
     extraction = build_extractors(ocr=False).extract(data, "long.txt")
     extracted = time.perf_counter() - start
     start = time.perf_counter()
-    doc = document_of("long.txt", "txt", extraction.mime, len(data), extraction.items)
+    doc = DocumentText.of("long.txt", "txt", extraction.mime, len(data), extraction.items)
     cleaned = time.perf_counter() - start
     print(f"extraction: {extracted:.1f} s ({extraction.mime}); clean-up for agents: {cleaned:.1f} s")
     for label, parts in ([("before", 10**9)] if before else []) + [("after", summarizer.MAP_PARTS)]:

@@ -82,9 +82,13 @@ BASE_URL, CORPUS, LIMIT = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
 def load(name):
     data = (CORPUS / name).read_bytes()
     found = extract(data, name)
-    try:  # the service's own view of a document (its tables, pages, sheets), where the tree has it
-        from app.rounds.documents import document_of
-    except ImportError:
+    document_of = getattr(DocumentText, "of", None)  # the service's own view of a document (tables, pages, sheets)
+    if document_of is None:  # a tree before DocumentText.of
+        try:
+            from app.rounds.documents import document_of
+        except ImportError:
+            document_of = None
+    if document_of is None:
         items = [(i.name, i.data) for i in found.items if i.is_text and i.data.strip()]
         summary = "; ".join(i.summary for i in found.items if i.summary)[:500]
         return DocumentText(name=name, ext=name.rsplit(".", 1)[-1], mime=found.mime, size=len(data),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,3 +39,29 @@ class Extraction:
     warnings: list[str] = field(default_factory=list)
     # Seconds the file waited for its worker process to start (0 when a warm one took it).
     startup_seconds: float = 0.0
+
+
+# Statuses of a file whose content could not be read at all (see `Extraction`); "error" is the service's:
+# the file was read but what was read could not be stored.
+UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
+
+
+def is_notice(item: ContentItem) -> bool:
+    """A content item that says why something could not be read (`registry.failure`): never document text."""
+    return bool(item.metadata.get("status"))
+
+
+def unread_reason(contents: Sequence[ContentItem]) -> str:
+    """The status of a document none of whose content could be read ("encrypted", ...), else ""."""
+    if not contents:
+        return ""
+    statuses = []
+    for item in contents:
+        meta = item.metadata
+        if meta.get("extractor") == "none":  # the bytes kept for a format we do not read
+            statuses.append("unsupported")
+        elif meta.get("status") in UNREAD:
+            statuses.append(meta["status"])
+        else:
+            return ""
+    return statuses[0]

@@ -35,8 +35,7 @@ ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.erro
 # What the store (`app/store`) may import of `agents` beside types: the vector index's int8 codec and scan and
 # the thread it scans in (its search form of vectors is the embeddings' own; not moved yet). It finds, it
 # never ranks or reads language: `agents.knowledge.indexed` does, behind `agents.knowledge.retrieval.PassageIndex`.
-STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.from_blobs", "agents.knowledge.embeddings.to_blob",
-                                        "agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop",
+STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop",
                                         "agents.toolkit.cpu.end_with"}}  # its processes end with the service
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"

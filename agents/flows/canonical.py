@@ -112,7 +112,7 @@ def _check_shape(root: yaml.Node) -> None:
 
 
 def dump_yaml(defn: FlowDefinition) -> str:
-    """`defn` as YAML (sorted keys, defaults included); `load_yaml` then `decode_definition` gives the same hash."""
+    """`defn` as YAML (sorted keys, defaults included); `load_yaml` then `FlowDefinition.decode` gives the same hash."""
     text: str = yaml.dump(normal_form(defn), Dumper=_Dumper, sort_keys=True, allow_unicode=True,
                           default_flow_style=False, width=100)
     return text

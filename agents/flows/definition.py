@@ -3,11 +3,14 @@
 The wire shape is camelCase; every struct is frozen and refuses fields it does not know, so a typo in
 a saved flow (`maxIteration`) is an error when it is saved, not a default taken silently at run time.
 A node's `config` stays a plain mapping on `Node` (its shape depends on `type`) and is decoded into
-the type's own struct by `config_of`, which names the field at fault.
+the type's own struct by `config_of`, which names the field at fault. Its JSON Schema, for editors and
+other tools to validate flows with, is `FlowDefinition.json_schema()`.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Iterator
 from typing import Annotated, Any, Final, Literal
@@ -76,6 +79,27 @@ class FlowDefinition(_Wire, frozen=True):
     nodes: list[Node] = []
     edges: list[Edge] = []
     outputs: dict[str, str] = {}
+
+    @classmethod
+    def decode(cls, raw: bytes | str | dict[str, Any]) -> FlowDefinition:
+        """A definition from JSON (bytes or text) or already parsed data (a mapping from YAML, say; anything
+        else is a `ShapeError` saying what it is)."""
+        try:
+            if isinstance(raw, bytes | str):
+                return msgspec.json.decode(raw, type=cls)
+            return msgspec.convert(raw, cls)
+        except msgspec.ValidationError as error:
+            path, message = _split(error, "$")
+            raise ShapeError(path, message) from None
+        except msgspec.DecodeError as error:
+            raise ShapeError("$", f"not JSON: {error}") from None
+        except RecursionError:
+            raise ShapeError("$", "nested too deeply") from None
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema (2020-12) of a flow's definition, configs tied to node types (`_schema`)."""
+        return copy.deepcopy(_schema())
 
 
 # --- per-type configs -------------------------------------------------------------------------
@@ -264,17 +288,29 @@ def config_of(node: Node) -> NodeConfig:
     return config
 
 
-def decode_definition(raw: bytes | str | dict[str, Any]) -> FlowDefinition:
-    """A definition from JSON (bytes or text) or already parsed data (a mapping from YAML, say; anything
-    else is a `ShapeError` saying what it is)."""
-    try:
-        if isinstance(raw, bytes | str):
-            return msgspec.json.decode(raw, type=FlowDefinition)
-        return msgspec.convert(raw, FlowDefinition)
-    except msgspec.ValidationError as error:
-        path, message = _split(error, "$")
-        raise ShapeError(path, message) from None
-    except msgspec.DecodeError as error:
-        raise ShapeError("$", f"not JSON: {error}") from None
-    except RecursionError:
-        raise ShapeError("$", "nested too deeply") from None
+SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    """msgspec writes the structs' schema; a node's `config` is then tied to its `type` with one `if`/`then`
+    per type (JSON Schema 2020-12), so an editor that reads `"type": "map"` checks `config` against the
+    map's shape. Semantic rules (edges to existing nodes, no cycle, variables defined) are the validator's:
+    a schema cannot say them."""
+    names = {kind: f"{kind.capitalize()}NodeConfig" for kind in CONFIG_TYPES}
+    (root, *configs), defs = msgspec.json.schema_components([FlowDefinition, *CONFIG_TYPES.values()],
+                                                            ref_template="#/$defs/{name}")
+    for kind, ref in zip(CONFIG_TYPES, configs, strict=True):
+        # The config structs are named for Python (`LlmConfig`); the published names say the node type.
+        name = ref["$ref"].rsplit("/", 1)[1]
+        defs[names[kind]] = defs.pop(name)
+    text = msgspec.json.encode(defs).decode()
+    for kind, ref in zip(CONFIG_TYPES, configs, strict=True):
+        text = text.replace(f'"{ref["$ref"]}"', f'"#/$defs/{names[kind]}"')
+    defs = msgspec.json.decode(text)
+    node = defs["Node"]
+    node["properties"]["type"] = {"enum": sorted(CONFIG_TYPES), "description": "The node's type."}
+    node["allOf"] = [{"if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+                      "then": {"properties": {"config": {"$ref": f"#/$defs/{names[kind]}"}}}}
+                     for kind in CONFIG_TYPES]
+    return {"$schema": SCHEMA_DIALECT, "title": "Foreman flow definition", **root, "$defs": defs}

@@ -1,5 +1,5 @@
 """A Dify DSL app (`kind: app`, `workflow.graph.nodes/edges`, DSL versions 0.1 to 0.7) translated into a
-Foreman definition (plain builtins, for `decode_definition` and the validator).
+Foreman definition (plain builtins, for `FlowDefinition.decode` and the validator).
 
 Each Dify node type that has a counterpart maps to one node: `start` (its variables become the flow's
 inputs), `llm` (its prompt template: the system turn and the user turns), `if-else` (its cases, or the

@@ -11,7 +11,7 @@ class FlowError(ValueError):
 
 class DefinitionError(FlowError):
     """A definition that cannot be taken as it was sent, whichever way it came (a request's body, a file, a
-    Dify app): the one error `read_definition` raises. `code` is the contract's stable error code, `detail`
+    Dify app): the one error `Read.of` raises. `code` is the contract's stable error code, `detail`
     the sentence the person reads, `extra` what the answer carries beside it; each subclass keeps its own."""
 
     code = "invalid_flow"

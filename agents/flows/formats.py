@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agents.flows.canonical import MAX_YAML_BYTES, canonical_json, dump_yaml, load_yaml
-from agents.flows.definition import FlowDefinition, decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.dify import from_dify, is_dify
 from agents.flows.errors import DefinitionError, FileError, YamlError
 from agents.flows.node_checks import Problem
@@ -72,26 +72,26 @@ class Read:
     nodes: int
     imported: int
 
-
-def read_definition(sent: Any, *, agents: Collection[str], max_nodes: int, flow_id: int | None = None,
-                    media: str | None = None) -> Read:
-    """`sent` as a definition that validates, with its identity: a request's parsed JSON body, or (with
-    `media`, the type it came as) a file's bytes, YAML or JSON, Foreman's definition or a Dify app. It is
-    checked against the registered `agents`, `max_nodes` and, for a flow being replaced, its `flow_id` (a
-    sub-flow cycle back to it). Raises `DefinitionError`, the first thing wrong (every problem at once)."""
-    source: Literal["foreman", "dify"] = "foreman"
-    counts: tuple[int, int] | None = None
-    if media is not None:
-        sent = _file_data(sent, "JSON" if media.endswith("json") else "YAML")
-        if is_dify(sent):
-            converted = from_dify(sent)
-            source, sent, counts = "dify", converted.definition, (converted.nodes, converted.imported)
-    definition = decode_definition(sent)
-    problems = validate(definition, agents=agents, max_nodes=max_nodes, flow_id=flow_id)
-    if problems:
-        raise InvalidFlowError(problems)
-    nodes, imported = counts or (len(definition.nodes), len(definition.nodes))
-    return Read(version_of(definition), source, nodes, imported)
+    @classmethod
+    def of(cls, sent: Any, *, agents: Collection[str], max_nodes: int, flow_id: int | None = None,
+           media: str | None = None) -> Read:
+        """`sent` as a definition that validates, with its identity: a request's parsed JSON body, or (with
+        `media`, the type it came as) a file's bytes, YAML or JSON, Foreman's definition or a Dify app. It is
+        checked against the registered `agents`, `max_nodes` and, for a flow being replaced, its `flow_id` (a
+        sub-flow cycle back to it). Raises `DefinitionError`, the first thing wrong (every problem at once)."""
+        source: Literal["foreman", "dify"] = "foreman"
+        counts: tuple[int, int] | None = None
+        if media is not None:
+            sent = _file_data(sent, "JSON" if media.endswith("json") else "YAML")
+            if is_dify(sent):
+                converted = from_dify(sent)
+                source, sent, counts = "dify", converted.definition, (converted.nodes, converted.imported)
+        definition = FlowDefinition.decode(sent)
+        problems = validate(definition, agents=agents, max_nodes=max_nodes, flow_id=flow_id)
+        if problems:
+            raise InvalidFlowError(problems)
+        nodes, imported = counts or (len(definition.nodes), len(definition.nodes))
+        return cls(version_of(definition), source, nodes, imported)
 
 
 def _file_data(raw: bytes, kind: str) -> dict[str, Any]:

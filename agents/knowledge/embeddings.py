@@ -212,14 +212,6 @@ def local_embeddings() -> LocalEmbeddings | None:
     return LocalEmbeddings(embedder, local_passages, word_embedder(embedder))
 
 
-# ---- storage form ----------------------------------------------------------------------------
-
-def to_blob(vector: np.ndarray) -> bytes:
-    """A unit vector as stored: float16, half the bytes of float32, and the same top-5 on the
-    question sets (cosines differ by < 1e-3)."""
-    return np.asarray(vector, dtype=np.float16).tobytes()
-
-
 # ---- search form -----------------------------------------------------------------------------
 
 RESCORED = 4  # rows rescored exactly per row wanted (4 x DEPTH): the int8 scan only picks them
@@ -249,26 +241,19 @@ class Rows:
     def __len__(self) -> int:
         return int(self.codes.shape[0])
 
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> Rows:
+        """Vectors in their search form: float16 as the service stores them (`app.store.vectors`), rescored
+        as such; float32 as an embedder makes them (ranked in memory, `vector_order`), rescored in float32."""
+        exact = np.ascontiguousarray(matrix, dtype=np.float16 if matrix.dtype == np.float16 else np.float32)
+        codes, scales = _codes(exact.astype(np.float32))
+        return cls(codes=codes, scales=scales, exact=exact)
+
 
 def _codes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     peak = np.abs(matrix).max(axis=-1) if matrix.size else np.zeros(matrix.shape[:-1], np.float32)
     scales = np.where(peak > 0, peak / 127, 1.0).astype(np.float32)
     return np.rint(matrix / scales[..., None]).astype(np.int8), scales
-
-
-def search_rows(matrix: np.ndarray) -> Rows:
-    """Vectors in their search form: float16 as stored, rescored as such; float32 as an embedder
-    makes them (ranked in memory, `vector_order`), rescored in float32."""
-    exact = np.ascontiguousarray(matrix, dtype=np.float16 if matrix.dtype == np.float16 else np.float32)
-    codes, scales = _codes(exact.astype(np.float32))
-    return Rows(codes=codes, scales=scales, exact=exact)
-
-
-def from_blobs(blobs: Sequence[bytes]) -> Rows:
-    """Stored vectors in their search form (one row per blob)."""
-    if not blobs:
-        return search_rows(np.zeros((0, DIMENSIONS_E5), dtype=np.float16))
-    return search_rows(np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1))
 
 
 def nearest(parts: Sequence[Rows], query: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
@@ -292,7 +277,7 @@ def nearest(parts: Sequence[Rows], query: np.ndarray, depth: int = DEPTH) -> lis
 def vector_order(query: np.ndarray, matrix: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
     """(row, cosine) of the `depth` rows nearest the query, nearest first, as the index ranks them
     (`nearest` over the rows' search form)."""
-    return nearest([search_rows(matrix)], query, depth)
+    return nearest([Rows.of(matrix)], query, depth)
 
 
 def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agents.base import DocumentText, Plan
 from agents.language import ANSWER, query_terms, split_sentences, summaries, wants_continuation
@@ -33,12 +33,25 @@ class PriorTask:
 
 
 def prior_tasks(record: Mapping[str, Any]) -> list[PriorTask]:
-    """The tasks of a plan as `agents.planning.plan.plan_record` stored it, as an earlier round's (none delivered yet)."""
+    """The tasks of a plan as `agents.base.Plan.record` stored it, as an earlier round's (none delivered yet)."""
     return [PriorTask(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
                       inputs=list(t.get("inputs", [])), outputs=list(t.get("outputs", [])),
                       # Plans stored before the wire went camelCase carry `depends_on`.
                       depends_on=list(t.get("dependsOn", t.get("depends_on", []))))
             for t in record.get("tasks", [])]
+
+
+class Delivery(Protocol):
+    """What a task of an ended round delivered, as its outcome says (`agents.journal.TaskOutcome`)."""
+
+    @property
+    def delivered(self) -> bool: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def files(self) -> list[int]: ...
 
 
 @dataclass
@@ -60,6 +73,23 @@ class PriorRound:
     @property
     def undelivered(self) -> list[PriorTask]:
         return [t for t in self.tasks if not t.delivered]
+
+    @classmethod
+    def of(cls, round_no: int, *, request: str = "", answer: str = "", plan: Plan | None = None,
+           outcomes: Mapping[str, Delivery] | None = None, final: str = "", finished: bool = False,
+           messages: Mapping[str, int] | None = None) -> PriorRound:
+        """An ended round as later rounds see it: its request, the manager's answer to it, its last plan with
+        what each task delivered (`outcomes`; `messages`: the id of the message each task's outcome was written
+        in), its final message, and whether it finished."""
+        record = plan.record() if plan is not None else {"tasks": [], "finalDocuments": []}
+        tasks = prior_tasks(record)
+        for task in tasks:
+            outcome = (outcomes or {}).get(task.id)
+            if outcome is not None and outcome.delivered:
+                task.delivered, task.text, task.files = True, outcome.text, list(outcome.files)
+                task.message = (messages or {}).get(task.id)
+        return cls(round=round_no, request=request, answer=answer, tasks=tasks, final=final, finished=finished,
+                   final_documents=list(record["finalDocuments"]))
 
 
 def history_entries(rounds: Sequence[PriorRound]) -> list[tuple[str, str]]:

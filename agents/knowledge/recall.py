@@ -2,7 +2,7 @@
 deciding, over rows the app stores and reads (`RoundMemory`, the port `app.rounds.memory` implements).
 
 Each ended round's turns (request, plan, outcome) are shortened once and stored with their token counts
-(`Remembered`, made by `Remembered.of` from the round as `agents.journal.prior_round` builds it). A round then reads the
+(`Remembered`, made by `Remembered.of` from the round as `PriorRound.of` builds it). A round then reads the
 newest rounds, a page at a time, until their turns fill the most history a planning prompt could hold
 (`reach`, `agents.planning.manager.history_reach`), plus the few older rounds its request refers back
 to: by number ("the summary of round 2") or by the words of their requests (`recollect`). A round whose
@@ -94,7 +94,7 @@ class RoundMemory(Protocol):
         """The rows stored of rounds `first` to `last` (both included), by round."""
 
     async def ended(self, rounds: Sequence[int], before: int) -> list[PriorRound]:
-        """These rounds (ended before round `before`) from what their messages say (`agents.journal.prior_round`), oldest first."""
+        """These rounds (ended before round `before`) from what their messages say (`PriorRound.of`), oldest first."""
 
     async def keep(self, rows: Sequence[Remembered]) -> None:
         """Store these rows (a row stored meanwhile keeps its own)."""

@@ -13,7 +13,7 @@ from typing import Any
 from agents.base import Plan
 from agents.errors import PlanEditError, PlanFormatError
 from agents.planning.manager import render_plan_message
-from agents.planning.plan import parse_plan, plan_record, too_many_tasks, validate_plan
+from agents.planning.plan import parse_plan, too_many_tasks, validate_plan
 
 EDIT_FIELDS = ("tasks", "finalDocuments")
 
@@ -57,7 +57,7 @@ def checked_edit(edit: Any, current: Plan, agents: Collection[str], documents: C
         problems.extend(_unplain_names(plan, file_name))
     if problems or plan is None:
         raise PlanEditError([_wire(p) for p in problems])
-    return EditedPlan(plan, plan_record(plan), render_plan_message(plan))
+    return EditedPlan(plan, plan.record(), render_plan_message(plan))
 
 
 def _unplain_names(plan: Plan, file_name: Callable[[str], str]) -> list[str]:

@@ -27,7 +27,7 @@ from agents.phrases import say
 from agents.planning.cut_answer import complete_answer
 from agents.planning.fixes import PARSED, VALID, FixContext, apply_fixes
 from agents.planning.notices import unreadable_note
-from agents.planning.plan import parse_plan, plan_record, plan_schema, validate_plan
+from agents.planning.plan import parse_plan, plan_schema, validate_plan
 from agents.planning.prompt import AGENT_BRIEFS, PLAN_SYSTEM, beginning, examples, makers, short_description
 from agents.planning.repairs import close_json
 from agents.planning.slips import compared
@@ -85,8 +85,8 @@ class PlanOutcome:
 
     @property
     def record(self) -> dict[str, Any]:
-        """The plan as its message stores it (`plan_record`)."""
-        return plan_record(self.plan)
+        """The plan as its message stores it (`Plan.record`)."""
+        return self.plan.record()
 
     @property
     def message(self) -> str:

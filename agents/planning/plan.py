@@ -149,30 +149,6 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
     }
 
 
-def plan_record(plan: Plan) -> dict[str, Any]:
-    """The plan's tasks and final documents as a record to store (camelCase like every wire object, for
-    frontends that draw it); `plan_from_record` reads it back."""
-    return {"finalDocuments": [_output_record(d) for d in plan.final_documents],
-            "tasks": [{"id": t.id, "agent": t.agent, "instructions": t.instructions, "inputs": list(t.inputs),
-                       "outputs": [_output_record(o) for o in t.outputs], "dependsOn": list(t.depends_on)}
-                      for t in plan.tasks]}
-
-
-def plan_from_record(record: dict[str, Any], language: str, answer: str) -> Plan:
-    """The plan `plan_record` stored, with its language and answer (stored beside it)."""
-    tasks = [TaskSpec(id=t["id"], agent=t["agent"], instructions=t.get("instructions", ""),
-                      inputs=list(t.get("inputs", [])), outputs=[OutputSpec(**o) for o in t.get("outputs", [])],
-                      # Plans stored before the wire went camelCase carry `depends_on`.
-                      depends_on=list(t.get("dependsOn", t.get("depends_on", []))))
-             for t in record.get("tasks", [])]
-    return Plan(language=language, answer=answer,
-                final_documents=[OutputSpec(**d) for d in record.get("finalDocuments", [])], tasks=tasks)
-
-
-def _output_record(o: OutputSpec) -> dict[str, str]:
-    return {"name": o.name, "type": o.type, "purpose": o.purpose}
-
-
 def validate_plan(plan: Plan, registry_names: list[str] | set[str], document_names: list[str] | set[str],
                   max_tasks: int, formats: Mapping[str, Collection[str]] | None = None) -> list[str]:
     """Every reason the plan cannot run, each precise enough for the model to repair it. `formats`: the

@@ -17,7 +17,7 @@ from agents.errors import PlanError
 from agents.language import split_sentences
 from agents.model import Model, ModelError, Usage
 from agents.planning.manager import PlanLimits, RoundInput, make_plan, render_plan_message
-from agents.planning.plan import plan_record, plan_to_json, validate_plan
+from agents.planning.plan import plan_to_json, validate_plan
 from agents.planning.scheduler import BUDGET
 from agents.registry import Registry
 
@@ -37,8 +37,8 @@ class Revision:
 
     @property
     def record(self) -> dict[str, Any]:
-        """The revised plan as its message stores it (`plan_record`)."""
-        return plan_record(self.plan)
+        """The revised plan as its message stores it (`Plan.record`)."""
+        return self.plan.record()
 
     @property
     def work_plan(self) -> str:

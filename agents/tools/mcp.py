@@ -16,7 +16,7 @@ import contextlib
 import logging
 import mimetypes
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from agents.base import OutputFile
-from agents.tools.agent import ToolAgent, ToolError, ToolOutput
+from agents.tools.agent import ToolAgent, ToolCaller, ToolError, ToolOutput
 
 log = logging.getLogger("foreman.tools")
 
@@ -181,10 +181,14 @@ class McpTools:
         """The connections to MCP_SERVERS' entries as the settings hold them (each a `ServerSpec`'s fields)."""
         return cls([ServerSpec(**server) for server in servers], timeout, max_result_bytes)
 
-    async def discover(self) -> list[ToolAgent]:
-        """List every server's allowed tools as agents; a server that is down is logged and left out."""
+    async def discover(self, traced: Callable[[ToolCaller, str], ToolCaller] | None = None) -> list[ToolAgent]:
+        """List every server's allowed tools as agents; a server that is down is logged and left out. `traced`
+        wraps each one's caller, given its server's name (the service's tracing)."""
         found = await asyncio.gather(*(self._tools_of(c) for c in self.connections))
         self.agents = [agent for agents in found for agent in agents]
+        if traced is not None:
+            for agent in self.agents:
+                agent.caller = traced(agent.caller, agent.server)
         return self.agents
 
     async def _tools_of(self, connection: Connection) -> list[ToolAgent]:

@@ -39,7 +39,7 @@ from app.llm.modes import FormatRejectedError, rejects_format
 from app.llm.post import CompletionsPost
 from app.llm.retries import TransientError, is_transient, retry_after
 from app.llm.streaming import Streamer
-from app.llm.structured import cause, count, encode_streamed
+from app.llm.structured import cause, encode_streamed
 from app.llm.tools import ToolsRejectedError, rejects_tools
 
 
@@ -151,11 +151,11 @@ class OpenAIModel(Completions):
             tokens = stream.tokens
             if tokens is None and not opened:
                 tokens = (0, 0)  # refused or unreachable: the server processed nothing
-            elif tokens is None:  # the server gave no usage: count it ourselves
-                tokens = (count("\n".join(str(m.get("content", "")) for m in body["messages"])),
-                          count(said) if said else 0)
             received = response.num_bytes_downloaded if response is not None else 0
-            cost = Usage(tokens[0], tokens[1], sent, received, 1, time.monotonic() - started)
+            rest: dict[str, Any] = dict(bytes_sent=sent, bytes_received=received, calls=1,
+                                        seconds=time.monotonic() - started)
+            cost = (Usage(tokens[0], tokens[1], **rest) if tokens is not None  # else the server gave none: counted
+                    else Usage.counted("\n".join(str(m.get("content", "")) for m in body["messages"]), said, **rest))
             spent.usage += cost
             if self.log_io:
                 log_call(ModelCall(request=request, body=body, mode=mode, answer=stream.text,

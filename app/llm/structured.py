@@ -9,7 +9,6 @@ from typing import Any
 
 import msgspec
 
-from agents.toolkit.tokens import count_tokens
 from app.llm.jsonschema import JSONExtractError, extract_json, strict_compatible, validate
 
 # Planning and repairs want the likeliest answer; writing reads better with some variety.
@@ -55,11 +54,6 @@ def check(text: str, finish_reason: str, schema: Mapping[str, Any]) -> tuple[Any
                           "complete; answer more briefly"]
         return None, [str(exc)]
     return data, validate(data, schema)
-
-
-def count(text: str) -> int:
-    """Tokens of `text` by the project's tokenizer, for servers that report no usage."""
-    return count_tokens(text)
 
 
 def cause(exc: BaseException) -> str:

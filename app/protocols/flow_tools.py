@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows import FlowDefinition, decode_definition
+from agents.flows import FlowDefinition
 from app.contract.schemas import FlowStartBody, Message, StartRequest, WaitingFor
 from app.errors import BadRequestError
 from app.protocols.rounds import Round, Rounds
@@ -88,7 +88,7 @@ async def published(rounds: Rounds, owner: Owner) -> list[FlowTool]:
             continue  # a draft only: not a tool
         definition = _DEFINITIONS.get(latest.hash)
         if definition is None:  # a version's definition never changes: decoded once per process
-            definition = decode_definition(((await repo.definition(latest.hash)) or "{}").encode())
+            definition = FlowDefinition.decode(((await repo.definition(latest.hash)) or "{}").encode())
             _DEFINITIONS[latest.hash] = definition
             while len(_DEFINITIONS) > MAX_CACHED:
                 _DEFINITIONS.popitem(last=False)

@@ -11,7 +11,7 @@ review (`app.rounds.waiting`): the wait holds nothing. The decision starts the r
 approved task runs with what was prepared (read back from the wait's message, so a restart changes
 nothing of it), a rejected one is not run and fails with the user's reason (re-planned like any
 failure), and an agent that asked runs again with
-the question and the answer in `TaskContext.answers`. Each wait's message is keyed by the task (and,
+the question and the answer in what the task sees (`Runner.run_task`'s `answers`). Each wait's message is keyed by the task (and,
 for questions, by how many it asked), so a part replayed after a crash writes nothing twice.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from agents.base import Plan, TaskContext, TaskResult, TaskSpec
+from agents.base import Plan, TaskSpec
 from app.fsm import Event
 from app.rounds.records import TaskRecord, task_meta
 from app.rounds.runtime import Runtime
@@ -53,6 +53,12 @@ class Approval:
     prepared: dict[str, Any] | None = None
     feedback: str = ""
 
+    @property
+    def wanted(self) -> bool:
+        """Whether the task waits for it: its run only makes ready what the user approves (`meta["prepared"]`:
+        the round parks the task with it). Approved, the run gets what was prepared."""
+        return self.state == "wanted"
+
 
 def _key(workflow_id: str, round_no: int, *parts: object) -> str:
     return ":".join([workflow_id, str(round_no), *map(str, parts)])
@@ -72,16 +78,6 @@ async def approval(rt: Runtime, workflow_id: str, round_no: int, task: TaskSpec)
     state = meta.get("state", "pending")
     return Approval(state if state in ("approved", "rejected") else "wanted", meta.get("prepared"),
                     str(meta.get("feedback") or ""))
-
-
-async def run_or_prepare(rt: Runtime, task: TaskSpec, context: TaskContext,
-                         approval: Approval | None) -> TaskResult:
-    """Run the task; or, while it waits for approval, what its agent's `prepare` makes ready (in
-    `meta["prepared"]`: the round parks the task with it). Approved, the run gets what was prepared."""
-    if approval is None or approval.state != "wanted":
-        context.prepared = approval.prepared if approval else None
-        return await rt.runner.run_task(task, context)
-    return await rt.runner.prepare(task, context)
 
 
 async def answers(rt: Runtime, workflow_id: str, round_no: int, task_id: str) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from agents.base import DocumentText
-from agents.round import build_rows, clean_contents, off_gil_if_long
+from agents.round import build_rows
 from app.errors import StoredFileError
 from app.metrics import record_extraction
 from app.store.filestore import BlobStore
@@ -24,13 +24,8 @@ from app.store.vectors import VectorIndex
 from extractors.base import ContentItem, Extraction
 from extractors.registry import failure, finish
 from extractors.runner import extract_isolated
-from extractors.tables import table_from_wire
 
 log = logging.getLogger(__name__)
-
-# Statuses of a file whose content could not be read at all (see extractors.base.Extraction);
-# "error" is ours: the file was read but what was read could not be stored.
-UNREAD = ("encrypted", "corrupt", "unsupported", "refused", "timeout", "error")
 
 
 def cache_key(sha256: str, password: str | None, owner: tuple[int, int] | None = None) -> str:
@@ -143,63 +138,22 @@ def not_stored(file: FileRow, mime: str) -> Extraction:
                           sentence=f"{name} was read, but its contents could not be stored."))
 
 
-def unread_reason(contents: list[ContentItem]) -> str:
-    """The status of a document none of whose content could be read ("encrypted", ...), else ""."""
-    if not contents:
-        return ""
-    statuses = []
-    for item in contents:
-        meta = item.metadata
-        if meta.get("extractor") == "none":  # the bytes kept for a format we do not read
-            statuses.append("unsupported")
-        elif meta.get("status") in UNREAD:
-            statuses.append(meta["status"])
-        else:
-            return ""
-    return statuses[0]
-
-
-def is_notice(item: ContentItem) -> bool:
-    """A content item that says why something could not be read: never document text."""
-    return bool(item.metadata.get("status"))
-
-
 async def read_document(file: FileRow, contents: list[ContentItem], *, round_no: int = 0,
                         new: bool = True) -> DocumentText:
-    """`document_text` in a worker process when the contents are long: the clean-up of a book's text
-    takes a fifth of a second, and in a thread it held the GIL the event loop needs for every answer."""
-    size = sum(len(c.data) for c in contents)
-    doc = await off_gil_if_long(size, document_of, display_name(file), file.ext, file.mime, file.size, contents,
-                                file.id)
+    """`document_text`, in a worker process when the contents are long (`DocumentText.read`)."""
+    doc = await DocumentText.read(display_name(file), file.ext, file.mime, file.size, contents, file.id)
     return _as_read(doc, file, round_no, new)
 
 
 def document_text(file: FileRow, contents: list[ContentItem], *, round_no: int = 0, new: bool = True) -> DocumentText:
     """What an agent reads of a stored document: its text items in order, its tables and its catalogue facts."""
-    doc = document_of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
+    doc = DocumentText.of(display_name(file), file.ext, file.mime, file.size, contents, file.id)
     return _as_read(doc, file, round_no, new)
 
 
 def _as_read(doc: DocumentText, file: FileRow, round_no: int, new: bool) -> DocumentText:
     return replace(doc, round=round_no, origin="produced" if file.origin == "agent" else "uploaded", new=new,
                    sha256=file.sha256)
-
-
-def document_of(name: str, ext: str, mime: str, size: int, contents: list[ContentItem],
-                file_id: int | None = None) -> DocumentText:
-    """A document for agents from its content items (the same for uploads and outputs)."""
-    # A notice ("the PDF is encrypted...") is not the document's text: an agent must never read
-    # it as content. The document carries its `problem` instead.
-    readable = [c for c in contents if not is_notice(c)]
-    items = clean_contents(readable)
-    summary = "; ".join(filter(None, (c.summary for c in readable)))[:500]
-    tables = [table_from_wire(t) for c in readable for t in c.metadata.get("tables", [])]
-    metas = [c.metadata for c in readable]
-    pages = {m.get("page") or m.get("slide") for m in metas} - {None}
-    sheets = {m.get("sheet") for m in metas} - {None}
-    return DocumentText(name=name, ext=ext, mime=mime, size=size, items=items, summary=summary,
-                        file_id=file_id, problem=unread_reason(contents), tables=tables, pages=len(pages),
-                        sheets=len(sheets))
 
 
 def display_name(file: FileRow) -> str:

@@ -27,10 +27,9 @@ from agents.flows import (
     NodeError,
     NodeRun,
     Produced,
-    decode_definition,
 )
 from agents.model import ModelRequest
-from agents.round import RoundInput, node_plan
+from agents.round import RoundInput
 from app.rounds.documents import read_document
 from app.rounds.runtime import Runtime
 from app.rounds.steps import step_keys
@@ -100,17 +99,15 @@ class RoundEffects:
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
         delivered = await self._delivered(node.id) if self._at(path) == node.id else {}
         path = self._at(path)
-        # A node that names no input reads as a round's task that names none: the uploads, and what the
-        # agent nodes just before it delivered (their text and files), not every upload as its input.
-        plan = node_plan(path, config, instructions, [d.name for d in chosen] if files or not delivered else [],
-                         list(delivered))
-        task = plan.tasks[0]
-        inp = RoundInput(prompt=instructions, documents=chosen, history=self.inp.history, round=self.round_no)
-        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
+        outputs_in = await rt.rounds.outputs_of(list(delivered), delivered)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         with rt.journal.drafts.writing(self.workflow_id, self.round_no, key("message"), config.agent, path):
-            result = await rt.runner.run_task(task, context)
+            # A node that names no input reads as a round's task that names none: the uploads, and what the
+            # agent nodes just before it delivered (their text and files), not every upload as its input.
+            result = await rt.runner.run_node(path, config, instructions, chosen, history=self.inp.history,
+                                              round_no=self.round_no, outputs=outputs_in, named=bool(files) or not delivered,
+                                              texts={t: d.text for t, d in delivered.items()})
         if result.question:
             raise NodeError(f"the {config.agent} agent asked a question a flow cannot answer: {result.question}")
         outputs = await rt.runner.capped(result.files, f"{node.id}-more-documents.zip")
@@ -222,7 +219,7 @@ class RoundEffects:
         body = await self.rt.repo.flows.definition(digest)
         if body is None:
             raise NodeError(f"the definition of flow {config.flow_id} is not stored")
-        return decode_definition(body.encode())
+        return FlowDefinition.decode(body.encode())
 
     async def _message(self, key: str, text: str, agent: str, path: str, started: Any, t0: float, tokens: int,
                        documents: list[NewDocument]) -> list[int] | None:

@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from sqlalchemy.engine import Connection
 
-from agents.flows import FlowDefinition, FlowResult, Node, NodeRun, decode_definition
+from agents.flows import FlowDefinition, FlowResult, Node, NodeRun
 from agents.round import RoundInput
 from app.clock import now
 from app.fsm import Event
@@ -238,7 +238,7 @@ def redacted(value: Any, secrets: Iterable[str]) -> Any:
 
 
 def definition_of(body: str) -> FlowDefinition:
-    return decode_definition(body.encode())
+    return FlowDefinition.decode(body.encode())
 
 
 async def run_flow(rt: Runtime, workflow_id: str, round_no: int, flow: Mapping[str, Any],

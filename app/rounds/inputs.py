@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskSpec
-from agents.round import RoundInput, Runner, recollect
+from agents.base import DocumentText, OutputFile
+from agents.round import RoundInput, Runner
 from app.clock import now
 from app.contract.filenames import clean_name, split_name
 from app.errors import NotFoundError
@@ -27,9 +27,10 @@ class RoundData:
     """Loads and stores the data of rounds; caches each running round's input in memory."""
 
     def __init__(self, repo: Repository, storage: BlobStore, documents: Documents, journal: Journal,
-                 history_reach: int = 2500) -> None:
+                 runner: Runner) -> None:
         self.repo = repo
-        self.memory = Memory(repo, history_reach)
+        self.runner = runner  # what a round reads of earlier rounds is its (`Runner.recollect`)
+        self.memory = Memory(repo)
         self.storage = storage
         self.documents = documents
         self.journal = journal
@@ -146,7 +147,7 @@ class RoundData:
                     seen.add(d.file_id)
                     documents.append(await read_document(files[d.file_id], stored_items(d.contents), round_no=message.round,
                                                             new=False))
-        recollection = await recollect(self.memory.of(workflow_id), round_no, prompt, self.memory.reach)
+        recollection = await self.runner.recollect(self.memory.of(workflow_id), round_no, prompt)
         # Earlier steps' texts are inputs the planner can name like documents ("the summary of round 2").
         documents += recollection.documents
         turns = recollection.turns
@@ -168,17 +169,16 @@ class RoundData:
         self._inputs.pop((workflow_id, round_no), None)
         self._started.pop((workflow_id, round_no), None)
 
-    async def task_context(self, runner: Runner, plan: Plan, task: TaskSpec, inp: RoundInput,
-                           delivered: dict[str, Any]) -> TaskContext:
-        """What the task sees (`Runner.task_context`) of the round so far; `delivered` are the outcomes of
-        the tasks that delivered, with their text and file ids (their documents are read here)."""
+    async def outputs_of(self, depends_on: Sequence[str], delivered: dict[str, Any]) -> dict[str, list[DocumentText]]:
+        """The output documents of the tasks a task `depends_on`, read for it (`Runner.run_task`); `delivered`
+        are the outcomes of the tasks that delivered, with their text and file ids."""
         outputs: dict[str, list[DocumentText]] = {}
-        wanted = {d: delivered[d].files for d in task.depends_on if d in delivered and delivered[d].files}
+        wanted = {d: delivered[d].files for d in depends_on if d in delivered and delivered[d].files}
         found = await self.repo.files.files_by_id([fid for ids in wanted.values() for fid in ids])
         for dep, ids in wanted.items():
             outputs[dep] = [await read_document(file, contents)
                             for file, contents in await self.contents_of([found[i] for i in ids if i in found])]
-        return runner.task_context(plan, task, inp, outputs, {tid: o.text for tid, o in delivered.items()})
+        return outputs
 
     async def owner(self, workflow_id: str) -> FileRow:
         """A file of the workflow's owner, to make new files from."""

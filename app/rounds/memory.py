@@ -1,5 +1,5 @@
 """What a round remembers of the rounds before it: the rows kept of each ended round (`round_memory`) and
-the rounds decoded from their messages, behind the port `agents.round.recollect` reads through
+the rounds decoded from their messages, behind the port `Runner.recollect` reads through
 (`agents.knowledge.recall` decides which rounds and turns a round reads, and what a row holds).
 
 A round that ends through its final step (or with the manager's answer alone) stores its row from the
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Connection
 
 from agents.base import Plan
-from agents.round import PriorRound, Remembered, TaskOutcome, prior_round
+from agents.round import PriorRound, Remembered, TaskOutcome
 from app.rounds.records import plan_of, record_of
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
@@ -37,7 +37,7 @@ def remembered_of(row: RoundMemoryRow) -> Remembered:
 
 @dataclass(frozen=True)
 class WorkflowMemory:
-    """One workflow's rounds' memory in the service's database (`agents.round.recollect`'s port)."""
+    """One workflow's rounds' memory in the service's database (`Runner.recollect`'s port)."""
 
     repo: Repository
     workflow_id: str
@@ -62,18 +62,17 @@ class WorkflowMemory:
 
 
 class Memory:
-    """Reads and stores what rounds remember of each other; `reach` is the most history a plan can show."""
+    """Reads and stores what rounds remember of each other."""
 
-    def __init__(self, repo: Repository, reach: int) -> None:
+    def __init__(self, repo: Repository) -> None:
         self.repo = repo
-        self.reach = reach
 
     def of(self, workflow_id: str) -> WorkflowMemory:
-        """The workflow's rounds' memory, for `agents.round.recollect` (with `reach`)."""
+        """The workflow's rounds' memory, for `Runner.recollect`."""
         return WorkflowMemory(self.repo, workflow_id)
 
     async def remembering(self, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None]:
-        """What later rounds remember of this round, which just ended (`agents.round.prior_round`), as a write
+        """What later rounds remember of this round, which just ended (`PriorRound.of`), as a write
         inside the transaction that ends the round (its last message's: one commit fewer per round, and the
         row lands only with that message)."""
         row = row_of(workflow_id, await Remembered.of(ended))
@@ -100,8 +99,8 @@ def prior_rounds(messages: list[tuple[MessageRow, list[DocumentRow]]], completed
         elif (task := record_of(message)) is not None and task.delivered:
             r.outcomes[task.task_id] = task.outcome(message.content, [d.file_id for d in docs], message.tokens_used)
             r.messages[task.task_id] = stored_id(message)
-    return [prior_round(n, request=r.request, answer=r.answer, plan=r.plan, outcomes=r.outcomes, final=r.final,
-                        finished=r.finished, messages=r.messages) for n, r in sorted(rounds.items())]
+    return [PriorRound.of(n, request=r.request, answer=r.answer, plan=r.plan, outcomes=r.outcomes, final=r.final,
+                          finished=r.finished, messages=r.messages) for n, r in sorted(rounds.items())]
 
 
 @dataclass

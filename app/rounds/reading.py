@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from app.rounds.documents import Documents, Reading, display_name, not_stored, unread_reason
+from app.rounds.documents import Documents, Reading, display_name, not_stored
 from app.rounds.journal import Journal
 from app.store.records import NewLog
 from app.store.repository.messages import READ_DONE, reading_key
 from app.store.tables import FileRow, stored_id
-from extractors.base import ContentItem
+from extractors.base import ContentItem, unread_reason
 from extractors.text import MIMES as TEXTS
 
 log = logging.getLogger(__name__)

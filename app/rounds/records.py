@@ -1,5 +1,5 @@
 """What a round's journal writes keep as typed records, and read back as `agents.round`'s values: the plan
-(its planning message's `plan`, `agents.round.plan_record`) and each task's outcome (`TaskRecord`, under
+(its planning message's `plan`, `Plan.record`) and each task's outcome (`TaskRecord`, under
 `TASK_RECORD` in its message's meta, written with the message and never shown on the wire).
 
 A resumed round's finished tasks and an ended round's memory are decoded from these records; the loose
@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from agents.base import Plan
-from agents.round import TaskOutcome, plan_from_record
+from agents.round import TaskOutcome
 from app.store.records import TASK_RECORD
 from app.store.tables import DocumentRow, MessageRow, stored_id
 
@@ -88,7 +88,7 @@ def finished_tasks(rows: list[tuple[MessageRow, list[DocumentRow]]]) -> tuple[di
 
 
 def plan_of(message: MessageRow) -> Plan:
-    """The plan a round's planning (or revision) message carries (`agents.round.plan_record`): a resumed
+    """The plan a round's planning (or revision) message carries (`Plan.record`): a resumed
     round goes on with the plan it made before the crash, without asking the model again."""
     meta = message.meta or {}
-    return plan_from_record(meta.get("plan", {}), meta.get("language", ""), message.content.split("\n\n### ", 1)[0])
+    return Plan.from_record(meta.get("plan", {}), meta.get("language", ""), message.content.split("\n\n### ", 1)[0])

@@ -4,9 +4,6 @@ round's plan runs on (`app.rounds.asking`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from agents.round import changes_prompt
 from app.rounds import steps
 from app.rounds import workflow as rounds
 from app.rounds.flow_run import run_flow
@@ -36,11 +33,7 @@ async def go_on(rt: Runtime, workflow_id: str, round_no: int, segment: int) -> N
     if decision.get("decision") == "revise":
         inp = await rt.rounds.round_input(workflow_id, round_no)
         feedback = decision.get("feedback", "").strip()
-        # A model is shown the plan and the feedback as changes to make to it (the offline one reads
-        # the request joined with the feedback, and the plan in the history, as every model does).
-        inp = replace(inp, prompt=f"{inp.prompt}\n\n{feedback}".strip(),
-                      history=[*inp.history, ("user", inp.prompt), ("assistant", message.content)],
-                      changes=changes_prompt(plan_of(message), feedback) if feedback else "")
+        inp = rt.runner.revising(inp, plan_of(message), message.content, feedback)
         key = steps.step_keys(workflow_id, round_no, "plan", f"s{segment}")
         await rounds.execute(rt, workflow_id, round_no, steps.ToPlan(
             inp, key, review=True, revision=f"revised at the user's request: {feedback}"))

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from agents.base import OutputFile, Plan, TaskResult, TaskSpec
+from agents.base import OutputFile, Plan, TaskSpec
 from agents.model import CallScope, ModelError, Usage
 from agents.round import (
     FinalOutcome,
@@ -26,7 +26,6 @@ from agents.round import (
     RoundInput,
     Runner,
     TaskOutcome,
-    prior_round,
 )
 from app.fsm import Event
 from app.rounds import asking, replanning, tracing, waiting
@@ -198,7 +197,7 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     with its message, logs and files, in one transaction: that write is the task's checkpoint. The
     outcome, and the id of the message it was written in (None: not written).
     `announced`: the plan's write logged its start; `then()`: logs of what follows, written with it;
-    `approval` wanted: only what the agent prepares for the user's approval (`asking.run_or_prepare`);
+    `approval` wanted: only what the agent prepares for the user's approval (`Runner.run_task`'s `prepare`);
     `decided`: the round went on after a decision of the user's (only then may a question have an answer)."""
     total = len(plan.tasks)
     key = step_keys(workflow_id, round_no, "task", task.id)
@@ -207,13 +206,15 @@ async def run_one(rt: Runtime, workflow_id: str, round_no: int, plan: Plan, task
     started, t0 = rt.clock(), time.perf_counter()
     try:
         inp = await rt.rounds.round_input(workflow_id, round_no)
-        context = await rt.rounds.task_context(rt.runner, plan, task, inp, delivered)
-        context.progress = rt.journal.progress(workflow_id, round_no, key("progress"), task.agent)
+        outputs = await rt.rounds.outputs_of(task.depends_on, delivered)
         # Only a round that went on after a decision can hold an answer to a question: no read per task otherwise.
-        context.answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
-        context.may_ask = rt.settings.agent_questions
+        answers = await asking.answers(rt, workflow_id, round_no, task.id) if decided else []
         with rt.journal.drafts.writing(workflow_id, round_no, key("message"), task.agent, task.id):
-            result = await asking.run_or_prepare(rt, task, context, approval)
+            result = await rt.runner.run_task(
+                plan, task, inp, outputs=outputs, texts={t: o.text for t, o in delivered.items()},
+                progress=rt.journal.progress(workflow_id, round_no, key("progress"), task.agent), answers=answers,
+                may_ask=rt.settings.agent_questions, prepare=approval is not None and approval.wanted,
+                prepared=approval.prepared if approval else None)
         if result.question or "prepared" in result.meta:  # the round waits for the user's answer or approval
             rt.journal.drafts.abandon(key("message"))  # what streamed of it is no message
             return TaskOutcome(task.id, ok=False, error=asking.WAITS, question=result.question,
@@ -306,13 +307,11 @@ async def final_review(rt: Runtime, workflow_id: str, round_no: int, ran: Ran,
     found = await rt.repo.files.files_by_id(delivered_ids)
     files = [found[i] for i in delivered_ids if i in found]
     delivered = [OutputFile(name=display_name(f), mime=f.mime, data=b"") for f in files]
-    # A task that ran but delivered nothing of what it was asked counts as not delivered, with its own reason.
-    results = {tid: (TaskResult(text=o.text) if o.delivered else None) for tid, o in outcomes.items()}
-    failures = {tid: o.error or o.text for tid, o in outcomes.items() if not o.delivered}
+    lost: dict[str, str] = {}
     if ran.revisions:  # what a revision dropped without a replacement was planned and not delivered
         plan, lost, lost_skipped = await replanning.with_dropped(rt, workflow_id, round_no, plan)
-        results, failures, skipped = {**results, **dict.fromkeys(lost)}, {**failures, **lost}, {**skipped, **lost_skipped}
-    return Review(inp, plan, results, skipped, delivered, failures), files
+        skipped = {**skipped, **lost_skipped}
+    return Review.of(inp, plan, outcomes, skipped, delivered, dropped=lost), files
 
 
 async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, review: Review,
@@ -347,7 +346,7 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
                              **_stats(final.usage + spent, seconds))],
         logs=[*fallback, ending],
         event=Event.FINISH if ending.status == "completed" else Event.FAIL,
-        also=await remembering(rt, workflow_id, prior_round(
+        also=await remembering(rt, workflow_id, PriorRound.of(
             round_no, request=review.inp.prompt, answer=answer.strip(), plan=review.plan, outcomes=ran.outcomes,
             final=final.text, finished=True, messages=messages)),
     )
@@ -355,7 +354,7 @@ async def write_final(rt: Runtime, workflow_id: str, round_no: int, ran: Ran, re
 
 async def remembering(rt: Runtime, workflow_id: str, ended: PriorRound) -> Callable[[Connection], None] | None:
     """What later rounds remember of the round that ends (its turns shortened, with their token counts),
-    from the typed values its end holds (`agents.round.prior_round`): stored once, in the write that ends it."""
+    from the typed values its end holds (`PriorRound.of`): stored once, in the write that ends it."""
     try:
         return await rt.rounds.memory.remembering(workflow_id, ended)
     except Exception as exc:  # noqa: BLE001 - the next round that reaches it computes it instead

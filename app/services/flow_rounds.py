@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agents.flows import decode_definition
+from agents.flows import FlowDefinition
 from agents.round import plan_definition
 from app.contract.flows import FlowView
 from app.errors import BadRequestError, ConflictError, NotFoundError
@@ -91,7 +91,7 @@ class FlowRounds:
         body = await self.repo.flows.definition(str(earlier.get("hash", "")))
         if body is None:
             raise BadRequestError("The flow's definition of that round is no longer stored.", code="flow_gone")
-        definition = decode_definition(body.encode())
+        definition = FlowDefinition.decode(body.encode())
         node_ids = {node.id for node in definition.nodes}
         if from_node is not None and from_node not in node_ids:
             raise BadRequestError(f"The flow has no node {from_node!r} (its nodes: {', '.join(sorted(node_ids))}).",

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.flows import FlowDefinition, FlowDiff, decode_definition, write_definition
+from agents.flows import FlowDefinition, FlowDiff, write_definition
 from app.contract.flows import FlowView
 from app.errors import BadRequestError, NotFoundError
 from app.services.flows import FlowService
@@ -52,7 +52,7 @@ class FlowVersions:
 
     async def _definition(self, digest: str) -> FlowDefinition:
         body = await self.repo.flows.definition(digest)
-        return await asyncio.to_thread(decode_definition, (body or "{}").encode())
+        return await asyncio.to_thread(FlowDefinition.decode, (body or "{}").encode())
 
     async def at(self, owner: Owner, flow_id: int, ref: str) -> FlowDefinition:
         """The definition of `ref`: a version number or "draft"."""

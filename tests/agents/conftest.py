@@ -141,11 +141,10 @@ def load_document(name: str) -> DocumentText:
 @functools.cache  # extraction of a long PDF takes seconds; agents never modify documents
 def _extracted(name: str) -> DocumentText:
     data = (CORPUS / name).read_bytes()
-    from app.rounds.documents import document_of
     from extractors import extract
 
     extraction = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)
+    return DocumentText.of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)
 
 
 def text_document(name: str, text: str) -> DocumentText:

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
-from agents.base import Plan, TaskResult, TaskSpec
+from agents.base import Plan, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelError, Usage
 from agents.round import (
@@ -23,7 +23,6 @@ from agents.round import (
     Runner,
     Start,
     TaskOutcome,
-    task_context,
 )
 
 
@@ -80,10 +79,7 @@ class MemoryJournal:
         return contextlib.nullcontext()
 
     async def reviewing(self, ran: Ran) -> Review:
-        results: dict[str, TaskResult | None] = {t: TaskResult(text=o.text) if o.delivered else None
-                                                 for t, o in ran.outcomes.items()}
-        return Review(await self.input(), ran.plan, results, ran.skipped, [],
-                      {t: o.error or o.text for t, o in ran.outcomes.items() if not o.delivered})
+        return Review.of(await self.input(), ran.plan, ran.outcomes, ran.skipped, [])
 
     async def ended(self, ran: Ran, review: Review, final: FinalOutcome, failed: ModelError | None,
                     seconds: float) -> None:
@@ -97,11 +93,8 @@ class MemoryJournal:
 
     async def run(self, plan: Plan, task: TaskSpec, dependencies: dict[str, TaskOutcome]) -> TaskOutcome:
         inp = await self.input()
-        delivered = {t: TaskResult(text=o.text) for t, o in dependencies.items() if o.ok}
-        context = task_context(plan, task, prompt=inp.prompt, uploads=inp.documents, results=delivered, outputs={},
-                               model=self.runner.model)
         try:
-            result = await self.runner.run_task(task, context)
+            result = await self.runner.run_task(plan, task, inp, texts={t: o.text for t, o in dependencies.items() if o.ok})
         except Exception as exc:  # an agent's failure is the task's, never the round's
             outcome = TaskOutcome(task.id, ok=False, error=str(exc) or type(exc).__name__,
                                   tokens=getattr(exc, "usage", Usage()).total_tokens)

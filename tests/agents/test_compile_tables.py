@@ -28,7 +28,6 @@ from agents.knowledge.retrieval import MemoryRetriever
 from agents.knowledge.sequence import following
 from agents.language import asks_after, detect_language
 from agents.offline import OfflineModel
-from app.rounds.documents import document_of
 from extractors import extract
 
 SALES = {  # sheet (year) -> product, units, revenue (EUR)
@@ -141,7 +140,7 @@ def made(name: str) -> DocumentText:
     """A document of this set as the round engine extracts an upload."""
     data = MADE[name]()
     found = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
+    return DocumentText.of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
 
 
 @dataclass(frozen=True)
@@ -267,7 +266,7 @@ def test_a_question_asks_what_came_after_a_row_it_names(question: str, after: bo
 def _chronicle(rows: Sequence[Sequence[str]]) -> DocumentText:
     data = _docx("Chronik", "Meilensteine.", ["Jahr", "Meilenstein"], rows)
     found = extract(data, "chronik.docx")
-    return document_of("chronik.docx", "docx", found.mime, len(data), found.items)
+    return DocumentText.of("chronik.docx", "docx", found.mime, len(data), found.items)
 
 
 def test_the_row_after_is_read_in_time_order_and_only_for_one_row_clearly_named() -> None:

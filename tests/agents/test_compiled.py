@@ -8,7 +8,6 @@ from agents.builtin.analyst import Analyst
 from agents.knowledge.compiled import compile_answer
 from agents.language import MAX, MIN, SUM, compared, detect_language
 from agents.offline import OfflineModel
-from app.rounds.documents import document_of
 from extractors import extract
 from tests.agents.conftest import text_document
 from tests.scripted import ScriptedModel
@@ -50,7 +49,7 @@ RECOLTE_FR = (
 def table_document(name: str, text: str) -> DocumentText:
     data = text.encode()
     found = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
+    return DocumentText.of(name, name.rsplit(".", 1)[-1], found.mime, len(data), found.items)
 
 
 def test_the_operations_a_question_asks_for_in_three_languages():

@@ -12,7 +12,6 @@ import openpyxl
 from agents.base import DocumentText
 from agents.knowledge.blocks import blocks
 from agents.language import MAX, MIN
-from app.rounds.documents import document_of
 from extractors import extract
 from extractors.tables import Table
 
@@ -43,7 +42,7 @@ def stacked(headings: list[str], unit: str, period: str) -> bytes:
 
 def document(data: bytes, name: str) -> DocumentText:
     found = extract(data, name)
-    return document_of(name, "xlsx", found.mime, len(data), found.items)
+    return DocumentText.of(name, "xlsx", found.mime, len(data), found.items)
 
 
 EN = document(stacked(["Sales (a)", "Trading profit", None, "Orders"], "In millions of EUR", "January–June"), "en.xlsx")

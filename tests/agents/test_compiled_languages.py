@@ -17,7 +17,6 @@ from agents.knowledge.embeddings import available
 from agents.knowledge.measures import asked_measures, standout
 from agents.knowledge.sheets import heading_text
 from agents.language import MAX, MIN
-from app.rounds.documents import document_of
 from extractors import extract
 from tests.harness import LiveServer, settings_for, wait_status
 
@@ -42,7 +41,7 @@ def workbook(total: list[object] | None) -> bytes:
 
 def document(data: bytes, name: str = "h1.xlsx") -> DocumentText:
     found = extract(data, name)
-    return document_of(name, "xlsx", found.mime, len(data), found.items)
+    return DocumentText.of(name, "xlsx", found.mime, len(data), found.items)
 
 
 def test_total_and_subtotal_rows_are_no_candidates_whatever_their_label():

@@ -26,12 +26,11 @@ NOT_FOUND = ("Not found", "Nicht gefunden", "Introuvable")
 
 def tuning_document(name: str) -> DocumentText:
     """A document of the tuning set, extracted the way the round engine extracts uploads."""
-    from app.rounds.documents import document_of
     from extractors import extract
 
     data = (TUNING / name).read_bytes()
     extraction = extract(data, name)
-    return document_of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)
+    return DocumentText.of(name, name.rsplit(".", 1)[-1], extraction.mime, len(data), extraction.items)
 
 
 async def _ask(question: str, doc: DocumentText) -> str:

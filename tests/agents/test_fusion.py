@@ -12,6 +12,7 @@ import pytest
 from agents.knowledge.embeddings import (
     Ensemble,
     LocalUSE,
+    Rows,
     available,
     fuse,
     local_embedder,
@@ -19,7 +20,6 @@ from agents.knowledge.embeddings import (
     local_passages,
     nearest,
     scores_order,
-    search_rows,
     word_embedder,
 )
 from agents.knowledge.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
@@ -112,12 +112,12 @@ def test_the_int8_scan_returns_the_nearest_rows_of_the_exact_product_over_severa
     question = rows[17] + 0.5 * rows[2500]
     question /= np.linalg.norm(question)
     stored = rows.astype(np.float16)  # as the index keeps them, one file after another
-    found = nearest([search_rows(stored[:1000]), search_rows(stored[1000:1001]), search_rows(stored[1001:])], question)
+    found = nearest([Rows.of(stored[:1000]), Rows.of(stored[1000:1001]), Rows.of(stored[1001:])], question)
     exact = scores_order(stored.astype(np.float32) @ question)
     assert [i for i, _ in found] == [i for i, _ in exact]
     assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-6)
-    assert nearest([], question) == [] and nearest([search_rows(stored[:0])], question) == []
-    in_memory = nearest([search_rows(rows)], question, depth=5)  # float32, as an embedder makes them
+    assert nearest([], question) == [] and nearest([Rows.of(stored[:0])], question) == []
+    in_memory = nearest([Rows.of(rows)], question, depth=5)  # float32, as an embedder makes them
     assert [i for i, _ in in_memory] == [i for i, _ in scores_order(rows @ question, 5)]
 
 

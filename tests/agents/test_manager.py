@@ -8,7 +8,6 @@ from agents.base import OutputFile, OutputSpec, Plan, TaskResult, TaskSpec
 from agents.errors import PlanError
 from agents.model import ModelOutputError, Usage
 from agents.planning.manager import PlanLimits, PlanOutcome, RoundInput, make_plan, render_plan_message
-from agents.planning.plan import plan_from_record
 from agents.planning.review import write_final
 from agents.registry import build_registry
 from tests.agents.conftest import text_document
@@ -126,7 +125,7 @@ def test_a_plan_outcome_carries_the_plans_record_and_message_the_app_writes():
                        TaskSpec("t2", "writer", "Schreibe", [], [OutputSpec("memo.docx")], ["t1"])])
     outcome = PlanOutcome(plan=plan, usage=Usage(), model="m", offline=True)
     assert outcome.message == render_plan_message(plan)
-    assert plan_from_record(outcome.record, plan.language, plan.answer) == plan
+    assert Plan.from_record(outcome.record, plan.language, plan.answer) == plan
     plan.answer = "Erledigt."  # an answer finished after planning is the one written
     assert outcome.message.startswith("Erledigt.")
 

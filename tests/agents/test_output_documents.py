@@ -12,9 +12,9 @@ import pytest
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml.ns import qn
 
+from agents.base import DocumentText
 from agents.offline import OfflineModel
 from agents.registry import build_registry
-from app.rounds.documents import document_of
 from extractors import extract
 from tests.agents.conftest import load_document, play_round
 from tests.extractors.test_formulas import yearly_workbook
@@ -24,7 +24,7 @@ def workbook_document():
     """The yearly workbook (sheets 2022, 2023 and a summary, saved with formulas only) as agents see it."""
     data = yearly_workbook()
     extraction = extract(data, "sales.xlsx")
-    return document_of("sales.xlsx", "xlsx", extraction.mime, len(data), extraction.items)
+    return DocumentText.of("sales.xlsx", "xlsx", extraction.mime, len(data), extraction.items)
 
 
 def headings(document: docx.document.Document) -> list[tuple[str, str]]:

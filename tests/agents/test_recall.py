@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.journal import TaskOutcome, prior_round
+from agents.journal import TaskOutcome
 from agents.knowledge.memory import PriorRound
 from agents.knowledge.recall import Recollection, Remembered, recall_terms, recollect, remembered
 
@@ -23,7 +23,7 @@ def ended(n: int) -> PriorRound:
     plan = Plan(language="en", answer=f"I will write about {TOPICS[n % len(TOPICS)]}.",
                 tasks=[TaskSpec(id="t1", agent="summarizer", instructions="Summarise.",
                                 outputs=[OutputSpec(name="summary.md", type="md", purpose="the summary")])])
-    return prior_round(n, request=f"Write about {TOPICS[n % len(TOPICS)]}.", answer=plan.answer, plan=plan,
+    return PriorRound.of(n, request=f"Write about {TOPICS[n % len(TOPICS)]}.", answer=plan.answer, plan=plan,
                        outcomes={"t1": TaskOutcome("t1", ok=True, text=f"Summary {n}.")}, final=f"Done {n}.",
                        finished=True, messages={"t1": 100 + n})
 
@@ -110,4 +110,4 @@ def test_the_first_round_remembers_nothing_and_a_stored_row_reads_back_the_same(
     assert Remembered.from_records(row.round, row.turn_records(), [list(d) for d in row.delivered], row.finished,
                                    list(row.terms)) == row
     assert row.size <= sum(t.tokens for t in row.turns) and row.size > 0
-    assert remembered(prior_round(6, request="Hi.")).delivered == ()  # nothing planned, nothing delivered
+    assert remembered(PriorRound.of(6, request="Hi.")).delivered == ()  # nothing planned, nothing delivered

@@ -111,3 +111,20 @@ async def test_an_entry_point_agent_is_planned_and_run(tmp_path, monkeypatch):
     assert len(echo_tasks) == 1
     assert done.results[echo_tasks[0].id].text == "PLEASE USE THE ECHO AGENT ON MY NOTES."
     assert f"{echo_tasks[0].id} (echo)" in done.final.text
+
+
+def test_a_tool_the_registry_refuses_is_left_out_with_a_warning_and_the_rest_join(caplog):
+    """An MCP server's tools join as agents; one whose name no agent may have is logged and not offered to
+    the planner, instead of keeping the service from starting (`Registry.add_tools`)."""
+    from agents.tools.agent import ToolAgent
+
+    def tool(name: str) -> ToolAgent:
+        return ToolAgent(server="files", tool=name, summary="Lists files.", input_schema={"type": "object"},
+                         caller=None)  # type: ignore[arg-type]  # never called
+
+    registry = Registry()
+    with caplog.at_level("WARNING", logger="agents.registry"):
+        registry.add_tools([tool("list files!"), tool("list_files")])
+    assert "files.list_files" in registry and "files.list files!" not in registry
+    assert any("list files!" in r.getMessage() and "not offered to the planner" in r.getMessage()
+               for r in caplog.records)

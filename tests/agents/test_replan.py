@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from agents.base import OutputSpec, Plan, TaskSpec
-from agents.planning.plan import plan_from_record
 from agents.planning.replan import changes_prompt, merge_revision, revise_offline
 
 
@@ -27,7 +26,7 @@ def test_the_failed_task_is_dropped_and_what_needed_it_runs_on_the_uploads():
     assert "t1 (data_extractor) failed (the file is damaged) and is dropped" in revision.why
     assert "t2 (writer) works from a.pdf" in revision.why
     # What the app writes of it: its plan's record and its work plan (the answer stays the round's plan's).
-    assert plan_from_record(revision.record, "en", "Plan.") == revision.plan
+    assert Plan.from_record(revision.record, "en", "Plan.") == revision.plan
     assert revision.work_plan.startswith("### Work plan") and "1. **writer** `t2`: Report. (inputs: a.pdf" in \
         revision.work_plan and "Plan." not in revision.work_plan
 

@@ -145,7 +145,6 @@ def word_report(lang: str, table_rows: list[list[str]] | None = None) -> Documen
 
     import docx
 
-    from app.rounds.documents import document_of
     from extractors import extract
 
     title, prose, rows, _, _ = WORD_REPORTS[lang]
@@ -163,7 +162,7 @@ def word_report(lang: str, table_rows: list[list[str]] | None = None) -> Documen
     document.save(buffer)
     data, name = buffer.getvalue(), f"depots-{lang}.docx"
     extraction = extract(data, name)
-    return document_of(name, "docx", extraction.mime, len(data), extraction.items)
+    return DocumentText.of(name, "docx", extraction.mime, len(data), extraction.items)
 
 
 @pytest.mark.parametrize("lang", sorted(WORD_REPORTS))

@@ -9,10 +9,10 @@ import io
 import openpyxl
 import pytest
 
+from agents.base import DocumentText
 from agents.builtin.data_extractor import stacked
 from agents.offline import OfflineModel
 from agents.registry import build_registry
-from app.rounds.documents import document_of
 from extractors import extract
 from extractors.tables import Table
 from tests.agents.conftest import play_round
@@ -63,7 +63,7 @@ def workbook() -> bytes:
 async def test_a_workbook_of_a_sheet_a_year_asked_as_csv_gives_one_csv_of_every_year(prompt: str, head: str) -> None:
     data = workbook()
     extraction = extract(data, "visitors.xlsx")
-    doc = document_of("visitors.xlsx", "xlsx", extraction.mime, len(data), extraction.items)
+    doc = DocumentText.of("visitors.xlsx", "xlsx", extraction.mime, len(data), extraction.items)
     done = await play_round(prompt, [doc], OfflineModel(), build_registry(entry_points=False))
     csvs = {name: f for name, f in done.files.items() if name.endswith(".csv")}
     assert len(csvs) == 1 and not [n for n in done.files if n.endswith(".zip")], sorted(done.files)

@@ -25,7 +25,7 @@ async def engine_on(tmp_path: Path, database_url: str, reach: int | None = None)
     engine = build_engine(settings_for(tmp_path, database_url), OfflineModel(), build_registry(entry_points=False))
     await engine.start()
     if reach is not None:
-        engine.rt.rounds.memory.reach = reach
+        engine.rt.runner.history_reach = reach
     try:
         yield engine
     finally:

@@ -19,7 +19,7 @@ async def test_the_ending_rounds_memory_row_is_made_off_the_loop(monkeypatch):
         return made(*args)
 
     monkeypatch.setattr(recall, "remembered", recorded)
-    write = await Memory(repo=None, reach=1000).remembering(  # type: ignore[arg-type]
+    write = await Memory(repo=None).remembering(  # type: ignore[arg-type]
         "w", PriorRound(round=1, request="Summarise the report.", final="Done.", finished=True))
     assert callable(write)
     assert threads and threading.get_ident() not in threads

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agents.base import OutputSpec, Plan, TaskSpec
 from agents.planning.manager import render_plan_message
-from agents.planning.plan import plan_record
 from app.rounds.records import plan_of
 from app.store.tables import MessageRow
 
@@ -19,5 +18,5 @@ def test_the_plan_read_back_from_its_message_is_the_plan_that_was_made() -> None
     )
     message = MessageRow(workflow_id="w", key="w:1:plan:message", round=1, sequence_no=1, status="step",
                          role="assistant", content=render_plan_message(plan),
-                         meta={"language": plan.language, "plan": plan_record(plan)})
+                         meta={"language": plan.language, "plan": plan.record()})
     assert plan_of(message) == plan

@@ -29,10 +29,10 @@ async def test_a_long_document_is_read_in_a_worker_process_as_it_reads_in_place(
     assert sum(len(c.data) for c in long) > cpu.LONG_TEXT
 
     doc = await read_document(FILE, long, round_no=2, new=False)
-    assert ran_in_process == ["document_of"]
+    assert ran_in_process == ["of"]
     assert doc == document_text(FILE, long, round_no=2, new=False)
     assert doc.round == 2 and not doc.new and doc.sha256 == "s" and "Line 1999 of the notes" in doc.text
 
     short = extract(b"A short note.\n", "notes.txt").items
     assert (await read_document(FILE, short)).text == "A short note."
-    assert ran_in_process == ["document_of"]  # a short one is not worth a process hop
+    assert ran_in_process == ["of"]  # a short one is not worth a process hop

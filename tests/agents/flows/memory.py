@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from agents.flows.definition import AgentConfig, FlowRefConfig, HttpConfig, LlmConfig, Node, decode_definition
+from agents.flows.definition import AgentConfig, FlowDefinition, FlowRefConfig, HttpConfig, LlmConfig, Node
 from agents.flows.engine import FlowRunner
 from agents.flows.runs import FlowLimits, FlowResult, NodeError, NodeRun, Produced
 
@@ -78,6 +78,6 @@ async def run(definition: dict[str, Any], inputs: Mapping[str, Any] | None = Non
     """Run `definition`; `options` go to the `FlowRunner` (`join_all`, `admit`)."""
     journal = journal or MemoryJournal()
     effects = effects or ScriptedEffects()
-    runner = FlowRunner(decode_definition(definition), effects, journal,
+    runner = FlowRunner(FlowDefinition.decode(definition), effects, journal,
                         FlowLimits(max_node_runs=max_node_runs, concurrency=concurrency), **options)
     return await runner.run(dict(inputs or {})), journal, effects

@@ -9,9 +9,8 @@ import jsonschema
 import pytest
 
 from agents.flows.canonical import canonical_json, definition_hash, dump_yaml, load_yaml
-from agents.flows.definition import decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.errors import YamlError
-from agents.flows.schema import definition_json_schema
 
 RAW: dict[str, Any] = {
     "name": "digest", "inputs": {"word": {"type": "string"}},
@@ -35,8 +34,8 @@ def _reordered(value: Any) -> Any:
 
 
 def test_the_hash_ignores_key_order_and_whitespace() -> None:
-    a = decode_definition(json.dumps(RAW).encode())
-    b = decode_definition(json.dumps(_reordered(RAW), indent=4).encode())
+    a = FlowDefinition.decode(json.dumps(RAW).encode())
+    b = FlowDefinition.decode(json.dumps(_reordered(RAW), indent=4).encode())
     assert canonical_json(a) == canonical_json(b) and definition_hash(a) == definition_hash(b)
 
 
@@ -45,24 +44,24 @@ def test_defaults_are_written_out_so_spelling_one_does_not_change_the_hash() -> 
     spelled["nodes"][1]["config"] |= {"concurrency": 4, "onItemError": "fail"}
     spelled["nodes"][1]["onError"] = "fail"
     spelled["description"] = ""
-    assert definition_hash(decode_definition(spelled)) == definition_hash(decode_definition(RAW))
+    assert definition_hash(FlowDefinition.decode(spelled)) == definition_hash(FlowDefinition.decode(RAW))
     changed = json.loads(json.dumps(RAW))
     changed["nodes"][1]["config"]["body"]["config"]["body"]["config"]["prompt"] = "other"
-    assert definition_hash(decode_definition(changed)) != definition_hash(decode_definition(RAW))
+    assert definition_hash(FlowDefinition.decode(changed)) != definition_hash(FlowDefinition.decode(RAW))
 
 
 def test_canonical_json_is_compact_sorted_utf8() -> None:
-    text = canonical_json(decode_definition(RAW))
+    text = canonical_json(FlowDefinition.decode(RAW))
     assert text.startswith(b'{"description":"","edges":[{"branch":null,"source":"start","target":"m"}]')
     assert "é".encode() in text and b"\\u" not in text and b'": ' not in text and b", " not in text
-    assert len(definition_hash(decode_definition(RAW))) == 64
+    assert len(definition_hash(FlowDefinition.decode(RAW))) == 64
 
 
 def test_yaml_export_then_import_gives_the_same_hash() -> None:
-    defn = decode_definition(RAW)
+    defn = FlowDefinition.decode(RAW)
     text = dump_yaml(defn)
     assert "concurrency: 4" in text
-    assert definition_hash(decode_definition(load_yaml(text))) == definition_hash(defn)
+    assert definition_hash(FlowDefinition.decode(load_yaml(text))) == definition_hash(defn)
 
 
 @pytest.mark.parametrize(("text", "why", "line"), [
@@ -82,7 +81,7 @@ def test_bad_yaml_is_refused_with_its_line(text: str, why: str, line: int | None
 
 
 def test_the_json_schema_accepts_a_definition_and_ties_configs_to_types() -> None:
-    schema = definition_json_schema()
+    schema = FlowDefinition.json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     assert list(validator.iter_errors(RAW)) == []

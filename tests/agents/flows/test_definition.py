@@ -16,7 +16,6 @@ from agents.flows.definition import (
     MapConfig,
     Node,
     config_of,
-    decode_definition,
 )
 from agents.flows.errors import ConfigError, DefinitionError
 
@@ -35,8 +34,8 @@ RAW: dict[str, Any] = {
 
 
 def test_decodes_the_contracts_camel_case_shape() -> None:
-    defn = decode_definition(msgspec.json.encode(RAW))
-    assert defn == decode_definition(RAW)
+    defn = FlowDefinition.decode(msgspec.json.encode(RAW))
+    assert defn == FlowDefinition.decode(RAW)
     node = defn.nodes[1]
     assert node.retry is not None and node.retry.delay_seconds == 0.5 and node.timeout_seconds == 30
     assert node.on_error == "default" and node.default == []
@@ -56,19 +55,19 @@ def test_decodes_the_contracts_camel_case_shape() -> None:
 ])
 def test_a_shape_error_names_its_path(raw: dict[str, Any], path: str) -> None:
     with pytest.raises(DefinitionError) as caught:
-        decode_definition(raw)
+        FlowDefinition.decode(raw)
     assert caught.value.path == path
 
 
 def test_not_json_is_a_definition_error() -> None:
     with pytest.raises(DefinitionError, match="not JSON"):
-        decode_definition(b'{"name": ')
+        FlowDefinition.decode(b'{"name": ')
 
 
 def test_json_nested_without_end_is_a_definition_error() -> None:
     deep = b'{"name": "x", "nodes": [{"id": "a", "type": "end", "default": ' + b"[" * 100_000 + b"]" * 100_000 + b"}]}"
     with pytest.raises(DefinitionError, match="nested too deeply"):
-        decode_definition(deep)
+        FlowDefinition.decode(deep)
 
 
 @pytest.mark.parametrize(("config", "path"), [

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from agents.flows.definition import decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.diff import FieldChange, FlowDiff
 
 RAW: dict[str, Any] = {
@@ -24,7 +24,7 @@ RAW: dict[str, Any] = {
 def test_the_same_flow_with_defaults_spelled_out_has_no_difference() -> None:
     spelled = copy.deepcopy(RAW)
     spelled["nodes"][1]["config"]["concurrency"] = 4
-    assert FlowDiff.between(decode_definition(RAW), decode_definition(spelled)).empty
+    assert FlowDiff.between(FlowDefinition.decode(RAW), FlowDefinition.decode(spelled)).empty
 
 
 def test_every_kind_of_change_is_listed_with_its_fields() -> None:
@@ -38,7 +38,7 @@ def test_every_kind_of_change_is_listed_with_its_fields() -> None:
     after["inputs"]["word"]["default"] = "fox"
     after["inputs"]["n"] = {"type": "number"}
     after["outputs"] = {"answer": "{{ m.output }}"}
-    changes = FlowDiff.between(decode_definition(RAW), decode_definition(after))
+    changes = FlowDiff.between(FlowDefinition.decode(RAW), FlowDefinition.decode(after))
     assert changes.flow == [FieldChange("description", "", "now described")]
     assert (changes.nodes.added, changes.nodes.removed) == (["e"], ["t"])
     [node] = changes.nodes.changed

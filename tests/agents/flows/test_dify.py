@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agents.flows import DifyError, decode_definition, dify_coverage, from_dify, is_dify, load_yaml, validate_flow
+from agents.flows import DifyError, FlowDefinition, dify_coverage, from_dify, is_dify, load_yaml, validate_flow
 
 HERE = Path(__file__).parent / "dify"
 
@@ -33,7 +33,7 @@ def test_references_become_ours_and_other_braces_stay_literal():
                                      "system": "Reply about {{ '{{' }}topic{{ '}}' }}."}
     assert found.definition["outputs"] == {"out": "{{ n2.output }}"}
     assert found.definition["inputs"]["sys_user_id"] == {"type": "string", "default": ""}
-    assert not validate_flow(decode_definition(found.definition), agents=(), max_nodes=100)
+    assert not validate_flow(FlowDefinition.decode(found.definition), agents=(), max_nodes=100)
     assert (found.imported, found.nodes) == (3, 3)
 
 
@@ -51,7 +51,7 @@ def test_old_conditions_branch_true_and_false_and_code_calls_main():
     assert nodes["n3"]["config"]["code"].endswith("result = main(a=inputs['q'])\n")
     assert {(e["source"], e.get("branch")) for e in found.definition["edges"]} >= {("n2", "true"), ("n2", "false")}
     assert found.definition["outputs"] == {"r": "{{ n3.output.r }}"}
-    assert not validate_flow(decode_definition(found.definition), agents=(), max_nodes=100)
+    assert not validate_flow(FlowDefinition.decode(found.definition), agents=(), max_nodes=100)
 
 
 def test_a_node_without_a_counterpart_is_refused_naming_it():
@@ -72,4 +72,4 @@ def test_a_node_without_a_counterpart_is_refused_naming_it():
 def test_the_kept_files_translate_into_valid_flows(name):
     found = from_dify(load_yaml((HERE / name).read_bytes()))
     assert found.imported == found.nodes
-    assert not validate_flow(decode_definition(found.definition), agents=(), max_nodes=1000)
+    assert not validate_flow(FlowDefinition.decode(found.definition), agents=(), max_nodes=1000)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agents.flows.definition import decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.engine import FlowRunner
 from agents.flows.runs import FlowLimits
 from tests.agents.flows.memory import MemoryJournal, ScriptedEffects, run
@@ -255,7 +255,7 @@ async def test_a_maps_items_sent_elsewhere_settle_once_in_order_and_a_resumed_ma
                             body={"id": "b", "type": "llm", "config": {"prompt": "{{ inputs.word }}{{ item }}"}}),
                        node("end", "end")], [("start", "m"), ("m", "end")], {"o": "{{ m.output | join('') }}"},
                       inputs={"word": {"type": "string"}, "items": {"type": "list"}})
-    parsed, inputs = decode_definition(definition), {"word": "w", "items": list("abcdef")}
+    parsed, inputs = FlowDefinition.decode(definition), {"word": "w", "items": list("abcdef")}
     journal, effects, sent = MemoryJournal(), ScriptedEffects(delay=0.001), []
 
     async def elsewhere(body, path, extra):

@@ -1,4 +1,4 @@
-"""What the service calls to take a definition (`agents.flows.read_definition`): a body or a file in any
+"""What the service calls to take a definition (`agents.flows.Read.of`): a body or a file in any
 accepted form, one error type whose subclasses keep the contract's codes and sentences, the version's
 identity; and a definition written out (`write_definition`). The routes over HTTP:
 tests/rounds/test_flow_versions.py and tests/rounds/test_flow_rounds.py."""
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agents.flows import DefinitionError, Read, canonical_json, decode_definition, read_definition, write_definition
+from agents.flows import DefinitionError, FlowDefinition, Read, canonical_json, write_definition
 
 FLOW: dict[str, Any] = {
     "name": "greet", "inputs": {"who": {"type": "string"}},
@@ -32,7 +32,7 @@ DIFY: dict[str, Any] = {
 
 
 def read(sent: Any, media: str | None = None) -> Read:
-    return read_definition(sent, agents=("writer",), max_nodes=50, media=media)
+    return Read.of(sent, agents=("writer",), max_nodes=50, media=media)
 
 
 def refusal(sent: Any, media: str | None = None) -> DefinitionError:
@@ -51,7 +51,7 @@ def test_a_body_a_yaml_file_and_a_json_file_are_one_version() -> None:
     as_json = read(json.dumps(FLOW, indent=2).encode(), "application/json")
     assert as_yaml.version == as_json.version == version
     assert write_definition(version.definition, "json") == version.canonical
-    assert decode_definition(version.canonical) == version.definition
+    assert FlowDefinition.decode(version.canonical) == version.definition
 
 
 def test_a_dify_app_is_translated_and_counted() -> None:

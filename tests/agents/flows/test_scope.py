@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agents.flows import expressions, templates
-from agents.flows.definition import decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.scope import InputError, node_value, resolve_inputs, scope
 
-DEFN = decode_definition({"name": "x", "inputs": {
+DEFN = FlowDefinition.decode({"name": "x", "inputs": {
     "word": {"type": "string"}, "n": {"type": "number", "default": 2}, "flag": {"type": "boolean", "default": False},
     "docs": {"type": "files", "default": []}, "note": {"type": "string", "default": None}}})
 

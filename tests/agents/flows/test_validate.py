@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents.flows.definition import decode_definition
+from agents.flows.definition import FlowDefinition
 from agents.flows.node_checks import Problem
 from agents.flows.validate import flow_refs, validate
 
@@ -28,7 +28,7 @@ def chain(*nodes: dict[str, Any], edges: list[dict[str, Any]] | None = None, inp
 
 
 def problems(raw: dict[str, Any], **kwargs: Any) -> list[Problem]:
-    return validate(decode_definition(raw), agents=kwargs.pop("agents", AGENTS), max_nodes=kwargs.pop("max_nodes", 500),
+    return validate(FlowDefinition.decode(raw), agents=kwargs.pop("agents", AGENTS), max_nodes=kwargs.pop("max_nodes", 500),
                     **kwargs)
 
 
@@ -318,4 +318,4 @@ def test_the_sub_flows_a_definition_runs_bodies_included() -> None:
     raw = chain(node("f", "flow", flowId=2), node("m", "map", items="[1]", body=node("g", "flow", flowId=3,
                                                                                     version="draft")),
                 node("h", "flow", flowId=2))
-    assert flow_refs(decode_definition(raw)) == [(2, None), (3, "draft")]
+    assert flow_refs(FlowDefinition.decode(raw)) == [(2, None), (3, "draft")]
