@@ -12,10 +12,9 @@ import io
 import pytest
 from openpyxl import Workbook
 
-from agents.base import TaskContext, TaskSpec
+from agents.base import DocumentText, TaskContext, TaskSpec
 from agents.builtin.analyst import Analyst
 from agents.offline import OfflineModel
-from tests.agents.test_compiled import table_document
 
 ROWS = {  # sheet -> (item, count) rows; the same items in every sheet
     "2022": [("Tulips", 1840), ("Roses", 2310), ("Lilies", 975)],
@@ -42,12 +41,11 @@ def workbook(language: str, sheets: dict[str, list[tuple[str, int]]] = ROWS) -> 
 
 
 def document(language: str, sheets: dict[str, list[tuple[str, int]]] = ROWS):
-    from app.rounds.documents import document_of
     from extractors import extract
 
     data = workbook(language, sheets)
     found = extract(data, "flowers.xlsx")
-    return document_of("flowers.xlsx", "xlsx", found.mime, len(data), found.items)
+    return DocumentText.of("flowers.xlsx", "xlsx", found.mime, len(data), found.items)
 
 
 @pytest.mark.parametrize(("language", "first", "then", "wanted", "other_years"), [
