@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,24 @@ def pytest_configure(config: pytest.Config) -> None:
     if not (CORPUS / "manifest.json").is_file():
         raise pytest.UsageError(f"The shared corpus of real documents is not at {CORPUS}: check it out beside "
                                 "the repository (../shared/corpus) or set FOREMAN_CORPUS to its directory.")
+    if _xdist_controller(config) and _runs(config, TYPES_TEST) and not config.option.collectonly:
+        from tests import test_types  # mypy starts now, before the workers, and its test runs last (`_start_order`)
+
+        test_types.start_for_the_workers()
+        _STARTED.append(test_types.stop_beside_the_suite)
+
+
+TYPES_TEST = Path(__file__).with_name("test_types.py")
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not os.environ.get("PYTEST_XDIST_WORKER")
+
+
+def _runs(config: pytest.Config, test_file: Path) -> bool:
+    """Whether the command line's paths hold `test_file` (none given: the configured test paths do)."""
+    given = [Path(str(arg).split("::", 1)[0]).resolve() for arg in config.args] or [Path(config.rootpath)]
+    return any(path == test_file or path in test_file.parents for path in given)
 
 pytest_plugins = ["tests.openai_stub"]
 _STARTED: list[Callable[[], None]] = []  # the stops of the checks started beside the tests
@@ -51,12 +70,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _start_order(item: pytest.Item) -> int:
     """Under pytest-xdist the modules start in this order (the longest first, so that no long module
-    runs alone at the end while the others idle): a check run as a process of its own (mypy),
+    runs alone at the end while the others idle): a check run as a process of its own (mypy; last
+    when the controller started it before the workers, `pytest_configure`: it is done by then),
     then the real-model modules (one scope, over ten minutes), then the modules marked `heavy`
     (a minute or more each: the crash and takeover tests, the fuzzer), then the rest as collected.
     The sort is stable and every worker sorts alike, so the workers' collections stay equal."""
     if hasattr(getattr(item, "module", None), "start_beside_the_suite"):
-        return 0
+        return 4 if os.environ.get("FOREMAN_MYPY_LOG") else 0  # started by the controller: read last
     if item.path.name.startswith(REAL_MODEL_MODULES):
         return 1
     return 2 if item.get_closest_marker("heavy") else 3

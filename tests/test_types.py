@@ -12,7 +12,8 @@ Run time (one mypy process over `app/`, `agents/` and `extractors/`; the shared 
 `.mypy_cache/`, which git ignores). So that a run of the whole suite does not wait for it, mypy
 starts as soon as the tests are collected (`start_beside_the_suite`, called by tests/conftest.py),
 niced, beside the tests before this one; the test reads its result (`stop_beside_the_suite` ends
-it with the session if the test did not wait for it).
+it with the session if the test did not wait for it). Under pytest-xdist the controller starts it before
+the workers start (`start_for_the_workers`) and the test runs last, so no worker waits for it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import IO
@@ -34,17 +37,43 @@ ERROR = re.compile(r"^(?P<file>[^:\s]+\.py):\d+: error: ")
 
 MYPY = [sys.executable, "-m", "mypy", "--no-color-output", "--no-pretty", "--no-error-summary"]
 NICENESS = 10  # beside the suite, mypy takes the CPU the tests leave idle
+WAIT_SECONDS = 900
+# Under pytest-xdist the controller starts mypy before the workers (`start_for_the_workers`) and names its
+# log here; the worker that runs the test reads it when the file `<log>.code` holds mypy's exit code.
+LOG_ENV = "FOREMAN_MYPY_LOG"
 _running: tuple[subprocess.Popen[bytes], IO[bytes]] | None = None
 
 
 def start_beside_the_suite() -> None:
-    """Start mypy in the background (once); `mypy_errors` waits for it."""
+    """Start mypy in the background (once; not when the controller started it for the workers);
+    `mypy_errors` waits for it."""
     global _running
-    if _running is None:
+    if _running is None and not os.environ.get(LOG_ENV):
         output = tempfile.NamedTemporaryFile(prefix="mypy-", suffix=".log")  # a pipe could fill and stall mypy
-        process = subprocess.Popen(MYPY, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
-                                   preexec_fn=lambda: os.nice(NICENESS))
-        _running = process, output
+        _running = _start(output), output
+
+
+def start_for_the_workers() -> None:
+    """Start mypy in this process (pytest-xdist's controller), for the worker that runs the test: its log's
+    path goes to the workers in LOG_ENV, and its exit code to `<log>.code` when it ends. The test then
+    runs last (tests/conftest.py `_start_order`), when mypy is long done, instead of holding a worker
+    while it runs."""
+    global _running
+    output = tempfile.NamedTemporaryFile(prefix="mypy-", suffix=".log")
+    process = _start(output)
+    _running = process, output
+    code = Path(output.name + ".code")
+
+    def record() -> None:
+        code.write_text(str(process.wait()))
+
+    threading.Thread(target=record, name="mypy-exit", daemon=True).start()
+    os.environ[LOG_ENV] = output.name
+
+
+def _start(output: IO[bytes]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(MYPY, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
+                            preexec_fn=lambda: os.nice(NICENESS))
 
 
 def stop_beside_the_suite() -> None:
@@ -52,17 +81,32 @@ def stop_beside_the_suite() -> None:
     if _running is not None and _running[0].poll() is None:
         _running[0].kill()
         _running[0].wait()
+    if _running is not None:
+        Path(_running[1].name + ".code").unlink(missing_ok=True)  # the controller's, when it started it
 
 
 def mypy_errors() -> list[str]:
     """mypy's error lines over the configured files (notes left out)."""
-    start_beside_the_suite()
-    assert _running is not None
-    process, output = _running
-    code = process.wait(900)
-    text = Path(output.name).read_text(errors="replace")
+    if log := os.environ.get(LOG_ENV):
+        code, text = _started_by_the_controller(Path(log))
+    else:
+        start_beside_the_suite()
+        assert _running is not None
+        process, output = _running
+        code = process.wait(WAIT_SECONDS)
+        text = Path(output.name).read_text(errors="replace")
     assert code in (0, 1), f"mypy did not run (exit code {code}):\n{text}"
     return [line for line in text.splitlines() if ERROR.match(line)]
+
+
+def _started_by_the_controller(log: Path) -> tuple[int, str]:
+    """(exit code, output) of the mypy the controller started, once it has ended."""
+    code = log.with_name(log.name + ".code")
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not code.is_file() or not code.read_text().strip():
+        assert time.monotonic() < deadline, f"mypy (started by the controller, log {log}) did not end in {WAIT_SECONDS} s"
+        time.sleep(0.5)
+    return int(code.read_text()), log.read_text(errors="replace")
 
 
 def compare(errors: list[str], baseline: dict[str, int]) -> tuple[list[str], list[str]]:
