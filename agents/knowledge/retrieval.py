@@ -94,9 +94,12 @@ class PassageIndex(Protocol):
 
 
 def chunk_terms(chunk: Chunk, language: str) -> list[str]:
-    """A chunk's index terms, and its section's name ("comments", "footnotes", "slide 2 notes"): a
-    question about the comments finds the comments, not a paragraph that mentions one."""
-    return index_terms(chunk.text, language) + (index_terms(chunk.section, language) if chunk.section else [])
+    """A chunk's index terms, and those of the name of where it is: its section ("comments",
+    "footnotes", "slide 2 notes"), so a question about the comments finds the comments, not a
+    paragraph that mentions one; its sheet ("2021", "Nord"), so "croissants in 2021" finds the
+    croissants row of the sheet named 2021, not the same row of every year's sheet."""
+    where = " ".join(name for name in (chunk.section, chunk.sheet) if name)
+    return index_terms(chunk.text, language) + (index_terms(where, language) if where else [])
 
 
 def document_language(items: Sequence[tuple[str, str]]) -> str:

@@ -2,8 +2,8 @@
 2024?" after a question about 2023 asks for the one in the sheet named 2024 (issue 50: a follow-up that
 changes the year quoted the same rows). en/de/fr, on workbooks written here.
 
-A question that names the year itself is not helped the same way: the sheet's name as an index term of
-its rows lowered the held-out set twice (docs/benchmarks.md), so it is not one."""
+A question that names the year itself ("croissants in 2021") finds the row of the sheet named 2021: the
+sheet's name is an index term of its rows, as a section's name is."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from openpyxl import Workbook
 
 from agents.base import DocumentText, TaskContext, TaskSpec
 from agents.builtin.analyst import Analyst
+from agents.knowledge.retrieval import rank_documents
 from agents.offline import OfflineModel
 
 ROWS = {  # sheet -> (item, count) rows; the same items in every sheet
@@ -66,3 +67,20 @@ async def test_a_follow_up_naming_a_year_quotes_the_row_of_that_years_sheet_firs
     assert wanted in result.text, result.text
     for other in other_years:
         assert other not in result.text or result.text.index(wanted) < result.text.index(other), result.text
+
+
+@pytest.mark.parametrize(("language", "question", "wanted"), [
+    ("en", "How many bunches of roses were sold in 2023?", "2490"),
+    ("de", "Wie viele Sträuße Rosen wurden 2023 verkauft?", "2490"),
+    ("fr", "Combien de bouquets de roses ont été vendus en 2023 ?", "2490"),
+    ("en", "How many tulips in 2022?", "1840"),
+])
+def test_the_row_of_the_sheet_named_in_the_question_ranks_first(language, question, wanted):
+    [first, *_] = rank_documents(question, [document(language)], 5)
+    assert wanted in first.text, (first.sheet, first.text)
+
+
+def test_a_sheet_without_a_telling_name_changes_nothing():
+    sheets = {"Sheet1": ROWS["2023"]}
+    [first, *_] = rank_documents("How many bunches of roses were sold?", [document("en", sheets)], 5)
+    assert "2490" in first.text
