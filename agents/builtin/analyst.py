@@ -21,6 +21,7 @@ from agents.knowledge.passages import is_row, location
 from agents.knowledge.retrieval import MemoryRetriever, without_copies
 from agents.knowledge.sequence import Following, after_row, first_rows, meant_row, row_labels
 from agents.knowledge.sequence import statement as after_statement
+from agents.knowledge.titles import titled_last
 from agents.language import (
     asked_kind,
     asks_after,
@@ -246,7 +247,7 @@ class Analyst:
         # "continue" after a finished answer goes on with what the request before it asked about.
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever, PASSAGES)
-        found = without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES)
+        found = titled_last(question, without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES), docs)
         size = sum(text_size(d.items) for d in docs)
         # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
         # not found, whatever the rows share with the rest of the question; nothing is computed over them.
