@@ -27,15 +27,20 @@ def titled_last(question: str, found: Sequence[Passage], documents: Sequence[Doc
     others, when another passage shares a word beyond its title: such a passage matched the document's
     name. Passages found by meaning alone (no shared word) keep their places."""
     by_name = {d.name: d for d in documents}
-    languages: dict[str, str] = {}
+    known: dict[str, tuple[str, set[str], set[str]]] = {}  # by document: its language, the question's terms, its title's
+
+    def of(doc: DocumentText) -> tuple[str, set[str], set[str]]:
+        if doc.name not in known:
+            language = document_language(doc.items)
+            known[doc.name] = language, set(query_terms(question, [language])), title_terms(doc, language)
+        return known[doc.name]
+
     titled, beyond = [], False
     for p in found:
-        doc = by_name.get(p.name)
-        if doc is None:
+        if (doc := by_name.get(p.name)) is None:
             continue
-        language = languages.get(doc.name) or languages.setdefault(doc.name, document_language(doc.items))
-        matched = set(query_terms(question, [language])) & set(index_terms(f"{p.text} {p.section or ''}", language))
-        title = title_terms(doc, language)
+        language, wanted, title = of(doc)
+        matched = wanted & set(index_terms(f"{p.text} {p.section or ''}", language))
         if matched and matched <= title:
             titled.append(p)
         beyond = beyond or bool(matched - title)
