@@ -76,7 +76,7 @@ def _start_order(item: pytest.Item) -> int:
     (a minute or more each: the crash and takeover tests, the fuzzer), then the rest as collected.
     The sort is stable and every worker sorts alike, so the workers' collections stay equal."""
     if hasattr(getattr(item, "module", None), "start_beside_the_suite"):
-        return 4 if os.environ.get("FOREMAN_MYPY_LOG") else 0  # started by the controller: read last
+        return 4 if os.environ.get(item.module.LOG_ENV) else 0  # started by the controller: read last
     if item.path.name.startswith(REAL_MODEL_MODULES):
         return 1
     return 2 if item.get_closest_marker("heavy") else 3
