@@ -33,18 +33,9 @@ async def _count_ticks_while(awaitable):
     return result, ticks
 
 
-async def test_a_long_pdf_is_extracted_without_stalling_the_event_loop():
-    result, ticks = await _count_ticks_while(
-        extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300)
-    )
-    assert result.status == "ok"
-    assert len(result.items) == 352
-    assert "This PDF version of Free Culture is licensed" in plain_text(result)
-    # In-loop extraction would give the heartbeat no turn at all until the end.
-    assert ticks > 1000
-
-
-async def test_a_long_pdf_reports_pages_done_on_the_event_loop_while_the_worker_reads_it():
+async def test_a_long_pdf_is_read_without_stalling_the_event_loop_and_reports_pages_done_on_it():
+    """One reading of the 352-page book (a minute or two of a core) for both: the loop keeps turning, and
+    the pages done are reported on the loop while the worker reads."""
     loop = asyncio.get_running_loop()
     reports = []
 
@@ -52,13 +43,20 @@ async def test_a_long_pdf_reports_pages_done_on_the_event_loop_while_the_worker_
         assert asyncio.get_running_loop() is loop  # called on the loop, not in the pool's thread
         reports.append((done, total))
 
-    result = await extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300,
-                                    progress=progress)
-    assert result.status == "ok" and len(result.items) == 352
+    result, ticks = await _count_ticks_while(
+        extract_isolated(corpus_bytes("freeculture.pdf"), "freeculture.pdf", None, None, timeout=300,
+                         progress=progress)
+    )
+    assert result.status == "ok"
+    assert len(result.items) == 352
+    assert "This PDF version of Free Culture is licensed" in plain_text(result)
+    # In-loop extraction would give the heartbeat no turn at all until the end.
+    assert ticks > 1000
     assert reports, "a file read for seconds reports how far it is"
     assert {total for _, total in reports} == {352}
     done = [d for d, _ in reports]
-    assert done == sorted(done) and done[0] > 0 and done[-1] < 352
+    # Under load, opening the book can take the first seconds: a report of page 0 then says it has begun.
+    assert done == sorted(done) and done[-1] > 0 and done[-1] < 352
 
 
 async def test_the_time_limit_gives_a_timeout_result_and_the_pool_recovers():
