@@ -57,6 +57,7 @@ from agents.language import (
     tokens,
     without_asking,
     without_comparing,
+    without_document_nouns,
     without_instructions,
     without_named_kinds,
 )
@@ -164,9 +165,11 @@ def absent_names(question: str, documents: Sequence[DocumentText], asked: str = 
     if not languages:
         return ()
     same = own in languages
-    found = names(without_comparing(question), own, same)  # as in `question_terms`
+    # Not the words it names the documents themselves by ("der Bericht", "The Essay"): where to look.
+    found = names(without_comparing(without_document_nouns(question)), own, same)  # as in `question_terms`
     if asked.strip() and asked.strip() != question.strip():
-        said = {_key(n) for n in names(without_comparing(asked), detect_language(asked, default="en"), same)}
+        said = {_key(n) for n in names(without_comparing(without_document_nouns(asked)),
+                                       detect_language(asked, default="en"), same)}
         found = [n for n in found if _key(n) in said]
     spoken = {_key(name) for name in language_words()}
     found = [n for n in found if _key(n) not in spoken and not named_formats(n)]
@@ -219,8 +222,9 @@ def coverage(question: str, documents: Sequence[DocumentText], best: Sequence[st
     present = {s for doc in documents
                for s in index_terms(" ".join([doc.text, _named(doc.name), *(name for name, _ in doc.items),
                                               *(t.name for t in doc.tables)]), document_language(doc.items))}
-    # Not the kinds of document it names that no document writes ("PDF" over a PDF that never says it).
-    kept = {s for _, s in question_terms(without_named_kinds(question, kinds), own)}
+    # Not the kinds of document it names that no document writes ("PDF" over a PDF that never says it), nor
+    # the words it names the documents themselves by ("What does the essay say ...", "der Bericht").
+    kept = {s for _, s in question_terms(without_document_nouns(without_named_kinds(question, kinds)), own)}
     terms = [(w, s) for w, s in terms if s in kept or s in present]
     # Nor the verb of its asking that no document writes ("What does the table hold?"): what the table
     # holds is the answer, and no table writes "hold" (`asking_verbs`).

@@ -54,6 +54,7 @@ from agents.language.references import (
     resolve_references,
     rounds_named,
     wants_continuation,
+    without_document_nouns,
     without_named_documents,
     without_named_kinds,
 )
@@ -86,5 +87,6 @@ __all__ = [
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "goes_on", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation", "without_asking", "without_instructions",
-    "RequestPart", "documents_by_part", "named_documents", "without_named_documents", "without_named_kinds",
+    "RequestPart", "documents_by_part", "named_documents", "without_document_nouns", "without_named_documents",
+    "without_named_kinds",
 ]

@@ -26,7 +26,7 @@ from typing import Any
 from agents.language.compare import totalling_words
 from agents.language.detect import detect_language
 from agents.language.intents import Intent, detect_intents
-from agents.language.references import named_documents, without_named_kinds
+from agents.language.references import named_documents, without_document_nouns, without_named_kinds
 from agents.language.words import function_words, tokens
 
 _ASKING = (r"who|whom|whose|what|when|where|which|why|how|is|are|does|do|did|can"
@@ -55,6 +55,10 @@ def question_parts(question: str) -> list[str]:
     chunks = _asking(question)
     pieces = [p.strip(" ,;") for chunk in chunks for p in _CUT.split(chunk)]
     pieces = [p for p in pieces if p]
+    if len(pieces) >= 2 and not _ASKS.match(pieces[0]) and without_document_nouns(pieces[0]) != pieces[0]:
+        # A lead-in that points at the documents and asks nothing ("According to this article, how many ...",
+        # "Laut diesem Artikel, wie viele ...") says where to look: it belongs to the question after it.
+        pieces = [f"{pieces[0]}, {pieces[1]}", *pieces[2:]]
     if len(pieces) < 2:
         return [question.strip()]
     if len(tokens(pieces[0])) < MIN_WORDS:

@@ -83,6 +83,28 @@ def without_named_kinds(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
     return " ".join(out.split())
 
 
+# The documents themselves, named by what they are rather than by format, after a word that points at one
+# ("What does the essay say about ...", "Was schreibt der Autor über ...", "Que dit l'article sur ..."):
+# where to look, not what to find. A document that writes the word keeps it as a term (`coverage`).
+_DOCUMENT_NOUN = re.compile(
+    r"\b(?:the|this|that|these|those|your|my|our"
+    r"|der|die|das|dem|den|des|im|ihr|ihre[mnrs]?|dies(?:e[mnrs]?)?|meine?[mnrs]?|unsere?[mnrs]?"
+    r"|le|la|les|l'|l’|du|des|au|aux|ce|cet|cette|ces|votre|vos|mon|ma|mes|notre|nos)\s*"
+    r"(?P<noun>documents?|files?|texts?|essays?|articles?|papers?|reports?|letters?|memos?|authors?|writers?"
+    r"|books?|chapters?|forms?|manuals?|brochures?|leaflets?"
+    r"|dokumente?n?|datei(?:en)?|texte?s?|aufsatz(?:es)?|aufsätzen?|artikels?|berichte?s?|briefe?s?"
+    r"|autor(?:in|s)?|verfasser(?:in|s)?|buch(?:es)?|büchern?|kapitels?|formulare?s?|handbuch(?:es)?|broschüre"
+    r"|fichiers?|essais?|rapports?|lettres?|courriers?|auteure?s?|autrice|livres?|chapitres?|formulaires?"
+    r"|manuels?)\b",
+    re.IGNORECASE)
+
+
+def without_document_nouns(text: str) -> str:
+    """The text without the words it names the documents themselves by ("the essay", "der Bericht",
+    "l'article"): what is left is what it asks of them."""
+    return " ".join(_DOCUMENT_NOUN.sub(lambda m: m.group(0)[:m.start("noun") - m.start()] + " ", text).split())
+
+
 def without_named_documents(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
     """The text without the file names, their stems and the kinds of document it names of `facts` ("what
     does budget.xlsx give for Zone EUR", "what does the PDF say about Berlin"): the words of what it asks."""
