@@ -13,6 +13,7 @@ from pypdf.generic import DictionaryObject
 
 from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
+from extractors.pdf_glyphs import tex_codes
 from extractors.pdf_tables import aligned_pages, find_pdf_tables, rule_pages
 from extractors.registry import ExtractorRegistry, Source, failure, nested
 from extractors.tables import attach, comma_language
@@ -109,7 +110,7 @@ def _page_item(number: int, page: PageObject, renderer: _Pdfium) -> ContentItem:
         name=f"page {number}",
         ext="txt",
         content_type="text/plain",
-        data=text.strip("\n"),
+        data=tex_codes(text).strip("\n"),
         metadata={"extractor": extractor, "page": number, "ocr": False},
     )
 
