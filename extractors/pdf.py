@@ -13,6 +13,7 @@ from pypdf.generic import DictionaryObject
 
 from extractors.base import ContentItem, Extraction
 from extractors.ocr import ocr_available, recognise
+from extractors.pdf_forms import filled_fields
 from extractors.pdf_glyphs import tex_codes
 from extractors.pdf_tables import aligned_pages, find_pdf_tables, rule_pages
 from extractors.registry import ExtractorRegistry, Source, failure, nested
@@ -64,6 +65,8 @@ def extract_pdf(source: Source, registry: ExtractorRegistry, *, ocr: bool = True
     tables = find_pdf_tables(source.data, renderer.rule_pages(), source.password, aligned, comma)
     for item in extraction.items:
         attach(item.metadata, tables.get(item.metadata.get("page", 0), []))
+    for page, item in zip(pages, extraction.items, strict=True):
+        _with_fields(page, item)
     renderer.close()
     if needs_ocr:
         extraction.status = "partial"
@@ -113,6 +116,17 @@ def _page_item(number: int, page: PageObject, renderer: _Pdfium) -> ContentItem:
         data=tex_codes(text).strip("\n"),
         metadata={"extractor": extractor, "page": number, "ocr": False},
     )
+
+
+def _with_fields(page: PageObject, item: ContentItem) -> None:
+    """The page's text, then what was filled in on it (`extractors.pdf_forms`)."""
+    try:
+        lines = filled_fields(page)
+    except Exception:  # noqa: BLE001 - a broken annotation costs its values, not the page
+        log.debug("the form fields of page %s could not be read", item.metadata.get("page"), exc_info=True)
+        return
+    if lines:
+        item.data = "\n".join([item.data, *lines]) if item.data.strip() else "\n".join(lines)
 
 
 def _needs_cid_map(page: PageObject) -> bool:
