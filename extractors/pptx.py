@@ -14,6 +14,7 @@ from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 
 from extractors.base import ContentItem, Extraction
+from extractors.charts import chart_rows
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
 from extractors.tables import attach, comma_language, text_tables
@@ -71,7 +72,11 @@ def _shape_lines(shape: BaseShape, grids: list[list[list[str]]]) -> list[str]:
         return [shape.text_frame.text]
     if isinstance(shape, GraphicFrame) and shape.has_chart:
         chart = shape.chart
-        return [chart.chart_title.text_frame.text] if chart.has_title and chart.chart_title.has_text_frame else []
+        title = [chart.chart_title.text_frame.text] if chart.has_title and chart.chart_title.has_text_frame else []
+        rows = chart_rows(chart)
+        if rows:
+            grids.append(rows)
+        return title + ([render_rows(rows)] if rows else [])
     # Other shapes (e.g. WordArt inside mc:AlternateContent) may still hold text runs.
     return ["".join(_runs(shape.element))] if shape.element is not None else []
 

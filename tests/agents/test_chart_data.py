@@ -1,0 +1,72 @@
+"""A deck whose numbers are a chart is answered from them: the slide read only the chart's title, so
+"Which quarter had the highest revenue?" found nothing to quote or compute. The chart's data is read as
+the table it draws (`extractors.charts`), and the offline answer compiles it like a slide's table
+(decks of our own, en/de/fr)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pptx import Presentation
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE
+from pptx.util import Inches
+
+from agents.base import DocumentText, TaskContext, TaskSpec
+from agents.builtin.analyst import Analyst
+from agents.offline import OfflineModel
+from extractors import extract
+
+DECKS = {
+    "en": ("Revenue 2024", "Revenue and costs by quarter", ("Revenue (k$)", "Costs (k$)"),
+           "Which quarter had the highest revenue?", "What were the costs in Q2?"),
+    "de": ("Umsatz 2024", "Umsatz und Kosten je Quartal", ("Umsatz (T€)", "Kosten (T€)"),
+           "In welchem Quartal war der Umsatz am höchsten?", "Wie hoch waren die Kosten in Q2?"),
+    "fr": ("Chiffre d'affaires 2024", "Chiffre d'affaires et coûts par trimestre", ("Chiffre d'affaires (k€)", "Coûts (k€)"),
+           "Quel trimestre a eu le chiffre d'affaires le plus élevé ?", "Quels étaient les coûts au Q2 ?"),
+}
+
+
+def _deck(language: str) -> DocumentText:
+    title, chart_title, (revenue, costs), _, _ = DECKS[language]
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = title
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2", "Q3", "Q4"]
+    data.add_series(revenue, (120.5, 98, 143, 110))
+    data.add_series(costs, (80, 85, 90, 70))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5), Inches(6), Inches(4), data)
+    frame.chart.has_title = True
+    frame.chart.chart_title.text_frame.text = chart_title
+    out = io.BytesIO()
+    deck.save(out)
+    name = f"deck-{language}.pptx"
+    extraction = extract(out.getvalue(), name)
+    return DocumentText.of(name, "pptx", extraction.mime, len(out.getvalue()), extraction.items)
+
+
+def test_a_chart_is_read_as_the_table_it_draws():
+    doc = _deck("en")
+    assert "Revenue and costs by quarter" in doc.text
+    (table,) = doc.tables
+    assert [row[:2] for row in table.rows] == [[None, "Revenue (k$)"], ["Q1", 120.5], ["Q2", 98], ["Q3", 143],
+                                               ["Q4", 110]]
+
+
+async def _answer(question: str, doc: DocumentText, language: str) -> str:
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                 TaskContext(prompt=question, language=language, documents={doc.name: doc},
+                                             predecessors={}, model=OfflineModel()))
+    return result.text
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+async def test_the_highest_and_a_cell_of_a_chart_are_answered(language):
+    doc = _deck(language)
+    _, _, _, highest, cell = DECKS[language]
+    best = await _answer(highest, doc, language)
+    assert "Q3" in best and "143" in best, best
+    costs = await _answer(cell, doc, language)
+    assert "85" in costs, costs
