@@ -35,6 +35,7 @@ from agents.language.compare import (
 from agents.language.detect import LANGUAGES, detect_in_conversation, detect_language, detector_loaded, load_detector
 from agents.language.intents import (
     Intent,
+    asked_sentences,
     detect_intents,
     document_formats,
     document_topic,
@@ -82,7 +83,7 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "asks_after", "compared", "comparing_spans", "question_parts", "totalling_words", "without_after", "without_comparing", "Intent", "asked_kind", "asking_verbs",
+    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "asks_after", "compared", "comparing_spans", "question_parts", "totalling_words", "without_after", "without_comparing", "Intent", "asked_kind", "asked_sentences", "asking_verbs",
     "best_passages", "common_words", "content_words", "detect_in_conversation", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "goes_on", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",

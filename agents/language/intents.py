@@ -176,3 +176,25 @@ def document_topic(request: str) -> str:
         return ""
     text = " ".join(" ".join(found.group(1, 2, 3)).rstrip(".;!?, \n").split())
     return text[:1].upper() + text[1:]
+
+
+_COUNTS = {"one": 1, "a": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "ein": 1, "einem": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4,
+           "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "un": 1, "une": 1, "une seule": 1,
+           "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10}
+MAX_ASKED_SENTENCES = 20
+# "in three sentences", "in 3 Sätzen", "in einem Satz", "en trois phrases", "en une seule phrase".
+_SENTENCES = re.compile(
+    rf"\b(\d{{1,2}}|{'|'.join(sorted(map(re.escape, _COUNTS), key=len, reverse=True))})\s+"
+    r"(?:short\s+|kurzen?\s+|courtes\s+)?(?:sentences?|sätzen?|satz|phrases?)\b", re.IGNORECASE)
+
+
+def asked_sentences(request: str) -> int | None:
+    """How many sentences a request asks a summary to have ("in three sentences", "in 3 Sätzen", "en trois
+    phrases"), at most MAX_ASKED_SENTENCES; None when it names no number."""
+    match = _SENTENCES.search(request)
+    if not match:
+        return None
+    word = match.group(1).casefold()
+    count = int(word) if word.isdigit() else _COUNTS[word]
+    return max(1, min(count, MAX_ASKED_SENTENCES))

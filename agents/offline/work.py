@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agents.language import best_passages, detect_language, language_name, summarize
+from agents.language import asked_sentences, best_passages, detect_language, language_name, summarize
 from agents.phrases import say
 from agents.requests import (
     AnswerHints,
@@ -56,7 +56,10 @@ def summary(purpose: str, hints: SummaryHints) -> str:
         text = _partial_lines(hints)
     else:
         text = "\n\n".join(d.text or "" for d in hints.documents)
-    sentences = [one_line(s) for s in summarize(text, max_sentences=SUMMARY_SENTENCES) if s.strip()]
+    # The final summary has as many sentences as the request asks for ("in three sentences"); each map call
+    # keeps its own, for the reduce to choose among.
+    wanted = SUMMARY_SENTENCES if purpose == "map" else asked_sentences(hints.instructions) or SUMMARY_SENTENCES
+    sentences = [one_line(s) for s in summarize(text, max_sentences=wanted) if s.strip()]
     if purpose == "map":
         return "\n".join(sentences) or NONE
     if not sentences:
