@@ -130,6 +130,13 @@ _WORD = r"[^\W\d_][^\W\d_'’-]*"
 _EN_DO = re.compile(r"\b(?:what|which(?:\s+\w+)?)\s+(?:do|does|did)\s+(?P<clause>[^?.!;]+)", re.IGNORECASE)
 _EN_PARTICIPLE = re.compile(rf"\b(?:what|which(?:\s+\w+)?)\s+(?:is|are|was|were)\s+(?P<verb>{_WORD})"
                             r"\s*(?:\?|$|\b(?:in|on|at|by|about|for|under|from|within|inside)\b)", re.IGNORECASE)
+# A question about the subject ("Who wrote it?", "Who signed the lease?") asks with the verb after "who";
+# one about a pronoun's passive ("When was it written?") with the participle after the pronoun; French
+# "Qui a écrit ... ?" with the participle after the auxiliary.
+_EN_WHO = re.compile(rf"\bwho\s+(?P<verb>{_WORD})", re.IGNORECASE)
+_EN_PASSIVE = re.compile(rf"\b(?:when|where|how|why|by whom)\s+(?:is|are|was|were)\s+(?:it|this|that|they|these|those)"
+                         rf"\s+(?P<verb>{_WORD})", re.IGNORECASE)
+_FR_QUI = re.compile(rf"\bqui\s+(?:a|ont|avait|avaient)\s+(?P<verb>{_WORD})", re.IGNORECASE)
 _DE_V2 = re.compile(rf"(?:^|[.!?;:,]\s*)(?:was|wer|wen|wem|wo|worin|woraus|womit|worüber|wovon|wozu|welche[rsnm]?\s+\w+)"
                     rf"\s+(?P<verb>{_WORD})(?P<clause>[^?.!;]*)", re.IGNORECASE)
 _FR_QUE = re.compile(rf"\bqu(?:e\s+|['’]\s*)(?P<verb>{_WORD})", re.IGNORECASE)
@@ -160,6 +167,8 @@ def asking_verbs(question: str, function: frozenset[str]) -> list[str]:
     for match in _EN_DO.finditer(question):
         found.append(_clause_verb(match.group("clause"), function))
     found += [m.group("verb") for m in _EN_PARTICIPLE.finditer(question)]
+    found += [m.group("verb") for m in (*_EN_WHO.finditer(question), *_EN_PASSIVE.finditer(question),
+                                        *_FR_QUI.finditer(question)) if m.group("verb").islower()]
     for match in _DE_V2.finditer(question):
         verb = match.group("verb")
         if verb.islower():
