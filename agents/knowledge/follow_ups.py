@@ -7,7 +7,7 @@ import re
 
 from agents.base import DocumentText, Passage, Retriever
 from agents.knowledge.memory import previous_requests
-from agents.language import refers_back
+from agents.language import detect_language, index_terms, refers_back
 
 FOLLOWED = 3  # earlier requests a follow-up question may lean on
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -29,8 +29,20 @@ async def follow_up(question: str, found: list[Passage], docs: list[DocumentText
         if refers_back(earlier) and n < len(earlier_requests):
             continue  # it went on from the one before it, which named what both ask about
         if more := await retriever.search(asked, docs, passages * 3):
-            return asked, numbers_first(question, more)[:passages]
+            return asked, numbers_first(question, own_words_first(question, more))[:passages]
     return question, found
+
+
+def own_words_first(question: str, found: list[Passage]) -> list[Passage]:
+    """The passages that hold more of the follow-up's own words first, the search's order kept among equals:
+    searched with the earlier question's words too, "And what does Havel call that function?" found the
+    passage the earlier question asked about first (its words outweighed the follow-up's own)."""
+    language = detect_language(question, default="en")
+    own = set(index_terms(question, language))
+    if not own:
+        return found
+    held = [len(own & set(index_terms(p.text, language))) for p in found]
+    return [found[i] for i in sorted(range(len(found)), key=lambda i: -held[i])]
 
 
 def numbers_first(question: str, found: list[Passage]) -> list[Passage]:
