@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from agents.toolkit.markup import xml_lines
 from extractors.base import ContentItem
 
 _HYPHEN = re.compile(r"(?<=[^\W\d_]{2})-[ \t]*\r?\n[ \t]*(?=[a-zäöüßàâçéèêëîïôûùœ]{2})")
@@ -116,6 +117,8 @@ def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
         if not c.is_text or c.base64_encoded:
             continue
         name, text = c.name, c.data
+        if c.ext == "xml":  # read as its elements' text, not its markup (`agents.toolkit.markup`)
+            text = xml_lines(text) or text
         if "slide" in meta:
             prose, notes = _split_slide(text, bool(meta.get("tables")))
             items.append((name, prose, meta))
