@@ -34,6 +34,7 @@ from typing import Any
 from agents.toolkit.markup import xml_lines
 from extractors.base import ContentItem
 
+_CAPITAL_AFTER_HYPHEN = re.compile(r"(?<=[^\W\d_]{2}-)[ \t]*\r?\n[ \t]*(?=[A-ZÄÖÜÀ-ÖØ-Þ][a-zäöüßà-öø-ÿ])")
 _HYPHEN = re.compile(r"(?<=[^\W\d_]{2})-[ \t]*\r?\n[ \t]*(?=[a-zäöüßàâçéèêëîïôûùœ]{2})")
 _NUMBER_TOKEN = re.compile(r"\S*\d\S*|(?<!\S)[ivxlc]+(?!\S)")
 # "Introduction ........ 3", "Chapter One 21" (after a contents heading), "copyright, 45, 67–70".
@@ -46,6 +47,13 @@ _REPEATED_SHARE = 0.3  # a line on this share of the pages (and at least 3) is a
 def join_hyphens(text: str) -> str:
     """Words split by a hyphen at a line end, joined."""
     return _HYPHEN.sub("", text)
+
+
+def join_compounds(text: str) -> str:
+    """A compound split after its hyphen at a line end before a capital, joined with the hyphen ("Sun-\nSpider"
+    is "Sun-Spider", which read "Sun- Spider" once the lines were joined). After the running lines are gone:
+    a page's last line "refrig-" is not joined to the footer under it."""
+    return _CAPITAL_AFTER_HYPHEN.sub("", text)
 
 
 _LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
@@ -136,6 +144,7 @@ def clean_contents(contents: Iterable[ContentItem]) -> list[tuple[str, str]]:
     running = _repeated_lines(page_texts) if len(page_texts) >= 3 else set()
     if running:
         items = [(name, _without_lines(text, running) if "page" in meta else text, meta) for name, text, meta in items]
+    items = [(name, join_compounds(text), meta) for name, text, meta in items]
     _join_pages(items)
     if uses_markers(text for _, text, meta in items if "page" in meta):
         items = [(name, separate_markers(text) if "page" in meta else text, meta) for name, text, meta in items]

@@ -197,3 +197,13 @@ def test_the_table_on_the_slides_is_found_by_its_name_and_is_not_not_found(quest
     rows = [p for p in found if p.section == "slide 1 table 1"]
     assert len(rows) >= 3 and any("R1" in p.text for p in found + rank_documents("R1", [deck], 3))
     assert coverage(question, [deck], [p.text for p in found]).unanswered == []
+
+
+def test_a_hyphen_at_a_line_end_before_a_capital_stays_in_the_word():
+    """"Sun-\\nSpider" in the corpus paper tracemonkey.pdf read "Sun- Spider" once its lines were joined."""
+    from agents.toolkit.cleanup import join_compounds, join_hyphens
+
+    assert join_hyphens(join_compounds("using Sun-\nSpider, the suite; the refrig-\nerator; Jean-\nLuc")) == \
+        "using Sun-Spider, the suite; the refrigerator; Jean-Luc"
+    paper = load_document("tracemonkey.pdf").text
+    assert "Sun-Spider" in paper and "Sun- Spider" not in paper
