@@ -14,6 +14,7 @@ from docx.opc.part import Part
 from lxml import etree
 
 from extractors.base import ContentItem, Extraction
+from extractors.charts import chart_rows, chart_table, chart_title, part_chart
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
 from extractors.tables import Comma, Table, attach, comma_language, text_table
@@ -22,6 +23,8 @@ MIMES = ["application/vnd.openxmlformats-officedocument.wordprocessingml.documen
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 # Content controls and custom XML wrap blocks, rows or cells at any level; their content counts.
 _WRAPPERS = {_W + "sdt", _W + "customXml", _W + "smartTag"}
 _SKIPPED = {_W + "pPr", _W + "rPr", _W + "sdtPr", _W + "tblPr", _W + "trPr", _W + "tcPr", _W + "delText", _W + "instrText", _MC_FALLBACK}
@@ -40,8 +43,11 @@ def extract_docx(source: Source, registry: ExtractorRegistry) -> Extraction:
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as error:
         return failure(source.mime, "corrupt", source.name, f"not a readable Word document ({error})")
     body = document.element.body
-    items = [_item("body", "\n".join(blocks(body)), "body")]
-    attach(items[0].metadata, _tables(body, comma_language(items[0].data)))
+    charts = _charts(document, body)
+    items = [_item("body", "\n".join([*blocks(body), *(text for text, _ in charts)]), "body")]
+    comma = comma_language(items[0].data)
+    attach(items[0].metadata, _tables(body, comma) + [t for n, (_, rows) in enumerate(charts, start=1)
+                                                       if (t := chart_table(f"chart {n}", rows, "body", comma))])
     headers: list[str] = []
     footers: list[str] = []
     notes: dict[str, list[str]] = {name: [] for _, name, _ in _PARTS}
@@ -133,6 +139,19 @@ def _cells(table: etree._Element) -> list[list[str]]:
             cells.extend([""] * extra)
         rows.append(cells)
     return rows
+
+
+def _charts(document: DocxDocument, body: etree._Element) -> list[tuple[str, list[list[str]]]]:
+    """The body's charts in order: (their title and rows as text, their rows), after the body's text (where
+    each stands is not kept: a chart is a drawing in a run)."""
+    found = []
+    for ref in body.iter(_CHART):
+        part = document.part.related_parts.get(ref.get(_R_ID, ""))
+        chart = part_chart(part.blob) if part is not None else None
+        rows = chart_rows(chart) if chart is not None else []
+        if rows:
+            found.append(("\n".join(filter(None, [chart_title(chart), render_rows(rows)])), rows))
+    return found
 
 
 def _tables(body: etree._Element, comma: Comma) -> list[Table]:

@@ -14,7 +14,7 @@ from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 
 from extractors.base import ContentItem, Extraction
-from extractors.charts import chart_rows
+from extractors.charts import chart_rows, chart_table, chart_title
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
 from extractors.tables import attach, comma_language, text_tables
@@ -35,15 +35,19 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     for number, slide in enumerate(presentation.slides, start=1):
         lines: list[str] = []
         grids: list[list[list[str]]] = []
+        charts: list[list[list[str]]] = []
         for shape in slide.shapes:
-            lines.extend(_shape_lines(shape, grids))
+            lines.extend(_shape_lines(shape, grids, charts))
         notes = ""
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text.strip()
         text = "\n".join(line for line in lines if line.strip())
         if notes:
             text += f"\n\nNotes:\n{notes}"
-        tables = text_tables(grids, f"slide {number} ", f"slide {number}", comma_language(text))
+        comma = comma_language(text)
+        tables = text_tables(grids, f"slide {number} ", f"slide {number}", comma) + [
+            t for n, rows in enumerate(charts, start=1)
+            if (t := chart_table(f"slide {number} chart {n}", rows, f"slide {number}", comma))]
         items.append(
             ContentItem(
                 sequence_nr=number,
@@ -60,10 +64,11 @@ def extract_pptx(source: Source, registry: ExtractorRegistry) -> Extraction:
     return Extraction(mime=source.mime, status="ok", items=items)
 
 
-def _shape_lines(shape: BaseShape, grids: list[list[list[str]]]) -> list[str]:
-    """Text of one shape; groups are walked, tables become tab-separated rows (and their cells `grids`)."""
+def _shape_lines(shape: BaseShape, grids: list[list[list[str]]], charts: list[list[list[str]]]) -> list[str]:
+    """Text of one shape; groups are walked, tables and charts become tab-separated rows (and their cells
+    `grids` and `charts`)."""
     if isinstance(shape, GroupShape):
-        return [line for inner in shape.shapes for line in _shape_lines(inner, grids)]
+        return [line for inner in shape.shapes for line in _shape_lines(inner, grids, charts)]
     if isinstance(shape, GraphicFrame) and shape.has_table:  # only a graphic frame holds a table or a chart
         rows = [[cell.text if not cell.is_spanned else "" for cell in row.cells] for row in shape.table.rows]
         grids.append(rows)
@@ -72,10 +77,10 @@ def _shape_lines(shape: BaseShape, grids: list[list[list[str]]]) -> list[str]:
         return [shape.text_frame.text]
     if isinstance(shape, GraphicFrame) and shape.has_chart:
         chart = shape.chart
-        title = [chart.chart_title.text_frame.text] if chart.has_title and chart.chart_title.has_text_frame else []
+        title = [t for t in [chart_title(chart)] if t]
         rows = chart_rows(chart)
         if rows:
-            grids.append(rows)
+            charts.append(rows)
         return title + ([render_rows(rows)] if rows else [])
     # Other shapes (e.g. WordArt inside mc:AlternateContent) may still hold text runs.
     return ["".join(_runs(shape.element))] if shape.element is not None else []
