@@ -87,9 +87,9 @@ def without_named_kinds(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
 # ("What does the essay say about ...", "Was schreibt der Autor über ...", "Que dit l'article sur ..."):
 # where to look, not what to find. A document that writes the word keeps it as a term (`coverage`).
 _DOCUMENT_NOUN = re.compile(
-    r"\b(?:the|this|that|these|those|your|my|our"
+    r"(?:\b(?:the|this|that|these|those|your|my|our"
     r"|der|die|das|dem|den|des|im|ihr|ihre[mnrs]?|dies(?:e[mnrs]?)?|meine?[mnrs]?|unsere?[mnrs]?"
-    r"|le|la|les|l'|l’|du|des|au|aux|ce|cet|cette|ces|votre|vos|mon|ma|mes|notre|nos)\s*"
+    r"|le|la|les|du|des|au|aux|ce|cet|cette|ces|votre|vos|mon|ma|mes|notre|nos)\s+|\bl['’]\s*)"
     r"(?P<noun>documents?|files?|texts?|essays?|articles?|papers?|reports?|letters?|memos?|authors?|writers?"
     r"|books?|chapters?|forms?|manuals?|brochures?|leaflets?"
     r"|dokumente?n?|datei(?:en)?|texte?s?|aufsatz(?:es)?|aufsätzen?|artikels?|berichte?s?|briefe?s?"
