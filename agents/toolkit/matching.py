@@ -19,10 +19,11 @@ def longest_block(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tup
     """(i, j, k): the longest block `a[i:i+k] == b[j:j+k]` within `a[alo:ahi]` and `b[blo:bhi]`, the earliest
     in `a` among the longest, then the earliest in `b` (difflib's `find_longest_match` without junk);
     (alo, blo, 0) when they share nothing."""
-    best_i, best_k, k = alo, 0, 0
+    best_i, best_k, k, find = alo, 0, 0, b.find
     for i in range(alo, ahi):
-        k = max(k - 1, 0)  # a[i-1:i-1+k] was found: its tail a[i:i-1+k] is there too
-        while i + k < ahi and b.find(a[i:i + k + 1], blo, bhi) >= 0:
+        if k:
+            k -= 1  # a[i-1:i-1+k] was found: its tail a[i:i-1+k] is there too
+        while i + k < ahi and find(a[i:i + k + 1], blo, bhi) >= 0:
             k += 1
         if k > best_k:
             best_i, best_k = i, k

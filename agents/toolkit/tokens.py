@@ -119,11 +119,14 @@ class _ShortCounts:
         self.lock = threading.Lock()
 
     def get(self, text: str) -> int | None:
-        with self.lock:
-            known = self.counts.get(text)
-            if known is not None:
+        # Without the lock: each call on the dict is one step under the GIL (most counts are found here).
+        known = self.counts.get(text)
+        if known is not None:
+            try:
                 self.counts.move_to_end(text)
-            return known
+            except KeyError:  # dropped meanwhile by another thread's `put`
+                pass
+        return known
 
     def put(self, text: str, tokens: int) -> None:
         with self.lock:
