@@ -31,7 +31,9 @@ from agents.knowledge.memory import (
 from agents.language import rounds_named
 from agents.toolkit.cpu import off_loop
 
-PAGE = 8  # rounds read at a time, newest first (a round is about 3 turns of some 60 tokens once shortened)
+# Rounds read first, newest first (a round is about 3 turns of some 60 tokens once shortened); each page after
+# it twice the one before, so the 45 rounds an offline model's reach holds are 3 reads, not 6.
+PAGE = 8
 RECALLED = 2  # older rounds the words of a request bring back at most
 
 
@@ -123,18 +125,20 @@ async def recollect(memory: RoundMemory, round_no: int, prompt: str, reach: int)
     if round_no <= 1:
         return Recollection([], [], [], None)
     kept: list[Remembered] = []
-    size, last = 0, round_no - 1
+    size, last, page = 0, round_no - 1, PAGE
     while last >= 1 and size < reach:
-        first = max(1, last - PAGE + 1)
+        first = max(1, last - page + 1)
         stored = await memory.stored(first, last)
-        stored.update(await _computed(memory, [n for n in range(first, last + 1) if n not in stored], round_no))
         for n in range(last, first - 1, -1):
+            if n not in stored:  # the rows missing from here down, at most a first page's worth at a time
+                missing = [m for m in range(n, max(first, n - PAGE + 1) - 1, -1) if m not in stored]
+                stored.update(await _computed(memory, sorted(missing), round_no))
             # The newest round's turns are shown whole when they fit; older ones at least shortened.
             size += sum(t.tokens if not kept else least(t) for t in stored[n].turns)
             kept.append(stored[n])
             if size >= reach:
                 break
-        last = first - 1
+        last, page = first - 1, 2 * page
     oldest = kept[-1].round if kept else round_no
     recalled = await _recalled(memory, oldest, prompt)
     newest = next((r for r in kept if r.turns or r.finished), None)

@@ -109,11 +109,51 @@ def count_tokens(text: str) -> int:
     return _count_short(text)
 
 
-@lru_cache(maxsize=256)
+class _ShortCounts:
+    """The counts of the latest short texts, up to `chars` characters of them, the least recently used
+    dropped first."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars, self.held = chars, 0
+        self.counts: OrderedDict[str, int] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, text: str) -> int | None:
+        # Without the lock: each call on the dict is one step under the GIL (most counts are found here).
+        known = self.counts.get(text)
+        if known is not None:
+            try:
+                self.counts.move_to_end(text)
+            except KeyError:  # dropped meanwhile by another thread's `put`
+                pass
+        return known
+
+    def put(self, text: str, tokens: int) -> None:
+        with self.lock:
+            if text in self.counts:
+                return
+            self.counts[text] = tokens
+            self.held += len(text)
+            while self.held > self.chars:
+                dropped, _ = self.counts.popitem(last=False)
+                self.held -= len(dropped)
+
+
+# The same texts come back every round (the planner's system prompt, an agent's instructions, a
+# conversation's earlier turns, the catalogue lines of the documents a round lists and the heads a cut
+# of each line to its share tries), and tokenizing costs about 0.3 µs a character. Late in a long
+# conversation the catalogue lists up to 49 documents and cutting their lines tries some 430 heads a
+# round: a cache of 256 texts (as it was) kept none of them to the next round, 13 ms of each round's
+# planning. Bounded by characters (2 M, some 4-8 MB), since a short text may be 20,000 of them.
+_SHORT = _ShortCounts(1 << 21)
+
+
 def _count_short(text: str) -> int:
-    # The same texts come back every round (the planner's system prompt, an agent's
-    # instructions, a conversation's earlier turns), and tokenizing costs about 0.3 µs a character.
-    return _count(text)
+    known = _SHORT.get(text)
+    if known is None:
+        known = _count(text)
+        _SHORT.put(text, known)
+    return known
 
 
 async def count_long_texts(texts: Iterable[str]) -> None:

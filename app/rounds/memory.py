@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from agents.base import Plan
 from agents.round import PriorRound, Remembered, TaskOutcome
 from app.rounds.records import plan_of, record_of
+from app.store.records import StoredMemory
 from app.store.repository import Repository
 from app.store.tables import DocumentRow, MessageRow, RoundMemoryRow, stored_id
 
@@ -31,7 +32,7 @@ def row_of(workflow_id: str, remembered: Remembered) -> RoundMemoryRow:
                           finished=remembered.finished, terms=f" {' '.join(terms)} " if terms else "")
 
 
-def remembered_of(row: RoundMemoryRow) -> Remembered:
+def remembered_of(row: StoredMemory) -> Remembered:
     return Remembered.from_records(row.round, row.turns, row.delivered, row.finished, row.terms.split())
 
 

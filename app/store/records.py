@@ -19,6 +19,18 @@ if TYPE_CHECKING:
 TASK_RECORD = "_task"
 
 
+@dataclass(frozen=True, slots=True)
+class StoredMemory:
+    """A round's memory row as read back (`round_memory`, `app.store.tables.RoundMemoryRow`'s columns)."""
+
+    round: int
+    turns: list[list[Any]]
+    delivered: list[list[Any]]
+    size: int
+    finished: bool
+    terms: str
+
+
 @dataclass(frozen=True)
 class Owner:
     """Who is asking: objects of other owners do not exist for them."""

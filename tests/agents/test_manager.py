@@ -282,3 +282,17 @@ async def test_the_final_review_says_which_step_is_still_in_another_language_tha
                                                      "languageWritten": "fr"})}
     outcome = await write_final(inp, plan, results, {}, [], ScriptedModel("Ich habe den Text verfasst."))
     assert "- Schritt t1 (writer) ist auf Französisch geschrieben, nicht wie gewünscht auf Deutsch" in outcome.text
+
+
+def test_a_documents_beginning_is_split_once_however_many_rounds_list_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every round of a conversation lists the same documents (its uploads, the earlier rounds' answers).
+    from agents.planning import prompt
+
+    split, calls = prompt.split_sentences, []
+    monkeypatch.setattr(prompt, "split_sentences", lambda text: calls.append(text) or split(text))
+    prompt._beginning.cache_clear()
+    text = "The ideas page lists essays. It names three of them here. Then it goes on."
+    first, again = text_document("ideas.md", text), text_document("ideas.md", text)
+    assert prompt.beginning(first) == "The ideas page lists essays. It names three of them here."
+    assert prompt.beginning(again) == prompt.beginning(first)
+    assert len(calls) == 1

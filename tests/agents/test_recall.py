@@ -111,3 +111,14 @@ def test_the_first_round_remembers_nothing_and_a_stored_row_reads_back_the_same(
                                    list(row.terms)) == row
     assert row.size <= sum(t.tokens for t in row.turns) and row.size > 0
     assert remembered(PriorRound.of(6, request="Hi.")).delivered == ()  # nothing planned, nothing delivered
+
+
+def test_the_rounds_in_reach_are_read_in_pages_each_twice_the_one_before() -> None:
+    # Late in a long conversation a round's reach holds dozens of rounds: a few reads, not one per 8 rounds.
+    memory = conversation(60)
+    found = recollected(memory, 61, "Say hello again.", reach=100_000)
+    assert [r.round for r in found.rounds] == list(range(1, 61))
+    assert memory.pages == [(53, 60), (37, 52), (5, 36), (1, 4)]
+    missing = conversation(20, stored=False)
+    recollected(missing, 21, "Say hello again.", reach=100_000)
+    assert missing.decoded[:-1] == [list(range(13, 21)), list(range(5, 13)), list(range(1, 5))]  # 8 at a time

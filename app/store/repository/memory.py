@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Integer, case, cast, delete, desc, literal, select
+from sqlalchemy import Integer, bindparam, case, cast, delete, desc, literal, select
 from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from app.store.database import Database
+from app.store.records import StoredMemory
 from app.store.statements import Prepared
 from app.store.tables import MessageRow, RoundMemoryRow, table_of
 
@@ -25,15 +26,21 @@ class MemoryStore:
         # (app.store.statements); through `Connection.execute` the INSERT built and looked up per call cost
         # more than SQLite's own work.
         self._insert = Prepared(db.insert(table_of(RM)).on_conflict_do_nothing(index_elements=["workflow_id", "round"]))
+        # Every round reads the rows of the rounds in its reach (up to some 45 of them late in a long
+        # conversation): on the cursor, as plain records; validating each row as a model cost more than
+        # reading it.
+        t = table_of(RM)
+        self._rounds = Prepared(select(t.c.round, t.c.turns, t.c.delivered, t.c.size, t.c.finished, t.c.terms)
+                                .where(t.c.workflow_id == bindparam("workflow_id"), t.c.round >= bindparam("first"),
+                                       t.c.round <= bindparam("last")))
 
-    async def rounds(self, workflow_id: str, first: int, last: int) -> dict[int, RoundMemoryRow]:
+    async def rounds(self, workflow_id: str, first: int, last: int) -> dict[int, StoredMemory]:
         """The stored memory of rounds `first` to `last` (both included), by round."""
         return await self.db.run_read(self._rounds_tx, workflow_id, first, last)
 
-    def _rounds_tx(self, conn: Connection, workflow_id: str, first: int, last: int) -> dict[int, RoundMemoryRow]:
-        query = select(RM).where(col(RM.workflow_id) == workflow_id, col(RM.round) >= first, col(RM.round) <= last)
-        rows = [RoundMemoryRow.model_validate(r._mapping) for r in conn.execute(query)]
-        return {r.round: r for r in rows}
+    def _rounds_tx(self, conn: Connection, workflow_id: str, first: int, last: int) -> dict[int, StoredMemory]:
+        rows = self._rounds.execute(conn, {"workflow_id": workflow_id, "first": first, "last": last})
+        return {row[0]: StoredMemory(*row) for row in rows}
 
     async def remember(self, rows: Sequence[RoundMemoryRow]) -> None:
         """Store rounds' memory; a round stored meanwhile (by another replica) keeps its row."""

@@ -104,3 +104,19 @@ def test_sheet_text_is_cut_between_rows() -> None:
     chunks = chunk_text(sheet, 500)
     assert "".join(chunks) == sheet
     assert all(chunk.endswith("\n") and count_tokens(chunk) <= 500 for chunk in chunks)
+
+
+def test_cutting_a_conversations_catalogue_again_tokenizes_nothing_again(monkeypatch: pytest.MonkeyPatch,
+                                                                         french: str) -> None:
+    # Late in a long conversation every round cuts the catalogue lines of the same ~49 documents to their
+    # share, trying hundreds of heads: the next round finds every count it needs already known.
+    sentences = [s for s in split_sentences(french) if len(s) > 40]
+    lines = [f"begins \"{sentences[n % len(sentences)]}\"; the analyst's answer in round {n}: "
+             f"{sentences[(n + 1) % len(sentences)]}" for n in range(49)]
+    first = fit_to_budget(lines, 49 * 20)
+    assert first != lines  # cut
+    counted: list[str] = []
+    count = tokens._count
+    monkeypatch.setattr(tokens, "_count", lambda text: counted.append(text) or count(text))
+    assert fit_to_budget(lines, 49 * 20) == first
+    assert counted == []
