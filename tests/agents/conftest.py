@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agents.base import DocumentText, OutputFile, Plan, TaskResult, TaskSpec
+from agents.base import DocumentText, OutputFile, Plan, TaskContext, TaskResult, TaskSpec
 from agents.model import Model, ModelRequest, ModelResponse, Usage
 from agents.planning.as_flow import run_plan
 from agents.planning.manager import PlanOutcome, RoundInput, make_plan
@@ -161,3 +161,15 @@ def squash(text: str) -> str:
 @pytest.fixture
 def corpus_doc():
     return load_document
+
+
+async def offline_answer(question: str, docs: list[DocumentText], language: str,
+                         history: list[tuple[str, str]] | None = None) -> str:
+    """What the analyst answers offline to `question` over `docs` (and the conversation's `history`)."""
+    from agents.builtin.analyst import Analyst
+    from agents.offline import OfflineModel
+
+    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
+                                 TaskContext(prompt=question, language=language, documents={d.name: d for d in docs},
+                                             predecessors={}, model=OfflineModel(), history=history or []))
+    return result.text

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import TaskContext, TaskSpec
-from agents.builtin.analyst import Analyst
 from agents.language import DATE, NUMBER, PRICE, asked_kind, holds
-from agents.offline import OfflineModel
-from tests.agents.conftest import text_document
+from tests.agents.conftest import offline_answer, text_document
 
 GUIDES = {
     "en": ("museum-guide.txt",
@@ -67,11 +64,7 @@ def test_what_kind_of_fact_a_text_holds(text, kinds):
 
 async def _answer(language: str, question: str, text: str) -> str:
     name = GUIDES[language][0]
-    doc = text_document(name, text)
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
-                                 TaskContext(prompt=question, language=language, documents={doc.name: doc},
-                                             predecessors={}, model=OfflineModel()))
-    return result.text
+    return await offline_answer(question, [text_document(name, text)], language)
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])

@@ -19,10 +19,9 @@ from pptx.chart.xmlwriter import ChartXmlWriter
 from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Inches
 
-from agents.base import DocumentText, TaskContext, TaskSpec
-from agents.builtin.analyst import Analyst
-from agents.offline import OfflineModel
+from agents.base import DocumentText
 from extractors import extract
+from tests.agents.conftest import offline_answer
 
 DECKS = {
     "en": ("Revenue 2024", "Revenue and costs by quarter", ("Revenue (k$)", "Costs (k$)"),
@@ -62,10 +61,7 @@ def test_a_chart_is_read_as_the_table_it_draws():
 
 
 async def _answer(question: str, doc: DocumentText, language: str) -> str:
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
-                                 TaskContext(prompt=question, language=language, documents={doc.name: doc},
-                                             predecessors={}, model=OfflineModel()))
-    return result.text
+    return await offline_answer(question, [doc], language)
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import TaskContext, TaskSpec
-from agents.builtin.analyst import Analyst
 from agents.knowledge.coverage import coverage
 from agents.language import without_document_nouns
-from agents.offline import OfflineModel
-from tests.agents.conftest import text_document
+from tests.agents.conftest import offline_answer, text_document
 
 ESSAYS = {
     "en": ("bees.txt", "Bees and the orchard\n\nWithout bees, the apple trees of the valley would bear a third of "
@@ -49,12 +46,10 @@ async def test_the_word_a_question_names_the_document_by_is_not_named_as_not_fou
     questions, answer, _, _ = ASKED[language]
     for question in questions:
         assert coverage(question, [doc], [doc.text]).absent == (), question
-        result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=question),
-                                     TaskContext(prompt=question, language=language, documents={doc.name: doc},
-                                                 predecessors={}, model=OfflineModel()))
-        said = result.text.casefold()
-        assert answer.casefold() in said, (question, result.text)
-        assert not any(n in said for n in NOT_FOUND), (question, result.text)
+        text = await offline_answer(question, [doc], language)
+        said = text.casefold()
+        assert answer.casefold() in said, (question, text)
+        assert not any(n in said for n in NOT_FOUND), (question, text)
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])

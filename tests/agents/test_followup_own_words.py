@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import TaskContext, TaskSpec
-from agents.builtin.analyst import Analyst
-from agents.offline import OfflineModel
-from tests.agents.conftest import text_document
+from tests.agents.conftest import offline_answer, text_document
 
 MILLS = {
     "en": ("mill.txt", "The old mill\n\nThe miller grinds rye for the village bakery every Tuesday. The mill wheel turns "
@@ -35,11 +32,9 @@ async def test_a_follow_up_quotes_what_its_own_words_ask_first(language):
     name, text, first, then, wanted = MILLS[language]
     doc = text_document(name, text)
     history = [("user", f"[round 1] {first}"), ("assistant", "[round 1] rye")]
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=then),
-                                 TaskContext(prompt=then, language=language, documents={doc.name: doc},
-                                             predecessors={}, model=OfflineModel(), history=history))
-    quotes = [line for line in result.text.splitlines() if line.startswith("> ")]
-    assert quotes and wanted in quotes[0], result.text
+    text = await offline_answer(then, [doc], language, history)
+    quotes = [line for line in text.splitlines() if line.startswith("> ")]
+    assert quotes and wanted in quotes[0], text
 
 
 async def test_the_essay_follow_up_quotes_the_passage_its_own_words_ask_about():
@@ -49,11 +44,9 @@ async def test_the_essay_follow_up_quotes_the_passage_its_own_words_ask_about():
     history = [("user", "[round 1] What does the essay say the sign in the greengrocer's shop is for?"),
                ("assistant", "[round 1] > Václav Havel's greengrocer displays a sign")]
     then = "And what does Havel call that function?"
-    result = await Analyst().run(TaskSpec(id="t1", agent="analyst", instructions=then),
-                                 TaskContext(prompt=then, language="en", documents={essay.name: essay},
-                                             predecessors={}, model=OfflineModel(), history=history))
-    quotes = [line for line in result.text.splitlines() if line.startswith("> ")]
-    assert quotes and "excusatory function" in quotes[0], result.text
+    text = await offline_answer(then, [essay], "en", history)
+    quotes = [line for line in text.splitlines() if line.startswith("> ")]
+    assert quotes and "excusatory function" in quotes[0], text
 
 
 def test_the_passages_holding_more_of_the_follow_ups_own_words_come_first_in_the_searchs_order():
