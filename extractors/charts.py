@@ -13,6 +13,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from extractors.csv import render_rows
 from extractors.tables import Comma, Table, never, text_table
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,13 @@ def chart_rows(chart: Any) -> list[list[str]]:
     rows = [[categories[i] if i < len(categories) else "", *(_cell(v[i]) if i < len(v) else "" for v in values)]
             for i in range(length)]
     return [header, *rows]
+
+
+def chart_lines(chart: Any) -> tuple[list[str], list[list[str]]]:
+    """A chart as a document's text reads it (its title, then its rows tab-separated) and its rows ([] for
+    none)."""
+    rows = chart_rows(chart)
+    return [t for t in [chart_title(chart), render_rows(rows) if rows else ""] if t], rows
 
 
 def chart_table(name: str, rows: list[list[str]], source: str, comma: Comma = never) -> Table | None:

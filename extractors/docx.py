@@ -14,7 +14,7 @@ from docx.opc.part import Part
 from lxml import etree
 
 from extractors.base import ContentItem, Extraction
-from extractors.charts import chart_rows, chart_table, chart_title, part_chart
+from extractors.charts import chart_lines, chart_table, part_chart
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
 from extractors.tables import Comma, Table, attach, comma_language, text_table
@@ -148,9 +148,9 @@ def _charts(document: DocxDocument, body: etree._Element) -> list[tuple[str, lis
     for ref in body.iter(_CHART):
         part = document.part.related_parts.get(ref.get(_R_ID, ""))
         chart = part_chart(part.blob) if part is not None else None
-        rows = chart_rows(chart) if chart is not None else []
+        lines, rows = chart_lines(chart) if chart is not None else ([], [])
         if rows:
-            found.append(("\n".join(filter(None, [chart_title(chart), render_rows(rows)])), rows))
+            found.append(("\n".join(lines), rows))
     return found
 
 

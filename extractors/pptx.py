@@ -14,7 +14,7 @@ from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 
 from extractors.base import ContentItem, Extraction
-from extractors.charts import chart_rows, chart_table, chart_title
+from extractors.charts import chart_lines, chart_table
 from extractors.csv import render_rows
 from extractors.registry import ExtractorRegistry, Source, failure
 from extractors.tables import attach, comma_language, text_tables
@@ -77,11 +77,10 @@ def _shape_lines(shape: BaseShape, grids: list[list[list[str]]], charts: list[li
         return [shape.text_frame.text]
     if isinstance(shape, GraphicFrame) and shape.has_chart:
         chart = shape.chart
-        title = [t for t in [chart_title(chart)] if t]
-        rows = chart_rows(chart)
+        lines, rows = chart_lines(chart)
         if rows:
             charts.append(rows)
-        return title + ([render_rows(rows)] if rows else [])
+        return lines
     # Other shapes (e.g. WordArt inside mc:AlternateContent) may still hold text runs.
     return ["".join(_runs(shape.element))] if shape.element is not None else []
 

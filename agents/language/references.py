@@ -89,7 +89,7 @@ def without_named_kinds(text: str, facts: Sequence[Mapping[str, Any]]) -> str:
 _DOCUMENT_NOUN = re.compile(
     r"(?:\b(?:the|this|that|these|those|your|my|our"
     r"|der|die|das|dem|den|des|im|ihr|ihre[mnrs]?|dies(?:e[mnrs]?)?|meine?[mnrs]?|unsere?[mnrs]?"
-    r"|le|la|les|du|des|au|aux|ce|cet|cette|ces|votre|vos|mon|ma|mes|notre|nos)\s+|\bl['’]\s*)"
+    r"|le|la|les|du|au|aux|ce|cet|cette|ces|votre|vos|mon|ma|mes|notre|nos)\s+|\bl['’]\s*)"
     r"(?P<noun>documents?|files?|texts?|essays?|articles?|papers?|reports?|letters?|memos?|authors?|writers?"
     r"|books?|chapters?|forms?|manuals?|brochures?|leaflets?"
     r"|dokumente?n?|datei(?:en)?|texte?s?|aufsatz(?:es)?|aufsätzen?|artikels?|berichte?s?|briefe?s?"
