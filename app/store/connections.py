@@ -4,6 +4,7 @@ database cannot serve now."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +14,8 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from app.store.full import causes, storage_full
+
+log = logging.getLogger("foreman.db")
 
 # msgspec encodes and decodes the JSON columns (extracted contents can be megabytes) several
 # times faster than the standard library, so a large document holds the GIL for less time.
@@ -40,8 +43,16 @@ def unavailable(exc: BaseException) -> bool:
     return False
 
 
-def ping_when_idle(engine: Any, idle_seconds: float) -> None:
-    """Check a pooled connection before use if it went unused for more than `idle_seconds`.
+def check_at_checkout(engine: Any, idle_seconds: float) -> None:
+    """Check a pooled PostgreSQL connection before use: one left inside a transaction is replaced,
+    and one unused for more than `idle_seconds` is pinged.
+
+    A transaction the pool does not know of: asyncpg marks a connection's transaction open before it
+    sends BEGIN, and a request cancelled in that moment (a client that left an event stream) leaves it
+    marked, with SQLAlchemy none the wiser. Every later transaction on that connection became a
+    savepoint inside it, "committed" by releasing the savepoint: a server's writes went nowhere, its
+    rows stayed locked, and an AG-UI run read its own new workflow as deleted (issue 44's CI run). The
+    check reads the driver's own state, no round trip.
 
     SQLAlchemy's `pool_pre_ping` checks every checkout: on asyncpg a transaction, a statement and a
     rollback, three round trips, 6% of a PostgreSQL round's CPU. A connection in steady use was
@@ -53,6 +64,9 @@ def ping_when_idle(engine: Any, idle_seconds: float) -> None:
         record.info["returned"] = time.monotonic()
 
     def check(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if left_in_transaction(dbapi_connection.driver_connection):
+            log.warning("A pooled database connection was left inside a transaction; it is replaced.")
+            raise sa_exc.DisconnectionError("the connection was left inside a transaction")
         since = record.info.get("returned")  # None: a connection opened for this checkout
         if since is None or time.monotonic() - since <= idle_seconds:
             return
@@ -63,6 +77,12 @@ def ping_when_idle(engine: Any, idle_seconds: float) -> None:
 
     event.listen(engine, "checkin", returned)
     event.listen(engine, "checkout", check)
+
+
+def left_in_transaction(connection: Any) -> bool:
+    """Whether an asyncpg connection back in the pool is inside a transaction: the server says so, or
+    the driver still holds a transaction it began (its next one would be a savepoint in it)."""
+    return connection.is_in_transaction() or getattr(connection, "_top_xact", None) is not None
 
 
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -20,7 +20,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from app.store import schema
 from app.store.batch import run_all
-from app.store.connections import JSON, ping_when_idle, sqlite_begin, sqlite_pragmas, sqlite_writer_pragmas
+from app.store.connections import JSON, check_at_checkout, sqlite_begin, sqlite_pragmas, sqlite_writer_pragmas
 
 T = TypeVar("T")
 # A queued write: the work, its arguments, and the future its caller awaits.
@@ -32,7 +32,7 @@ READ_THREADS = 4  # plain sqlite3 connections for reads that must be prompt (see
 # waiting on a row another replica holds does not hold up every other write of this one.
 PG_WRITE_BATCHES = 2
 CHECKPOINT_SECONDS = 5.0  # while writes go on, the WAL is copied into the database file at most this often
-PING_IDLE_SECONDS = 1.0  # a pooled PostgreSQL connection unused for longer is checked before use (`connections.ping_when_idle`)
+PING_IDLE_SECONDS = 1.0  # a pooled PostgreSQL connection unused for longer is checked before use (`connections.check_at_checkout`)
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Database:
         DATABASE_MAX_OVERFLOW, DATABASE_POOL_TIMEOUT_SECONDS); `application_name` names its
         connections in pg_stat_activity. SQLite's pools are this process's own files, unchanged;
         `checkpoint_seconds` spaces its WAL checkpoints (see `_schedule_checkpoint`); a PostgreSQL
-        connection unused for `ping_idle_seconds` is checked before it is used (see `connections.ping_when_idle`)."""
+        connection unused for `ping_idle_seconds` is checked before it is used (see `connections.check_at_checkout`)."""
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # The dialect's INSERT, which knows ON CONFLICT DO NOTHING.
@@ -90,7 +90,7 @@ class Database:
             self.writer = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
                                               pool_timeout=pool_timeout,
                                               connect_args={"server_settings": settings}, **JSON)
-            ping_when_idle(self.writer.sync_engine, ping_idle_seconds)
+            check_at_checkout(self.writer.sync_engine, ping_idle_seconds)
             self.reader = self.writer
         # Whether writes made one after another land in that order even when the first has not
         # returned yet: on SQLite one batch commits at a time, in the order the calls were made; on

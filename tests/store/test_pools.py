@@ -170,3 +170,28 @@ def test_a_session_the_server_ended_is_replaced_before_a_write_or_read_fails(pos
             await db.dispose()
 
     asyncio.run(unchecked())
+
+
+def test_a_connection_left_inside_a_transaction_is_replaced_before_its_writes_go_nowhere(postgres_url, caplog):
+    """asyncpg marks a transaction open before it sends BEGIN; a request cancelled in that moment (a
+    client that left an event stream) left the pooled connection inside a transaction SQLAlchemy did
+    not know of. Every later write on it became a savepoint in that transaction: answered as committed,
+    seen by no one else, its rows locked (an AG-UI run read its new workflow as deleted)."""
+    async def run() -> tuple[int, int, int]:
+        db = Database(postgres_url, pool_size=1, max_overflow=0, ping_idle_seconds=3600)
+        try:
+            await db.run_write(lambda conn: conn.exec_driver_sql("CREATE TABLE kept (x int)"))
+            async with db.writer.connect() as conn:  # the one pooled connection, its transaction begun behind the pool's back
+                raw = (await conn.get_raw_connection()).driver_connection
+                await raw.transaction().start()
+                left = await conn.run_sync(_backend_pid)
+            await db.run_write(lambda conn: conn.exec_driver_sql("INSERT INTO kept VALUES (1)"))
+            seen = (await asyncio.to_thread(pg_fetch, postgres_url, "SELECT count(*) AS n FROM kept"))[0]["n"]  # another session
+            return left, await db.run_read(_backend_pid), seen
+        finally:
+            await db.dispose()
+
+    with caplog.at_level("WARNING", logger="foreman.db"):
+        left, now, seen = asyncio.run(run())
+    assert seen == 1 and now != left
+    assert "left inside a transaction" in caplog.text
