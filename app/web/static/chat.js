@@ -268,12 +268,19 @@ async function startRound({ prompt, fileIds, passwords }) {
   const path = view.id ? `/api/workflows/start?id=${encodeURIComponent(view.id)}` : "/api/workflows/start";
   const body = { prompt, listFileId: fileIds, ...reviewStartOptions() };
   if (passwords && Object.keys(passwords).length) body.passwords = passwords;
+  let queuedWhy = "your message";
   if (view.status && view.status.status === "running") {  // steer, queue or interrupt, as the person chose
     body.multitaskStrategy = document.querySelector("input[name=multitask]:checked").value;
+    if (body.multitaskStrategy === "steer" && fileIds.length) {
+      // Files cannot join a running round (a steer is words only): a post with files, a password's
+      // resend among them, runs next. Clicked as a round ends, before its status arrived, it was refused.
+      body.multitaskStrategy = "enqueue";
+      queuedWhy = "a message with files";
+    }
   }
   const answer = await attempt(() => api("POST", path, body), "send");
   if (!answer) return false;
-  if (body.multitaskStrategy === "enqueue") notify("Queued: your message runs as the next round when this one ends.", "info");
+  if (answer.queued) notify(`Queued: ${queuedWhy} runs as the next round when this one ends.`, "info");
   if (answer.id !== view.id) location.hash = `#/w/${encodeURIComponent(answer.id)}`;
   await attempt(() => loadList());
   return true;

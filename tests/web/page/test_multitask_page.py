@@ -9,9 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.corpus import CORPUS
 from tests.harness import LiveServer, settings_for
 from tests.services.test_multitask import GateModel
 from tests.web.page.test_chat_defects import at_width
+from tests.web.page.test_conversation_page import LOCKED
 from tests.web.page.test_chat_page import browser, expect, messages, screenshot_on_failure, send  # noqa: F401
 
 
@@ -54,6 +56,32 @@ def test_a_message_sent_while_a_round_runs_steers_by_default_or_queues(browser, 
             expect(page.locator("#status")).to_contain_text("completed · round 2")
             expect(choice).to_be_hidden()
             expect(page.locator(".notice.error")).to_have_count(0)
+            assert page.errors == []
+    finally:
+        context.close()
+
+
+def test_a_password_sent_while_its_round_still_runs_is_queued_as_the_next_round(browser, gated, tmp_path):
+    """The password field is on the request while its round may still run (the answer shows a moment before
+    the round's status does): the resend carries the file, which cannot steer, so it is queued and runs
+    next. It was sent as a steer and refused (400), and the person's click was lost (a CI run's failure)."""
+    live, model = gated
+    context, page = at_width(browser, live.url + "/", 1280)
+    bodies: list[dict] = []
+    page.on("request", lambda r: bodies.append(r.post_data_json) if r.url.endswith("/start") or "/start?" in r.url else None)
+    token = uuid.uuid4().hex
+    try:
+        with screenshot_on_failure(page, tmp_path / "password-running.png"):
+            send(page, f"Summarise this document [gate] {token}", CORPUS / LOCKED)
+            expect(page.locator("#status")).to_contain_text("running")
+            request = messages(page).first
+            request.get_by_label(f"Password for {LOCKED}").fill("openpassword")
+            request.get_by_role("button", name=f"Open {LOCKED} with this password").click()
+            expect(page.get_by_role("alert")).to_contain_text("Queued: a message with files runs as the next round")
+            assert bodies[1]["multitaskStrategy"] == "enqueue" and bodies[1]["passwords"]
+            expect(page.locator(".notice.error")).to_have_count(0)
+            model.open(token)
+            expect(page.locator("#status")).to_contain_text("completed · round 2")
             assert page.errors == []
     finally:
         context.close()
