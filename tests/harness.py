@@ -111,7 +111,10 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
-        self._thread.join(30)
+        self._thread.join(120)
+        # Its database may be dropped next: a server still closing then would fail before it let DBOS's
+        # process-wide instance go, and the next server in this process would inherit it.
+        assert not self._thread.is_alive(), "the server did not stop within 120 s"
 
     def client(self, key: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}

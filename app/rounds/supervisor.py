@@ -230,12 +230,17 @@ class Engine:
         if self._reconciler is not None:
             self._reconciler.cancel()
             stop_dequeuing()
-        await self.cancel_all()
-        if self._stops:  # a stop answered just before stays a stop after a restart
-            await asyncio.wait(list(self._stops))
-        if self.replicas is not None:
-            await self.replicas.leave()
-        DBOS.destroy()
+        try:
+            await self.cancel_all()
+            if self._stops:  # a stop answered just before stays a stop after a restart
+                await asyncio.wait(list(self._stops))
+            if self.replicas is not None:
+                await self.replicas.leave()
+        finally:
+            # Whatever failed above: DBOS's instance is process-wide, and DBOS(config) hands a live one
+            # back unchanged, so an engine started later in this process (a test's next server) would run
+            # on this one's system database.
+            DBOS.destroy()
         if self.rt.sandbox is not None:
             await self.rt.sandbox.close()
         if self.rt.documents.vectors is not None:
