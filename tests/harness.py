@@ -95,8 +95,9 @@ class LiveServer:
         self.settings = replace(settings, host="127.0.0.1", port=free_port())
         self.app = create_app(self.settings, model=model, registry=registry, keep_workers=keep_workers)
         self.url = f"http://127.0.0.1:{self.settings.port}"
+        # As `python -m app`: open event streams get 5 s to end at shutdown, then they are closed.
         self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port,
-                                                     log_level="warning", lifespan="on"))
+                                                     log_level="warning", lifespan="on", timeout_graceful_shutdown=5))
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     def __enter__(self) -> LiveServer:
