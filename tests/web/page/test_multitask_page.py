@@ -13,8 +13,8 @@ from tests.corpus import CORPUS
 from tests.harness import LiveServer, settings_for
 from tests.services.test_multitask import GateModel
 from tests.web.page.test_chat_defects import at_width
-from tests.web.page.test_conversation_page import LOCKED
 from tests.web.page.test_chat_page import browser, expect, messages, screenshot_on_failure, send  # noqa: F401
+from tests.web.page.test_conversation_page import LOCKED
 
 
 @pytest.fixture(scope="module")
