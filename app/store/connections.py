@@ -48,11 +48,11 @@ def check_at_checkout(engine: Any, idle_seconds: float) -> None:
     and one unused for more than `idle_seconds` is pinged.
 
     A transaction the pool does not know of: asyncpg marks a connection's transaction open before it
-    sends BEGIN, and a request cancelled in that moment (a client that left an event stream) leaves it
-    marked, with SQLAlchemy none the wiser. Every later transaction on that connection became a
-    savepoint inside it, "committed" by releasing the savepoint: a server's writes went nowhere, its
-    rows stayed locked, and an AG-UI run read its own new workflow as deleted (issue 44's CI run). The
-    check reads the driver's own state, no round trip.
+    sends BEGIN and keeps the mark when BEGIN is interrupted (a read cancelled because its client left
+    an event stream was seen so). One such connection came back to the pool under load (by which path
+    is not known): every later transaction on it was a savepoint inside that one, "committed" by
+    releasing the savepoint, so the server's writes went nowhere, its rows stayed locked, and an AG-UI
+    run read its own new workflow as deleted. The check reads the driver's own state, no round trip.
 
     SQLAlchemy's `pool_pre_ping` checks every checkout: on asyncpg a transaction, a statement and a
     rollback, three round trips, 6% of a PostgreSQL round's CPU. A connection in steady use was
