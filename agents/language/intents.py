@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from agents.language.references import names_documents_only
+from agents.language.references import names_documents_only, without_document_nouns
+from agents.language.words import common_words, tokens
 
 Intent = Literal["extract", "summary", "translate", "answer", "write"]
 
@@ -32,6 +33,18 @@ _DIRECT = [
     r"^\s*(?:dans|de|d'|pour|par|avec|en|à|sur|chez|depuis|jusqu'à) ?(?:quel(?:le)?s?|qui|quoi|lequel|laquelle"
     r"|lesquel(?:le)?s|où|quand)\b",
 ]
+# Asking what a document is about asks for its gist, a summary: "What is this text about?", "What's it
+# about?", "Worum geht es in dem Bericht?", "Wovon handelt das Buch?", "De quoi parle cet article ?". What
+# the question names must be the documents themselves (or nothing): "What is the dispute about?" asks
+# about a thing in them (`_gist_of_documents`).
+_GIST = re.compile(
+    r"\bwhat(?:['’]s|\s+is|\s+are|\s+was|\s+were)\s+(?P<en>[^?.!;\n]{1,60}?)\s+(?:all\s+)?about\s*(?:[?.!;,]|\s+and\b|$)"
+    r"|\bworum\s+geht\s+es(?:\s+(?P<de>(?:in|im|bei|beim)\s+[^?.!;\n]{1,60}?))?\s*(?:[?.!;]|$)"
+    r"|\b(?:wovon|worüber)\s+(?:handelt|handeln|spricht|sprechen)\s+(?P<de2>[^?.!;\n]{1,60}?)\s*(?:[?.!;]|$)"
+    r"|\b(?:de|sur)\s+quoi\s+(?:parle|parlent|traite|traitent|porte|portent)(?:-t-(?:il|elle)|-(?:ils|elles))?"
+    r"\s*(?P<fr>[^?.!;\n]{0,60}?)\s*(?:[?.!;]|$)"
+    r"|\bde\s+quoi\s+(?:s['’]agit-il|il\s+s['’]agit)\b",
+    re.IGNORECASE)
 # Asking for a file of the tables: a verb of extraction or delivery, or a format to deliver in.
 # Without one, a question's "the table" or "the CSV file" names where the answer is.
 _TABLE_FORMAT = re.compile(r"\b(?:excel|csv|tsv|xlsx?|ods|workbooks?|spreadsheets?|arbeitsmappe|tabellenkalkulation"
@@ -119,7 +132,30 @@ def detect_intents(prompt: str, has_tables: bool) -> list[Intent]:
         found.remove("extract")
     if not found and _WEAK_QUESTION_PATTERN.search(text):
         found.append("answer")
+    gist = _gist_of_documents(text)
+    if gist is not None:
+        if "summary" not in found:
+            found.insert(next((i for i, intent in enumerate(found) if intent != "extract"), len(found)), "summary")
+        # The gist was the question: nothing else asks one ("Answer in two sentences" says how long).
+        rest = text[:gist.start()] + " " + text[gist.end():]
+        if "answer" in found and not any(p.search(rest) for intent, p in _INTENT_PATTERNS if intent == "answer") \
+                and not re.search(r"\w[^.!?]*\?", rest):
+            found.remove("answer")
     return found
+
+
+def _gist_of_documents(text: str) -> re.Match[str] | None:
+    """Where the request asks what the documents are about ("what is this essay about?", "worum geht es?"),
+    naming nothing in them but the documents themselves; None when it does not."""
+    for match in _GIST.finditer(text):
+        named = next((g for g in match.groupdict().values() if g), "")
+        if all(w.casefold() in _POINTERS for w in tokens(without_document_nouns(named))):
+            return match
+    return None
+
+
+# What a gist question may name besides a document: a pronoun or a determiner pointing at one.
+_POINTERS = common_words() | {"it", "they", "es", "il", "elle", "ils", "elles", "ça", "cela", "all", "alles", "cet"}
 
 
 def is_direct_question(prompt: str) -> bool:
