@@ -37,7 +37,7 @@ def _runs(config: pytest.Config, test_file: Path) -> bool:
     given = [Path(str(arg).split("::", 1)[0]).resolve() for arg in config.args] or [Path(config.rootpath)]
     return any(path == test_file or path in test_file.parents for path in given)
 
-pytest_plugins = ["tests.openai_stub"]
+pytest_plugins = ["tests.openai_stub", "tests.realmodel"]  # one llama.cpp server per model and worker
 _STARTED: list[Callable[[], None]] = []  # the stops of the checks started beside the tests
 
 

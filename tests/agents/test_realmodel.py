@@ -9,7 +9,6 @@ from agents.registry import build_registry
 from agents.tasks.run import run_task, task_context
 from app.llm.client import OpenAIModel
 from tests.agents.conftest import RecordingModel, load_document
-from tests.realmodel import llama_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.realmodel
 

@@ -9,7 +9,6 @@ import pytest
 
 from app.llm.client import OpenAIModel
 from tests.openai_stub import OpenAIStub, no_remote_network, openai_stub  # noqa: F401 (fixtures)
-from tests.realmodel import llama_server  # noqa: F401 (fixture)
 
 
 @pytest.fixture(autouse=True)

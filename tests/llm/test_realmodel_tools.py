@@ -12,7 +12,7 @@ import pytest
 from agents.model import ModelRequest
 from agents.tasks.questions import ASK_USER, asked
 from app.llm.client import OpenAIModel
-from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
+from tests.realmodel import LlamaServer
 
 pytestmark = pytest.mark.realmodel
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from tests.harness import LiveServer, settings_for, upload, wait_status
-from tests.realmodel import llama_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.realmodel
 

@@ -15,7 +15,7 @@ import pytest
 from agents.language import detect_language
 from agents.phrases import say
 from tests.harness import LiveServer, settings_for, upload, wait_for, wait_status
-from tests.realmodel import LlamaServer, qwen_server  # noqa: F401 (fixture)
+from tests.realmodel import LlamaServer
 from tests.relay import Relay
 
 pytestmark = pytest.mark.realmodel
