@@ -188,6 +188,7 @@ PHRASES: dict[str, dict[str, str | tuple[str, str]]] = {
     "kind_price": {"en": "price", "de": "Preis", "fr": "prix"},
     "kind_date": {"en": "date", "de": "Datum", "fr": "date"},
     "kind_number": {"en": "figure", "de": "Zahl", "fr": "chiffre"},
+    "kind_author": {"en": "author", "de": "Autor", "fr": "auteur"},
     "no_passage": {
         "en": "No passage of {doc} matches the question.",
         "de": "Keine Passage in {doc} passt zur Frage.",

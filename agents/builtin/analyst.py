@@ -11,6 +11,7 @@ from msgspec import structs
 
 from agents.base import DocumentText, Likeness, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
+from agents.knowledge.bylines import holds_kind, with_bylines
 from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
@@ -95,7 +96,7 @@ def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
     kind = asked_kind(question)
     if not kind or not found:
         return found, ""
-    holding = [p for p in found if holds(kind, p.text)]
+    holding = [p for p in found if holds_kind(kind, p)]
     if not holding:
         return found, kind
     return holding + [p for p in found if p not in holding], ""
@@ -248,6 +249,7 @@ class Analyst:
         if docs and (not found or refers_back(question) or wants_continuation(question)):
             question, found = await follow_up(question, found, docs, context.history, retriever, PASSAGES)
         found = titled_last(question, without_copies(await _with_sources(question, found, docs, retriever), docs, PASSAGES), docs)
+        found = with_bylines(question, found, docs)  # "Who wrote it?": each document's byline first
         size = sum(text_size(d.items) for d in docs)
         # A name the user asked about that no document writes ("the Canadiens" over a table of other teams):
         # not found, whatever the rows share with the rest of the question; nothing is computed over them.
@@ -308,7 +310,8 @@ class Analyst:
             system += (f" The documents never mention {', '.join(absent)}: unless a passage answers anyway, say "
                        "that the documents do not tell, naming what was searched.")
         elif lacking:
-            system += (f" No passage gives a {lacking}: unless one answers anyway, say that the documents give no "
+            system += (f" No passage gives {'an' if lacking[0] in 'aeiou' else 'a'} {lacking}: unless one answers anyway, "
+                       "say that the documents give no "
                        f"{lacking} for this, naming what was searched.")
         asked_parts = part_hints(parts, found, passages, quote_of) if parts else []
         if asked_parts:

@@ -14,13 +14,14 @@ imports no other `agents` module, only `extractors` (the word pattern, number pa
 | `intents` | what a request asks for (extract, summary, translate, answer, write) and in which formats |
 | `compare` | what a question asks to compile over a table: the highest, the lowest, the total; what came after a row |
 | `parts` | the parts of a question that asks two things or more, the documents each part of a request names |
-| `answer_kind` | the kind of fact a question asks for (price, date, number), and whether a text holds one |
+| `answer_kind` | the kind of fact a question asks for (price, date, number, author), and whether a text holds one |
+| `persons` | the people a line names, as a byline does |
 | `references` | follow-up questions, the documents a request names, "continue" |
 """
 
 from __future__ import annotations
 
-from agents.language.answer_kind import DATE, NUMBER, PRICE, asked_kind, asking_verbs, holds, without_asking
+from agents.language.answer_kind import AUTHOR, DATE, NUMBER, PRICE, asked_kind, asking_verbs, holds, without_asking
 from agents.language.compare import (
     MAX,
     MIN,
@@ -45,6 +46,7 @@ from agents.language.intents import (
     table_formats,
 )
 from agents.language.parts import RequestPart, documents_by_part, question_parts, without_instructions
+from agents.language.persons import person_names
 from agents.language.references import (
     ANSWER,
     goes_on,
@@ -83,8 +85,8 @@ from agents.language.words import (
 )
 
 __all__ = [
-    "ANSWER", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "asks_after", "compared", "comparing_spans", "question_parts", "totalling_words", "without_after", "without_comparing", "Intent", "asked_kind", "asked_sentences", "asking_verbs",
-    "best_passages", "common_words", "content_words", "detect_in_conversation", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names",
+    "ANSWER", "AUTHOR", "DATE", "LANGUAGES", "MAX", "MIN", "NUMBER", "PRICE", "SUM", "asks_after", "compared", "comparing_spans", "question_parts", "totalling_words", "without_after", "without_comparing", "Intent", "asked_kind", "asked_sentences", "asking_verbs",
+    "best_passages", "common_words", "content_words", "detect_in_conversation", "detect_intents", "detect_language", "detector_loaded", "document_formats", "fold", "function_words", "holds", "index_terms", "informative_passages", "named_formats", "names", "person_names",
     "is_direct_question", "load_detector", "normalize_space", "query_languages",
     "left_out", "pointed_at", "document_topic", "query_terms", "question_of", "goes_on", "refers_back", "resolve_references", "rounds_named", "split_sentences", "stems", "stop_words", "summaries", "summarize", "table_formats", "target_language", "language_name", "language_words", "load_names",
     "tokens", "wants_continuation", "without_asking", "without_instructions",

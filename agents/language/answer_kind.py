@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-PRICE, DATE, NUMBER = "price", "date", "number"
+PRICE, DATE, NUMBER, AUTHOR = "price", "date", "number", "author"
 
 _PRICE_ASKED = re.compile(
     r"\b(?:cost|costs|price|prices|priced|fee|fees|charge|charges|tariff|how much (?:do|does|did|is|are|will|would)"
@@ -36,6 +36,25 @@ _NUMBER_ASKED = re.compile(
     re.IGNORECASE,
 )
 
+# Who wrote a document: "Who wrote the essay?", "Who are the authors?", "Wer hat den Bericht verfasst?", "Wer ist
+# die Autorin?", "Qui a écrit ce texte ?", "Qui est l'auteur ?". Its answer is a byline, not a passage that
+# shares the question's words (`agents.knowledge.bylines`).
+_AUTHOR_ASKED = re.compile(
+    r"\bwho\s+(?:wrote|has\s+written|had\s+written|authored|is\s+the\s+author|are\s+the\s+authors|is\s+it\s+by)\b"
+    r"|\bwhose\s+(?:essay|article|paper|report|book|text)\b|\bauthors?\s+of\b|\bwritten\s+by\s+whom\b"
+    r"|\bwer\s+(?:hat|schrieb|verfasste)\b[^?.!]*?\b(?:geschrieben|verfasst|schrieb|verfasste)\b"
+    r"|\bwer\s+(?:ist|sind|war|waren)\s+(?:der|die)\s+(?:autor|autorin|autoren|verfasser|verfasserin)\b"
+    r"|\bvon\s+wem\s+(?:ist|stammt|wurde)\b"
+    r"|\bqui\s+(?:a\s+écrit|a\s+rédigé|est\s+l['’]auteur|sont\s+les\s+auteurs|est\s+l['’]autrice)\b"
+    r"|\bde\s+qui\s+est\b",
+    re.IGNORECASE,
+)
+# A byline: a person named after "by", "von", "par" or a label ("Author:", "Verfasst von", "Rédigé par").
+_AUTHOR_HELD = re.compile(
+    r"\b(?:by|von|par|author|authors|autor|autorin|autoren|auteur|auteurs|autrice|verfasser|verfasserin"
+    r"|written\s+by|prepared\s+by|verfasst\s+von|erstellt\s+von|geschrieben\s+von|écrit\s+par|rédigé\s+par)"
+    r"\s*:?\s+[A-ZÀ-ÖØ-Þ][\w'’.-]+\s+[A-ZÀ-ÖØ-Þ]",
+)
 _CURRENCY = r"(?:[€$£¥]|\b(?:eur|euros?|usd|dollars?|chf|gbp|francs?|cents?|ct|pfund|pounds?)\b)"
 _AMOUNT = r"\d[\d'’.,\u202f\u00a0 ]*"
 # A table row's passage is "column: value; ..." (app.store.search): a column whose name carries the
@@ -65,7 +84,7 @@ _NUMBER_HELD = re.compile(
     r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|vingt|cent|mille|moitié|douzaine)\b",
     re.IGNORECASE,
 )
-_HELD = {PRICE: _PRICE_HELD, DATE: _DATE_HELD, NUMBER: _NUMBER_HELD}
+_HELD = {PRICE: _PRICE_HELD, DATE: _DATE_HELD, NUMBER: _NUMBER_HELD, AUTHOR: _AUTHOR_HELD}
 
 
 # "when", "wann", "quand" after another question word of their sentence join a clause, they ask nothing:
@@ -89,14 +108,16 @@ def _asks_a_date(question: str) -> bool:
 
 
 def asked_kind(question: str) -> str:
-    """PRICE, DATE or NUMBER when the question asks for that kind of fact, else "" (a price before a
-    number: "how much does it cost" asks for an amount of money)."""
+    """PRICE, DATE, NUMBER or AUTHOR when the question asks for that kind of fact, else "" (a price before a
+    number: "how much does it cost" asks for an amount of money; "When was the author born?" asks a date)."""
     if _PRICE_ASKED.search(question):
         return PRICE
     if _asks_a_date(question):
         return DATE
     if _NUMBER_ASKED.search(question):
         return NUMBER
+    if _AUTHOR_ASKED.search(question):
+        return AUTHOR
     return ""
 
 
@@ -104,7 +125,7 @@ def without_asking(question: str) -> str:
     """The question without the words that ask for a kind of fact ("how many", "wie lange",
     "combien coûte", "price"): they say what kind of answer is wanted, which `holds` checks, not
     what it is about, so no document needs to write them for the question to be answered."""
-    for pattern in (_PRICE_ASKED, _DATE_ASKED, _NUMBER_ASKED):
+    for pattern in (_PRICE_ASKED, _DATE_ASKED, _NUMBER_ASKED, _AUTHOR_ASKED):
         question = pattern.sub(" ", question)
     return question
 
