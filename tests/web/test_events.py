@@ -198,13 +198,15 @@ def test_the_whole_workflow_read_while_a_file_is_read_never_names_an_update_it_d
     readers = [stream(server, wid)]
     try:
         with server.client("k1") as other:
+            # Held until the paper is read (up to 120 s below on a loaded machine), longer than a client's 30 s.
+            other.timeout = httpx.Timeout(150)
             answers: list[dict[str, Any]] = []
             loading = threading.Thread(target=lambda: answers.append(other.get(f"/api/workflows/{wid}").json()))
             loading.start()
             wait_for(held.is_set, 30, "the page's load to have read the messages")
             wait_for(lambda: readers[0].of("update"), 120, "the paper to be read")
             filled.set()
-            loading.join(30)
+            loading.join(150)
         whole = answers[0]
         user = whole["messages"][0]
         assert readers[0].error is None  # the paper's paragraph separators (U+2029) cut no event (test_event_data)
