@@ -39,16 +39,14 @@ from threadpoolctl import ThreadpoolController
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from agents.knowledge.embeddings import Rows, local_embedder, scores_order  # noqa: E402
+from agents.knowledge.embeddings import local_embedder, scores_order  # noqa: E402
 from agents.knowledge.indexed import IndexRetriever, chunk_rows  # noqa: E402
 from app.store import vectors as vector_index  # noqa: E402
 from app.store.database import Database  # noqa: E402
+from app.store.nearness import Rows, to_blob  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402
 from app.store.search import IndexSearch  # noqa: E402
-from app.store.vectors import (
-    VectorIndex,  # noqa: E402
-    to_blob,  # noqa: E402
-)
+from app.store.vectors import VectorIndex  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.question_set import HELDOUT, QUESTIONS  # noqa: E402

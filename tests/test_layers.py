@@ -32,11 +32,11 @@ ALLOWED = {
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
 ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.flows")
-# What the store (`app/store`) may import of `agents` beside types: the vector index's int8 codec and scan and
-# the thread it scans in (its search form of vectors is the embeddings' own; not moved yet). It finds, it
-# never ranks or reads language: `agents.knowledge.indexed` does, behind `agents.knowledge.retrieval.PassageIndex`.
-STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop",
-                                        "agents.toolkit.cpu.end_with"}}  # its processes end with the service
+# What the store (`app/store`) may import of `agents` beside types: the guard that has the local models' embedding
+# processes end with the service. Its vectors' forms and their scan are its own (`app.store.nearness`), in its own
+# threads. It finds, it never ranks or reads language: `agents.knowledge.indexed` does, behind
+# `agents.knowledge.retrieval.PassageIndex`.
+STORE_MAY_CALL = {"app.store.vectors": {"agents.toolkit.cpu.end_with"}}
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
 # `agents/` keeps at its top the interface `app` uses (model, requests, base, errors, registry, round, phrases);
