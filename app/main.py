@@ -176,9 +176,8 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
         embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
         vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
-    elif settings.embeddings == "local" and (local := local_embeddings()) is not None:
-        vectors = VectorIndex(chunks, local.embedder, max(1, settings.embedding_workers), in_process=local.in_process,
-                              words=local.words)
+    elif settings.embeddings == "local" and (local := local_embeddings(max(1, settings.embedding_workers))) is not None:
+        vectors = VectorIndex(chunks, local.embedder, max(1, settings.embedding_workers), words=local.words)
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     # The one Runner of the rounds' agent work, over what the full-text index finds (it ranks the passages);

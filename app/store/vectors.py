@@ -1,13 +1,9 @@
 """The chunk vectors of the search index: built in the background, read into memory once per file.
 
-A file's chunks are embedded once per content hash, after its full-text rows are stored, by a
-worker pool of `workers` threads (an endpoint's embedder waits on the network) or, for the local
-models, `workers` worker processes niced below the service. Not threads for those: USE's numpy
-forward pass holds the GIL between its operations, and a niced thread that holds it may not be
-scheduled for a while on a loaded machine, while the event loop waits for it (issue 51, item 11;
-`bench/embedding_loop.py`: once, at load 24, a 10 ms loop got 120 turns in 20 s beside a niced
-embedding thread against 1,183 alone; other runs showed no such loss: it depends on what else
-runs, and a process never shares the GIL). A round never waits for them: `IndexRetriever` ranks a
+A file's chunks are embedded once per content hash, after its full-text rows are stored, by
+`workers` background threads of the index's own, each calling the embedder's `passages` (an endpoint's
+waits on the network; the local models' run in worker processes of their own, niced below the service,
+`agents.knowledge.embeddings.InWorkers`). A round never waits for them: `IndexRetriever` ranks a
 file by BM25 alone until its vectors exist, and says so in the answer's `retrieval` metadata.
 Vectors carry the model that made them; a file whose vectors were made by another model (the
 operator changed it) is embedded again the first time it is searched, never mixed.
@@ -26,17 +22,14 @@ import contextlib
 import functools
 import itertools
 import logging
-import multiprocessing
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
 
 from agents.knowledge.embeddings import Embedder
-from agents.toolkit.cpu import end_with
 from app.store.nearness import Rows, from_blobs, nearest, to_blob
 from app.store.repository.chunks import ChunkStore
 
@@ -55,17 +48,8 @@ CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again w
 # per file. A question in the files' own language answers at once, from keywords until the vectors exist.
 CROSS_LANGUAGE_WAIT = 30.0
 WAITED, LATER = 0, 1  # a file a question waits for is embedded first, the rest in the order they came
-NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
 # Threads for the index's work off the loop: a question embedded (e5 in C, the GIL released) beside a scan.
 SEARCH_THREADS = 2
-
-
-def _background(service: int) -> None:
-    """An embedding process yields the CPU to the service's own work, and ends with the service (a
-    SIGKILLed service left each its embedding process, 270 MB with the models, for good)."""
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    end_with(service)
 
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
@@ -81,15 +65,12 @@ def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray)
 class VectorIndex:
     """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1,
-                 in_process: Callable[[list[str]], np.ndarray] | None = None, words: Embedder | None = None) -> None:
+    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1, words: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.words = words  # the model that tells single words apart (the local ensemble's USE); None: none
         self.workers = workers
-        # The embedder's `passages` as a function worker processes run (the local models); None: threads.
-        self.in_process = in_process
-        self._pool: Executor | None = None
+        self._pool: ThreadPoolExecutor | None = None  # the background embedding's threads
         self._queue: asyncio.PriorityQueue[tuple[int, int, str]] | None = None  # (WAITED or LATER, order, sha)
         self._queued: set[str] = set()  # scheduled and not done: in the queue or being embedded
         self._pending: dict[str, int] = {}  # in the queue, not taken yet: its best priority
@@ -119,10 +100,7 @@ class VectorIndex:
         question waits for (`WAITED`) is taken before the rest, moved ahead if it was queued already."""
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()
-            self._pool = (ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                              initializer=_background, initargs=(os.getpid(),))
-                          if self.in_process is not None
-                          else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed"))
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed")
             self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
         for sha in shas:
             fresh = sha and sha not in self._queued and sha not in self._ready
@@ -271,7 +249,7 @@ class VectorIndex:
         done = await self.store.vector_ids(sha, self.model)
         chunks = [(i, t) for i, t in await self.store.texts(sha) if i not in done]
         loop = asyncio.get_running_loop()
-        passages = self.in_process or self.embedder.passages
+        passages = self.embedder.passages
         for start in range(0, len(chunks), BATCH):
             if start and WAITED in self._pending.values() and sha not in self._waits:
                 return False  # a book's batches do not hold up the file a question is waiting for
@@ -325,17 +303,13 @@ class VectorIndex:
         self._queue = None
         self._queued.clear()
         self._pending.clear()
-        if self._pool is not None:
+        if self._pool is not None:  # a batch under way is not waited for (an endpoint's answer, a worker's)
             pool, self._pool = self._pool, None
-            wait = isinstance(pool, ProcessPoolExecutor)
-            if wait:  # a batch under way (seconds of niced CPU, more under load) is not waited for: it is redone
-                for process in list((getattr(pool, "_processes", None) or {}).values()):
-                    process.kill()
-            # Then the pool is waited for: one left to the interpreter's exit leaves its queues' semaphores
-            # to the resource tracker. On the index's threads: DBOS's pool is closed before this.
-            await self._off_loop(pool.shutdown, wait, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
+        if (close := getattr(self.embedder, "close", None)) is not None:
+            # In the index's threads: the local models' workers are waited for (`InWorkers.close`), and the
+            # loop's default pool is DBOS's, closed before this.
+            await self._off_loop(close)
         if self._threads is not None:  # a question's embedding under way (a model's load: seconds) is not waited for
             threads, self._threads = self._threads, None
             threads.shutdown(wait=False, cancel_futures=True)
-        if (close := getattr(self.embedder, "close", None)) is not None:
-            close()

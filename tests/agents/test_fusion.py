@@ -10,6 +10,7 @@ import pytest
 
 from agents.knowledge.embeddings import (
     Ensemble,
+    InWorkers,
     LocalUSE,
     available,
     fuse,
@@ -106,5 +107,6 @@ def test_the_local_embeddings_are_the_ensemble_its_worker_function_and_its_word_
     if not available():
         assert local is None  # the service then embeds nothing (keywords alone)
         return
-    assert local is not None and local.embedder.name == local_embedder().name and local.in_process is local_passages
-    assert isinstance(local.words, LocalUSE) and local.words is word_embedder(local.embedder)
+    assert local is not None and isinstance(local.embedder, InWorkers) and local.embedder.name == local_embedder().name
+    assert local.embedder._passages is local_passages  # each worker process embeds with its own copy of the models
+    assert isinstance(local.words, LocalUSE) and local.words is word_embedder(local.embedder.embedder)

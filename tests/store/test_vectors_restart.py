@@ -166,11 +166,12 @@ class OneChunk:
 
 SERVICE = """
 import asyncio, sys
+from agents.knowledge.embeddings import InWorkers
 from app.store.vectors import VectorIndex
 from tests.store.test_vectors_restart import HashEmbedder, OneChunk, held_passages
 
 async def main():
-    index = VectorIndex(OneChunk(sys.argv[1]), HashEmbedder("m"), in_process=held_passages)
+    index = VectorIndex(OneChunk(sys.argv[1]), InWorkers(HashEmbedder("m"), 1, held_passages))
     index.schedule(["sha"])
     await asyncio.Event().wait()
 
