@@ -261,7 +261,6 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.round import preload
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -277,15 +276,7 @@ def warm_up(app: Litestar) -> None:
     app.state.readers_warm.add_done_callback(done("The file readers were"))
     # The tokenizer and the language detector of this process, in threads of their own; and the agents' CPU
     # work, whose workers load them first (after the readers: one warm-up thread).
-    preload(_WARM_UPS).add_done_callback(done("The text workers were"))
-
-
-async def _stop_workers() -> None:
-    """The agents' worker processes end with the service (in the agents' own thread: it waits for
-    them, and the loop's default pool is DBOS's, closed with the engine before this)."""
-    from agents.toolkit.cpu import off_loop, stop_processes
-
-    await off_loop(stop_processes)
+    app.state.runtime.runner.warm_up(_WARM_UPS).add_done_callback(done("The text workers were"))
 
 
 def mcp_tools(settings: Settings) -> McpTools | None:
@@ -357,7 +348,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, *([tools.close] if tools is not None else []), *([] if keep_workers else [_stop_workers]), *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, *([tools.close] if tools is not None else []), *([] if keep_workers else [engine.rt.runner.close]), *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,
