@@ -281,8 +281,9 @@ def runner_sites(modules: dict[str, Path]) -> list[str]:
 
 
 def test_one_place_builds_the_runner() -> None:
-    """Issue 44: the round's Runner is built once, in `app.main`; a flow (and a sub-flow) runs through it
-    (`Runner.run_flow`), and a plan's tasks run on the same engine (`agents.planning.as_flow`)."""
+    """Issue 44: the round's Runner is built once, in `app.main`; a flow runs through it (`Runner.run_flow`;
+    its sub-flows within that run, `agents.flows.subflows`), and a plan's tasks run on the same engine
+    (`agents.planning.as_flow`)."""
     assert runner_sites(_modules()) == ["app.main"]
 
 
