@@ -169,15 +169,15 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     journal = Journal(repo, cursors, Drafts(changes.touch_text, changes.touch, settings.heartbeat_timeout_seconds))
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)
-    vectors = None
+    vectors, workers = None, max(1, settings.embedding_workers)  # the files embedded at once
     if settings.embeddings != "off" and settings.embeddings_base_url:
         from app.llm.embeddings import RemoteEmbedder  # imports `openai` (0.5 s): only when an endpoint is named
 
         embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
-        vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
-    elif settings.embeddings == "local" and (local := local_embeddings(max(1, settings.embedding_workers))) is not None:
-        vectors = VectorIndex(chunks, local.embedder, max(1, settings.embedding_workers), words=local.words)
+        vectors = VectorIndex(chunks, embedder, workers)
+    elif settings.embeddings == "local" and (local := local_embeddings(workers)) is not None:
+        vectors = VectorIndex(chunks, local.embedder, workers, words=local.words)  # each in a worker process
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     # The one Runner of the rounds' agent work, over what the full-text index finds (it ranks the passages);
