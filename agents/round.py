@@ -63,25 +63,14 @@ from agents.planning.scheduler import first_tasks
 from agents.registry import Registry
 from agents.tasks.outputs import capped
 from agents.tasks.run import prepare_task, run_task, task_context
-from agents.toolkit.cpu import off_loop, warm_processes
+from agents.toolkit.cpu import off_loop, stop_processes, warm_processes
 from agents.toolkit.tokens import load_tokenizer
 
 __all__ = [
     "DEFERRED", "EditedPlan", "FinalOutcome", "Limits", "PlanOutcome", "PriorRound", "Ran", "Registry",
     "Remembered", "Review", "Revision", "RoundHooks", "RoundInput", "Runner", "Start", "TaskOutcome", "build_rows",
-    "plan_definition", "preload", "render_plan_message"
+    "plan_definition", "render_plan_message"
 ]
-
-
-def preload(workers: Executor) -> asyncio.Future[None]:
-    """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU
-    each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for
-    them; and start the agents' worker processes (long text work, `agents.toolkit.cpu`) from a thread of
-    `workers`, each loading the tokenizer and the detector first: the future is done once they are up."""
-    threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
-    threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
-    threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
-    return asyncio.get_running_loop().run_in_executor(workers, warm_processes, load_tokenizer, load_detector)
 
 
 DEFERRED = "deferred: the user steered the round before it started"  # a task left to the revision
@@ -121,6 +110,21 @@ class Runner:
         # Tokens of earlier turns a plan of this model could show at most (`manager.history_reach`): a round
         # reads no more of its history (`recollect`).
         self.history_reach = history_reach(model)
+
+    def warm_up(self, workers: Executor) -> asyncio.Future[None]:
+        """Load what the agents read text with (the tokenizer, the language detector: about a second of CPU
+        each; the names of languages, 0.4 s) in threads of their own, so that the first round does not wait for
+        them; and start the agents' worker processes (long text work, `agents.toolkit.cpu`) from a thread of
+        `workers`, each loading the tokenizer and the detector first: the future is done once they are up."""
+        threading.Thread(target=load_tokenizer, name="foreman-tokenizer", daemon=True).start()
+        threading.Thread(target=load_detector, name="foreman-language", daemon=True).start()
+        threading.Thread(target=load_names, name="foreman-language-names", daemon=True).start()
+        return asyncio.get_running_loop().run_in_executor(workers, warm_processes, load_tokenizer, load_detector)
+
+    async def close(self) -> None:
+        """The agents' worker processes end, waited for in the agents' own thread (the loop's default pool is
+        DBOS's, closed before this). They are the process's: a process of several services closes one Runner."""
+        await off_loop(stop_processes)
 
     async def run(self, hooks: RoundHooks) -> None:
         """A round's agent work: plan, tasks (revised as they go), final; each step written by `hooks`.

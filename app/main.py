@@ -169,16 +169,15 @@ def build_runtime(settings: Settings, model: Model, registry: Registry) -> Runti
     journal = Journal(repo, cursors, Drafts(changes.touch_text, changes.touch, settings.heartbeat_timeout_seconds))
     chunks = ChunkStore(db)
     configure_readers(settings.extraction_limits)
-    vectors = None
+    vectors, workers = None, max(1, settings.embedding_workers)  # the files embedded at once
     if settings.embeddings != "off" and settings.embeddings_base_url:
         from app.llm.embeddings import RemoteEmbedder  # imports `openai` (0.5 s): only when an endpoint is named
 
         embedder = RemoteEmbedder(settings.embeddings_base_url, settings.embeddings_model, settings.embeddings_api_key,
                                   settings.llm_timeout_seconds, settings.llm_max_retries)
-        vectors = VectorIndex(chunks, embedder, max(1, settings.embedding_workers))
-    elif settings.embeddings == "local" and (local := local_embeddings()) is not None:
-        vectors = VectorIndex(chunks, local.embedder, max(1, settings.embedding_workers), in_process=local.in_process,
-                              words=local.words)
+        vectors = VectorIndex(chunks, embedder, workers)
+    elif settings.embeddings == "local" and (local := local_embeddings(workers)) is not None:
+        vectors = VectorIndex(chunks, local.embedder, workers, words=local.words)  # each in a worker process
     documents = Documents(repo, storage, settings.extract_timeout_seconds, chunks, settings.max_indexed_passages,
                           vectors)
     # The one Runner of the rounds' agent work, over what the full-text index finds (it ranks the passages);
@@ -262,7 +261,6 @@ def warm_up(app: Litestar) -> None:
     """Start the optional warm-ups, after the rounds to resume are under way (a start under repeated
     crashes makes progress on them first); what needs one waits for it lazily (a file read for a
     reader process, a language check for the detector). Each says when it is done."""
-    from agents.round import preload
     from extractors.runner import warm_pool
 
     loop = asyncio.get_running_loop()
@@ -278,15 +276,7 @@ def warm_up(app: Litestar) -> None:
     app.state.readers_warm.add_done_callback(done("The file readers were"))
     # The tokenizer and the language detector of this process, in threads of their own; and the agents' CPU
     # work, whose workers load them first (after the readers: one warm-up thread).
-    preload(_WARM_UPS).add_done_callback(done("The text workers were"))
-
-
-async def _stop_workers() -> None:
-    """The agents' worker processes end with the service (in the agents' own thread: it waits for
-    them, and the loop's default pool is DBOS's, closed with the engine before this)."""
-    from agents.toolkit.cpu import off_loop, stop_processes
-
-    await off_loop(stop_processes)
+    app.state.runtime.runner.warm_up(_WARM_UPS).add_done_callback(done("The text workers were"))
 
 
 def mcp_tools(settings: Settings) -> McpTools | None:
@@ -358,7 +348,7 @@ def create_app(settings: Settings | None = None, *, model: Model | None = None,
                                              brotli_quality=4, gzip_compress_level=6, exclude=UNCOMPRESSED),
         cors_config=cors_config(settings),
         on_startup=[startup],
-        on_shutdown=[engine.close, *([tools.close] if tools is not None else []), *([] if keep_workers else [_stop_workers]), *([tracing.shutdown] if settings.tracing else [])],
+        on_shutdown=[engine.close, *([tools.close] if tools is not None else []), *([] if keep_workers else [engine.rt.runner.close]), *([tracing.shutdown] if settings.tracing else [])],
         lifespan=[mcp.running],
         exception_handlers=EXCEPTION_HANDLERS,
         request_max_body_size=settings.max_upload_bytes + MULTIPART_OVERHEAD,

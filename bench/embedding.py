@@ -39,16 +39,14 @@ from threadpoolctl import ThreadpoolController
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import DocumentText  # noqa: E402
-from agents.knowledge.embeddings import Rows, local_embedder, scores_order  # noqa: E402
+from agents.knowledge.embeddings import local_embedder, scores_order  # noqa: E402
 from agents.knowledge.indexed import IndexRetriever, chunk_rows  # noqa: E402
-from app.store import search  # noqa: E402
+from app.store import vectors as vector_index  # noqa: E402
 from app.store.database import Database  # noqa: E402
+from app.store.nearness import Rows, to_blob  # noqa: E402
 from app.store.repository.chunks import ChunkStore  # noqa: E402
 from app.store.search import IndexSearch  # noqa: E402
-from app.store.vectors import (
-    VectorIndex,  # noqa: E402
-    to_blob,  # noqa: E402
-)
+from app.store.vectors import VectorIndex  # noqa: E402
 from extractors import extract  # noqa: E402
 from tests.corpus import CORPUS  # noqa: E402
 from tests.question_set import HELDOUT, QUESTIONS  # noqa: E402
@@ -142,7 +140,7 @@ async def hundred_thousand(pages: list, tmp: Path) -> dict[str, tuple[float, flo
     questions = [q.question for q in [*QUESTIONS, *HELDOUT]]
     found = await retriever.search(questions[0], docs, 6)  # warm: the matrices read once, the model loaded
     assert found and found[0].method == "hybrid"
-    service = search._nearness
+    service = vector_index._nearness
     float32: dict[int, np.ndarray] = {}
     ways: dict[str, Callable[..., tuple[np.ndarray, list[tuple[int, float]]]]] = {
         "the service (int8 scan, float16 rescoring)": service,
@@ -151,13 +149,13 @@ async def hundred_thousand(pages: list, tmp: Path) -> dict[str, tuple[float, flo
     runs: dict[str, tuple[list[float], list[float]]] = {way: ([], []) for way in ways}
     for n in range(QUERIES):
         for way, (timings, cpu) in runs.items():
-            search._nearness = ways[way]
+            vector_index._nearness = ways[way]
             index._questions.clear()  # every question embedded, as a new one is
             t0, c0 = time.perf_counter(), time.process_time()
             await retriever.search(questions[n % len(questions)], docs, 6)
             timings.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
-    search._nearness = service
+    vector_index._nearness = service
     await index.close()
     await db.dispose()
     return {way: _figures(timings, cpu) for way, (timings, cpu) in runs.items()}

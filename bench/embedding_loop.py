@@ -4,7 +4,7 @@
 
 Three ways, one after another in this process: no embedding; the local models embedding batches of
 16 passages without pause in a thread niced by 10 (as app.store.vectors did); the same in a worker
-process niced by 10 (as it does now, `agents.knowledge.embeddings.local_passages`), with `--busy`
+process niced by 10 (as it does now, `agents.knowledge.embeddings.InWorkers`), with `--busy`
 busy-loop processes beside (a loaded machine: the kernel seldom schedules a niced thread, and
 while it holds the GIL the loop waits for it).
 """
@@ -13,20 +13,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import multiprocessing
 import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.knowledge.embeddings import local_embedder, local_passages  # noqa: E402
-from app.store.vectors import NICENESS, _background  # noqa: E402
+from agents.knowledge.embeddings import InWorkers, local_embedder  # noqa: E402
+from agents.toolkit.cpu import WORKER_NICENESS  # noqa: E402
 
 TEXTS = ["The quick brown fox jumps over the lazy dog near the river bank in the morning."] * 16
 
@@ -53,7 +51,7 @@ def beside(embed: Callable[[], object], seconds: float, niced_thread: bool) -> t
     def work() -> None:
         if niced_thread:
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
         while not stop.is_set():
             embed()
 
@@ -87,10 +85,12 @@ def measure(args: argparse.Namespace) -> None:
     embedder = local_embedder()
     embedder.passages(TEXTS)  # loaded before measuring
     print(line("embedding in a niced thread", beside(lambda: embedder.passages(TEXTS), args.seconds, True)))
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"), initializer=_background) as pool:
-        pool.submit(local_passages, TEXTS).result()
-        print(line("embedding in a niced process",
-                   beside(lambda: pool.submit(local_passages, TEXTS).result(), args.seconds, False)))
+    workers = InWorkers(embedder, 1)
+    try:
+        workers.passages(TEXTS)
+        print(line("embedding in a niced process", beside(lambda: workers.passages(TEXTS), args.seconds, False)))
+    finally:
+        workers.close()
 
 
 if __name__ == "__main__":

@@ -32,11 +32,6 @@ ALLOWED = {
 PACKAGES = ("app", "agents", "extractors")
 # What the round engine (`app/rounds`) may import of `agents`: its one entry point and the types.
 ROUNDS_MAY_IMPORT = ("agents.round", "agents.base", "agents.model", "agents.errors", "agents.flows")
-# What the store (`app/store`) may import of `agents` beside types: the vector index's int8 codec and scan and
-# the thread it scans in (its search form of vectors is the embeddings' own; not moved yet). It finds, it
-# never ranks or reads language: `agents.knowledge.indexed` does, behind `agents.knowledge.retrieval.PassageIndex`.
-STORE_MAY_CALL = {"app.store.vectors": {"agents.knowledge.embeddings.nearest", "agents.toolkit.cpu.off_loop",
-                                        "agents.toolkit.cpu.end_with"}}  # its processes end with the service
 # The one module outside `agents/offline` that may import the offline model: where it is registered.
 OFFLINE_REGISTERED_IN = "app.main"
 # `agents/` keeps at its top the interface `app` uses (model, requests, base, errors, registry, round, phrases);
@@ -116,7 +111,10 @@ def test_the_kernel_and_the_lower_packages_import_no_wing() -> None:
 
 def test_the_store_imports_only_types_of_agents() -> None:
     """`app/store` stores and finds: what it imports of `agents` are types (the passages, the port it
-    implements), never the ranking or the reading of language."""
+    implements, the embedder it embeds through), never the ranking or the reading of language
+    (`agents.knowledge.indexed` ranks, behind `agents.knowledge.retrieval.PassageIndex`), nor the agents'
+    threads and processes: its vectors' forms and their scan are its own (`app.store.nearness`), in its own
+    threads, and the local models' worker processes are the embedder's (`agents.knowledge.embeddings.InWorkers`)."""
     modules = _modules()
     bad = []
     for name, path in modules.items():
@@ -126,8 +124,7 @@ def test_the_store_imports_only_types_of_agents() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "agents":
                 module = importlib.import_module(node.module)
                 bad += [f"{name} -> {node.module}.{a.name}" for a in node.names
-                        if not isinstance(getattr(module, a.name), type)
-                        and f"{node.module}.{a.name}" not in STORE_MAY_CALL.get(name, set())]
+                        if not isinstance(getattr(module, a.name), type)]
             elif isinstance(node, ast.Import):
                 bad += [f"{name} -> {a.name}" for a in node.names if a.name.split(".")[0] == "agents"]
     assert not bad, "app/store imports types of agents only:\n" + "\n".join(sorted(bad))
@@ -284,8 +281,9 @@ def runner_sites(modules: dict[str, Path]) -> list[str]:
 
 
 def test_one_place_builds_the_runner() -> None:
-    """Issue 44: the round's Runner is built once, in `app.main`; a flow (and a sub-flow) runs through it
-    (`Runner.run_flow`), and a plan's tasks run on the same engine (`agents.planning.as_flow`)."""
+    """Issue 44: the round's Runner is built once, in `app.main`; a flow runs through it (`Runner.run_flow`;
+    its sub-flows within that run, `agents.flows.subflows`), and a plan's tasks run on the same engine
+    (`agents.planning.as_flow`)."""
     assert runner_sites(_modules()) == ["app.main"]
 
 

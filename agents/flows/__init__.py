@@ -8,6 +8,7 @@ package's modules (`tests/test_layers.py`).
 - `canonical`: canonical JSON, the hash, YAML (the JSON Schema: `FlowDefinition.json_schema`); `diff`: two definitions compared (`FlowDiff.between`);
 - `engine`: `FlowRunner`, which runs a definition through the ports of `runs` (a journal and the effects,
   both the app's); `iteration`: its maps and loops, and `ItemRunner`, where a map's items may run;
+  `subflows`: a sub-flow node's run, its paths under the node's;
 - `dify`: a Dify DSL app translated into a definition;
 - `formats`: what the service calls: a definition read from a body or a file in any accepted form, checked
   and identified (`Read.of`, raising one `DefinitionError`), and written as a file (`write_definition`);

@@ -8,9 +8,10 @@ same whatever the concurrency and whatever order independent nodes finish in.
 Every node run settles once through the `FlowJournal` (the checkpoint): a run resumed after a crash
 or after the user's decision reads the settled runs back and runs only the rest; a map's items and a
 loop's iterations are node runs of their own, so a resumed map runs only the items not yet done.
-What a node does outside the engine (an agent, a model, the sandbox, a request, a sub-flow) goes
-through `Effects`. A human node with no decision yet waits: the run goes on with what does not
-depend on it and then ends `waiting`, naming every node that waits.
+What a node does outside the engine (an agent, a model, the sandbox, a request) goes through
+`Effects`, which also supplies a sub-flow's definition (its run is the engine's: `subflows`). A human
+node with no decision yet waits: the run goes on with what does not depend on it and then ends
+`waiting`, naming every node that waits.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from agents.flows.runs import (
     node_view,
     truth,
 )
+from agents.flows.subflows import SubEffects, SubJournal, run_subflow
 from agents.flows.templates import render
 
 
@@ -64,13 +66,14 @@ class FlowRunner:
     def __init__(self, definition: FlowDefinition, effects: Effects, journal: FlowJournal,
                  limits: FlowLimits | None = None, secrets: Mapping[str, str] | None = None, *,
                  join_all: bool = False, admit: Callable[[Node], str | None] | None = None,
-                 spread: ItemRunner | None = None) -> None:
+                 spread: ItemRunner | None = None, at: str = "") -> None:
         """`join_all`: a node runs only when every edge into it is taken, and is skipped as soon as one is
         not (a planned round's tasks: each needs every task it depends on); else one taken edge is enough.
         `admit`: asked as a node is about to start; a reason it gives skips the node instead (a round's
         token budget). `spread`: where a map's items run that do work outside the engine (the app's: another
-        replica may take them); None: here (`agents.flows.iteration`)."""
-        self.definition, self.effects, self.journal = definition, effects, journal
+        replica may take them); None: here (`agents.flows.iteration`). `at`: the path of the sub-flow node
+        this run is the run of ("a/" under node `a`; `agents.flows.subflows`), "" for a top-level run."""
+        self.definition, self.effects, self.journal, self.at = definition, effects, journal, at
         self.limits = limits or FlowLimits()
         self.secrets = dict(secrets or {})  # what http nodes read as `env.NAME` (never recorded, never shown)
         self.join_all, self.admit, self.spread = join_all, admit, spread
@@ -94,6 +97,13 @@ class FlowRunner:
         self.given: dict[str, Any] = {}  # what a node's effect was called with, kept for its record if it fails
         self.inputs: dict[str, Any] = {}
         self.configs: dict[int, NodeConfig] = {}  # by the node's identity: a body node and a top-level one may share an id
+
+    def under(self, path: str, definition: FlowDefinition) -> FlowRunner:
+        """A run of `definition` as the sub-flow node at `path`: through this run's effects and journal, its
+        paths under `path/`, within this run's limits."""
+        prefix = f"{path}/"
+        return FlowRunner(definition, SubEffects(self.effects, prefix), SubJournal(self.journal, prefix), self.limits,
+                          at=self.at + prefix)
 
     @property
     def total(self) -> int:
@@ -335,7 +345,7 @@ class FlowRunner:
             return ok(await self.effects.http(node, path, config, url, headers, text), input=self.given[path])
         if isinstance(config, FlowRefConfig):
             inputs = {k: v for k, v in scope.items() if k == "inputs"}["inputs"]
-            return ok(await self.effects.subflow(node, path, config, inputs))
+            return ok(await run_subflow(self, path, config, inputs))
         if isinstance(config, HumanConfig):
             decided = await self.journal.decision(path)
             if decided is None:

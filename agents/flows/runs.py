@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agents.flows.definition import AgentConfig, FlowRefConfig, HttpConfig, LlmConfig, Node
+from agents.flows.definition import AgentConfig, FlowDefinition, FlowRefConfig, HttpConfig, LlmConfig, Node
 
 NodeStatus = Literal["pending", "running", "waiting", "succeeded", "failed", "skipped"]
 RunStatus = Literal["completed", "failed", "waiting"]
@@ -101,7 +101,8 @@ class FlowJournal(Protocol):
 
 
 class Effects(Protocol):
-    """What nodes do outside the engine (the app's): agents, models, the sandbox, requests, sub-flows."""
+    """What nodes do outside the engine (the app's): agents, models, the sandbox, requests; and the definition
+    of a sub-flow, which the engine runs (`agents.flows.subflows`)."""
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced: ...
@@ -114,7 +115,8 @@ class Effects(Protocol):
     async def http(self, node: Node, path: str, config: HttpConfig, url: str, headers: dict[str, str],
                    body: str | None) -> Produced: ...
 
-    async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced: ...
+    async def definition_of(self, config: FlowRefConfig) -> FlowDefinition:
+        """The definition of the flow a sub-flow node names (NodeError when there is none); the engine runs it."""
 
 
 class NodeError(Exception):

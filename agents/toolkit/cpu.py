@@ -88,14 +88,18 @@ def text_size(items: Iterable[tuple[str, str]]) -> int:
     return sum(len(text) for _, text in items)
 
 
+def worker_pool(size: int, *loaders: Callable[[], Any]) -> ProcessPoolExecutor:
+    """`size` worker processes niced below the service (WORKER_NICENESS), ending with it (`end_with`), each
+    running `loaders` first; forkserver: never fork this process, whose threads may hold locks at that moment."""
+    return ProcessPoolExecutor(size, mp_context=multiprocessing.get_context("forkserver"), initializer=_start_worker,
+                               initargs=(os.getpid(), loaders))
+
+
 def _worker_processes() -> ProcessPoolExecutor:
     global _processes
     with _processes_lock:
         if _processes is None:
-            # forkserver: never fork this process, whose threads may hold locks at that moment.
-            context = multiprocessing.get_context("forkserver")
-            _processes = ProcessPoolExecutor(WORKER_PROCESSES, mp_context=context, initializer=_start_worker,
-                                             initargs=(os.getpid(), _loaders))
+            _processes = worker_pool(WORKER_PROCESSES, *_loaders)
         return _processes
 
 

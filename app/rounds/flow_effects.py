@@ -1,31 +1,26 @@
 """What a flow round's nodes do outside the engine (`agents.flows.Effects`): a registered agent's task,
-one model call (streamed as live text), another flow of the owner's as a sub-flow, and what is not here
-yet (code, requests) refused with a clear node error. Each node that writes text or files gets its `step` message, in the one write that
-is its checkpoint's companion (`app.rounds.flow_run`)."""
+one model call (streamed as live text), code in the sandbox, a request, and the definition of another flow
+of the owner's that a sub-flow node runs (the engine runs it, its paths under the node's: every path here
+is from the top). Each node that writes text or files gets its `step` message, in the one write that is
+its checkpoint's companion (`app.rounds.flow_run`)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
-import msgspec
-
 from agents.flows import (
     AgentConfig,
     FlowDefinition,
-    FlowJournal,
     FlowRefConfig,
     HttpConfig,
     LlmConfig,
     Node,
     NodeError,
-    NodeRun,
     Produced,
 )
 from agents.model import ModelRequest
@@ -44,29 +39,7 @@ def node_key(workflow_id: str, round_no: int, path: str) -> Any:
     return step_keys(workflow_id, round_no, "node", path)
 
 
-MAX_DEPTH = 5  # sub-flows within sub-flows
 HTTP_TIMEOUT_SECONDS = 30.0  # an http node's request without its own timeoutSeconds
-
-
-class SubJournal:
-    """A sub-flow's journal: the parent's, each path under the sub-flow node's (`parent/child`)."""
-
-    def __init__(self, parent: FlowJournal, prefix: str) -> None:
-        self.parent, self.prefix = parent, prefix
-
-    async def recorded(self) -> dict[str, NodeRun]:
-        n = len(self.prefix)
-        return {path[n:]: replace(run, path=path[n:]) for path, run in (await self.parent.recorded()).items()
-                if path.startswith(self.prefix)}
-
-    async def started(self, node: Node, path: str, done: int, total: int) -> None:
-        return None  # the sub-flow node's own start was logged
-
-    async def settled(self, run: NodeRun, done: int, total: int) -> None:
-        await self.parent.settled(replace(run, path=self.prefix + run.path), -1, total)
-
-    async def decision(self, path: str) -> str | None:
-        return await self.parent.decision(self.prefix + path)
 
 
 class RoundEffects:
@@ -74,15 +47,8 @@ class RoundEffects:
 
     def __init__(self, rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput) -> None:
         self.rt, self.workflow_id, self.round_no, self.inp = rt, workflow_id, round_no, inp
-        self.journal: FlowJournal | None = None
         self.pending: dict[str, NewMessage] = {}  # messages the journal writes with their node's outcome
         self.definition: FlowDefinition | None = None  # what runs (an agent node's predecessors are its edges')
-        # The sub-flow node these effects run under ("" in the round's own flow; "a/" in sub-flow `a`): the engine
-        # gives each run's paths relative to it, the round's keys and messages are by the path from the top.
-        self.prefix = ""
-
-    def _at(self, path: str) -> str:
-        return self.prefix + path
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
@@ -97,8 +63,7 @@ class RoundEffects:
                 doc = await read_document(file, contents, round_no=self.round_no)
                 documents[stored_id(file)] = doc
         chosen = [documents[f] for f in files if f in documents] if files else list(self.inp.documents)
-        delivered = await self._delivered(node.id) if self._at(path) == node.id else {}
-        path = self._at(path)
+        delivered = await self._delivered(node.id) if path == node.id else {}  # a top-level node's predecessors
         outputs_in = await rt.rounds.outputs_of(list(delivered), delivered)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
@@ -136,7 +101,6 @@ class RoundEffects:
         if window and len(prompt) // 4 > window:
             raise NodeError(f"the prompt renders to about {len(prompt) // 4:,} tokens, over the model's window of "
                             f"{window:,}: shorten it or what it includes")
-        path = self._at(path)
         key = node_key(self.workflow_id, self.round_no, path)
         started, t0 = rt.clock(), time.perf_counter()
         request = ModelRequest.of_node(node.id, prompt, system, config.schema)
@@ -180,31 +144,9 @@ class RoundEffects:
             raise NodeError(f"{urlsplit(url).hostname} answered {result.status}")
         return Produced(output={"status": result.status, "headers": result.headers, "body": result.body})
 
-    async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced:
-        """Another flow of the round's owner, run as this node: its node runs under `path/`, its outputs
-        the node's output (a sub-flow's own sub-flows at most MAX_DEPTH deep), by effects scoped to it."""
-        depth = self._at(path).count("/") + 1
-        if depth > MAX_DEPTH:
-            raise NodeError(f"sub-flows nest deeper than {MAX_DEPTH}: a flow probably runs itself")
-        definition = await self.definition_of(config)
-        given = {k: v for k, v in inputs.items() if k in definition.inputs}
-        missing = [k for k, spec in definition.inputs.items() if k not in given and spec.default is msgspec.UNSET]
-        if missing:
-            raise NodeError(f"flow {config.flow_id} needs inputs this flow does not have: {', '.join(missing)}")
-        given |= {k: spec.default for k, spec in definition.inputs.items() if k not in given}
-        assert self.journal is not None  # set by app.rounds.flow_run before the run
-        scoped = copy.copy(self)  # the same round, input and pending messages
-        scoped.prefix, scoped.journal = f"{self._at(path)}/", SubJournal(self.journal, f"{path}/")
-        result = await self.rt.runner.run_flow(definition, scoped, scoped.journal, given)
-        if result.status == "waiting":
-            raise NodeError(f"flow {config.flow_id} waits for a person; a sub-flow with a human node cannot run "
-                            "inside another flow yet")
-        if result.status == "failed":
-            raise NodeError(f"flow {config.flow_id} failed at {result.failed_node or 'its outputs'}: {result.error}")
-        return Produced(output=result.outputs)
-
     async def definition_of(self, config: FlowRefConfig) -> FlowDefinition:
-        """The sub-flow's definition: the owner's flow, at the version the node names."""
+        """A sub-flow node's definition: the owner's flow, at the version the node names (the engine runs it,
+        each of its paths under the node's, `agents.flows.subflows`)."""
         owner = await self.rt.rounds.owner(self.workflow_id)
         row = await self.rt.repo.flows.flow(Owner(owner.mandate_id, owner.user_id), config.flow_id)
         if row is None:

@@ -284,7 +284,7 @@ def prepared_parts(rt: Runtime, workflow_id: str, round_no: int, inp: RoundInput
     s = rt.settings
     effects, journal = RoundEffects(rt, workflow_id, round_no, inp), RoundJournal(rt, workflow_id, round_no,
                                                                                   decision, reuse)
-    effects.journal, effects.pending = journal, journal.pending
+    effects.pending = journal.pending
     effects.definition = definition
     # Secrets are read from the environment when a run starts, for http nodes only; a node run's record
     # never holds one (`redacted`).

@@ -1,41 +1,40 @@
 """The chunk vectors of the search index: built in the background, read into memory once per file.
 
-A file's chunks are embedded once per content hash, after its full-text rows are stored, by a
-worker pool of `workers` threads (an endpoint's embedder waits on the network) or, for the local
-models, `workers` worker processes niced below the service. Not threads for those: USE's numpy
-forward pass holds the GIL between its operations, and a niced thread that holds it may not be
-scheduled for a while on a loaded machine, while the event loop waits for it (issue 51, item 11;
-`bench/embedding_loop.py`: once, at load 24, a 10 ms loop got 120 turns in 20 s beside a niced
-embedding thread against 1,183 alone; other runs showed no such loss: it depends on what else
-runs, and a process never shares the GIL). A round never waits for them: `IndexRetriever` ranks a
+A file's chunks are embedded once per content hash, after its full-text rows are stored, by
+`workers` background threads of the index's own, each calling the embedder's `passages` (an endpoint's
+waits on the network; the local models' run in worker processes of their own, niced below the service,
+`agents.knowledge.embeddings.InWorkers`). A round never waits for them: `IndexRetriever` ranks a
 file by BM25 alone until its vectors exist, and says so in the answer's `retrieval` metadata.
 Vectors carry the model that made them; a file whose vectors were made by another model (the
 operator changed it) is embedded again the first time it is searched, never mixed.
 
-Read back, a file's vectors are kept in memory in their search form (`agents.knowledge.embeddings.Rows`:
+Read back, a file's vectors are kept in memory in their search form (`app.store.nearness.Rows`:
 int8 codes scanned, float16 rows rescoring the best; they never change once complete), so a query
-costs one int8 scan over the files in reach, not a table scan.
+costs one int8 scan over the files in reach, not a table scan. The index's work beside the loop (a
+file's matrix read back, a question embedded, the scan) runs in threads of its own (`SEARCH_THREADS`),
+not behind the agents' long text work.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
-import multiprocessing
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 
-from agents.knowledge.embeddings import Embedder, Rows, nearest
-from agents.toolkit.cpu import end_with, off_loop
+from agents.knowledge.embeddings import Embedder
+from app.store.nearness import Rows, from_blobs, nearest, to_blob
 from app.store.repository.chunks import ChunkStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 BATCH = 16  # chunks per embedding call: short enough that a shutdown or a delete is not held up
 # Vectors kept in memory at most, in bytes: 600 MB, about 220,000 rows of the local ensemble's 896
 # dimensions in their search form (2,692 bytes a row: int8, its scale, float16), 520,000 of e5's 384.
@@ -49,28 +48,8 @@ CACHED_QUESTIONS = 256  # question vectors kept: a round's agents search again w
 # per file. A question in the files' own language answers at once, from keywords until the vectors exist.
 CROSS_LANGUAGE_WAIT = 30.0
 WAITED, LATER = 0, 1  # a file a question waits for is embedded first, the rest in the order they came
-NICENESS = 10  # as extraction's workers: on a busy machine rounds and requests go first
-
-
-def _background(service: int) -> None:
-    """An embedding process yields the CPU to the service's own work, and ends with the service (a
-    SIGKILLed service left each its embedding process, 270 MB with the models, for good)."""
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    end_with(service)
-
-
-def to_blob(vector: np.ndarray) -> bytes:
-    """A unit vector as stored: float16, half the bytes of float32, and the same top-5 on the
-    question sets (cosines differ by < 1e-3)."""
-    return np.asarray(vector, dtype=np.float16).tobytes()
-
-
-def from_blobs(blobs: Sequence[bytes]) -> Rows:
-    """Stored vectors (`to_blob`) in their search form, one row per blob."""
-    if not blobs:  # no rows: searched as none, whatever their width
-        return Rows.of(np.zeros((0, 0), dtype=np.float16))
-    return Rows.of(np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1))
+# Threads for the index's work off the loop: a question embedded (e5 in C, the GIL released) beside a scan.
+SEARCH_THREADS = 2
 
 
 def _matrix(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, Rows]:
@@ -86,15 +65,12 @@ def _nearness(matrices: Sequence[tuple[np.ndarray, Rows]], question: np.ndarray)
 class VectorIndex:
     """Embeds files' chunks in the background and answers which files have vectors, and their matrices."""
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1,
-                 in_process: Callable[[list[str]], np.ndarray] | None = None, words: Embedder | None = None) -> None:
+    def __init__(self, store: ChunkStore, embedder: Embedder, workers: int = 1, words: Embedder | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.words = words  # the model that tells single words apart (the local ensemble's USE); None: none
         self.workers = workers
-        # The embedder's `passages` as a function worker processes run (the local models); None: threads.
-        self.in_process = in_process
-        self._pool: Executor | None = None
+        self._pool: ThreadPoolExecutor | None = None  # the background embedding's threads
         self._queue: asyncio.PriorityQueue[tuple[int, int, str]] | None = None  # (WAITED or LATER, order, sha)
         self._queued: set[str] = set()  # scheduled and not done: in the queue or being embedded
         self._pending: dict[str, int] = {}  # in the queue, not taken yet: its best priority
@@ -107,6 +83,13 @@ class VectorIndex:
         self._made: asyncio.Event | None = None  # set (and replaced) each time a file's vectors are complete
         self._waits: dict[str, float] = {}  # until when a file still being embedded is waited for (loop time)
         self._loading: asyncio.Future[np.ndarray] | None = None  # the question models' load under way
+        self._threads: ThreadPoolExecutor | None = None  # SEARCH_THREADS, started on first use
+
+    async def _off_loop(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """`fn(*args, **kwargs)` in one of the index's own threads."""
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(SEARCH_THREADS, thread_name_prefix="foreman-vectors")
+        return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(fn, *args, **kwargs))
 
     @property
     def model(self) -> str:
@@ -117,10 +100,7 @@ class VectorIndex:
         question waits for (`WAITED`) is taken before the rest, moved ahead if it was queued already."""
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()
-            self._pool = (ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                              initializer=_background, initargs=(os.getpid(),))
-                          if self.in_process is not None
-                          else ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed"))
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="foreman-embed")
             self._tasks = [asyncio.create_task(self._work(), name=f"embed-{n}") for n in range(self.workers)]
         for sha in shas:
             fresh = sha and sha not in self._queued and sha not in self._ready
@@ -162,7 +142,7 @@ class VectorIndex:
         found = self._matrices.get(sha)
         if found is None:
             rows = await self.store.vectors(sha, self.model)
-            found = await off_loop(_matrix, rows)  # a book's 1,000 rows: milliseconds of copying
+            found = await self._off_loop(_matrix, rows)  # a book's 1,000 rows: milliseconds of copying
             if sha in self._matrices:  # read meanwhile by another search
                 return self._matrices[sha]
             self._matrices[sha] = found
@@ -178,7 +158,7 @@ class VectorIndex:
         """The question's vector, embedded in a worker thread (the last CACHED_QUESTIONS kept)."""
         found = self._questions.get(text)
         if found is None:
-            found = self._questions[text] = await off_loop(self.embedder.query, text)
+            found = self._questions[text] = await self._off_loop(self.embedder.query, text)
             while len(self._questions) > CACHED_QUESTIONS:
                 self._questions.popitem(last=False)
         else:
@@ -191,7 +171,7 @@ class VectorIndex:
         words = self.words
         if words is None or not texts or not others:
             return None
-        vectors = await off_loop(words.passages, [*texts, *others])
+        vectors = await self._off_loop(words.passages, [*texts, *others])
         cosines = vectors[:len(texts)] @ vectors[len(texts):].T
         return [[float(c) for c in row] for row in cosines]
 
@@ -218,7 +198,7 @@ class VectorIndex:
             log.warning("the question could not be embedded; BM25 alone answers", exc_info=True)
             return None
         # A hundred books are 100,000 rows: the int8 scan and the sort are 15 ms of CPU, off the loop.
-        ids, order = await off_loop(_nearness, matrices, question)
+        ids, order = await self._off_loop(_nearness, matrices, question)
         return [(int(ids[i]), score) for i, score in order]
 
     async def _query_model(self, wait: bool) -> bool:
@@ -232,7 +212,7 @@ class VectorIndex:
             return True
         if self._loading is None:
             began = asyncio.get_running_loop().time()
-            self._loading = asyncio.ensure_future(off_loop(self.embedder.query, "warm-up"))
+            self._loading = asyncio.ensure_future(self._off_loop(self.embedder.query, "warm-up"))
 
             def loaded(done: asyncio.Future[np.ndarray]) -> None:
                 if done.cancelled() or done.exception() is not None:
@@ -269,7 +249,7 @@ class VectorIndex:
         done = await self.store.vector_ids(sha, self.model)
         chunks = [(i, t) for i, t in await self.store.texts(sha) if i not in done]
         loop = asyncio.get_running_loop()
-        passages = self.in_process or self.embedder.passages
+        passages = self.embedder.passages
         for start in range(0, len(chunks), BATCH):
             if start and WAITED in self._pending.values() and sha not in self._waits:
                 return False  # a book's batches do not hold up the file a question is waiting for
@@ -323,14 +303,13 @@ class VectorIndex:
         self._queue = None
         self._queued.clear()
         self._pending.clear()
-        if self._pool is not None:
+        if self._pool is not None:  # a batch under way is not waited for (an endpoint's answer, a worker's)
             pool, self._pool = self._pool, None
-            wait = isinstance(pool, ProcessPoolExecutor)
-            if wait:  # a batch under way (seconds of niced CPU, more under load) is not waited for: it is redone
-                for process in list((getattr(pool, "_processes", None) or {}).values()):
-                    process.kill()
-            # Then the pool is waited for: one left to the interpreter's exit leaves its queues' semaphores
-            # to the resource tracker. On the agents' threads: DBOS's pool is closed before this.
-            await off_loop(pool.shutdown, wait, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
         if (close := getattr(self.embedder, "close", None)) is not None:
-            close()
+            # In the index's threads: the local models' workers are waited for (`InWorkers.close`), and the
+            # loop's default pool is DBOS's, closed before this.
+            await self._off_loop(close)
+        if self._threads is not None:  # a question's embedding under way (a model's load: seconds) is not waited for
+            threads, self._threads = self._threads, None
+            threads.shutdown(wait=False, cancel_futures=True)

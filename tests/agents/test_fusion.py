@@ -1,8 +1,7 @@
 """The fusion of keyword and vector rankings (`agents.knowledge.retrieval.hybrid`, `agents.knowledge.embeddings.fuse`):
 a passage's keyword rank counts when the passage is in the question's language; in another language
 its matches are shared names and numbers, and the vector ranking decides. The local ensemble of
-embedders (`agents.knowledge.embeddings.Ensemble`) scores the weighted mean of its parts' cosines; the int8
-scan of the search form (`agents.knowledge.embeddings.nearest`) returns the rows the exact product ranks first."""
+embedders (`agents.knowledge.embeddings.Ensemble`) scores the weighted mean of its parts' cosines."""
 
 from __future__ import annotations
 
@@ -11,15 +10,13 @@ import pytest
 
 from agents.knowledge.embeddings import (
     Ensemble,
+    InWorkers,
     LocalUSE,
-    Rows,
     available,
     fuse,
     local_embedder,
     local_embeddings,
     local_passages,
-    nearest,
-    scores_order,
     word_embedder,
 )
 from agents.knowledge.retrieval import CROSS_KEYWORD_WEIGHT, Candidate, hybrid
@@ -105,26 +102,11 @@ def test_an_ensembles_vectors_score_the_weighted_mean_of_its_parts_cosines():
     assert ensemble.weighted() == [(a, 0.75), (b, 0.25)]
 
 
-def test_the_int8_scan_returns_the_nearest_rows_of_the_exact_product_over_several_files():
-    rng = np.random.default_rng(3)
-    rows = rng.standard_normal((3000, 96)).astype(np.float32)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    question = rows[17] + 0.5 * rows[2500]
-    question /= np.linalg.norm(question)
-    stored = rows.astype(np.float16)  # as the index keeps them, one file after another
-    found = nearest([Rows.of(stored[:1000]), Rows.of(stored[1000:1001]), Rows.of(stored[1001:])], question)
-    exact = scores_order(stored.astype(np.float32) @ question)
-    assert [i for i, _ in found] == [i for i, _ in exact]
-    assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-6)
-    assert nearest([], question) == [] and nearest([Rows.of(stored[:0])], question) == []
-    in_memory = nearest([Rows.of(rows)], question, depth=5)  # float32, as an embedder makes them
-    assert [i for i, _ in in_memory] == [i for i, _ in scores_order(rows @ question, 5)]
-
-
 def test_the_local_embeddings_are_the_ensemble_its_worker_function_and_its_word_model():
     local = local_embeddings()
     if not available():
         assert local is None  # the service then embeds nothing (keywords alone)
         return
-    assert local is not None and local.embedder.name == local_embedder().name and local.in_process is local_passages
-    assert isinstance(local.words, LocalUSE) and local.words is word_embedder(local.embedder)
+    assert local is not None and isinstance(local.embedder, InWorkers) and local.embedder.name == local_embedder().name
+    assert local.embedder._passages is local_passages  # each worker process embeds with its own copy of the models
+    assert isinstance(local.words, LocalUSE) and local.words is word_embedder(local.embedder.embedder)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import DocumentText
+from agents.knowledge.embeddings import InWorkers
 from agents.knowledge.indexed import IndexRetriever, chunk_rows
 from agents.model import CallScope
 from app.store import vectors
@@ -166,11 +167,12 @@ class OneChunk:
 
 SERVICE = """
 import asyncio, sys
+from agents.knowledge.embeddings import InWorkers
 from app.store.vectors import VectorIndex
 from tests.store.test_vectors_restart import HashEmbedder, OneChunk, held_passages
 
 async def main():
-    index = VectorIndex(OneChunk(sys.argv[1]), HashEmbedder("m"), in_process=held_passages)
+    index = VectorIndex(OneChunk(sys.argv[1]), InWorkers(HashEmbedder("m"), 1, held_passages))
     index.schedule(["sha"])
     await asyncio.Event().wait()
 
@@ -194,3 +196,31 @@ def test_an_embedding_process_ends_with_a_killed_service(tmp_path):
         service.kill()
         if worker and Path(f"/proc/{worker}").exists():
             os.kill(worker, signal.SIGKILL)
+
+
+def niced_passages(texts: list[str]) -> np.ndarray:
+    """In an embedding process: its niceness as the first number of each vector."""
+    return np.array([[os.nice(0), *HashEmbedder("m").query(t)[1:]] for t in texts], dtype=np.float32)
+
+
+async def test_the_local_models_passages_are_embedded_in_a_niced_process_that_close_ends(tmp_path):
+    """The index embeds through the embedder; `InWorkers` makes its passages in a worker process of its own,
+    niced below the service, and the index's `close` ends it."""
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
+    await db.migrate()
+    try:
+        store = ChunkStore(db)
+        items = [ContentItem(sequence_nr=1, name="text", ext="txt", content_type="text/plain", data=TEXT)]
+        await store.add("sha-w", chunk_rows(items))
+        workers = InWorkers(HashEmbedder("model-w"), 1, niced_passages)
+        index = VectorIndex(store, workers)
+        assert await index.wait_ready(["sha-w"], 120) == {"sha-w"}
+        [(_, blob), *_] = await store.vectors("sha-w", "model-w")
+        assert float(np.frombuffer(blob, dtype=np.float16)[0]) >= os.nice(0) + 10  # not in this process
+        assert workers._pool is not None
+        processes = list(workers._pool._processes.values())
+        assert processes and all(p.is_alive() for p in processes)
+        await index.close()
+        assert not any(p.is_alive() for p in processes) and workers._pool is None
+    finally:
+        await db.dispose()

@@ -36,10 +36,14 @@ class MemoryJournal:
 
 
 class ScriptedEffects:
-    """Model calls answer `reply(prompt)`; every call is counted; `fail` makes a node's first n calls fail."""
+    """Model calls answer `reply(prompt)`; every call is counted (and its path kept); `fail` makes a node's first n calls
+    fail; `flows` are the definitions sub-flow nodes name."""
 
-    def __init__(self, fail: Mapping[str, int] | None = None, delay: float = 0.0) -> None:
+    def __init__(self, fail: Mapping[str, int] | None = None, delay: float = 0.0,
+                 flows: Mapping[int, dict[str, Any]] | None = None) -> None:
         self.calls: list[str] = []
+        self.paths: list[str] = []
+        self.flows = dict(flows or {})  # what sub-flow nodes run, by flow id
         self.fail = dict(fail or {})
         self.delay = delay
 
@@ -54,9 +58,11 @@ class ScriptedEffects:
 
     async def agent(self, node: Node, path: str, config: AgentConfig, instructions: str,
                     files: list[int]) -> Produced:
+        self.paths.append(path)
         return await self._call(node, instructions)
 
     async def llm(self, node: Node, path: str, config: LlmConfig, prompt: str, system: str) -> Produced:
+        self.paths.append(path)
         return await self._call(node, prompt)
 
     async def code(self, node: Node, path: str, code: str, inputs: Mapping[str, Any],
@@ -67,8 +73,10 @@ class ScriptedEffects:
                    body: str | None) -> Produced:
         raise NodeError("no requests here")
 
-    async def subflow(self, node: Node, path: str, config: FlowRefConfig, inputs: Mapping[str, Any]) -> Produced:
-        raise NodeError("no sub-flows here")
+    async def definition_of(self, config: FlowRefConfig) -> FlowDefinition:
+        if config.flow_id not in self.flows:
+            raise NodeError(f"there is no flow {config.flow_id}")
+        return FlowDefinition.decode(self.flows[config.flow_id])
 
 
 async def run(definition: dict[str, Any], inputs: Mapping[str, Any] | None = None,
