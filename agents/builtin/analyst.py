@@ -11,7 +11,7 @@ from msgspec import structs
 
 from agents.base import DocumentText, Likeness, Passage, Retriever, TaskContext, TaskResult, TaskSpec
 from agents.knowledge.answer_parts import merged, part_hints, search_parts
-from agents.knowledge.bylines import holds_kind, with_bylines
+from agents.knowledge.bylines import with_bylines
 from agents.knowledge.compiled import QUOTED, Compiled, compile_answer, statement
 from agents.knowledge.coverage import Coverage, absent_names, coverage
 from agents.knowledge.evidence import with_evidence
@@ -96,7 +96,7 @@ def by_kind(question: str, found: list[Passage]) -> tuple[list[Passage], str]:
     kind = asked_kind(question)
     if not kind or not found:
         return found, ""
-    holding = [p for p in found if holds_kind(kind, p)]
+    holding = [p for p in found if holds(kind, p.text)]
     if not holding:
         return found, kind
     return holding + [p for p in found if p not in holding], ""

@@ -8,10 +8,11 @@ passage names an author rather than quoting one that does not. Pure, no I/O."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import takewhile
 
 from agents.base import DocumentText, Passage
 from agents.knowledge.passages import location
-from agents.language import AUTHOR, asked_kind, holds, person_names
+from agents.language import AUTHOR, asked_kind, person_names
 
 OPENING_LINES = 8  # a byline stands among the first lines of a document, after its title
 
@@ -26,11 +27,7 @@ def byline(doc: DocumentText) -> Passage | None:
     start = next((i for i, line in enumerate(lines) if person_names(line)), None)
     if start is None:
         return None
-    block = [lines[start]]
-    for line in lines[start + 1:]:
-        if not person_names(line):
-            break
-        block.append(line)
+    block = list(takewhile(person_names, lines[start:]))
     return Passage(name=doc.name, text="\n".join(block), score=1.0, file_id=doc.file_id, **location(item))
 
 
@@ -42,8 +39,3 @@ def with_bylines(question: str, found: Sequence[Passage], documents: Sequence[Do
     lines = [b for b in map(byline, documents) if b is not None]
     return lines + [p for p in found if not any(p.name == b.name and b.text in p.text for b in lines)]
 
-
-def holds_kind(kind: str, passage: Passage) -> bool:
-    """Whether the passage holds a fact of the kind a question asks for (`agents.language.holds`); for an
-    author, a line that names people and nothing else is a byline too."""
-    return holds(kind, passage.text) or (kind == AUTHOR and any(person_names(line) for line in passage.text.splitlines()))

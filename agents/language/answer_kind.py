@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from agents.language.persons import BYLINE_MARKER, names_a_line
+
 PRICE, DATE, NUMBER, AUTHOR = "price", "date", "number", "author"
 
 _PRICE_ASKED = re.compile(
@@ -49,12 +51,9 @@ _AUTHOR_ASKED = re.compile(
     r"|\bde\s+qui\s+est\b",
     re.IGNORECASE,
 )
-# A byline: a person named after "by", "von", "par" or a label ("Author:", "Verfasst von", "Rédigé par").
-_AUTHOR_HELD = re.compile(
-    r"\b(?:by|von|par|author|authors|autor|autorin|autoren|auteur|auteurs|autrice|verfasser|verfasserin"
-    r"|written\s+by|prepared\s+by|verfasst\s+von|erstellt\s+von|geschrieben\s+von|écrit\s+par|rédigé\s+par)"
-    r"\s*:?\s+[A-ZÀ-ÖØ-Þ][\w'’.-]+\s+[A-ZÀ-ÖØ-Þ]",
-)
+# A byline in running text: a person named after "by", "von", "par" or a label ("Author:", "Rédigé par");
+# a line that names people and nothing else is one too (`holds`).
+_AUTHOR_HELD = re.compile(rf"\b{BYLINE_MARKER}\s*:?\s+[A-ZÀ-ÖØ-Þ][\w'’.-]+\s+[A-ZÀ-ÖØ-Þ]")
 _CURRENCY = r"(?:[€$£¥]|\b(?:eur|euros?|usd|dollars?|chf|gbp|francs?|cents?|ct|pfund|pounds?)\b)"
 _AMOUNT = r"\d[\d'’.,\u202f\u00a0 ]*"
 # A table row's passage is "column: value; ..." (app.store.search): a column whose name carries the
@@ -131,9 +130,10 @@ def without_asking(question: str) -> str:
 
 
 def holds(kind: str, text: str) -> bool:
-    """Whether the text holds a fact of that kind (any text holds the kind "")."""
+    """Whether the text holds a fact of that kind (any text holds the kind ""); an author is held by a byline,
+    in running text or as a line of names."""
     pattern = _HELD.get(kind)
-    return pattern is None or bool(pattern.search(text))
+    return pattern is None or bool(pattern.search(text)) or (kind == AUTHOR and names_a_line(text))
 
 
 # The verb of a question asking what something holds ("What does the table hold?", "Was enthält die

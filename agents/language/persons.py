@@ -12,8 +12,10 @@ import re
 from agents.language.words import common_words
 
 _MARKS = re.compile(r"[∗*+#$†‡§¶¹²³⁴⁵⁶⁷⁸⁹⁰]+|(?<=[a-zà-ÿ])\d{1,2}\b")  # footnote marks after a name
-_LEAD = re.compile(r"^\s*(?:by|von|par|authors?|autor(?:in|en)?|auteurs?|autrice|verfasser(?:in)?|written by"
-                   r"|prepared by|verfasst von|erstellt von|geschrieben von|écrit par|rédigé par)\s*:?\s+", re.IGNORECASE)
+# What a byline names its authors after ("by", "Von", "Par", "Author:", "Verfasst von", "Rédigé par").
+BYLINE_MARKER = (r"(?:by|von|par|authors?|autor(?:in|en)?|auteurs?|autrice|verfasser(?:in)?|written\s+by|prepared\s+by"
+                 r"|verfasst\s+von|erstellt\s+von|geschrieben\s+von|écrit\s+par|rédigé\s+par)")
+_LEAD = re.compile(rf"^\s*{BYLINE_MARKER}\s*:?\s+", re.IGNORECASE)
 _JOINS = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b)\s*")
 _PARTICLES = frozenset("van von der den de del della di da du la le ter ten zu bin al".split())
 _INITIAL = re.compile(r"^[A-ZÀ-ÖØ-Þ]\.(?:-?[A-ZÀ-ÖØ-Þ]\.)*$")
@@ -36,6 +38,11 @@ def person_names(line: str) -> list[str]:
     if not names or len(names) > MAX_NAMES or not all(_is_name(n) for n in names):
         return []
     return names
+
+
+def names_a_line(text: str) -> bool:
+    """Whether a line of the text names people and nothing else, as a byline does."""
+    return any(person_names(line) for line in text.splitlines())
 
 
 def _is_name(part: str) -> bool:
