@@ -10,7 +10,7 @@ import re
 from typing import Literal
 
 from agents.language.references import names_documents_only, without_document_nouns
-from agents.language.words import common_words, tokens
+from agents.language.words import function_words, tokens
 
 Intent = Literal["extract", "summary", "translate", "answer", "write"]
 
@@ -148,14 +148,13 @@ def _gist_of_documents(text: str) -> re.Match[str] | None:
     """Where the request asks what the documents are about ("what is this essay about?", "worum geht es?"),
     naming nothing in them but the documents themselves; None when it does not."""
     for match in _GIST.finditer(text):
-        named = next((g for g in match.groupdict().values() if g), "")
-        if all(w.casefold() in _POINTERS for w in tokens(without_document_nouns(named))):
+        group, named = next(((g, v) for g, v in match.groupdict().items() if v), ("en", ""))
+        # Besides a document it may name only a pronoun, a determiner or a preposition pointing at one ("it",
+        # "in diesem", "cet"): the function words of the language it is asked in (its group's name).
+        pointers = function_words(group[:2])
+        if all(w.casefold() in pointers for w in tokens(without_document_nouns(named))):
             return match
     return None
-
-
-# What a gist question may name besides a document: a pronoun or a determiner pointing at one.
-_POINTERS = common_words() | {"it", "they", "es", "il", "elle", "ils", "elles", "ça", "cela", "all", "alles", "cet"}
 
 
 def is_direct_question(prompt: str) -> bool:

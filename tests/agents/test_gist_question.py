@@ -17,10 +17,11 @@ GIST = [
     ("What's the report about?", None),
     ("Worum geht es in dem Bericht? Antworte in zwei Sätzen.", 2),
     ("Wovon handelt der Text?", None),
+    ("Worum geht es in diesem Dokument? Antworte in einem Satz.", 1),
     ("De quoi parle ce rapport ? Réponds en une phrase.", 1),
     ("De quoi s'agit-il ?", None),
 ]
-NOT_GIST = ["What is the dispute about?", "What does the report say about the budget?",
+NOT_GIST = ["What is the dispute about?", "What is the war about?", "What does the report say about the budget?",
             "Worum geht es beim Streit um die Miete?", "Que dit le rapport sur le budget ?"]
 REPORT = text_document("harbour.txt", (
     "The harbour authority rebuilt the north pier in 2023. Work began in March and ended in November, two months "
